@@ -1,0 +1,14 @@
+"""NEPA QA Studio core: everything the pages and the command line share.
+
+Nothing in this package imports Streamlit.
+"""
+import os
+
+# Nothing may reach a model hub: these are set before any Hugging Face import.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+__version__ = "0.1.0"

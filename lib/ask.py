@@ -1,0 +1,209 @@
+"""Ask: one question, several models × context modes, answered concurrently where providers allow."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from sqlalchemy import insert, select
+
+from . import prompts, store
+from .contexts import MODES, Context, gold_context, none_context, pdf_context, rag_context
+from .errors import UserError
+from .providers import registry
+from .providers.base import Provider, ProviderError, Request
+from .redact import redact
+from .verdict import looks_closed, parse_verdict
+
+ANSWER_BUDGET_OPEN = 256
+ANSWER_BUDGET_CLOSED = 48
+DEFAULT_K = 3
+
+
+@dataclass
+class AskResult:
+    model: str
+    mode: str
+    answer: str | None
+    closed: bool
+    verdict: str | None
+    contexts: list[dict] = field(default_factory=list)
+    truncated: bool = False
+    kept_fraction: float = 1.0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    seconds: float = 0.0
+    error: str | None = None
+    total_tokens: int = 0
+    verdict_probs: dict[str, float] | None = None
+    question: str = ""
+
+    def cli_dict(self) -> dict[str, Any]:
+        keys = ("model", "mode", "answer", "closed", "verdict", "contexts", "truncated", "kept_fraction",
+                "tokens_in", "tokens_out", "seconds")
+        d = {k: asdict(self)[k] for k in keys}
+        d["contexts"] = [{k: c.get(k) for k in ("page_start", "page_end", "text")} for c in self.contexts]
+        if self.error:
+            d["error"] = self.error
+        return d
+
+    def notice(self) -> str | None:
+        return Context("pdf", truncated=self.truncated, kept_fraction=self.kept_fraction,
+                       total_tokens=self.total_tokens).notice()
+
+
+_counters: dict[tuple[str, str, int], dict[str, int]] = {}
+_cache_lock = threading.Lock()
+
+
+def build_context(
+    mode: str, question: str, provider: Provider, closed: bool, services: Any = None,
+    doc_id: str | None = None, k: int = DEFAULT_K, gold: str | None = None,
+) -> Context:
+    if mode not in MODES:
+        raise UserError(f"Unknown mode '{mode}'; use one of {', '.join(MODES)}.")
+    if mode == "none":
+        return none_context()
+    if mode == "gold":
+        return gold_context(gold)
+    if services is None or not doc_id:
+        raise UserError(f"Mode '{mode}' needs an indexed document: pick one (or use --doc DOC_ID).")
+    if mode == "rag":
+        return rag_context(services.retriever.search(doc_id, question, k, "hybrid"))
+    info = services.docs.get(doc_id)
+    pages = services.docs.pages(doc_id)
+    answer_budget = ANSWER_BUDGET_CLOSED if closed else ANSWER_BUDGET_OPEN
+    overhead = provider.count_tokens(prompts.overhead(question, closed))
+    budget = provider.context_window - overhead - answer_budget - 16  # chat-template tokens
+    if not provider.local:  # estimated counts: leave a margin
+        budget = int(budget * 0.95)
+    return pdf_context(pages, budget, _cached_counter(provider, info.doc_id, info.gen))
+
+
+def _cached_counter(provider: Provider, doc_id: str, gen: int) -> Callable[[str], int]:
+    """Page token counts are reused across questions for the same model and document."""
+    with _cache_lock:
+        memo = _counters.setdefault((provider.id, doc_id, gen), {})
+
+    def count(text: str) -> int:
+        if text not in memo:
+            memo[text] = provider.count_tokens(text)
+        return memo[text]
+
+    return count
+
+
+def ask(
+    question: str, model_id: str, mode: str, services: Any = None, doc_id: str | None = None,
+    k: int = DEFAULT_K, gold: str | None = None, closed: bool | None = None,
+) -> AskResult:
+    """Answer one question with one model in one mode. Provider failures land in ``error``, not raised."""
+    question = (question or "").strip()
+    if not question:
+        raise UserError("The question is empty.")
+    provider = registry.get(model_id)
+    is_closed = looks_closed(question) if closed is None else closed
+    started = time.perf_counter()
+    ctx = build_context(mode, question, provider, is_closed, services, doc_id, k, gold)
+    req = Request(
+        prompt=prompts.render(question, ctx.text, is_closed), system=prompts.SYSTEM, question=question,
+        context=ctx.text, closed=is_closed, max_tokens=ANSWER_BUDGET_CLOSED if is_closed else ANSWER_BUDGET_OPEN,
+    )
+    res = AskResult(model=model_id, mode=mode, answer=None, closed=is_closed, verdict=None, contexts=ctx.passages,
+                    truncated=ctx.truncated, kept_fraction=round(ctx.kept_fraction, 4),
+                    total_tokens=ctx.total_tokens, question=question)
+    try:
+        choice = provider.choose(req, ["yes", "no"]) if is_closed else None
+        if choice is not None:
+            verdict, probs = choice
+            res.answer = verdict.capitalize()
+            res.verdict = verdict
+            res.verdict_probs = {k2: round(v, 4) for k2, v in probs.items()}
+            res.tokens_in = provider.count_tokens(req.system + "\n" + req.prompt)
+            res.tokens_out = 1
+        else:
+            ans = provider.generate(req)
+            res.answer, res.tokens_in, res.tokens_out = ans.text, ans.tokens_in, ans.tokens_out
+            if is_closed:
+                res.verdict = ans.verdict or parse_verdict(ans.text)
+    except ProviderError as exc:
+        res.error = redact(str(exc))
+    except UserError as exc:
+        res.error = str(exc)
+    res.seconds = round(time.perf_counter() - started, 3)
+    return res
+
+
+def ask_grid(
+    question: str, model_ids: Sequence[str], modes: Sequence[str], services: Any = None,
+    doc_id: str | None = None, k: int = DEFAULT_K, gold: str | None = None, closed: bool | None = None,
+    on_result: Callable[[AskResult], None] | None = None, max_workers: int = 4,
+) -> list[AskResult]:
+    """Every (model, mode) cell; cells finish in any order and each is reported as it arrives."""
+    cells = [(m, mode) for m in model_ids for mode in modes]
+    results: list[AskResult] = []
+    with ThreadPoolExecutor(max_workers=max_workers) as pool:
+        futures = {pool.submit(_safe_ask, question, m, mode, services, doc_id, k, gold, closed): (m, mode)
+                   for m, mode in cells}
+        for fut in as_completed(futures):
+            r = fut.result()
+            results.append(r)
+            if on_result:
+                on_result(r)
+    order = {cell: i for i, cell in enumerate(cells)}
+    return sorted(results, key=lambda r: order[(r.model, r.mode)])
+
+
+def _safe_ask(question: str, model_id: str, mode: str, *args: Any) -> AskResult:
+    try:
+        return ask(question, model_id, mode, *args)
+    except UserError as exc:
+        return AskResult(model=model_id, mode=mode, answer=None, closed=False, verdict=None, error=str(exc),
+                         question=question)
+
+
+# ----- history ---------------------------------------------------------------------------------
+def save_history(results: Sequence[AskResult], doc_id: str | None, engine: Any = None) -> str:
+    batch = uuid.uuid4().hex[:12]
+    engine = engine or store.get_engine()
+    rows = [{
+        "batch_id": batch, "doc_id": doc_id, "question": r.question, "model": r.model, "mode": r.mode,
+        "closed": int(r.closed), "answer": r.answer, "verdict": r.verdict, "error": r.error,
+        "contexts": json.dumps(r.contexts), "truncated": int(r.truncated), "kept_fraction": r.kept_fraction,
+        "tokens_in": r.tokens_in, "tokens_out": r.tokens_out, "seconds": r.seconds,
+    } for r in results]
+    if rows:
+        with engine.begin() as c:
+            c.execute(insert(store.ask_history), rows)
+    return batch
+
+
+def load_history(engine: Any = None, limit: int = 500) -> list[dict[str, Any]]:
+    engine = engine or store.get_engine()
+    t = store.ask_history
+    with engine.connect() as c:
+        rows = c.execute(select(t).order_by(t.c.id.desc()).limit(limit)).mappings().all()
+    out = []
+    for r in rows:
+        d = dict(r)
+        d["created_at"] = str(d["created_at"])
+        d["contexts"] = json.loads(d["contexts"] or "[]")
+        out.append(d)
+    return out
+
+
+def load_batch(batch_id: str, engine: Any = None) -> list[AskResult]:
+    engine = engine or store.get_engine()
+    t = store.ask_history
+    with engine.connect() as c:
+        rows = c.execute(select(t).where(t.c.batch_id == batch_id).order_by(t.c.id)).mappings().all()
+    return [AskResult(model=r["model"], mode=r["mode"], answer=r["answer"], closed=bool(r["closed"]),
+                      verdict=r["verdict"], contexts=json.loads(r["contexts"] or "[]"), truncated=bool(r["truncated"]),
+                      kept_fraction=r["kept_fraction"] or 1.0, tokens_in=r["tokens_in"] or 0,
+                      tokens_out=r["tokens_out"] or 0, seconds=r["seconds"] or 0.0, error=r["error"],
+                      question=r["question"]) for r in rows]

@@ -1,0 +1,1 @@
+"""NEPAQuAD-style benchmarks: import, generate, run and score."""

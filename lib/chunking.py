@@ -1,0 +1,125 @@
+"""Token-sized chunking with LangChain's splitters; every chunk knows its pages and character offsets."""
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+from .errors import UserError
+from .pdf import Page
+
+PAGE_SEPARATOR = "\n\n"
+SEPARATORS = ["\n\n", "\n", ". ", "; ", ", ", " ", ""]
+
+
+@dataclass
+class Chunk:
+    index: int
+    text: str
+    page_start: int
+    page_end: int
+    char_start: int  # offset into the document text (pages joined by PAGE_SEPARATOR)
+    char_end: int
+    n_tokens: int
+
+
+def join_pages(pages: Sequence[Page]) -> tuple[str, list[int]]:
+    """The document text and the offset where each page starts in it."""
+    parts: list[str] = []
+    starts: list[int] = []
+    pos = 0
+    for page in pages:
+        starts.append(pos)
+        parts.append(page.text)
+        pos += len(page.text) + len(PAGE_SEPARATOR)
+    return PAGE_SEPARATOR.join(parts), starts
+
+
+def page_at(offset: int, page_starts: list[int], page_numbers: list[int]) -> int:
+    return page_numbers[max(0, bisect.bisect_right(page_starts, offset) - 1)]
+
+
+def validate_params(chunk_size: int, chunk_overlap: int, max_tokens: int) -> None:
+    if chunk_size < 16:
+        raise UserError(f"Chunk size {chunk_size} is too small; use at least 16 tokens.")
+    if chunk_size > max_tokens:
+        raise UserError(
+            f"Chunk size {chunk_size} tokens is over the embedding model's window of {max_tokens} tokens; "
+            f"text past that would be cut off. Use {max_tokens} or fewer."
+        )
+    if not 0 <= chunk_overlap < chunk_size:
+        raise UserError(f"Chunk overlap must be at least 0 and less than the chunk size ({chunk_size}).")
+
+
+def chunk_pages(
+    pages: Sequence[Page],
+    count_tokens: Callable[[str], int],
+    chunk_size: int,
+    chunk_overlap: int,
+    max_tokens: int,
+) -> list[Chunk]:
+    """Split the document into chunks of at most ``chunk_size`` tokens (never over ``max_tokens``)."""
+    validate_params(chunk_size, chunk_overlap, max_tokens)
+    text, starts = join_pages(pages)
+    numbers = [p.number for p in pages]
+    splitter = RecursiveCharacterTextSplitter(
+        chunk_size=chunk_size,
+        chunk_overlap=chunk_overlap,
+        length_function=count_tokens,
+        separators=SEPARATORS,
+        keep_separator="end",
+        strip_whitespace=True,
+    )
+    chunks: list[Chunk] = []
+    cursor = 0
+    for piece in splitter.split_text(text):
+        # Locate each chunk ourselves: LangChain's start_index assumes the overlap is in characters.
+        start = text.find(piece, cursor)
+        if start < 0:
+            start = text.find(piece)
+        cursor = start + 1
+        n = count_tokens(piece)
+        # The splitter sums piece lengths; re-check the real count so nothing is truncated by the embedder.
+        pieces = [(piece, start, n)] if n <= max_tokens else _hard_split(piece, start, count_tokens, max_tokens)
+        for sub, sub_start, sub_n in pieces:
+            if not sub.strip():
+                continue
+            end = sub_start + len(sub)
+            chunks.append(
+                Chunk(
+                    index=len(chunks),
+                    text=sub,
+                    page_start=page_at(sub_start, starts, numbers),
+                    page_end=page_at(max(sub_start, end - 1), starts, numbers),
+                    char_start=sub_start,
+                    char_end=end,
+                    n_tokens=sub_n,
+                )
+            )
+    return chunks
+
+
+def _hard_split(
+    text: str, start: int, count_tokens: Callable[[str], int], max_tokens: int
+) -> list[tuple[str, int, int]]:
+    """Split an over-long piece on word boundaries so each part fits ``max_tokens``."""
+    out: list[tuple[str, int, int]] = []
+    words = text.split(" ")
+    cur: list[str] = []
+    cur_start = start
+    pos = start
+    for word in words:
+        trial = " ".join([*cur, word])
+        if cur and count_tokens(trial) > max_tokens:
+            part = " ".join(cur)
+            out.append((part, cur_start, count_tokens(part)))
+            cur, cur_start = [word], pos
+        else:
+            cur.append(word)
+        pos += len(word) + 1
+    if cur:
+        part = " ".join(cur)
+        out.append((part, cur_start, count_tokens(part)))
+    return out

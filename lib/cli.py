@@ -1,0 +1,225 @@
+"""``python -m lib``: the same operations as the pages, printing JSON on stdout."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import UserError
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], Any]] = {}
+
+
+def command(name: str) -> Callable:
+    def deco(fn: Callable[[argparse.Namespace], Any]) -> Callable:
+        COMMANDS[name] = fn
+        return fn
+
+    return deco
+
+
+def _stderr_progress(stage: str, frac: float, msg: str) -> None:
+    print(f"[{stage}] {frac * 100:5.1f}% {msg}", file=sys.stderr, flush=True)
+
+
+def _services():  # noqa: ANN202 - imported lazily so `--help` stays fast
+    from .services import get_services
+
+    return get_services()
+
+
+@command("ingest")
+def _ingest(a: argparse.Namespace) -> Any:
+    import time
+
+    from . import config
+    from .pdf import read_pdf_file
+
+    started = time.perf_counter()
+    # Bad files are refused before the embedding model is loaded.
+    extracted = read_pdf_file(a.path, config.max_upload_bytes(), a.name)
+    res = _services().docs.ingest_extracted(
+        extracted, started, chunk_size=a.chunk_size, chunk_overlap=a.chunk_overlap, progress=_stderr_progress
+    )
+    return res.cli_dict()
+
+
+@command("docs")
+def _docs(a: argparse.Namespace) -> Any:
+    return [{"doc_id": d.doc_id, "name": d.name, "pages": d.pages, "chunks": d.chunks} for d in _services().docs.list()]
+
+
+@command("delete")
+def _delete(a: argparse.Namespace) -> Any:
+    _services().docs.delete(a.doc_id)
+    return {"deleted": a.doc_id}
+
+
+@command("search")
+def _search(a: argparse.Namespace) -> Any:
+    svc = _services()
+    if a.queries:
+        path = Path(a.queries)
+        if not path.exists():
+            raise UserError(f"No such queries file: {path}")
+        queries = [q for q in path.read_text(encoding="utf-8").splitlines() if q.strip()]
+        return [[h.as_dict() for h in svc.retriever.search(a.doc, q, a.k, a.method)] for q in queries]
+    if not a.query:
+        raise UserError("Give a QUERY, or --queries FILE with one query per line.")
+    return [h.as_dict() for h in svc.retriever.search(a.doc, " ".join(a.query), a.k, a.method)]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m lib", description="NEPA QA Studio command line (prints JSON).")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("ingest", help="extract, chunk, embed and index a PDF")
+    s.add_argument("path")
+    s.add_argument("--name")
+    s.add_argument("--chunk-size", type=int)
+    s.add_argument("--chunk-overlap", type=int)
+
+    sub.add_parser("docs", help="list indexed documents")
+
+    s = sub.add_parser("delete", help="delete a document from the index")
+    s.add_argument("doc_id")
+
+    s = sub.add_parser("search", help="top-k chunks of a document for a query")
+    s.add_argument("--doc", required=True)
+    s.add_argument("-k", type=int, default=5)
+    s.add_argument("--method", choices=["hybrid", "dense", "bm25"], default="hybrid")
+    s.add_argument("--queries", help="file with one query per line")
+    s.add_argument("query", nargs="*")
+
+    sub.add_parser("models", help="list answering models and whether they are available")
+
+    s = sub.add_parser("ask", help="answer a question with one model in one context mode")
+    s.add_argument("--doc")
+    s.add_argument("--mode", required=True, choices=["none", "pdf", "rag", "gold"])
+    s.add_argument("--gold")
+    s.add_argument("-k", type=int, default=3)
+    s.add_argument("--closed", action="store_true", default=None)
+    s.add_argument("--model", required=True)
+    s.add_argument("question", nargs="+")
+
+    s = sub.add_parser("bench", help="run (or resume) a NEPAQuAD-style benchmark")
+    s.add_argument("--questions", help="CSV or JSON benchmark file (not needed to resume a --run-id)")
+    s.add_argument("--models", help="comma-separated model ids")
+    s.add_argument("--modes", default="none,pdf,rag,gold")
+    s.add_argument("-k", type=int, default=3)
+    s.add_argument("--limit", type=int)
+    s.add_argument("--seed", type=int)
+    s.add_argument("--type", dest="question_type")
+    s.add_argument("--judge")
+    s.add_argument("--run-id")
+    s.add_argument("--workers", type=int, default=4)
+
+    s = sub.add_parser("agreement", help="agreement statistics from long-format labels")
+    s.add_argument("labels_csv")
+
+    s = sub.add_parser("exam", help="run the EnviroExam multiple-choice exam")
+    s.add_argument("--model", required=True)
+    s.add_argument("--shots", type=int, choices=[0, 5], default=0)
+    s.add_argument("--cot", action="store_true")
+    s.add_argument("--courses", help="comma-separated course ids (file names); default all 42")
+    s.add_argument("--limit", type=int, help="questions per course")
+    s.add_argument("--split", choices=["test", "dev"], default="test")
+    return p
+
+
+@command("bench")
+def _bench(a: argparse.Namespace) -> Any:
+    from .benchmark.dataset import load_items
+    from .benchmark.runner import RunConfig, load_run, run_benchmark
+
+    svc = _services()
+    if a.run_id and load_run(a.run_id) is not None:
+        items, cfg = None, None
+    else:
+        if not a.questions or not a.models:
+            raise UserError("Give --questions FILE and --models M1,M2 (or an existing --run-id to resume).")
+        path = Path(a.questions)
+        if not path.exists():
+            raise UserError(f"No such questions file: {path}")
+        items, problems = load_items(path)
+        for p in problems:
+            print(f"skipped {p}", file=sys.stderr)
+        cfg = RunConfig(models=[m for m in a.models.split(",") if m], modes=[m for m in a.modes.split(",") if m],
+                        k=a.k, judge=a.judge, limit=a.limit, seed=a.seed, question_type=a.question_type,
+                        source=path.name)
+
+    def progress(done: int, total: int, msg: str) -> None:
+        print(f"[bench] {done}/{total} {msg}", file=sys.stderr, flush=True)
+
+    summary = run_benchmark(items, cfg, svc, run_id=a.run_id, progress=progress, max_workers=a.workers)
+    return summary.cli_dict()
+
+
+@command("agreement")
+def _agreement(a: argparse.Namespace) -> Any:
+    from .agreement import cli_report, read_labels_csv
+
+    path = Path(a.labels_csv)
+    if not path.exists():
+        raise UserError(f"No such labels file: {path}")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path.name} is not a UTF-8 text CSV file.") from exc
+    return cli_report(read_labels_csv(text))
+
+
+@command("exam")
+def _exam(a: argparse.Namespace) -> Any:
+    from .enviroexam import run_exam
+
+    def progress(done: int, total: int, msg: str) -> None:
+        if done == total or done % 10 == 0:
+            print(f"[exam] {done}/{total} {msg}", file=sys.stderr, flush=True)
+
+    courses = [c.strip() for c in a.courses.split(",") if c.strip()] if a.courses else None
+    res = run_exam(a.model, a.shots, a.cot, courses, a.limit, a.split, progress=progress)
+    return {k: res[k] for k in ("model", "shots", "n_questions", "unparsed", "courses", "M", "sigma", "cv", "I")}
+
+
+@command("models")
+def _models(a: argparse.Namespace) -> Any:
+    from .providers import registry
+
+    return [{"id": p.id, "label": p.label, "available": ok, "reason": why} for p, ok, why in registry.status_all()]
+
+
+@command("ask")
+def _ask(a: argparse.Namespace) -> Any:
+    from .ask import ask
+
+    svc = _services() if a.mode in ("pdf", "rag") or a.doc else None
+    if a.doc and svc is not None:
+        svc.docs.get(a.doc)  # unknown document: a clear error before any model loads
+    res = ask(" ".join(a.question), a.model, a.mode, svc, a.doc, a.k, a.gold, a.closed)
+    return res.cli_dict()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+
+    def _fail(message: str) -> None:
+        print(f"error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+    parser.error = _fail  # type: ignore[method-assign]
+    for action in parser._subparsers._group_actions if parser._subparsers else []:  # noqa: SLF001
+        for sp in action.choices.values():
+            sp.error = _fail  # type: ignore[method-assign]
+    args = parser.parse_args(argv)
+    try:
+        result = COMMANDS[args.command](args)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    json.dump(result, sys.stdout, ensure_ascii=False, indent=None if isinstance(result, list) else 2)
+    sys.stdout.write("\n")
+    return 0

@@ -1,0 +1,109 @@
+"""The vector index: one ChromaDB collection, persistent on disk, or a Chroma server by URL."""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+from urllib.parse import urlparse
+
+import chromadb
+import numpy as np
+from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
+from chromadb.config import Settings
+
+from . import config
+from .embedding import Embedder
+
+COLLECTION = "nepaqa_chunks"
+
+
+class ChromaEmbedding(EmbeddingFunction[Documents]):
+    """Our embedder in Chroma's interface, so Chroma never falls back to its downloading default."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self._embedder = embedder
+
+    def __call__(self, input: Documents) -> Embeddings:  # noqa: A002 (Chroma's parameter name)
+        return [row for row in self._embedder.embed(list(input))]
+
+    @staticmethod
+    def name() -> str:
+        return "nepaqa-sentence-transformer"
+
+    def get_config(self) -> dict[str, Any]:
+        return {"model": self._embedder.name}
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> ChromaEmbedding:  # pragma: no cover - Chroma hook
+        from .embedding import get_embedder
+
+        return ChromaEmbedding(get_embedder())
+
+
+def make_client(url: str | None = None, path: str | None = None) -> chromadb.ClientAPI:
+    settings = Settings(anonymized_telemetry=False, allow_reset=False)
+    url = url if url is not None else (config.get("NEPAQA_CHROMA_URL") or "")
+    if url:
+        parsed = urlparse(url if "://" in url else f"http://{url}")
+        return chromadb.HttpClient(
+            host=parsed.hostname or "127.0.0.1",
+            port=parsed.port or (443 if parsed.scheme == "https" else 8000),
+            ssl=parsed.scheme == "https",
+            settings=settings,
+        )
+    return chromadb.PersistentClient(path=path or str(config.paths().chroma), settings=settings)
+
+
+class VectorIndex:
+    def __init__(self, client: chromadb.ClientAPI, embedder: Embedder) -> None:
+        self.client = client
+        self.embedder = embedder
+        self.collection = client.get_or_create_collection(
+            COLLECTION,
+            embedding_function=ChromaEmbedding(embedder),
+            metadata={"hnsw:space": "cosine"},
+        )
+
+    def add(self, doc_id: str, ids: list[str], texts: list[str], embeddings: np.ndarray, metas: list[dict]) -> None:
+        batch = 2000
+        for i in range(0, len(ids), batch):
+            self.collection.add(
+                ids=ids[i : i + batch],
+                documents=texts[i : i + batch],
+                embeddings=embeddings[i : i + batch],
+                metadatas=[{**m, "doc_id": doc_id} for m in metas[i : i + batch]],
+            )
+
+    def delete_doc(self, doc_id: str) -> None:
+        self.collection.delete(where={"doc_id": doc_id})
+
+    def count(self, doc_id: str | None = None) -> int:
+        if doc_id is None:
+            return self.collection.count()
+        return len(self.collection.get(where={"doc_id": doc_id}, include=[])["ids"])
+
+    def doc_ids(self) -> set[str]:
+        got = self.collection.get(include=["metadatas"])
+        return {m["doc_id"] for m in got["metadatas"] or []}
+
+    def query(self, doc_id: str, gen: int, embedding: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """(chunk index, cosine similarity) for the k nearest chunks of one document's live generation."""
+        res = self.collection.query(
+            query_embeddings=[embedding],
+            n_results=k,
+            where={"$and": [{"doc_id": doc_id}, {"gen": gen}]},
+            include=["metadatas", "distances"],
+        )
+        metas = res["metadatas"][0]
+        dists = res["distances"][0]
+        return [(int(m["idx"]), 1.0 - float(d)) for m, d in zip(metas, dists, strict=True)]
+
+
+@lru_cache(maxsize=4)
+def get_index(url: str, path: str, model: str | None = None) -> VectorIndex:
+    from .embedding import get_embedder
+
+    return VectorIndex(make_client(url, path), get_embedder(model))
+
+
+def default_index() -> VectorIndex:
+    return get_index(config.get("NEPAQA_CHROMA_URL") or "", str(config.paths().chroma))

@@ -1,0 +1,51 @@
+"""Every prompt the product sends, as readable templates in one place."""
+from __future__ import annotations
+
+SYSTEM = (
+    "You are an assistant for U.S. National Environmental Policy Act (NEPA) reviews. You answer questions about "
+    "Environmental Impact Statements accurately and concisely."
+)
+
+OPEN_WITH_CONTEXT = """Use the excerpt from an Environmental Impact Statement to answer the question.
+If the excerpt does not contain the answer, say so.
+
+Excerpt:
+\"\"\"
+{context}
+\"\"\"
+
+Question: {question}
+Answer:"""
+
+OPEN_NO_CONTEXT = """Answer the question about Environmental Impact Statements and NEPA from your own knowledge.
+
+Question: {question}
+Answer:"""
+
+CLOSED_WITH_CONTEXT = """Use the excerpt from an Environmental Impact Statement to answer the yes/no question.
+Begin your answer with "Yes" or "No".
+
+Excerpt:
+\"\"\"
+{context}
+\"\"\"
+
+Question: {question}
+Answer (Yes or No):"""
+
+CLOSED_NO_CONTEXT = """Answer the yes/no question about Environmental Impact Statements and NEPA.
+Begin your answer with "Yes" or "No".
+
+Question: {question}
+Answer (Yes or No):"""
+
+
+def render(question: str, context: str | None, closed: bool) -> str:
+    if context:
+        return (CLOSED_WITH_CONTEXT if closed else OPEN_WITH_CONTEXT).format(context=context, question=question)
+    return (CLOSED_NO_CONTEXT if closed else OPEN_NO_CONTEXT).format(question=question)
+
+
+def overhead(question: str, closed: bool) -> str:
+    """The prompt with an empty excerpt: what a context must leave room for."""
+    return SYSTEM + "\n" + render(question, " ", closed)

@@ -1,0 +1,1 @@
+"""Answering models behind one interface (base.Provider) and a registry."""

@@ -1,0 +1,49 @@
+"""Extractive baseline: answers with the context sentences most similar to the question. No LLM."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..verdict import NO, YES
+from .base import Answer, Provider, Request
+
+_SENT = re.compile(r"(?<=[.!?;])\s+|\n+")
+_NEG = re.compile(r"\b(not|no|never|none|neither|nor|without|cannot|n't)\b", re.I)
+
+
+class ExtractiveProvider(Provider):
+    id = "extractive"
+    label = "Extractive baseline (no LLM)"
+    context_window = 100_000
+    note = "copies the 2 context sentences closest to the question; instant, deterministic, a floor to beat"
+
+    def __init__(self, n_sentences: int = 2) -> None:
+        super().__init__()
+        self.n = n_sentences
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def _generate(self, req: Request) -> Answer:
+        from ..embedding import get_embedder
+
+        sentences = [s.strip() for s in _SENT.split(req.context or "") if len(s.strip().split()) >= 4]
+        if not sentences:
+            return Answer(
+                text="(no context: the extractive baseline only quotes a given passage)",
+                tokens_in=self.count_tokens(req.question), verdict="unclear" if req.closed else None,
+            )
+        emb = get_embedder()
+        vecs = emb.embed([req.question, *sentences])
+        sims = vecs[1:] @ vecs[0]
+        top = sorted(np.argsort(-sims)[: self.n].tolist())
+        text = " ".join(sentences[i] for i in top)
+        verdict = None
+        if req.closed:
+            # A heuristic, stated honestly: the best-matching sentence negated means "no", else "yes".
+            best = sentences[int(np.argmax(sims))]
+            verdict = NO if _NEG.search(best) else YES
+            text = f"{verdict.capitalize()}. {text}"
+        return Answer(text=text, tokens_in=self.count_tokens(req.question + " " + req.context),
+                      tokens_out=self.count_tokens(text), verdict=verdict)

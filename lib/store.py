@@ -1,0 +1,215 @@
+"""SQLAlchemy engine and tables: SQLite under NEPAQA_HOME (WAL mode), or PostgreSQL by URL."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from sqlalchemy import (
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+    func,
+)
+from sqlalchemy.engine import Engine
+
+from . import config
+
+metadata = MetaData()
+
+documents = Table(
+    "documents",
+    metadata,
+    Column("doc_id", String(64), primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("sha256", String(64), nullable=False, unique=True),
+    Column("status", String(16), nullable=False),  # indexing | ready
+    Column("n_bytes", Integer, nullable=False),
+    Column("n_pages", Integer, nullable=False),
+    Column("n_chars", Integer, nullable=False),
+    Column("n_tokens", Integer, nullable=False, default=0),
+    Column("n_chunks", Integer, nullable=False, default=0),
+    Column("empty_pages", Text, nullable=False, default="[]"),  # JSON list of page numbers
+    Column("chunk_size", Integer, nullable=False),
+    Column("chunk_overlap", Integer, nullable=False),
+    Column("embed_model", Text, nullable=False),
+    Column("seconds", Float, nullable=False, default=0.0),
+    Column("created_at", DateTime, server_default=func.now()),
+)
+
+pages = Table(
+    "pages",
+    metadata,
+    Column("doc_id", String(64), ForeignKey("documents.doc_id", ondelete="CASCADE"), primary_key=True),
+    Column("number", Integer, primary_key=True),
+    Column("text", Text, nullable=False),
+)
+
+chunks = Table(
+    "chunks",
+    metadata,
+    Column("doc_id", String(64), ForeignKey("documents.doc_id", ondelete="CASCADE"), primary_key=True),
+    Column("idx", Integer, primary_key=True),
+    Column("text", Text, nullable=False),
+    Column("page_start", Integer, nullable=False),
+    Column("page_end", Integer, nullable=False),
+    Column("char_start", Integer, nullable=False),
+    Column("char_end", Integer, nullable=False),
+    Column("n_tokens", Integer, nullable=False),
+)
+
+ask_history = Table(
+    "ask_history",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("batch_id", String(32), nullable=False, index=True),
+    Column("created_at", DateTime, server_default=func.now()),
+    Column("doc_id", String(64)),
+    Column("question", Text, nullable=False),
+    Column("model", Text, nullable=False),
+    Column("mode", String(8), nullable=False),
+    Column("closed", Integer, nullable=False),
+    Column("answer", Text),
+    Column("verdict", String(8)),
+    Column("error", Text),
+    Column("contexts", Text),  # JSON
+    Column("truncated", Integer),
+    Column("kept_fraction", Float),
+    Column("tokens_in", Integer),
+    Column("tokens_out", Integer),
+    Column("seconds", Float),
+)
+
+bench_runs = Table(
+    "bench_runs",
+    metadata,
+    Column("run_id", String(64), primary_key=True),
+    Column("created_at", DateTime, server_default=func.now()),
+    Column("config", Text, nullable=False),  # JSON
+    Column("items", Text, nullable=False),  # JSON list of benchmark items
+)
+
+bench_answers = Table(
+    "bench_answers",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", String(64), ForeignKey("bench_runs.run_id", ondelete="CASCADE"), nullable=False),
+    Column("item_id", String(64), nullable=False),
+    Column("model", Text, nullable=False),
+    Column("mode", String(8), nullable=False),
+    Column("status", String(8), nullable=False),  # ok | failed
+    Column("answer", Text),
+    Column("verdict", String(8)),
+    Column("error", Text),
+    Column("contexts", Text),
+    Column("truncated", Integer),
+    Column("kept_fraction", Float),
+    Column("tokens_in", Integer),
+    Column("tokens_out", Integer),
+    Column("seconds", Float),
+    Column("score", Float),
+    Column("score_parts", Text),  # JSON
+    Column("score_status", String(16)),
+    Column("retrieval_hit", Integer),
+    Column("created_at", DateTime, server_default=func.now()),
+    UniqueConstraint("run_id", "item_id", "model", "mode", name="uq_bench_answer"),
+)
+
+labels = Table(
+    "labels",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("item_id", String(64), nullable=False),
+    Column("annotator", Text, nullable=False),
+    Column("label", String(32), nullable=False),
+    Column("value", Text, nullable=False),
+    Column("updated_at", DateTime, server_default=func.now()),
+    UniqueConstraint("item_id", "annotator", "label", name="uq_label"),
+)
+
+label_history = Table(
+    "label_history",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("item_id", String(64), nullable=False),
+    Column("annotator", Text, nullable=False),
+    Column("label", String(32), nullable=False),
+    Column("value", Text, nullable=False),
+    Column("at", DateTime, server_default=func.now()),
+)
+
+review_items = Table(
+    "review_items",
+    metadata,
+    Column("item_id", String(64), primary_key=True),
+    Column("source", Text, nullable=False),
+    Column("question_type", String(32), nullable=False),
+    Column("question", Text, nullable=False),
+    Column("answer", Text, nullable=False),
+    Column("proof", Text),
+    Column("page_number", Integer),
+    Column("doc_name", Text),
+)
+
+review_batches = Table(
+    "review_batches",
+    metadata,
+    Column("batch_id", String(64), primary_key=True),
+    Column("source", Text, nullable=False),
+    Column("seed", Integer),
+    Column("item_ids", Text, nullable=False),  # JSON list, in review order
+    Column("created_at", DateTime, server_default=func.now()),
+)
+
+exam_answers = Table(
+    "exam_answers",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", String(64), nullable=False, index=True),
+    Column("model", Text, nullable=False),
+    Column("shots", Integer, nullable=False),
+    Column("cot", Integer, nullable=False),
+    Column("split", String(8), nullable=False),
+    Column("course", Text, nullable=False),
+    Column("q_index", Integer, nullable=False),
+    Column("predicted", String(4)),
+    Column("gold", String(4), nullable=False),
+    Column("correct", Integer, nullable=False),
+    Column("parsed", Integer, nullable=False),
+    Column("raw", Text),
+    Column("created_at", DateTime, server_default=func.now()),
+    UniqueConstraint("run_id", "course", "q_index", name="uq_exam_answer"),
+)
+
+
+def database_url() -> str:
+    return config.get("NEPAQA_DATABASE_URL") or f"sqlite:///{config.paths().database}"
+
+
+@lru_cache(maxsize=8)
+def _engine_for(url: str) -> Engine:
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_conn, _record):  # noqa: ANN001 - DB-API connection
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA busy_timeout=30000")
+            cur.close()
+    else:
+        engine = create_engine(url, pool_pre_ping=True)
+    metadata.create_all(engine)
+    return engine
+
+
+def get_engine(url: str | None = None) -> Engine:
+    return _engine_for(url or database_url())

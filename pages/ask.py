@@ -1,0 +1,158 @@
+"""Ask: one question, several models × context modes, side by side."""
+import json
+
+import pandas as pd
+import streamlit as st
+
+from lib import ask as ask_lib
+from lib import config
+from lib.benchmark.dataset import load_sample_items
+from lib.contexts import MODE_LABELS, MODES
+from lib.providers import registry
+from lib.verdict import looks_closed
+from pages._ui import doc_picker, run_safely, services
+
+st.title("💬 Ask")
+st.caption("One question, several models and context modes at once. *none*: the model's own knowledge · "
+           "*full PDF*: the whole document, cut to the model's window · *RAG*: top-k retrieved chunks · "
+           "*gold*: a passage you give.")
+
+svc = services()
+statuses = registry.status_all()
+available = [p for p, ok, _ in statuses if ok]
+labels = {p.id: p.label for p in available}
+
+DEMO_QUESTIONS = [
+    ("Did the U.S. Fish and Wildlife Service participate in the EIS process for the FCTC sites?", True),
+    ("Which sites did the Missile Defense Agency evaluate as potential CIS locations?", False),
+    ("What process did MDA follow to select the alternatives carried forward in the EIS?", False),
+]
+
+with st.sidebar:
+    st.subheader("Models")
+    for p, ok, why in statuses:
+        st.markdown(f"{'🟢' if ok else '⚪'} **{p.label}** — {why}")
+    st.caption("Add keys or URLs in `.streamlit/secrets.toml` or the environment to enable cloud and server models.")
+
+doc_id = doc_picker(key="ask_doc")
+
+if st.button("▶ One-click demo: sample EIS, three questions", help="Indexes the sample if needed, then runs the offline models"):
+    res = run_safely(svc.docs.ingest_file, str(config.SAMPLE_PDF))
+    if res is not None:
+        st.session_state["demo"] = {"doc_id": res.doc_id}
+        st.rerun()
+
+demo = st.session_state.get("demo")
+question = st.text_area("Question", key="question", height=80,
+                        placeholder="e.g. What mitigation is proposed for wetlands at the selected site?")
+c1, c2 = st.columns(2)
+models = c1.multiselect("Models", list(labels), default=[m for m in ("smollm2", "extractive") if m in labels],
+                        format_func=labels.get)
+modes = c2.multiselect("Context modes", MODES, default=["none", "rag"], format_func=MODE_LABELS.get)
+c3, c4 = st.columns(2)
+k = c3.slider("k (RAG chunks)", 1, 10, 3)
+auto_closed = looks_closed(question) if question else False
+closed = c4.toggle("Closed (yes/no) question", value=auto_closed, help="Detected from the question; change it if wrong.")
+
+gold = None
+if "gold" in modes:
+    items = load_sample_items()
+    pick = st.selectbox("Gold passage from a NEPAQuAD item (or paste below)", ["(paste my own)"] + [
+        f"{it['ID']} · {it['question_type']} · {it['question'][:90]}" for it in items], key="gold_pick")
+    default_gold = "" if pick == "(paste my own)" else next(it["context"] for it in items if pick.startswith(it["ID"]))
+    gold = st.text_area("Gold passage", value=default_gold, height=150, key=f"gold_text_{pick[:8]}")
+
+
+def render_cell(r: ask_lib.AskResult) -> None:
+    with st.container(border=True):
+        st.markdown(f"**{labels.get(r.model, r.model)}** · {MODE_LABELS.get(r.mode, r.mode)}")
+        if r.error:
+            st.error(r.error, icon="⚠️")
+            return
+        if r.closed and r.verdict:
+            colour = {"yes": "green", "no": "red"}.get(r.verdict, "gray")
+            st.markdown(f"Verdict: :{colour}-background[**{r.verdict.upper()}**]")
+        st.write(r.answer or "")
+        if r.truncated:
+            st.warning(r.notice(), icon="✂️")
+        st.caption(f"{r.seconds:.1f} s · {r.tokens_in:,} tokens in · {r.tokens_out:,} out")
+        if r.mode == "rag" and r.contexts:
+            cites = ", ".join(f"p. {c['page_start']}" if c["page_start"] == c["page_end"]
+                              else f"pp. {c['page_start']}–{c['page_end']}" for c in r.contexts)
+            st.caption(f"Sources: {cites}")
+            for i, c in enumerate(r.contexts, 1):
+                with st.expander(f"[{i}] pages {c['page_start']}–{c['page_end']}"):
+                    st.write(c["text"])
+
+
+def render_grid(results: list[ask_lib.AskResult], model_ids: list[str], mode_ids: list[str]) -> None:
+    by_cell = {(r.model, r.mode): r for r in results}
+    for m in model_ids:
+        cols = st.columns(len(mode_ids))
+        for col, mode in zip(cols, mode_ids, strict=True):
+            with col:
+                r = by_cell.get((m, mode))
+                if r is None:
+                    st.container(border=True).caption(f"{labels.get(m, m)} · {MODE_LABELS[mode]}: waiting…")
+                else:
+                    render_cell(r)
+
+
+def run_grid(q: str, model_ids: list[str], mode_ids: list[str], doc: str | None, is_closed: bool) -> list:
+    progress = st.progress(0.0, text="Starting…")
+    grid = st.empty()
+    done: list[ask_lib.AskResult] = []
+    total = len(model_ids) * len(mode_ids)
+
+    def on_result(r: ask_lib.AskResult) -> None:
+        done.append(r)
+        progress.progress(len(done) / total, text=f"{len(done)} of {total} answers")
+
+    results = ask_lib.ask_grid(q, model_ids, mode_ids, svc, doc, k, gold, is_closed, on_result=on_result)
+    progress.empty()
+    with grid.container():
+        render_grid(results, model_ids, mode_ids)
+    ask_lib.save_history(results, doc)
+    return results
+
+
+if demo:
+    st.subheader("Demo: the sample EIS")
+    st.caption("SmolLM2-135M is a tiny model that runs on this machine: expect weak answers. "
+               "The extractive baseline only quotes the context.")
+    demo_models = [m for m in ("smollm2", "extractive") if m in labels]
+    demo_modes = ["none", "rag", "pdf"]
+    for q, is_closed in DEMO_QUESTIONS:
+        st.markdown(f"#### {q}")
+        run_grid(q, demo_models, demo_modes, demo["doc_id"], is_closed)
+    st.session_state.pop("demo", None)
+elif st.button("Run", type="primary", disabled=not (question and models and modes)):
+    if {"pdf", "rag"} & set(modes) and not doc_id:
+        st.error("Full PDF and RAG modes need an indexed document. Index one in Documents, or use none/gold.")
+    else:
+        st.session_state["last_grid"] = (question, models, modes, [r.__dict__ for r in run_grid(question, models, modes, doc_id, closed)])
+elif st.session_state.get("last_grid"):
+    q, ms, mds, rows = st.session_state["last_grid"]
+    st.markdown(f"#### {q}")
+    render_grid([ask_lib.AskResult(**r) for r in rows], ms, mds)
+
+st.divider()
+st.subheader("History")
+hist = ask_lib.load_history()
+if not hist:
+    st.caption("Questions you ask are kept here (in the database under NEPAQA_HOME).")
+else:
+    df = pd.DataFrame(hist)
+    st.dataframe(df[["created_at", "question", "model", "mode", "verdict", "answer", "seconds", "error"]],
+                 hide_index=True, use_container_width=True, height=240)
+    d1, d2, d3 = st.columns(3)
+    d1.download_button("Download CSV", df.to_csv(index=False), "ask_history.csv", "text/csv")
+    d2.download_button("Download JSON", json.dumps(hist, indent=1, default=str), "ask_history.json", "application/json")
+    batches = list(dict.fromkeys(h["batch_id"] for h in hist))
+    qmap = {h["batch_id"]: h["question"] for h in hist}
+    reopen = d3.selectbox("Reopen", batches, format_func=lambda b: qmap[b][:60], key="reopen")
+    if st.button("Reopen this question"):
+        rows = ask_lib.load_batch(reopen)
+        st.session_state["last_grid"] = (rows[0].question, list(dict.fromkeys(r.model for r in rows)),
+                                         list(dict.fromkeys(r.mode for r in rows)), [r.__dict__ for r in rows])
+        st.rerun()

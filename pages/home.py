@@ -1,0 +1,55 @@
+"""Home: what the tool is, what is indexed, which models are available."""
+import pandas as pd
+import streamlit as st
+
+from lib import config
+from pages._ui import services
+
+st.title("🌲 NEPA QA Studio")
+st.markdown(
+    "Question answering and evaluation for **Environmental Impact Statements**. Index an EIS, ask it questions "
+    "with several models side by side, run NEPAQuAD-style benchmarks, have NEPA experts validate items, and run "
+    "the EnviroExam environmental-science exam. Everything runs on this machine; cloud models light up when "
+    "a key is configured."
+)
+
+svc = services()
+docs = svc.docs.list()
+c1, c2, c3 = st.columns(3)
+c1.metric("Documents indexed", len(docs))
+c2.metric("Pages", f"{sum(d.pages for d in docs):,}")
+c3.metric("Chunks", f"{sum(d.chunks for d in docs):,}")
+
+st.subheader("Indexed documents")
+if docs:
+    st.dataframe(
+        pd.DataFrame(
+            [{"id": d.doc_id, "name": d.name, "pages": d.pages, "chunks": d.chunks, "tokens": d.tokens} for d in docs]
+        ),
+        hide_index=True,
+        use_container_width=True,
+    )
+else:
+    st.info("Nothing indexed yet. Open **Documents** to upload an EIS or load the bundled sample in one click.")
+    st.page_link("pages/documents.py", label="Go to Documents", icon="📄")
+
+st.subheader("Models")
+emb = svc.docs.index.embedder
+st.markdown(f"- **Embedding:** `{emb.name}` (window {emb.max_tokens + 2} tokens, {emb.dimension} dimensions, offline)")
+try:
+    from lib.providers import registry
+
+    rows = [
+        {"model": p.label, "id": p.id, "available": "✅" if ok else "—", "note": reason}
+        for p, ok, reason in registry.status_all()
+    ]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True)
+except ImportError:
+    pass
+
+with st.expander("Where things are stored"):
+    st.markdown(
+        f"- `NEPAQA_HOME` = `{config.paths().home}` (from {config.source_of('NEPAQA_HOME')})\n"
+        f"- Index: {'Chroma server ' + config.get('NEPAQA_CHROMA_URL') if config.get('NEPAQA_CHROMA_URL') else '`' + str(config.paths().chroma) + '`'}\n"
+        f"- Database: {'from NEPAQA_DATABASE_URL' if config.get('NEPAQA_DATABASE_URL') else '`' + str(config.paths().database) + '`'}"
+    )

@@ -1,0 +1,103 @@
+"""Shared fixtures: a private NEPAQA_HOME per session, PDFs good and bad, the sample EIS indexed once."""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ.setdefault("NEPAQA_SECRETS", str(ROOT / "tests" / "no-secrets.toml"))
+for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_COMPAT_BASE_URL", "NEPAQA_CHROMA_URL",
+            "NEPAQA_DATABASE_URL", "NEPAQA_GGUF_PATH"):
+    os.environ.pop(var, None)
+
+# Everything the tests store goes under a private home (set before lib is imported).
+os.environ["NEPAQA_HOME"] = tempfile.mkdtemp(prefix="nepaqa_test_home_")
+
+SAMPLE_PDF = ROOT / "data" / "eis" / "eis_Continental_United_States_Interceptor_Site.pdf"
+
+
+@pytest.fixture(scope="session")
+def session_home() -> Path:
+    return Path(os.environ["NEPAQA_HOME"])
+
+
+@pytest.fixture(scope="session")
+def services(session_home: Path):
+    from lib.services import get_services
+
+    return get_services()
+
+
+@pytest.fixture(scope="session")
+def sample_doc(services):
+    """The sample EIS, indexed once for the whole session."""
+    return services.docs.ingest_file(str(SAMPLE_PDF))
+
+
+def make_text_pdf(path: Path, pages: list[str]) -> Path:
+    doc = pymupdf.open()
+    for text in pages:
+        page = doc.new_page()
+        if text:
+            page.insert_textbox(pymupdf.Rect(50, 50, 550, 800), text, fontsize=10)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+@pytest.fixture
+def pdf_factory(tmp_path: Path):
+    def make(name: str, pages: list[str]) -> Path:
+        return make_text_pdf(tmp_path / name, pages)
+
+    return make
+
+
+@pytest.fixture
+def bad_files(tmp_path: Path) -> dict[str, Path]:
+    """One file per kind of bad input the product must explain."""
+    out: dict[str, Path] = {}
+    good = make_text_pdf(tmp_path / "good.pdf", ["Hello world. " * 50, "Second page text. " * 40])
+    data = good.read_bytes()
+    out["corrupt"] = tmp_path / "corrupt.pdf"
+    out["corrupt"].write_bytes(b"%PDF-1.7\n" + bytes(range(256)) * 40)
+    enc = pymupdf.open(good)
+    out["encrypted"] = tmp_path / "encrypted.pdf"
+    enc.save(out["encrypted"], encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="owner", user_pw="secret")
+    enc.close()
+    scanned = pymupdf.open()
+    for _ in range(3):
+        page = scanned.new_page()
+        pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 60, 60), False)
+        pix.clear_with(200)
+        page.insert_image(pymupdf.Rect(50, 50, 300, 300), pixmap=pix)
+    out["scanned"] = tmp_path / "scanned.pdf"
+    scanned.save(out["scanned"])
+    scanned.close()
+    out["zero_pages"] = tmp_path / "zero.pdf"
+    out["zero_pages"].write_bytes(
+        b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n"
+        b"2 0 obj\n<< /Type /Pages /Kids [] /Count 0 >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n"
+    )
+    out["empty"] = tmp_path / "empty.pdf"
+    out["empty"].write_bytes(b"")
+    out["not_pdf"] = tmp_path / "report.pdf"
+    out["not_pdf"].write_bytes(b"PK\x03\x04" + b"\x00" * 200)
+    out["good"] = good
+    assert data.startswith(b"%PDF")
+    return out
+
+
+@pytest.fixture(scope="session")
+def chromium_paths() -> tuple[str, str] | None:
+    chrome = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    return (chrome, driver) if chrome and driver else None

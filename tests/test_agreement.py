@@ -1,0 +1,84 @@
+"""Agreement statistics against published worked examples."""
+import pytest
+
+from lib.agreement import Label, agreement_report, alpha_band, kappa_band, read_labels_csv
+from lib.errors import UserError
+
+
+def labels_from_counts(rows):
+    """Fleiss-style count rows (per subject, per category) to per-rater labels."""
+    out = []
+    for s, counts in enumerate(rows):
+        rater = 0
+        for cat, n in enumerate(counts):
+            for _ in range(n):
+                out.append(Label(f"s{s}", f"r{rater}", "x", f"c{cat}"))
+                rater += 1
+    return out
+
+
+def test_fleiss_wikipedia_example():
+    rows = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
+            [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
+    rep = agreement_report(labels_from_counts(rows))["x"]
+    assert rep["fleiss_kappa"] == pytest.approx(0.210, abs=5e-4)
+    assert rep["n_items"] == 10 and rep["n_annotators"] == 14
+
+
+def pairs_to_labels(yy, yn, ny, nn):
+    out, i = [], 0
+    for (a, b), n in ((("yes", "yes"), yy), (("yes", "no"), yn), (("no", "yes"), ny), (("no", "no"), nn)):
+        for _ in range(n):
+            out += [Label(f"i{i}", "A", "x", a), Label(f"i{i}", "B", "x", b)]
+            i += 1
+    return out
+
+
+@pytest.mark.parametrize("cells, kappa", [((20, 5, 10, 15), 0.4), ((45, 15, 25, 15), 0.1304)])
+def test_cohen_wikipedia_examples(cells, kappa):
+    rep = agreement_report(pairs_to_labels(*cells))["x"]
+    assert rep["cohen_kappa"] == pytest.approx(kappa, abs=1e-4)
+    pair = rep["cohen_pairs"]["A × B"]
+    yy, yn, ny, nn = cells
+    assert pair["confusion"] == [[nn, ny], [yn, yy]]  # categories sorted: no, yes
+    assert rep["percent_agreement"] == pytest.approx((yy + nn) / sum(cells))
+    assert rep["fleiss_kappa"] is None  # two raters: Cohen's kappa is the statistic
+
+
+def test_krippendorff_reference_with_missing_data():
+    # Krippendorff (2011), "Computing Krippendorff's alpha-reliability": 4 coders, 12 units, nominal α = 0.743.
+    data = {
+        "A": [1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None],
+        "B": [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, None, 3],
+        "C": [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, None],
+        "D": [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None],
+    }
+    labels = [Label(f"u{u:02d}", coder, "x", str(v)) for coder, vals in data.items() for u, v in enumerate(vals)
+              if v is not None]
+    rep = agreement_report(labels)["x"]
+    assert rep["krippendorff_alpha"] == pytest.approx(0.743, abs=5e-4)
+    assert rep["alpha_band"] == "tentative"
+
+
+def test_either_and_all_rules():
+    labels = [Label("1", "A", "ok", "yes"), Label("1", "B", "ok", "yes"),
+              Label("2", "A", "ok", "yes"), Label("2", "B", "ok", "no"),
+              Label("3", "A", "ok", "no"), Label("3", "B", "ok", "no"),
+              Label("4", "A", "ok", "no")]
+    rep = agreement_report(labels)["ok"]
+    assert rep["either_rule"] == 0.5 and rep["all_rule"] == 0.25
+
+
+def test_bands():
+    assert kappa_band(0.1304) == "slight" and kappa_band(0.4) == "fair" and kappa_band(0.9) == "almost perfect"
+    assert alpha_band(0.85) == "reliable" and alpha_band(0.7) == "tentative" and alpha_band(0.5) == "unreliable"
+
+
+def test_read_labels_csv_errors():
+    assert len(read_labels_csv("item_id,annotator,label,value\n1,A,x,Yes\n")) == 1
+    with pytest.raises(UserError, match="columns"):
+        read_labels_csv("item,who,label,value\n1,A,x,yes\n")
+    with pytest.raises(UserError, match="empty 'value' on line 3"):
+        read_labels_csv("item_id,annotator,label,value\n1,A,x,yes\n2,A,x,\n")
+    with pytest.raises(UserError, match="twice"):
+        read_labels_csv("item_id,annotator,label,value\n1,A,x,yes\n1,A,x,no\n")

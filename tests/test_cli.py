@@ -1,0 +1,69 @@
+"""The command-line contract other issues and outside scripts rely on (real subprocesses)."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT, SAMPLE_PDF
+
+
+def run_cli(home, *args, check=True):
+    env = {**os.environ, "NEPAQA_HOME": str(home)}
+    proc = subprocess.run([sys.executable, "-m", "lib", *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+@pytest.fixture(scope="module")
+def cli_home(tmp_path_factory):
+    return tmp_path_factory.mktemp("cli_home")
+
+
+@pytest.fixture(scope="module")
+def ingested(cli_home):
+    proc = run_cli(cli_home, "ingest", str(SAMPLE_PDF), "--name", "CONUS sample")
+    return json.loads(proc.stdout)
+
+
+def test_ingest_contract(ingested):
+    assert set(ingested) == {"doc_id", "name", "pages", "chunks", "empty_pages", "seconds"}
+    assert ingested["name"] == "CONUS sample" and ingested["pages"] == 74 and ingested["chunks"] > 50
+
+
+def test_docs_search_and_queries_file(cli_home, ingested, tmp_path):
+    docs = json.loads(run_cli(cli_home, "docs").stdout)
+    assert docs == [{"doc_id": ingested["doc_id"], "name": "CONUS sample", "pages": 74, "chunks": ingested["chunks"]}]
+    hits = json.loads(run_cli(cli_home, "search", "--doc", ingested["doc_id"], "-k", "3", "--method", "bm25",
+                              "Fort Drum").stdout)
+    assert len(hits) == 3 and set(hits[0]) >= {"text", "page_start", "page_end", "score"}
+    qfile = tmp_path / "q.txt"
+    qfile.write_text("Fort Drum wetlands\nnoise during construction\n\nwater supply\n")
+    lists = json.loads(run_cli(cli_home, "search", "--doc", ingested["doc_id"], "--queries", str(qfile), "-k", "2").stdout)
+    assert len(lists) == 3 and all(len(lst) == 2 for lst in lists)
+
+
+def test_errors_exit_2(cli_home, ingested, bad_files):
+    for kind in ("corrupt", "encrypted", "scanned", "zero_pages", "empty", "not_pdf"):
+        proc = run_cli(cli_home, "ingest", str(bad_files[kind]), check=False)
+        assert proc.returncode == 2, (kind, proc.stderr)
+        assert proc.stderr.strip().splitlines()[-1].startswith("error: "), proc.stderr
+        assert proc.stdout == ""
+    proc = run_cli(cli_home, "search", "--doc", "missing", "q", check=False)
+    assert proc.returncode == 2 and "error: No indexed document" in proc.stderr
+    proc = run_cli(cli_home, "search", "--doc", ingested["doc_id"], "--method", "magic", "q", check=False)
+    assert proc.returncode == 2 and "error:" in proc.stderr
+    env_big = run_cli(cli_home, "docs")  # still intact after all the failures
+    assert len(json.loads(env_big.stdout)) == 1
+
+
+def test_delete(cli_home, tmp_path, pdf_factory):
+    path = pdf_factory("x.pdf", ["Temporary document about groundwater monitoring wells. " * 30])
+    doc = json.loads(run_cli(cli_home, "ingest", str(path)).stdout)
+    run_cli(cli_home, "delete", doc["doc_id"])
+    ids = [d["doc_id"] for d in json.loads(run_cli(cli_home, "docs").stdout)]
+    assert doc["doc_id"] not in ids
+    assert run_cli(cli_home, "delete", doc["doc_id"], check=False).returncode == 2
