@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import bisect
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -62,6 +63,8 @@ def chunk_pages(
 ) -> list[Chunk]:
     """Split the document into chunks of at most ``chunk_size`` tokens (never over ``max_tokens``)."""
     validate_params(chunk_size, chunk_overlap, max_tokens)
+    # The splitter measures the same small pieces many times while merging: count each once.
+    count_tokens = functools.lru_cache(maxsize=200_000)(count_tokens)
     text, starts = join_pages(pages)
     numbers = [p.number for p in pages]
     splitter = RecursiveCharacterTextSplitter(

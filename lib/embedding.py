@@ -25,7 +25,12 @@ class Embedder:
 
     def __init__(self, model: str | None = None) -> None:
         os.environ["HF_HUB_OFFLINE"] = "1"
+        import transformers
         from sentence_transformers import SentenceTransformer
+
+        # Counting tokens of whole pages is deliberate; silence the "longer than the maximum" warning.
+        transformers.logging.set_verbosity_error()
+        transformers.logging.disable_progress_bar()
 
         configured = model or config.get("NEPAQA_EMBED_MODEL")
         spec = configured or default_model_path()

@@ -16,9 +16,7 @@ CANDIDATES = 50  # how deep each ranker's list goes into the fusion
 
 _WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 STOPWORDS = frozenset(
-    """a an and are as at be been but by can could did do does for from had has have how if in into is it its
-    of on or other should such than that the their them then there these they this those to was were what when
-    where which while who whom why will with would you your""".split()
+    ["a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do", "does", "for", "from", "had", "has", "have", "how", "if", "in", "into", "is", "it", "its", "of", "on", "or", "other", "should", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "was", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your"]
 )
 
 

@@ -11,6 +11,20 @@ from lib.errors import UserError
 from lib.services import Services, get_services
 
 
+def _leave_pages_folder_mode() -> None:
+    """Streamlit treats a `pages/` folder as the old automatic navigation until streamlit_app.py has run
+    st.navigation once in the process. A first visit straight to /documents would get that old sidebar;
+    switch the flag and rerun so st.navigation (the real one) takes over."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+_leave_pages_folder_mode()
+
+
 @st.cache_resource(show_spinner="Loading the embedding model and index…")
 def _services(home: str, chroma_url: str, model: str) -> Services:
     return get_services()

@@ -31,7 +31,6 @@ if docs:
     )
 else:
     st.info("Nothing indexed yet. Open **Documents** to upload an EIS or load the bundled sample in one click.")
-    st.page_link("pages/documents.py", label="Go to Documents", icon="📄")
 
 st.subheader("Models")
 emb = svc.docs.index.embedder

@@ -37,7 +37,7 @@ def test_index_by_hand():
     assert idx.M == 80.0
     assert idx.sigma == pytest.approx(math.sqrt(800 / 3), abs=1e-4)
     assert idx.cv == pytest.approx(math.sqrt(800 / 3) / 80, abs=1e-6)
-    assert idx.I == pytest.approx(80 - math.sqrt(800 / 3), abs=1e-3)
+    assert pytest.approx(80 - math.sqrt(800 / 3), abs=1e-3) == idx.I
     assert not idx.void
 
 
@@ -64,8 +64,8 @@ def test_recomputing_from_course_scores_reproduces_a_row():
     m, s = 89.59, 9.11
     scores = [m + s, m - s] * 21  # population σ of ±s around m is exactly s
     idx = ee.composite_index(scores)
-    assert idx.M == pytest.approx(m) and idx.sigma == pytest.approx(s)
-    assert idx.I == pytest.approx(80.47, abs=0.011)  # M and σ are each rounded to 0.005
+    assert pytest.approx(m) == idx.M and idx.sigma == pytest.approx(s)
+    assert pytest.approx(80.47, abs=0.011) == idx.I  # M and σ are each rounded to 0.005
 
 
 def test_courses_levels_and_data():

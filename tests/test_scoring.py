@@ -2,7 +2,13 @@ import numpy as np
 import pytest
 
 from lib.benchmark.scoring import (
-    answer_correctness, f1_from_counts, parse_judge_output, score_closed, score_open, token_f1, JudgeError,
+    JudgeError,
+    answer_correctness,
+    f1_from_counts,
+    parse_judge_output,
+    score_closed,
+    score_open,
+    token_f1,
 )
 from lib.providers.base import Answer, Provider, ProviderError, Request
 

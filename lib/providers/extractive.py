@@ -8,8 +8,23 @@ import numpy as np
 from ..verdict import NO, YES
 from .base import Answer, Provider, Request
 
-_SENT = re.compile(r"(?<=[.!?;])\s+|\n+")
+_SENT = re.compile(r"(?<=[.!?;])\s+(?=[A-Z0-9\"(\[])|\n+")
+_ABBREV = re.compile(r"(\b(?:[A-Z]\.){1,4}|\b(?:e\.g|i\.e|etc|Dr|Mr|Ms|Mrs|No|Nos|Fig|Figs|Sec|approx|vs|Inc|Co|St)\.)$")
 _NEG = re.compile(r"\b(not|no|never|none|neither|nor|without|cannot|n't)\b", re.I)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences, without breaking after abbreviations such as "U.S." or "e.g."."""
+    out: list[str] = []
+    for piece in _SENT.split(text):
+        piece = piece.strip()
+        if not piece:
+            continue
+        if out and _ABBREV.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
 
 
 class ExtractiveProvider(Provider):
@@ -28,7 +43,7 @@ class ExtractiveProvider(Provider):
     def _generate(self, req: Request) -> Answer:
         from ..embedding import get_embedder
 
-        sentences = [s.strip() for s in _SENT.split(req.context or "") if len(s.strip().split()) >= 4]
+        sentences = [s for s in split_sentences(req.context or "") if len(s.split()) >= 4]
         if not sentences:
             return Answer(
                 text="(no context: the extractive baseline only quotes a given passage)",

@@ -22,6 +22,7 @@ def _builtins() -> None:
 
     register(LlamaCppProvider(
         "smollm2", "SmolLM2-135M (tiny local model)", smollm2_path(),
+        n_ctx=int(config.get("NEPAQA_SMOLLM_CONTEXT") or 2048),
         note="135M parameters, bundled and offline; fast but weak: expect many wrong answers",
     ))
     register(ExtractiveProvider())

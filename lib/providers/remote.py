@@ -7,7 +7,6 @@ from ..redact import install_log_redaction, redact
 from .base import Answer, Provider, ProviderError, Request
 
 
-
 def timeout_s() -> float:
     return float(config.get("NEPAQA_PROVIDER_TIMEOUT") or 60)
 

@@ -1,0 +1,130 @@
+"""Reusable end-to-end harness: a real `streamlit run` on 127.0.0.1 and headless Chromium through Selenium."""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class StreamlitServer:
+    """`streamlit run streamlit_app.py` with its own NEPAQA_HOME, stopped on exit."""
+
+    def __init__(self, home: Path | None = None, env: dict[str, str] | None = None) -> None:
+        self.home = home or Path(tempfile.mkdtemp(prefix="nepaqa_e2e_"))
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = {**os.environ, "NEPAQA_HOME": str(self.home), **(env or {})}
+        self.log = self.home / "streamlit.log"
+        self.proc: subprocess.Popen | None = None
+
+    def __enter__(self) -> StreamlitServer:
+        cmd = [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.port", str(self.port),
+               "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=self.log.open("w"), stderr=subprocess.STDOUT)
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            try:
+                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                if self.proc.poll() is not None:
+                    raise RuntimeError("streamlit exited:\n" + self.log.read_text()) from None
+                time.sleep(0.5)
+        raise RuntimeError("streamlit did not start in 90 s:\n" + self.log.read_text())
+
+    def __exit__(self, *exc) -> None:  # noqa: ANN002
+        if self.proc:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def chromium() -> tuple[str, str] | None:
+    chrome = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    return (chrome, driver) if chrome and driver else None
+
+
+class Browser:
+    """Headless Chromium with helpers for Streamlit's DOM."""
+
+    def __init__(self, base_url: str) -> None:
+        found = chromium()
+        if found is None:
+            raise RuntimeError("Chromium and chromedriver are needed: apt-get install chromium chromium-driver")
+        chrome, driver = found
+        opts = webdriver.ChromeOptions()
+        opts.binary_location = chrome
+        for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+                     "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                     "--disable-sync", "--window-size=1400,1000", f"--user-data-dir={tempfile.mkdtemp()}"):
+            opts.add_argument(flag)
+        self.driver = webdriver.Chrome(service=Service(driver), options=opts)
+        self.base = base_url
+
+    def open(self, path: str = "") -> Browser:
+        self.driver.get(f"{self.base}/{path}")
+        self.wait_for_css("[data-testid='stApp']", 60)
+        self.wait_idle()
+        return self
+
+    def wait_for_css(self, css: str, timeout: float = 30) -> WebElement:
+        return WebDriverWait(self.driver, timeout).until(EC.presence_of_element_located((By.CSS_SELECTOR, css)))
+
+    def wait_idle(self, timeout: float = 120) -> None:
+        """Wait until Streamlit's script is not running (no 'Running...' status widget)."""
+        time.sleep(0.5)
+        WebDriverWait(self.driver, timeout).until(
+            lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-testid='stStatusWidget'] [data-testid='stStatusWidgetRunningIcon']")
+            and not d.find_elements(By.XPATH, "//*[contains(text(),'Running...')]")
+        )
+
+    def wait_text(self, text: str, timeout: float = 120) -> None:
+        WebDriverWait(self.driver, timeout).until(lambda d: text in d.find_element(By.TAG_NAME, "body").text)
+
+    def body_text(self) -> str:
+        return self.driver.find_element(By.TAG_NAME, "body").text
+
+    def click_button(self, label: str, timeout: float = 30) -> None:
+        xp = f"//button[.//*[contains(normalize-space(.), {label!r})] or contains(normalize-space(.), {label!r})]"
+        btn = WebDriverWait(self.driver, timeout).until(EC.element_to_be_clickable((By.XPATH, xp)))
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", btn)
+        btn.click()
+
+    def click_tab(self, label: str) -> None:
+        xp = f"//button[@role='tab'][contains(normalize-space(.), {label!r})]"
+        WebDriverWait(self.driver, 30).until(EC.element_to_be_clickable((By.XPATH, xp))).click()
+
+    def upload(self, path: Path) -> None:
+        inp = self.wait_for_css("input[type='file']")
+        inp.send_keys(str(path))
+
+    def screenshot(self, path: Path) -> None:
+        self.driver.save_screenshot(str(path))
+
+    def close(self) -> None:
+        self.driver.quit()

@@ -1,0 +1,105 @@
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from lib import ask as ask_lib
+from lib.errors import UserError
+from lib.providers import registry
+from lib.providers.base import Answer, Provider, ProviderError, Request
+from tests.conftest import ROOT
+
+GOLD = ("In addition to public participation, federal and state regulatory agencies took part. During these "
+        "meetings, agencies in attendance included the U.S. Fish and Wildlife Service and the U.S. Army Corps of "
+        "Engineers. The weather at the site is cold in winter.")
+
+
+class Broken(Provider):
+    id = "broken"
+    label = "Always fails"
+
+    def _generate(self, req: Request) -> Answer:
+        raise ProviderError("Always fails: server error 500 after retries")
+
+
+@pytest.fixture
+def broken():
+    registry.all_providers()
+    registry.register(Broken())
+    yield
+    registry.reset()
+
+
+def test_extractive_gold_quotes_passage():
+    r = ask_lib.ask("Which agencies attended the meetings?", "extractive", "gold", gold=GOLD)
+    assert r.error is None and "Fish and Wildlife" in r.answer
+    assert r.contexts[0]["text"] == GOLD and r.verdict is None
+
+
+def test_closed_question_gets_verdict_from_local_likelihood():
+    r = ask_lib.ask("Did the U.S. Fish and Wildlife Service attend the meetings?", "smollm2", "gold", gold=GOLD)
+    assert r.closed and r.verdict in ("yes", "no") and r.answer.lower() == r.verdict
+    assert set(r.verdict_probs) == {"yes", "no"}
+
+
+def test_rag_mode_cites_pages(services, sample_doc):
+    r = ask_lib.ask("Which agencies attended the coordination meetings?", "extractive", "rag", services,
+                    sample_doc.doc_id, k=3)
+    assert len(r.contexts) == 3 and all(c["page_start"] >= 1 for c in r.contexts)
+
+
+def test_pdf_mode_truncates_to_model_window(services, sample_doc):
+    p = registry.get("smollm2")
+    r = ask_lib.ask("What is the proposed action?", "smollm2", "pdf", services, sample_doc.doc_id)
+    assert r.error is None, r.error
+    assert r.truncated and 0 < r.kept_fraction < 1
+    assert r.tokens_in <= p.context_window
+    assert r.notice().startswith("truncated: kept ")
+    assert r.total_tokens > 10_000
+
+
+def test_grid_isolates_a_failing_cell(broken):
+    seen = []
+    results = ask_lib.ask_grid("Which agencies attended?", ["broken", "extractive"], ["none", "gold"], gold=GOLD,
+                               on_result=seen.append)
+    assert len(results) == len(seen) == 4
+    by = {(r.model, r.mode): r for r in results}
+    assert by[("broken", "none")].error.startswith("Always fails")
+    assert by[("extractive", "gold")].error is None and "Fish" in by[("extractive", "gold")].answer
+
+
+def test_modes_needing_a_document_say_so():
+    with pytest.raises(UserError, match="needs an indexed document"):
+        ask_lib.ask("What?", "extractive", "rag")
+    with pytest.raises(UserError, match="Unknown model"):
+        ask_lib.ask("What?", "nope", "none")
+    with pytest.raises(UserError, match="not available"):
+        ask_lib.ask("What?", "openai", "none")
+
+
+def test_history_round_trip(session_home):
+    results = ask_lib.ask_grid("Which agencies attended?", ["extractive"], ["gold", "none"], gold=GOLD)
+    batch = ask_lib.save_history(results, None)
+    back = ask_lib.load_batch(batch)
+    assert [(r.model, r.mode, r.answer) for r in back] == [(r.model, r.mode, r.answer) for r in results]
+    assert any(h["batch_id"] == batch for h in ask_lib.load_history())
+
+
+def test_cli_models_and_ask(tmp_path):
+    env = {**os.environ, "NEPAQA_HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-m", "lib", "models"], cwd=ROOT, env=env, capture_output=True, text=True)
+    models = {m["id"]: m for m in json.loads(out.stdout)}
+    assert models["smollm2"]["available"] and not models["openai"]["available"]
+    assert set(models["openai"]) == {"id", "label", "available", "reason"}
+    out = subprocess.run([sys.executable, "-m", "lib", "ask", "--mode", "gold", "--gold", GOLD, "--closed", "--model",
+                          "smollm2", "Did USFWS attend?"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout)
+    assert set(res) == {"model", "mode", "answer", "closed", "verdict", "contexts", "truncated", "kept_fraction",
+                        "tokens_in", "tokens_out", "seconds"}
+    assert res["closed"] is True and res["verdict"] in ("yes", "no")
+    bad = subprocess.run([sys.executable, "-m", "lib", "ask", "--doc", "nosuch", "--mode", "rag", "--model",
+                          "extractive", "What?"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: ")
