@@ -15,7 +15,7 @@ PAGE_SEPARATOR = "\n\n"
 SEPARATORS = ["\n\n", "\n", ". ", "; ", ", ", " ", ""]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Chunk:
     index: int
     text: str

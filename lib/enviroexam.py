@@ -207,33 +207,39 @@ def run_exam(
         qs = load_course(course, split)[: limit or None]
         examples = load_course(course, "dev")[:5] if shots == 5 else []
         tasks += [(q, examples) for q in qs if (course, q.index) not in done]
-    total, lock, counter = len(tasks), threading.Lock(), {"n": 0}
+    total = len(tasks)
+    cancel = cancel or threading.Event()
 
-    def work(q: Question, examples: list[Question]) -> None:
-        if cancel is not None and cancel.is_set():
-            return
+    def work(q: Question, examples: list[Question]) -> str:
+        if cancel.is_set():
+            return "cancelled"
         try:
             letter, raw = answer_question(provider, q, examples, cot)
         except ProviderError as exc:
             # Not stored: a provider failure is retried on the next run rather than scored as wrong.
-            raw, letter = str(exc), "__failed__"
-        if letter != "__failed__":
-            row = {"run_id": run_id, "model": model, "shots": shots, "cot": int(cot), "split": split,
-                   "course": q.course, "q_index": q.index, "predicted": letter, "gold": q.answer,
-                   "correct": int(letter == q.answer), "parsed": int(letter is not None), "raw": raw[:2000]}
-            try:
-                with engine.begin() as c:
-                    c.execute(insert(t).values(**row))
-            except IntegrityError:
-                pass
-        with lock:
-            counter["n"] += 1
-            if progress:
-                progress(counter["n"], total, f"{q.course} #{q.index}")
+            return f"{q.course} #{q.index}: {exc}"
+        row = {"run_id": run_id, "model": model, "shots": shots, "cot": int(cot), "split": split,
+               "course": q.course, "q_index": q.index, "predicted": letter, "gold": q.answer,
+               "correct": int(letter == q.answer), "parsed": int(letter is not None), "raw": raw[:2000]}
+        try:
+            with engine.begin() as c:
+                c.execute(insert(t).values(**row))
+        except IntegrityError:
+            pass  # written by a concurrent run already
+        return f"{q.course} #{q.index}"
 
-    with ThreadPoolExecutor(max_workers=max_workers if provider.concurrent else 1) as pool:
-        for fut in as_completed([pool.submit(work, *task) for task in tasks]):
-            fut.result()
+    pool = ThreadPoolExecutor(max_workers=max_workers if provider.concurrent else 1)
+    futures = [pool.submit(work, *task) for task in tasks]
+    try:
+        for n, fut in enumerate(as_completed(futures), start=1):
+            msg = fut.result()
+            if progress:
+                progress(n, total, msg)
+    except BaseException:
+        cancel.set()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     return summarize(model, shots, cot, split, chosen, limit, engine)
 
 

@@ -144,7 +144,7 @@ if not hist:
 else:
     df = pd.DataFrame(hist)
     st.dataframe(df[["created_at", "question", "model", "mode", "verdict", "answer", "seconds", "error"]],
-                 hide_index=True, use_container_width=True, height=240)
+                 hide_index=True, width="stretch", height=240)
     d1, d2, d3 = st.columns(3)
     d1.download_button("Download CSV", df.to_csv(index=False), "ask_history.csv", "text/csv")
     d2.download_button("Download JSON", json.dumps(hist, indent=1, default=str), "ask_history.json", "application/json")

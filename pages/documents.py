@@ -94,7 +94,7 @@ with tab_docs:
                  "empty pages": len(d.empty_pages), "ingest s": d.seconds}
                 for d in docs
             ]),
-            hide_index=True, use_container_width=True,
+            hide_index=True, width="stretch",
         )
         names = {d.doc_id: f"{d.name} ({d.doc_id})" for d in docs}
         chosen = st.selectbox("Document", list(names), format_func=names.get, key="docs_pick")
@@ -107,7 +107,7 @@ with tab_docs:
                  "tokens": c.n_tokens, "text": c.text}
                 for c in chunks
             ]),
-            hide_index=True, use_container_width=True, height=300,
+            hide_index=True, width="stretch", height=300,
         )
         c1, c2 = st.columns(2)
         with c1:

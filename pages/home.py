@@ -27,7 +27,7 @@ if docs:
             [{"id": d.doc_id, "name": d.name, "pages": d.pages, "chunks": d.chunks, "tokens": d.tokens} for d in docs]
         ),
         hide_index=True,
-        use_container_width=True,
+        width="stretch",
     )
 else:
     st.info("Nothing indexed yet. Open **Documents** to upload an EIS or load the bundled sample in one click.")
@@ -42,7 +42,7 @@ try:
         {"model": p.label, "id": p.id, "available": "✅" if ok else "—", "note": reason}
         for p, ok, reason in registry.status_all()
     ]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 except ImportError:
     pass
 

@@ -36,3 +36,65 @@ def test_upload_sample_pdf_and_see_chunk_count(app):
     assert chunks > 50
     b.wait_text(f"Chunks\n{chunks}\n", 30)  # the summary metric shows the indexed count
     b.screenshot(server.home / "documents.png")
+
+
+def test_ask_one_click_demo_fills_grid(app):
+    server, b = app
+    b.open("ask")
+    b.click_button("One-click demo")
+    b.wait_text("Demo: the sample EIS", 120)
+    # 3 questions × 2 offline models × 3 modes; every cell shows its timing line when answered
+    b.wait_idle(600)
+    text = b.body_text()
+    assert text.count(" tokens in · ") == 18, text[-3000:]
+    assert "Verdict:" in text and "truncated: kept" in text
+    b.screenshot(server.home / "ask_demo.png")
+
+
+def test_benchmark_sample_run_shows_chart(app):
+    server, b = app
+    b.open("benchmark")
+    b.click_button("Load the sample set (20 items)")
+    b.wait_text("20 items from", 60)
+    b.click_tab("2 · Run")
+    limit = b.wait_for_css("input[aria-label='Limit (0 = all)']")
+    limit.send_keys("\b\b\b3\n")
+    b.wait_idle()
+    b.click_button("Run")
+    b.wait_text("See the Results tab", 900)
+    b.click_tab("3 · Results")
+    b.wait_for_css("[data-testid='stVegaLiteChart'], .vega-embed", 60)
+    assert "Published NEPAQuAD Table 2" in b.body_text().replace("**", "")
+    b.screenshot(server.home / "benchmark.png")
+
+
+def test_validate_label_one_item(app):
+    server, b = app
+    b.open("benchmark")
+    b.click_button("Load the sample set (20 items)")
+    b.wait_text("20 items from", 60)
+    b.click_button("Send these items to the validation queue")
+    b.wait_idle()
+    b.open("validate")
+    name = b.wait_for_css("input[aria-label^='Your name']")
+    name.send_keys("E2E Expert\n")
+    b.wait_text("Item 1 of 20", 60)
+    from selenium.webdriver.common.by import By
+
+    for group in b.driver.find_elements(By.CSS_SELECTOR, "[data-testid='stRadio']")[:3]:
+        group.find_elements(By.CSS_SELECTOR, "label")[0].click()
+        b.wait_idle()
+    b.click_button("Save and next")
+    b.wait_text("1 of 20 reviewed by you", 60)
+    with sqlite3.connect(server.home / "nepaqa.db") as con:
+        n = con.execute("select count(*) from labels where annotator = 'E2E Expert'").fetchone()[0]
+    assert n == 3
+
+
+def test_enviroexam_leaderboard_chart(app):
+    server, b = app
+    b.open("enviroexam")
+    b.wait_text("Leaderboard", 60)
+    b.wait_for_css("[data-testid='stVegaLiteChart'], .vega-embed", 60)
+    assert "llama-3-70b-instruct" in b.body_text() or b.driver.find_elements("css selector", "canvas, svg")
+    b.screenshot(server.home / "enviroexam.png")

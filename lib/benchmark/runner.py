@@ -182,12 +182,11 @@ def run_benchmark(
                 if (it.id, model, mode) not in done:
                     tasks.append((it, model, mode))
     total = len(tasks)
-    lock = threading.Lock()
-    counter = {"n": 0}
+    cancel = cancel or threading.Event()
 
-    def work(it: Item, model: str, mode: str) -> None:
-        if cancel is not None and cancel.is_set():
-            return
+    def work(it: Item, model: str, mode: str) -> str:
+        if cancel.is_set():
+            return "cancelled"
         doc_id = doc_for.get(it.doc)
         res = ask(it.question, model, mode, services if doc_id else None, doc_id, cfg.k, it.context,
                   it.question_type == "closed")
@@ -207,20 +206,26 @@ def run_benchmark(
                 c.execute(insert(t).values(**row))
         except IntegrityError:
             pass  # another worker or process wrote this answer first: keep theirs, no duplicate
-        with lock:
-            counter["n"] += 1
-            if progress:
-                progress(counter["n"], total, f"{model} · {mode} · {it.id}")
+        return f"{model} · {mode} · {it.id}"
 
-    # Local models serialise themselves; threads still overlap retrieval, scoring and remote calls.
-    with ThreadPoolExecutor(max_workers=max_workers) as pool:
-        futures = [pool.submit(work, *task) for task in tasks]
-        for fut in as_completed(futures):
-            fut.result()
+    # Progress is reported from this (the caller's) thread, so a page can draw it. Any interruption here
+    # (a cancel button's rerun, Ctrl-C) stops the queued work; what finished is already saved.
+    pool = ThreadPoolExecutor(max_workers=max_workers)
+    futures = [pool.submit(work, *task) for task in tasks]
+    try:
+        for n, fut in enumerate(as_completed(futures), start=1):
+            msg = fut.result()
+            if progress:
+                progress(n, total, msg)
+    except BaseException:
+        cancel.set()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     summary = summarize(run_id, engine)
     summary.skipped_no_doc = skipped
     summary.seconds = round(time.perf_counter() - started, 2)
-    summary.cancelled = bool(cancel is not None and cancel.is_set())
+    summary.cancelled = cancel.is_set()
     return summary
 
 

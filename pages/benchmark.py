@@ -1,0 +1,238 @@
+"""Benchmark: import or generate NEPAQuAD-style items, run models × modes, score, chart and download."""
+import json
+import time
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from lib import annotations, config
+from lib.benchmark import report
+from lib.benchmark.dataset import QUESTION_TYPES, load_items
+from lib.benchmark.generate import generate, pick_passages
+from lib.benchmark.runner import RunConfig, list_runs, run_benchmark, select_items, summarize
+from lib.contexts import MODE_LABELS, MODES
+from lib.providers import registry
+from pages._ui import run_safely, services
+
+st.title("📊 Benchmark")
+st.caption("Which model, with which context, answers EIS questions well? Closed items score 1/0 on the yes/no "
+           "verdict; the others score answer correctness = 0.75 × factual F1 + 0.25 × semantic similarity (RAGAS).")
+svc = services()
+available = {p.id: p.label for p, ok, _ in registry.status_all() if ok}
+tab_data, tab_gen, tab_run, tab_results = st.tabs(["1 · Items", "Generate items", "2 · Run", "3 · Results"])
+
+# ----- items ---------------------------------------------------------------------------------------
+with tab_data:
+    c1, c2 = st.columns([3, 2])
+    up = c1.file_uploader("Import a benchmark (CSV or JSON)", type=["csv", "json"], key="bench_upload")
+    c2.markdown("Required columns: `question_type`, `question`, `groundtruth_answer`, `context`, and "
+                "`EIS_filename` or `doc_id`. Optional: `ID`, `proof`, `page_number`, `position`.")
+    if c2.button("Load the sample set (20 items)", icon="🌲"):
+        st.session_state["bench_items"] = load_items(config.SAMPLE20)
+        st.session_state["bench_source"] = config.SAMPLE20.name
+    if c2.button("Load all 155 sample items"):
+        st.session_state["bench_items"] = load_items(config.SAMPLE_QUESTIONS)
+        st.session_state["bench_source"] = config.SAMPLE_QUESTIONS.name
+    if up is not None and st.session_state.get("bench_upload_name") != up.name:
+        loaded = run_safely(load_items, up.getvalue(), up.name.rsplit(".", 1)[-1])
+        if loaded is not None:
+            st.session_state["bench_items"] = loaded
+            st.session_state["bench_source"] = up.name
+            st.session_state["bench_upload_name"] = up.name
+    loaded = st.session_state.get("bench_items")
+    if not loaded:
+        st.info("Import a file or load the sample set to start.")
+    else:
+        items, problems = loaded
+        st.success(f"{len(items)} items from **{st.session_state['bench_source']}**")
+        if problems:
+            with st.expander(f"⚠️ {len(problems)} row(s) left out"):
+                st.dataframe(pd.DataFrame([{"row": p.row, "column": p.column, "reason": p.reason} for p in problems]),
+                             hide_index=True, width="stretch")
+        unmatched = sorted({it.doc for it in items if not svc.docs.find(it.doc)})
+        n_unmatched = sum(1 for it in items if it.doc in unmatched)
+        if unmatched:
+            st.warning(f"{n_unmatched} item(s) refer to documents that are not indexed ({', '.join(unmatched)}): "
+                       "they run in the none and gold modes only. Index the PDF on the Documents page to add pdf/rag.")
+        counts = pd.DataFrame([it.question_type for it in items], columns=["type"]).value_counts().reset_index()
+        st.altair_chart(alt.Chart(counts).mark_bar().encode(x=alt.X("count:Q"), y=alt.Y("type:N", sort="-x")),
+                        width="stretch")
+        if st.button("Send these items to the validation queue"):
+            n = annotations.add_items(items, st.session_state["bench_source"])
+            st.toast(f"{n} items queued for expert review")
+
+# ----- generate ------------------------------------------------------------------------------------
+with tab_gen:
+    docs = svc.docs.list()
+    if not docs:
+        st.info("Index a document first (Documents page).")
+    else:
+        names = {d.doc_id: d.name for d in docs}
+        gdoc = st.selectbox("Document", list(names), format_func=names.get, key="gen_doc")
+        info = svc.docs.get(gdoc)
+        chunks = svc.docs.chunks(gdoc)
+        how = st.radio("Gold passages", ["Spread 2/6/2 over beginning/middle/end", "Pick pages"], horizontal=True)
+        if how.startswith("Spread"):
+            n_pass = st.slider("How many passages", 1, 30, 10)
+            passages = pick_passages(chunks, n_pass)
+        else:
+            pages_sel = st.multiselect("Pages", list(range(1, info.pages + 1)))
+            passages = [next(c for c in chunks if c.page_start <= p <= c.page_end) for p in pages_sel
+                        if any(c.page_start <= p <= c.page_end for c in chunks)]
+            passages = list(dict.fromkeys(passages))
+        gmodel = st.selectbox("Writer model", [m for m in available if m != "extractive"], format_func=available.get)
+        types = st.multiselect("Question types", QUESTION_TYPES, default=list(QUESTION_TYPES))
+        n_closed = st.number_input("Closed questions per passage", 0, 20, 10)
+        n_other = st.number_input("Questions of each other type per passage", 0, 10, 2)
+        st.caption(f"{len(passages)} passage(s) → up to {len(passages) * sum(n_closed if t == 'closed' else n_other for t in types)} items. "
+                   "The tiny local model rarely writes well-formed CSV; a cloud model does far better.")
+        if st.button("Generate", type="primary", disabled=not (passages and types and gmodel)):
+            bar = st.progress(0.0)
+            per_type = {t: (n_closed if t == "closed" else n_other) for t in types}
+            rep = generate(registry.get(gmodel), passages, info.name, info.pages, per_type,
+                           progress=lambda d, n, m: bar.progress(d / n, text=m))
+            c = st.columns(3)
+            c[0].metric("Generated", rep.generated)
+            c[1].metric("Well-formed", rep.well_formed)
+            c[2].metric("Kept (proof found in passage)", rep.kept)
+            if rep.items:
+                source = f"generated:{info.name}:{time.strftime('%Y-%m-%d %H:%M')}"
+                annotations.add_items(rep.items, source)
+                st.session_state["bench_items"] = (rep.items, [])
+                st.session_state["bench_source"] = source
+                st.success(f"{rep.kept} items are in the validation queue ('{source}') and loaded for a run.")
+            if rep.problems:
+                with st.expander(f"{len(rep.problems)} problem(s)"):
+                    st.write("\n".join(f"- {p}" for p in rep.problems[:200]))
+
+# ----- run -----------------------------------------------------------------------------------------
+with tab_run:
+    loaded = st.session_state.get("bench_items")
+    if not loaded:
+        st.info("Load items first (tab 1).")
+    else:
+        items, _ = loaded
+        c1, c2 = st.columns(2)
+        models = c1.multiselect("Models", list(available), default=[m for m in ("smollm2", "extractive") if m in available],
+                                format_func=available.get, key="run_models")
+        modes = c2.multiselect("Modes", MODES, default=list(MODES), format_func=MODE_LABELS.get, key="run_modes")
+        c3, c4, c5, c6 = st.columns(4)
+        which = c3.selectbox("Items", ["all", *QUESTION_TYPES])
+        limit = c4.number_input("Limit (0 = all)", 0, len(items), 0, key="run_limit")
+        seed = c5.number_input("Random sample seed (-1 = in order)", -1, 10_000, -1)
+        k = c6.slider("k (RAG)", 1, 10, 3)
+        judges = ["(offline proxy: token F1)"] + [m for m in available if m not in ("extractive",)]
+        judge = st.selectbox("Judge for the factual part", judges,
+                             format_func=lambda j: available.get(j, j),
+                             help="Without a judge model, factual = token-level F1 against the ground truth (documented proxy).")
+        chosen = select_items(items, limit or None, None if seed < 0 else seed, None if which == "all" else which)
+        st.caption(f"{len(chosen)} items × {len(models)} models × {len(modes)} modes = {len(chosen) * len(models) * len(modes)} answers")
+        resume = st.selectbox("Or resume a run", ["(new run)"] + [r["run_id"] for r in list_runs()])
+        if st.button("Run", type="primary", disabled=not (models and modes and chosen)):
+            cfg = RunConfig(models=models, modes=modes, k=k, judge=None if judge.startswith("(") else judge,
+                            limit=limit or None, seed=None if seed < 0 else seed,
+                            question_type=None if which == "all" else which, source=st.session_state["bench_source"])
+            st.button("Cancel", key="cancel_run", help="Stops after the answers in flight; finished answers are kept.")
+            bar = st.progress(0.0, text="starting…")
+            started = time.time()
+
+            def progress(done: int, total: int, msg: str) -> None:
+                left = (time.time() - started) / done * (total - done)
+                bar.progress(done / total, text=f"{done}/{total} · {msg} · about {left:.0f} s left")
+
+            summary = run_safely(
+                run_benchmark, None if resume != "(new run)" else items, None if resume != "(new run)" else cfg,
+                svc, run_id=None if resume == "(new run)" else resume, progress=progress)
+            if summary is not None:
+                bar.progress(1.0, text=f"done in {summary.seconds:.0f} s")
+                st.session_state["bench_run"] = summary.run_id
+                st.success(f"Run **{summary.run_id}**: {summary.answers} answers, {summary.failures} failures, "
+                           f"{summary.judge_failures} judge failures, {summary.unclear} unclear verdicts. "
+                           "See the Results tab.")
+
+# ----- results -------------------------------------------------------------------------------------
+with tab_results:
+    runs = list_runs()
+    if not runs:
+        st.info("No runs yet. Run a benchmark in tab 2, or `python -m lib bench ...`.")
+    else:
+        ids = [r["run_id"] for r in runs]
+        default = ids.index(st.session_state["bench_run"]) if st.session_state.get("bench_run") in ids else 0
+        run_id = st.selectbox("Run", ids, index=default, key="results_run")
+        cfg = next(r for r in runs if r["run_id"] == run_id)
+        summary = summarize(run_id)
+        df = report.answers_frame(run_id)
+        st.caption(f"Created {cfg['created_at']} · {json.dumps(cfg['config'])}")
+        m = st.columns(5)
+        m[0].metric("Items", summary.n_items)
+        m[1].metric("Answers", summary.answers)
+        m[2].metric("Failures", summary.failures)
+        m[3].metric("Judge failures", summary.judge_failures)
+        m[4].metric("Unclear yes/no", summary.unclear)
+        st.caption(f"Factual part scored by: {summary.judge}")
+        if df.empty:
+            st.info("This run has no answers yet.")
+        else:
+            t2 = report.table2(df)
+            left, right = st.columns(2)
+            with left:
+                st.markdown("**This run** (mean score, %)")
+                st.dataframe(t2, hide_index=True, width="stretch")
+            with right:
+                st.markdown("**Published** NEPAQuAD Table 2 (answer correctness %, Phan et al. 2024)")
+                st.dataframe(report.PUBLISHED_TABLE2, hide_index=True, width="stretch")
+            mm = report.by_model_mode(df)
+            st.altair_chart(alt.Chart(mm).mark_bar().encode(
+                x=alt.X("mode:N", sort=list(MODES), title=None), y=alt.Y("score:Q", scale=alt.Scale(domain=[0, 1])),
+                color="mode:N", column=alt.Column("model:N", title=None), tooltip=["model", "mode", "score", "n"],
+            ).properties(width=160, title="Score by model × mode"))
+            tm = report.by_type_mode(df)
+            st.altair_chart(alt.Chart(tm).mark_rect().encode(
+                x=alt.X("mode:N", sort=list(MODES)), y=alt.Y("question_type:N"),
+                color=alt.Color("score:Q", scale=alt.Scale(domain=[0, 1], scheme="greens")),
+                facet=alt.Facet("model:N", columns=3), tooltip=["model", "question_type", "mode", "score", "n"],
+            ).properties(width=180, title="Question type × mode"))
+            c1, c2 = st.columns(2)
+            pos = report.by_position(df)
+            c1.altair_chart(alt.Chart(pos).mark_line(point=True).encode(
+                x=alt.X("position:N", sort=["beginning", "middle", "end", "unknown"]), y="score:Q",
+                color="mode:N", strokeDash="model:N", tooltip=["model", "mode", "position", "score", "n"],
+            ).properties(title="By position in the document"), width="stretch")
+            kind = report.by_kind(df)
+            c2.altair_chart(alt.Chart(kind).mark_bar().encode(
+                x=alt.X("kind:N", title=None), y="score:Q", color="kind:N", column=alt.Column("mode:N", sort=list(MODES)),
+                row=alt.Row("model:N"), tooltip=["model", "mode", "kind", "score", "n"],
+            ).properties(width=70, title="Closed vs open"))
+            if any(v is not None for v in summary.retrieval_hit_at_k.values()):
+                st.markdown("**Retrieval hit@k** (RAG answers whose chunks contain the gold passage): " + ", ".join(
+                    f"{available.get(mo, mo)} {v:.0%}" for mo, v in summary.retrieval_hit_at_k.items() if v is not None))
+
+            st.subheader("Items")
+            view = df[["item_id", "question_type", "model", "mode", "status", "score", "verdict", "answer"]]
+            st.dataframe(view, hide_index=True, width="stretch", height=260)
+            pick = st.selectbox("Open an item", sorted(df["item_id"].unique()), key="open_item")
+            sub = df[df["item_id"] == pick]
+            first = sub.iloc[0]
+            st.markdown(f"**{first['question_type']}** · {first['question']}")
+            st.markdown(f"Expected: *{first['expected']}*")
+            with st.expander("Gold passage"):
+                st.write(first["gold_context"])
+            for _, r in sub.iterrows():
+                with st.container(border=True):
+                    st.markdown(f"**{available.get(r['model'], r['model'])} · {MODE_LABELS.get(r['mode'], r['mode'])}** "
+                                f"— score {r['score'] if pd.notna(r['score']) else '—'} ({r['score_status'] or r['status']})")
+                    st.write(r["answer"] if r["status"] == "ok" else f"⚠️ {r['error']}")
+                    st.caption(f"parts: {json.dumps(r['score_parts'])} · {r['seconds']} s · "
+                               f"{r['tokens_in']} in / {r['tokens_out']} out"
+                               + (f" · kept {r['kept_fraction']:.0%} of the PDF" if r["truncated"] else ""))
+                    for c in r["contexts"]:
+                        if c.get("page_start"):
+                            st.caption(f"pp. {c['page_start']}–{c['page_end']}: {c['text'][:200]}…")
+            d1, d2 = st.columns(2)
+            export = df.drop(columns=["gold_context"]).copy()
+            d1.download_button("Download answers (CSV)", export.to_csv(index=False), f"{run_id}.csv", "text/csv")
+            d2.download_button("Download run (JSON)", json.dumps(
+                {"run_id": run_id, "created_at": cfg["created_at"], "config": cfg["config"],
+                 "summary": summary.cli_dict(), "answers": export.to_dict(orient="records")}, default=str, indent=1),
+                f"{run_id}.json", "application/json")

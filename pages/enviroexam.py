@@ -1,0 +1,145 @@
+"""EnviroExam: the 42-course environmental-science exam; leaderboard, per-course results, runs, and a quiz."""
+import random
+import time
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from lib import enviroexam as ee
+from lib.providers import registry
+from pages._ui import run_safely
+
+st.title("🎓 EnviroExam")
+st.caption("936 multiple-choice questions (210 dev, 726 test) over 42 environmental-science courses at bachelor, "
+           "master and doctor level (Huang et al., 2024). Questions are in Chinese, as published.")
+
+available = {p.id: p.label for p, ok, _ in registry.status_all() if ok and p.id != "extractive"}
+courses = ee.courses()
+meta = pd.DataFrame([{"course": c, "title": ee.course_title(c), "level": ee.course_level(c)} for c in courses])
+tab_results, tab_run, tab_quiz, tab_method = st.tabs(["Results", "Run the exam", "Take the quiz", "Method"])
+
+with tab_results:
+    published = pd.DataFrame(ee.load_published()).rename(columns={"mean": "M", "composite_index": "I"})
+    published["source"] = "published (0-shot)"
+    runs = ee.all_runs()
+    here = pd.DataFrame([{"model": f"{r['model']} · {r['shots']}-shot" + (" · CoT" if r["cot"] else ""),
+                          "M": r["M"], "sigma": r["sigma"], "cv": r["cv"], "I": r["I"], "n": r["n_questions"],
+                          "courses": len(r["courses"]), "unparsed": r["unparsed"], "source": "run here"}
+                         for r in runs if r["n_questions"]])
+    board = pd.concat([published[["model", "M", "sigma", "cv", "I", "source"]], here], ignore_index=True)
+    board = board.sort_values("I", ascending=False, na_position="last")
+    st.altair_chart(alt.Chart(board.dropna(subset=["I"])).mark_bar().encode(
+        x=alt.X("I:Q", title="composite index I = M × (1 − CV)"), y=alt.Y("model:N", sort="-x", title=None),
+        color=alt.Color("source:N", scale=alt.Scale(domain=["published (0-shot)", "run here"], range=["#9e9e9e", "#2e7d32"])),
+        tooltip=["model", "source", "M", "sigma", "cv", "I"]).properties(height=alt.Step(14), title="Leaderboard"),
+        width="stretch")
+    st.dataframe(board, hide_index=True, width="stretch", height=280)
+    st.download_button("Download leaderboard (CSV)", board.to_csv(index=False), "enviroexam_leaderboard.csv", "text/csv")
+    if here.empty:
+        st.info("No model has been run here yet: see **Run the exam**. Published per-course scores are not available, "
+                "so the course charts below show runs made here.")
+    else:
+        per = pd.DataFrame([{"model": f"{r['model']} · {r['shots']}-shot" + (" · CoT" if r["cot"] else ""),
+                             "shots": r["shots"], "course": c, "accuracy": a}
+                            for r in runs for c, a in r["courses"].items()]).merge(meta, on="course")
+        st.altair_chart(alt.Chart(per).mark_rect().encode(
+            x=alt.X("title:N", title=None, sort=list(meta["title"])), y=alt.Y("model:N", title=None),
+            color=alt.Color("accuracy:Q", scale=alt.Scale(domain=[0, 100], scheme="greens")),
+            tooltip=["model", "title", "level", "accuracy"]).properties(title="Accuracy (%) by course"),
+            width="stretch")
+        pick = st.selectbox("Model", sorted(per["model"].unique()))
+        one = per[per["model"] == pick]
+        c1, c2 = st.columns(2)
+        c1.altair_chart(alt.Chart(one).mark_bar().encode(
+            x=alt.X("accuracy:Q", scale=alt.Scale(domain=[0, 100])), y=alt.Y("title:N", sort="-x", title=None),
+            color="level:N", tooltip=["title", "level", "accuracy"]).properties(title=f"{pick}: per course"),
+            width="stretch")
+        lvl = per.groupby(["model", "level"])["accuracy"].mean().reset_index()
+        c2.altair_chart(alt.Chart(lvl).mark_bar().encode(
+            x=alt.X("level:N", sort=["Bachelor", "Master", "Doctor"]), y="accuracy:Q", color="model:N",
+            xOffset="model:N", tooltip=["model", "level", "accuracy"]).properties(title="By education level"),
+            width="stretch")
+        base = per.assign(base=per["model"].str.replace(r" · \d-shot", "", regex=True))
+        if base["shots"].nunique() > 1:
+            shot = base.groupby(["base", "shots"])["accuracy"].mean().reset_index()
+            st.altair_chart(alt.Chart(shot).mark_bar().encode(
+                x=alt.X("shots:O", title="shots"), y="accuracy:Q", color="shots:O", column="base:N",
+            ).properties(width=120, title="0-shot vs 5-shot"))
+        st.download_button("Download per-course accuracy (CSV)", per.to_csv(index=False), "enviroexam_courses.csv", "text/csv")
+
+with tab_run:
+    if not available:
+        st.warning("No answering model is available.")
+    else:
+        c1, c2, c3 = st.columns(3)
+        model = c1.selectbox("Model", list(available), format_func=available.get)
+        shots = c2.radio("Shots", [0, 5], horizontal=True, help="5-shot puts the course's five dev questions first")
+        cot = c3.checkbox("Chain of thought", help="The model reasons in free text; the letter is then parsed")
+        chosen = st.multiselect("Courses (empty = all 42)", courses, format_func=ee.course_title, key="exam_courses")
+        limit = st.number_input("Questions per course (0 = all)", 0, 40, 2, key="exam_limit", help="A small limit makes a quick demo")
+        st.caption("Local models choose by the likelihood of the letters A–D (fast, never unparseable); API models "
+                   "answer in text and the letter is parsed. A rerun with the same settings resumes.")
+        if st.button("Run", type="primary"):
+            st.button("Cancel", key="cancel_exam", help="Stops after the answers in flight; finished ones are kept.")
+            bar = st.progress(0.0, text="starting…")
+            t0 = time.time()
+
+            def progress(done: int, total: int, msg: str) -> None:
+                bar.progress(done / total, text=f"{done}/{total} · {msg} · about {(time.time() - t0) / done * (total - done):.0f} s left")
+
+            res = run_safely(ee.run_exam, model, shots, cot, chosen or None, limit or None, progress=progress)
+            if res is not None:
+                bar.progress(1.0, text="done")
+                m = st.columns(5)
+                m[0].metric("Questions", res["n_questions"])
+                m[1].metric("M (mean %)", res["M"])
+                m[2].metric("σ", res["sigma"])
+                m[3].metric("CV", None if res["cv"] is None else round(res["cv"], 3))
+                m[4].metric("I", "void" if res["void"] else res["I"])
+                if res["unparsed"]:
+                    st.warning(f"{res['unparsed']} answer(s) had no readable letter and count as wrong.")
+
+with tab_quiz:
+    qc = st.selectbox("Course", courses, format_func=lambda c: f"{ee.course_title(c)} ({ee.course_level(c)})", key="quiz_course")
+    if st.button("New quiz (10 questions)") or st.session_state.get("quiz_for") != qc:
+        qs = ee.load_course(qc)
+        st.session_state["quiz"] = random.Random(time.time_ns()).sample(qs, min(10, len(qs)))
+        st.session_state["quiz_for"] = qc
+        st.session_state.pop("quiz_done", None)
+    quiz = st.session_state["quiz"]
+    with st.form("quiz_form"):
+        answers = {}
+        for i, q in enumerate(quiz, 1):
+            answers[q.index] = st.radio(f"{i}. {q.question}", ee.LETTERS, index=None, key=f"quiz_{qc}_{q.index}",
+                                        format_func=lambda k, q=q: f"{k}. {q.options[k]}")
+        submitted = st.form_submit_button("Score me", type="primary")
+    if submitted:
+        right = sum(answers[q.index] == q.answer for q in quiz)
+        score = 100 * right / len(quiz)
+        st.metric("Your score", f"{score:.0f}%", help=f"{right} of {len(quiz)}")
+        rows = [{"who": "you", "accuracy": score}] + [
+            {"who": f"{r['model']} · {r['shots']}-shot", "accuracy": r["courses"][qc]}
+            for r in ee.all_runs() if qc in r["courses"]]
+        st.altair_chart(alt.Chart(pd.DataFrame(rows)).mark_bar().encode(
+            x=alt.X("accuracy:Q", scale=alt.Scale(domain=[0, 100])), y=alt.Y("who:N", sort="-x", title=None),
+            color=alt.condition(alt.datum.who == "you", alt.value("#2e7d32"), alt.value("#9e9e9e"))),
+            width="stretch")
+        with st.expander("Answers"):
+            for q in quiz:
+                st.write(f"{'✅' if answers[q.index] == q.answer else '❌'} {q.question} — {q.answer}. {q.options[q.answer]}")
+
+with tab_method:
+    st.markdown(
+        "**Scoring, as the paper defines it.** For each course *i*, s<sub>i</sub> is the accuracy in percent; "
+        "*M* is the mean of s<sub>i</sub> over the *n* courses run; σ is the population standard deviation of "
+        "s<sub>i</sub> around *M*; CV = σ / *M*; and the composite index *I* = *M* × (1 − CV) when 0 ≤ CV ≤ 1, "
+        "otherwise the model is *void*.\n\n"
+        "*Note:* the paper prints σ = √(Σ(s<sub>i</sub> − 1)² / n). We read the 1 as a typo for *M*: that is the "
+        "population standard deviation, and it reproduces the published table (where *I* = *M* − σ to rounding).\n\n"
+        "**Settings.** The paper ran OpenCompass with max_out_len = 100, max_seq_len = 4096, temperature 0.7 and "
+        "top_p 0.95. Here local models pick the letter with the highest next-token likelihood (OpenCompass's "
+        "perplexity mode) and API models answer at temperature 0 with the letter parsed from the text.",
+        unsafe_allow_html=True)
+    st.dataframe(meta.assign(questions=[len(ee.load_course(c)) for c in courses]), hide_index=True,
+                 width="stretch", height=300)

@@ -1,0 +1,172 @@
+"""Validate: NEPA experts review benchmark items; the page reports agreement between experts."""
+import json
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from lib import annotations as ann
+from lib.agreement import agreement_report, kappa_band, read_labels_csv
+from lib.benchmark.dataset import QUESTION_TYPES
+from lib.benchmark.generate import DEFINITIONS
+from lib.errors import UserError
+from pages._ui import run_safely
+
+st.title("✅ Validate")
+st.caption("Experts check each item: is the question of its type, is the answer right, does the proof support it. "
+           "Each item should get at least two reviewers; the page shows how far they agree.")
+
+LABEL_NAMES = {"type_correct": "Question type correct", "answer_correct": "Answer correct",
+               "proof_supports": "Proof supports answer"}
+
+
+def identity() -> str:
+    user = getattr(st, "user", None)
+    if user is not None and getattr(user, "is_logged_in", False):
+        return str(user.get("email") or user.get("name"))
+    return ""
+
+
+tab_review, tab_stats, tab_adjudicate, tab_io = st.tabs(["Review", "Agreement", "Adjudicate", "Import / export"])
+
+with tab_review:
+    who = identity()
+    if who:
+        st.markdown(f"Reviewing as **{who}** (signed in)")
+    else:
+        who = st.text_input("Your name (every label you record is tied to it)", key="expert_name").strip()
+    sources = ann.sources()
+    if not sources:
+        st.info("No items to review yet. On the Benchmark page, import items and send them to the validation "
+                "queue, or generate items (they are queued automatically).")
+    elif who:
+        c1, c2, c3 = st.columns([3, 1, 1])
+        source = c1.selectbox("Item set", sources)
+        n = c2.number_input("Sample size (0 = all)", 0, 10_000, 0)
+        seed = c3.number_input("Seed", 0, 10_000, 0)
+        batch_id = ann.create_batch(source, n or None, int(seed))
+        item_ids = ann.batch_items(batch_id)
+        done = ann.done_items(who, item_ids)
+        st.progress(len(done) / len(item_ids), text=f"{len(done)} of {len(item_ids)} reviewed by you")
+        key = f"pos_{batch_id}_{who}"
+        if key not in st.session_state:  # resume at the first item this expert has not finished
+            st.session_state[key] = next((i for i, it in enumerate(item_ids) if it not in done), 0)
+        pos = st.session_state[key]
+        item = ann.items([item_ids[pos]])[0]
+        mine = {lb.label: lb.value for lb in ann.labels() if lb.item_id == item["item_id"] and lb.annotator == who}
+        st.markdown(f"#### Item {pos + 1} of {len(item_ids)} · `{item['item_id']}`")
+        st.markdown(f"**Claimed type: {item['question_type']}** — a {item['question_type']} question is "
+                    f"{DEFINITIONS.get(item['question_type'], '')}")
+        st.markdown(f"**Question:** {item['question']}")
+        st.markdown(f"**Answer:** {item['answer']}")
+        ref = f" (page {item['page_number']}, {item['doc_name']})" if item["page_number"] else f" ({item['doc_name']})"
+        with st.expander(f"Proof / gold passage{ref}", expanded=True):
+            st.write(item["proof"])
+        with st.form(f"review_{item['item_id']}"):
+            opts = ["yes", "no"]
+            tc = st.radio("Is the question of its claimed type?", opts, horizontal=True,
+                          index=opts.index(mine["type_correct"]) if "type_correct" in mine else None)
+            tt = st.selectbox("If not, which type is it?", ["", *QUESTION_TYPES],
+                              index=([""] + list(QUESTION_TYPES)).index(mine.get("true_type", "")))
+            ac_opts = ["yes", "no", "unsure"]
+            ac = st.radio("Is the answer correct?", ac_opts, horizontal=True,
+                          index=ac_opts.index(mine["answer_correct"]) if "answer_correct" in mine else None)
+            ps = st.radio("Does the proof support the answer?", opts, horizontal=True,
+                          index=opts.index(mine["proof_supports"]) if "proof_supports" in mine else None)
+            comment = st.text_area("Comment", value=mine.get("comment", ""))
+            saved = st.form_submit_button("Save and next ▶", type="primary")
+        if saved:
+            if not (tc and ac and ps):
+                st.error("Answer the three questions before saving.")
+            else:
+                run_safely(ann.save_review, item["item_id"], who,
+                           {"type_correct": tc, "true_type": tt if tc == "no" else "", "answer_correct": ac,
+                            "proof_supports": ps, "comment": comment})
+                st.session_state[key] = min(pos + 1, len(item_ids) - 1)
+                st.rerun()
+        b1, b2, _ = st.columns([1, 1, 4])
+        if b1.button("◀ Previous", disabled=pos == 0):
+            st.session_state[key] = pos - 1
+            st.rerun()
+        if b2.button("Skip ▶", disabled=pos >= len(item_ids) - 1):
+            st.session_state[key] = pos + 1
+            st.rerun()
+
+with tab_stats:
+    labels = ann.labels()
+    if not labels:
+        st.info("No labels yet.")
+    else:
+        rep = agreement_report(labels, LABEL_NAMES)
+        rows = [{"label": LABEL_NAMES[k], "items": r["n_items"], "experts": r["n_annotators"],
+                 "% agreement": r["percent_agreement"], "Cohen's κ (mean of pairs)": r["cohen_kappa"],
+                 "κ reading": kappa_band(r["cohen_kappa"]), "Fleiss' κ": r["fleiss_kappa"],
+                 "Krippendorff's α": r["krippendorff_alpha"], "α reading": r["alpha_band"],
+                 "correct (either expert)": r["either_rule"], "correct (all experts)": r["all_rule"]}
+                for k, r in rep.items()]
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        st.caption("Readings: Cohen/Fleiss κ by Landis & Koch (≤0.20 slight, ≤0.40 fair, ≤0.60 moderate, ≤0.80 "
+                   "substantial, above: almost perfect); Krippendorff's α ≥ 0.8 reliable, ≥ 0.667 tentative, "
+                   "below: unreliable. 'Either expert' is the paper's rule (an item counts as correct if any "
+                   "expert marked it so); 'all experts' is the strict one. The paper reports 77% answer and "
+                   "82% question-type correctness under the either rule.")
+        agg = pd.DataFrame([{"label": LABEL_NAMES[k], "rule": rule, "share": r[f"{rule}_rule"]}
+                            for k, r in rep.items() for rule in ("either", "all") if r[f"{rule}_rule"] is not None])
+        if not agg.empty:
+            st.altair_chart(alt.Chart(agg).mark_bar().encode(
+                x=alt.X("share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")), y="rule:N",
+                color="rule:N", row=alt.Row("label:N", title=None)).properties(height=60, title="Share correct"))
+        items_meta = {it["item_id"]: it["question_type"] for it in ann.items()}
+        per_type = []
+        for qtype in sorted({items_meta.get(lb.item_id, "?") for lb in labels}):
+            sub = [lb for lb in labels if items_meta.get(lb.item_id, "?") == qtype]
+            for k, r in agreement_report(sub, LABEL_NAMES).items():
+                per_type.append({"type": qtype, "label": LABEL_NAMES[k], "either": r["either_rule"], "all": r["all_rule"]})
+        if per_type:
+            pt = pd.DataFrame(per_type).melt(id_vars=["type", "label"], var_name="rule", value_name="share").dropna()
+            st.altair_chart(alt.Chart(pt).mark_bar().encode(
+                x=alt.X("type:N", title=None), y=alt.Y("share:Q", axis=alt.Axis(format="%")), color="rule:N",
+                xOffset="rule:N", row=alt.Row("label:N", title=None)).properties(height=140, title="Share correct by question type"))
+        st.markdown("**Confusion matrices per pair of experts**")
+        for k, r in rep.items():
+            for pair, p in r["cohen_pairs"].items():
+                cm = pd.DataFrame(p["confusion"], index=[f"{pair.split(' × ')[0]}: {c}" for c in p["categories"]],
+                                  columns=[f"{pair.split(' × ')[1]}: {c}" for c in p["categories"]])
+                with st.expander(f"{LABEL_NAMES[k]} · {pair} · κ = {p['kappa']} ({kappa_band(p['kappa'])}), n = {p['n']}"):
+                    st.dataframe(cm, width="stretch")
+
+with tab_adjudicate:
+    dis = ann.disagreements()
+    if not dis:
+        st.info("No disagreements to settle.")
+    else:
+        st.caption(f"{len(dis)} item/label pair(s) where experts disagree.")
+        st.dataframe(pd.DataFrame([{"item": d["item_id"], "label": LABEL_NAMES.get(d["label"], d["label"]),
+                                    "values": json.dumps(d["values"]), "final": d["final"] or ""} for d in dis]),
+                     hide_index=True, width="stretch")
+        opts = {f"{d['item_id']} · {d['label']}": d for d in dis}
+        pick = st.selectbox("Settle", list(opts))
+        d = opts[pick]
+        value = st.radio("Final label", ["yes", "no", "unsure"] if d["label"] == "answer_correct" else ["yes", "no"],
+                         horizontal=True)
+        if st.button("Set final label"):
+            run_safely(ann.adjudicate, d["item_id"], d["label"], value)
+            st.rerun()
+
+with tab_io:
+    labels_all = ann.labels(include_adjudicated=True)
+    df = pd.DataFrame([lb.__dict__ for lb in labels_all]) if labels_all else pd.DataFrame(
+        columns=["item_id", "annotator", "label", "value"])
+    final = pd.DataFrame(ann.adjudicated_set())
+    c1, c2, c3, c4 = st.columns(4)
+    c1.download_button("Labels (CSV)", df.to_csv(index=False), "labels.csv", "text/csv")
+    c2.download_button("Labels (JSON)", df.to_json(orient="records"), "labels.json", "application/json")
+    c3.download_button("Adjudicated set (CSV)", final.to_csv(index=False), "adjudicated.csv", "text/csv")
+    c4.download_button("Adjudicated set (JSON)", final.to_json(orient="records"), "adjudicated.json", "application/json")
+    up = st.file_uploader("Import labels (CSV: item_id, annotator, label, value)", type=["csv"], key="labels_upload")
+    if up is not None and st.button("Import"):
+        try:
+            n = ann.import_labels(read_labels_csv(up.getvalue().decode("utf-8-sig")))
+            st.success(f"Imported {n} labels.")
+        except (UserError, UnicodeDecodeError) as exc:
+            st.error(str(exc) if isinstance(exc, UserError) else "The file is not UTF-8 text CSV.")

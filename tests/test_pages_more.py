@@ -1,0 +1,89 @@
+"""AppTest: the Ask, Benchmark, Validate and EnviroExam pages with the offline models."""
+from streamlit.testing.v1 import AppTest
+
+from lib import annotations as ann
+from lib import config
+from lib.benchmark.dataset import load_items
+from tests.conftest import ROOT
+
+T = 300
+
+
+def page(name: str) -> AppTest:
+    return AppTest.from_file(str(ROOT / "pages" / name), default_timeout=T)
+
+
+def charts(at: AppTest) -> list:
+    return at.get("arrow_vega_lite_chart") + at.get("vega_lite_chart")
+
+
+def test_ask_page_fills_grid(services, sample_doc):
+    at = page("ask.py").run()
+    assert not at.exception
+    at.text_area(key="question").input("Which agencies attended the coordination meetings?").run()
+    at.multiselect[0].set_value(["extractive", "smollm2"]).run()
+    at.multiselect[1].set_value(["none", "rag", "gold"]).run()
+    gold_pick = at.selectbox(key="gold_pick")
+    gold_pick.set_value(gold_pick.options[1]).run()
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown)
+    for label in ("Extractive baseline (no LLM)", "SmolLM2-135M (tiny local model)"):
+        for mode in ("No context", "RAG", "Gold passage"):
+            assert f"**{label}** · {mode}" in text
+    assert any("Sources: p." in c.value for c in at.caption)
+    assert len(at.dataframe) >= 1  # the history table
+
+
+def test_benchmark_page_runs_sample_and_charts(services, sample_doc):
+    at = page("benchmark.py").run()
+    next(b for b in at.button if b.label == "Load the sample set (20 items)").click().run()
+    assert any("20 items" in s.value for s in at.success)
+    at.multiselect(key="run_models").set_value(["extractive"]).run()
+    at.multiselect(key="run_modes").set_value(["rag", "gold"]).run()
+    at.number_input(key="run_limit").set_value(4).run()
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception
+    assert any("8 answers, 0 failures" in s.value for s in at.success), [s.value for s in at.success] + [e.value for e in at.error]
+    assert len(charts(at)) >= 3
+    published = [d for d in at.dataframe if "GPT-4" in set(d.value.get("model", []))]
+    assert published, "the published Table 2 is shown beside the run"
+
+
+def test_validate_two_reviewers_then_stats(tmp_path):
+    items, _ = load_items(config.SAMPLE20)
+    ann.add_items(items[:3], "apptest-set")
+    for who, answer in (("Ada", "yes"), ("Ben", "no")):
+        at = page("validate.py").run()
+        at.text_input(key="expert_name").input(who).run()
+        at.selectbox[0].set_value("apptest-set").run()
+        for _ in range(3):
+            radios = at.radio
+            radios[0].set_value("yes")
+            radios[1].set_value(answer)
+            radios[2].set_value("yes")
+            next(b for b in at.button if "Save and next" in b.label).click().run()
+            assert not at.exception
+        assert any("3 of 3 reviewed by you" in p.proto.text for p in at.get("progress"))
+    at = page("validate.py").run()
+    stats = at.dataframe[0].value
+    row = stats[stats["label"] == "Answer correct"].iloc[0]
+    assert row["% agreement"] == 0.0 and row["correct (either expert)"] == 1.0 and row["correct (all experts)"] == 0.0
+    assert stats[stats["label"] == "Proof supports answer"].iloc[0]["% agreement"] == 1.0
+
+
+def test_enviroexam_results_and_run():
+    at = page("enviroexam.py").run()
+    assert not at.exception
+    board = at.dataframe[0].value
+    assert (board["source"] == "published (0-shot)").sum() == 31
+    assert charts(at)
+    at.multiselect(key="exam_courses").set_value(["environmental_science", "modern_biology"]).run()
+    at.number_input(key="exam_limit").set_value(2).run()
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Questions"] == "4"
+    at = page("enviroexam.py").run()
+    board = at.dataframe[0].value
+    assert (board["source"] == "run here").sum() >= 1
