@@ -103,6 +103,10 @@ class Browser:
             and not d.find_elements(By.XPATH, "//*[contains(text(),'Running...')]")
         )
 
+    def wait_until(self, condition, timeout: float = 120, message: str = "") -> None:  # noqa: ANN001
+        """Wait until condition(body_text) is true."""
+        WebDriverWait(self.driver, timeout).until(lambda d: condition(d.find_element(By.TAG_NAME, "body").text), message)
+
     def wait_text(self, text: str, timeout: float = 120) -> None:
         WebDriverWait(self.driver, timeout).until(lambda d: text in d.find_element(By.TAG_NAME, "body").text)
 
@@ -116,7 +120,7 @@ class Browser:
         btn.click()
 
     def click_tab(self, label: str) -> None:
-        xp = f"//button[@role='tab'][contains(normalize-space(.), {label!r})]"
+        xp = f"//*[@role='tab'][contains(normalize-space(.), {label!r})]"
         WebDriverWait(self.driver, 30).until(EC.element_to_be_clickable((By.XPATH, xp))).click()
 
     def upload(self, path: Path) -> None:

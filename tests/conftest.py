@@ -101,3 +101,11 @@ def chromium_paths() -> tuple[str, str] | None:
     chrome = shutil.which("chromium") or shutil.which("chromium-browser")
     driver = shutil.which("chromedriver")
     return (chrome, driver) if chrome and driver else None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Expose each phase's report on the test item (used by the e2e failure dump)."""
+    outcome = yield
+    rep = outcome.get_result()
+    setattr(item, f"rep_{rep.when}", rep)

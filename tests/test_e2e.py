@@ -17,6 +17,17 @@ def app():
             browser.close()
 
 
+@pytest.fixture(autouse=True)
+def page_on_failure(request, app):
+    """On a failure, print what the page showed (and keep a screenshot in the server's home)."""
+    yield
+    rep = getattr(request.node, "rep_call", None)
+    if rep is not None and rep.failed:
+        server, b = app
+        b.screenshot(server.home / f"failed_{request.node.name}.png")
+        print(f"--- page text at failure (screenshot in {server.home}) ---\n{b.body_text()[-4000:]}")
+
+
 def indexed_chunks(server, name: str) -> int:
     with sqlite3.connect(server.home / "nepaqa.db") as con:
         row = con.execute("select n_chunks from documents where name = ?", (name,)).fetchone()
@@ -44,9 +55,8 @@ def test_ask_one_click_demo_fills_grid(app):
     b.click_button("One-click demo")
     b.wait_text("Demo: the sample EIS", 120)
     # 3 questions × 2 offline models × 3 modes; every cell shows its timing line when answered
-    b.wait_idle(600)
+    b.wait_until(lambda t: t.count(" tokens in · ") == 18, 600, "the demo grid did not fill")
     text = b.body_text()
-    assert text.count(" tokens in · ") == 18, text[-3000:]
     assert "Verdict:" in text and "truncated: kept" in text
     b.screenshot(server.home / "ask_demo.png")
 
@@ -81,9 +91,11 @@ def test_validate_label_one_item(app):
     b.wait_text("Item 1 of 20", 60)
     from selenium.webdriver.common.by import By
 
+    b.wait_for_css("[data-testid='stRadioOption']", 60)
     for group in b.driver.find_elements(By.CSS_SELECTOR, "[data-testid='stRadio']")[:3]:
-        group.find_elements(By.CSS_SELECTOR, "label")[0].click()
-        b.wait_idle()
+        option = group.find_elements(By.CSS_SELECTOR, "[data-testid='stRadioOption']")[0]
+        b.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", option)
+        option.click()
     b.click_button("Save and next")
     b.wait_text("1 of 20 reviewed by you", 60)
     with sqlite3.connect(server.home / "nepaqa.db") as con:
