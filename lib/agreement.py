@@ -6,6 +6,7 @@ import csv
 import io
 import itertools
 import math
+import warnings
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -75,6 +76,12 @@ def percent_agreement(items: list[str], raters: list[str], cells: dict) -> float
     return sum(shares) / len(shares) if shares else None
 
 
+def _confusion(ya: list[str], yb: list[str], cats: list[str]) -> list[list[int]]:
+    with warnings.catch_warnings():  # one shared category is a valid 1×1 matrix here
+        warnings.simplefilter("ignore", UserWarning)
+        return confusion_matrix(ya, yb, labels=cats).tolist()
+
+
 def cohen_pairs(items: list[str], raters: list[str], cells: dict) -> dict[str, dict[str, Any]]:
     out = {}
     for a, b in itertools.combinations(raters, 2):
@@ -87,7 +94,7 @@ def cohen_pairs(items: list[str], raters: list[str], cells: dict) -> dict[str, d
         k = cohen_kappa_score(ya, yb, labels=cats) if len(cats) > 1 else float("nan")
         out[f"{a} × {b}"] = {
             "kappa": _clean(k), "n": len(common), "categories": cats,
-            "confusion": confusion_matrix(ya, yb, labels=cats).tolist(),
+            "confusion": _confusion(ya, yb, cats),
         }
     return out
 

@@ -11,7 +11,6 @@ import math
 import re
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 
 from . import config, store
 from .errors import UserError
+from .jobs import run_tasks
 from .providers import registry
 from .providers.base import ProviderError, Request
 
@@ -207,7 +207,6 @@ def run_exam(
         qs = load_course(course, split)[: limit or None]
         examples = load_course(course, "dev")[:5] if shots == 5 else []
         tasks += [(q, examples) for q in qs if (course, q.index) not in done]
-    total = len(tasks)
     cancel = cancel or threading.Event()
 
     def work(q: Question, examples: list[Question]) -> str:
@@ -228,18 +227,7 @@ def run_exam(
             pass  # written by a concurrent run already
         return f"{q.course} #{q.index}"
 
-    pool = ThreadPoolExecutor(max_workers=max_workers if provider.concurrent else 1)
-    futures = [pool.submit(work, *task) for task in tasks]
-    try:
-        for n, fut in enumerate(as_completed(futures), start=1):
-            msg = fut.result()
-            if progress:
-                progress(n, total, msg)
-    except BaseException:
-        cancel.set()
-        raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    run_tasks(work, tasks, max_workers if provider.concurrent else 1, progress, cancel)
     return summarize(model, shots, cot, split, chosen, limit, engine)
 
 

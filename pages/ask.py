@@ -99,19 +99,25 @@ def render_grid(results: list[ask_lib.AskResult], model_ids: list[str], mode_ids
 
 
 def run_grid(q: str, model_ids: list[str], mode_ids: list[str], doc: str | None, is_closed: bool) -> list:
+    """Draw the grid of waiting cells, then fill each cell the moment its answer arrives."""
     progress = st.progress(0.0, text="Starting…")
-    grid = st.empty()
+    slots = {}
+    for m in model_ids:
+        cols = st.columns(len(mode_ids))
+        for col, mode in zip(cols, mode_ids, strict=True):
+            slots[(m, mode)] = col.empty()
+            slots[(m, mode)].container(border=True).caption(f"{labels.get(m, m)} · {MODE_LABELS[mode]}: waiting…")
     done: list[ask_lib.AskResult] = []
-    total = len(model_ids) * len(mode_ids)
+    total = len(slots)
 
     def on_result(r: ask_lib.AskResult) -> None:
         done.append(r)
         progress.progress(len(done) / total, text=f"{len(done)} of {total} answers")
+        with slots[(r.model, r.mode)].container():
+            render_cell(r)
 
     results = ask_lib.ask_grid(q, model_ids, mode_ids, svc, doc, k, gold, is_closed, on_result=on_result)
     progress.empty()
-    with grid.container():
-        render_grid(results, model_ids, mode_ids)
     ask_lib.save_history(results, doc)
     return results
 

@@ -82,3 +82,30 @@ def test_read_labels_csv_errors():
         read_labels_csv("item_id,annotator,label,value\n1,A,x,yes\n2,A,x,\n")
     with pytest.raises(UserError, match="twice"):
         read_labels_csv("item_id,annotator,label,value\n1,A,x,yes\n1,A,x,no\n")
+
+
+def test_cli_agreement(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    rows = ["item_id,annotator,label,value"] + [
+        f"i{i},{who},answer_correct,{v}" for i, (a, b) in enumerate([("yes", "yes"), ("yes", "no"), ("no", "no"), ("yes", "yes")])
+        for who, v in (("A", a), ("B", b))]
+    good = tmp_path / "labels.csv"
+    good.write_text("\n".join(rows) + "\n")
+    out = subprocess.run([sys.executable, "-m", "lib", "agreement", str(good)], cwd=ROOT, capture_output=True,
+                         text=True, env={**os.environ, "NEPAQA_HOME": str(tmp_path)})
+    assert out.returncode == 0, out.stderr
+    rep = json.loads(out.stdout)["answer_correct"]
+    assert set(rep) == {"n_items", "percent_agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha",
+                        "either_rule", "all_rule"}
+    assert rep["n_items"] == 4 and rep["percent_agreement"] == 0.75 and rep["either_rule"] == 0.75
+    assert rep["cohen_kappa"] == pytest.approx(0.5)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("who,what\n1,2\n")
+    out = subprocess.run([sys.executable, "-m", "lib", "agreement", str(bad)], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 2 and out.stderr.startswith("error: ")

@@ -132,3 +132,26 @@ def test_pick_passages_spread_2_6_2():
     picked = pick_passages(chunks, 10)
     thirds = [sum(1 for c in picked if lo <= c.index < lo + 30) for lo in (0, 30, 60)]
     assert thirds == [2, 6, 2]
+
+
+def test_judge_failures_are_counted_not_averaged(tmp_path, monkeypatch):
+    """A judge (the real openai client against a local server) that returns no JSON: each open item is
+    recorded as judge_failed, counted in the summary, and left out of the averages."""
+    from tests.fake_llm_server import FakeLLMServer
+
+    with FakeLLMServer() as srv:
+        srv.default = ("ok", "I cannot classify these statements.")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-judge-key-000000")
+        monkeypatch.setenv("OPENAI_BASE_URL", srv.url + "/v1")
+        registry.reset()
+        eng = store.get_engine(f"sqlite:///{tmp_path / 'j.db'}")
+        items, _ = load_items(config.SAMPLE20)
+        chosen = [it for it in items if it.question_type != "closed"][:3] + [items[0]]
+        s = run_benchmark(chosen, RunConfig(models=["extractive"], modes=["gold"], judge="openai"), None,
+                          run_id="judge", engine=eng)
+    registry.reset()
+    assert s.answers == 4 and s.judge_failures == 3 and s.judge == "openai"
+    cell = s.scores["extractive"]["gold"]
+    assert cell["correctness"] is None and cell["closed_accuracy"] is not None and cell["n"] == 1
+    failed = [a for a in answers("judge", eng) if a["score_status"] == "judge_failed"]
+    assert len(failed) == 3 and all(a["score"] is None and "no JSON" in a["score_parts"]["error"] for a in failed)

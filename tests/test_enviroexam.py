@@ -91,3 +91,44 @@ def test_five_shot_prompt():
     assert prompt.index(dev[-1].question) < prompt.index(q.question)
     assert ee.build_prompt(q).count("答案：") == 1
     assert "逐步" in ee.build_prompt(q, cot=True)
+
+
+def test_run_resumes_without_repeating_answers(tmp_path):
+    from sqlalchemy import func, select
+
+    from lib import store
+
+    eng = store.get_engine(f"sqlite:///{tmp_path / 'exam.db'}")
+    courses = ["environmental_science", "modern_biology"]
+    first = ee.run_exam("smollm2", 0, False, courses, limit=1, engine=eng)
+    assert first["n_questions"] == 2 and first["unparsed"] == 0
+    calls = []
+    second = ee.run_exam("smollm2", 0, False, courses, limit=2, engine=eng,
+                         progress=lambda d, n, m: calls.append(n))
+    assert set(calls) == {2}  # only the two new questions were asked
+    assert second["n_questions"] == 4 and set(second["courses"]) == set(courses)
+    with eng.connect() as c:
+        assert c.execute(select(func.count()).select_from(store.exam_answers)).scalar() == 4
+    five = ee.run_exam("smollm2", 5, False, courses[:1], limit=1, engine=eng)
+    assert five["shots"] == 5 and five["n_questions"] == 1
+
+
+def test_cli_exam_contract(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    env = {**os.environ, "NEPAQA_HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-m", "lib", "exam", "--model", "smollm2", "--shots", "0", "--courses",
+                          "environmental_science,industrial_ecology", "--limit", "2"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout)
+    assert set(res) == {"model", "shots", "n_questions", "unparsed", "courses", "M", "sigma", "cv", "I"}
+    assert res["n_questions"] == 4 and set(res["courses"]) == {"environmental_science", "industrial_ecology"}
+    bad = subprocess.run([sys.executable, "-m", "lib", "exam", "--model", "smollm2", "--courses", "astrology"],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "error: Unknown course" in bad.stderr

@@ -43,6 +43,7 @@ def test_documents_upload_preview_search_delete(services, pdf_factory):
     doc_id = next(d.doc_id for d in services.docs.list() if d.name == "upload_me")
 
     # retrieval tab: hybrid by default, top chunk is about wetlands
+    at.selectbox(key="search_doc").select(doc_id).run()
     at.text_input[0].input("wetlands near the access road").run()
     assert at.radio[0].value == "hybrid"
     assert any("p. 2" in e.label for e in at.expander)

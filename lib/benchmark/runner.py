@@ -7,8 +7,7 @@ import threading
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,12 +18,11 @@ from .. import store
 from ..ask import ask
 from ..contexts import MODES
 from ..errors import UserError
+from ..jobs import ProgressFn, run_tasks
 from ..providers import registry
 from ..retrieval_eval import is_hit
 from .dataset import Item
 from .scoring import Score, score_closed, score_open
-
-ProgressFn = Callable[[int, int, str], None]  # (done, total, message)
 
 
 @dataclass
@@ -181,7 +179,6 @@ def run_benchmark(
                     continue
                 if (it.id, model, mode) not in done:
                     tasks.append((it, model, mode))
-    total = len(tasks)
     cancel = cancel or threading.Event()
 
     def work(it: Item, model: str, mode: str) -> str:
@@ -208,20 +205,7 @@ def run_benchmark(
             pass  # another worker or process wrote this answer first: keep theirs, no duplicate
         return f"{model} · {mode} · {it.id}"
 
-    # Progress is reported from this (the caller's) thread, so a page can draw it. Any interruption here
-    # (a cancel button's rerun, Ctrl-C) stops the queued work; what finished is already saved.
-    pool = ThreadPoolExecutor(max_workers=max_workers)
-    futures = [pool.submit(work, *task) for task in tasks]
-    try:
-        for n, fut in enumerate(as_completed(futures), start=1):
-            msg = fut.result()
-            if progress:
-                progress(n, total, msg)
-    except BaseException:
-        cancel.set()
-        raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    run_tasks(work, tasks, max_workers, progress, cancel)
     summary = summarize(run_id, engine)
     summary.skipped_no_doc = skipped
     summary.seconds = round(time.perf_counter() - started, 2)

@@ -51,6 +51,9 @@ class LlamaCppProvider(Provider):
                 )
             except Exception as exc:  # noqa: BLE001 - a bad file is the user's to fix
                 raise ProviderError(f"{self.label}: could not load {Path(self.path).name}: {exc}") from exc
+            import atexit
+
+            atexit.register(self._llm.close)  # free it before the interpreter tears llama.cpp down
             # Use the model's own window if it is smaller than asked.
             self.context_window = min(self.context_window, int(self._llm.n_ctx()))
         return self._llm
