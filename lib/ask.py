@@ -20,7 +20,7 @@ from .providers.base import Provider, ProviderError, Request
 from .redact import redact
 from .verdict import looks_closed, parse_verdict
 
-ANSWER_BUDGET_OPEN = 256
+ANSWER_BUDGET_OPEN = 200
 ANSWER_BUDGET_CLOSED = 48
 DEFAULT_K = 3
 

@@ -155,3 +155,32 @@ def test_judge_failures_are_counted_not_averaged(tmp_path, monkeypatch):
     assert cell["correctness"] is None and cell["closed_accuracy"] is not None and cell["n"] == 1
     failed = [a for a in answers("judge", eng) if a["score_status"] == "judge_failed"]
     assert len(failed) == 3 and all(a["score"] is None and "no JSON" in a["score_parts"]["error"] for a in failed)
+
+
+def test_generate_with_a_real_client_counts_and_queues(tmp_path, monkeypatch):
+    """Generation through the openai client against a local server: generated → well-formed → kept."""
+    from lib import annotations as ann
+    from lib.benchmark.generate import generate
+    from tests.fake_llm_server import FakeLLMServer
+
+    passage = ("The proposed action would build an interceptor site at Fort Drum. Wetlands near the access road "
+               "would be avoided. Noise from construction would be temporary.")
+    chunk = Chunk(0, passage, 12, 12, 0, len(passage), 30)
+    with FakeLLMServer() as srv:
+        srv.script.extend([
+            ("ok", 'question,answer,proof\n"Would wetlands be avoided?","Yes","Wetlands near the access road would be avoided."\n'
+                   '"Is noise permanent?","No","The site will become a parking lot after ten years."\n'),
+            ("ok", "Here are some questions: 1. What is built?"),
+        ])
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-generate-0000000")
+        monkeypatch.setenv("OPENAI_BASE_URL", srv.url + "/v1")
+        registry.reset()
+        rep = generate(registry.get("openai"), [chunk], "eis_test", 30, {"closed": 2, "recall": 2})
+    registry.reset()
+    assert (rep.generated, rep.well_formed, rep.kept) == (4, 2, 1)
+    item = rep.items[0]
+    assert item.question_type == "closed" and item.answer == "yes" and item.page_number == 12
+    assert item.position == "middle" and item.proof.startswith("Wetlands")
+    eng = store.get_engine(f"sqlite:///{tmp_path / 'g.db'}")
+    assert ann.add_items(rep.items, "generated:test", eng) == 1
+    assert ann.items(source="generated:test", engine=eng)[0]["question"] == "Would wetlands be avoided?"

@@ -5,11 +5,13 @@ import re
 
 import numpy as np
 
+from ..retrieval import tokenize
 from ..verdict import NO, YES
 from .base import Answer, Provider, Request
 
 _SENT = re.compile(r"(?<=[.!?;])\s+(?=[A-Z0-9\"(\[])|\n+")
 _ABBREV = re.compile(r"(\b(?:[A-Z]\.){1,4}|\b(?:e\.g|i\.e|etc|Dr|Mr|Ms|Mrs|No|Nos|Fig|Figs|Sec|approx|vs|Inc|Co|St)\.)$")
+MAX_CANDIDATES = 64
 _NEG = re.compile(r"\b(not|no|never|none|neither|nor|without|cannot|n't)\b", re.I)
 
 
@@ -49,6 +51,11 @@ class ExtractiveProvider(Provider):
                 text="(no context: the extractive baseline only quotes a given passage)",
                 tokens_in=self.count_tokens(req.question), verdict="unclear" if req.closed else None,
             )
+        if len(sentences) > MAX_CANDIDATES:
+            # A whole document has thousands of sentences: embed only those sharing the most words with the question.
+            q_words = set(tokenize(req.question))
+            ranked = sorted(range(len(sentences)), key=lambda i: -len(q_words & set(tokenize(sentences[i]))))
+            sentences = [sentences[i] for i in sorted(ranked[:MAX_CANDIDATES])]
         emb = get_embedder()
         vecs = emb.embed([req.question, *sentences])
         sims = vecs[1:] @ vecs[0]
