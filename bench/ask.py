@@ -62,10 +62,13 @@ def main() -> None:
     kept, total = rows["pdf"][3]
     print(f"full PDF: document is {total:,} tokens for this model; the prompt keeps {kept:.1%} of it "
           f"(window {__import__('lib.providers.registry', fromlist=['get']).get(args.model).context_window} tokens)")
+    by_id = {it["ID"]: it for it in load_sample_items()}
     t = time.perf_counter()
-    for q, closed in QUESTIONS:
-        ask_grid(q, [args.model, "extractive"], ["none", "rag", "pdf"], svc, doc.doc_id, 3, None, closed)
-    print(f"one-click demo grid (3 questions × 2 models × 3 modes = 18 cells): {time.perf_counter() - t:.1f} s")
+    for item_id in ("EIS00001", "EIS00017", "EIS00111"):  # the Ask page's demo items and modes
+        it = by_id[item_id]
+        ask_grid(it["question"], [args.model, "extractive"], ["none", "rag", "gold"], svc, doc.doc_id, 3,
+                 it["context"], it["question_type"] == "closed")
+    print(f"one-click demo grid (3 questions × 2 models × none/rag/gold = 18 cells): {time.perf_counter() - t:.1f} s")
 
 
 if __name__ == "__main__":

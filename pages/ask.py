@@ -22,11 +22,9 @@ statuses = registry.status_all()
 available = [p for p, ok, _ in statuses if ok]
 labels = {p.id: p.label for p in available}
 
-DEMO_QUESTIONS = [
-    ("Did the U.S. Fish and Wildlife Service participate in the EIS process for the FCTC sites?", True),
-    ("Which sites did the Missile Defense Agency evaluate as potential CIS locations?", False),
-    ("What process did MDA follow to select the alternatives carried forward in the EIS?", False),
-]
+# The demo: three NEPAQuAD items of the sample EIS (closed, recall, process), with their gold passages.
+DEMO_ITEMS = ("EIS00001", "EIS00017", "EIS00111")
+DEMO_MODES = ["none", "rag", "gold"]  # full PDF takes ~14 s a cell with SmolLM2 here: too slow for a 1-minute demo
 
 with st.sidebar:
     st.subheader("Models")
@@ -98,7 +96,8 @@ def render_grid(results: list[ask_lib.AskResult], model_ids: list[str], mode_ids
                     render_cell(r)
 
 
-def run_grid(q: str, model_ids: list[str], mode_ids: list[str], doc: str | None, is_closed: bool) -> list:
+def run_grid(q: str, model_ids: list[str], mode_ids: list[str], doc: str | None, is_closed: bool,
+             gold_text: str | None) -> list:
     """Draw the grid of waiting cells, then fill each cell the moment its answer arrives."""
     progress = st.progress(0.0, text="Starting…")
     slots = {}
@@ -116,7 +115,7 @@ def run_grid(q: str, model_ids: list[str], mode_ids: list[str], doc: str | None,
         with slots[(r.model, r.mode)].container():
             render_cell(r)
 
-    results = ask_lib.ask_grid(q, model_ids, mode_ids, svc, doc, k, gold, is_closed, on_result=on_result)
+    results = ask_lib.ask_grid(q, model_ids, mode_ids, svc, doc, k, gold_text, is_closed, on_result=on_result)
     progress.empty()
     ask_lib.save_history(results, doc)
     return results
@@ -127,16 +126,19 @@ if demo:
     st.caption("SmolLM2-135M is a tiny model that runs on this machine: expect weak answers. "
                "The extractive baseline only quotes the context.")
     demo_models = [m for m in ("smollm2", "extractive") if m in labels]
-    demo_modes = ["none", "rag", "pdf"]
-    for q, is_closed in DEMO_QUESTIONS:
-        st.markdown(f"#### {q}")
-        run_grid(q, demo_models, demo_modes, demo["doc_id"], is_closed)
+    by_id = {it["ID"]: it for it in load_sample_items()}
+    for item_id in DEMO_ITEMS:
+        it = by_id[item_id]
+        st.markdown(f"#### {it['question']}")
+        st.caption(f"NEPAQuAD {item_id} · {it['question_type']} · expected: {it['groundtruth_answer'][:300]}")
+        run_grid(it["question"], demo_models, DEMO_MODES, demo["doc_id"], it["question_type"] == "closed", it["context"])
     st.session_state.pop("demo", None)
 elif st.button("Run", type="primary", disabled=not (question and models and modes)):
     if {"pdf", "rag"} & set(modes) and not doc_id:
         st.error("Full PDF and RAG modes need an indexed document. Index one in Documents, or use none/gold.")
     else:
-        st.session_state["last_grid"] = (question, models, modes, [r.__dict__ for r in run_grid(question, models, modes, doc_id, closed)])
+        results = run_grid(question, models, modes, doc_id, closed, gold)
+        st.session_state["last_grid"] = (question, models, modes, [r.__dict__ for r in results])
 elif st.session_state.get("last_grid"):
     q, ms, mds, rows = st.session_state["last_grid"]
     st.markdown(f"#### {q}")

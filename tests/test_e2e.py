@@ -57,7 +57,7 @@ def test_ask_one_click_demo_fills_grid(app):
     # 3 questions × 2 offline models × 3 modes; every cell shows its timing line when answered
     b.wait_until(lambda t: t.count(" tokens in · ") == 18, 600, "the demo grid did not fill")
     text = b.body_text()
-    assert "Verdict:" in text and "truncated: kept" in text
+    assert "Verdict:" in text and "Sources: p." in text
     b.screenshot(server.home / "ask_demo.png")
 
 
