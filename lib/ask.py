@@ -42,10 +42,12 @@ class AskResult:
     total_tokens: int = 0
     verdict_probs: dict[str, float] | None = None
     question: str = ""
+    verdict_source: str | None = None  # structured | likelihood | heuristic | text
+
 
     def cli_dict(self) -> dict[str, Any]:
-        keys = ("model", "mode", "answer", "closed", "verdict", "contexts", "truncated", "kept_fraction",
-                "tokens_in", "tokens_out", "seconds")
+        keys = ("model", "mode", "answer", "closed", "verdict", "verdict_source", "contexts", "truncated",
+                "kept_fraction", "tokens_in", "tokens_out", "seconds")
         d = {k: asdict(self)[k] for k in keys}
         d["contexts"] = [{k: c.get(k) for k in ("page_start", "page_end", "text")} for c in self.contexts]
         if self.error:
@@ -113,8 +115,9 @@ def ask(
     req = Request(
         prompt=prompts.render(question, ctx.text, is_closed), system=prompts.SYSTEM, question=question,
         context=ctx.text, closed=is_closed, max_tokens=ANSWER_BUDGET_CLOSED if is_closed else ANSWER_BUDGET_OPEN,
+        structured=is_closed,
     )
-    res = AskResult(model=model_id, mode=mode, answer=None, closed=is_closed, verdict=None, contexts=ctx.passages,
+    res = AskResult(model=provider.id, mode=mode, answer=None, closed=is_closed, verdict=None, contexts=ctx.passages,
                     truncated=ctx.truncated, kept_fraction=round(ctx.kept_fraction, 4),
                     total_tokens=ctx.total_tokens, question=question)
     try:
@@ -124,13 +127,16 @@ def ask(
             res.answer = verdict.capitalize()
             res.verdict = verdict
             res.verdict_probs = {k2: round(v, 4) for k2, v in probs.items()}
+            res.verdict_source = "likelihood"
             res.tokens_in = provider.count_tokens(req.system + "\n" + req.prompt)
             res.tokens_out = 1
         else:
             ans = provider.generate(req)
             res.answer, res.tokens_in, res.tokens_out = ans.text, ans.tokens_in, ans.tokens_out
             if is_closed:
+                # Structured output first; a reply that ignored the structure is read by the text parser.
                 res.verdict = ans.verdict or parse_verdict(ans.text)
+                res.verdict_source = ans.verdict_source or ("heuristic" if ans.verdict else "text")
     except ProviderError as exc:
         res.error = redact(str(exc))
     except UserError as exc:
@@ -145,6 +151,7 @@ def ask_grid(
     on_result: Callable[[AskResult], None] | None = None, max_workers: int = 4,
 ) -> list[AskResult]:
     """Every (model, mode) cell; cells finish in any order and each is reported as it arrives."""
+    model_ids = [_concrete(m) for m in model_ids]
     cells = [(m, mode) for m in model_ids for mode in modes]
     results: list[AskResult] = []
     with ThreadPoolExecutor(max_workers=max_workers) as pool:
@@ -159,6 +166,13 @@ def ask_grid(
     return sorted(results, key=lambda r: order[(r.model, r.mode)])
 
 
+def _concrete(model_id: str) -> str:
+    try:
+        return registry.resolve(model_id)
+    except UserError:
+        return model_id  # reported as that cell's error
+
+
 def _safe_ask(question: str, model_id: str, mode: str, *args: Any) -> AskResult:
     try:
         return ask(question, model_id, mode, *args)
@@ -168,18 +182,41 @@ def _safe_ask(question: str, model_id: str, mode: str, *args: Any) -> AskResult:
 
 
 # ----- history ---------------------------------------------------------------------------------
-def save_history(results: Sequence[AskResult], doc_id: str | None, engine: Any = None) -> str:
+def batch_manifest(results: Sequence[AskResult], doc_id: str | None, services: Any = None,
+                   k: int = DEFAULT_K) -> dict[str, Any]:
+    """What an Ask batch was made with (see manifest.py)."""
+    from . import manifest
+
+    models = []
+    for mid in dict.fromkeys(r.model for r in results):
+        try:
+            models.append(registry.get(mid))
+        except UserError:
+            continue
+    docs = manifest.document_entries(services, [doc_id]) if services is not None and doc_id else []
+    return manifest.build("ask", models, prompts=prompts.templates(), documents=docs,
+                          embedder=manifest.embedder_name(services),
+                          settings={"k": k, "modes": sorted({r.mode for r in results}),
+                                    "answer_budget": {"open": ANSWER_BUDGET_OPEN, "closed": ANSWER_BUDGET_CLOSED}})
+
+
+def save_history(results: Sequence[AskResult], doc_id: str | None, engine: Any = None, services: Any = None,
+                 k: int = DEFAULT_K) -> str:
+    from . import manifest
+
     batch = uuid.uuid4().hex[:12]
     engine = engine or store.get_engine()
     rows = [{
         "batch_id": batch, "doc_id": doc_id, "question": r.question, "model": r.model, "mode": r.mode,
-        "closed": int(r.closed), "answer": r.answer, "verdict": r.verdict, "error": r.error,
+        "closed": int(r.closed), "answer": r.answer, "verdict": r.verdict, "verdict_source": r.verdict_source,
+        "error": r.error,
         "contexts": json.dumps(r.contexts), "truncated": int(r.truncated), "kept_fraction": r.kept_fraction,
         "tokens_in": r.tokens_in, "tokens_out": r.tokens_out, "seconds": r.seconds,
     } for r in results]
     if rows:
         with engine.begin() as c:
             c.execute(insert(store.ask_history), rows)
+        manifest.save(batch, "ask", batch_manifest(results, doc_id, services, k), engine)
     return batch
 
 
@@ -203,7 +240,7 @@ def load_batch(batch_id: str, engine: Any = None) -> list[AskResult]:
     with engine.connect() as c:
         rows = c.execute(select(t).where(t.c.batch_id == batch_id).order_by(t.c.id)).mappings().all()
     return [AskResult(model=r["model"], mode=r["mode"], answer=r["answer"], closed=bool(r["closed"]),
-                      verdict=r["verdict"], contexts=json.loads(r["contexts"] or "[]"), truncated=bool(r["truncated"]),
+                      verdict=r["verdict"], verdict_source=r.get("verdict_source"), contexts=json.loads(r["contexts"] or "[]"), truncated=bool(r["truncated"]),
                       kept_fraction=r["kept_fraction"] or 1.0, tokens_in=r["tokens_in"] or 0,
                       tokens_out=r["tokens_out"] or 0, seconds=r["seconds"] or 0.0, error=r["error"],
                       question=r["question"]) for r in rows]

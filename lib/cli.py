@@ -117,6 +117,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--run-id")
     s.add_argument("--workers", type=int, default=4)
 
+    s = sub.add_parser("rescore", help="score a benchmark run's stored answers again (another judge, a fixed parser)")
+    s.add_argument("--run-id", required=True)
+    s.add_argument("--judge", help="judge model id for RAGAS answer correctness (default: the run's own)")
+
+    s = sub.add_parser("verdict", help="read yes/no answers, one per line, as yes, no or unclear")
+    s.add_argument("--file", required=True, help="text file with one answer per line")
+
     s = sub.add_parser("agreement", help="agreement statistics from long-format labels")
     s.add_argument("labels_csv")
 
@@ -154,8 +161,40 @@ def _bench(a: argparse.Namespace) -> Any:
     def progress(done: int, total: int, msg: str) -> None:
         print(f"[bench] {done}/{total} {msg}", file=sys.stderr, flush=True)
 
+    if a.workers < 1:
+        raise UserError("--workers must be at least 1.")
     summary = run_benchmark(items, cfg, svc, run_id=a.run_id, progress=progress, max_workers=a.workers)
+    if summary.failures:
+        print(f"[bench] {summary.failures} answer(s) failed; they are counted in 'failures' and retried when you "
+              f"resume with --run-id {summary.run_id}", file=sys.stderr)
     return summary.cli_dict()
+
+
+@command("rescore")
+def _rescore(a: argparse.Namespace) -> Any:
+    from .benchmark.runner import load_run, rescore, summarize
+
+    if load_run(a.run_id) is None:
+        raise UserError(f"No benchmark run '{a.run_id}'.")
+    svc = _services()
+    counts = rescore(a.run_id, a.judge, services=svc)
+    return summarize(a.run_id).cli_dict() | counts
+
+
+@command("verdict")
+def _verdict(a: argparse.Namespace) -> Any:
+    from .verdict import parse_verdict
+
+    path = Path(a.file)
+    if not path.is_file():
+        raise UserError(f"No such answers file: {path}")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-16") if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path.name} is not UTF-8 (or UTF-16 with a byte-order mark) text; save it as UTF-8.") from exc
+    lines = text.splitlines()
+    return [parse_verdict(line) for line in lines]
 
 
 @command("agreement")

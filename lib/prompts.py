@@ -49,3 +49,9 @@ def render(question: str, context: str | None, closed: bool) -> str:
 def overhead(question: str, closed: bool) -> str:
     """The prompt with an empty excerpt: what a context must leave room for."""
     return SYSTEM + "\n" + render(question, " ", closed)
+
+
+def templates() -> dict[str, str]:
+    """Every answering template by name, for run manifests (their hashes show when a prompt changed)."""
+    return {"system": SYSTEM, "open_with_context": OPEN_WITH_CONTEXT, "open_no_context": OPEN_NO_CONTEXT,
+            "closed_with_context": CLOSED_WITH_CONTEXT, "closed_no_context": CLOSED_NO_CONTEXT}

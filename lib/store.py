@@ -78,6 +78,7 @@ ask_history = Table(
     Column("closed", Integer, nullable=False),
     Column("answer", Text),
     Column("verdict", String(8)),
+    Column("verdict_source", String(16)),
     Column("error", Text),
     Column("contexts", Text),  # JSON
     Column("truncated", Integer),
@@ -114,12 +115,35 @@ bench_answers = Table(
     Column("tokens_in", Integer),
     Column("tokens_out", Integer),
     Column("seconds", Float),
-    Column("score", Float),
-    Column("score_parts", Text),  # JSON
-    Column("score_status", String(16)),
-    Column("retrieval_hit", Integer),
+    Column("verdict_source", String(16)),  # structured | likelihood | heuristic | text
     Column("created_at", DateTime, server_default=func.now()),
     UniqueConstraint("run_id", "item_id", "model", "mode", name="uq_bench_answer"),
+)
+
+run_manifests = Table(
+    "run_manifests",
+    metadata,
+    Column("run_id", String(128), primary_key=True),
+    Column("kind", String(16), nullable=False),  # ask | bench | exam
+    Column("manifest", Text, nullable=False),  # JSON, see manifest.py
+    Column("created_at", DateTime, server_default=func.now()),
+)
+
+bench_scores = Table(
+    "bench_scores",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", String(64), ForeignKey("bench_runs.run_id", ondelete="CASCADE"), nullable=False),
+    Column("item_id", String(64), nullable=False),
+    Column("model", Text, nullable=False),
+    Column("mode", String(8), nullable=False),
+    Column("metric", String(32), nullable=False),
+    Column("value", Float),
+    Column("status", String(16), nullable=False),
+    Column("scorer", Text, nullable=False),
+    Column("details", Text),  # JSON
+    Column("created_at", DateTime, server_default=func.now()),
+    UniqueConstraint("run_id", "item_id", "model", "mode", "metric", name="uq_bench_score"),
 )
 
 labels = Table(
@@ -185,7 +209,25 @@ exam_answers = Table(
     Column("parsed", Integer, nullable=False),
     Column("raw", Text),
     Column("created_at", DateTime, server_default=func.now()),
-    UniqueConstraint("run_id", "course", "q_index", name="uq_exam_answer"),
+    Column("rotation", Integer, default=0),  # circular evaluation: options shifted by this many (0 = as published)
+    Column("status", String(8)),  # ok | unparsed | failed (None: written before statuses were stored)
+    Column("error", Text),  # a failed call's message, redacted
+    UniqueConstraint("run_id", "course", "q_index", "rotation", name="uq_exam_answer"),
+)
+
+judge_labels = Table(  # a judge model's labels, kept apart from the experts' (lib/judge_review.py)
+    "judge_labels",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("item_id", String(64), nullable=False),
+    Column("judge", Text, nullable=False),  # the provider's id
+    Column("label", String(32), nullable=False),
+    Column("value", Text),  # None when the item failed
+    Column("raw", Text),  # the model's reply
+    Column("status", String(8), nullable=False),  # ok | failed
+    Column("error", Text),
+    Column("created_at", DateTime, server_default=func.now()),
+    UniqueConstraint("item_id", "judge", "label", name="uq_judge_label"),
 )
 
 
@@ -208,7 +250,22 @@ def _engine_for(url: str) -> Engine:
     else:
         engine = create_engine(url, pool_pre_ping=True)
     metadata.create_all(engine)
+    _add_missing_columns(engine)
     return engine
+
+
+def _add_missing_columns(engine: Engine) -> None:
+    """Stores made by an earlier version gain the nullable columns added since (create_all adds only tables)."""
+    from sqlalchemy import inspect, text
+
+    insp = inspect(engine)
+    with engine.begin() as c:
+        for table in metadata.sorted_tables:
+            have = {col["name"] for col in insp.get_columns(table.name)}
+            for col in table.columns:
+                if col.name not in have and col.nullable and not col.primary_key:
+                    ddl = col.type.compile(dialect=engine.dialect)
+                    c.execute(text(f'ALTER TABLE {table.name} ADD COLUMN "{col.name}" {ddl}'))
 
 
 def get_engine(url: str | None = None) -> Engine:

@@ -44,7 +44,7 @@ demo = st.session_state.get("demo")
 question = st.text_area("Question", key="question", height=80,
                         placeholder="e.g. What mitigation is proposed for wetlands at the selected site?")
 c1, c2 = st.columns(2)
-models = c1.multiselect("Models", list(labels), default=[m for m in ("smollm2", "extractive") if m in labels],
+models = c1.multiselect("Models", list(labels), default=[m for m in registry.OFFLINE_DEFAULTS if m in labels],
                         format_func=labels.get)
 modes = c2.multiselect("Context modes", MODES, default=["none", "rag"], format_func=MODE_LABELS.get)
 c3, c4 = st.columns(2)
@@ -61,6 +61,22 @@ if "gold" in modes:
     gold = st.text_area("Gold passage", value=default_gold, height=150, key=f"gold_text_{pick[:8]}")
 
 
+VERDICT_SOURCES = {"structured": "structured output", "likelihood": "next-token likelihood",
+                   "heuristic": "the baseline's heuristic", "text": "the text parser"}
+
+
+def sent_options(model_id: str) -> str:
+    """What was sent with the call (from the model's declared options)."""
+    try:
+        m = registry.get(model_id)
+    except Exception:  # noqa: BLE001 - an unknown model shows its error in the cell instead
+        return ""
+    if not registry.is_llm(m):
+        return "deterministic (no sampling)"
+    t = m.options.temperature
+    return "model default temperature" if t is None else f"temperature {t:g}"
+
+
 def render_cell(r: ask_lib.AskResult) -> None:
     with st.container(border=True):
         st.markdown(f"**{labels.get(r.model, r.model)}** · {MODE_LABELS.get(r.mode, r.mode)}")
@@ -73,7 +89,8 @@ def render_cell(r: ask_lib.AskResult) -> None:
         st.write(r.answer or "")
         if r.truncated:
             st.warning(r.notice(), icon="✂️")
-        st.caption(f"{r.seconds:.1f} s · {r.tokens_in:,} tokens in · {r.tokens_out:,} out")
+        st.caption(f"{r.seconds:.1f} s · {r.tokens_in:,} tokens in · {r.tokens_out:,} out · {sent_options(r.model)}"
+                   + (f" · verdict by {VERDICT_SOURCES.get(r.verdict_source, r.verdict_source)}" if r.verdict_source else ""))
         if r.mode == "rag" and r.contexts:
             cites = ", ".join(f"p. {c['page_start']}" if c["page_start"] == c["page_end"]
                               else f"pp. {c['page_start']}–{c['page_end']}" for c in r.contexts)
@@ -117,7 +134,7 @@ def run_grid(q: str, model_ids: list[str], mode_ids: list[str], doc: str | None,
 
     results = ask_lib.ask_grid(q, model_ids, mode_ids, svc, doc, k, gold_text, is_closed, on_result=on_result)
     progress.empty()
-    ask_lib.save_history(results, doc)
+    ask_lib.save_history(results, doc, services=svc, k=k)
     return results
 
 
@@ -125,7 +142,7 @@ if demo:
     st.subheader("Demo: the sample EIS")
     st.caption("SmolLM2-135M is a tiny model that runs on this machine: expect weak answers. "
                "The extractive baseline only quotes the context.")
-    demo_models = [m for m in ("smollm2", "extractive") if m in labels]
+    demo_models = [m for m in registry.OFFLINE_DEFAULTS if m in labels]
     by_id = {it["ID"]: it for it in load_sample_items()}
     for item_id in DEMO_ITEMS:
         it = by_id[item_id]

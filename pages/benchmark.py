@@ -10,7 +10,7 @@ from lib import annotations, config
 from lib.benchmark import report
 from lib.benchmark.dataset import QUESTION_TYPES, load_items
 from lib.benchmark.generate import generate, pick_passages
-from lib.benchmark.runner import RunConfig, list_runs, run_benchmark, select_items, summarize
+from lib.benchmark.runner import RunConfig, answers, list_runs, load_run, run_benchmark, select_items, summarize
 from lib.contexts import MODE_LABELS, MODES
 from lib.providers import registry
 from pages._ui import run_safely, services
@@ -81,7 +81,7 @@ with tab_gen:
             passages = [next(c for c in chunks if c.page_start <= p <= c.page_end) for p in pages_sel
                         if any(c.page_start <= p <= c.page_end for c in chunks)]
             passages = list(dict.fromkeys(passages))
-        gmodel = st.selectbox("Writer model", [m for m in available if m != "extractive"], format_func=available.get)
+        gmodel = st.selectbox("Writer model", [m for m in available if m != registry.EXTRACTIVE], format_func=available.get)
         types = st.multiselect("Question types", QUESTION_TYPES, default=list(QUESTION_TYPES))
         n_closed = st.number_input("Closed questions per passage", 0, 20, 10)
         n_other = st.number_input("Questions of each other type per passage", 0, 10, 2)
@@ -114,7 +114,7 @@ with tab_run:
     else:
         items, _ = loaded
         c1, c2 = st.columns(2)
-        models = c1.multiselect("Models", list(available), default=[m for m in ("smollm2", "extractive") if m in available],
+        models = c1.multiselect("Models", list(available), default=[m for m in registry.OFFLINE_DEFAULTS if m in available],
                                 format_func=available.get, key="run_models")
         modes = c2.multiselect("Modes", MODES, default=list(MODES), format_func=MODE_LABELS.get, key="run_modes")
         c3, c4, c5, c6 = st.columns(4)
@@ -122,10 +122,11 @@ with tab_run:
         limit = c4.number_input("Limit (0 = all)", 0, len(items), 0, key="run_limit")
         seed = c5.number_input("Random sample seed (-1 = in order)", -1, 10_000, -1)
         k = c6.slider("k (RAG)", 1, 10, 3)
-        judges = ["(offline proxy: token F1)"] + [m for m in available if m not in ("extractive",)]
+        judges = ["(none: token-F1 proxy, not RAGAS)"] + [m for m in available if m != registry.EXTRACTIVE]
         judge = st.selectbox("Judge for the factual part", judges,
                              format_func=lambda j: available.get(j, j),
-                             help="Without a judge model, factual = token-level F1 against the ground truth (documented proxy).")
+                             help="With a judge model, open answers get RAGAS answer correctness. Without one they get the offline "
+                                  "token-F1 proxy, which is not comparable with published RAGAS figures.")
         chosen = select_items(items, limit or None, None if seed < 0 else seed, None if which == "all" else which)
         st.caption(f"{len(chosen)} items × {len(models)} models × {len(modes)} modes = {len(chosen) * len(models) * len(modes)} answers")
         resume = st.selectbox("Or resume a run", ["(new run)"] + [r["run_id"] for r in list_runs()])
@@ -152,87 +153,169 @@ with tab_run:
                            "See the Results tab.")
 
 # ----- results -------------------------------------------------------------------------------------
+def run_name(r: dict) -> str:
+    c = r["config"]
+    models = ", ".join(available.get(m, m) for m in c.get("models", []))
+    return f"{models} · {', '.join(c.get('modes', []))} · {r['created_at'][:16]} · {r['run_id']}"
+
+
+def ci_text(lo: float | None, hi: float | None) -> str:
+    return "—" if lo is None else f"{lo:.2f}–{hi:.2f}"
+
+
+def score_table(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
+    sub = frame[frame["kind"] == kind]
+    return pd.DataFrame({
+        "model": [available.get(m, m) for m in sub["model"]],
+        "mode": [MODE_LABELS.get(m, m) for m in sub["mode"]],
+        "score": sub["score"].round(3), "95% interval": [ci_text(lo, hi) for lo, hi in zip(sub["ci_low"], sub["ci_high"], strict=True)],
+        "n": sub["n"], "note": ["n < 5: too few to read" if sm else "" for sm in sub["small"]],
+    })
+
+
+def bars_with_intervals(frame: pd.DataFrame, title: str) -> alt.Chart:
+    base = alt.Chart(frame.assign(label=frame["model"].map(lambda m: available.get(m, m)))).encode(
+        x=alt.X("mode:N", sort=list(MODES), title=None))
+    bars = base.mark_bar().encode(
+        y=alt.Y("score:Q", scale=alt.Scale(domain=[0, 1]), title=title), color=alt.Color("mode:N", legend=None),
+        opacity=alt.condition("datum.small", alt.value(0.35), alt.value(1.0)),
+        tooltip=["label", "mode", "score", "ci_low", "ci_high", "n"])
+    rules = base.mark_rule().encode(y="ci_low:Q", y2="ci_high:Q")
+    return alt.layer(bars, rules).properties(width=170).facet(column=alt.Column("label:N", title=None))
+
+
 with tab_results:
     runs = list_runs()
     if not runs:
         st.info("No runs yet. Run a benchmark in tab 2, or `python -m lib bench ...`.")
     else:
         ids = [r["run_id"] for r in runs]
+        names = {r["run_id"]: run_name(r) for r in runs}
         default = ids.index(st.session_state["bench_run"]) if st.session_state.get("bench_run") in ids else 0
-        run_id = st.selectbox("Run", ids, index=default, key="results_run")
+        run_id = st.selectbox("Run", ids, index=default, key="results_run", format_func=names.get)
         cfg = next(r for r in runs if r["run_id"] == run_id)
         summary = summarize(run_id)
         df = report.answers_frame(run_id)
-        st.caption(f"Created {cfg['created_at']} · {json.dumps(cfg['config'])}")
-        m = st.columns(5)
+        m = st.columns(6)
         m[0].metric("Items", summary.n_items)
         m[1].metric("Answers", summary.answers)
-        m[2].metric("Failures", summary.failures)
-        m[3].metric("Judge failures", summary.judge_failures)
-        m[4].metric("Unclear yes/no", summary.unclear)
-        st.caption(f"Factual part scored by: {summary.judge}")
+        m[2].metric("Failed answers", summary.failures, help="Counted, shown, and retried when the run is resumed.")
+        m[3].metric("Judge failures", summary.judge_failures, help="The answer exists but the judge could not score it; retried on resume and by rescore.")
+        m[4].metric("No statements", summary.no_statements)
+        m[5].metric("Unclear yes/no", summary.unclear, help="Counted as wrong in closed accuracy.")
+        proxy = not report.published_comparable(summary.metric)
+        if proxy:
+            st.warning("Open questions in this run are scored with the **token-F1 proxy (not RAGAS)**: word overlap "
+                       "plus embedding similarity, an offline stand-in. It is not comparable with published RAGAS "
+                       "figures; configure a judge model and rescore for RAGAS answer correctness.", icon="⚖️")
+        else:
+            st.caption(f"Open questions scored with RAGAS answer correctness; judge: {available.get(summary.judge, summary.judge)}.")
+        with st.expander("Configuration (manifest)"):
+            man = summary.manifest or {}
+            rows = [("models", ", ".join(x["id"] for x in man.get("models", []))),
+                    ("options sent", "; ".join(f"{x['id']}: {x['options']}" for x in man.get("models", []))),
+                    ("judge", (man.get("judge") or {}).get("id", "none (token-F1 proxy)")),
+                    ("embedder", man.get("embedder")), ("app version", man.get("app_version")),
+                    ("documents", "; ".join(f"{d['name']} (gen {d['gen']}, chunks {d['chunk_size']}/{d['chunk_overlap']})"
+                                            for d in man.get("documents", [])) or "none used"),
+                    ("settings", json.dumps(man.get("settings", {}))), ("prompt hashes", json.dumps(man.get("prompts", {})))]
+            st.dataframe(pd.DataFrame(rows, columns=["what", "value"]), hide_index=True, width="stretch")
         if df.empty:
             st.info("This run has no answers yet.")
         else:
-            t2 = report.table2(df)
+            stored = load_run(run_id)
+            items_r, cfg_r = stored
+            rows_r = answers(run_id)
+            common = report.comparable_items(items_r, cfg_r, rows_r)
+            info = summary.comparison
+            if info["left_out"]:
+                st.info(f"Comparisons below use the **{info['items']} items answered in every model × mode cell**; "
+                        f"{info['left_out']} left out: " + "; ".join(f"{n} {why}" for why, n in info["reasons"].items()) + ".")
+            comp = report.comparison_frame(df, common)
             left, right = st.columns(2)
             with left:
-                st.markdown("**This run** (mean score, %)")
-                st.dataframe(t2, hide_index=True, width="stretch")
+                st.markdown("**Closed questions: accuracy** (exact yes/no)")
+                closed_t = score_table(comp, "closed")
+                mb = summary.majority_baseline
+                if mb:
+                    closed_t = pd.concat([closed_t, pd.DataFrame([{
+                        "model": f"Majority baseline (always '{mb['answer']}')", "mode": "—", "score": round(mb["accuracy"], 3),
+                        "95% interval": ci_text(*mb["ci95"]), "n": mb["n"], "note": "answers the more common gold answer"}])])
+                st.dataframe(closed_t, hide_index=True, width="stretch")
             with right:
-                st.markdown("**Published** NEPAQuAD Table 2 (answer correctness %, Phan et al. 2024)")
+                st.markdown(f"**Open questions: {report.metric_label(summary.metric)}**")
+                st.dataframe(score_table(comp, "open"), hide_index=True, width="stretch")
+            if not proxy:
+                st.markdown(f"**{report.PUBLISHED_LABEL}**")
                 st.dataframe(report.PUBLISHED_TABLE2, hide_index=True, width="stretch")
-            mm = report.by_model_mode(df)
-            st.altair_chart(alt.Chart(mm).mark_bar().encode(
-                x=alt.X("mode:N", sort=list(MODES), title=None), y=alt.Y("score:Q", scale=alt.Scale(domain=[0, 1])),
-                color="mode:N", column=alt.Column("model:N", title=None), tooltip=["model", "mode", "score", "n"],
-            ).properties(width=160, title="Score by model × mode"))
-            tm = report.by_type_mode(df)
-            st.altair_chart(alt.Chart(tm).mark_rect().encode(
-                x=alt.X("mode:N", sort=list(MODES)), y=alt.Y("question_type:N"),
-                color=alt.Color("score:Q", scale=alt.Scale(domain=[0, 1], scheme="greens")),
-                facet=alt.Facet("model:N", columns=3), tooltip=["model", "question_type", "mode", "score", "n"],
-            ).properties(width=180, title="Question type × mode"))
+                st.caption("The paper scored all items (closed ones too) with RAGAS answer correctness; the table above "
+                           "scores open items with it and closed items by exact yes/no, so read them side by side, not as one ranking.")
             c1, c2 = st.columns(2)
-            pos = report.by_position(df)
-            c1.altair_chart(alt.Chart(pos).mark_line(point=True).encode(
-                x=alt.X("position:N", sort=["beginning", "middle", "end", "unknown"]), y="score:Q",
-                color="mode:N", strokeDash="model:N", tooltip=["model", "mode", "position", "score", "n"],
-            ).properties(title="By position in the document"), width="stretch")
-            kind = report.by_kind(df)
-            c2.altair_chart(alt.Chart(kind).mark_bar().encode(
-                x=alt.X("kind:N", title=None), y="score:Q", color="kind:N", column=alt.Column("mode:N", sort=list(MODES)),
-                row=alt.Row("model:N"), tooltip=["model", "mode", "kind", "score", "n"],
-            ).properties(width=70, title="Closed vs open"))
-            if any(v is not None for v in summary.retrieval_hit_at_k.values()):
-                st.markdown("**Retrieval hit@k** (RAG answers whose chunks contain the gold passage): " + ", ".join(
-                    f"{available.get(mo, mo)} {v:.0%}" for mo, v in summary.retrieval_hit_at_k.items() if v is not None))
+            if not comp[comp["kind"] == "closed"].empty:
+                c1.altair_chart(bars_with_intervals(comp[comp["kind"] == "closed"], "closed accuracy"))
+            if not comp[comp["kind"] == "open"].empty:
+                c2.altair_chart(bars_with_intervals(comp[comp["kind"] == "open"], "open score"))
+            st.caption("Bars: mean on the common items; lines: 95% bootstrap interval; faded bars have n < 5.")
+            tests = report.paired_tests(df, common, cfg_r.models, cfg_r.modes)
+            if tests:
+                st.markdown("**Are the differences real?** (same items, paired)")
+                for t in tests:
+                    st.text(report.describe_test(t, lambda mid: available.get(mid, mid)))
+            tm = report.by_type_mode(df, common)
+            if not tm.empty:
+                tm = tm.assign(label=tm["model"].map(lambda mid: available.get(mid, mid)),
+                               reading=tm["small"].map(lambda sm: "n < 5: too few to read" if sm else ""))
+                st.altair_chart(alt.Chart(tm).mark_rect().encode(
+                    x=alt.X("mode:N", sort=list(MODES)), y=alt.Y("question_type:N"),
+                    color=alt.condition("datum.small", alt.value("#dddddd"),
+                                        alt.Color("score:Q", scale=alt.Scale(domain=[0, 1], scheme="greens"))),
+                    facet=alt.Facet("label:N", columns=3, title=None),
+                    tooltip=["label", "question_type", "mode", "score", "ci_low", "ci_high", "n", "reading"],
+                ).properties(width=180, title="Question type × mode (closed: accuracy; others: open score; grey: n < 5)"))
+            pos = report.by_position(df, common)
+            if not pos.empty:
+                st.altair_chart(alt.Chart(pos.assign(label=pos["model"].map(lambda mid: available.get(mid, mid)))).mark_line(point=True).encode(
+                    x=alt.X("position:N", sort=["beginning", "middle", "end", "unknown"]),
+                    y=alt.Y("score:Q", scale=alt.Scale(domain=[0, 1])), color="mode:N", strokeDash="label:N",
+                    column=alt.Column("kind:N", title=None),
+                    tooltip=["label", "mode", "kind", "position", "score", "ci_low", "ci_high", "n"],
+                ).properties(width=260, title="By position in the document"))
+            hits = report.retrieval_detail(cfg_r, rows_r)
+            if hits:
+                st.markdown("**Retrieval hit@k** (RAG answers whose chunks contain the gold passage): " + "; ".join(
+                    f"{available.get(mo, mo)} {h['mean']:.0%} (95% {ci_text(*h['ci95'])}, n = {h['n']})" for mo, h in hits.items()))
 
             st.subheader("Items")
-            view = df[["item_id", "question_type", "model", "mode", "status", "score", "verdict", "answer"]]
+            view = df[["item_id", "question_type", "model", "mode", "status", "score", "score_status", "verdict",
+                       "verdict_source", "answer"]]
             st.dataframe(view, hide_index=True, width="stretch", height=260)
             pick = st.selectbox("Open an item", sorted(df["item_id"].unique()), key="open_item")
             sub = df[df["item_id"] == pick]
             first = sub.iloc[0]
-            st.markdown(f"**{first['question_type']}** · {first['question']}")
-            st.markdown(f"Expected: *{first['expected']}*")
+            st.markdown(f"**{first['question_type']}**")
+            st.text(first["question"])
+            st.caption("Expected answer")
+            st.text(first["expected"])
             with st.expander("Gold passage"):
-                st.write(first["gold_context"])
+                st.text(first["gold_context"])
             for _, r in sub.iterrows():
                 with st.container(border=True):
                     st.markdown(f"**{available.get(r['model'], r['model'])} · {MODE_LABELS.get(r['mode'], r['mode'])}** "
-                                f"— score {r['score'] if pd.notna(r['score']) else '—'} ({r['score_status'] or r['status']})")
-                    st.write(r["answer"] if r["status"] == "ok" else f"⚠️ {r['error']}")
-                    st.caption(f"parts: {json.dumps(r['score_parts'])} · {r['seconds']} s · "
-                               f"{r['tokens_in']} in / {r['tokens_out']} out"
+                                f"— score {r['score'] if pd.notna(r['score']) else '—'} ({r['score_status']})")
+                    st.text(r["answer"] if r["status"] == "ok" else f"⚠️ {r['error']}")
+                    mets = r["metrics"] if isinstance(r["metrics"], dict) else {}
+                    st.caption(" · ".join(f"{report.metric_label(k)}: {v['value'] if v['value'] is not None else '—'} ({v['status']})"
+                                          for k, v in mets.items()) + f" · {r['seconds']} s · {r['tokens_in']} in / {r['tokens_out']} out"
                                + (f" · kept {r['kept_fraction']:.0%} of the PDF" if r["truncated"] else ""))
                     for c in r["contexts"]:
                         if c.get("page_start"):
-                            st.caption(f"pp. {c['page_start']}–{c['page_end']}: {c['text'][:200]}…")
+                            st.caption(f"pp. {c['page_start']}–{c['page_end']}")
+                            st.text(c["text"][:300] + "…")
             d1, d2 = st.columns(2)
             export = df.drop(columns=["gold_context"]).copy()
+            export["metrics"] = export["metrics"].map(json.dumps)
             d1.download_button("Download answers (CSV)", export.to_csv(index=False), f"{run_id}.csv", "text/csv")
             d2.download_button("Download run (JSON)", json.dumps(
                 {"run_id": run_id, "created_at": cfg["created_at"], "config": cfg["config"],
-                 "summary": summary.cli_dict(), "answers": export.to_dict(orient="records")}, default=str, indent=1),
-                f"{run_id}.json", "application/json")
+                 "summary": summary.cli_dict(), "answers": df.drop(columns=["gold_context"]).to_dict(orient="records")},
+                default=str, indent=1), f"{run_id}.json", "application/json")

@@ -46,7 +46,8 @@ class FakeLLMServer:
                     self.end_headers()
                     self.wfile.write(raw)
                     return None
-                return self._json(200, server._ok(self.path, action[1]))
+                text = action[1](body) if callable(action[1]) else action[1]  # a reply computed from the request
+                return self._json(200, server._ok(self.path, text))
 
             def _json(self, status: int, obj: dict, headers: dict | None = None) -> None:
                 raw = json.dumps(obj).encode()

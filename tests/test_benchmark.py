@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 from lib import config, store
 from lib.benchmark.dataset import load_items
 from lib.benchmark.generate import parse_generated_csv, pick_passages
-from lib.benchmark.runner import RunConfig, answers, run_benchmark, summarize
+from lib.benchmark.runner import RunConfig, answers, rescore, run_benchmark, summarize
 from lib.chunking import Chunk
 from lib.providers import registry
 from lib.providers.base import Answer, Provider, ProviderError, Request
@@ -60,20 +60,30 @@ def test_resume_after_kill_loses_and_duplicates_nothing(tmp_path):
     assert total == distinct == 40  # 20 items × 1 model × 2 modes, each exactly once
     assert summary["answers"] + summary["failures"] == 40
     assert summary["run_id"] == "killme" and summary["n_items"] == 20
-    assert set(summary["scores"]["smollm2"]) == {"none", "gold"}
-    assert set(summary) >= {"run_id", "n_items", "answers", "failures", "scores", "retrieval_hit_at_k", "judge"}
-    assert "token_f1_proxy" in summary["judge"]
+    assert set(summary["scores"]) == {"local/smollm2-135m"}  # keyed by the concrete model, not the alias
+    assert set(summary["scores"]["local/smollm2-135m"]) == {"none", "gold"}
+    assert set(summary) >= {"run_id", "n_items", "answers", "failures", "scores", "retrieval_hit_at_k", "judge",
+                            "majority_baseline", "judge_failures", "no_statements", "manifest"}
+    assert summary["manifest"]["models"][0]["id"] == "local/smollm2-135m"
+    assert summary["manifest"]["models"][0]["options"]["temperature"] == 0.0
+    cell = summary["scores"]["local/smollm2-135m"]["gold"]
+    assert cell["metric"] == "token_f1_proxy" and cell["n_closed"] + cell["n_open"] == cell["n"]
+    assert set(cell) >= {"closed_accuracy_ci95", "open_correctness", "open_correctness_ci95", "n_closed", "n_open"}
+    # the sample's 20 items: 2 closed with gold answers yes and no -> majority baseline 0.5 on n = 2
+    assert summary["majority_baseline"]["n"] == 2
 
 
 class Flaky(Provider):
-    id = "flaky"
+    family, model_name = "test", "flaky"
     label = "Flaky"
 
     def __init__(self):
         super().__init__()
         self.fail = True
+        self.calls = 0
 
     def _generate(self, req: Request) -> Answer:
+        self.calls += 1
         if self.fail:
             raise ProviderError("Flaky: rate limited (429) after retries")
         return Answer("Yes. It did.")
@@ -90,14 +100,14 @@ def flaky():
 def test_failures_recorded_then_retried(tmp_path, flaky):
     eng = store.get_engine(f"sqlite:///{tmp_path / 'b.db'}")
     items, _ = load_items(config.SAMPLE20)
-    cfg = RunConfig(models=["flaky"], modes=["none"], limit=4)
+    cfg = RunConfig(models=["test/flaky"], modes=["none"], limit=4)
     s1 = run_benchmark(items, cfg, None, run_id="r1", engine=eng)
     assert s1.failures == 4 and s1.answers == 0
     assert all(a["error"].startswith("Flaky: rate limited") for a in answers("r1", eng))
     flaky.fail = False
     s2 = run_benchmark(None, None, None, run_id="r1", engine=eng)
     assert s2.failures == 0 and s2.answers == 4
-    assert s2.scores["flaky"]["none"]["n"] == 4
+    assert s2.scores["test/flaky"]["none"]["n"] == 4
 
 
 def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
@@ -106,17 +116,23 @@ def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
     s = run_benchmark(items, RunConfig(models=["extractive"], modes=["rag", "gold"], limit=6), services,
                       run_id="rag", engine=eng)
     assert s.skipped_no_doc == 0 and s.answers == 12
-    assert s.retrieval_hit_at_k["extractive"] is not None
+    assert s.retrieval_hit_at_k["local/extractive"] is not None
     rag = [a for a in answers("rag", eng) if a["mode"] == "rag"]
     assert all(a["contexts"] and a["contexts"][0]["page_start"] for a in rag)
-    assert all(a["retrieval_hit"] in (0, 1) for a in rag)
+    assert all(a["metrics"]["retrieval_hit"]["value"] in (0.0, 1.0) for a in rag)
+    assert s.comparison == {"items": 6, "left_out": 0, "reasons": {}}
+    assert s.manifest["documents"][0]["doc_id"] == sample_doc.doc_id and s.manifest["documents"][0]["sha256"]
     # an item whose document is not indexed runs in none/gold only, and is counted
     for it in items:
         it.doc = "not-indexed-eis"
     s2 = run_benchmark(items, RunConfig(models=["extractive"], modes=["rag", "gold"], limit=3), services,
                        run_id="nodoc", engine=eng)
     assert s2.skipped_no_doc == 3 and s2.answers == 3
-    assert summarize("nodoc", eng).scores["extractive"]["rag"]["n"] == 0
+    s3 = summarize("nodoc", eng)
+    assert s3.scores["local/extractive"]["rag"]["n"] == 0 and s3.scores["local/extractive"]["gold"]["n"] == 3
+    # comparisons across modes leave those items out of every mode, and say why
+    assert s3.comparison == {"items": 0, "left_out": 3,
+                             "reasons": {"document not indexed, so no pdf/rag answer": 3}}
 
 
 def test_generated_csv_is_parsed_strictly():
@@ -134,27 +150,125 @@ def test_pick_passages_spread_2_6_2():
     assert thirds == [2, 6, 2]
 
 
-def test_judge_failures_are_counted_not_averaged(tmp_path, monkeypatch):
+def _judge_env(monkeypatch, srv, models="gpt-judge"):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-judge-key-000000")
+    monkeypatch.setenv("OPENAI_BASE_URL", srv.url + "/v1")
+    monkeypatch.setenv("OPENAI_MODEL", models)
+    registry.reset()
+
+
+def ragas_judge(body):
+    """A judge that answers each RAGAS step in shape, whatever order concurrent calls arrive in."""
+    prompt = body["messages"][-1]["content"]
+    if '"TP"' in prompt:
+        return '{"TP": [{"statement": "The site is at Fort Drum.", "reason": "same"}], "FP": [], "FN": []}'
+    return '{"statements": ["The site is at Fort Drum."]}'
+
+
+RAGAS_OK = ("ok", ragas_judge)
+
+
+def test_judge_failures_are_counted_then_retried_on_resume(tmp_path, monkeypatch):
     """A judge (the real openai client against a local server) that returns no JSON: each open item is
-    recorded as judge_failed, counted in the summary, and left out of the averages."""
+    recorded as judge_failed, counted as an answer, left out of the averages, and re-scored on resume."""
     from tests.fake_llm_server import FakeLLMServer
 
     with FakeLLMServer() as srv:
         srv.default = ("ok", "I cannot classify these statements.")
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-judge-key-000000")
-        monkeypatch.setenv("OPENAI_BASE_URL", srv.url + "/v1")
-        registry.reset()
+        _judge_env(monkeypatch, srv)
         eng = store.get_engine(f"sqlite:///{tmp_path / 'j.db'}")
         items, _ = load_items(config.SAMPLE20)
         chosen = [it for it in items if it.question_type != "closed"][:3] + [items[0]]
         s = run_benchmark(chosen, RunConfig(models=["extractive"], modes=["gold"], judge="openai"), None,
                           run_id="judge", engine=eng)
+        assert s.answers == 4 and s.failures == 0 and s.judge_failures == 3 and s.judge == "openai/gpt-judge"
+        assert s.metric == "answer_correctness"
+        cell = s.scores["local/extractive"]["gold"]
+        assert cell["open_correctness"] is None and cell["n_open"] == 0 and cell["judge_failures"] == 3
+        assert cell["closed_accuracy"] is not None and cell["n_closed"] == 1
+        assert cell["metric"] == "ragas_answer_correctness"
+        failed = [a for a in answers("judge", eng) if a["metrics"].get("answer_correctness", {}).get("status") == "judge_failed"]
+        assert len(failed) == 3 and all(a["metrics"]["answer_correctness"]["value"] is None for a in failed)
+        srv.default = RAGAS_OK
+        s2 = run_benchmark(None, None, None, run_id="judge", engine=eng)
     registry.reset()
-    assert s.answers == 4 and s.judge_failures == 3 and s.judge == "openai"
-    cell = s.scores["extractive"]["gold"]
-    assert cell["correctness"] is None and cell["closed_accuracy"] is not None and cell["n"] == 1
-    failed = [a for a in answers("judge", eng) if a["score_status"] == "judge_failed"]
-    assert len(failed) == 3 and all(a["score"] is None and "no JSON" in a["score_parts"]["error"] for a in failed)
+    assert s2.judge_failures == 0 and s2.scores["local/extractive"]["gold"]["n_open"] == 3
+    # 1 TP, no FP/FN: factual F1 = 1, so each score is 0.75 + 0.25 × semantic similarity
+    vals = [a["metrics"]["answer_correctness"]["value"] for a in answers("judge", eng) if "answer_correctness" in a["metrics"]]
+    assert len(vals) == 3 and all(0.75 <= v <= 1.0 for v in vals)
+
+
+def test_rescore_with_a_judge_does_not_generate_again(tmp_path, monkeypatch, flaky):
+    """Rescore swaps the proxy for RAGAS answer correctness without calling the answering model again."""
+    from tests.fake_llm_server import FakeLLMServer
+
+    flaky.fail = False
+    eng = store.get_engine(f"sqlite:///{tmp_path / 'r.db'}")
+    items, _ = load_items(config.SAMPLE20)
+    chosen = [it for it in items if it.question_type != "closed"][:2]
+    s1 = run_benchmark(chosen, RunConfig(models=["test/flaky"], modes=["none", "gold"]), None, run_id="rs", engine=eng)
+    assert flaky.calls == 4 and s1.metric == "token_f1_proxy"
+    with FakeLLMServer() as srv:
+        _judge_env(monkeypatch, srv)
+        registry.register(flaky)
+        srv.default = RAGAS_OK
+        counts = rescore("rs", "openai", engine=eng)
+        assert len(srv.requests) == 12  # 3 judge calls per answer, 4 answers
+    assert counts == {"rescored": 4} and flaky.calls == 4  # no answer generated again
+    s2 = summarize("rs", eng)
+    assert s2.judge == "openai/gpt-judge" and s2.metric == "answer_correctness"
+    assert s2.scores["test/flaky"]["gold"]["n_open"] == 2
+    assert s2.manifest["judge"]["id"] == "openai/gpt-judge" and s2.manifest["rescored"][0]["judge"] == "openai/gpt-judge"
+    registry.reset()
+
+
+def test_resume_with_a_changed_configuration_is_refused(tmp_path, monkeypatch, flaky):
+    from lib import prompts
+    from lib.errors import UserError
+
+    flaky.fail = False
+    eng = store.get_engine(f"sqlite:///{tmp_path / 'm.db'}")
+    items, _ = load_items(config.SAMPLE20)
+    run_benchmark(items[:2], RunConfig(models=["test/flaky"], modes=["none"]), None, run_id="man", engine=eng)
+    monkeypatch.setattr(prompts, "OPEN_NO_CONTEXT", prompts.OPEN_NO_CONTEXT + " Be brief.")
+    with pytest.raises(UserError, match=r"another configuration.*prompts\.open_no_context"):
+        run_benchmark(None, None, None, run_id="man", engine=eng)
+    monkeypatch.undo()
+    registry.register(flaky)
+    flaky.options = type(flaky.options)(temperature=0.7, context_window=flaky.options.context_window)
+    with pytest.raises(UserError, match=r"models\[0\]\.options\.temperature: 0\.0 → 0\.7"):
+        run_benchmark(None, None, None, run_id="man", engine=eng)
+
+
+def test_two_openai_models_side_by_side_and_cli_contract(tmp_path, monkeypatch):
+    """OPENAI_MODEL lists two models: both run, results are keyed by each concrete id, each request names its
+    model; a resume after the context setting changed is refused with exit 2; unknown models exit 2."""
+    from tests.fake_llm_server import FakeLLMServer
+
+    home = tmp_path / "home"
+    with FakeLLMServer() as srv:
+        srv.default = ("ok", "Yes, the Army consulted the U.S. Fish and Wildlife Service.")
+        env = {**os.environ, "NEPAQA_HOME": str(home), "OPENAI_API_KEY": "sk-test-two-models-000000",
+               "OPENAI_BASE_URL": srv.url + "/v1", "OPENAI_MODEL": "gpt-a, gpt-b"}
+        models = json.loads(subprocess.run([sys.executable, "-m", "lib", "models"], cwd=ROOT, env=env,
+                                           capture_output=True, text=True).stdout)
+        ids = [m["id"] for m in models]
+        assert "openai/gpt-a" in ids and "openai/gpt-b" in ids and "openai" not in ids and "smollm2" not in ids
+        cmd = [sys.executable, "-m", "lib", "bench", "--questions", str(config.SAMPLE20), "--models",
+               "openai/gpt-a,openai/gpt-b", "--modes", "none,gold", "--limit", "3", "--run-id", "two"]
+        out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr[-2000:]
+        summary = json.loads(out.stdout)
+        assert set(summary["scores"]) == {"openai/gpt-a", "openai/gpt-b"}
+        sent = {r["body"]["model"] for r in srv.requests}
+        assert sent == {"gpt-a", "gpt-b"} and all(r["body"]["temperature"] == 0 for r in srv.requests)
+        changed = subprocess.run([sys.executable, "-m", "lib", "bench", "--run-id", "two"], cwd=ROOT,
+                                 env={**env, "OPENAI_CONTEXT": "8000"}, capture_output=True, text=True, timeout=300)
+        assert changed.returncode == 2 and changed.stderr.startswith("error: Run 'two' was made with another")
+        assert "context_window: 128000 → 8000" in changed.stderr
+        unknown = subprocess.run(cmd[:7] + ["openai/gpt-c"] + cmd[8:10], cwd=ROOT, env=env, capture_output=True,
+                                 text=True, timeout=300)
+        assert unknown.returncode == 2 and "not configured" in unknown.stderr and "OPENAI_MODEL" in unknown.stderr
 
 
 def test_generate_with_a_real_client_counts_and_queues(tmp_path, monkeypatch):

@@ -1,4 +1,6 @@
-"""Resumable benchmark runs: every answer is written the moment it arrives; a rerun skips what is done."""
+"""Resumable benchmark runs: every answer is written the moment it arrives, with its metric scores; a rerun
+skips what is done, retries failures and re-scores judge failures. A resume with another configuration (see
+manifest.py) is refused."""
 from __future__ import annotations
 
 import json
@@ -6,7 +8,6 @@ import random
 import threading
 import time
 import uuid
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,15 +15,14 @@ from typing import Any
 from sqlalchemy import delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from .. import store
-from ..ask import ask
+from .. import manifest, prompts, store
+from ..ask import ANSWER_BUDGET_CLOSED, ANSWER_BUDGET_OPEN, ask
 from ..contexts import MODES
 from ..errors import UserError
 from ..jobs import ProgressFn, run_tasks
 from ..providers import registry
-from ..retrieval_eval import is_hit
 from .dataset import Item
-from .scoring import Score, score_closed, score_open
+from .scoring import METRIC_LABELS, Scorer, headline_metric, judge_templates
 
 
 @dataclass
@@ -35,9 +35,16 @@ class RunConfig:
     seed: int | None = None
     question_type: str | None = None
     source: str = ""
+    no_doc_items: list[str] = field(default_factory=list)  # items whose document is not indexed (no pdf/rag)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+    def settings(self) -> dict[str, Any]:
+        """What changes results (for the manifest): not the worker count, not the bookkeeping."""
+        return {"modes": list(self.modes), "k": self.k, "limit": self.limit, "seed": self.seed,
+                "question_type": self.question_type, "source": self.source,
+                "answer_budget": {"open": ANSWER_BUDGET_OPEN, "closed": ANSWER_BUDGET_CLOSED}}
 
 
 @dataclass
@@ -48,22 +55,29 @@ class RunSummary:
     failures: int
     skipped_no_doc: int
     scores: dict[str, dict[str, dict[str, Any]]]
-    retrieval_hit_at_k: dict[str, float | None]
+    retrieval_hit_at_k: dict[str, Any]
     judge: str
+    metric: str = "token_f1_proxy"
     judge_failures: int = 0
+    no_statements: int = 0
     unclear: int = 0
+    majority_baseline: dict[str, Any] | None = None
+    manifest: dict[str, Any] | None = None
+    comparison: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     cancelled: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def cli_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in ("run_id", "n_items", "answers", "failures", "scores",
-                                              "retrieval_hit_at_k", "judge")} | {
-            "judge_failures": self.judge_failures, "unclear": self.unclear, "skipped_no_doc": self.skipped_no_doc}
+        return {k: getattr(self, k) for k in (
+            "run_id", "n_items", "answers", "failures", "scores", "retrieval_hit_at_k", "judge", "metric",
+            "judge_failures", "no_statements", "unclear", "skipped_no_doc", "majority_baseline", "comparison",
+            "manifest")}
 
 
 def select_items(items: Sequence[Item], limit: int | None = None, seed: int | None = None,
                  question_type: str | None = None) -> list[Item]:
+    if limit is not None and limit < 1:
+        raise UserError("The item limit must be at least 1 (leave it out for all items).")
     chosen = [it for it in items if question_type in (None, "", "all") or it.question_type == question_type]
     if seed is not None:
         chosen = random.Random(seed).sample(chosen, len(chosen))
@@ -77,7 +91,7 @@ def _validate(cfg: RunConfig) -> None:
     if bad or not cfg.modes:
         raise UserError(f"Modes must be among {', '.join(MODES)}; got {', '.join(cfg.modes) or 'none'}.")
     for m in cfg.models:
-        registry.get(m)  # raises a clear UserError when unknown or unavailable
+        registry.get(m)  # raises a clear UserError when unknown, unconfigured or unavailable
     if cfg.judge:
         registry.get(cfg.judge)
 
@@ -100,6 +114,14 @@ def load_run(run_id: str, engine: Any = None) -> tuple[list[Item], RunConfig] | 
     return [Item(**d) for d in json.loads(r.items)], RunConfig(**json.loads(r.config))
 
 
+def _save_config(run_id: str, cfg: RunConfig, engine: Any) -> None:
+    from sqlalchemy import update
+
+    with engine.begin() as c:
+        c.execute(update(store.bench_runs).where(store.bench_runs.c.run_id == run_id)
+                  .values(config=json.dumps(cfg.as_dict())))
+
+
 def list_runs(engine: Any = None) -> list[dict[str, Any]]:
     engine = engine or store.get_engine()
     t = store.bench_runs
@@ -109,31 +131,49 @@ def list_runs(engine: Any = None) -> list[dict[str, Any]]:
 
 
 def answers(run_id: str, engine: Any = None) -> list[dict[str, Any]]:
+    """Stored answers, each with its metric rows under ``metrics`` ({name: {value, status, scorer, details}})."""
     engine = engine or store.get_engine()
-    t = store.bench_answers
+    t, s = store.bench_answers, store.bench_scores
     with engine.connect() as c:
         rows = c.execute(select(t).where(t.c.run_id == run_id).order_by(t.c.id)).mappings().all()
+        scores = c.execute(select(s).where(s.c.run_id == run_id)).mappings().all()
+    by_key: dict[tuple, dict[str, Any]] = {}
+    for r in scores:
+        by_key.setdefault((r["item_id"], r["model"], r["mode"]), {})[r["metric"]] = {
+            "value": r["value"], "status": r["status"], "scorer": r["scorer"],
+            "details": json.loads(r["details"] or "{}")}
     out = []
     for r in rows:
-        d = dict(r)
+        d = {k: v for k, v in dict(r).items() if k not in ("score", "score_parts", "score_status", "retrieval_hit")}
         d["contexts"] = json.loads(d["contexts"] or "[]")
-        d["score_parts"] = json.loads(d["score_parts"] or "{}")
         d["created_at"] = str(d["created_at"])
+        d["metrics"] = by_key.get((r["item_id"], r["model"], r["mode"]), {})
         out.append(d)
     return out
 
 
-def _score(item: Item, res: Any, services: Any, judge: Any) -> Score:
-    if item.question_type == "closed":
-        return score_closed(res.verdict, res.answer, item.answer)
-    embed = services.docs.index.embedder.embed if services else _embedder().embed
-    return score_open(res.answer, item.answer, item.question, embed, judge)
+def _score_rows(run_id: str, it: Item, model: str, mode: str, results: list) -> list[dict[str, Any]]:
+    return [{"run_id": run_id, "item_id": it.id, "model": model, "mode": mode, "metric": r.metric,
+             "value": r.value, "status": r.status, "scorer": r.scorer, "details": json.dumps(r.details)}
+            for r in results]
 
 
-def _embedder():  # noqa: ANN202
-    from ..embedding import get_embedder
+def _write_scores(conn: Any, run_id: str, it: Item, model: str, mode: str, results: list) -> None:
+    s = store.bench_scores
+    names = [r.metric for r in results]
+    conn.execute(delete(s).where(s.c.run_id == run_id, s.c.item_id == it.id, s.c.model == model,
+                                 s.c.mode == mode, s.c.metric.in_(names)))
+    if results:
+        conn.execute(insert(s), _score_rows(run_id, it, model, mode, results))
 
-    return get_embedder()
+
+def _current_manifest(cfg: RunConfig, services: Any, doc_ids: Sequence[str]) -> dict[str, Any]:
+    judge = registry.get(cfg.judge) if cfg.judge else None
+    uses_docs = any(m in ("pdf", "rag") for m in cfg.modes)
+    docs = manifest.document_entries(services, doc_ids) if services is not None and uses_docs else []
+    templates = prompts.templates() | (judge_templates() if judge else {})
+    return manifest.build("bench", [registry.get(m) for m in cfg.models], prompts=templates, judge=judge,
+                          documents=docs, embedder=manifest.embedder_name(services), settings=cfg.settings())
 
 
 def run_benchmark(
@@ -141,22 +181,42 @@ def run_benchmark(
     engine: Any = None, progress: ProgressFn | None = None, cancel: threading.Event | None = None,
     max_workers: int = 4, retry_failed: bool = True,
 ) -> RunSummary:
-    """Run (or resume) a benchmark. With an existing ``run_id`` the stored items and configuration are used."""
+    """Run (or resume) a benchmark. With an existing ``run_id`` the stored items and configuration are used,
+    and the resume is refused if the configuration now differs from the run's manifest."""
     engine = engine or store.get_engine()
     started = time.perf_counter()
     stored = load_run(run_id, engine) if run_id else None
     if stored is not None:
         items, cfg = stored
+        concrete = registry.resolve_all(cfg.models)
+        if concrete != cfg.models or (cfg.judge and registry.resolve(cfg.judge) != cfg.judge):
+            raise UserError(f"Run '{run_id}' was stored under short model names ({', '.join(cfg.models)}) by an "
+                            "earlier version, so its answers cannot be matched to concrete models. Start a new run.")
     elif items is None or cfg is None:
         raise UserError(f"No benchmark run '{run_id}' to resume; give questions and models to start one.")
     else:
+        cfg.models = registry.resolve_all(cfg.models)
+        cfg.judge = registry.resolve(cfg.judge) if cfg.judge else None
         _validate(cfg)
         items = select_items(items, cfg.limit, cfg.seed, cfg.question_type)
         if not items:
             raise UserError("No items to run: the selection is empty.")
-        run_id = create_run(items, cfg, run_id, engine)
     _validate(cfg)
+
+    doc_for: dict[str, str | None] = {}
+    for it in items:
+        if it.doc not in doc_for:
+            found = services.docs.find(it.doc) if services and it.doc else None
+            doc_for[it.doc] = found.doc_id if found else None
+    current = _current_manifest(cfg, services, [d for d in doc_for.values() if d])
+    if stored is None:
+        cfg.no_doc_items = [it.id for it in items if doc_for.get(it.doc) is None]
+        run_id = create_run(items, cfg, run_id, engine)
+        manifest.save(run_id, "bench", current, engine)
+    else:
+        manifest.check_resume(run_id, "bench", current, engine)
     judge = registry.get(cfg.judge) if cfg.judge else None
+    scorer = Scorer(judge, _embed_fn(services))
 
     t = store.bench_answers
     with engine.begin() as c:
@@ -165,11 +225,6 @@ def run_benchmark(
         done = {(r.item_id, r.model, r.mode) for r in c.execute(
             select(t.c.item_id, t.c.model, t.c.mode).where(t.c.run_id == run_id))}
 
-    doc_for: dict[str, str | None] = {}
-    for it in items:
-        if it.doc not in doc_for:
-            found = services.docs.find(it.doc) if services and it.doc else None
-            doc_for[it.doc] = found.doc_id if found else None
     tasks, skipped = [], 0
     for it in items:
         for model in cfg.models:
@@ -188,24 +243,26 @@ def run_benchmark(
         res = ask(it.question, model, mode, services if doc_id else None, doc_id, cfg.k, it.context,
                   it.question_type == "closed")
         row = {"run_id": run_id, "item_id": it.id, "model": model, "mode": mode, "answer": res.answer,
-               "verdict": res.verdict, "contexts": json.dumps(res.contexts), "truncated": int(res.truncated),
-               "kept_fraction": res.kept_fraction, "tokens_in": res.tokens_in, "tokens_out": res.tokens_out,
-               "seconds": res.seconds}
+               "verdict": res.verdict, "verdict_source": res.verdict_source, "contexts": json.dumps(res.contexts),
+               "truncated": int(res.truncated), "kept_fraction": res.kept_fraction, "tokens_in": res.tokens_in,
+               "tokens_out": res.tokens_out, "seconds": res.seconds}
+        results = []
         if res.error:
             row.update(status="failed", error=res.error)
         else:
-            sc = _score(it, res, services, judge)
-            row.update(status="ok", score=sc.score, score_parts=json.dumps(sc.parts), score_status=sc.status)
-            if mode == "rag" and it.context:
-                row["retrieval_hit"] = int(is_hit([c["text"] for c in res.contexts], it.context))
+            row.update(status="ok")
+            results = scorer.score(it, mode, res.answer, res.verdict, [c["text"] for c in res.contexts])
         try:
             with engine.begin() as c:
                 c.execute(insert(t).values(**row))
+                _write_scores(c, run_id, it, model, mode, results)
         except IntegrityError:
             pass  # another worker or process wrote this answer first: keep theirs, no duplicate
         return f"{model} · {mode} · {it.id}"
 
     run_tasks(work, tasks, max_workers, progress, cancel)
+    if not cancel.is_set():
+        rescore(run_id, engine=engine, services=services, only_retry=True, judge=judge, scorer=scorer)
     summary = summarize(run_id, engine)
     summary.skipped_no_doc = skipped
     summary.seconds = round(time.perf_counter() - started, 2)
@@ -213,45 +270,81 @@ def run_benchmark(
     return summary
 
 
+def _embed_fn(services: Any):  # noqa: ANN202 - a function from texts to unit vectors
+    if services is not None:
+        return services.docs.index.embedder.embed
+    from ..embedding import get_embedder
+
+    return get_embedder().embed
+
+
+def rescore(run_id: str, judge: Any = None, *, engine: Any = None, services: Any = None, only_retry: bool = False,
+            scorer: Scorer | None = None, progress: ProgressFn | None = None) -> dict[str, int]:
+    """Score a run's stored answers again without generating them again: all of them (another judge, a fixed
+    parser), or with ``only_retry`` just those whose judge failed, had no statements, or lack a metric.
+    ``judge`` is a model (or id); passing one makes it the run's judge and records that in its manifest."""
+    engine = engine or store.get_engine()
+    stored = load_run(run_id, engine)
+    if stored is None:
+        raise UserError(f"No benchmark run '{run_id}'.")
+    items, cfg = stored
+    if isinstance(judge, str):
+        judge = registry.get(judge)
+    if judge is not None and judge.id != cfg.judge:
+        if only_retry:
+            raise UserError("A new judge re-scores every answer; do not combine it with only_retry.")
+        cfg.judge = judge.id
+        _save_config(run_id, cfg, engine)
+        m = manifest.load(run_id, engine) or {}
+        m["judge"] = judge.manifest_entry()
+        m.setdefault("rescored", []).append({"judge": judge.id, "at": time.strftime("%Y-%m-%d %H:%M:%S")})
+        manifest.save(run_id, "bench", m, engine)
+    elif judge is None and cfg.judge:
+        judge = registry.get(cfg.judge)
+    scorer = scorer or Scorer(judge, _embed_fn(services))
+    by_id = {it.id: it for it in items}
+    todo = []
+    for r in answers(run_id, engine):
+        if r["status"] != "ok" or r["item_id"] not in by_id:
+            continue
+        it = by_id[r["item_id"]]
+        if only_retry and not scorer.needs_rescore(it, r["mode"], r["metrics"]):
+            continue
+        todo.append((it, r))
+    counts = {"rescored": 0}
+
+    def work(it: Item, r: dict[str, Any]) -> str:
+        results = scorer.score(it, r["mode"], r["answer"], r["verdict"], [c["text"] for c in r["contexts"]])
+        with engine.begin() as c:
+            _write_scores(c, run_id, it, r["model"], r["mode"], results)
+        counts["rescored"] += 1
+        return f"{r['model']} · {r['mode']} · {it.id}"
+
+    run_tasks(work, todo, 4 if (judge is None or judge.concurrent) else 1, progress, threading.Event())
+    return counts
+
+
 def summarize(run_id: str, engine: Any = None) -> RunSummary:
+    from . import report
+
     stored = load_run(run_id, engine)
     if stored is None:
         raise UserError(f"No benchmark run '{run_id}'.")
     items, cfg = stored
     rows = answers(run_id, engine)
-    qtype = {it.id: it.question_type for it in items}
-    acc: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    hits: dict[str, list[int]] = defaultdict(list)
-    failures = judge_failures = unclear = 0
-    for r in rows:
-        if r["status"] != "ok":
-            failures += 1
-            continue
-        if r["score_status"] == "judge_failed":
-            judge_failures += 1
-        if r["score_status"] == "unclear":
-            unclear += 1
-        if r["retrieval_hit"] is not None:
-            hits[r["model"]].append(r["retrieval_hit"])
-        if r["score"] is None:
-            continue
-        key = "closed" if qtype.get(r["item_id"]) == "closed" else "open"
-        acc[r["model"]][r["mode"]][key].append(r["score"])
-    scores: dict[str, dict[str, dict[str, Any]]] = {}
-    for model in cfg.models:
-        scores[model] = {}
-        for mode in cfg.modes:
-            cell = acc[model][mode]
-            op, cl = cell.get("open", []), cell.get("closed", [])
-            scores[model][mode] = {
-                "correctness": round(sum(op) / len(op), 4) if op else None,
-                "closed_accuracy": round(sum(cl) / len(cl), 4) if cl else None,
-                "n": len(op) + len(cl),
-            }
+    metric = headline_metric(cfg.judge)
+    cells = report.cell_scores(items, cfg, rows)
+    statuses = report.status_counts(rows, metric)
     return RunSummary(
-        run_id=run_id, n_items=len(items), answers=sum(1 for r in rows if r["status"] == "ok"), failures=failures,
-        skipped_no_doc=0, scores=scores,
-        retrieval_hit_at_k={m: (round(sum(v) / len(v), 4) if (v := hits.get(m)) else None) for m in cfg.models},
-        judge=cfg.judge or "token_f1_proxy (offline; no judge model configured)",
-        judge_failures=judge_failures, unclear=unclear,
+        run_id=run_id, n_items=len(items), answers=sum(1 for r in rows if r["status"] == "ok"),
+        failures=sum(1 for r in rows if r["status"] == "failed"), skipped_no_doc=0, scores=cells,
+        retrieval_hit_at_k=report.retrieval_summary(cfg, rows),
+        judge=cfg.judge or "none: token-F1 proxy (offline, not RAGAS)", metric=metric,
+        judge_failures=statuses["judge_failed"], no_statements=statuses["no_statements"],
+        unclear=statuses["unclear"], majority_baseline=report.majority(items),
+        manifest=manifest.load(run_id, engine), comparison=report.comparison_info(items, cfg, rows),
     )
+
+
+__all__ = ["METRIC_LABELS", "RunConfig", "RunSummary", "answers", "list_runs", "load_run", "rescore",
+           "run_benchmark", "select_items", "summarize"]

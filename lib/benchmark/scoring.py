@@ -1,138 +1,75 @@
-"""Scoring: closed items by exact yes/no; other items by RAGAS answer correctness
-(0.75 × factual F1 over statements + 0.25 × semantic similarity).
+"""Scoring a benchmark answer: which metrics apply, computed by the metric modules in lib/metrics.
 
-Every function returns a Score with its parts and a status; none returns a silent NaN.
+Closed items: closed accuracy (exact yes/no). Other items: RAGAS answer correctness (0.75 × factual F1 over
+statements + 0.25 × semantic similarity) when a judge model is configured, else the token-F1 proxy (not
+RAGAS), always named as such. RAG answers also get retrieval hit@k.
 """
 from __future__ import annotations
 
-import json
-import re
-from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..verdict import UNCLEAR, parse_verdict
+from ..metrics.base import RETRY_STATUSES, MetricResult, Sample
+from ..metrics.closed_accuracy import ClosedAccuracy
+from ..metrics.retrieval_hit import RetrievalHit
+from ..metrics.semantic_similarity import SemanticSimilarity
+from ..metrics.token_f1_proxy import TokenF1Proxy
 
-W_FACTUAL = 0.75
-W_SEMANTIC = 0.25
-
-
-@dataclass
-class Score:
-    score: float | None
-    parts: dict[str, Any] = field(default_factory=dict)
-    status: str = "ok"  # ok | unclear | judge_failed | no_statements | no_answer
-
-    @property
-    def scored(self) -> bool:
-        return self.score is not None
-
-
-def score_closed(answer_verdict: str | None, answer_text: str | None, truth: str) -> Score:
-    verdict = answer_verdict or parse_verdict(answer_text)
-    truth = truth.strip().lower()
-    if verdict == UNCLEAR:
-        return Score(0.0, {"verdict": verdict, "truth": truth}, "unclear")
-    return Score(1.0 if verdict == truth else 0.0, {"verdict": verdict, "truth": truth})
+METRIC_LABELS = {
+    "closed_accuracy": "Closed accuracy",
+    "ragas_answer_correctness": "Answer correctness (RAGAS, judge model)",
+    "answer_correctness": "Answer correctness (RAGAS, judge model)",
+    "token_f1_proxy": "Token-F1 proxy (not RAGAS)",
+    "semantic_similarity": "Semantic similarity",
+    "retrieval_hit": "Retrieval hit@k",
+}
 
 
-def f1_from_counts(tp: int, fp: int, fn: int) -> float | None:
-    """F1 = TP / (TP + 0.5 (FP + FN)); None when there is nothing to compare (all three zero)."""
-    if tp + fp + fn == 0:
-        return None
-    return tp / (tp + 0.5 * (fp + fn))
+def headline_metric(judge: str | None) -> str:
+    """The stored metric that is a run's open score: the judge's RAGAS answer correctness, or the proxy."""
+    return "answer_correctness" if judge else "token_f1_proxy"
 
 
-def answer_correctness(factual: float, semantic: float) -> float:
-    return W_FACTUAL * factual + W_SEMANTIC * semantic
+def public_metric_name(metric: str) -> str:
+    """The name the CLI JSON uses: ``ragas_answer_correctness`` or ``token_f1_proxy``."""
+    return "ragas_answer_correctness" if metric == "answer_correctness" else metric
 
 
-# ----- the offline proxy for the factual part --------------------------------------------------
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCT = re.compile(r"[^\w\s]")
+def judge_templates() -> dict[str, str]:
+    from ..metrics import answer_correctness
+
+    return dict(getattr(answer_correctness, "PROMPTS", {}))
 
 
-def _norm_tokens(text: str) -> list[str]:
-    return _ARTICLES.sub(" ", _PUNCT.sub(" ", text.lower())).split()
+class Scorer:
+    """The metrics of one run, bound to its judge (or none) and the embedder."""
 
+    def __init__(self, judge: Any, embed: Callable[[Sequence[str]], Any]) -> None:
+        self.judge = judge
+        self.metrics: list[Any] = [ClosedAccuracy(), SemanticSimilarity(embed), TokenF1Proxy(embed), RetrievalHit()]
+        if judge is not None:
+            from ..metrics.answer_correctness import AnswerCorrectness
 
-def token_f1(answer: str, truth: str) -> tuple[float | None, dict[str, int]]:
-    """SQuAD-style token F1, in the same TP/FP/FN form: TP = shared tokens, FP = extra answer tokens,
-    FN = missed truth tokens."""
-    a, t = Counter(_norm_tokens(answer)), Counter(_norm_tokens(truth))
-    tp = sum((a & t).values())
-    fp = sum(a.values()) - tp
-    fn = sum(t.values()) - tp
-    return f1_from_counts(tp, fp, fn), {"tp": tp, "fp": fp, "fn": fn}
+            self.metrics.append(AnswerCorrectness(judge, embed))
 
+    def applicable(self, sample: Sample, mode: str) -> list[Any]:
+        return [m for m in self.metrics if m.applies(sample, mode)]
 
-# ----- the LLM judge -----------------------------------------------------------------------------
-JUDGE_PROMPT = """You compare an ANSWER with a GROUND TRUTH.
-1. Split each into short, self-contained factual statements.
-2. Classify the statements:
-   - TP: statements in the answer that the ground truth supports;
-   - FP: statements in the answer that the ground truth does not support;
-   - FN: statements in the ground truth that the answer misses.
-Reply with JSON only, in this form: {{"TP": ["..."], "FP": ["..."], "FN": ["..."]}}
+    @staticmethod
+    def sample(item: Any, answer: str | None, verdict: str | None, contexts: Sequence[str]) -> Sample:
+        return Sample(question=item.question, answer=answer, truth=item.answer, question_type=item.question_type,
+                      verdict=verdict, contexts=list(contexts), gold_context=item.context or "")
 
-QUESTION: {question}
-ANSWER: {answer}
-GROUND TRUTH: {truth}
-JSON:"""
+    def score(self, item: Any, mode: str, answer: str | None, verdict: str | None,
+              contexts: Sequence[str]) -> list[MetricResult]:
+        s = self.sample(item, answer, verdict, contexts)
+        return [m.score(s) for m in self.applicable(s, mode)]
 
-
-class JudgeError(Exception):
-    pass
-
-
-def parse_judge_output(text: str) -> dict[str, int]:
-    """Counts from the judge's JSON; raises JudgeError when it is not the asked-for shape."""
-    m = re.search(r"\{.*\}", text or "", re.S)
-    if not m:
-        raise JudgeError("the judge returned no JSON")
-    try:
-        obj = json.loads(m.group(0))
-    except json.JSONDecodeError as exc:
-        raise JudgeError(f"the judge returned malformed JSON ({exc.msg})") from exc
-    if not isinstance(obj, dict):
-        raise JudgeError("the judge's JSON is not an object")
-    counts = {}
-    for key in ("TP", "FP", "FN"):
-        val = obj.get(key, obj.get(key.lower()))
-        if not isinstance(val, list):
-            raise JudgeError(f"the judge's JSON lacks a list for {key}")
-        counts[key.lower()] = len(val)
-    return counts
-
-
-def score_open(
-    answer: str | None, truth: str, question: str, embed: Any, judge: Any = None,
-) -> Score:
-    """Answer correctness with the judge (a Provider) for the factual part, or the token-F1 proxy.
-
-    ``embed`` maps a list of texts to unit vectors (the embedder's ``embed``)."""
-    if not answer or not answer.strip():
-        return Score(0.0, {"factual": 0.0, "semantic": 0.0, "factual_method": "none"}, "no_answer")
-    vecs = embed([answer, truth])
-    semantic = float(max(0.0, min(1.0, float(vecs[0] @ vecs[1]))))
-    if judge is None:
-        factual, counts = token_f1(answer, truth)
-        method = "token_f1_proxy"
-    else:
-        from ..providers.base import ProviderError, Request
-
-        try:
-            out = judge.generate(Request(prompt=JUDGE_PROMPT.format(question=question, answer=answer, truth=truth),
-                                         max_tokens=768))
-            counts = parse_judge_output(out.text)
-        except (JudgeError, ProviderError) as exc:
-            return Score(None, {"semantic": round(semantic, 4), "factual_method": f"judge:{judge.id}",
-                                "error": str(exc)}, "judge_failed")
-        factual = f1_from_counts(counts["tp"], counts["fp"], counts["fn"])
-        method = f"judge:{judge.id}"
-    parts = {"semantic": round(semantic, 4), "factual_method": method, **counts}
-    if factual is None:
-        parts["factual"] = None
-        return Score(None, parts, "no_statements")
-    parts["factual"] = round(factual, 4)
-    return Score(round(answer_correctness(factual, semantic), 4), parts)
+    def needs_rescore(self, item: Any, mode: str, stored: Mapping[str, Mapping[str, Any]]) -> bool:
+        """A metric missing, or one whose judge failed or found no statements (retried on resume)."""
+        s = self.sample(item, "", None, [])
+        for m in self.applicable(s, mode):
+            row = stored.get(m.name)
+            if row is None or row.get("status") in RETRY_STATUSES:
+                return True
+        return False

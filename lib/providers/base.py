@@ -1,20 +1,46 @@
-"""The one small interface every answering model implements."""
+"""The one small interface every answering model implements.
+
+A model is concrete: its id is ``family/model`` (``openai/gpt-4o-mini``, ``local/smollm2-135m``). Its options
+(temperature, context window) are typed and declared, and so are its capabilities; nothing is discovered by
+calling the model. The shape follows simonw/llm: one small class per model family, every model registered the
+same way (see registry.py).
+"""
 from __future__ import annotations
 
 import threading
 import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+
+# Capabilities a model can declare.
+LIKELIHOOD = "likelihood"  # next-token probabilities: yes/no and A–D chosen by likelihood
+JSON_SCHEMA = "json_schema"  # OpenAI structured output (response_format json_schema)
+TOOL_USE = "tool_use"  # Anthropic forced tool call
+STREAMING = "streaming"
+CAPABILITIES = (LIKELIHOOD, JSON_SCHEMA, TOOL_USE, STREAMING)
 
 
 class ProviderError(Exception):
     """A model call failed (timeout, rate limit, server error, bad response). The message holds no key."""
 
 
+@dataclass(frozen=True)
+class ModelOptions:
+    """What is sent with every call. ``temperature`` None means the model's default is used (not sent)."""
+
+    temperature: float | None = 0.0
+    context_window: int = 4096
+    seed: int | None = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
 @dataclass
 class Request:
     """What a model is asked. ``prompt`` is the rendered user message; ``question``/``context`` are kept
-    separately for providers that work on them directly (the extractive baseline)."""
+    separately for models that work on them directly (the extractive baseline). ``structured`` asks for the
+    yes/no verdict in structured form where the model declares a way to give it."""
 
     prompt: str
     system: str = ""
@@ -22,6 +48,7 @@ class Request:
     context: str = ""
     closed: bool = False
     max_tokens: int = 256
+    structured: bool = False
 
 
 @dataclass
@@ -30,23 +57,58 @@ class Answer:
     tokens_in: int = 0
     tokens_out: int = 0
     seconds: float = 0.0
-    verdict: str | None = None  # set by providers that decide yes/no themselves (likelihood)
+    verdict: str | None = None  # set by models that decide yes/no themselves (structured output, likelihood)
+    verdict_source: str | None = None  # structured | likelihood | heuristic | text
     extra: dict = field(default_factory=dict)
 
 
-class Provider(ABC):
-    """id, label, what it needs, its context window and token counter, and generate/choose."""
+VERDICT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "verdict": {"type": "string", "enum": ["yes", "no", "unclear"]},
+        "explanation": {"type": "string"},
+    },
+    "required": ["verdict", "explanation"],
+    "additionalProperties": False,
+}
 
-    id: str = ""
+
+def structured_verdict(obj: object) -> tuple[str, str] | None:
+    """(verdict, explanation) from a structured reply, or None when it is not the asked-for shape."""
+    if not isinstance(obj, dict):
+        return None
+    verdict = obj.get("verdict")
+    if not isinstance(verdict, str) or verdict.strip().lower() not in ("yes", "no", "unclear"):
+        return None
+    expl = obj.get("explanation")
+    return verdict.strip().lower(), expl.strip() if isinstance(expl, str) else ""
+
+
+class Provider(ABC):
+    """A concrete model: id (``family/model``), label, settings it needs, options, capabilities, a token
+    counter, and generate/choose."""
+
+    family: str = ""
+    model_name: str = ""
     label: str = ""
     needs: tuple[str, ...] = ()  # names of the settings (env var or secret) it needs
-    context_window: int = 4096
+    options: ModelOptions = ModelOptions()
+    capabilities: frozenset[str] = frozenset()
+    aliases: tuple[str, ...] = ()  # short names accepted on the command line
     concurrent: bool = True  # False: calls are serialised (local models on this machine)
     local: bool = False
     note: str = ""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+
+    @property
+    def id(self) -> str:
+        return f"{self.family}/{self.model_name}"
+
+    @property
+    def context_window(self) -> int:
+        return self.options.context_window
 
     def available(self) -> tuple[bool, str]:
         from .. import config
@@ -55,6 +117,11 @@ class Provider(ABC):
         if missing:
             return False, f"set {' and '.join(missing)} in the environment or .streamlit/secrets.toml"
         return True, self.note or "ready"
+
+    def manifest_entry(self) -> dict:
+        """What a run records about this model: its id and the options actually sent."""
+        return {"id": self.id, "label": self.label, "options": self.options.as_dict(),
+                "capabilities": sorted(self.capabilities)}
 
     def count_tokens(self, text: str) -> int:
         """A fair estimate when no tokenizer ships offline: about 4 characters per token."""
@@ -75,5 +142,5 @@ class Provider(ABC):
 
     def choose(self, req: Request, options: list[str]) -> tuple[str, dict[str, float]] | None:
         """Pick one of ``options`` by the likelihood of its first token after the prompt; None where the
-        backend gives no likelihoods (the caller then parses free text)."""
+        model declares no likelihoods (the caller then asks in text or structured form)."""
         return None

@@ -6,13 +6,12 @@ import re
 import numpy as np
 
 from ..retrieval import tokenize
-from ..verdict import NO, YES
-from .base import Answer, Provider, Request
+from ..verdict import NO, YES, is_negated
+from .base import Answer, ModelOptions, Provider, Request
 
 _SENT = re.compile(r"(?<=[.!?;])\s+(?=[A-Z0-9\"(\[])|\n+")
 _ABBREV = re.compile(r"(\b(?:[A-Z]\.){1,4}|\b(?:e\.g|i\.e|etc|Dr|Mr|Ms|Mrs|No|Nos|Fig|Figs|Sec|approx|vs|Inc|Co|St)\.)$")
 MAX_CANDIDATES = 64
-_NEG = re.compile(r"\b(not|no|never|none|neither|nor|without|cannot|n't)\b", re.I)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -30,9 +29,10 @@ def split_sentences(text: str) -> list[str]:
 
 
 class ExtractiveProvider(Provider):
-    id = "extractive"
+    family, model_name = "local", "extractive"
+    aliases = ("extractive",)
     label = "Extractive baseline (no LLM)"
-    context_window = 100_000
+    options = ModelOptions(temperature=None, context_window=100_000)
     note = "copies the 2 context sentences closest to the question; instant, deterministic, a floor to beat"
 
     def __init__(self, n_sentences: int = 2) -> None:
@@ -64,8 +64,9 @@ class ExtractiveProvider(Provider):
         verdict = None
         if req.closed:
             # A heuristic, stated honestly: the best-matching sentence negated means "no", else "yes".
+            # is_negated reads didn't/isn't/cannot/never/none but not "Order No. 11990" or "no action alternative".
             best = sentences[int(np.argmax(sims))]
-            verdict = NO if _NEG.search(best) else YES
+            verdict = NO if is_negated(best) else YES
             text = f"{verdict.capitalize()}. {text}"
         return Answer(text=text, tokens_in=self.count_tokens(req.question + " " + req.context),
                       tokens_out=self.count_tokens(text), verdict=verdict)

@@ -4,9 +4,10 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
+from dataclasses import replace
 from pathlib import Path
 
-from .base import Answer, Provider, ProviderError, Request
+from .base import LIKELIHOOD, Answer, ModelOptions, Provider, ProviderError, Request
 
 
 def smollm2_path() -> Path | None:
@@ -19,13 +20,18 @@ def smollm2_path() -> Path | None:
 
 
 class LlamaCppProvider(Provider):
+    """A GGUF model run by llama.cpp: greedy decoding (temperature 0, seed 0), yes/no and A–D by likelihood."""
+
     concurrent = False  # one llama.cpp context; the 2 cores are shared anyway
     local = True
+    capabilities = frozenset({LIKELIHOOD})
 
-    def __init__(self, provider_id: str, label: str, path: Path | None, n_ctx: int = 8192, note: str = "") -> None:
+    def __init__(self, family: str, model_name: str, label: str, path: Path | None, n_ctx: int = 8192,
+                 note: str = "", aliases: tuple[str, ...] = ()) -> None:
         super().__init__()
-        self.id, self.label, self.path, self.note = provider_id, label, path, note
-        self.context_window = n_ctx
+        self.family, self.model_name, self.label, self.path, self.note = family, model_name, label, path, note
+        self.aliases = aliases
+        self.options = ModelOptions(temperature=0.0, context_window=n_ctx, seed=0)
         self._llm = None
 
     def available(self) -> tuple[bool, str]:
@@ -55,7 +61,7 @@ class LlamaCppProvider(Provider):
 
             atexit.register(self._llm.close)  # free it before the interpreter tears llama.cpp down
             # Use the model's own window if it is smaller than asked.
-            self.context_window = min(self.context_window, int(self._llm.n_ctx()))
+            self.options = replace(self.options, context_window=min(self.context_window, int(self._llm.n_ctx())))
         return self._llm
 
     def count_tokens(self, text: str) -> int:

@@ -1,10 +1,33 @@
 """OpenAI, any OpenAI-compatible server (Ollama, vLLM, llama.cpp server, LM Studio) and Anthropic, through
-their official SDKs. Timeouts and retries with backoff on 429/5xx are the SDKs' own (max_retries)."""
+their official SDKs. Timeouts and retries with backoff on 429/5xx are the SDKs' own (max_retries).
+
+One model class per family; each configured model name (``OPENAI_MODEL=gpt-4o-mini,gpt-4o``) is one concrete
+model. Models of one family and endpoint share one SDK client.
+"""
 from __future__ import annotations
+
+import json
+import threading
 
 from .. import config
 from ..redact import install_log_redaction, redact
-from .base import Answer, Provider, ProviderError, Request
+from .base import (
+    JSON_SCHEMA,
+    TOOL_USE,
+    VERDICT_SCHEMA,
+    Answer,
+    ModelOptions,
+    Provider,
+    ProviderError,
+    Request,
+    structured_verdict,
+)
+
+# Known context windows (tokens); anything else gets the family's default or the *_CONTEXT setting.
+KNOWN_WINDOWS = {
+    "gpt-4o": 128_000, "gpt-4o-mini": 128_000, "gpt-4.1": 1_047_576, "gpt-4.1-mini": 1_047_576,
+    "gpt-4.1-nano": 1_047_576, "gpt-4-turbo": 128_000, "gpt-3.5-turbo": 16_385,
+}
 
 
 def timeout_s() -> float:
@@ -16,7 +39,13 @@ def max_retries() -> int:
     return int(config.get("NEPAQA_PROVIDER_RETRIES") or 3)
 
 
-def _describe(label: str, exc: Exception) -> ProviderError:
+def model_names(setting: str, default: str) -> list[str]:
+    """The comma-separated model names of a setting (``OPENAI_MODEL=gpt-4o-mini,gpt-4o``), in order, once each."""
+    raw = config.get(setting) or default
+    return list(dict.fromkeys(n.strip() for n in raw.split(",") if n.strip())) or [default]
+
+
+def _describe(label: str, exc: BaseException) -> ProviderError:
     """A short, key-free message for a failed call."""
     name = type(exc).__name__
     status = getattr(exc, "status_code", None)
@@ -37,107 +66,179 @@ def _describe(label: str, exc: Exception) -> ProviderError:
     return ProviderError(redact(f"{label}: {why}"))
 
 
-def _sdk_errors(sdk: str) -> tuple[type[BaseException], ...]:
-    """What a call can raise for reasons outside our code: the SDK's errors and an unparseable body."""
-    import importlib
-
-    mod = importlib.import_module(sdk)
-    return (mod.APIError, ValueError, AttributeError, IndexError, KeyError)
+def _int(value: object) -> int | None:
+    """A token count from a usage field, or None when the server sent something that is not a count."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-class OpenAIProvider(Provider):
-    """Chat completions through the official ``openai`` SDK."""
+class _Clients:
+    """One SDK client per (family, key, base URL, timeout, retries), shared by that family's models."""
 
-    def __init__(
-        self, provider_id: str, label: str, key_name: str | None, model_name: str, base_url_name: str | None,
-        default_model: str, context_window: int, url_required: bool = False,
-    ) -> None:
+    _lock = threading.Lock()
+    _cache: dict[tuple, object] = {}
+
+    @classmethod
+    def get(cls, sdk: str, key: str | None, base: str | None):  # noqa: ANN206 - an SDK client
+        import importlib
+
+        ident = (sdk, key, base, timeout_s(), max_retries())
+        with cls._lock:
+            if ident not in cls._cache:
+                install_log_redaction()
+                mod = importlib.import_module(sdk)
+                make = mod.OpenAI if sdk == "openai" else mod.Anthropic
+                cls._cache[ident] = make(api_key=key, base_url=base or None, timeout=timeout_s(),
+                                         max_retries=max_retries())
+            return cls._cache[ident]
+
+
+class OpenAIModel(Provider):
+    """A chat-completions model through the official ``openai`` SDK (OpenAI itself, or an OpenAI-compatible
+    server when ``family`` is ``compat``)."""
+
+    def __init__(self, family: str, model_name: str, label: str, key_name: str | None, base_url_name: str,
+                 model_setting: str, context_window: int, url_required: bool = False,
+                 capabilities: frozenset[str] = frozenset({JSON_SCHEMA})) -> None:
         super().__init__()
-        self.id, self.label = provider_id, label
-        self.key_name, self.model_name, self.base_url_name = key_name, model_name, base_url_name
-        self.default_model = default_model
-        self.context_window = context_window
-        self.needs = tuple(n for n in ((key_name if not url_required else None), base_url_name if url_required else None) if n)
-        self._client = None
-        self._client_key: tuple | None = None
+        self.family, self.model_name, self.label = family, model_name, label
+        self.key_name, self.base_url_name, self.model_setting = key_name, base_url_name, model_setting
+        self.options = ModelOptions(temperature=0.0, context_window=context_window)
+        self.capabilities = capabilities
+        self.needs = (base_url_name,) if url_required else ((key_name,) if key_name else ())
 
     @property
     def model(self) -> str:
-        return config.get(self.model_name) or self.default_model
+        return self.model_name
 
     def available(self) -> tuple[bool, str]:
         ok, why = super().available()
-        return (ok, f"model {self.model}" if ok else why)
+        return (ok, f"model {self.model_name}" if ok else why)
 
     def client(self):  # noqa: ANN201 - openai.OpenAI
-        import openai
-
         key = (config.get(self.key_name) if self.key_name else None) or "not-needed"
-        base = config.get(self.base_url_name) if self.base_url_name else None
-        if self._client is None or self._client_key != (key, base, timeout_s(), max_retries()):
-            install_log_redaction()
-            self._client = openai.OpenAI(api_key=key, base_url=base or None, timeout=timeout_s(), max_retries=max_retries())
-            self._client_key = (key, base, timeout_s(), max_retries())
-        return self._client
+        return _Clients.get("openai", key, config.get(self.base_url_name))
 
     def _generate(self, req: Request) -> Answer:
         msgs = ([{"role": "system", "content": req.system}] if req.system else []) + [
             {"role": "user", "content": req.prompt}
         ]
+        kwargs: dict = {"model": self.model_name, "messages": msgs, "max_tokens": req.max_tokens}
+        if self.options.temperature is not None:
+            kwargs["temperature"] = self.options.temperature
+        structured = req.closed and req.structured and JSON_SCHEMA in self.capabilities
+        if structured:
+            kwargs["response_format"] = {"type": "json_schema",
+                                         "json_schema": {"name": "verdict", "strict": True, "schema": VERDICT_SCHEMA}}
         try:
-            resp = self.client().chat.completions.create(
-                model=self.model, messages=msgs, max_tokens=req.max_tokens, temperature=0.0
-            )
-            text = resp.choices[0].message.content or ""
-            usage = resp.usage
-        except _sdk_errors("openai") as exc:
+            resp = self.client().chat.completions.create(**kwargs)
+            text = resp.choices[0].message.content
+            if not isinstance(text, str):
+                raise TypeError("message content is not text")
+            usage = getattr(resp, "usage", None)
+            tin = _int(getattr(usage, "prompt_tokens", None))
+            tout = _int(getattr(usage, "completion_tokens", None))
+        except Exception as exc:  # noqa: BLE001 - whatever a server sends ends as one key-free failure
             raise _describe(self.label, exc) from None
-        return Answer(
-            text=text.strip(),
-            tokens_in=int(getattr(usage, "prompt_tokens", 0) or self.count_tokens(req.system + req.prompt)),
-            tokens_out=int(getattr(usage, "completion_tokens", 0) or self.count_tokens(text)),
-        )
+        ans = Answer(text=text.strip(), tokens_in=tin if tin is not None else self.count_tokens(req.system + req.prompt),
+                     tokens_out=tout if tout is not None else self.count_tokens(text))
+        if structured:
+            _read_structured(ans, text)
+        return ans
 
 
-class AnthropicProvider(Provider):
-    id = "anthropic"
-    label = "Anthropic"
+def _read_structured(ans: Answer, text: str) -> None:
+    """Fill the verdict from a JSON reply; a reply that ignored the requested structure is left for the text
+    parser and recorded as such."""
+    try:
+        parsed = structured_verdict(json.loads(text))
+    except (json.JSONDecodeError, TypeError):
+        parsed = None
+    if parsed is None:
+        ans.verdict_source = "text"
+        return
+    verdict, explanation = parsed
+    ans.verdict, ans.verdict_source = verdict, "structured"
+    ans.text = f"{verdict.capitalize()}. {explanation}".strip()
+
+
+class AnthropicModel(Provider):
+    """A Claude model through the official ``anthropic`` SDK. Temperature goes in the request body (SDK 2.x
+    has no argument for it); closed questions use a forced tool call for the verdict."""
+
+    family = "anthropic"
     needs = ("ANTHROPIC_API_KEY",)
-    context_window = 200_000
 
-    def __init__(self) -> None:
+    def __init__(self, model_name: str) -> None:
         super().__init__()
-        self._client = None
-        self._client_key: tuple | None = None
+        self.model_name = model_name
+        self.label = f"Anthropic {model_name}"
+        self.options = ModelOptions(temperature=0.0, context_window=200_000)
+        self.capabilities = frozenset({TOOL_USE})
 
     @property
     def model(self) -> str:
-        return config.get("ANTHROPIC_MODEL") or "claude-3-5-haiku-latest"
+        return self.model_name
 
     def available(self) -> tuple[bool, str]:
         ok, why = super().available()
-        return (ok, f"model {self.model}" if ok else why)
+        return (ok, f"model {self.model_name}" if ok else why)
 
     def client(self):  # noqa: ANN201 - anthropic.Anthropic
-        import anthropic
-
-        key, base = config.get("ANTHROPIC_API_KEY"), config.get("ANTHROPIC_BASE_URL")
-        if self._client is None or self._client_key != (key, base, timeout_s(), max_retries()):
-            install_log_redaction()
-            self._client = anthropic.Anthropic(api_key=key, base_url=base or None, timeout=timeout_s(),
-                                               max_retries=max_retries())
-            self._client_key = (key, base, timeout_s(), max_retries())
-        return self._client
+        return _Clients.get("anthropic", config.get("ANTHROPIC_API_KEY"), config.get("ANTHROPIC_BASE_URL"))
 
     def _generate(self, req: Request) -> Answer:
-        kwargs = {"system": req.system} if req.system else {}
+        kwargs: dict = {"system": req.system} if req.system else {}
+        if self.options.temperature is not None:
+            kwargs["extra_body"] = {"temperature": self.options.temperature}
+        structured = req.closed and req.structured and TOOL_USE in self.capabilities
+        if structured:
+            kwargs["tools"] = [{"name": "record_verdict", "description": "Record the yes/no verdict and why.",
+                                "input_schema": VERDICT_SCHEMA}]
+            kwargs["tool_choice"] = {"type": "tool", "name": "record_verdict"}
         try:
             resp = self.client().messages.create(
-                model=self.model, max_tokens=req.max_tokens,
+                model=self.model_name, max_tokens=req.max_tokens,
                 messages=[{"role": "user", "content": req.prompt}], **kwargs,
             )
-            text = "".join(getattr(b, "text", "") for b in resp.content)
-            usage = resp.usage
-        except _sdk_errors("anthropic") as exc:
+            blocks = list(resp.content or [])
+            text = "".join(b.text for b in blocks if isinstance(getattr(b, "text", None), str))
+            tool_input = next((getattr(b, "input", None) for b in blocks if getattr(b, "type", "") == "tool_use"), None)
+            usage = getattr(resp, "usage", None)
+            tin, tout = _int(getattr(usage, "input_tokens", None)), _int(getattr(usage, "output_tokens", None))
+        except Exception as exc:  # noqa: BLE001 - whatever a server sends ends as one key-free failure
             raise _describe(self.label, exc) from None
-        return Answer(text=text.strip(), tokens_in=int(usage.input_tokens), tokens_out=int(usage.output_tokens))
+        ans = Answer(text=text.strip(), tokens_in=tin if tin is not None else self.count_tokens(req.system + req.prompt),
+                     tokens_out=tout if tout is not None else self.count_tokens(text))
+        if structured:
+            parsed = structured_verdict(tool_input)
+            if parsed is None:
+                ans.verdict_source = "text"
+            else:
+                ans.verdict, ans.verdict_source = parsed[0], "structured"
+                ans.text = f"{parsed[0].capitalize()}. {parsed[1]}".strip()
+        return ans
+
+
+def openai_models() -> list[Provider]:
+    out: list[Provider] = []
+    for name in model_names("OPENAI_MODEL", "gpt-4o-mini"):
+        window = int(config.get("OPENAI_CONTEXT") or KNOWN_WINDOWS.get(name, 128_000))
+        out.append(OpenAIModel("openai", name, f"OpenAI {name}", "OPENAI_API_KEY", "OPENAI_BASE_URL",
+                               "OPENAI_MODEL", window))
+    return out
+
+
+def compat_models() -> list[Provider]:
+    """Models of an OpenAI-compatible server; listed only once its URL is set. Such servers differ in what
+    they honour, so verdicts are asked in text unless OPENAI_COMPAT_JSON_SCHEMA=1 says it supports the schema."""
+    if not config.get("OPENAI_COMPAT_BASE_URL"):
+        return []
+    caps = frozenset({JSON_SCHEMA}) if (config.get("OPENAI_COMPAT_JSON_SCHEMA") or "0") in ("1", "true") else frozenset()
+    window = int(config.get("OPENAI_COMPAT_CONTEXT") or 8192)
+    return [OpenAIModel("compat", name, f"{name} (OpenAI-compatible server)", "OPENAI_COMPAT_API_KEY",
+                        "OPENAI_COMPAT_BASE_URL", "OPENAI_COMPAT_MODEL", window, url_required=True, capabilities=caps)
+            for name in model_names("OPENAI_COMPAT_MODEL", "default")]
+
+
+def anthropic_models() -> list[Provider]:
+    return [AnthropicModel(name) for name in model_names("ANTHROPIC_MODEL", "claude-3-5-haiku-latest")]

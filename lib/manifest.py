@@ -1,0 +1,120 @@
+"""Run manifests: what a run was made with, so a resume never mixes configurations.
+
+A manifest records the concrete model ids and the options actually sent, a hash of each prompt template, the
+embedder, chunk size/overlap and index generation of each document used, the judge, and the app version. A
+resume whose manifest differs is refused with a message that names each difference.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from sqlalchemy import insert, select, update
+
+from . import __version__, store
+from .errors import UserError
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def prompt_hashes(templates: Mapping[str, str]) -> dict[str, str]:
+    return {name: text_hash(t) for name, t in sorted(templates.items())}
+
+
+def document_entries(services: Any, doc_ids: Iterable[str], engine: Any = None) -> list[dict[str, Any]]:
+    """sha256, index generation and chunking of each document a run reads."""
+    engine = engine or store.get_engine()
+    ids = sorted(set(d for d in doc_ids if d))
+    if not ids:
+        return []
+    t = store.documents
+    with engine.connect() as c:
+        sha = {r.doc_id: r.sha256 for r in c.execute(select(t.c.doc_id, t.c.sha256).where(t.c.doc_id.in_(ids)))}
+    out = []
+    for doc_id in ids:
+        info = services.docs.get(doc_id)
+        out.append({"doc_id": doc_id, "name": info.name, "sha256": sha.get(doc_id), "gen": info.gen,
+                    "chunk_size": info.chunk_size, "chunk_overlap": info.chunk_overlap})
+    return out
+
+
+def embedder_name(services: Any = None) -> str:
+    """The embedder's name without loading it when the services are not built yet."""
+    from . import config
+
+    if services is not None:
+        try:
+            return services.docs.index.embedder.name
+        except AttributeError:
+            pass
+    return config.get("NEPAQA_EMBED_MODEL") or "all-MiniLM-L6-v2"
+
+
+def build(kind: str, models: Iterable[Any], *, prompts: Mapping[str, str], judge: Any = None,
+          documents: list[dict[str, Any]] | None = None, embedder: str | None = None,
+          settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "kind": kind,
+        "app_version": __version__,
+        "models": [m.manifest_entry() for m in models],
+        "judge": judge.manifest_entry() if judge is not None else None,
+        "prompts": prompt_hashes(prompts),
+        "embedder": embedder,
+        "documents": documents or [],
+        "settings": dict(settings or {}),
+    }
+
+
+def differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """Human-readable differences, e.g. "models[0].options.temperature: 0.0 → 0.7"."""
+    out: list[str] = []
+    for key in sorted(set(old) | set(new)):
+        path = f"{prefix}{key}"
+        a, b = old.get(key), new.get(key)
+        if isinstance(a, Mapping) and isinstance(b, Mapping):
+            out += differences(a, b, path + ".")
+        elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(
+                isinstance(x, Mapping) and isinstance(y, Mapping) for x, y in zip(a, b, strict=True)):
+            for i, (x, y) in enumerate(zip(a, b, strict=True)):
+                out += differences(x, y, f"{path}[{i}].")
+        elif a != b:
+            out.append(f"{path}: {json.dumps(a, default=str)} → {json.dumps(b, default=str)}")
+    return out
+
+
+def save(run_id: str, kind: str, manifest: Mapping[str, Any], engine: Any = None) -> None:
+    engine = engine or store.get_engine()
+    t = store.run_manifests
+    with engine.begin() as c:
+        if c.execute(select(t.c.run_id).where(t.c.run_id == run_id)).first() is None:
+            c.execute(insert(t).values(run_id=run_id, kind=kind, manifest=json.dumps(manifest, sort_keys=True)))
+        else:
+            c.execute(update(t).where(t.c.run_id == run_id).values(manifest=json.dumps(manifest, sort_keys=True)))
+
+
+def load(run_id: str, engine: Any = None) -> dict[str, Any] | None:
+    engine = engine or store.get_engine()
+    t = store.run_manifests
+    with engine.connect() as c:
+        r = c.execute(select(t.c.manifest).where(t.c.run_id == run_id)).first()
+    return json.loads(r.manifest) if r else None
+
+
+def check_resume(run_id: str, kind: str, current: Mapping[str, Any], engine: Any = None,
+                 ignore: Iterable[str] = ()) -> None:
+    """Refuse (UserError) a resume whose configuration differs from the stored manifest; store it when the run
+    has none yet (a run made before manifests existed keeps the first one seen)."""
+    stored = load(run_id, engine)
+    if stored is None:
+        save(run_id, kind, current, engine)
+        return
+    skip = tuple(ignore)
+    diffs = [d for d in differences(stored, current) if not d.startswith(skip)] if skip else differences(stored, current)
+    if diffs:
+        listed = "; ".join(diffs[:8]) + (f"; and {len(diffs) - 8} more" if len(diffs) > 8 else "")
+        raise UserError(f"Run '{run_id}' was made with another configuration, so resuming it would mix results. "
+                        f"Differences: {listed}. Start a new run instead (or restore the original settings).")
