@@ -241,10 +241,10 @@ with tab_results:
                     closed_t = pd.concat([closed_t, pd.DataFrame([{
                         "model": f"Majority baseline (always '{mb['answer']}')", "mode": "—", "score": round(mb["accuracy"], 3),
                         "95% interval": ci_text(*mb["ci95"]), "n": mb["n"], "note": "answers the more common gold answer"}])])
-                st.dataframe(closed_t, hide_index=True, width="stretch")
+                st.table(closed_t.set_index("model"))
             with right:
                 st.markdown(f"**Open questions: {report.metric_label(summary.metric)}**")
-                st.dataframe(score_table(comp, "open"), hide_index=True, width="stretch")
+                st.table(score_table(comp, "open").set_index("model"))
             if not proxy:
                 st.markdown(f"**{report.PUBLISHED_LABEL}**")
                 st.dataframe(report.PUBLISHED_TABLE2, hide_index=True, width="stretch")

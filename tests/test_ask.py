@@ -17,7 +17,7 @@ GOLD = ("In addition to public participation, federal and state regulatory agenc
 
 
 class Broken(Provider):
-    id = "broken"
+    family, model_name = "test", "broken"
     label = "Always fails"
 
     def _generate(self, req: Request) -> Answer:
@@ -40,8 +40,9 @@ def test_extractive_gold_quotes_passage():
 
 def test_closed_question_gets_verdict_from_local_likelihood():
     r = ask_lib.ask("Did the U.S. Fish and Wildlife Service attend the meetings?", "smollm2", "gold", gold=GOLD)
-    assert r.closed and r.verdict in ("yes", "no") and r.answer.lower() == r.verdict
     assert set(r.verdict_probs) == {"yes", "no"}
+    assert r.closed and r.verdict == max(r.verdict_probs, key=r.verdict_probs.get) and r.answer.lower() == r.verdict
+    assert r.model == "local/smollm2-135m" and r.verdict_source == "likelihood"
 
 
 def test_rag_mode_cites_pages(services, sample_doc):
@@ -62,12 +63,12 @@ def test_pdf_mode_truncates_to_model_window(services, sample_doc):
 
 def test_grid_isolates_a_failing_cell(broken):
     seen = []
-    results = ask_lib.ask_grid("Which agencies attended?", ["broken", "extractive"], ["none", "gold"], gold=GOLD,
+    results = ask_lib.ask_grid("Which agencies attended?", ["test/broken", "extractive"], ["none", "gold"], gold=GOLD,
                                on_result=seen.append)
     assert len(results) == len(seen) == 4
     by = {(r.model, r.mode): r for r in results}
-    assert by[("broken", "none")].error.startswith("Always fails")
-    assert by[("extractive", "gold")].error is None and "Fish" in by[("extractive", "gold")].answer
+    assert by[("test/broken", "none")].error.startswith("Always fails")
+    assert by[("local/extractive", "gold")].error is None and "Fish" in by[("local/extractive", "gold")].answer
 
 
 def test_modes_needing_a_document_say_so():
@@ -76,7 +77,7 @@ def test_modes_needing_a_document_say_so():
     with pytest.raises(UserError, match="Unknown model"):
         ask_lib.ask("What?", "nope", "none")
     with pytest.raises(UserError, match="not available"):
-        ask_lib.ask("What?", "openai", "none")
+        ask_lib.ask("What?", "openai/gpt-4o-mini", "none")
 
 
 def test_history_round_trip(session_home):
@@ -91,15 +92,17 @@ def test_cli_models_and_ask(tmp_path):
     env = {**os.environ, "NEPAQA_HOME": str(tmp_path)}
     out = subprocess.run([sys.executable, "-m", "lib", "models"], cwd=ROOT, env=env, capture_output=True, text=True)
     models = {m["id"]: m for m in json.loads(out.stdout)}
-    assert models["smollm2"]["available"] and not models["openai"]["available"]
-    assert set(models["openai"]) == {"id", "label", "available", "reason"}
+    assert models["local/smollm2-135m"]["available"] and not models["openai/gpt-4o-mini"]["available"]
+    assert set(models["openai/gpt-4o-mini"]) == {"id", "label", "available", "reason"}
+    assert "smollm2" not in models and "extractive" not in models  # one row per concrete model, no aliases
     out = subprocess.run([sys.executable, "-m", "lib", "ask", "--mode", "gold", "--gold", GOLD, "--closed", "--model",
                           "smollm2", "Did USFWS attend?"], cwd=ROOT, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     res = json.loads(out.stdout)
-    assert set(res) == {"model", "mode", "answer", "closed", "verdict", "contexts", "truncated", "kept_fraction",
-                        "tokens_in", "tokens_out", "seconds"}
-    assert res["closed"] is True and res["verdict"] in ("yes", "no")
+    assert set(res) == {"model", "mode", "answer", "closed", "verdict", "verdict_source", "contexts", "truncated",
+                        "kept_fraction", "tokens_in", "tokens_out", "seconds"}
+    assert res["model"] == "local/smollm2-135m" and res["closed"] is True
+    assert res["verdict_source"] == "likelihood" and res["answer"].lower() == res["verdict"]
     bad = subprocess.run([sys.executable, "-m", "lib", "ask", "--doc", "nosuch", "--mode", "rag", "--model",
                           "extractive", "What?"], cwd=ROOT, env=env, capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.startswith("error: ")

@@ -67,3 +67,23 @@ def test_delete(cli_home, tmp_path, pdf_factory):
     ids = [d["doc_id"] for d in json.loads(run_cli(cli_home, "docs").stdout)]
     assert doc["doc_id"] not in ids
     assert run_cli(cli_home, "delete", doc["doc_id"], check=False).returncode == 2
+
+
+def test_verdict_reads_one_answer_per_line(tmp_path):
+    f = tmp_path / "answers.txt"
+    f.write_text("Yes, the Army consulted USFWS.\n"
+                 "The proposed action would not affect wetlands.\n"
+                 "\n"
+                 "It is not clear from the passage.\n"
+                 "The line crosses wetlands on the right-of-way. Therefore, the answer is: No.\n"
+                 "Executive Order No. 11990 applies to wetlands.\n", encoding="utf-8")
+    proc = run_cli(tmp_path, "verdict", "--file", str(f))
+    assert json.loads(proc.stdout) == ["yes", "no", "unclear", "unclear", "no", "unclear"]
+    f16 = tmp_path / "answers16.txt"
+    f16.write_text("No.\nYes.\n", encoding="utf-16")
+    assert json.loads(run_cli(tmp_path, "verdict", "--file", str(f16)).stdout) == ["no", "yes"]
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("Sí, the agency agreed.\n".encode("latin-1"))
+    for args in (("verdict", "--file", str(bad)), ("verdict", "--file", str(tmp_path / "missing.txt"))):
+        proc = run_cli(tmp_path, *args, check=False)
+        assert proc.returncode == 2 and proc.stderr.startswith("error: ") and proc.stdout == ""

@@ -21,7 +21,7 @@ def test_ask_page_fills_grid(services, sample_doc):
     at = page("ask.py").run()
     assert not at.exception
     at.text_area(key="question").input("Which agencies attended the coordination meetings?").run()
-    at.multiselect[0].set_value(["extractive", "smollm2"]).run()
+    at.multiselect[0].set_value(["local/extractive", "local/smollm2-135m"]).run()
     at.multiselect[1].set_value(["none", "rag", "gold"]).run()
     gold_pick = at.selectbox(key="gold_pick")
     gold_pick.set_value(gold_pick.options[1]).run()
@@ -39,15 +39,19 @@ def test_benchmark_page_runs_sample_and_charts(services, sample_doc):
     at = page("benchmark.py").run()
     next(b for b in at.button if b.label == "Load the sample set (20 items)").click().run()
     assert any("20 items" in s.value for s in at.success)
-    at.multiselect(key="run_models").set_value(["extractive"]).run()
+    at.multiselect(key="run_models").set_value(["local/extractive"]).run()
     at.multiselect(key="run_modes").set_value(["rag", "gold"]).run()
     at.number_input(key="run_limit").set_value(4).run()
     next(b for b in at.button if b.label == "Run").click().run()
     assert not at.exception
     assert any("8 answers, 0 failures" in s.value for s in at.success), [s.value for s in at.success] + [e.value for e in at.error]
     assert len(charts(at)) >= 3
-    published = [d for d in at.dataframe if "GPT-4" in set(d.value.get("model", []))]
-    assert published, "the published Table 2 is shown beside the run"
+    # a proxy-scored run: no published figures anywhere, a warning that says so, n and intervals in the tables
+    assert not [d for d in at.dataframe if "GPT-4" in set(d.value.get("model", []))]
+    assert any("token-F1 proxy (not RAGAS)" in w.value for w in at.warning)
+    closed = next(d.value for d in at.dataframe if "Majority baseline (always 'yes')" in set(d.value.get("model", [])))
+    assert {"n", "95% interval"} <= set(closed.columns)
+    assert closed[closed["model"] == "Majority baseline (always 'yes')"]["n"].iloc[0] == 2
 
 
 def test_validate_two_reviewers_then_stats(tmp_path):

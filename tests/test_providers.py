@@ -30,7 +30,7 @@ def server(monkeypatch):
 REQ = Request(prompt="Did USFWS participate?", system="Be brief.", max_tokens=20)
 
 
-@pytest.mark.parametrize("pid", ["openai", "anthropic", "openai-compatible"])
+@pytest.mark.parametrize("pid", ["openai", "anthropic", "compat"])
 def test_normal_answer(server, pid):
     ans = registry.get(pid).generate(REQ)
     assert ans.text == "Yes, the agency consulted USFWS."
@@ -91,14 +91,84 @@ def test_key_never_leaks(server, pid, caplog):
     assert secret_core not in caplog.text
 
 
-def test_unconfigured_providers_are_unavailable_with_reason(monkeypatch):
-    for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_COMPAT_BASE_URL"):
+def test_unconfigured_models_are_unavailable_with_reason(monkeypatch):
+    for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_COMPAT_BASE_URL", "OPENAI_MODEL", "ANTHROPIC_MODEL"):
         monkeypatch.delenv(var, raising=False)
     registry.reset()
     status = {p.id: (ok, why) for p, ok, why in registry.status_all()}
-    assert status["openai"] == (False, "set OPENAI_API_KEY in the environment or .streamlit/secrets.toml")
-    assert not status["anthropic"][0] and "ANTHROPIC_API_KEY" in status["anthropic"][1]
-    assert not status["openai-compatible"][0] and "OPENAI_COMPAT_BASE_URL" in status["openai-compatible"][1]
-    assert status["extractive"][0]
-    assert not status["gguf"][0]
+    assert status["openai/gpt-4o-mini"] == (False, "set OPENAI_API_KEY in the environment or .streamlit/secrets.toml")
+    assert not status["anthropic/claude-3-5-haiku-latest"][0]
+    assert "ANTHROPIC_API_KEY" in status["anthropic/claude-3-5-haiku-latest"][1]
+    assert status["local/extractive"][0] and status["local/smollm2-135m"][0]
+    assert not any(i.startswith(("compat/", "gguf/")) for i in status)  # listed once a URL / file is set
     registry.reset()
+
+
+def test_ids_are_concrete_and_aliases_resolve(server, monkeypatch):
+    from lib.errors import UserError
+
+    monkeypatch.setenv("OPENAI_MODEL", "gpt-4o-mini, gpt-4o")
+    monkeypatch.setenv("ANTHROPIC_MODEL", "claude-3-5-haiku-latest,claude-sonnet-4-5")
+    registry.reset()
+    ids = [p.id for p in registry.all_models()]
+    assert ids[:2] == ["local/smollm2-135m", "local/extractive"]
+    assert {"openai/gpt-4o-mini", "openai/gpt-4o", "anthropic/claude-3-5-haiku-latest",
+            "anthropic/claude-sonnet-4-5", "compat/llama3"} <= set(ids)
+    assert registry.resolve("smollm2") == "local/smollm2-135m" and registry.resolve("extractive") == "local/extractive"
+    assert registry.resolve("openai") == "openai/gpt-4o-mini" and registry.resolve("openai-compatible") == "compat/llama3"
+    with pytest.raises(UserError, match="not configured.*OPENAI_MODEL"):
+        registry.get("openai/gpt-5")
+    with pytest.raises(UserError, match="Unknown model 'nope'"):
+        registry.get("nope")
+
+
+CLOSED = Request(prompt="Did USFWS participate?", max_tokens=40, closed=True, structured=True)
+
+
+def test_openai_asks_for_a_json_schema_verdict(server):
+    server.script.append(("ok", '{"verdict": "no", "explanation": "The EIS lists no USFWS comments."}'))
+    ans = registry.get("openai").generate(CLOSED)
+    body = server.requests[-1]["body"]
+    assert body["response_format"]["type"] == "json_schema" and body["temperature"] == 0
+    assert body["response_format"]["json_schema"]["schema"]["properties"]["verdict"]["enum"] == ["yes", "no", "unclear"]
+    assert (ans.verdict, ans.verdict_source) == ("no", "structured")
+    assert ans.text == "No. The EIS lists no USFWS comments."
+
+
+def test_a_server_that_ignores_the_schema_is_read_as_text_not_failed(server):
+    from lib import ask as ask_lib
+
+    server.script.append(("ok", "Yes, the U.S. Fish and Wildlife Service took part."))
+    ans = registry.get("openai").generate(CLOSED)
+    assert ans.verdict is None and ans.verdict_source == "text"
+    server.script.append(("ok", "Yes, the U.S. Fish and Wildlife Service took part."))
+    r = ask_lib.ask("Did USFWS participate?", "openai", "none", closed=True)
+    assert r.error is None and (r.verdict, r.verdict_source) == ("yes", "text")
+    # a compatible server declares no schema support by default: plain text, parsed
+    server.script.append(("ok", "No."))
+    r = ask_lib.ask("Did USFWS participate?", "compat", "none", closed=True)
+    assert "response_format" not in server.requests[-1]["body"] and (r.verdict, r.verdict_source) == ("no", "text")
+
+
+def test_anthropic_forces_a_tool_call_and_sends_temperature_zero(server):
+    from tests.fake_llm_server import FakeLLMServer
+
+    def tool_reply(path, text):
+        return {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+                "content": [{"type": "tool_use", "id": "tu_1", "name": "record_verdict",
+                             "input": {"verdict": "yes", "explanation": "Table 5-1 lists USFWS."}}],
+                "stop_reason": "tool_use", "stop_sequence": None, "usage": {"input_tokens": 50, "output_tokens": 9}}
+
+    original = FakeLLMServer._ok
+    FakeLLMServer._ok = staticmethod(tool_reply)
+    try:
+        ans = registry.get("anthropic").generate(CLOSED)
+    finally:
+        FakeLLMServer._ok = staticmethod(original)
+    body = server.requests[-1]["body"]
+    assert body["temperature"] == 0 and body["tool_choice"] == {"type": "tool", "name": "record_verdict"}
+    assert body["tools"][0]["input_schema"]["required"] == ["verdict", "explanation"]
+    assert (ans.verdict, ans.verdict_source, ans.tokens_in) == ("yes", "structured", 50)
+    # an open question: plain text, temperature still 0
+    registry.get("anthropic").generate(REQ)
+    assert server.requests[-1]["body"]["temperature"] == 0 and "tools" not in server.requests[-1]["body"]
