@@ -134,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--courses", help="comma-separated course ids (file names); default all 42")
     s.add_argument("--limit", type=int, help="questions per course")
     s.add_argument("--split", choices=["test", "dev"], default="test")
+    s.add_argument("--circular", action="store_true",
+                   help="OpenCompass circular evaluation: a question counts only if right under all 4 option rotations")
+    s.add_argument("--restart", action="store_true", help="discard this run's stored answers and start over")
     return p
 
 
@@ -220,8 +223,17 @@ def _exam(a: argparse.Namespace) -> Any:
             print(f"[exam] {done}/{total} {msg}", file=sys.stderr, flush=True)
 
     courses = [c.strip() for c in a.courses.split(",") if c.strip()] if a.courses else None
-    res = run_exam(a.model, a.shots, a.cot, courses, a.limit, a.split, progress=progress)
-    return {k: res[k] for k in ("model", "shots", "n_questions", "unparsed", "courses", "M", "sigma", "cv", "I")}
+    if a.limit is not None and a.limit < 1:
+        raise UserError("--limit must be at least 1 (leave it out for every question).")
+    if a.courses is not None and not courses:
+        raise UserError("--courses lists no course; give comma-separated course ids or leave it out for all 42.")
+    res = run_exam(a.model, a.shots, a.cot, courses, a.limit, a.split, progress=progress, circular=a.circular,
+                   restart=a.restart)
+    if res["failed"]:
+        print(f"[exam] {res['failed']} question(s) failed; they count as wrong and are asked again on the next run",
+              file=sys.stderr)
+    return {k: res[k] for k in ("run_id", "model", "shots", "circular", "partial", "n_questions", "n_courses",
+                                "failed", "unparsed", "courses", "M", "sigma", "cv", "I")}
 
 
 @command("models")

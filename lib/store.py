@@ -196,7 +196,7 @@ exam_answers = Table(
     "exam_answers",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("run_id", String(64), nullable=False, index=True),
+    Column("run_id", String(128), nullable=False, index=True),
     Column("model", Text, nullable=False),
     Column("shots", Integer, nullable=False),
     Column("cot", Integer, nullable=False),

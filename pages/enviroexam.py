@@ -14,35 +14,51 @@ st.title("🎓 EnviroExam")
 st.caption("936 multiple-choice questions (210 dev, 726 test) over 42 environmental-science courses at bachelor, "
            "master and doctor level (Huang et al., 2024). Questions are in Chinese, as published.")
 
-available = {p.id: p.label for p, ok, _ in registry.status_all() if ok and p.id != "extractive"}
+available = {p.id: p.label for p, ok, _ in registry.status_all() if ok and registry.is_llm(p)}
 courses = ee.courses()
 meta = pd.DataFrame([{"course": c, "title": ee.course_title(c), "level": ee.course_level(c)} for c in courses])
 tab_results, tab_run, tab_quiz, tab_method = st.tabs(["Results", "Run the exam", "Take the quiz", "Method"])
 
 with tab_results:
-    published = pd.DataFrame(ee.load_published()).rename(columns={"mean": "M", "composite_index": "I"})
-    published["source"] = "published (0-shot)"
     runs = ee.all_runs()
-    here = pd.DataFrame([{"model": f"{r['model']} · {r['shots']}-shot" + (" · CoT" if r["cot"] else ""),
-                          "M": r["M"], "sigma": r["sigma"], "cv": r["cv"], "I": r["I"], "n": r["n_questions"],
-                          "courses": len(r["courses"]), "unparsed": r["unparsed"], "source": "run here"}
-                         for r in runs if r["n_questions"]])
-    board = pd.concat([published[["model", "M", "sigma", "cv", "I", "source"]], here], ignore_index=True)
-    board = board.sort_values("I", ascending=False, na_position="last")
+    board = pd.DataFrame(ee.leaderboard(runs=runs))
+    board["n"] = board["n_questions"].astype("Int64")
+    board = board[["model", "M", "sigma", "cv", "I", "source", "n", "failed", "unparsed"]]
     st.altair_chart(alt.Chart(board.dropna(subset=["I"])).mark_bar().encode(
         x=alt.X("I:Q", title="composite index I = M × (1 − CV)"), y=alt.Y("model:N", sort="-x", title=None),
-        color=alt.Color("source:N", scale=alt.Scale(domain=["published (0-shot)", "run here"], range=["#9e9e9e", "#2e7d32"])),
-        tooltip=["model", "source", "M", "sigma", "cv", "I"]).properties(height=alt.Step(14), title="Leaderboard"),
+        color=alt.Color("source:N", scale=alt.Scale(domain=[ee.PUBLISHED, ee.RUN_HERE], range=["#9e9e9e", "#2e7d32"])),
+        tooltip=["model", "source", "M", "sigma", "cv", "I", "n"]).properties(height=alt.Step(14), title="Leaderboard"),
         width="stretch")
     st.dataframe(board, hide_index=True, width="stretch", height=280)
+    st.caption("Ranked: the 31 published models and the full runs made here (all 726 test questions; a failed "
+               "call or an unreadable answer counts as wrong, see failed / unparsed). Runs over part of the exam "
+               "are listed under **Partial runs** below, not ranked.")
     st.download_button("Download leaderboard (CSV)", board.to_csv(index=False), "enviroexam_leaderboard.csv", "text/csv")
-    if here.empty:
+
+    st.subheader("Partial runs")
+    partial = ee.partial_runs(runs=runs)
+    if partial:
+        st.dataframe(pd.DataFrame([{
+            "model": r["label"], "questions": r["n_questions"],
+            "of": r["n_planned"], "courses": r["n_courses"],
+            "per course": r["limit"] or "all", "failed": r["failed"], "unparsed": r["unparsed"],
+            "M": r["M"], "sigma": r["sigma"], "cv": r["cv"], "I": r["I"],
+            "course list": ", ".join(ee.course_title(c) for c in r["courses"])} for r in partial]),
+            hide_index=True, width="stretch", key="exam_partial_runs")
+        st.caption("A question limit, a subset of the courses, or a run not finished: these scores are over fewer "
+                   "questions than the full exam, so they are not comparable with the leaderboard. "
+                   "“of” is the number of questions the run was started for.")
+    else:
+        st.caption("None: runs with a question limit or a subset of the courses appear here.")
+
+    shown = [r for r in runs if r["n_questions"]]
+    if not shown:
         st.info("No model has been run here yet: see **Run the exam**. Published per-course scores are not available, "
                 "so the course charts below show runs made here.")
     else:
-        per = pd.DataFrame([{"model": f"{r['model']} · {r['shots']}-shot" + (" · CoT" if r["cot"] else ""),
+        per = pd.DataFrame([{"model": r["label"] + (" (partial)" if r["partial"] else ""),
                              "shots": r["shots"], "course": c, "accuracy": a}
-                            for r in runs for c, a in r["courses"].items()]).merge(meta, on="course")
+                            for r in shown for c, a in r["courses"].items()]).merge(meta, on="course")
         st.altair_chart(alt.Chart(per).mark_rect().encode(
             x=alt.X("title:N", title=None, sort=list(meta["title"])), y=alt.Y("model:N", title=None),
             color=alt.Color("accuracy:Q", scale=alt.Scale(domain=[0, 100], scheme="greens")),
@@ -76,10 +92,19 @@ with tab_run:
         model = c1.selectbox("Model", list(available), format_func=available.get)
         shots = c2.radio("Shots", [0, 5], horizontal=True, help="5-shot puts the course's five dev questions first")
         cot = c3.checkbox("Chain of thought", help="The model reasons in free text; the letter is then parsed")
+        circular = c3.checkbox("Circular evaluation (4 rotations, slower ×4)", key="exam_circular",
+                               help="Each question is asked with its options in the orders ABCD, BCDA, CDAB and "
+                                    "DABC, and counts as right only when all four answers are (OpenCompass's "
+                                    "CircularEval). A circular run is a run of its own.")
         chosen = st.multiselect("Courses (empty = all 42)", courses, format_func=ee.course_title, key="exam_courses")
         limit = st.number_input("Questions per course (0 = all)", 0, 40, 2, key="exam_limit", help="A small limit makes a quick demo")
+        restart = st.checkbox("Start over", key="exam_restart",
+                              help="Discard the stored answers of this run (same model, settings, courses and limit) "
+                                   "and ask again: needed when the model's options or the prompts changed since.")
         st.caption("Local models choose by the likelihood of the letters A–D (fast, never unparseable); API models "
-                   "answer in text and the letter is parsed. A rerun with the same settings resumes.")
+                   "answer in text and the letter is parsed. A rerun with the same settings resumes and asks failed "
+                   "questions again. A question limit or a subset of the courses makes a partial run, listed apart "
+                   "from the leaderboard.")
         if st.button("Run", type="primary"):
             st.button("Cancel", key="cancel_exam", help="Stops after the answers in flight; finished ones are kept.")
             bar = st.progress(0.0, text="starting…")
@@ -88,15 +113,25 @@ with tab_run:
             def progress(done: int, total: int, msg: str) -> None:
                 bar.progress(done / total, text=f"{done}/{total} · {msg} · about {(time.time() - t0) / done * (total - done):.0f} s left")
 
-            res = run_safely(ee.run_exam, model, shots, cot, chosen or None, limit or None, progress=progress)
+            res = run_safely(ee.run_exam, model, shots, cot, chosen or None, limit or None, progress=progress,
+                             circular=circular, restart=restart)
             if res is not None:
                 bar.progress(1.0, text="done")
-                m = st.columns(5)
+                m = st.columns(7)
                 m[0].metric("Questions", res["n_questions"])
                 m[1].metric("M (mean %)", res["M"])
                 m[2].metric("σ", res["sigma"])
                 m[3].metric("CV", None if res["cv"] is None else round(res["cv"], 3))
                 m[4].metric("I", "void" if res["void"] else res["I"])
+                m[5].metric("Failed", res["failed"], help="Calls that failed: counted as wrong, asked again next run")
+                m[6].metric("Unparsed", res["unparsed"], help="Answers with no readable letter: counted as wrong")
+                st.caption(f"{res['label']} · {res['n_courses']} course(s)")
+                if res["partial"]:
+                    st.info(f"Partial run: {res['n_questions']} question(s) over {res['n_courses']} course(s). It is "
+                            "listed under Partial runs and not ranked against full runs.")
+                if res["failed"]:
+                    st.warning(f"{res['failed']} question(s) failed (the model call raised an error) and count as "
+                               "wrong; run again with the same settings to ask them again.")
                 if res["unparsed"]:
                     st.warning(f"{res['unparsed']} answer(s) had no readable letter and count as wrong.")
 
@@ -119,7 +154,7 @@ with tab_quiz:
         score = 100 * right / len(quiz)
         st.metric("Your score", f"{score:.0f}%", help=f"{right} of {len(quiz)}")
         rows = [{"who": "you", "accuracy": score}] + [
-            {"who": f"{r['model']} · {r['shots']}-shot", "accuracy": r["courses"][qc]}
+            {"who": r["label"] + (" (partial)" if r["partial"] else ""), "accuracy": r["courses"][qc]}
             for r in ee.all_runs() if qc in r["courses"]]
         st.altair_chart(alt.Chart(pd.DataFrame(rows)).mark_bar().encode(
             x=alt.X("accuracy:Q", scale=alt.Scale(domain=[0, 100])), y=alt.Y("who:N", sort="-x", title=None),
@@ -139,7 +174,17 @@ with tab_method:
         "population standard deviation, and it reproduces the published table (where *I* = *M* − σ to rounding).\n\n"
         "**Settings.** The paper ran OpenCompass with max_out_len = 100, max_seq_len = 4096, temperature 0.7 and "
         "top_p 0.95. Here local models pick the letter with the highest next-token likelihood (OpenCompass's "
-        "perplexity mode) and API models answer at temperature 0 with the letter parsed from the text.",
+        "perplexity mode) and API models answer at temperature 0 with the letter parsed from the text.\n\n"
+        "**Every question asked counts.** A call that fails is stored and scored wrong (and asked again by the next "
+        "run with the same settings); an answer with no readable letter is scored wrong and kept. The letter is read "
+        "from a stated answer (答案：C, “the answer is C”), a cue (选B, option D), a leading or bracketed letter, "
+        "or a single bare capital A–D; an English article (“a combination of …”) is never read as A, and a reply "
+        "naming several letters with no stated answer reads as none.\n\n"
+        "**Full and partial runs.** Only a run over all 726 test questions is ranked beside the published models; "
+        "a run with a question limit or a subset of the courses is labelled partial and listed apart.\n\n"
+        "**Circular evaluation** (optional, OpenCompass's CircularEval): each question is asked four times with "
+        "its options rotated (ABCD, BCDA, CDAB, DABC) and counts as right only when all four answers pick the "
+        "right option, which removes the credit a model gets from a preference for one letter.",
         unsafe_allow_html=True)
     st.dataframe(meta.assign(questions=[len(ee.load_course(c)) for c in courses]), hide_index=True,
                  width="stretch", height=300)
