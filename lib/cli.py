@@ -108,8 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("bench", help="run (or resume) a NEPAQuAD-style benchmark")
     s.add_argument("--questions", help="CSV or JSON benchmark file (not needed to resume a --run-id)")
     s.add_argument("--models", help="comma-separated model ids")
-    s.add_argument("--modes", default="none,pdf,rag,gold")
-    s.add_argument("-k", type=int, default=3)
+    s.add_argument("--modes", help="comma-separated: none,pdf,rag,gold (default all four)")
+    s.add_argument("-k", type=int, help="chunks per RAG answer (default 3)")
     s.add_argument("--limit", type=int)
     s.add_argument("--seed", type=int)
     s.add_argument("--type", dest="question_type")
@@ -146,7 +146,9 @@ def _bench(a: argparse.Namespace) -> Any:
     from .benchmark.runner import RunConfig, load_run, run_benchmark
 
     svc = _services()
-    if a.run_id and load_run(a.run_id) is not None:
+    stored = load_run(a.run_id) if a.run_id else None
+    if stored is not None:
+        _refuse_changed_flags(a, stored[1])
         items, cfg = None, None
     else:
         if not a.questions or not a.models:
@@ -157,9 +159,13 @@ def _bench(a: argparse.Namespace) -> Any:
         items, problems = load_items(path)
         for p in problems:
             print(f"skipped {p}", file=sys.stderr)
-        cfg = RunConfig(models=[m for m in a.models.split(",") if m], modes=[m for m in a.modes.split(",") if m],
-                        k=a.k, judge=a.judge, limit=a.limit, seed=a.seed, question_type=a.question_type,
-                        source=path.name)
+        if a.limit is not None and a.limit < 1:
+            raise UserError("--limit must be at least 1 (leave it out for all items).")
+        if a.k is not None and a.k < 1:
+            raise UserError("-k must be at least 1.")
+        cfg = RunConfig(models=[m for m in a.models.split(",") if m],
+                        modes=[m for m in (a.modes or "none,pdf,rag,gold").split(",") if m], k=a.k or 3,
+                        judge=a.judge, limit=a.limit, seed=a.seed, question_type=a.question_type, source=path.name)
 
     def progress(done: int, total: int, msg: str) -> None:
         print(f"[bench] {done}/{total} {msg}", file=sys.stderr, flush=True)
@@ -171,6 +177,26 @@ def _bench(a: argparse.Namespace) -> Any:
         print(f"[bench] {summary.failures} answer(s) failed; they are counted in 'failures' and retried when you "
               f"resume with --run-id {summary.run_id}", file=sys.stderr)
     return summary.cli_dict()
+
+
+def _refuse_changed_flags(a: argparse.Namespace, cfg: Any) -> None:
+    """A resume uses the run's own configuration; flags that ask for another one are refused, never ignored."""
+    from .providers import registry
+
+    asked = {
+        "--models": registry.resolve_all([m for m in a.models.split(",") if m]) if a.models else None,
+        "--modes": [m for m in a.modes.split(",") if m] if a.modes else None,
+        "-k": a.k, "--limit": a.limit, "--seed": a.seed, "--type": a.question_type,
+        "--judge": registry.resolve(a.judge) if a.judge else None,
+        "--questions": Path(a.questions).name if a.questions else None,
+    }
+    have = {"--models": cfg.models, "--modes": cfg.modes, "-k": cfg.k, "--limit": cfg.limit, "--seed": cfg.seed,
+            "--type": cfg.question_type, "--judge": cfg.judge, "--questions": cfg.source}
+    diffs = [f"{flag} {asked[flag]} (the run has {have[flag]})" for flag in asked
+             if asked[flag] is not None and asked[flag] != have[flag]]
+    if diffs:
+        raise UserError(f"Run '{a.run_id}' exists with another configuration: {'; '.join(diffs)}. Resume it with "
+                        "--run-id alone, or start a new run under another --run-id.")
 
 
 @command("rescore")
@@ -196,7 +222,11 @@ def _verdict(a: argparse.Namespace) -> Any:
         text = raw.decode("utf-16") if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise UserError(f"{path.name} is not UTF-8 (or UTF-16 with a byte-order mark) text; save it as UTF-8.") from exc
-    lines = text.splitlines()
+    # One answer per line of the file: only \n (or \r\n) ends a line; form feeds and Unicode separators inside an
+    # answer (common in PDF text) do not split it.
+    lines = text.replace("\r\n", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
     return [parse_verdict(line) for line in lines]
 
 

@@ -567,11 +567,25 @@ def leaderboard(engine: Any = None, runs: Sequence[dict[str, Any]] | None = None
               "run_id": None} for r in load_published()]
     board += [{"model": r["label"], "M": r["M"], "sigma": r["sigma"], "cv": r["cv"], "I": r["I"], "source": RUN_HERE,
                "n_questions": r["n_questions"], "failed": r["failed"], "unparsed": r["unparsed"],
-               "circular": r["circular"], "run_id": r["run_id"]} for r in runs if not r["partial"]]
+               "circular": r["circular"], "run_id": r["run_id"]} for r in runs if not not_ranked_why(r)]
     return sorted(board, key=lambda b: (b["I"] is None, -(b["I"] or 0.0)))
 
 
+def not_ranked_why(run: dict[str, Any]) -> str | None:
+    """Why a run made here is not ranked beside the published board (full 0-shot, direct, test-split runs), or
+    None when it is comparable."""
+    if run["partial"]:
+        return f"partial: {run['n_questions']} of {_split_size(run['split'])} {run['split']} questions"
+    if run["split"] != "test":
+        return "dev split (the published board is on the test split)"
+    reasons = [w for w, on in ((f"{run['shots']}-shot", run["shots"] != 0), ("chain of thought", run["cot"]),
+                                ("circular evaluation", run["circular"])) if on]
+    return f"{', '.join(reasons)} (the published board is 0-shot, direct, single order)" if reasons else None
+
+
 def partial_runs(engine: Any = None, runs: Sequence[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
-    """Runs over part of the exam, most questions first; not ranked against full runs."""
+    """Runs not ranked beside the published board (part of the exam, or other settings), most questions first,
+    each with ``why``."""
     runs = all_runs(engine) if runs is None else runs
-    return sorted((r for r in runs if r["partial"] and r["n_questions"]), key=lambda r: (-r["n_questions"], r["label"]))
+    chosen = [r | {"why": not_ranked_why(r)} for r in runs if r["n_questions"] and not_ranked_why(r)]
+    return sorted(chosen, key=lambda r: (-r["n_questions"], r["label"]))

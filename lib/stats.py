@@ -93,7 +93,8 @@ def mean_ci(values: Iterable[float], *, seed: int = 0, n_resamples: int = 2000,
 
     Returns ``{"mean", "ci95": [lo, hi], "n"}``. Edge cases, which scipy does not handle
     (it warns or returns NaN on degenerate data): no values gives ``mean`` and ``ci95``
-    ``None``; one value, or all values equal, gives the zero-width interval ``[v, v]``.
+    ``None``; one value, or all (non-binary) values equal, gives the zero-width interval ``[v, v]``;
+    all-0 or all-1 outcomes (n > 1) get the Wilson score interval, e.g. 4 of 4 right → [0.51, 1.0].
     """
     _check_level(level)
     arr = _as_scores(values)
@@ -101,6 +102,13 @@ def mean_ci(values: Iterable[float], *, seed: int = 0, n_resamples: int = 2000,
     if n == 0:
         return {"mean": None, "ci95": None, "n": 0}
     m = float(arr.mean())
+    if n > 1 and _constant(arr) and m in (0.0, 1.0):
+        # All right or all wrong: a percentile bootstrap collapses to a point and would look certain. For 0/1
+        # outcomes use the Wilson score interval instead (statsmodels), which is honest about small n.
+        from statsmodels.stats.proportion import proportion_confint
+
+        lo, hi = proportion_confint(int(arr.sum()), n, alpha=1 - level, method="wilson")
+        return {"mean": _r(m), "ci95": [_r(max(0.0, lo)), _r(min(1.0, hi))], "n": n}
     if n == 1 or _constant(arr):
         return {"mean": _r(m), "ci95": [_r(m), _r(m)], "n": n}
     ci = _bootstrap_mean(arr, seed=seed, n_resamples=n_resamples, level=level).confidence_interval

@@ -86,7 +86,7 @@ def render_cell(r: ask_lib.AskResult) -> None:
         if r.closed and r.verdict:
             colour = {"yes": "green", "no": "red"}.get(r.verdict, "gray")
             st.markdown(f"Verdict: :{colour}-background[**{r.verdict.upper()}**]")
-        st.write(r.answer or "")
+        st.text(r.answer or "")  # model output is shown as text, never rendered as Markdown
         if r.truncated:
             st.warning(r.notice(), icon="✂️")
         st.caption(f"{r.seconds:.1f} s · {r.tokens_in:,} tokens in · {r.tokens_out:,} out · {sent_options(r.model)}"
@@ -97,7 +97,7 @@ def render_cell(r: ask_lib.AskResult) -> None:
             st.caption(f"Sources: {cites}")
             for i, c in enumerate(r.contexts, 1):
                 with st.expander(f"[{i}] pages {c['page_start']}–{c['page_end']}"):
-                    st.write(c["text"])
+                    st.text(c["text"])
 
 
 def render_grid(results: list[ask_lib.AskResult], model_ids: list[str], mode_ids: list[str]) -> None:
@@ -146,7 +146,7 @@ if demo:
     by_id = {it["ID"]: it for it in load_sample_items()}
     for item_id in DEMO_ITEMS:
         it = by_id[item_id]
-        st.markdown(f"#### {it['question']}")
+        st.text(it["question"])
         st.caption(f"NEPAQuAD {item_id} · {it['question_type']} · expected: {it['groundtruth_answer'][:300]}")
         run_grid(it["question"], demo_models, DEMO_MODES, demo["doc_id"], it["question_type"] == "closed", it["context"])
     st.session_state.pop("demo", None)
@@ -158,7 +158,7 @@ elif st.button("Run", type="primary", disabled=not (question and models and mode
         st.session_state["last_grid"] = (question, models, modes, [r.__dict__ for r in results])
 elif st.session_state.get("last_grid"):
     q, ms, mds, rows = st.session_state["last_grid"]
-    st.markdown(f"#### {q}")
+    st.text(q)
     render_grid([ask_lib.AskResult(**r) for r in rows], ms, mds)
 
 st.divider()

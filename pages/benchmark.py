@@ -10,14 +10,25 @@ from lib import annotations, config
 from lib.benchmark import report
 from lib.benchmark.dataset import QUESTION_TYPES, load_items
 from lib.benchmark.generate import generate, pick_passages
-from lib.benchmark.runner import RunConfig, answers, list_runs, load_run, run_benchmark, select_items, summarize
+from lib.benchmark.runner import (
+    RunConfig,
+    answers,
+    list_runs,
+    load_run,
+    rescore,
+    run_benchmark,
+    select_items,
+    summarize,
+)
 from lib.contexts import MODE_LABELS, MODES
 from lib.providers import registry
 from pages._ui import run_safely, services
 
 st.title("📊 Benchmark")
 st.caption("Which model, with which context, answers EIS questions well? Closed items score 1/0 on the yes/no "
-           "verdict; the others score answer correctness = 0.75 × factual F1 + 0.25 × semantic similarity (RAGAS).")
+           "verdict. The others get RAGAS answer correctness (0.75 × factual F1 over statements + 0.25 × semantic "
+           "similarity) when a judge model scores them, or, offline, the token-F1 proxy (not RAGAS). The two kinds "
+           "are always reported apart, each with n and a 95% interval.")
 svc = services()
 available = {p.id: p.label for p, ok, _ in registry.status_all() if ok}
 tab_data, tab_gen, tab_run, tab_results = st.tabs(["1 · Items", "Generate items", "2 · Run", "3 · Results"])
@@ -106,6 +117,13 @@ with tab_gen:
                 with st.expander(f"{len(rep.problems)} problem(s)"):
                     st.write("\n".join(f"- {p}" for p in rep.problems[:200]))
 
+def run_name(r: dict) -> str:
+    c = r["config"]
+    models = ", ".join(available.get(m, m) for m in c.get("models", []))
+    return f"{models} · {', '.join(c.get('modes', []))} · {r['created_at'][:16]} · {r['run_id']}"
+
+
+
 # ----- run -----------------------------------------------------------------------------------------
 with tab_run:
     loaded = st.session_state.get("bench_items")
@@ -127,9 +145,21 @@ with tab_run:
                              format_func=lambda j: available.get(j, j),
                              help="With a judge model, open answers get RAGAS answer correctness. Without one they get the offline "
                                   "token-F1 proxy, which is not comparable with published RAGAS figures.")
+        if not judge.startswith("("):
+            warn = registry.judge_warning(registry.get(judge))
+            if warn:
+                st.warning(warn)
         chosen = select_items(items, limit or None, None if seed < 0 else seed, None if which == "all" else which)
-        st.caption(f"{len(chosen)} items × {len(models)} models × {len(modes)} modes = {len(chosen) * len(models) * len(modes)} answers")
-        resume = st.selectbox("Or resume a run", ["(new run)"] + [r["run_id"] for r in list_runs()])
+        st.caption(f"{len(chosen)} item(s) × {len(models)} model(s) × {len(modes)} mode(s) = "
+                   f"{len(chosen) * len(models) * len(modes)} answers")
+        past = {r["run_id"]: r for r in list_runs()}
+        resume = st.selectbox("Or resume a run", ["(new run)", *past],
+                              format_func=lambda rid: rid if rid == "(new run)" else run_name(past[rid]))
+        if resume != "(new run)":
+            rc = past[resume]["config"]
+            st.info(f"Resuming uses that run's own configuration, not the choices above: models "
+                    f"{', '.join(rc['models'])}; modes {', '.join(rc['modes'])}; judge {rc.get('judge') or 'none'}. "
+                    "It is refused if the models' options, prompts or documents have changed since.")
         if st.button("Run", type="primary", disabled=not (models and modes and chosen)):
             cfg = RunConfig(models=models, modes=modes, k=k, judge=None if judge.startswith("(") else judge,
                             limit=limit or None, seed=None if seed < 0 else seed,
@@ -153,12 +183,6 @@ with tab_run:
                            "See the Results tab.")
 
 # ----- results -------------------------------------------------------------------------------------
-def run_name(r: dict) -> str:
-    c = r["config"]
-    models = ", ".join(available.get(m, m) for m in c.get("models", []))
-    return f"{models} · {', '.join(c.get('modes', []))} · {r['created_at'][:16]} · {r['run_id']}"
-
-
 def ci_text(lo: float | None, hi: float | None) -> str:
     return "—" if lo is None else f"{lo:.2f}–{hi:.2f}"
 
@@ -174,12 +198,15 @@ def score_table(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
 
 
 def bars_with_intervals(frame: pd.DataFrame, title: str) -> alt.Chart:
-    base = alt.Chart(frame.assign(label=frame["model"].map(lambda m: available.get(m, m)))).encode(
-        x=alt.X("mode:N", sort=list(MODES), title=None))
+    frame = frame.assign(label=frame["model"].map(lambda m: available.get(m, m)),
+                         context=frame["mode"].map(lambda m: MODE_LABELS.get(m, m)),
+                         reading=frame["small"].map(lambda sm: "n < 5: too few to read" if sm else "n ≥ 5"))
+    base = alt.Chart(frame).encode(x=alt.X("context:N", sort=[MODE_LABELS[m] for m in MODES], title=None))
     bars = base.mark_bar().encode(
-        y=alt.Y("score:Q", scale=alt.Scale(domain=[0, 1]), title=title), color=alt.Color("mode:N", legend=None),
-        opacity=alt.condition("datum.small", alt.value(0.35), alt.value(1.0)),
-        tooltip=["label", "mode", "score", "ci_low", "ci_high", "n"])
+        y=alt.Y("score:Q", scale=alt.Scale(domain=[0, 1]), title=title),
+        color=alt.Color("reading:N", scale=alt.Scale(domain=["n ≥ 5", "n < 5: too few to read"],
+                                                     range=["#2e7d32", "#c8c8c8"]), title=None),
+        tooltip=["label", "context", "score", "ci_low", "ci_high", "n", "reading"])
     rules = base.mark_rule().encode(y="ci_low:Q", y2="ci_high:Q")
     return alt.layer(bars, rules).properties(width=170).facet(column=alt.Column("label:N", title=None))
 
@@ -212,14 +239,34 @@ with tab_results:
             st.caption(f"Open questions scored with RAGAS answer correctness; judge: {available.get(summary.judge, summary.judge)}.")
         with st.expander("Configuration (manifest)"):
             man = summary.manifest or {}
+            def opts(o: dict) -> str:
+                t = o.get("temperature")
+                return (f"temperature {'not sent (model default or no sampling)' if t is None else f'{t:g}'}, "
+                        f"window {o.get('context_window'):,} tokens" + (f", seed {o['seed']}" if o.get("seed") is not None else ""))
+
             rows = [("models", ", ".join(x["id"] for x in man.get("models", []))),
-                    ("options sent", "; ".join(f"{x['id']}: {x['options']}" for x in man.get("models", []))),
+                    *((f"options sent to {x['id']}", opts(x["options"])) for x in man.get("models", [])),
                     ("judge", (man.get("judge") or {}).get("id", "none (token-F1 proxy)")),
                     ("embedder", man.get("embedder")), ("app version", man.get("app_version")),
-                    ("documents", "; ".join(f"{d['name']} (gen {d['gen']}, chunks {d['chunk_size']}/{d['chunk_overlap']})"
-                                            for d in man.get("documents", [])) or "none used"),
-                    ("settings", json.dumps(man.get("settings", {}))), ("prompt hashes", json.dumps(man.get("prompts", {})))]
+                    *((f"document {d['name']}", f"sha256 {str(d['sha256'])[:12]}…, chunks {d['chunk_size']}/"
+                       f"{d['chunk_overlap']} tokens, index generation {d['gen']}") for d in man.get("documents", [])),
+                    *((f"setting {k}", str(v)) for k, v in man.get("settings", {}).items() if v is not None),
+                    *((f"prompt {k}", f"sha256 {v}") for k, v in man.get("prompts", {}).items())]
             st.dataframe(pd.DataFrame(rows, columns=["what", "value"]), hide_index=True, width="stretch")
+        with st.expander("Rescore this run (no new answers)"):
+            st.caption("Scores the stored answers again: with a judge model for RAGAS answer correctness, or with "
+                       "the current yes/no parser. No answer is generated again.")
+            judge_opts = ["(keep the run's scoring)", *[mid for mid in available if mid != registry.EXTRACTIVE]]
+            new_judge = st.selectbox("Judge", judge_opts, format_func=lambda j: available.get(j, j), key="rescore_judge")
+            if not new_judge.startswith("("):
+                warn = registry.judge_warning(registry.get(new_judge))
+                if warn:
+                    st.warning(warn)
+            if st.button("Rescore", key="rescore_run"):
+                done = run_safely(rescore, run_id, None if new_judge.startswith("(") else new_judge, services=svc)
+                if done is not None:
+                    st.toast(f"{done['rescored']} answers re-scored")
+                    st.rerun()
         if df.empty:
             st.info("This run has no answers yet.")
         else:
@@ -236,7 +283,7 @@ with tab_results:
             with left:
                 st.markdown("**Closed questions: accuracy** (exact yes/no)")
                 closed_t = score_table(comp, "closed")
-                mb = summary.majority_baseline
+                mb = report.majority([it for it in items_r if it.id in set(common)])
                 if mb:
                     closed_t = pd.concat([closed_t, pd.DataFrame([{
                         "model": f"Majority baseline (always '{mb['answer']}')", "mode": "—", "score": round(mb["accuracy"], 3),
@@ -255,7 +302,7 @@ with tab_results:
                 c1.altair_chart(bars_with_intervals(comp[comp["kind"] == "closed"], "closed accuracy"))
             if not comp[comp["kind"] == "open"].empty:
                 c2.altair_chart(bars_with_intervals(comp[comp["kind"] == "open"], "open score"))
-            st.caption("Bars: mean on the common items; lines: 95% bootstrap interval; faded bars have n < 5.")
+            st.caption("Bars: mean on the common items; lines: 95% interval; grey bars have n < 5 (too few to read).")
             tests = report.paired_tests(df, common, cfg_r.models, cfg_r.modes)
             if tests:
                 st.markdown("**Are the differences real?** (same items, paired)")
@@ -265,21 +312,29 @@ with tab_results:
             if not tm.empty:
                 tm = tm.assign(label=tm["model"].map(lambda mid: available.get(mid, mid)),
                                reading=tm["small"].map(lambda sm: "n < 5: too few to read" if sm else ""))
-                st.altair_chart(alt.Chart(tm).mark_rect().encode(
-                    x=alt.X("mode:N", sort=list(MODES)), y=alt.Y("question_type:N"),
-                    color=alt.condition("datum.small", alt.value("#dddddd"),
+                tm = tm.assign(context=tm["mode"].map(lambda m: MODE_LABELS.get(m, m)),
+                               cell=[f"{v:.2f} (n={n})" for v, n in zip(tm["score"], tm["n"], strict=True)])
+                heat = alt.Chart(tm).encode(x=alt.X("context:N", sort=[MODE_LABELS[m] for m in MODES], title=None),
+                                            y=alt.Y("question_type:N", title=None))
+                rects = heat.mark_rect(stroke="white").encode(
+                    color=alt.condition("datum.small", alt.value("#e0e0e0"),
                                         alt.Color("score:Q", scale=alt.Scale(domain=[0, 1], scheme="greens"))),
-                    facet=alt.Facet("label:N", columns=3, title=None),
-                    tooltip=["label", "question_type", "mode", "score", "ci_low", "ci_high", "n", "reading"],
-                ).properties(width=180, title="Question type × mode (closed: accuracy; others: open score; grey: n < 5)"))
+                    tooltip=["label", "question_type", "context", "score", "ci_low", "ci_high", "n", "reading"])
+                st.altair_chart(alt.layer(rects, heat.mark_text(fontSize=10).encode(text="cell:N")).properties(
+                    width=220).facet(facet=alt.Facet("label:N", title=None), columns=2).properties(
+                    title="Question type × mode (closed: accuracy; others: open score; grey: n < 5, too few to read)"))
             pos = report.by_position(df, common)
             if not pos.empty:
-                st.altair_chart(alt.Chart(pos.assign(label=pos["model"].map(lambda mid: available.get(mid, mid)))).mark_line(point=True).encode(
+                pos = pos.assign(label=pos["model"].map(lambda mid: available.get(mid, mid)),
+                                 context=pos["mode"].map(lambda m: MODE_LABELS.get(m, m)))
+                st.altair_chart(alt.Chart(pos).mark_line(point=True).encode(
                     x=alt.X("position:N", sort=["beginning", "middle", "end", "unknown"]),
-                    y=alt.Y("score:Q", scale=alt.Scale(domain=[0, 1])), color="mode:N", strokeDash="label:N",
+                    y=alt.Y("score:Q", scale=alt.Scale(domain=[0, 1])), color=alt.Color("context:N", title="context"),
+                    strokeDash=alt.StrokeDash("label:N", title="model", legend=alt.Legend(labelLimit=320)),
+                    opacity=alt.condition("datum.small", alt.value(0.3), alt.value(1.0)),
                     column=alt.Column("kind:N", title=None),
-                    tooltip=["label", "mode", "kind", "position", "score", "ci_low", "ci_high", "n"],
-                ).properties(width=260, title="By position in the document"))
+                    tooltip=["label", "context", "kind", "position", "score", "ci_low", "ci_high", "n"],
+                ).properties(width=260, title="By position in the document (faint points: n < 5)"))
             hits = report.retrieval_detail(cfg_r, rows_r)
             if hits:
                 st.markdown("**Retrieval hit@k** (RAG answers whose chunks contain the gold passage): " + "; ".join(
@@ -287,7 +342,11 @@ with tab_results:
 
             st.subheader("Items")
             view = df[["item_id", "question_type", "model", "mode", "status", "score", "score_status", "verdict",
-                       "verdict_source", "answer"]]
+                       "verdict_source", "answer"]].copy()
+            view["model"] = view["model"].map(lambda mid: available.get(mid, mid))
+            view["mode"] = view["mode"].map(lambda m: MODE_LABELS.get(m, m))
+            view["score"] = view["score"].round(3)
+            view = view.astype(object).where(view.notna(), "—")
             st.dataframe(view, hide_index=True, width="stretch", height=260)
             pick = st.selectbox("Open an item", sorted(df["item_id"].unique()), key="open_item")
             sub = df[df["item_id"] == pick]
@@ -309,7 +368,8 @@ with tab_results:
                                + (f" · kept {r['kept_fraction']:.0%} of the PDF" if r["truncated"] else ""))
                     for c in r["contexts"]:
                         if c.get("page_start"):
-                            st.caption(f"pp. {c['page_start']}–{c['page_end']}")
+                            st.caption(f"p. {c['page_start']}" if c["page_start"] == c["page_end"]
+                                       else f"pp. {c['page_start']}–{c['page_end']}")
                             st.text(c["text"][:300] + "…")
             d1, d2 = st.columns(2)
             export = df.drop(columns=["gold_context"]).copy()

@@ -30,23 +30,25 @@ with tab_results:
         tooltip=["model", "source", "M", "sigma", "cv", "I", "n"]).properties(height=alt.Step(14), title="Leaderboard"),
         width="stretch")
     st.dataframe(board, hide_index=True, width="stretch", height=280)
-    st.caption("Ranked: the 31 published models and the full runs made here (all 726 test questions; a failed "
-               "call or an unreadable answer counts as wrong, see failed / unparsed). Runs over part of the exam "
-               "are listed under **Partial runs** below, not ranked.")
+    st.caption("Ranked: the 31 published models and the full runs made here with the same settings (all 726 test "
+               "questions, 0-shot, direct answers, one option order; a failed call or an unreadable answer counts as "
+               "wrong, see failed / unparsed). Other runs are listed under **Partial runs and other settings** below, "
+               "not ranked.")
     st.download_button("Download leaderboard (CSV)", board.to_csv(index=False), "enviroexam_leaderboard.csv", "text/csv")
 
-    st.subheader("Partial runs")
+    st.subheader("Partial runs and other settings")
     partial = ee.partial_runs(runs=runs)
     if partial:
         st.dataframe(pd.DataFrame([{
-            "model": r["label"], "questions": r["n_questions"],
+            "model": r["label"], "not ranked because": r["why"], "questions": r["n_questions"],
             "of": r["n_planned"], "courses": r["n_courses"],
             "per course": r["limit"] or "all", "failed": r["failed"], "unparsed": r["unparsed"],
             "M": r["M"], "sigma": r["sigma"], "cv": r["cv"], "I": r["I"],
             "course list": ", ".join(ee.course_title(c) for c in r["courses"])} for r in partial]),
             hide_index=True, width="stretch", key="exam_partial_runs")
-        st.caption("A question limit, a subset of the courses, or a run not finished: these scores are over fewer "
-                   "questions than the full exam, so they are not comparable with the leaderboard. "
+        st.caption("A question limit, a subset of the courses, a run not finished, or settings other than the "
+                   "published board's (5-shot, chain of thought, circular, dev split): not comparable with the "
+                   "leaderboard, so not ranked on it. "
                    "“of” is the number of questions the run was started for.")
     else:
         st.caption("None: runs with a question limit or a subset of the courses appear here.")

@@ -173,6 +173,9 @@ with tab_judge:
         c1, c2 = st.columns([3, 2])
         judge_pick = c1.selectbox("Judge model", list(judge_models), key="judge_model",
                                   format_func=lambda i: f"{judge_models[i]} · {i}")
+        warn = registry.judge_warning(registry.get(judge_pick))
+        if warn:
+            st.warning(warn)
         every = "(all queued items)"
         judge_src = c2.selectbox("Items", [every, *ann.sources()], key="judge_source")
         judge_ids = [it["item_id"] for it in queue if judge_src == every or it["source"] == judge_src]
@@ -180,7 +183,8 @@ with tab_judge:
         pending = [i for i in judge_ids if i not in judged]
         st.caption(f"{len(judge_ids) - len(pending)} of {len(judge_ids)} items already labelled by this judge; "
                    "items that failed (a reply that was not the JSON asked for) are tried again.")
-        if st.button(f"Label {len(pending)} item(s) with the judge", type="primary", disabled=not pending,
+        if st.button(f"Label {len(pending)} item(s) with the judge", type="secondary" if warn else "primary",
+                     disabled=not pending,
                       key="judge_run"):
             st.button("Cancel", key="cancel_judge", help="Stops after the items in flight; finished ones are kept.")
             judge_bar = st.progress(0.0, text="starting…")

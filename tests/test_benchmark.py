@@ -86,7 +86,7 @@ class Flaky(Provider):
         self.calls += 1
         if self.fail:
             raise ProviderError("Flaky: rate limited (429) after retries")
-        return Answer("Yes. It did.")
+        return Answer(getattr(self, "reply", "Yes. It did."))
 
 
 @pytest.fixture
@@ -298,3 +298,62 @@ def test_generate_with_a_real_client_counts_and_queues(tmp_path, monkeypatch):
     eng = store.get_engine(f"sqlite:///{tmp_path / 'g.db'}")
     assert ann.add_items(rep.items, "generated:test", eng) == 1
     assert ann.items(source="generated:test", engine=eng)[0]["question"] == "Would wetlands be avoided?"
+
+
+def test_rescore_reads_text_verdicts_again_and_a_resume_after_rescore_is_accepted(tmp_path, monkeypatch, flaky):
+    """A parser fixed after the run: rescore re-reads verdicts that came from text (without new answers), and
+    the run resumes afterwards (its manifest was updated, not left to refuse the next resume)."""
+    from lib import ask as ask_lib
+    from tests.fake_llm_server import FakeLLMServer
+
+    flaky.fail = False
+    flaky.reply = "The right-of-way crosses two wetlands. Therefore, the answer is: No."
+    eng = store.get_engine(f"sqlite:///{tmp_path / 'p.db'}")
+    items, _ = load_items(config.SAMPLE20)
+    closed = [it for it in items if it.question_type == "closed"]
+    truth = {it.id: it.answer.lower() for it in closed}
+    monkeypatch.setattr(ask_lib, "parse_verdict", lambda text: "yes")  # an old, wrong parser
+    run_benchmark(closed, RunConfig(models=["test/flaky"], modes=["none"]), None, run_id="fix", engine=eng)
+    monkeypatch.undo()
+    before = {a["item_id"]: a for a in answers("fix", eng)}
+    assert all(a["verdict"] == "yes" and a["verdict_source"] == "text" for a in before.values())
+    calls = flaky.calls
+    rescore("fix", engine=eng)
+    after = {a["item_id"]: a for a in answers("fix", eng)}
+    assert flaky.calls == calls
+    for item_id, a in after.items():
+        assert a["verdict"] == "no"
+        assert a["metrics"]["closed_accuracy"]["value"] == (1.0 if truth[item_id] == "no" else 0.0)
+    # rescore with a judge, then resume: accepted (nothing left to do, nothing generated)
+    with FakeLLMServer() as srv:
+        _judge_env(monkeypatch, srv)
+        registry.register(flaky)
+        rescore("fix", "openai", engine=eng)
+        s = run_benchmark(None, None, None, run_id="fix", engine=eng)
+    assert s.answers == len(closed) and flaky.calls == calls
+    registry.reset()
+
+
+def test_cli_refuses_flags_that_differ_from_the_run_being_resumed(tmp_path):
+    home = tmp_path / "home"
+    env = {**os.environ, "NEPAQA_HOME": str(home)}
+    base = [sys.executable, "-m", "lib", "bench", "--questions", str(config.SAMPLE20), "--models", "extractive",
+            "--modes", "none", "--limit", "2", "--run-id", "flags"]
+    assert subprocess.run(base, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300).returncode == 0
+    same = subprocess.run(base, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert same.returncode == 0, same.stderr  # the same flags (aliases resolved) resume quietly
+    other = subprocess.run(base[:9] + ["none,gold"] + base[10:], cwd=ROOT, env=env, capture_output=True, text=True,
+                           timeout=300)
+    assert other.returncode == 2 and "--modes ['none', 'gold'] (the run has ['none'])" in other.stderr
+
+
+def test_holm_adjusts_the_family_of_paired_tests():
+    from statsmodels.stats.multitest import multipletests
+
+    from lib.benchmark.report import holm
+
+    tests = [{"p_value": p, "within_noise": False} for p in (0.01, 0.02, 0.04, 0.3)]
+    out = holm([dict(t) for t in tests])
+    expected = multipletests([0.01, 0.02, 0.04, 0.3], method="holm")[1]
+    assert [t["p_adjusted"] for t in out] == [round(float(p), 4) for p in expected]
+    assert [t["within_noise"] for t in out] == [False, True, True, True]  # 0.04 * 2 = 0.08 is noise once adjusted

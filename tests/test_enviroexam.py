@@ -377,3 +377,19 @@ def test_cli_exam_contract(tmp_path):
         proc = subprocess.run([sys.executable, "-m", "lib", "exam", "--model", "smollm2", *args], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=300)
         assert proc.returncode == 2 and proc.stderr.startswith("error: "), args
+
+
+def test_only_runs_made_like_the_published_board_are_ranked():
+    base = {"partial": False, "n_questions": 726, "split": "test", "shots": 0, "cot": False, "circular": False}
+    assert ee.not_ranked_why(base) is None
+    assert ee.not_ranked_why(base | {"partial": True, "n_questions": 4}) == "partial: 4 of 726 test questions"
+    assert ee.not_ranked_why(base | {"split": "dev", "n_questions": 210}).startswith("dev split")
+    assert ee.not_ranked_why(base | {"shots": 5}).startswith("5-shot")
+    assert ee.not_ranked_why(base | {"cot": True, "circular": True}).startswith("chain of thought, circular evaluation")
+    runs = [{"label": "full", "M": 30.0, "sigma": 10.0, "cv": 0.33, "I": 20.0, "run_id": "a", "failed": 0,
+             "unparsed": 0, "model": "m", **base},
+            {"label": "five", "M": 40.0, "sigma": 10.0, "cv": 0.25, "I": 30.0, "run_id": "b", "failed": 0,
+             "unparsed": 0, "model": "m", **(base | {"shots": 5})}]
+    board = ee.leaderboard(runs=runs)
+    assert [b["model"] for b in board if b["source"] == ee.RUN_HERE] == ["full"]
+    assert [r["label"] for r in ee.partial_runs(runs=runs)] == ["five"]

@@ -49,9 +49,13 @@ def test_benchmark_page_runs_sample_and_charts(services, sample_doc):
     # a proxy-scored run: no published figures anywhere, a warning that says so, n and intervals in the tables
     assert not [d for d in at.dataframe if "GPT-4" in set(d.value.get("model", []))]
     assert any("token-F1 proxy (not RAGAS)" in w.value for w in at.warning)
-    closed = next(d.value for d in at.dataframe if "Majority baseline (always 'yes')" in set(d.value.get("model", [])))
+    tables = [t.value for t in at.table]
+    closed = next(t for t in tables if "Majority baseline (always 'yes')" in set(t.index))
     assert {"n", "95% interval"} <= set(closed.columns)
-    assert closed[closed["model"] == "Majority baseline (always 'yes')"]["n"].iloc[0] == 2
+    assert closed.loc["Majority baseline (always 'yes')", "n"] == 2
+    open_t = next(t for t in tables if t is not closed)
+    assert open_t.loc["Extractive baseline (no LLM)", "n"].tolist() == [2, 2]  # rag and gold, 2 open items each
+    assert not [t for t in tables if "GPT-4" in set(t.index)]
 
 
 def test_validate_two_reviewers_then_stats(tmp_path):

@@ -172,3 +172,38 @@ def test_anthropic_forces_a_tool_call_and_sends_temperature_zero(server):
     # an open question: plain text, temperature still 0
     registry.get("anthropic").generate(REQ)
     assert server.requests[-1]["body"]["temperature"] == 0 and "tools" not in server.requests[-1]["body"]
+
+
+def test_plugins_register_models_the_way_built_ins_do(monkeypatch):
+    """An installed package adds a model family through the nepaqa.models entry point with the same hook."""
+    import importlib.metadata as md
+
+    from lib.providers.base import Answer, Provider
+
+    class Echo(Provider):
+        family, model_name, label = "plugin", "echo", "Echo (plugin)"
+
+        def _generate(self, req):
+            return Answer(req.prompt)
+
+    class EP:
+        name = "echo"
+
+        @staticmethod
+        def load():
+            return lambda register: register(Echo())
+
+    class Broken:
+        name = "broken"
+
+        @staticmethod
+        def load():
+            raise ImportError("missing dependency")
+
+    real = md.entry_points
+    monkeypatch.setattr(md, "entry_points", lambda **kw: [EP, Broken] if kw.get("group") == "nepaqa.models" else real(**kw))
+    registry.reset()
+    ids = [p.id for p in registry.all_models()]
+    assert "plugin/echo" in ids and "local/smollm2-135m" in ids  # a broken plugin does not take others down
+    assert registry.get("plugin/echo").generate(Request(prompt="hi")).text == "hi"
+    registry.reset()

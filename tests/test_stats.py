@@ -55,7 +55,12 @@ def test_mean_ci_edge_cases_without_warnings():
         warnings.simplefilter("error")
         assert mean_ci([]) == {"mean": None, "ci95": None, "n": 0}
         assert mean_ci([0.4]) == {"mean": 0.4, "ci95": [0.4, 0.4], "n": 1}
-        assert mean_ci([1, 1, 1, 1]) == {"mean": 1.0, "ci95": [1.0, 1.0], "n": 4}
+        # all right: not a zero-width interval but Wilson's, as statsmodels computes it
+        from statsmodels.stats.proportion import proportion_confint
+
+        lo, hi = proportion_confint(4, 4, alpha=0.05, method="wilson")
+        assert mean_ci([1, 1, 1, 1]) == {"mean": 1.0, "ci95": [round(lo, 4), 1.0], "n": 4}
+        assert mean_ci([0, 0, 0])["ci95"][0] == 0.0 and 0.4 < mean_ci([0, 0, 0])["ci95"][1] < 0.6
         assert mean_ci([0.25] * 7) == {"mean": 0.25, "ci95": [0.25, 0.25], "n": 7}
 
 

@@ -122,10 +122,12 @@ def majority(items: Sequence[Item]) -> dict[str, Any] | None:
 
 
 def comparable_items(items: Sequence[Item], cfg: RunConfig, rows: list[dict[str, Any]]) -> list[str]:
-    """Items with an answer in every requested (model, mode) cell: the only ones comparisons use."""
+    """Items with a scored answer in every requested (model, mode) cell: the only ones comparisons use."""
+    qtype = {it.id: it.question_type for it in items}
+    metric = headline_metric(cfg.judge)
     have: dict[str, set[tuple[str, str]]] = defaultdict(set)
     for r in rows:
-        if r["status"] == "ok":
+        if r["status"] == "ok" and headline(r, qtype.get(r["item_id"]), metric)[0] is not None:
             have[r["item_id"]].add((r["model"], r["mode"]))
     need = {(m, mo) for m in cfg.models for mo in cfg.modes}
     return [it.id for it in items if need <= have[it.id]]
@@ -136,7 +138,7 @@ def comparison_info(items: Sequence[Item], cfg: RunConfig, rows: list[dict[str, 
     no_doc = set(cfg.no_doc_items) if any(m in ("pdf", "rag") for m in cfg.modes) else set()
     left = [it.id for it in items if it.id not in common]
     reasons = Counter("document not indexed, so no pdf/rag answer" if i in no_doc
-                      else "not answered in every cell (failed, cancelled or not run yet)" for i in left)
+                      else "not scored in every cell (answer failed, judge failed, or not run yet)" for i in left)
     return {"items": len(common), "left_out": len(left), "reasons": dict(reasons)}
 
 
@@ -223,7 +225,21 @@ def paired_tests(df: pd.DataFrame, common: Sequence[str], models: Sequence[str],
                 diff, test, ci = t["diff"], "paired bootstrap", t["ci95"]
             out.append({"kind": kind, "a": left, "b": right, "test": test, "n": t["n"], "diff": round(diff, 4),
                         "diff_ci95": ci, "p_value": t["p_value"], "within_noise": bool(t["within_noise"])})
-    return out
+    return holm(out)
+
+
+def holm(tests: list[dict[str, Any]], alpha: float = 0.05) -> list[dict[str, Any]]:
+    """Many comparisons at once: Holm's step-down correction (statsmodels) over the whole family, so a page of
+    tests does not call noise a difference. ``within_noise`` then holds unless the adjusted p is below alpha."""
+    if not tests:
+        return tests
+    from statsmodels.stats.multitest import multipletests
+
+    adjusted = multipletests([t["p_value"] for t in tests], alpha=alpha, method="holm")[1]
+    for t, p in zip(tests, adjusted, strict=True):
+        t["p_adjusted"] = round(float(p), 4)
+        t["within_noise"] = bool(t["within_noise"] or p >= alpha)
+    return tests
 
 
 def describe_test(t: dict[str, Any], label: Any = str) -> str:
@@ -232,8 +248,10 @@ def describe_test(t: dict[str, Any], label: Any = str) -> str:
     a = f"{label(ma)} · {mo_a}" if ma != mb else mo_a
     b = f"{label(mb)} · {mo_b}" if ma != mb else mo_b
     who = f"{label(ma)}: " if ma == mb else f"{mo_a}: "
-    what = "closed accuracy" if t["kind"] == "closed" else "open correctness"
-    p = "p < 0.0001" if t["p_value"] == 0 else f"p = {t['p_value']:.3g}"
+    what = "closed accuracy" if t["kind"] == "closed" else "open score"
+    padj = t.get("p_adjusted", t["p_value"])
+    p = ("p < 0.0001" if t["p_value"] == 0 else f"p = {t['p_value']:.3g}") + (
+        f", Holm-adjusted {padj:.3g}" if "p_adjusted" in t else "")
     if t["within_noise"]:
         return (f"{who}{a} vs {b}, {what}: difference {t['diff']:+.2f} on {t['n']} items is within noise "
                 f"({t['test']}, {p}).")

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from .. import manifest, prompts, store
@@ -115,8 +115,6 @@ def load_run(run_id: str, engine: Any = None) -> tuple[list[Item], RunConfig] | 
 
 
 def _save_config(run_id: str, cfg: RunConfig, engine: Any) -> None:
-    from sqlalchemy import update
-
     with engine.begin() as c:
         c.execute(update(store.bench_runs).where(store.bench_runs.c.run_id == run_id)
                   .values(config=json.dumps(cfg.as_dict())))
@@ -214,7 +212,8 @@ def run_benchmark(
         run_id = create_run(items, cfg, run_id, engine)
         manifest.save(run_id, "bench", current, engine)
     else:
-        manifest.check_resume(run_id, "bench", current, engine)
+        # The app version alone changes nothing: models, options, prompts, documents and settings are compared.
+        manifest.check_resume(run_id, "bench", current, engine, ignore=("app_version", "rescored"))
     judge = registry.get(cfg.judge) if cfg.judge else None
     scorer = Scorer(judge, _embed_fn(services))
 
@@ -297,11 +296,13 @@ def rescore(run_id: str, judge: Any = None, *, engine: Any = None, services: Any
         _save_config(run_id, cfg, engine)
         m = manifest.load(run_id, engine) or {}
         m["judge"] = judge.manifest_entry()
+        m["prompts"] = manifest.prompt_hashes(prompts.templates() | judge_templates())
         m.setdefault("rescored", []).append({"judge": judge.id, "at": time.strftime("%Y-%m-%d %H:%M:%S")})
         manifest.save(run_id, "bench", m, engine)
     elif judge is None and cfg.judge:
         judge = registry.get(cfg.judge)
     scorer = scorer or Scorer(judge, _embed_fn(services))
+    t = store.bench_answers
     by_id = {it.id: it for it in items}
     todo = []
     for r in answers(run_id, engine):
@@ -313,11 +314,21 @@ def rescore(run_id: str, judge: Any = None, *, engine: Any = None, services: Any
         todo.append((it, r))
     counts = {"rescored": 0}
 
+    lock = threading.Lock()
+
     def work(it: Item, r: dict[str, Any]) -> str:
-        results = scorer.score(it, r["mode"], r["answer"], r["verdict"], [c["text"] for c in r["contexts"]])
+        # A verdict the model gave in structured form (or by likelihood) stands; one read from text is read again,
+        # so a fixed parser takes effect.
+        verdict = r["verdict"] if r.get("verdict_source") in ("structured", "likelihood", "heuristic") else None
+        results = scorer.score(it, r["mode"], r["answer"], verdict, [c["text"] for c in r["contexts"]])
         with engine.begin() as c:
             _write_scores(c, run_id, it, r["model"], r["mode"], results)
-        counts["rescored"] += 1
+            if it.question_type == "closed" and verdict is None and results:
+                new_verdict = results[0].details.get("verdict")
+                c.execute(update(t).where(t.c.run_id == run_id, t.c.item_id == it.id, t.c.model == r["model"],
+                                          t.c.mode == r["mode"]).values(verdict=new_verdict, verdict_source="text"))
+        with lock:
+            counts["rescored"] += 1
         return f"{r['model']} · {r['mode']} · {it.id}"
 
     run_tasks(work, todo, 4 if (judge is None or judge.concurrent) else 1, progress, threading.Event())

@@ -66,10 +66,11 @@ class Scorer:
         return [m.score(s) for m in self.applicable(s, mode)]
 
     def needs_rescore(self, item: Any, mode: str, stored: Mapping[str, Mapping[str, Any]]) -> bool:
-        """A metric missing, or one whose judge failed or found no statements (retried on resume)."""
+        """A metric missing, or a judge's score that failed or found no statements (retried on resume; the
+        offline metrics are deterministic, so scoring them again would change nothing)."""
         s = self.sample(item, "", None, [])
         for m in self.applicable(s, mode):
             row = stored.get(m.name)
-            if row is None or row.get("status") in RETRY_STATUSES:
+            if row is None or (row.get("status") in RETRY_STATUSES and row.get("scorer", "offline") != "offline"):
                 return True
         return False

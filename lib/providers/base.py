@@ -97,6 +97,7 @@ class Provider(ABC):
     aliases: tuple[str, ...] = ()  # short names accepted on the command line
     concurrent: bool = True  # False: calls are serialised (local models on this machine)
     local: bool = False
+    weak: bool = False  # too small to write items or judge answers; pages warn before using it so
     note: str = ""
 
     def __init__(self) -> None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import numpy as np
 
@@ -70,3 +71,7 @@ class ExtractiveProvider(Provider):
             text = f"{verdict.capitalize()}. {text}"
         return Answer(text=text, tokens_in=self.count_tokens(req.question + " " + req.context),
                       tokens_out=self.count_tokens(text), verdict=verdict)
+
+
+def register_models(register: Callable[[Provider], Provider]) -> None:
+    register(ExtractiveProvider())

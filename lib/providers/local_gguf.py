@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,6 +20,24 @@ def smollm2_path() -> Path | None:
     return path if path.exists() else None
 
 
+_HASHES: dict[tuple[str, int, int], str] = {}
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a model file, computed once per (path, size, mtime) in a process."""
+    import hashlib
+
+    st = path.stat()
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _HASHES:
+        h = hashlib.sha256()
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+        _HASHES[key] = h.hexdigest()
+    return _HASHES[key]
+
+
 class LlamaCppProvider(Provider):
     """A GGUF model run by llama.cpp: greedy decoding (temperature 0, seed 0), yes/no and A–D by likelihood."""
 
@@ -27,12 +46,21 @@ class LlamaCppProvider(Provider):
     capabilities = frozenset({LIKELIHOOD})
 
     def __init__(self, family: str, model_name: str, label: str, path: Path | None, n_ctx: int = 8192,
-                 note: str = "", aliases: tuple[str, ...] = ()) -> None:
+                 note: str = "", aliases: tuple[str, ...] = (), weak: bool = False) -> None:
         super().__init__()
+        self.weak = weak
         self.family, self.model_name, self.label, self.path, self.note = family, model_name, label, path, note
         self.aliases = aliases
         self.options = ModelOptions(temperature=0.0, context_window=n_ctx, seed=0)
         self._llm = None
+
+    def manifest_entry(self) -> dict:
+        """The file's name, size and sha256, so another file under the same name is a different model."""
+        entry = super().manifest_entry()
+        if self.path is not None and Path(self.path).exists():
+            entry |= {"file": Path(self.path).name, "bytes": Path(self.path).stat().st_size,
+                      "sha256": file_sha256(Path(self.path))}
+        return entry
 
     def available(self) -> tuple[bool, str]:
         if self.path is None:
@@ -129,3 +157,21 @@ class LlamaCppProvider(Provider):
             probs[opt] = sum(math.exp(logits[i] - norm) for i in ids)
         best = max(options, key=lambda o: probs[o])
         return best, probs
+
+
+def register_models(register: Callable[[Provider], Provider]) -> None:
+    from .. import config
+
+    register(LlamaCppProvider(
+        "local", "smollm2-135m", "SmolLM2-135M (tiny local model)", smollm2_path(),
+        n_ctx=int(config.get("NEPAQA_SMOLLM_CONTEXT") or 2048),
+        note="135M parameters, bundled and offline; fast but weak: expect many wrong answers",
+        aliases=("smollm2",), weak=True,
+    ))
+    gguf = config.get("NEPAQA_GGUF_PATH")
+    if gguf:
+        register(LlamaCppProvider(
+            "gguf", Path(gguf).stem, f"Local GGUF ({Path(gguf).name})", Path(gguf),
+            n_ctx=int(config.get("NEPAQA_GGUF_CONTEXT") or 8192), note="your on-premises model, run by llama.cpp",
+            aliases=("gguf",),
+        ))

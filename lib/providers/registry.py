@@ -6,9 +6,6 @@ always keyed by the concrete id.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
-from .. import config
 from ..errors import UserError
 from .base import Provider
 
@@ -24,33 +21,29 @@ def register(model: Provider) -> Provider:
     return model
 
 
-def _builtins() -> None:
-    from .extractive import ExtractiveProvider
-    from .local_gguf import LlamaCppProvider, smollm2_path
-    from .remote import anthropic_models, compat_models, openai_models
+BUILTIN_MODULES = ("local_gguf", "extractive", "remote")  # each has register_models(register), as a plugin would
 
-    register(LlamaCppProvider(
-        "local", "smollm2-135m", "SmolLM2-135M (tiny local model)", smollm2_path(),
-        n_ctx=int(config.get("NEPAQA_SMOLLM_CONTEXT") or 2048),
-        note="135M parameters, bundled and offline; fast but weak: expect many wrong answers",
-        aliases=("smollm2",),
-    ))
-    register(ExtractiveProvider())
-    gguf = config.get("NEPAQA_GGUF_PATH")
-    if gguf:
-        register(LlamaCppProvider(
-            "gguf", Path(gguf).stem, f"Local GGUF ({Path(gguf).name})", Path(gguf),
-            n_ctx=int(config.get("NEPAQA_GGUF_CONTEXT") or 8192), note="your on-premises model, run by llama.cpp",
-            aliases=("gguf",),
-        ))
-    for family_alias, models in (("openai", openai_models()), ("anthropic", anthropic_models()),
-                                 ("compat", compat_models())):
-        for m in models:
-            register(m)
-        if models:
-            _ALIASES.setdefault(family_alias, models[0].id)
-            if family_alias == "compat":
-                _ALIASES.setdefault("openai-compatible", models[0].id)
+
+def _builtins() -> None:
+    """Built-in model families register exactly as plugins do: a ``register_models(register)`` hook per module.
+    Installed packages add families through the ``nepaqa.models`` entry-point group with the same hook."""
+    import importlib
+    import logging
+    from importlib.metadata import entry_points
+
+    for name in BUILTIN_MODULES:
+        importlib.import_module(f"{__package__}.{name}").register_models(register)
+    for ep in entry_points(group="nepaqa.models"):
+        try:
+            ep.load()(register)
+        except Exception as exc:  # noqa: BLE001 - a broken plugin must not take the built-in models down
+            logging.getLogger(__name__).warning("model plugin %s failed to load: %s", ep.name, type(exc).__name__)
+    for family in ("openai", "anthropic", "compat"):
+        first = next((p.id for p in _REGISTRY.values() if p.family == family), None)
+        if first:
+            _ALIASES.setdefault(family, first)
+            if family == "compat":
+                _ALIASES.setdefault("openai-compatible", first)
 
 
 def all_providers() -> list[Provider]:
@@ -117,3 +110,11 @@ OFFLINE_DEFAULTS = (SMOLLM2, EXTRACTIVE)
 def is_llm(model: Provider) -> bool:
     """A language model (can write, judge, translate); the extractive baseline is not one."""
     return model.id != EXTRACTIVE
+
+
+def judge_warning(model: Provider) -> str | None:
+    """A plain warning when a model is too weak to stand in for experts or a RAGAS judge."""
+    if model.weak:
+        return (f"{model.label} is far too small to judge answers or label items: its verdicts would be close to "
+                "noise. Configure a connected model (OpenAI, Anthropic or a larger local GGUF) for this.")
+    return None

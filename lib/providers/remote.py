@@ -7,7 +7,9 @@ model. Models of one family and endpoint share one SDK client.
 from __future__ import annotations
 
 import json
+import re
 import threading
+from collections.abc import Callable
 
 from .. import config
 from ..redact import install_log_redaction, redact
@@ -66,6 +68,23 @@ def _describe(label: str, exc: BaseException) -> ProviderError:
     return ProviderError(redact(f"{label}: {why}"))
 
 
+def public_url(url: str | None) -> str | None:
+    """A base URL as a manifest may keep it: scheme, host, port and path, without user, password or query."""
+    if not url:
+        return None
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}".rstrip("/")
+
+
+def reasoning_model(name: str) -> bool:
+    """OpenAI's reasoning models take no temperature and count output as max_completion_tokens."""
+    return bool(re.match(r"^(o\d|gpt-5)", name))
+
+
 def _int(value: object) -> int | None:
     """A token count from a usage field, or None when the server sent something that is not a count."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
@@ -102,9 +121,13 @@ class OpenAIModel(Provider):
         super().__init__()
         self.family, self.model_name, self.label = family, model_name, label
         self.key_name, self.base_url_name, self.model_setting = key_name, base_url_name, model_setting
-        self.options = ModelOptions(temperature=0.0, context_window=context_window)
+        temperature = None if family == "openai" and reasoning_model(model_name) else 0.0
+        self.options = ModelOptions(temperature=temperature, context_window=context_window)
         self.capabilities = capabilities
         self.needs = (base_url_name,) if url_required else ((key_name,) if key_name else ())
+
+    def manifest_entry(self) -> dict:
+        return super().manifest_entry() | {"endpoint": public_url(config.get(self.base_url_name)) or "default"}
 
     @property
     def model(self) -> str:
@@ -122,7 +145,8 @@ class OpenAIModel(Provider):
         msgs = ([{"role": "system", "content": req.system}] if req.system else []) + [
             {"role": "user", "content": req.prompt}
         ]
-        kwargs: dict = {"model": self.model_name, "messages": msgs, "max_tokens": req.max_tokens}
+        budget_key = "max_completion_tokens" if self.family == "openai" and reasoning_model(self.model_name) else "max_tokens"
+        kwargs: dict = {"model": self.model_name, "messages": msgs, budget_key: req.max_tokens}
         if self.options.temperature is not None:
             kwargs["temperature"] = self.options.temperature
         structured = req.closed and req.structured and JSON_SCHEMA in self.capabilities
@@ -183,6 +207,9 @@ class AnthropicModel(Provider):
         ok, why = super().available()
         return (ok, f"model {self.model_name}" if ok else why)
 
+    def manifest_entry(self) -> dict:
+        return super().manifest_entry() | {"endpoint": public_url(config.get("ANTHROPIC_BASE_URL")) or "default"}
+
     def client(self):  # noqa: ANN201 - anthropic.Anthropic
         return _Clients.get("anthropic", config.get("ANTHROPIC_API_KEY"), config.get("ANTHROPIC_BASE_URL"))
 
@@ -242,3 +269,8 @@ def compat_models() -> list[Provider]:
 
 def anthropic_models() -> list[Provider]:
     return [AnthropicModel(name) for name in model_names("ANTHROPIC_MODEL", "claude-3-5-haiku-latest")]
+
+
+def register_models(register: Callable[[Provider], Provider]) -> None:
+    for model in (*openai_models(), *anthropic_models(), *compat_models()):
+        register(model)
