@@ -165,7 +165,7 @@ def agreement_report(labels: Iterable[Label], label_names: Iterable[str] | None 
 
 
 def cli_report(labels: Iterable[Label]) -> dict[str, dict[str, Any]]:
-    keys = ("n_items", "percent_agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha", "either_rule", "all_rule")
+    keys = ("n_items", "n_annotators", "percent_agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha", "either_rule", "all_rule")
     return {name: {k: r[k] for k in keys} for name, r in agreement_report(labels).items()}
 
 

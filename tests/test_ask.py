@@ -86,6 +86,11 @@ def test_history_round_trip(session_home):
     back = ask_lib.load_batch(batch)
     assert [(r.model, r.mode, r.answer) for r in back] == [(r.model, r.mode, r.answer) for r in results]
     assert any(h["batch_id"] == batch for h in ask_lib.load_history())
+    from lib import manifest
+
+    man = manifest.load(batch)  # every Ask batch stores what it was made with
+    assert man["kind"] == "ask" and [m["id"] for m in man["models"]] == ["local/extractive"]
+    assert man["settings"]["modes"] == ["gold", "none"] and set(man["prompts"]) >= {"open_with_context", "system"}
 
 
 def test_cli_models_and_ask(tmp_path):
