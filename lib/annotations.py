@@ -3,15 +3,16 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
-from . import store
-from .agreement import Label
-from .benchmark.dataset import Item
+from . import config, store
+from .agreement import LABEL_COLUMNS, Label, LabelsCSVError, RowProblem, parse_labels_csv
+from .benchmark.dataset import QUESTION_TYPES, Item
 from .errors import UserError
 
 # The labels an expert records for an item.
@@ -23,7 +24,79 @@ LABELS = {
     "comment": None,  # free text
 }
 AGREEMENT_LABELS = ("type_correct", "answer_correct", "proof_supports")
-ADJUDICATOR = "[adjudicated]"
+ADJUDICATOR = "[adjudicated]"  # the annotator name under which final labels are stored; never typed by a person
+MAX_ITEM_ID = 64  # store.labels.item_id is String(64)
+
+# Who may set final labels: NEPAQA_ADJUDICATORS, comma-separated names or e-mails (compared without case).
+ADJUDICATORS_SETTING = "NEPAQA_ADJUDICATORS"
+HOW_TO_ADJUDICATE = (f"Adjudication (setting final labels) is off: no adjudicator is listed. To turn it on, set "
+                     f"{ADJUDICATORS_SETTING} to the reviewers allowed to adjudicate (comma-separated names or "
+                     f"e-mails, as they sign in or type their name), in the environment or in "
+                     f".streamlit/secrets.toml, then restart the app.")
+
+# Names a person cannot type: anything in brackets (the app's own names, such as [adjudicated]) and names that
+# look like a judge model (its words, or a model id such as local/smollm2-135m).
+_BRACKETS = "[](){}<>"
+_JUDGE_LIKE = re.compile(r"\b(judges?|llms?|gpt[\w.-]*|chatgpt|claude[\w.-]*|openai|anthropic|bots?|adjudicat\w*)\b",
+                         re.IGNORECASE)
+
+
+def reserved_name_reason(name: str) -> str | None:
+    """Why a typed reviewer name is reserved, or None when a person may use it."""
+    n = (name or "").strip()
+    if not n:
+        return None
+    if n[0] in _BRACKETS or n[-1] in _BRACKETS:
+        return "names in brackets, such as [adjudicated], are reserved for the app's own labels"
+    if "/" in n or _JUDGE_LIKE.search(n) or n.casefold() in _model_names():
+        return "names of judge models (and words such as judge, LLM, GPT) are reserved, so people and models stay apart"
+    return None
+
+
+def _model_names() -> set[str]:
+    try:
+        from .providers import registry
+
+        return {x.casefold() for p in registry.all_providers() for x in (p.id, *getattr(p, "aliases", ()))}
+    except Exception:  # noqa: BLE001 - a broken model plugin must not stop people from labelling
+        return set()
+
+
+def check_reviewer_name(name: str) -> str:
+    """The typed reviewer name, stripped; a UserError when it is empty or reserved."""
+    n = (name or "").strip()
+    if not n:
+        raise UserError("Enter your name before labelling.")
+    why = reserved_name_reason(n)
+    if why:
+        raise UserError(f"That name is reserved: {why}. Use your own name.")
+    return n
+
+
+def adjudicators() -> list[str]:
+    """The identities allowed to set final labels (the NEPAQA_ADJUDICATORS setting), in the order listed."""
+    raw = config.get(ADJUDICATORS_SETTING) or ""
+    return list(dict.fromkeys(x.strip() for x in raw.split(",") if x.strip()))
+
+
+def adjudicator_for(*identities: str | None) -> str | None:
+    """The listed adjudicator matching any of these identities (a name or an e-mail; case does not matter)."""
+    listed = {a.casefold(): a for a in adjudicators()}
+    for who in identities:
+        if who and who.strip().casefold() in listed:
+            return listed[who.strip().casefold()]
+    return None
+
+
+def require_adjudicator(by: str | None) -> str:
+    """The listed adjudicator ``by`` names; a UserError when adjudication is off or ``by`` is not listed."""
+    if not adjudicators():
+        raise UserError(HOW_TO_ADJUDICATE)
+    found = adjudicator_for(by)
+    if not found:
+        raise UserError(f"Only the adjudicators listed in {ADJUDICATORS_SETTING} can set final labels, and "
+                        f"this reviewer is not listed.")
+    return found
 
 
 def _engine(engine: Engine | None) -> Engine:
@@ -106,28 +179,62 @@ def batch_items(batch_id: str, engine: Engine | None = None) -> list[str]:
     return json.loads(r[0])
 
 
-def save_label(item_id: str, annotator: str, label: str, value: str, engine: Engine | None = None) -> None:
-    """Record (or replace) one expert's label; every save is also appended to the history."""
-    annotator = annotator.strip()
-    if not annotator:
-        raise UserError("Enter your name before labelling.")
+def _normalise_type(value: str) -> str:
+    v = value.strip().lower().replace("_", "-").replace(" ", "-")
+    return {"problemsolving": "problem-solving"}.get(v, v)
+
+
+def check_value(label: str, value: str) -> tuple[str, str | None]:
+    """The value as stored and None, or the value and why it is refused. Only controlled values (yes/no/unsure,
+    question type names) are normalised; free text such as a comment is kept exactly as written (stripped of
+    surrounding white space only)."""
     if label not in LABELS:
-        raise UserError(f"Unknown label '{label}'.")
+        return value, f"unknown label '{label}'; use {', '.join(LABELS)}"
+    value = (value or "").strip()
     allowed = LABELS[label]
-    value = value.strip().lower() if allowed else value.strip()
-    if allowed and value not in allowed:
-        raise UserError(f"'{value}' is not a valid value for {label}; use {', '.join(allowed)}.")
-    engine = _engine(engine)
-    row = {"item_id": item_id, "annotator": annotator, "label": label, "value": value}
+    if allowed:
+        if value.lower() not in allowed:
+            return value, f"'{value}' is not a valid value for {label}; use {', '.join(allowed)}"
+        return value.lower(), None
+    if label == "true_type" and value:
+        qtype = _normalise_type(value)
+        if qtype not in QUESTION_TYPES:
+            return value, f"'{value}' is not one of the ten question types ({', '.join(QUESTION_TYPES)})"
+        return qtype, None
+    return value, None
+
+
+def _write(engine: Engine, rows: Sequence[dict]) -> None:
+    """Upsert rows and append them to the history, all in one transaction."""
     with engine.begin() as c:
-        c.execute(_upsert(engine, store.labels, row, ["item_id", "annotator", "label"], ["value"]))
-        c.execute(insert(store.label_history).values(**row))
+        for row in rows:
+            c.execute(_upsert(engine, store.labels, row, ["item_id", "annotator", "label"], ["value"]))
+            c.execute(insert(store.label_history).values(**row))
+
+
+def _row(item_id: str, annotator: str, label: str, value: str) -> dict:
+    item_id = (item_id or "").strip()
+    if not item_id or len(item_id) > MAX_ITEM_ID:
+        raise UserError(f"An item id must have 1 to {MAX_ITEM_ID} characters.")
+    value, why = check_value(label, value)
+    if why:
+        raise UserError(why[0].upper() + why[1:] + ".")
+    return {"item_id": item_id, "annotator": annotator, "label": label, "value": value}
+
+
+def save_label(item_id: str, annotator: str, label: str, value: str, engine: Engine | None = None) -> None:
+    """Record (or replace) one expert's label; every save is also appended to the history. Reserved names
+    (``[adjudicated]``, anything in brackets, judge-like names) are refused: final labels go through ``adjudicate``."""
+    _write(_engine(engine), [_row(item_id, check_reviewer_name(annotator), label, value)])
 
 
 def save_review(item_id: str, annotator: str, values: dict[str, str], engine: Engine | None = None) -> None:
-    for label, value in values.items():
-        if value:  # an unanswered field (None or "") records nothing
-            save_label(item_id, annotator, label, value, engine)
+    """One reviewer's labels for one item, saved together (all or none)."""
+    who = check_reviewer_name(annotator)
+    rows = [_row(item_id, who, label, value) for label, value in values.items()
+            if value]  # an unanswered field (None or "") records nothing
+    if rows:
+        _write(_engine(engine), rows)
 
 
 def labels(engine: Engine | None = None, include_adjudicated: bool = False) -> list[Label]:
@@ -163,8 +270,13 @@ def disagreements(item_ids: Sequence[str] | None = None, engine: Engine | None =
             for (i, lb), v in sorted(by.items()) if len(set(v.values())) > 1]
 
 
-def adjudicate(item_id: str, label: str, value: str, engine: Engine | None = None) -> None:
-    save_label(item_id, ADJUDICATOR, label, value, engine)
+def adjudicate(item_id: str, label: str, value: str, engine: Engine | None = None, *, by: str | None = None) -> None:
+    """Set the final label. ``by`` is the person adjudicating: they must be listed in NEPAQA_ADJUDICATORS (a
+    UserError otherwise, and when none is listed). The page always passes it; ``by=None`` is for code and tests
+    that set final labels directly, with no person behind them."""
+    if by is not None:
+        require_adjudicator(by)
+    _write(_engine(engine), [_row(item_id, ADJUDICATOR, label, value)])
 
 
 def adjudicated_set(engine: Engine | None = None) -> list[dict]:
@@ -185,9 +297,81 @@ def adjudicated_set(engine: Engine | None = None) -> list[dict]:
     return out
 
 
-def import_labels(rows: Iterable[Label], engine: Engine | None = None) -> int:
-    n = 0
-    for lb in rows:
-        save_label(lb.item_id, lb.annotator, lb.label, lb.value, engine)
-        n += 1
-    return n
+def labels_csv(engine: Engine | None = None) -> str:
+    """Every label (final labels included) as CSV that is safe to open in a spreadsheet; ``import_labels_csv``
+    reads it back exactly. (Written with CRLF rows so that a carriage return inside a comment is quoted too.)"""
+    from .csv_safe import rows_to_csv
+
+    return rows_to_csv((lb.__dict__ for lb in labels(engine, include_adjudicated=True)), LABEL_COLUMNS)
+
+
+def adjudicated_csv(engine: Engine | None = None) -> str:
+    """The adjudicated set as CSV that is safe to open in a spreadsheet."""
+    from .csv_safe import rows_to_csv
+
+    return rows_to_csv(adjudicated_set(engine), ["item_id", "label", "value", "how"])
+
+
+def _check_rows(rows: Iterable[Label | tuple[int, Label]], by: str | None) -> tuple[list[dict], list[RowProblem]]:
+    good: list[dict] = []
+    problems: list[RowProblem] = []
+    adjudicator = None
+    reserved: dict[str, str | None] = {}  # one check per distinct name
+    for n, entry in enumerate(rows, start=2):
+        line, lb = entry if isinstance(entry, tuple) else (n, entry)
+        item_id, annotator, value = (lb.item_id or "").strip(), (lb.annotator or "").strip(), lb.value or ""
+        if not item_id or len(item_id) > MAX_ITEM_ID:
+            problems.append(RowProblem(line, "item_id", f"an item id must have 1 to {MAX_ITEM_ID} characters"))
+            continue
+        if annotator == ADJUDICATOR:
+            if adjudicator is None:
+                adjudicator = "" if not adjudicators() else (adjudicator_for(by) or "")
+            if not adjudicator:
+                why = (f"no adjudicator is listed in {ADJUDICATORS_SETTING}" if not adjudicators()
+                       else f"you are not listed in {ADJUDICATORS_SETTING}")
+                problems.append(RowProblem(line, "annotator", f"{ADJUDICATOR} rows set final labels, which only an "
+                                           f"adjudicator can import; {why}"))
+                continue
+        else:
+            if annotator not in reserved:
+                reserved[annotator] = reserved_name_reason(annotator) if annotator else "empty"
+            why = reserved[annotator]
+            if why:
+                problems.append(RowProblem(line, "annotator", f"'{annotator}' cannot be used: {why}"))
+                continue
+        if lb.label not in LABELS:
+            problems.append(RowProblem(line, "label", f"unknown label '{lb.label}'; use {', '.join(LABELS)}"))
+            continue
+        value, why = check_value(lb.label, value)
+        if why or not value:
+            problems.append(RowProblem(line, "value", why or "empty"))
+            continue
+        good.append({"item_id": item_id, "annotator": annotator, "label": lb.label, "value": value})
+    return good, problems
+
+
+def import_labels(rows: Iterable[Label | tuple[int, Label]], engine: Engine | None = None, *,
+                  by: str | None = None) -> int:
+    """Import labels all or nothing: every row is checked first (label names, controlled values, reserved names;
+    ``[adjudicated]`` rows only when ``by`` is a listed adjudicator), then all are written in one transaction.
+    Rows are Labels (numbered as CSV lines from 2) or (line, Label) pairs. Any bad row raises a LabelsCSVError
+    whose ``problems`` name each row, column and reason; nothing is changed then. Returns how many were saved."""
+    good, problems = _check_rows(rows, by)
+    if problems:
+        raise LabelsCSVError(problems)
+    if not good:
+        raise UserError("The labels file has no rows.")
+    _write(_engine(engine), good)
+    return len(good)
+
+
+def import_labels_csv(text: str, engine: Engine | None = None, *, by: str | None = None) -> int:
+    """Import a labels CSV (already decoded, see ``agreement.decode_csv_bytes``) all or nothing, with one report of
+    every bad row, the file's (empty cells, duplicates) and the labels' (values, names) together."""
+    rows, problems = parse_labels_csv(text)
+    good, more = _check_rows(rows, by)
+    problems = sorted(problems + more, key=lambda p: p.row)
+    if problems:
+        raise LabelsCSVError(problems)
+    _write(_engine(engine), good)
+    return len(good)

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import insert, select
 
 from . import prompts, store
-from .contexts import MODES, Context, gold_context, none_context, pdf_context, rag_context
+from .contexts import MODES, Context, fit_to_window, gold_context, none_context, pdf_context, rag_context
 from .errors import UserError
 from .providers import registry
 from .providers.base import Provider, ProviderError, Request
@@ -72,19 +72,26 @@ def build_context(
     if mode == "none":
         return none_context()
     if mode == "gold":
-        return gold_context(gold)
+        return fit_to_window(gold_context(gold), _context_budget(provider, question, closed), provider.count_tokens)
     if services is None or not doc_id:
         raise UserError(f"Mode '{mode}' needs an indexed document: pick one (or use --doc DOC_ID).")
     if mode == "rag":
-        return rag_context(services.retriever.search(doc_id, question, k, "hybrid"))
+        ctx = rag_context(services.retriever.search(doc_id, question, k, "hybrid"))
+        return fit_to_window(ctx, _context_budget(provider, question, closed), provider.count_tokens)
     info = services.docs.get(doc_id)
     pages = services.docs.pages(doc_id)
+    return pdf_context(pages, _context_budget(provider, question, closed),
+                       _cached_counter(provider, info.doc_id, info.gen))
+
+
+def _context_budget(provider: Provider, question: str, closed: bool) -> int:
+    """Tokens of the answering model's window left for the context after the prompt and the answer."""
     answer_budget = ANSWER_BUDGET_CLOSED if closed else ANSWER_BUDGET_OPEN
     overhead = provider.count_tokens(prompts.overhead(question, closed))
     budget = provider.context_window - overhead - answer_budget - 16  # chat-template tokens
     if not provider.local:  # estimated counts: leave a margin
         budget = int(budget * 0.95)
-    return pdf_context(pages, budget, _cached_counter(provider, info.doc_id, info.gen))
+    return max(0, budget)
 
 
 def _cached_counter(provider: Provider, doc_id: str, gen: int) -> Callable[[str], int]:
@@ -140,7 +147,13 @@ def ask(
     except ProviderError as exc:
         res.error = redact(str(exc))
     except UserError as exc:
-        res.error = str(exc)
+        res.error = redact(str(exc))
+    except Exception as exc:  # noqa: BLE001 - one error boundary per cell: anything unexpected fails this cell only
+        res.error = redact(f"{provider.label}: unexpected failure ({type(exc).__name__}); the other cells go on")
+    # Nothing stored or shown carries a key, even one a server echoed back in its answer.
+    if res.answer:
+        res.answer = redact(res.answer)
+    res.contexts = [dict(c, text=redact(c["text"])) if isinstance(c.get("text"), str) else c for c in res.contexts]
     res.seconds = round(time.perf_counter() - started, 3)
     return res
 

@@ -86,6 +86,10 @@ def chunk_pages(
         n = count_tokens(piece)
         # The splitter sums piece lengths; re-check the real count so nothing is truncated by the embedder.
         pieces = [(piece, start, n)] if n <= max_tokens else _hard_split(piece, start, count_tokens, max_tokens)
+        # A token count can hide a huge chunk (a 48,000-character run of one symbol is a handful of unknown
+        # tokens): bound characters too, so no chunk is far longer than its tokens suggest.
+        max_chars = chunk_size * MAX_CHARS_PER_TOKEN
+        pieces = [part for sub in pieces for part in _char_split(*sub, max_chars, count_tokens)]
         for sub, sub_start, sub_n in pieces:
             if not sub.strip():
                 continue
@@ -102,6 +106,27 @@ def chunk_pages(
                 )
             )
     return chunks
+
+
+MAX_CHARS_PER_TOKEN = 8  # English averages about 4 characters a token; 8 leaves room for long words and numbers
+
+
+def _char_split(text: str, start: int, n: int, max_chars: int,
+                count_tokens: Callable[[str], int]) -> list[tuple[str, int, int]]:
+    """Cut a piece longer than ``max_chars`` characters, at the last space before the bound where there is one."""
+    if len(text) <= max_chars:
+        return [(text, start, n)]
+    out = []
+    pos = 0
+    while pos < len(text):
+        end = min(len(text), pos + max_chars)
+        if end < len(text):
+            space = text.rfind(" ", pos + max_chars // 2, end)
+            end = space + 1 if space > 0 else end
+        part = text[pos:end]
+        out.append((part, start + pos, count_tokens(part)))
+        pos = end
+    return out
 
 
 def _hard_split(

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -11,6 +12,14 @@ from typing import Any
 from .errors import UserError
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], Any]] = {}
+
+
+class ExitWith(Exception):  # noqa: N818 - a control-flow signal, not an error type
+    """Print ``result`` as usual, then exit with ``code`` (e.g. `check` finding a problem)."""
+
+    def __init__(self, code: int, result: Any) -> None:
+        super().__init__(code)
+        self.code, self.result = code, result
 
 
 def command(name: str) -> Callable:
@@ -39,6 +48,10 @@ def _ingest(a: argparse.Namespace) -> Any:
     from .pdf import read_pdf_file
 
     started = time.perf_counter()
+    if a.chunk_size is not None and a.chunk_size < 16:
+        raise UserError(f"--chunk-size must be at least 16 tokens (got {a.chunk_size}).")
+    if a.chunk_overlap is not None and a.chunk_overlap < 0:
+        raise UserError(f"--chunk-overlap must be 0 or more (got {a.chunk_overlap}).")
     # Bad files are refused before the embedding model is loaded.
     extracted = read_pdf_file(a.path, config.max_upload_bytes(), a.name)
     res = _services().docs.ingest_extracted(
@@ -52,6 +65,26 @@ def _docs(a: argparse.Namespace) -> Any:
     return [{"doc_id": d.doc_id, "name": d.name, "pages": d.pages, "chunks": d.chunks} for d in _services().docs.list()]
 
 
+@command("repair")
+def _repair(a: argparse.Namespace) -> Any:
+    from .maintenance import repair
+
+    return repair(_services().docs)
+
+
+@command("check")
+def _check(a: argparse.Namespace) -> Any:
+    from .maintenance import check
+
+    report = check(_services().docs, fix=a.fix, progress=_stderr_progress)
+    if not all(d["ok"] for d in report):
+        bad = [d["doc_id"] for d in report if not d["ok"]]
+        print(f"error: {len(bad)} document(s) lack vectors: {', '.join(bad)}"
+              + ("" if a.fix else "; run `python -m lib check --fix` to embed them again"), file=sys.stderr)
+        raise ExitWith(1, report)
+    return report
+
+
 @command("delete")
 def _delete(a: argparse.Namespace) -> Any:
     _services().docs.delete(a.doc_id)
@@ -60,12 +93,14 @@ def _delete(a: argparse.Namespace) -> Any:
 
 @command("search")
 def _search(a: argparse.Namespace) -> Any:
+    if a.k < 1:
+        raise UserError("-k must be at least 1.")
+    if a.queries:  # read (and refuse) the file before the embedding model loads
+        from .textfile import read_text
+
+        queries = [q for q in read_text(a.queries, "queries file").splitlines() if q.strip()]
     svc = _services()
     if a.queries:
-        path = Path(a.queries)
-        if not path.exists():
-            raise UserError(f"No such queries file: {path}")
-        queries = [q for q in path.read_text(encoding="utf-8").splitlines() if q.strip()]
         return [[h.as_dict() for h in svc.retriever.search(a.doc, q, a.k, a.method)] for q in queries]
     if not a.query:
         raise UserError("Give a QUERY, or --queries FILE with one query per line.")
@@ -83,6 +118,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--chunk-overlap", type=int)
 
     sub.add_parser("docs", help="list indexed documents")
+
+    sub.add_parser("repair", help="remove vectors no committed document owns (skips documents being written)")
+
+    s = sub.add_parser("check", help="does every document have its vectors? exit 1 if not")
+    s.add_argument("--fix", action="store_true", help="embed missing vectors again from the stored chunks")
 
     s = sub.add_parser("delete", help="delete a document from the index")
     s.add_argument("doc_id")
@@ -145,7 +185,6 @@ def _bench(a: argparse.Namespace) -> Any:
     from .benchmark.dataset import load_items
     from .benchmark.runner import RunConfig, load_run, run_benchmark
 
-    svc = _services()
     stored = load_run(a.run_id) if a.run_id else None
     if stored is not None:
         _refuse_changed_flags(a, stored[1])
@@ -154,8 +193,8 @@ def _bench(a: argparse.Namespace) -> Any:
         if not a.questions or not a.models:
             raise UserError("Give --questions FILE and --models M1,M2 (or an existing --run-id to resume).")
         path = Path(a.questions)
-        if not path.exists():
-            raise UserError(f"No such questions file: {path}")
+        if not path.is_file():
+            raise UserError(f"No such questions file: {path}" if not path.exists() else f"{path} is a folder, not a file.")
         items, problems = load_items(path)
         for p in problems:
             print(f"skipped {p}", file=sys.stderr)
@@ -172,6 +211,7 @@ def _bench(a: argparse.Namespace) -> Any:
 
     if a.workers < 1:
         raise UserError("--workers must be at least 1.")
+    svc = _services()  # after every check of the input: bad input never loads the model or opens the index
     summary = run_benchmark(items, cfg, svc, run_id=a.run_id, progress=progress, max_workers=a.workers)
     if summary.failures:
         print(f"[bench] {summary.failures} answer(s) failed; they are counted in 'failures' and retried when you "
@@ -212,16 +252,10 @@ def _rescore(a: argparse.Namespace) -> Any:
 
 @command("verdict")
 def _verdict(a: argparse.Namespace) -> Any:
+    from .textfile import read_text
     from .verdict import parse_verdict
 
-    path = Path(a.file)
-    if not path.is_file():
-        raise UserError(f"No such answers file: {path}")
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-16") if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path.name} is not UTF-8 (or UTF-16 with a byte-order mark) text; save it as UTF-8.") from exc
+    text = read_text(a.file, "answers file")
     # One answer per line of the file: only \n (or \r\n) ends a line; form feeds and Unicode separators inside an
     # answer (common in PDF text) do not split it.
     lines = text.replace("\r\n", "\n").split("\n")
@@ -233,15 +267,9 @@ def _verdict(a: argparse.Namespace) -> Any:
 @command("agreement")
 def _agreement(a: argparse.Namespace) -> Any:
     from .agreement import cli_report, read_labels_csv
+    from .textfile import read_text
 
-    path = Path(a.labels_csv)
-    if not path.exists():
-        raise UserError(f"No such labels file: {path}")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path.name} is not a UTF-8 text CSV file.") from exc
-    return cli_report(read_labels_csv(text))
+    return cli_report(read_labels_csv(read_text(a.labels_csv, "labels file")))
 
 
 @command("exam")
@@ -281,6 +309,9 @@ def _ask(a: argparse.Namespace) -> Any:
     if a.doc and svc is not None:
         svc.docs.get(a.doc)  # unknown document: a clear error before any model loads
     res = ask(" ".join(a.question), a.model, a.mode, svc, a.doc, a.k, a.gold, a.closed)
+    if res.error:  # the one cell failed: say so, and exit 1 (the JSON still says what happened)
+        print(f"error: {res.error}", file=sys.stderr)
+        raise ExitWith(1, res.cli_dict())
     return res.cli_dict()
 
 
@@ -296,11 +327,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         for sp in action.choices.values():
             sp.error = _fail  # type: ignore[method-assign]
     args = parser.parse_args(argv)
+    code = 0
     try:
         result = COMMANDS[args.command](args)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except ExitWith as ex:
+        result, code = ex.result, ex.code
+    except KeyboardInterrupt:
+        print("error: interrupted; what was saved is kept (benchmark and exam runs resume where they stopped)",
+              file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the run itself could not finish: a short, key-free message, exit 1
+        from .redact import redact
+
+        if os.environ.get("NEPAQA_DEBUG"):
+            raise
+        print(redact(f"error: the command could not finish ({type(exc).__name__}: {exc}). What was saved is kept; "
+                     "benchmark and exam runs resume where they stopped. Set NEPAQA_DEBUG=1 for the traceback."),
+              file=sys.stderr)
+        return 1
     json.dump(result, sys.stdout, ensure_ascii=False, indent=None if isinstance(result, list) else 2)
     sys.stdout.write("\n")
-    return 0
+    return code

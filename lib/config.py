@@ -24,6 +24,9 @@ DEFAULTS: dict[str, str] = {
     "NEPAQA_MAX_UPLOAD_MB": "1024",
     "NEPAQA_CHUNK_SIZE": "200",
     "NEPAQA_CHUNK_OVERLAP": "40",
+    # Who may set final labels on Validate (Adjudicate tab): comma-separated names or e-mails, matched without
+    # regard to case against the signed-in user (st.login) or the typed reviewer name. Empty: nobody can adjudicate.
+    "NEPAQA_ADJUDICATORS": "",
 }
 
 
@@ -99,4 +102,15 @@ def paths() -> Paths:
 
 
 def max_upload_bytes() -> int:
-    return int(float(get("NEPAQA_MAX_UPLOAD_MB") or "1024") * 1024 * 1024)
+    import math
+
+    from .errors import UserError
+
+    raw = get("NEPAQA_MAX_UPLOAD_MB") or "1024"
+    try:
+        mb = float(raw)
+    except ValueError:
+        mb = float("nan")
+    if not math.isfinite(mb) or mb <= 0:
+        raise UserError(f"NEPAQA_MAX_UPLOAD_MB must be a positive number of megabytes (got '{raw}').")
+    return int(mb * 1024 * 1024)

@@ -69,7 +69,55 @@ def truncate_to_tokens(text: str, budget: int, count_tokens: Callable[[str], int
         else:
             hi = mid - 1
     kept = " ".join(words[:lo]).rstrip()
+    if lo < len(words) and len(words[lo]) > 200:
+        # The next "word" is a long run with no spaces (a table rule, a symbol run): fill the rest of the
+        # budget with a character cut of it rather than stopping short.
+        base = len(" ".join(words[: lo + 1])) - len(words[lo])
+        a, b = base, base + len(words[lo])
+        while a < b:
+            mid = (a + b + 1) // 2
+            if count_tokens(text[:mid]) <= budget:
+                a = mid
+            else:
+                b = mid - 1
+        if a > base:
+            kept = text[:a]
     return kept, count_tokens(kept) if kept else 0
+
+
+def fit_to_window(ctx: Context, budget: int, count_tokens: Callable[[str], int]) -> Context:
+    """Hold a RAG or gold context to ``budget`` tokens of the answering model, with the same visible notice as
+    full-PDF mode. RAG keeps whole chunks in retrieval order and cuts the one that crosses the budget."""
+    if not ctx.text or ctx.mode in ("none", "pdf"):
+        return ctx
+    total = count_tokens(ctx.text)
+    if total <= budget:
+        ctx.total_tokens = ctx.kept_tokens = total
+        return ctx
+    if ctx.mode == "gold":
+        kept, used = truncate_to_tokens(ctx.text, budget, count_tokens)
+        passages = [dict(ctx.passages[0], text=kept)] if ctx.passages else []
+        return Context("gold", text=kept, passages=passages, truncated=True, kept_fraction=used / total,
+                       total_tokens=total, kept_tokens=used)
+    parts = ctx.text.split("\n\n[page")
+    parts = [parts[0]] + ["[page" + p for p in parts[1:]]
+    kept_parts, passages, used = [], [], 0
+    for part, passage in zip(parts, ctx.passages, strict=False):
+        sep = count_tokens("\n\n") if kept_parts else 0
+        n = count_tokens(part)
+        if used + sep + n <= budget:
+            kept_parts.append(part)
+            passages.append(passage)
+            used += sep + n
+            continue
+        cut, m = truncate_to_tokens(part, budget - used - sep, count_tokens)
+        if cut.strip():
+            kept_parts.append(cut)
+            passages.append(dict(passage, text=cut.split("\n", 1)[-1]))
+            used += sep + m
+        break
+    return Context("rag", text="\n\n".join(kept_parts), passages=passages, truncated=True,
+                   kept_fraction=used / total, total_tokens=total, kept_tokens=used)
 
 
 def pdf_context(pages: Sequence[Page], budget: int, count_tokens: Callable[[str], int]) -> Context:

@@ -2,20 +2,23 @@
 
 Ingest is idempotent (a file is known by its sha256) and atomic: vectors are written under a new
 generation number and the document only switches to it in one database transaction at the end. A
-failure or interrupt removes what it wrote; a hard kill leaves vectors that ``repair`` sweeps away.
+failure or interrupt removes what it wrote; a hard kill leaves vectors that ``maintenance.repair`` sweeps away
+once the writer's lease has expired. Writes to one document hold its lease (leases.py), so two writers of one
+document take turns and no sweep touches a document being written.
 """
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Engine
 
-from . import config, store
+from . import config, leases, store
 from .chunking import Chunk, chunk_pages
 from .errors import UserError
 from .index import VectorIndex
@@ -23,6 +26,7 @@ from .pdf import ExtractedPdf, Page, extract_pdf, read_pdf_file
 
 ProgressFn = Callable[[str, float, str], None]  # (stage, fraction 0..1, message)
 STAGES = ("extract", "chunk", "embed", "index")
+MIN_CHUNK_TOKENS = 16
 
 
 def _noop(stage: str, frac: float, msg: str) -> None:
@@ -44,7 +48,7 @@ class IngestResult:
 
     def cli_dict(self) -> dict[str, Any]:
         keys = ("doc_id", "name", "pages", "chunks", "empty_pages", "seconds")
-        return {k: asdict(self)[k] for k in keys}
+        return {k: asdict(self)[k] for k in keys} | {"status": "already indexed" if self.skipped else "indexed"}
 
 
 @dataclass
@@ -68,7 +72,8 @@ class DocumentStore:
     def __init__(self, index: VectorIndex, engine: Engine | None = None) -> None:
         self.index = index
         self.engine = engine or store.get_engine()
-        self.repair()
+        # No sweep here: another process may be writing right now. Maintenance is explicit and lease-aware
+        # (maintenance.repair: `python -m lib repair`, and once when the app starts).
 
     # ----- reading -------------------------------------------------------------------------
     def list(self) -> list[DocInfo]:
@@ -158,13 +163,28 @@ class DocumentStore:
         progress: ProgressFn | None = None,
     ) -> IngestResult:
         progress = progress or _noop
-        emb = self.index.embedder
-        chunk_size = int(chunk_size or config.get("NEPAQA_CHUNK_SIZE") or 200)
+        chunk_size = int(chunk_size if chunk_size is not None else (config.get("NEPAQA_CHUNK_SIZE") or 200))
         chunk_overlap = int(chunk_overlap if chunk_overlap is not None else (config.get("NEPAQA_CHUNK_OVERLAP") or 40))
+        if chunk_size < MIN_CHUNK_TOKENS:
+            raise UserError(f"Chunk size must be at least {MIN_CHUNK_TOKENS} tokens (got {chunk_size}).")
+        if not 0 <= chunk_overlap < chunk_size:
+            raise UserError(f"Chunk overlap must be at least 0 and smaller than the chunk size ({chunk_size}); "
+                            f"got {chunk_overlap}.")
         doc_id = ex.sha256[:12]
         stage_s: dict[str, float] = {"extract": time.perf_counter() - started}
         progress("extract", 1.0, f"{ex.n_pages} pages, {ex.n_chars:,} characters")
 
+        def waiting(holder: str | None) -> None:
+            progress("embed", 0.0, f"waiting: this document is being written by {holder or 'another process'}")
+
+        # Writes to one document serialise through a lease in the SQL store; a second ingest of the same file
+        # waits here, then finds it indexed.
+        with leases.held(f"doc:{doc_id}", self.engine, f"indexing {ex.name}", on_wait=waiting):
+            return self._ingest_locked(ex, started, doc_id, chunk_size, chunk_overlap, progress, stage_s)
+
+    def _ingest_locked(self, ex: ExtractedPdf, started: float, doc_id: str, chunk_size: int, chunk_overlap: int,
+                       progress: ProgressFn, stage_s: dict[str, float]) -> IngestResult:
+        emb = self.index.embedder
         with self.engine.connect() as c:
             prev = c.execute(select(store.documents).where(store.documents.c.sha256 == ex.sha256)).first()
         if prev is not None:
@@ -194,15 +214,18 @@ class DocumentStore:
         ids = [f"{doc_id}-{gen}-{c.index}" for c in chunks]
         metas = [{"gen": gen, "idx": c.index, "page_start": c.page_start, "page_end": c.page_end} for c in chunks]
         try:
-            self.index.add(doc_id, ids, [c.text for c in chunks], vectors, metas)
+            with self.vector_writes():
+                self.index.add(doc_id, ids, [c.text for c in chunks], vectors, metas)
             self._commit(ex, doc_id, gen, chunks, chunk_size, chunk_overlap, n_tokens, prev is None,
                          time.perf_counter() - started)
         except BaseException:
             # Interrupt or failure: take back this generation's vectors; the old generation (if any) stays live.
-            self.index.collection.delete(where={"$and": [{"doc_id": doc_id}, {"gen": gen}]})
+            with self.vector_writes():
+                self.index.collection.delete(where={"$and": [{"doc_id": doc_id}, {"gen": gen}]})
             raise
         if prev is not None:
-            self.index.collection.delete(where={"$and": [{"doc_id": doc_id}, {"gen": {"$ne": gen}}]})
+            with self.vector_writes():
+                self.index.collection.delete(where={"$and": [{"doc_id": doc_id}, {"gen": {"$ne": gen}}]})
         stage_s["index"] = time.perf_counter() - t
         progress("index", 1.0, f"{len(chunks)} chunks indexed")
         seconds = round(time.perf_counter() - started, 3)
@@ -238,20 +261,27 @@ class DocumentStore:
 
     def delete(self, doc_id: str) -> None:
         self.get(doc_id)  # raises UserError for an unknown id
-        with self.engine.begin() as c:
-            c.execute(delete(store.chunks).where(store.chunks.c.doc_id == doc_id))
-            c.execute(delete(store.pages).where(store.pages.c.doc_id == doc_id))
-            c.execute(delete(store.documents).where(store.documents.c.doc_id == doc_id))
-        self.index.delete_doc(doc_id)
+        with leases.held(f"doc:{doc_id}", self.engine, "deleting"):
+            with self.engine.begin() as c:
+                c.execute(delete(store.chunks).where(store.chunks.c.doc_id == doc_id))
+                c.execute(delete(store.pages).where(store.pages.c.doc_id == doc_id))
+                c.execute(delete(store.documents).where(store.documents.c.doc_id == doc_id))
+            with self.vector_writes():
+                self.index.delete_doc(doc_id)
 
-    def repair(self) -> int:
-        """Remove vectors no committed document generation owns (left by a hard kill). Returns how many."""
-        live = {d.doc_id: d.gen for d in self.list()}
-        got = self.index.collection.get(include=["metadatas"])
-        stale = [
-            cid for cid, m in zip(got["ids"], got["metadatas"] or [], strict=True)
-            if live.get(m.get("doc_id")) != m.get("gen")
-        ]
-        for i in range(0, len(stale), 5000):
-            self.index.collection.delete(ids=stale[i : i + 5000])
-        return len(stale)
+    @contextmanager
+    def vector_writes(self) -> Iterator[None]:
+        """Chroma's embedded client is not made for several processes writing one path: there, every vector
+        write holds the one ``vector-writer`` lease, so writes from several processes take turns. A Chroma
+        server serialises writes itself."""
+        if self.index.embedded:
+            with leases.held("vector-writer", self.engine, "writing vectors"):
+                yield
+        else:
+            yield
+
+    def repair(self) -> dict[str, Any]:
+        """Lease-aware sweep of vectors no committed generation owns (see maintenance.repair)."""
+        from .maintenance import repair
+
+        return repair(self)

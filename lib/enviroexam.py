@@ -365,9 +365,10 @@ def run_exam(
         name = f"{q.course} #{q.index}" + (f" rotation {k}" if circular else "")
         try:
             letter, raw = answer_question(provider, rotate(q, k), examples, cot)
-        except ProviderError as exc:
+        except Exception as exc:  # noqa: BLE001 - any failure of one question is that question's, counted wrong
+            msg = str(exc) if isinstance(exc, ProviderError) else f"unexpected failure ({type(exc).__name__})"
             row = {"predicted": None, "correct": 0, "parsed": 0, "raw": None, "status": "failed",
-                   "error": redact(str(exc))[:1000]}
+                   "error": redact(msg)[:1000]}
             name += " failed"
         else:
             predicted = unrotate(letter, k)  # stored in the original option order, like gold

@@ -54,9 +54,11 @@ def make_client(url: str | None = None, path: str | None = None) -> chromadb.Cli
 
 
 class VectorIndex:
-    def __init__(self, client: chromadb.ClientAPI, embedder: Embedder) -> None:
+    def __init__(self, client: chromadb.ClientAPI, embedder: Embedder, embedded: bool = True) -> None:
         self.client = client
         self.embedder = embedder
+        # The embedded (on-disk) client is not made for several processes writing one path; see vector_writes.
+        self.embedded = embedded
         self.collection = client.get_or_create_collection(
             COLLECTION,
             embedding_function=ChromaEmbedding(embedder),
@@ -102,7 +104,7 @@ class VectorIndex:
 def get_index(url: str, path: str, model: str | None = None) -> VectorIndex:
     from .embedding import get_embedder
 
-    return VectorIndex(make_client(url, path), get_embedder(model))
+    return VectorIndex(make_client(url, path), get_embedder(model), embedded=not url)
 
 
 def default_index() -> VectorIndex:

@@ -207,6 +207,8 @@ def judge_items(
             values, error = None, redact(str(exc))
         except ValueError as exc:
             values, error = None, redact(str(exc))
+        except Exception as exc:  # noqa: BLE001 - one item's failure, recorded and retried, never the batch's end
+            values, error = None, redact(f"unexpected failure ({type(exc).__name__})")
         _save(engine, item["item_id"], judge, values, raw, error)
         with lock:
             counts["labelled" if values else "failed"] += 1

@@ -9,6 +9,14 @@ from . import config
 
 SECRET_NAMES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_COMPAT_API_KEY")
 _KEY_PATTERNS = [re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"), re.compile(r"sk-[A-Za-z0-9_\-]{8,}")]
+# An Authorization header echoed back, credentials inside a URL, and key-like query parameters.
+_CONTEXT_PATTERNS = [
+    # (a value must hold a digit, so EIS prose such as "Mitigation key: wetlands" is left alone)
+    (re.compile(r"(?i)\b(bearer|basic)\s+(?=[A-Za-z._~+/=\-]*\d)[A-Za-z0-9._~+/=\-]{12,}"), r"\1 ***"),
+    (re.compile(r"(?i)\b(x-api-key|api[_-]?key|access[_-]?token|token|key)([\"']?\s*[:=]\s*[\"']?)"
+                r"(?=[A-Za-z._~+/\-]*\d)[A-Za-z0-9._~+/\-]{16,}"), r"\1\2***"),
+    (re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://)[^/\s:@]+:[^/\s@]+@"), r"\1***@"),
+]
 
 
 def known_secrets() -> list[str]:
@@ -22,6 +30,8 @@ def redact(text: str, extra: list[str] | None = None) -> str:
             text = text.replace(secret, "***")
     for pat in _KEY_PATTERNS:
         text = pat.sub("***", text)
+    for pat, repl in _CONTEXT_PATTERNS:
+        text = pat.sub(repl, text)
     return text
 
 

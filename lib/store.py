@@ -30,7 +30,7 @@ documents = Table(
     Column("doc_id", String(64), primary_key=True),
     Column("name", Text, nullable=False),
     Column("sha256", String(64), nullable=False, unique=True),
-    Column("status", String(16), nullable=False),  # indexing | ready
+    Column("status", String(40), nullable=False),  # ready:<generation>
     Column("n_bytes", Integer, nullable=False),
     Column("n_pages", Integer, nullable=False),
     Column("n_chars", Integer, nullable=False),
@@ -118,6 +118,18 @@ bench_answers = Table(
     Column("verdict_source", String(16)),  # structured | likelihood | heuristic | text
     Column("created_at", DateTime, server_default=func.now()),
     UniqueConstraint("run_id", "item_id", "model", "mode", name="uq_bench_answer"),
+)
+
+leases = Table(  # who is writing what (lib/leases.py)
+    "leases",
+    metadata,
+    Column("name", String(200), primary_key=True),
+    Column("holder", String(64), nullable=False),
+    Column("host", Text, nullable=False),
+    Column("pid", Integer, nullable=False),
+    Column("purpose", Text),
+    Column("heartbeat_at", Float, nullable=False),
+    Column("acquired_at", Float, nullable=False),
 )
 
 run_manifests = Table(
@@ -261,11 +273,16 @@ def _add_missing_columns(engine: Engine) -> None:
     insp = inspect(engine)
     with engine.begin() as c:
         for table in metadata.sorted_tables:
-            have = {col["name"] for col in insp.get_columns(table.name)}
+            have = {col["name"]: col for col in insp.get_columns(table.name)}
             for col in table.columns:
                 if col.name not in have and col.nullable and not col.primary_key:
                     ddl = col.type.compile(dialect=engine.dialect)
                     c.execute(text(f'ALTER TABLE {table.name} ADD COLUMN "{col.name}" {ddl}'))
+                elif col.name in have and engine.dialect.name == "postgresql":
+                    # PostgreSQL enforces VARCHAR lengths (SQLite does not): widen columns made narrower before.
+                    old, new = getattr(have[col.name]["type"], "length", None), getattr(col.type, "length", None)
+                    if old and new and old < new:
+                        c.execute(text(f'ALTER TABLE {table.name} ALTER COLUMN "{col.name}" TYPE VARCHAR({new})'))
 
 
 def get_engine(url: str | None = None) -> Engine:

@@ -5,12 +5,12 @@ import pandas as pd
 import streamlit as st
 
 from lib import ask as ask_lib
-from lib import config
+from lib import config, csv_safe
 from lib.benchmark.dataset import load_sample_items
 from lib.contexts import MODE_LABELS, MODES
 from lib.providers import registry
 from lib.verdict import looks_closed
-from pages._ui import doc_picker, run_safely, services
+from pages._ui import doc_picker, plain, run_safely, services
 
 st.title("💬 Ask")
 st.caption("One question, several models and context modes at once. *none*: the model's own knowledge · "
@@ -22,6 +22,12 @@ statuses = registry.status_all()
 available = [p for p, ok, _ in statuses if ok]
 labels = {p.id: p.label for p in available}
 
+
+def label_of(model_id: str) -> str:
+    """Our label for a model, as Markdown; an id we do not know (from stored history) is shown as typed."""
+    return labels.get(model_id) or plain(model_id)
+
+
 # The demo: three NEPAQuAD items of the sample EIS (closed, recall, process), with their gold passages.
 DEMO_ITEMS = ("EIS00001", "EIS00017", "EIS00111")
 DEMO_MODES = ["none", "rag", "gold"]  # full PDF takes ~14 s a cell with SmolLM2 here: too slow for a 1-minute demo
@@ -29,7 +35,7 @@ DEMO_MODES = ["none", "rag", "gold"]  # full PDF takes ~14 s a cell with SmolLM2
 with st.sidebar:
     st.subheader("Models")
     for p, ok, why in statuses:
-        st.markdown(f"{'🟢' if ok else '⚪'} **{p.label}** — {why}")
+        st.markdown(f"{'🟢' if ok else '⚪'} **{p.label}** — {plain(why)}")
     st.caption("Add keys or URLs in `.streamlit/secrets.toml` or the environment to enable cloud and server models.")
 
 doc_id = doc_picker(key="ask_doc")
@@ -79,18 +85,18 @@ def sent_options(model_id: str) -> str:
 
 def render_cell(r: ask_lib.AskResult) -> None:
     with st.container(border=True):
-        st.markdown(f"**{labels.get(r.model, r.model)}** · {MODE_LABELS.get(r.mode, r.mode)}")
+        st.markdown(f"**{label_of(r.model)}** · {MODE_LABELS.get(r.mode) or plain(r.mode)}")
         if r.error:
-            st.error(r.error, icon="⚠️")
+            st.error(plain(r.error), icon="⚠️")  # a server's message is untrusted text
             return
         if r.closed and r.verdict:
             colour = {"yes": "green", "no": "red"}.get(r.verdict, "gray")
-            st.markdown(f"Verdict: :{colour}-background[**{r.verdict.upper()}**]")
+            st.markdown(f"Verdict: :{colour}-background[**{plain(r.verdict.upper())}**]")
         st.text(r.answer or "")  # model output is shown as text, never rendered as Markdown
         if r.truncated:
             st.warning(r.notice(), icon="✂️")
         st.caption(f"{r.seconds:.1f} s · {r.tokens_in:,} tokens in · {r.tokens_out:,} out · {sent_options(r.model)}"
-                   + (f" · verdict by {VERDICT_SOURCES.get(r.verdict_source, r.verdict_source)}" if r.verdict_source else ""))
+                   + (f" · verdict by {VERDICT_SOURCES.get(r.verdict_source) or plain(r.verdict_source)}" if r.verdict_source else ""))
         if r.mode == "rag" and r.contexts:
             cites = ", ".join(f"p. {c['page_start']}" if c["page_start"] == c["page_end"]
                               else f"pp. {c['page_start']}–{c['page_end']}" for c in r.contexts)
@@ -108,7 +114,7 @@ def render_grid(results: list[ask_lib.AskResult], model_ids: list[str], mode_ids
             with col:
                 r = by_cell.get((m, mode))
                 if r is None:
-                    st.container(border=True).caption(f"{labels.get(m, m)} · {MODE_LABELS[mode]}: waiting…")
+                    st.container(border=True).caption(f"{label_of(m)} · {MODE_LABELS[mode]}: waiting…")
                 else:
                     render_cell(r)
 
@@ -122,7 +128,7 @@ def run_grid(q: str, model_ids: list[str], mode_ids: list[str], doc: str | None,
         cols = st.columns(len(mode_ids))
         for col, mode in zip(cols, mode_ids, strict=True):
             slots[(m, mode)] = col.empty()
-            slots[(m, mode)].container(border=True).caption(f"{labels.get(m, m)} · {MODE_LABELS[mode]}: waiting…")
+            slots[(m, mode)].container(border=True).caption(f"{label_of(m)} · {MODE_LABELS[mode]}: waiting…")
     done: list[ask_lib.AskResult] = []
     total = len(slots)
 
@@ -147,7 +153,8 @@ if demo:
     for item_id in DEMO_ITEMS:
         it = by_id[item_id]
         st.text(it["question"])
-        st.caption(f"NEPAQuAD {item_id} · {it['question_type']} · expected: {it['groundtruth_answer'][:300]}")
+        st.caption(f"NEPAQuAD {item_id} · {plain(it['question_type'])} · expected:")
+        st.text(it["groundtruth_answer"][:300])
         run_grid(it["question"], demo_models, DEMO_MODES, demo["doc_id"], it["question_type"] == "closed", it["context"])
     st.session_state.pop("demo", None)
 elif st.button("Run", type="primary", disabled=not (question and models and modes)):
@@ -171,7 +178,7 @@ else:
     st.dataframe(df[["created_at", "question", "model", "mode", "verdict", "answer", "seconds", "error"]],
                  hide_index=True, width="stretch", height=240)
     d1, d2, d3 = st.columns(3)
-    d1.download_button("Download CSV", df.to_csv(index=False), "ask_history.csv", "text/csv")
+    d1.download_button("Download CSV", csv_safe.to_csv(df), "ask_history.csv", "text/csv")
     d2.download_button("Download JSON", json.dumps(hist, indent=1, default=str), "ask_history.json", "application/json")
     batches = list(dict.fromkeys(h["batch_id"] for h in hist))
     qmap = {h["batch_id"]: h["question"] for h in hist}

@@ -6,7 +6,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from lib import annotations, config
+from lib import annotations, config, csv_safe
 from lib.benchmark import report
 from lib.benchmark.dataset import QUESTION_TYPES, load_items
 from lib.benchmark.generate import generate, pick_passages
@@ -22,7 +22,7 @@ from lib.benchmark.runner import (
 )
 from lib.contexts import MODE_LABELS, MODES
 from lib.providers import registry
-from pages._ui import run_safely, services
+from pages._ui import code, plain, run_safely, services
 
 st.title("📊 Benchmark")
 st.caption("Which model, with which context, answers EIS questions well? Closed items score 1/0 on the yes/no "
@@ -31,6 +31,12 @@ st.caption("Which model, with which context, answers EIS questions well? Closed 
            "are always reported apart, each with n and a 95% interval.")
 svc = services()
 available = {p.id: p.label for p, ok, _ in registry.status_all() if ok}
+
+
+def label_of(model_id: str) -> str:
+    """Our label for a model, for Markdown; an id we do not know (from a stored run) is shown as written."""
+    return available.get(model_id) or plain(model_id)
+
 tab_data, tab_gen, tab_run, tab_results = st.tabs(["1 · Items", "Generate items", "2 · Run", "3 · Results"])
 
 # ----- items ---------------------------------------------------------------------------------------
@@ -56,7 +62,7 @@ with tab_data:
         st.info("Import a file or load the sample set to start.")
     else:
         items, problems = loaded
-        st.success(f"{len(items)} items from **{st.session_state['bench_source']}**")
+        st.success(f"{len(items)} items from {code(st.session_state['bench_source'])}")
         if problems:
             with st.expander(f"⚠️ {len(problems)} row(s) left out"):
                 st.dataframe(pd.DataFrame([{"row": p.row, "column": p.column, "reason": p.reason} for p in problems]),
@@ -64,7 +70,7 @@ with tab_data:
         unmatched = sorted({it.doc for it in items if not svc.docs.find(it.doc)})
         n_unmatched = sum(1 for it in items if it.doc in unmatched)
         if unmatched:
-            st.warning(f"{n_unmatched} item(s) refer to documents that are not indexed ({', '.join(unmatched)}): "
+            st.warning(f"{n_unmatched} item(s) refer to documents that are not indexed ({plain(', '.join(unmatched))}): "
                        "they run in the none and gold modes only. Index the PDF on the Documents page to add pdf/rag.")
         counts = pd.DataFrame([it.question_type for it in items], columns=["type"]).value_counts().reset_index()
         st.altair_chart(alt.Chart(counts).mark_bar().encode(x=alt.X("count:Q"), y=alt.Y("type:N", sort="-x")),
@@ -112,10 +118,10 @@ with tab_gen:
                 annotations.add_items(rep.items, source)
                 st.session_state["bench_items"] = (rep.items, [])
                 st.session_state["bench_source"] = source
-                st.success(f"{rep.kept} items are in the validation queue ('{source}') and loaded for a run.")
+                st.success(f"{rep.kept} items are in the validation queue ({code(source)}) and loaded for a run.")
             if rep.problems:
                 with st.expander(f"{len(rep.problems)} problem(s)"):
-                    st.write("\n".join(f"- {p}" for p in rep.problems[:200]))
+                    st.text("\n".join(f"- {p}" for p in rep.problems[:200]))  # quotes the model's output: text
 
 def run_name(r: dict) -> str:
     c = r["config"]
@@ -158,7 +164,8 @@ with tab_run:
         if resume != "(new run)":
             rc = past[resume]["config"]
             st.info(f"Resuming uses that run's own configuration, not the choices above: models "
-                    f"{', '.join(rc['models'])}; modes {', '.join(rc['modes'])}; judge {rc.get('judge') or 'none'}. "
+                    f"{plain(', '.join(rc['models']))}; modes {plain(', '.join(rc['modes']))}; "
+                    f"judge {plain(rc.get('judge') or 'none')}. "
                     "It is refused if the models' options, prompts or documents have changed since.")
         if st.button("Run", type="primary", disabled=not (models and modes and chosen)):
             cfg = RunConfig(models=models, modes=modes, k=k, judge=None if judge.startswith("(") else judge,
@@ -170,7 +177,7 @@ with tab_run:
 
             def progress(done: int, total: int, msg: str) -> None:
                 left = (time.time() - started) / done * (total - done)
-                bar.progress(done / total, text=f"{done}/{total} · {msg} · about {left:.0f} s left")
+                bar.progress(done / total, text=f"{done}/{total} · {plain(msg)} · about {left:.0f} s left")  # names the item id
 
             summary = run_safely(
                 run_benchmark, None if resume != "(new run)" else items, None if resume != "(new run)" else cfg,
@@ -178,7 +185,7 @@ with tab_run:
             if summary is not None:
                 bar.progress(1.0, text=f"done in {summary.seconds:.0f} s")
                 st.session_state["bench_run"] = summary.run_id
-                st.success(f"Run **{summary.run_id}**: {summary.answers} answers, {summary.failures} failures, "
+                st.success(f"Run {code(summary.run_id)}: {summary.answers} answers, {summary.failures} failures, "
                            f"{summary.judge_failures} judge failures, {summary.unclear} unclear verdicts. "
                            "See the Results tab.")
 
@@ -190,7 +197,7 @@ def ci_text(lo: float | None, hi: float | None) -> str:
 def score_table(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
     sub = frame[frame["kind"] == kind]
     return pd.DataFrame({
-        "model": [available.get(m, m) for m in sub["model"]],
+        "model": [label_of(m) for m in sub["model"]],  # st.table renders Markdown in cells
         "mode": [MODE_LABELS.get(m, m) for m in sub["mode"]],
         "score": sub["score"].round(3), "95% interval": [ci_text(lo, hi) for lo, hi in zip(sub["ci_low"], sub["ci_high"], strict=True)],
         "n": sub["n"], "note": ["n < 5: too few to read" if sm else "" for sm in sub["small"]],
@@ -236,7 +243,7 @@ with tab_results:
                        "plus embedding similarity, an offline stand-in. It is not comparable with published RAGAS "
                        "figures; configure a judge model and rescore for RAGAS answer correctness.", icon="⚖️")
         else:
-            st.caption(f"Open questions scored with RAGAS answer correctness; judge: {available.get(summary.judge, summary.judge)}.")
+            st.caption(f"Open questions scored with RAGAS answer correctness; judge: {label_of(summary.judge)}.")
         with st.expander("Configuration (manifest)"):
             man = summary.manifest or {}
             def opts(o: dict) -> str:
@@ -338,7 +345,7 @@ with tab_results:
             hits = report.retrieval_detail(cfg_r, rows_r)
             if hits:
                 st.markdown("**Retrieval hit@k** (RAG answers whose chunks contain the gold passage): " + "; ".join(
-                    f"{available.get(mo, mo)} {h['mean']:.0%} (95% {ci_text(*h['ci95'])}, n = {h['n']})" for mo, h in hits.items()))
+                    f"{label_of(mo)} {h['mean']:.0%} (95% {ci_text(*h['ci95'])}, n = {h['n']})" for mo, h in hits.items()))
 
             st.subheader("Items")
             view = df[["item_id", "question_type", "model", "mode", "status", "score", "score_status", "verdict",
@@ -351,7 +358,7 @@ with tab_results:
             pick = st.selectbox("Open an item", sorted(df["item_id"].unique()), key="open_item")
             sub = df[df["item_id"] == pick]
             first = sub.iloc[0]
-            st.markdown(f"**{first['question_type']}**")
+            st.markdown(f"**{plain(first['question_type'])}**")
             st.text(first["question"])
             st.caption("Expected answer")
             st.text(first["expected"])
@@ -359,11 +366,12 @@ with tab_results:
                 st.text(first["gold_context"])
             for _, r in sub.iterrows():
                 with st.container(border=True):
-                    st.markdown(f"**{available.get(r['model'], r['model'])} · {MODE_LABELS.get(r['mode'], r['mode'])}** "
-                                f"— score {r['score'] if pd.notna(r['score']) else '—'} ({r['score_status']})")
+                    st.markdown(f"**{label_of(r['model'])} · {MODE_LABELS.get(r['mode']) or plain(r['mode'])}** "
+                                f"— score {r['score'] if pd.notna(r['score']) else '—'} ({plain(r['score_status'])})")
                     st.text(r["answer"] if r["status"] == "ok" else f"⚠️ {r['error']}")
                     mets = r["metrics"] if isinstance(r["metrics"], dict) else {}
-                    st.caption(" · ".join(f"{report.metric_label(k)}: {v['value'] if v['value'] is not None else '—'} ({v['status']})"
+                    st.caption(" · ".join(f"{plain(report.metric_label(k))}: {v['value'] if v['value'] is not None else '—'} "
+                                          f"({plain(v['status'])})"
                                           for k, v in mets.items()) + f" · {r['seconds']} s · {r['tokens_in']} in / {r['tokens_out']} out"
                                + (f" · kept {r['kept_fraction']:.0%} of the PDF" if r["truncated"] else ""))
                     for c in r["contexts"]:
@@ -374,7 +382,7 @@ with tab_results:
             d1, d2 = st.columns(2)
             export = df.drop(columns=["gold_context"]).copy()
             export["metrics"] = export["metrics"].map(json.dumps)
-            d1.download_button("Download answers (CSV)", export.to_csv(index=False), f"{run_id}.csv", "text/csv")
+            d1.download_button("Download answers (CSV)", csv_safe.to_csv(export), f"{run_id}.csv", "text/csv")
             d2.download_button("Download run (JSON)", json.dumps(
                 {"run_id": run_id, "created_at": cfg["created_at"], "config": cfg["config"],
                  "summary": summary.cli_dict(), "answers": df.drop(columns=["gold_context"]).to_dict(orient="records")},

@@ -5,7 +5,7 @@ import streamlit as st
 from lib import config
 from lib.documents import STAGES
 from lib.retrieval import METHODS
-from pages._ui import run_safely, services
+from pages._ui import code, plain, run_safely, services
 
 st.title("📄 Documents")
 svc = services()
@@ -25,8 +25,9 @@ with st.sidebar:
 
 
 def ingest_with_progress(label: str, call) -> None:
-    """Run one ingest with a progress bar per stage, then show its summary."""
-    with st.status(f"Indexing {label}…", expanded=True) as status:
+    """Run one ingest with a progress bar per stage, then show its summary. ``label`` is a file name as uploaded:
+    the status label renders Markdown, so it goes in as text."""
+    with st.status(f"Indexing {plain(label)}…", expanded=True) as status:
         bars = {s: st.progress(0.0, text=f"{s}: waiting") for s in STAGES}
 
         def progress(stage: str, frac: float, msg: str) -> None:
@@ -34,10 +35,10 @@ def ingest_with_progress(label: str, call) -> None:
 
         res = run_safely(call, progress)
         if res is None:
-            status.update(label=f"{label}: not indexed", state="error")
+            status.update(label=f"{plain(label)}: not indexed", state="error")
             return
         state = "already indexed" if res.skipped else f"indexed in {res.seconds:.1f} s"
-        status.update(label=f"{res.name}: {state}", state="complete", expanded=False)
+        status.update(label=f"{plain(res.name)}: {state}", state="complete", expanded=False)
     st.session_state["last_ingest"] = res
 
 
@@ -68,7 +69,7 @@ with tab_add:
             )
     res = st.session_state.get("last_ingest")
     if res is not None:
-        st.success(f"**{res.name}** is ready (id `{res.doc_id}`)" + (" — it was already indexed." if res.skipped else "."))
+        st.success(f"{code(res.name)} is ready (id {code(res.doc_id)})" + (" — it was already indexed." if res.skipped else "."))
         cols = st.columns(5)
         cols[0].metric("Pages", res.pages)
         cols[1].metric("Characters", f"{res.chars:,}")
@@ -100,7 +101,7 @@ with tab_docs:
         chosen = st.selectbox("Document", list(names), format_func=names.get, key="docs_pick")
         info = next(d for d in docs if d.doc_id == chosen)
         chunks = svc.docs.chunks(chosen)
-        st.markdown(f"**Chunks of {info.name}** ({len(chunks)}; size {info.chunk_size}, overlap {info.chunk_overlap} tokens)")
+        st.markdown(f"**Chunks of {plain(info.name)}** ({len(chunks)}; size {info.chunk_size}, overlap {info.chunk_overlap} tokens)")
         st.dataframe(
             pd.DataFrame([
                 {"#": c.index, "pages": f"{c.page_start}" if c.page_start == c.page_end else f"{c.page_start}–{c.page_end}",
@@ -119,7 +120,7 @@ with tab_docs:
             if st.button("Delete document", type="secondary", disabled=not confirm, key="delete"):
                 run_safely(svc.docs.delete, chosen)
                 st.session_state.pop("last_ingest", None)
-                st.toast(f"Deleted {info.name}")
+                st.toast(f"Deleted {plain(info.name)}")
                 st.rerun()
 
 with tab_search:
@@ -143,4 +144,4 @@ with tab_search:
                     for h in hits:
                         pages = f"p. {h.chunk.page_start}" if h.chunk.page_start == h.chunk.page_end else f"pp. {h.chunk.page_start}–{h.chunk.page_end}"
                         with st.expander(f"#{h.rank} · {pages} · score {h.score:.3f}"):
-                            st.write(h.chunk.text)
+                            st.text(h.chunk.text)  # PDF text: shown as text, never rendered as Markdown

@@ -6,9 +6,10 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from lib import csv_safe
 from lib import enviroexam as ee
 from lib.providers import registry
-from pages._ui import run_safely
+from pages._ui import plain, run_safely
 
 st.title("🎓 EnviroExam")
 st.caption("936 multiple-choice questions (210 dev, 726 test) over 42 environmental-science courses at bachelor, "
@@ -34,7 +35,7 @@ with tab_results:
                "questions, 0-shot, direct answers, one option order; a failed call or an unreadable answer counts as "
                "wrong, see failed / unparsed). Other runs are listed under **Partial runs and other settings** below, "
                "not ranked.")
-    st.download_button("Download leaderboard (CSV)", board.to_csv(index=False), "enviroexam_leaderboard.csv", "text/csv")
+    st.download_button("Download leaderboard (CSV)", csv_safe.to_csv(board), "enviroexam_leaderboard.csv", "text/csv")
 
     st.subheader("Partial runs and other settings")
     partial = ee.partial_runs(runs=runs)
@@ -84,7 +85,7 @@ with tab_results:
             st.altair_chart(alt.Chart(shot).mark_bar().encode(
                 x=alt.X("shots:O", title="shots"), y="accuracy:Q", color="shots:O", column="base:N",
             ).properties(width=120, title="0-shot vs 5-shot"))
-        st.download_button("Download per-course accuracy (CSV)", per.to_csv(index=False), "enviroexam_courses.csv", "text/csv")
+        st.download_button("Download per-course accuracy (CSV)", csv_safe.to_csv(per), "enviroexam_courses.csv", "text/csv")
 
 with tab_run:
     if not available:
@@ -127,7 +128,7 @@ with tab_run:
                 m[4].metric("I", "void" if res["void"] else res["I"])
                 m[5].metric("Failed", res["failed"], help="Calls that failed: counted as wrong, asked again next run")
                 m[6].metric("Unparsed", res["unparsed"], help="Answers with no readable letter: counted as wrong")
-                st.caption(f"{res['label']} · {res['n_courses']} course(s)")
+                st.caption(f"{plain(res['label'])} · {res['n_courses']} course(s)")
                 if res["partial"]:
                     st.info(f"Partial run: {res['n_questions']} question(s) over {res['n_courses']} course(s). It is "
                             "listed under Partial runs and not ranked against full runs.")
@@ -148,8 +149,9 @@ with tab_quiz:
     with st.form("quiz_form"):
         answers = {}
         for i, q in enumerate(quiz, 1):
-            answers[q.index] = st.radio(f"{i}. {q.question}", ee.LETTERS, index=None, key=f"quiz_{qc}_{q.index}",
-                                        format_func=lambda k, q=q: f"{k}. {q.options[k]}")
+            # radio labels and options render Markdown: the item text goes in escaped
+            answers[q.index] = st.radio(f"{i}. {plain(q.question)}", ee.LETTERS, index=None, key=f"quiz_{qc}_{q.index}",
+                                        format_func=lambda k, q=q: f"{k}. {plain(q.options[k])}")
         submitted = st.form_submit_button("Score me", type="primary")
     if submitted:
         right = sum(answers[q.index] == q.answer for q in quiz)
@@ -164,7 +166,7 @@ with tab_quiz:
             width="stretch")
         with st.expander("Answers"):
             for q in quiz:
-                st.write(f"{'✅' if answers[q.index] == q.answer else '❌'} {q.question} — {q.answer}. {q.options[q.answer]}")
+                st.text(f"{'✅' if answers[q.index] == q.answer else '❌'} {q.question} — {q.answer}. {q.options[q.answer]}")
 
 with tab_method:
     st.markdown(

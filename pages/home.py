@@ -3,7 +3,8 @@ import pandas as pd
 import streamlit as st
 
 from lib import config
-from pages._ui import services
+from lib.redact import redact
+from pages._ui import code, services
 
 st.title("🌲 NEPA QA Studio")
 st.markdown(
@@ -48,7 +49,7 @@ except ImportError:
 
 with st.expander("Where things are stored"):
     st.markdown(
-        f"- `NEPAQA_HOME` = `{config.paths().home}` (from {config.source_of('NEPAQA_HOME')})\n"
-        f"- Index: {'Chroma server ' + config.get('NEPAQA_CHROMA_URL') if config.get('NEPAQA_CHROMA_URL') else '`' + str(config.paths().chroma) + '`'}\n"
-        f"- Database: {'from NEPAQA_DATABASE_URL' if config.get('NEPAQA_DATABASE_URL') else '`' + str(config.paths().database) + '`'}"
+        f"- `NEPAQA_HOME` = {code(config.paths().home)} (from {config.source_of('NEPAQA_HOME')})\n"
+        f"- Index: {'Chroma server ' + code(redact(config.get('NEPAQA_CHROMA_URL'))) if config.get('NEPAQA_CHROMA_URL') else code(config.paths().chroma)}\n"
+        f"- Database: {'from NEPAQA_DATABASE_URL' if config.get('NEPAQA_DATABASE_URL') else code(config.paths().database)}"
     )

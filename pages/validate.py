@@ -1,4 +1,7 @@
-"""Validate: NEPA experts review benchmark items; the page reports agreement between experts."""
+"""Validate: NEPA experts review benchmark items; the page reports agreement between experts.
+
+Text that comes from items, comments, names or files is shown with st.text or in tables, never as Markdown.
+"""
 import json
 
 import altair as alt
@@ -7,12 +10,12 @@ import streamlit as st
 
 from lib import annotations as ann
 from lib import judge_review as jr
-from lib.agreement import agreement_report, kappa_band, read_labels_csv
+from lib.agreement import LabelsCSVError, agreement_report, decode_csv_bytes, kappa_band
 from lib.benchmark.dataset import QUESTION_TYPES
 from lib.benchmark.generate import DEFINITIONS
 from lib.errors import UserError
 from lib.providers import registry
-from pages._ui import run_safely
+from pages._ui import plain, run_safely
 
 st.title("✅ Validate")
 st.caption("Experts check each item: is the question of its type, is the answer right, does the proof support it. "
@@ -22,27 +25,53 @@ LABEL_NAMES = {"type_correct": "Question type correct", "answer_correct": "Answe
                "proof_supports": "Proof supports answer"}
 
 
-def identity() -> str:
-    user = getattr(st, "user", None)
-    if user is not None and getattr(user, "is_logged_in", False):
-        return str(user.get("email") or user.get("name"))
-    return ""
+def _user() -> dict:
+    try:
+        return dict(st.user.to_dict())
+    except Exception:  # noqa: BLE001 - no script context, or an older Streamlit without st.user
+        return {}
+
+
+# Identity. With st.login configured (an [auth] section in .streamlit/secrets.toml) the reviewer is the signed-in
+# user; st.user then has "is_logged_in". Without it, reviewers type a name and the page says that nothing checks it.
+user = _user()
+login_configured = "is_logged_in" in user
+signed_in = user.get("is_logged_in") is True
+who = ""
+if signed_in:
+    who = str(user.get("email") or user.get("name") or "").strip()
+    c_who, c_out = st.columns([5, 1])
+    c_who.text(f"Reviewing as {who} (signed in)")
+    if c_out.button("Log out"):
+        st.logout()
+    adjudicator = ann.adjudicator_for(user.get("email"), user.get("name"))
+elif login_configured:
+    st.info("Sign in to review: labels are tied to your account.")
+    if st.button("Log in", type="primary"):
+        st.login()
+    adjudicator = None
+else:
+    st.warning("Labels here are not authenticated: reviewers type their name and nothing checks it, so anyone can "
+               "label under any name. To tie labels to accounts, configure sign-in (st.login, an [auth] section "
+               "in .streamlit/secrets.toml).", icon="⚠️")
+    typed = st.text_input("Your name (every label you record is tied to it)", key="expert_name")
+    if typed.strip():
+        who = run_safely(ann.check_reviewer_name, typed) or ""
+    adjudicator = ann.adjudicator_for(who)
 
 
 tab_review, tab_stats, tab_adjudicate, tab_judge, tab_io = st.tabs(
     ["Review", "Agreement", "Adjudicate", "Judge vs experts", "Import / export"])
 
 with tab_review:
-    who = identity()
-    if who:
-        st.markdown(f"Reviewing as **{who}** (signed in)")
-    else:
-        who = st.text_input("Your name (every label you record is tied to it)", key="expert_name").strip()
     sources = ann.sources()
     if not sources:
         st.info("No items to review yet. On the Benchmark page, import items and send them to the validation "
                 "queue, or generate items (they are queued automatically).")
-    elif who:
+    elif not who:
+        st.caption("Sign in above to start reviewing." if login_configured else
+                   "Enter your name above to start reviewing.")
+    else:
         c1, c2, c3 = st.columns([3, 1, 1])
         source = c1.selectbox("Item set", sources)
         n = c2.number_input("Sample size (0 = all)", 0, 10_000, 0)
@@ -57,20 +86,27 @@ with tab_review:
         pos = st.session_state[key]
         item = ann.items([item_ids[pos]])[0]
         mine = {lb.label: lb.value for lb in ann.labels() if lb.item_id == item["item_id"] and lb.annotator == who}
-        st.markdown(f"#### Item {pos + 1} of {len(item_ids)} · `{item['item_id']}`")
-        st.markdown(f"**Claimed type: {item['question_type']}** — a {item['question_type']} question is "
-                    f"{DEFINITIONS.get(item['question_type'], '')}")
-        st.markdown(f"**Question:** {item['question']}")
-        st.markdown(f"**Answer:** {item['answer']}")
-        ref = f" (page {item['page_number']}, {item['doc_name']})" if item["page_number"] else f" ({item['doc_name']})"
-        with st.expander(f"Proof / gold passage{ref}", expanded=True):
-            st.write(item["proof"])
+        st.markdown(f"#### Item {pos + 1} of {len(item_ids)}")
+        st.text(f"Item id: {item['item_id']}")
+        st.markdown("**Claimed type**")
+        st.text(f"{item['question_type']}: a {item['question_type']} question is "
+                f"{DEFINITIONS.get(item['question_type'], '(not one of the ten types)')}")
+        st.markdown("**Question**")
+        st.text(item["question"])
+        st.markdown("**Answer**")
+        st.text(item["answer"])
+        ref = f"Page {item['page_number']}, {item['doc_name']}" if item["page_number"] else str(item["doc_name"] or "")
+        with st.expander("Proof / gold passage", expanded=True):
+            if ref:
+                st.text(ref)
+            st.text(item["proof"] or "")
         with st.form(f"review_{item['item_id']}"):
             opts = ["yes", "no"]
             tc = st.radio("Is the question of its claimed type?", opts, horizontal=True,
                           index=opts.index(mine["type_correct"]) if "type_correct" in mine else None)
-            tt = st.selectbox("If not, which type is it?", ["", *QUESTION_TYPES],
-                              index=([""] + list(QUESTION_TYPES)).index(mine.get("true_type", "")))
+            type_opts = ["", *QUESTION_TYPES]
+            tt = st.selectbox("If not, which type is it?", type_opts,
+                              index=type_opts.index(mine["true_type"]) if mine.get("true_type") in type_opts else 0)
             ac_opts = ["yes", "no", "unsure"]
             ac = st.radio("Is the answer correct?", ac_opts, horizontal=True,
                           index=ac_opts.index(mine["answer_correct"]) if "answer_correct" in mine else None)
@@ -82,11 +118,15 @@ with tab_review:
             if not (tc and ac and ps):
                 st.error("Answer the three questions before saving.")
             else:
-                run_safely(ann.save_review, item["item_id"], who,
-                           {"type_correct": tc, "true_type": tt if tc == "no" else "", "answer_correct": ac,
-                            "proof_supports": ps, "comment": comment})
-                st.session_state[key] = min(pos + 1, len(item_ids) - 1)
-                st.rerun()
+                try:
+                    ann.save_review(item["item_id"], who,
+                                    {"type_correct": tc, "true_type": tt if tc == "no" else "", "answer_correct": ac,
+                                     "proof_supports": ps, "comment": comment})
+                except UserError as exc:
+                    st.error(plain(exc), icon="⚠️")
+                else:
+                    st.session_state[key] = min(pos + 1, len(item_ids) - 1)
+                    st.rerun()
         b1, b2, _ = st.columns([1, 1, 4])
         if b1.button("◀ Previous", disabled=pos == 0):
             st.session_state[key] = pos - 1
@@ -135,26 +175,41 @@ with tab_stats:
             for pair, p in r["cohen_pairs"].items():
                 cm = pd.DataFrame(p["confusion"], index=[f"{pair.split(' × ')[0]}: {c}" for c in p["categories"]],
                                   columns=[f"{pair.split(' × ')[1]}: {c}" for c in p["categories"]])
-                with st.expander(f"{LABEL_NAMES[k]} · {pair} · κ = {p['kappa']} ({kappa_band(p['kappa'])}), n = {p['n']}"):
+                with st.expander(f"{LABEL_NAMES[k]} · {plain(pair)} · κ = {p['kappa']} "
+                                 f"({kappa_band(p['kappa'])}), n = {p['n']}"):
                     st.dataframe(cm, width="stretch")
 
 with tab_adjudicate:
     dis = ann.disagreements()
+    listed = ann.adjudicators()
+    if not listed:
+        st.info(ann.HOW_TO_ADJUDICATE)
+    elif not adjudicator:
+        st.info(f"Only the adjudicators listed in {ann.ADJUDICATORS_SETTING} can set final labels; "
+                + ("you are not listed." if who else "sign in or enter your name above.") +
+                ("" if signed_in else " Names are typed, not authenticated (see the note at the top)."))
     if not dis:
         st.info("No disagreements to settle.")
     else:
         st.caption(f"{len(dis)} item/label pair(s) where experts disagree.")
         st.dataframe(pd.DataFrame([{"item": d["item_id"], "label": LABEL_NAMES.get(d["label"], d["label"]),
-                                    "values": json.dumps(d["values"]), "final": d["final"] or ""} for d in dis]),
+                                    "values": json.dumps(d["values"], ensure_ascii=False), "final": d["final"] or ""}
+                                   for d in dis]),
                      hide_index=True, width="stretch")
-        opts = {f"{d['item_id']} · {d['label']}": d for d in dis}
-        pick = st.selectbox("Settle", list(opts))
-        d = opts[pick]
-        value = st.radio("Final label", ["yes", "no", "unsure"] if d["label"] == "answer_correct" else ["yes", "no"],
-                         horizontal=True)
-        if st.button("Set final label"):
-            run_safely(ann.adjudicate, d["item_id"], d["label"], value)
-            st.rerun()
+        if adjudicator:
+            opts = {f"{d['item_id']} · {d['label']}": d for d in dis}
+            pick = st.selectbox("Settle", list(opts))
+            d = opts[pick]
+            value = st.radio("Final label",
+                             ["yes", "no", "unsure"] if d["label"] == "answer_correct" else ["yes", "no"],
+                             horizontal=True)
+            if st.button("Set final label"):
+                try:
+                    ann.adjudicate(d["item_id"], d["label"], value, by=adjudicator)
+                except UserError as exc:
+                    st.error(plain(exc), icon="⚠️")
+                else:
+                    st.rerun()
 
 with tab_judge:
     st.caption("A judge model labels the queued items with the experts' three questions (type correct, answer "
@@ -231,14 +286,24 @@ with tab_io:
         columns=["item_id", "annotator", "label", "value"])
     final = pd.DataFrame(ann.adjudicated_set())
     c1, c2, c3, c4 = st.columns(4)
-    c1.download_button("Labels (CSV)", df.to_csv(index=False), "labels.csv", "text/csv")
+    # CSV cells that a spreadsheet would run as a formula get a leading apostrophe (lib.csv_safe); JSON is raw.
+    c1.download_button("Labels (CSV)", ann.labels_csv(), "labels.csv", "text/csv")
     c2.download_button("Labels (JSON)", df.to_json(orient="records"), "labels.json", "application/json")
-    c3.download_button("Adjudicated set (CSV)", final.to_csv(index=False), "adjudicated.csv", "text/csv")
+    c3.download_button("Adjudicated set (CSV)", ann.adjudicated_csv(), "adjudicated.csv", "text/csv")
     c4.download_button("Adjudicated set (JSON)", final.to_json(orient="records"), "adjudicated.json", "application/json")
+    st.caption("Importing is all or nothing: every row is checked first, and a file with any bad row changes "
+               "nothing. Final labels ([adjudicated] rows) are imported only by an adjudicator. Files must be "
+               "UTF-8 (or UTF-16 with a byte-order mark).")
     up = st.file_uploader("Import labels (CSV: item_id, annotator, label, value)", type=["csv"], key="labels_upload")
     if up is not None and st.button("Import"):
         try:
-            n = ann.import_labels(read_labels_csv(up.getvalue().decode("utf-8-sig")))
+            n = ann.import_labels_csv(decode_csv_bytes(up.getvalue(), up.name), by=adjudicator)
+        except LabelsCSVError as exc:
+            st.error(f"Nothing was imported: {len(exc.problems)} row(s) of the file have problems, listed below "
+                     "(row 1 is the header). Fix them and import the whole file again.", icon="⚠️")
+            st.dataframe(pd.DataFrame([p.__dict__ for p in exc.problems], columns=["row", "column", "reason"]),
+                         hide_index=True, width="stretch")
+        except UserError as exc:
+            st.error(plain(exc), icon="⚠️")
+        else:
             st.success(f"Imported {n} labels.")
-        except (UserError, UnicodeDecodeError) as exc:
-            st.error(str(exc) if isinstance(exc, UserError) else "The file is not UTF-8 text CSV.")

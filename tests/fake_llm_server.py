@@ -1,5 +1,6 @@
 """A real HTTP server on 127.0.0.1 that speaks the OpenAI chat-completions and Anthropic messages APIs,
-playing a script of behaviours: ok, 429, 500, sleep (timeout), malformed, 401 (echoing the key)."""
+playing a script of behaviours: ok, 429, 500, sleep (timeout), malformed, 401 (echoing the key), any JSON, raw
+bytes with any status and content type, and an answer that echoes the Authorization header."""
 from __future__ import annotations
 
 import json
@@ -38,6 +39,19 @@ class FakeLLMServer:
                     key = (self.headers.get("authorization") or "").removeprefix("Bearer ") or self.headers.get("x-api-key")
                     return self._json(401, {"error": {"message": f"Incorrect API key provided: {key}",
                                                       "type": "authentication_error"}})
+                if kind == "json":  # any JSON object the server chooses to send, with status 200
+                    return self._json(200, action[1])
+                if kind == "raw":  # (raw, status, body bytes, content type): HTML error pages, truncated bodies
+                    _, status, raw, ctype, *declared = action  # a declared length > len(raw): a cut-off body
+                    self.send_response(status)
+                    self.send_header("content-type", ctype)
+                    self.send_header("content-length", str(declared[0] if declared else len(raw)))
+                    self.end_headers()
+                    self.wfile.write(raw)
+                    return None
+                if kind == "echo_key":  # an answer that quotes the Authorization header back
+                    key = self.headers.get("authorization") or f"x-api-key: {self.headers.get('x-api-key')}"
+                    return self._json(200, server._ok(self.path, f"Your request carried {key}. Yes."))
                 if kind == "malformed":
                     raw = b"{this is not json"
                     self.send_response(200)

@@ -78,7 +78,7 @@ def test_read_labels_csv_errors():
     assert len(read_labels_csv("item_id,annotator,label,value\n1,A,x,Yes\n")) == 1
     with pytest.raises(UserError, match="columns"):
         read_labels_csv("item,who,label,value\n1,A,x,yes\n")
-    with pytest.raises(UserError, match="empty 'value' on line 3"):
+    with pytest.raises(UserError, match="line 3, column .value.: empty"):
         read_labels_csv("item_id,annotator,label,value\n1,A,x,yes\n2,A,x,\n")
     with pytest.raises(UserError, match="twice"):
         read_labels_csv("item_id,annotator,label,value\n1,A,x,yes\n1,A,x,no\n")
@@ -109,3 +109,62 @@ def test_cli_agreement(tmp_path):
     bad.write_text("who,what\n1,2\n")
     out = subprocess.run([sys.executable, "-m", "lib", "agreement", str(bad)], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 2 and out.stderr.startswith("error: ")
+
+
+# ---- issue 10: encodings, text kept as written, our own safe CSV read back ---------------------------------------
+
+from lib.agreement import decode_csv_bytes  # noqa: E402
+
+CSV = "item_id,annotator,label,value\r\ni1,Zoë,answer_correct,YES\r\ni1,Zoë,comment,\"Café; see Table ES-3\"\r\n"
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "utf-16-le-bom", "utf-16-be-bom"])
+def test_decode_reads_utf8_and_utf16_by_bom(encoding):
+    data = {"utf-16-le-bom": b"\xff\xfe" + CSV.encode("utf-16-le"),
+            "utf-16-be-bom": b"\xfe\xff" + CSV.encode("utf-16-be")}.get(encoding) or CSV.encode(encoding)
+    text = decode_csv_bytes(data, "labels.csv")
+    assert text == CSV and not text.startswith("\ufeff")
+    assert read_labels_csv(text) == [Label("i1", "Zoë", "answer_correct", "yes"),
+                                     Label("i1", "Zoë", "comment", "Café; see Table ES-3")]
+
+
+@pytest.mark.parametrize("data, words", [
+    (CSV.encode("latin-1"), ["not UTF-8", "save it as UTF-8"]),
+    (CSV.encode("cp1252"), ["not UTF-8", "save it as UTF-8"]),
+    (CSV.encode("utf-16-le"), ["UTF-16", "byte-order mark", "save it as UTF-8"]),
+    (b"\xff\xfe\x00\x00" + CSV.encode("utf-32-le"), ["UTF-32", "save it as UTF-8"]),
+    (b"\xff\xfe" + b"i\x00\x00\xd8", ["UTF-16", "save it as UTF-8"]),  # a broken UTF-16 file
+])
+def test_decode_refuses_other_encodings_by_name(data, words):
+    with pytest.raises(UserError) as exc:
+        decode_csv_bytes(data, "labels.csv")
+    msg = str(exc.value)
+    assert all(w in msg for w in words), msg
+    assert "labels.csv" in msg and "new-line" not in msg and "\ufffd" not in msg
+
+
+def test_utf16_and_old_mac_line_ends_get_no_newline_message():
+    text = decode_csv_bytes(CSV.replace("\r\n", "\r").encode("utf-16"), "mac.csv")
+    assert len(read_labels_csv(text)) == 2
+
+
+def test_read_labels_csv_keeps_text_and_reads_our_escapes():
+    text = ("item_id,annotator,label,value\n'+cmd|' /C calc'!A0,Alice,comment,\"'=HYPERLINK(\"\"http://x\"\",\"\"Click\"\")\"\n"
+            "i3,Alice,comment,''=kept one\n"
+            "i4,Alice,answer_correct,Unsure\ni5,Alice,x,Maybe\n")
+    got = read_labels_csv(text)
+    assert got[0] == Label("+cmd|' /C calc'!A0", "Alice", "comment", '=HYPERLINK("http://x","Click")')
+    assert got[1].value == "'=kept one" and got[2].value == "unsure" and got[3].value == "Maybe"
+
+
+def test_read_labels_csv_reports_every_bad_row():
+    from lib.agreement import LabelsCSVError
+
+    text = ("item_id,annotator,label,value\n1,A,x,yes\n2,A,x,\n,A,x,no\n1,A,x,no\n"
+            "i2,A,comment,Proof on Page 12 says 1,200 Acres\n")
+    with pytest.raises(LabelsCSVError) as exc:
+        read_labels_csv(text)
+    assert [(p.row, p.column) for p in exc.value.problems] == [(3, "value"), (4, "item_id"), (5, "item_id"),
+                                                                (6, "value")]
+    assert "quote" in exc.value.problems[-1].reason
+    assert "line 3" in str(exc.value) and "twice" in exc.value.problems[2].reason

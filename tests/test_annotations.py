@@ -118,3 +118,295 @@ def test_postgres_store_and_two_processes_at_once(pg_url):
     assert concurrent_writers(pg_url) == ["ok", "ok"]
     with eng.connect() as c:
         assert c.execute(select(func.count()).select_from(store.labels)).scalar() == 1 + 2 * 60 * 2
+
+
+# ---- issue 10: all-or-nothing imports, text kept as written, safe exports, identity ----------------------------
+
+from lib import config  # noqa: E402
+from lib.agreement import Label, read_labels_csv  # noqa: E402
+
+HEADER = "item_id,annotator,label,value\n"
+
+
+def _values(engine):
+    return {(lb.item_id, lb.annotator, lb.label): lb.value for lb in ann.labels(engine, include_adjudicated=True)}
+
+
+def test_rejected_import_changes_nothing(engine):
+    ann.save_label("I1", "Alice", "answer_correct", "no", engine)
+    ann.save_label("I1", "Bob", "answer_correct", "yes", engine)
+    before, hist = _values(engine), ann.history(engine)
+    text = HEADER + "I1,Alice,answer_correct,yes\nI1,Bob,answer_correct,no\nI2,Carol,answer_correct,maybe\n"
+    with pytest.raises(UserError) as exc:
+        ann.import_labels(read_labels_csv(text), engine)
+    assert _values(engine) == before and ann.history(engine) == hist  # Alice still no, Bob still yes
+    problems = exc.value.problems
+    assert [(p.row, p.column) for p in problems] == [(4, "value")]
+    assert "maybe" in problems[0].reason and "nothing" in str(exc.value).lower()
+
+
+def test_import_report_lists_every_bad_row(engine):
+    text = (HEADER + "I1,Alice,answer_correct,yes\nI1,[adjudicated],answer_correct,no\nI2,Alice,colour,blue\n"
+            "I3,Alice,proof_supports,perhaps\nI4,Alice,true_type,sonnet\n")
+    with pytest.raises(UserError) as exc:
+        ann.import_labels_csv(text, engine=engine)
+    assert [(p.row, p.column) for p in exc.value.problems] == [(3, "annotator"), (4, "label"), (5, "value"),
+                                                                (6, "value")]
+    assert ann.labels(engine, include_adjudicated=True) == []
+    # CSV-level problems (empty cells, duplicates) come in the same report, with the semantic ones
+    text = HEADER + "I1,Alice,answer_correct,\nI1,Bob,answer_correct,yes\nI1,Bob,answer_correct,no\nI2,B,x,y\n"
+    with pytest.raises(UserError) as exc:
+        ann.import_labels_csv(text, engine=engine)
+    assert [(p.row, p.column) for p in exc.value.problems] == [(2, "value"), (4, "item_id"), (5, "label")]
+
+
+def test_import_all_good_is_one_write(engine):
+    text = HEADER + "".join(f"I{i},Alice,answer_correct,{'YES' if i % 2 else 'No'}\n" for i in range(50))
+    assert ann.import_labels_csv(text, engine=engine) == 50
+    assert {lb.value for lb in ann.labels(engine)} == {"yes", "no"}
+    assert len(ann.history(engine)) == 50
+
+
+COMMENT = "Proof on Page 12 says 1,200 Acres; see EIS Table ES-3"
+
+
+def test_round_trip_keeps_free_text_as_written(engine, tmp_path):
+    ann.save_review("I1", "Alice", {"type_correct": "no", "true_type": "Problem Solving", "answer_correct": "Yes",
+                                    "proof_supports": "yes", "comment": COMMENT}, engine)
+    got = _values(engine)
+    assert got[("I1", "Alice", "comment")] == COMMENT
+    assert got[("I1", "Alice", "true_type")] == "problem-solving"  # controlled values are normalised
+    assert got[("I1", "Alice", "answer_correct")] == "yes"
+    assert ann.import_labels_csv(ann.labels_csv(engine), engine=engine) == 5  # re-import over the same store
+    assert _values(engine)[("I1", "Alice", "comment")] == COMMENT
+    other = store.get_engine(f"sqlite:///{tmp_path / 'other.db'}")
+    ann.import_labels_csv(ann.labels_csv(engine), engine=other)
+    assert _values(other)[("I1", "Alice", "comment")] == COMMENT
+    assert Label("I1", "Alice", "comment", COMMENT) in read_labels_csv(ann.labels_csv(engine))
+
+
+FORMULAS = ['=HYPERLINK("http://x","Click")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "'=already quoted",
+            "'plain apostrophe", "a\nmulti-line, \"quoted\" comment", "carriage\rreturn",
+            "\tleading tab kept out by strip", "-", "Proof on Page 12 says 1,200 Acres; see EIS Table ES-3"]
+
+
+def test_exports_are_neutralised_and_round_trip_byte_for_byte(engine, tmp_path, monkeypatch):
+    monkeypatch.setenv("NEPAQA_ADJUDICATORS", "Judy Adjudicator")
+    evil_id = "+cmd|' /C calc'!A0"
+    for n, text in enumerate(FORMULAS):
+        ann.save_label(f"I{n}", "Alice", "comment", text, engine)
+    for who, v in (("Alice", "yes"), ("Bob", "no")):
+        ann.save_label(evil_id, who, "answer_correct", v, engine)
+    ann.save_label("=1+1", "@alice", "proof_supports", "yes", engine)
+    ann.adjudicate(evil_id, "answer_correct", "no", engine, by="judy adjudicator")
+    exported = ann.labels_csv(engine)
+    import csv
+    import io
+
+    cells = [c for row in csv.reader(io.StringIO(exported, newline="")) for c in row]
+    assert "'" + evil_id in cells and "'" + FORMULAS[0] in cells and "'=1+1" in cells and "'@alice" in cells
+    assert evil_id not in cells and FORMULAS[0] not in cells and "''=already quoted" in cells
+    assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
+    final = ann.adjudicated_csv(engine)
+    assert f"'{evil_id}" in final and "\n=1+1" not in final and f"\n{evil_id}" not in final
+    other = store.get_engine(f"sqlite:///{tmp_path / 'copy.db'}")
+    ann.import_labels_csv(exported, engine=other, by="Judy Adjudicator")
+    assert ann.labels_csv(other) == exported  # byte for byte
+    assert ann.adjudicated_csv(other) == final
+    assert _values(other) == _values(engine)  # the stored text is the original, not the escaped cell
+
+
+def test_import_of_final_labels_needs_an_adjudicator(engine, monkeypatch):
+    monkeypatch.delenv("NEPAQA_ADJUDICATORS", raising=False)
+    text = HEADER + "I1,[adjudicated],answer_correct,yes\n"
+    with pytest.raises(UserError) as exc:
+        ann.import_labels_csv(text, engine=engine, by="Alice")
+    assert exc.value.problems[0].column == "annotator" and "NEPAQA_ADJUDICATORS" in exc.value.problems[0].reason
+    monkeypatch.setenv("NEPAQA_ADJUDICATORS", "Alice")
+    assert ann.import_labels_csv(text, engine=engine, by="Alice") == 1
+
+
+@pytest.mark.parametrize("name", ["[adjudicated]", "[Adjudicated]", " [me] ", "(system)", "<judge>", "Judge",
+                                  "GPT-4 judge", "local/smollm2-135m", "openai/gpt-4o-mini", "LLM", "adjudicator",
+                                  "smollm2", "extractive"])
+def test_reserved_names_cannot_be_typed(engine, name):
+    assert ann.reserved_name_reason(name)
+    with pytest.raises(UserError, match="reserved"):
+        ann.save_label("I1", name, "answer_correct", "yes", engine)
+    with pytest.raises(UserError, match="reserved"):
+        ann.check_reviewer_name(name)
+    assert ann.labels(engine, include_adjudicated=True) == []
+
+
+@pytest.mark.parametrize("name", ["Alice", "Bob O'Brien", "ana.lopez@epa.gov", "Dr. Smith", "Judith", "Judgeman"])
+def test_ordinary_names_are_fine(engine, name):
+    assert ann.reserved_name_reason(name) is None
+    ann.save_label("I1", name, "answer_correct", "yes", engine)
+
+
+def test_adjudicators_setting(engine, monkeypatch):
+    assert "NEPAQA_ADJUDICATORS" in config.DEFAULTS and config.DEFAULTS["NEPAQA_ADJUDICATORS"] == ""
+    monkeypatch.delenv("NEPAQA_ADJUDICATORS", raising=False)
+    assert ann.adjudicators() == [] and ann.adjudicator_for("Alice") is None
+    with pytest.raises(UserError, match="NEPAQA_ADJUDICATORS"):
+        ann.adjudicate("I1", "answer_correct", "yes", engine, by="Alice")
+    monkeypatch.setenv("NEPAQA_ADJUDICATORS", " Alice Smith , bob@epa.gov,,")
+    assert ann.adjudicators() == ["Alice Smith", "bob@epa.gov"]
+    assert ann.adjudicator_for("alice smith") == "Alice Smith"
+    assert ann.adjudicator_for("Mallory", "BOB@epa.gov") == "bob@epa.gov"
+    with pytest.raises(UserError, match="not listed"):
+        ann.adjudicate("I1", "answer_correct", "yes", engine, by="Mallory")
+    assert ann.labels(engine, include_adjudicated=True) == []
+    ann.adjudicate("I1", "answer_correct", "yes", engine, by="Bob@EPA.gov")
+    assert _values(engine) == {("I1", ann.ADJUDICATOR, "answer_correct"): "yes"}
+
+
+# ---- the Validate page (AppTest), on a private database -----------------------------------------------------------
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from tests.conftest import ROOT  # noqa: E402
+
+
+@pytest.fixture
+def page_db(tmp_path, monkeypatch):
+    monkeypatch.setenv("NEPAQA_DATABASE_URL", f"sqlite:///{tmp_path / 'page.db'}")
+    monkeypatch.delenv("NEPAQA_ADJUDICATORS", raising=False)
+    eng = store.get_engine()
+    ann.add_items(make_items(2), "set", eng)
+    for who, v in (("Ada", "yes"), ("Ben", "no")):
+        ann.save_review("I0", who, {"type_correct": "yes", "answer_correct": v, "proof_supports": "yes"}, eng)
+    return eng
+
+
+def validate_page() -> AppTest:
+    return AppTest.from_file(str(ROOT / "pages" / "validate.py"), default_timeout=120)
+
+
+def _texts(at) -> str:
+    return " ".join(e.value for kind in ("markdown", "caption", "info", "warning", "error", "success", "text")
+                    for e in getattr(at, kind))
+
+
+def _buttons(at) -> list[str]:
+    return [b.label for b in at.button]
+
+
+def test_page_without_login_says_names_are_typed_and_refuses_reserved(page_db):
+    at = validate_page().run()
+    assert not at.exception
+    assert "not authenticated" in " ".join(w.value for w in at.warning)
+    at.text_input(key="expert_name").input("[adjudicated]").run()
+    assert any("reserved" in e.value for e in at.error)
+    assert not at.get("progress")  # no review under a reserved name
+    at.text_input(key="expert_name").input("Judge Model").run()
+    assert any("reserved" in e.value for e in at.error)
+
+
+def test_page_adjudication_needs_the_setting(page_db, monkeypatch):
+    at = validate_page().run()
+    at.text_input(key="expert_name").input("Ada").run()
+    assert "Set final label" not in _buttons(at)
+    assert "NEPAQA_ADJUDICATORS" in _texts(at)
+    monkeypatch.setenv("NEPAQA_ADJUDICATORS", "Cleo")
+    at = validate_page().run()
+    at.text_input(key="expert_name").input("Ada").run()
+    assert "Set final label" not in _buttons(at) and "not listed" in _texts(at)
+    at = validate_page().run()
+    at.text_input(key="expert_name").input("cleo").run()
+    next(b for b in at.button if b.label == "Set final label").click().run()
+    assert not at.exception
+    assert _values(page_db)[("I0", ann.ADJUDICATOR, "answer_correct")] in ("yes", "no")
+
+
+def test_page_with_login_takes_identity_from_it(page_db, monkeypatch):
+    monkeypatch.setenv("NEPAQA_ADJUDICATORS", "cleo@epa.gov")
+    at = validate_page()
+    at.user = {"is_logged_in": True, "email": "cleo@epa.gov", "name": "Cleo"}
+    at.run()
+    assert not at.exception
+    assert not [t for t in at.text_input if t.key == "expert_name"]  # no typed names when signed in
+    assert "not authenticated" not in _texts(at) and "cleo@epa.gov" in _texts(at)
+    assert "Set final label" in _buttons(at)
+    at = validate_page()
+    at.user = {"is_logged_in": False}  # login configured, nobody signed in
+    at.run()
+    assert not [t for t in at.text_input if t.key == "expert_name"]
+    assert "Log in" in _buttons(at) and "Set final label" not in _buttons(at)
+
+
+def test_page_import_is_all_or_nothing_with_a_report(page_db):
+    before = _values(page_db)
+    at = validate_page().run()
+    bad = (HEADER + "I0,Ada,answer_correct,no\nI0,Ben,answer_correct,yes\nI1,Cy,answer_correct,maybe\n").encode()
+    at.file_uploader(key="labels_upload").set_value(("labels.csv", bad, "text/csv")).run()
+    next(b for b in at.button if b.label == "Import").click().run()
+    assert not at.exception
+    assert any("Nothing was imported" in e.value for e in at.error)
+    report = at.dataframe[-1].value  # the report, in the last tab
+    assert list(report.columns) == ["row", "column", "reason"] and report.iloc[0]["row"] == 4
+    assert _values(page_db) == before
+    at.file_uploader(key="labels_upload").set_value(("labels.csv", "item_id,annotator,label,value\nI1,Zoë,comment,café\n"
+                                                     .encode("latin-1"), "text/csv")).run()
+    next(b for b in at.button if b.label == "Import").click().run()
+    assert any("UTF-8" in e.value for e in at.error) and _values(page_db) == before
+    good = (HEADER + f'I1,Cy,comment,"{COMMENT}"\n').encode("utf-16")
+    at.file_uploader(key="labels_upload").set_value(("labels.csv", good, "text/csv")).run()
+    next(b for b in at.button if b.label == "Import").click().run()
+    assert any("Imported 1" in s.value for s in at.success)
+    assert _values(page_db)[("I1", "Cy", "comment")] == COMMENT
+
+
+def test_page_shows_item_and_comment_text_as_text(page_db):
+    evil = "![x](http://127.0.0.1:9/leak?d=1) **bold** <img src=x>"
+    ann.add_items([Item(id="E1", question_type="recall", question=evil, answer=evil, context=evil, doc=evil,
+                        page_number=1)], "evil", page_db)
+    ann.save_label("E1", "Ada", "comment", evil, page_db)
+    at = validate_page().run()
+    at.text_input(key="expert_name").input("Ada").run()
+    at.selectbox[0].set_value("evil").run()
+    assert not at.exception
+    assert any(evil in t.value for t in at.text)
+    md = [m.value for m in at.markdown] + [c.value for c in at.caption] + [x.label for x in at.expander]
+    assert not [m for m in md if "](http" in m and "\\]" not in m], md
+
+
+def _downloads(monkeypatch) -> dict[str, bytes]:
+    """The bytes of each st.download_button, by file name (AppTest keeps them in its in-memory media store)."""
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    got: dict[str, bytes] = {}
+    real = MemoryMediaFileStorage.load_and_get_id
+
+    def spy(self, path_or_data, mimetype, kind, filename=None):
+        if filename and isinstance(path_or_data, (bytes, str)):
+            got[filename] = path_or_data.encode() if isinstance(path_or_data, str) else path_or_data
+        return real(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
+    return got
+
+
+def test_page_csv_exports_are_safe_and_round_trip(page_db, tmp_path, monkeypatch):
+    evil_id = "+cmd|' /C calc'!A0"
+    ann.save_label(evil_id, "Ada", "comment", '=HYPERLINK("http://x","Click")', page_db)
+    for who, v in (("Ada", "yes"), ("Ben", "no")):
+        ann.save_label(evil_id, who, "answer_correct", v, page_db)
+    ann.adjudicate(evil_id, "answer_correct", "yes", page_db)
+    files = _downloads(monkeypatch)
+    validate_page().run()
+    labels, final = files["labels.csv"].decode(), files["adjudicated.csv"].decode()
+    assert f"'{evil_id}" in labels and "'=HYPERLINK" in labels and f"'{evil_id}" in final
+    assert "\n=" not in labels and "\n+" not in labels and "\n+" not in final
+    # import our own export into an empty store through the page, as an adjudicator: the same bytes come back out
+    first = dict(files)
+    monkeypatch.setenv("NEPAQA_DATABASE_URL", f"sqlite:///{tmp_path / 'fresh.db'}")
+    monkeypatch.setenv("NEPAQA_ADJUDICATORS", "Cleo")
+    at = validate_page().run()
+    at.text_input(key="expert_name").input("Cleo").run()
+    at.file_uploader(key="labels_upload").set_value(("labels.csv", first["labels.csv"], "text/csv")).run()
+    next(b for b in at.button if b.label == "Import").click().run()
+    assert any("Imported 10 labels" in s.value for s in at.success), [e.value for e in at.error] + [s.value for s in at.success]
+    files.clear()
+    validate_page().run()
+    assert files["labels.csv"] == first["labels.csv"] and files["adjudicated.csv"] == first["adjudicated.csv"]

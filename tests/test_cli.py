@@ -30,8 +30,9 @@ def ingested(cli_home):
 
 
 def test_ingest_contract(ingested):
-    assert set(ingested) == {"doc_id", "name", "pages", "chunks", "empty_pages", "seconds"}
+    assert set(ingested) == {"doc_id", "name", "pages", "chunks", "empty_pages", "seconds", "status"}
     assert ingested["name"] == "CONUS sample" and ingested["pages"] == 74 and ingested["chunks"] > 50
+    assert ingested["status"] == "indexed"
 
 
 def test_docs_search_and_queries_file(cli_home, ingested, tmp_path):

@@ -64,7 +64,7 @@ def test_hard_kill_leftovers_are_repaired(fresh, pdf_factory):
     # what a kill between the vector write and the database commit leaves behind
     fresh.index.add("deadbeef0000", ["orphan-1"], ["orphan text"], emb.embed(["orphan text"]),
                     [{"gen": 1, "idx": 0, "page_start": 1, "page_end": 1}])
-    assert fresh.repair() == 1
+    assert fresh.repair() == {"removed": 1, "skipped_live": []}
     assert fresh.index.count() == doc.chunks
 
 

@@ -118,3 +118,66 @@ def test_enviroexam_leaderboard_chart(app):
     b.wait_for_css("[data-testid='stVegaLiteChart'], .vega-embed", 60)
     assert "llama-3-70b-instruct" in b.body_text() or b.driver.find_elements("css selector", "canvas, svg")
     b.screenshot(server.home / "enviroexam.png")
+
+
+def test_markdown_image_in_an_answer_is_not_fetched(app):
+    """Issue 10, case 8: an answer quoting `![x](http://127.0.0.1:PORT/leak.png)` (here, the extractive baseline
+    quoting a gold passage) shows the characters as written, and the browser never requests the image."""
+    import threading
+    import time
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    hits: list[str] = []
+
+    class Counting(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's name
+            hits.append(self.path)
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):  # noqa: ANN002 - quiet
+            pass
+
+    leak = ThreadingHTTPServer(("127.0.0.1", 0), Counting)
+    threading.Thread(target=leak.serve_forever, daemon=True).start()
+    port = leak.server_address[1]
+    image = f"![x](http://127.0.0.1:{port}/leak.png)"
+    try:
+        server, b = app
+        b.open("ask")
+        b.wait_text("Context modes", 120)
+        # one cell: the extractive baseline in gold-passage mode
+        for chip in ("SmolLM2-135M (tiny local model)", "No context", "RAG"):
+            for button in b.driver.find_elements(By.CSS_SELECTOR, f"button[aria-label={('Remove ' + chip)!r}]"):
+                b.driver.execute_script("arguments[0].click();", button)
+                b.wait_idle()
+        modes = b.wait_for_css("input[aria-label='Context modes']")
+        modes.click()
+        modes.send_keys("Gold")
+        b.wait_text("Gold passage", 30)
+        modes.send_keys(Keys.ENTER)
+        b.wait_idle()
+        gold = b.wait_for_css("textarea[aria-label='Gold passage']", 60)
+        gold.send_keys(f"The wetland mitigation plan is shown in {image} for the selected site. "
+                       "Wetlands near the access road would be avoided by the selected alternative.", Keys.TAB)
+        b.wait_idle()
+        question = b.wait_for_css("textarea[aria-label='Question']")
+        question.send_keys(f"Where is the wetland mitigation plan shown ![q](http://127.0.0.1:{port}/q.png)?", Keys.TAB)
+        b.wait_idle()
+        b.click_button("Run")
+        b.wait_until(lambda t: t.count(" tokens in · ") == 1, 300, "the answer did not arrive")
+        b.wait_idle()
+        # the answer cell shows the Markdown characters as written (not the gold passage's text area)
+        shown = [e.text for e in b.driver.find_elements(By.CSS_SELECTOR, "[data-testid='stText']")]
+        assert any(image in t for t in shown), shown
+        time.sleep(3)  # give a rendered <img> time to load
+        assert hits == [], f"the browser fetched {hits}"
+        # control: the browser can reach the counting server, so 0 above means nothing was requested
+        b.driver.get(f"http://127.0.0.1:{port}/control")
+        assert hits == ["/control"]
+    finally:
+        leak.shutdown()
+        leak.server_close()

@@ -25,7 +25,7 @@ def test_home_lists_models_and_empty_state_or_docs(services):
     assert "all-MiniLM-L6-v2" in text
     models = at.dataframe[-1].value
     assert "SmolLM2-135M (tiny local model)" in set(models["model"])
-    assert set(models.loc[models["id"] == "openai", "available"]) == {"—"}
+    assert set(models.loc[models["id"] == "openai/gpt-4o-mini", "available"]) == {"—"}
 
 
 def test_documents_upload_preview_search_delete(services, pdf_factory):

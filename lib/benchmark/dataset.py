@@ -4,12 +4,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from .. import config
 from ..errors import UserError
+from ..textfile import decode_text
 
 QUESTION_TYPES = (
     "closed", "comparison", "convergent", "divergent", "evaluation", "funnel", "inference",
@@ -84,9 +86,12 @@ def parse_rows(rows: list[dict[str, Any]]) -> tuple[list[Item], list[Problem]]:
         page = None
         if r.get("page_number"):
             try:
-                page = int(float(r["page_number"]))
+                value = float(r["page_number"])
+                if not math.isfinite(value) or value < 1 or value != int(value):
+                    raise ValueError(value)
+                page = int(value)
             except ValueError:
-                problems.append(Problem(n, "page_number", f"'{r['page_number']}' is not a number"))
+                problems.append(Problem(n, "page_number", f"'{r['page_number']}' is not a page number (a whole number from 1)"))
                 continue
         position = r.get("position", "").lower() or None
         if position and position not in POSITIONS:
@@ -113,7 +118,7 @@ def load_items(data: bytes | str | Path, fmt: str | None = None) -> tuple[list[I
         data = path.read_bytes()
     if isinstance(data, str):
         data = data.encode("utf-8")
-    text = data.decode("utf-8-sig", errors="replace")
+    text = decode_text(data, "The benchmark file")
     fmt = (fmt or ("json" if text.lstrip().startswith(("[", "{")) else "csv")).lower()
     if fmt == "json":
         try:

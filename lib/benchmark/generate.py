@@ -140,6 +140,8 @@ def generate(
             rows, problems = parse_generated_csv(out.text, qtype)
         except ProviderError as exc:
             rows, problems = [], [str(exc)]
+        except Exception as exc:  # noqa: BLE001 - one passage's failure is reported, the others go on
+            rows, problems = [], [f"unexpected failure ({type(exc).__name__})"]
         rows = rows[:n]
         report.problems += [f"p.{chunk.page_start} {qtype}: {p}" for p in problems]
         report.well_formed += len(rows)

@@ -16,11 +16,12 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from .. import manifest, prompts, store
-from ..ask import ANSWER_BUDGET_CLOSED, ANSWER_BUDGET_OPEN, ask
+from ..ask import ANSWER_BUDGET_CLOSED, ANSWER_BUDGET_OPEN, AskResult, ask
 from ..contexts import MODES
 from ..errors import UserError
 from ..jobs import ProgressFn, run_tasks
 from ..providers import registry
+from ..redact import redact
 from .dataset import Item
 from .scoring import METRIC_LABELS, Scorer, headline_metric, judge_templates
 
@@ -239,8 +240,13 @@ def run_benchmark(
         if cancel.is_set():
             return "cancelled"
         doc_id = doc_for.get(it.doc)
-        res = ask(it.question, model, mode, services if doc_id else None, doc_id, cfg.k, it.context,
-                  it.question_type == "closed")
+        try:
+            res = ask(it.question, model, mode, services if doc_id else None, doc_id, cfg.k, it.context,
+                      it.question_type == "closed")
+        except Exception as exc:  # noqa: BLE001 - a cell that cannot run is one recorded failure, never the run's end
+            res = AskResult(model=model, mode=mode, answer=None, closed=it.question_type == "closed", verdict=None,
+                            error=redact(str(exc) if isinstance(exc, UserError) else
+                                         f"unexpected failure ({type(exc).__name__})"))
         row = {"run_id": run_id, "item_id": it.id, "model": model, "mode": mode, "answer": res.answer,
                "verdict": res.verdict, "verdict_source": res.verdict_source, "contexts": json.dumps(res.contexts),
                "truncated": int(res.truncated), "kept_fraction": res.kept_fraction, "tokens_in": res.tokens_in,
@@ -250,7 +256,10 @@ def run_benchmark(
             row.update(status="failed", error=res.error)
         else:
             row.update(status="ok")
-            results = scorer.score(it, mode, res.answer, res.verdict, [c["text"] for c in res.contexts])
+            try:
+                results = scorer.score(it, mode, res.answer, res.verdict, [c["text"] for c in res.contexts])
+            except Exception:  # noqa: BLE001 - keep the answer; its missing scores are computed on resume
+                results = []
         try:
             with engine.begin() as c:
                 c.execute(insert(t).values(**row))

@@ -263,6 +263,9 @@ class AnswerCorrectness:
                                                           CLASSIFY_MAX_TOKENS))
         except (ProviderError, JudgeReplyError) as exc:
             return self._result(None, JUDGE_FAILED, {"error": redact(f"{step}: {exc}"), "step": step})
+        except Exception as exc:  # noqa: BLE001 - a judge that breaks in any way is a judge failure, retried later
+            return self._result(None, JUDGE_FAILED, {"error": f"{step}: unexpected failure ({type(exc).__name__})",
+                                                     "step": step})
         tp, fp, fn = (len(classes[k]) for k in ("TP", "FP", "FN")) if classes else (0, 0, 0)
         semantic = cosine(self.embed, answer, truth)
         details = {"semantic": round(semantic, 4), "tp": tp, "fp": fp, "fn": fn,

@@ -227,9 +227,14 @@ class AnthropicModel(Provider):
                 model=self.model_name, max_tokens=req.max_tokens,
                 messages=[{"role": "user", "content": req.prompt}], **kwargs,
             )
-            blocks = list(resp.content or [])
-            text = "".join(b.text for b in blocks if isinstance(getattr(b, "text", None), str))
+            blocks = resp.content
+            if not isinstance(blocks, list):
+                raise TypeError("the reply has no content list")
+            texts = [b.text for b in blocks if getattr(b, "type", "") == "text"]
             tool_input = next((getattr(b, "input", None) for b in blocks if getattr(b, "type", "") == "tool_use"), None)
+            if not all(isinstance(t, str) for t in texts) or (not texts and tool_input is None):
+                raise TypeError("the reply holds no text")
+            text = "".join(texts)
             usage = getattr(resp, "usage", None)
             tin, tout = _int(getattr(usage, "input_tokens", None)), _int(getattr(usage, "output_tokens", None))
         except Exception as exc:  # noqa: BLE001 - whatever a server sends ends as one key-free failure

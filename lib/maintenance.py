@@ -1,0 +1,75 @@
+"""Maintenance of the store: an explicit, lease-aware sweep, and a check that every document has its vectors.
+
+Nothing here runs in a constructor. ``repair`` runs when asked (``python -m lib repair``) and once when the
+app starts; it never touches a document whose writer holds a live lease, so another process's ingest in
+flight is safe.
+"""
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any
+
+from . import leases, store
+
+
+def repair(docs: Any) -> dict[str, Any]:
+    """Remove vectors that no committed document generation owns (left by a hard kill), skipping documents
+    whose writer's lease is live. Returns {"removed": n, "skipped_live": [doc ids]}."""
+    writing = {name.split(":", 1)[1] for name in leases.live("doc:", docs.engine)}
+    committed = {d.doc_id: d.gen for d in docs.list()}
+    got = docs.index.collection.get(include=["metadatas"])
+    stale, skipped = [], set()
+    for cid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
+        doc_id = (meta or {}).get("doc_id")
+        if committed.get(doc_id) == (meta or {}).get("gen"):
+            continue
+        if doc_id in writing:
+            skipped.add(doc_id)
+            continue
+        stale.append(cid)
+    if stale:
+        with docs.vector_writes():
+            for i in range(0, len(stale), 5000):
+                docs.index.collection.delete(ids=stale[i : i + 5000])
+    return {"removed": len(stale), "skipped_live": sorted(skipped)}
+
+
+def check(docs: Any, fix: bool = False, progress: Any = None) -> list[dict[str, Any]]:
+    """One entry per document: its chunks in SQL, its vectors of the committed generation, and whether they
+    match. With ``fix``, a document missing vectors is embedded again from its stored chunks."""
+    got = docs.index.collection.get(include=["metadatas"])
+    per: Counter = Counter()
+    for meta in got["metadatas"] or []:
+        per[((meta or {}).get("doc_id"), (meta or {}).get("gen"))] += 1
+    out = []
+    for d in docs.list():
+        vectors = per[(d.doc_id, d.gen)]
+        entry = {"doc_id": d.doc_id, "name": d.name, "chunks": d.chunks, "vectors": vectors, "ok": vectors == d.chunks}
+        if fix and not entry["ok"]:
+            entry["vectors"] = reembed(docs, d.doc_id, progress)
+            entry["ok"] = entry["vectors"] == d.chunks
+            entry["fixed"] = entry["ok"]
+        out.append(entry)
+    return out
+
+
+def reembed(docs: Any, doc_id: str, progress: Any = None) -> int:
+    """Embed a document's stored chunks again under a new generation and switch to it (under its lease)."""
+    from sqlalchemy import update
+
+    with leases.held(f"doc:{doc_id}", docs.engine, "re-embedding missing vectors"):
+        chunks = docs.chunks(doc_id)
+        vectors = docs.index.embedder.embed([c.text for c in chunks],
+                                            progress=(lambda f, m: progress("embed", f, m)) if progress else None)
+        gen = time.time_ns()
+        ids = [f"{doc_id}-{gen}-{c.index}" for c in chunks]
+        metas = [{"gen": gen, "idx": c.index, "page_start": c.page_start, "page_end": c.page_end} for c in chunks]
+        with docs.vector_writes():
+            docs.index.add(doc_id, ids, [c.text for c in chunks], vectors, metas)
+        t = store.documents
+        with docs.engine.begin() as c:
+            c.execute(update(t).where(t.c.doc_id == doc_id).values(status=f"ready:{gen}"))
+        with docs.vector_writes():
+            docs.index.collection.delete(where={"$and": [{"doc_id": doc_id}, {"gen": {"$ne": gen}}]})
+    return len(chunks)
