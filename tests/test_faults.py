@@ -197,3 +197,17 @@ def test_benchmark_files_in_utf16_read_and_odd_page_numbers_are_reported(tmp_pat
                         "page_number": r["page_number"]} for r in bad])
     items, problems = load_items(data.encode(), "json")
     assert not items and problems[0].column == "page_number" and "1e400" in problems[0].reason
+
+
+def test_bench_with_a_hostile_provider_completes_and_exits_0(server, tmp_path):
+    """The reviewer's case: `bench --models openai,extractive --modes none,gold` used to exit 1 with 3 of 12 answers
+    saved. Now every cell is answered or recorded as failed, and the run exits 0 with the failures counted."""
+    server.default = ("json", {"choices": None})
+    env = {**os.environ, "NEPAQA_HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-m", "lib", "bench", "--questions", str(config.SAMPLE20), "--models",
+                          "openai,extractive", "--modes", "none,gold", "--limit", "3"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    s = json.loads(out.stdout)
+    assert s["answers"] + s["failures"] == 12 and s["failures"] == 6  # every openai cell failed, none lost
+    assert "6 answer(s) failed" in out.stderr and KEY[8:] not in out.stdout + out.stderr
