@@ -13,7 +13,16 @@ from typing import Any
 from sqlalchemy import insert, select
 
 from . import prompts, store
-from .contexts import MODES, Context, fit_to_window, gold_context, none_context, pdf_context, rag_context
+from .contexts import (
+    MODES,
+    Context,
+    fit_to_window,
+    gold_context,
+    multi_pdf_context,
+    none_context,
+    pdf_context,
+    rag_context,
+)
 from .errors import UserError
 from .providers import registry
 from .providers.base import Provider, ProviderError, Request
@@ -43,20 +52,22 @@ class AskResult:
     verdict_probs: dict[str, float] | None = None
     question: str = ""
     verdict_source: str | None = None  # structured | likelihood | heuristic | text
+    per_document: str = ""  # full PDF over several documents: what was kept of each
 
 
     def cli_dict(self) -> dict[str, Any]:
         keys = ("model", "mode", "answer", "closed", "verdict", "verdict_source", "contexts", "truncated",
                 "kept_fraction", "tokens_in", "tokens_out", "seconds")
         d = {k: asdict(self)[k] for k in keys}
-        d["contexts"] = [{k: c.get(k) for k in ("page_start", "page_end", "text")} for c in self.contexts]
+        d["contexts"] = [{k: c.get(k) for k in ("doc_id", "doc_name", "section", "page_start", "page_end", "text")}
+                         for c in self.contexts]
         if self.error:
             d["error"] = self.error
         return d
 
     def notice(self) -> str | None:
         return Context("pdf", truncated=self.truncated, kept_fraction=self.kept_fraction,
-                       total_tokens=self.total_tokens).notice()
+                       total_tokens=self.total_tokens, per_document=self.per_document).notice()
 
 
 _counters: dict[tuple[str, str, int], dict[str, int]] = {}
@@ -65,8 +76,10 @@ _cache_lock = threading.Lock()
 
 def build_context(
     mode: str, question: str, provider: Provider, closed: bool, services: Any = None,
-    doc_id: str | None = None, k: int = DEFAULT_K, gold: str | None = None,
+    doc_id: str | Sequence[str] | None = None, k: int = DEFAULT_K, gold: str | None = None, balanced: bool = False,
 ) -> Context:
+    """The context for one mode. ``doc_id`` is one document id, or a scope: a list of ids (``[]``-free), or the
+    string "*" for the whole collection."""
     if mode not in MODES:
         raise UserError(f"Unknown mode '{mode}'; use one of {', '.join(MODES)}.")
     if mode == "none":
@@ -75,13 +88,31 @@ def build_context(
         return fit_to_window(gold_context(gold), _context_budget(provider, question, closed), provider.count_tokens)
     if services is None or not doc_id:
         raise UserError(f"Mode '{mode}' needs an indexed document: pick one (or use --doc DOC_ID).")
+    scope = scope_ids(services, doc_id)
     if mode == "rag":
-        ctx = rag_context(services.retriever.search(doc_id, question, k, "hybrid"))
+        hits = services.retriever.search_scope(scope, question, k, "hybrid", balanced=balanced)
+        ctx = rag_context(hits)
         return fit_to_window(ctx, _context_budget(provider, question, closed), provider.count_tokens)
-    info = services.docs.get(doc_id)
-    pages = services.docs.pages(doc_id)
-    return pdf_context(pages, _context_budget(provider, question, closed),
-                       _cached_counter(provider, info.doc_id, info.gen))
+    ids = scope if scope is not None else [d.doc_id for d in services.docs.list()]
+    budget = _context_budget(provider, question, closed)
+    if len(ids) == 1:
+        info = services.docs.get(ids[0])
+        return pdf_context(services.docs.pages(ids[0]), budget, _cached_counter(provider, info.doc_id, info.gen))
+    docs = []
+    for d in ids:
+        info = services.docs.get(d)
+        docs.append((d, info.name, services.docs.pages(d)))
+    return multi_pdf_context(docs, budget, provider.count_tokens)
+
+
+def scope_ids(services: Any, doc_id: str | Sequence[str]) -> list[str] | None:
+    """A list of document ids, or None for the whole collection ("*")."""
+    if isinstance(doc_id, str):
+        return None if doc_id == "*" else [doc_id]
+    ids = list(dict.fromkeys(doc_id))
+    if not ids:
+        raise UserError("The scope holds no document: pick at least one, or widen the filter.")
+    return ids
 
 
 def _context_budget(provider: Provider, question: str, closed: bool) -> int:
@@ -108,8 +139,8 @@ def _cached_counter(provider: Provider, doc_id: str, gen: int) -> Callable[[str]
 
 
 def ask(
-    question: str, model_id: str, mode: str, services: Any = None, doc_id: str | None = None,
-    k: int = DEFAULT_K, gold: str | None = None, closed: bool | None = None,
+    question: str, model_id: str, mode: str, services: Any = None, doc_id: str | Sequence[str] | None = None,
+    k: int = DEFAULT_K, gold: str | None = None, closed: bool | None = None, balanced: bool = False,
 ) -> AskResult:
     """Answer one question with one model in one mode. Provider failures land in ``error``, not raised."""
     question = (question or "").strip()
@@ -118,7 +149,7 @@ def ask(
     provider = registry.get(model_id)
     is_closed = looks_closed(question) if closed is None else closed
     started = time.perf_counter()
-    ctx = build_context(mode, question, provider, is_closed, services, doc_id, k, gold)
+    ctx = build_context(mode, question, provider, is_closed, services, doc_id, k, gold, balanced)
     req = Request(
         prompt=prompts.render(question, ctx.text, is_closed), system=prompts.SYSTEM, question=question,
         context=ctx.text, closed=is_closed, max_tokens=ANSWER_BUDGET_CLOSED if is_closed else ANSWER_BUDGET_OPEN,
@@ -126,7 +157,7 @@ def ask(
     )
     res = AskResult(model=provider.id, mode=mode, answer=None, closed=is_closed, verdict=None, contexts=ctx.passages,
                     truncated=ctx.truncated, kept_fraction=round(ctx.kept_fraction, 4),
-                    total_tokens=ctx.total_tokens, question=question)
+                    total_tokens=ctx.total_tokens, question=question, per_document=ctx.per_document)
     try:
         choice = provider.choose(req, ["yes", "no"]) if is_closed else None
         if choice is not None:
@@ -160,15 +191,16 @@ def ask(
 
 def ask_grid(
     question: str, model_ids: Sequence[str], modes: Sequence[str], services: Any = None,
-    doc_id: str | None = None, k: int = DEFAULT_K, gold: str | None = None, closed: bool | None = None,
-    on_result: Callable[[AskResult], None] | None = None, max_workers: int = 4,
+    doc_id: str | Sequence[str] | None = None, k: int = DEFAULT_K, gold: str | None = None,
+    closed: bool | None = None, on_result: Callable[[AskResult], None] | None = None, max_workers: int = 4,
+    balanced: bool = False,
 ) -> list[AskResult]:
     """Every (model, mode) cell; cells finish in any order and each is reported as it arrives."""
     model_ids = [_concrete(m) for m in model_ids]
     cells = [(m, mode) for m in model_ids for mode in modes]
     results: list[AskResult] = []
     with ThreadPoolExecutor(max_workers=max_workers) as pool:
-        futures = {pool.submit(_safe_ask, question, m, mode, services, doc_id, k, gold, closed): (m, mode)
+        futures = {pool.submit(_safe_ask, question, m, mode, services, doc_id, k, gold, closed, balanced): (m, mode)
                    for m, mode in cells}
         for fut in as_completed(futures):
             r = fut.result()
@@ -206,7 +238,10 @@ def batch_manifest(results: Sequence[AskResult], doc_id: str | None, services: A
             models.append(registry.get(mid))
         except UserError:
             continue
-    docs = manifest.document_entries(services, [doc_id]) if services is not None and doc_id else []
+    ids = [] if not doc_id else ([doc_id] if isinstance(doc_id, str) else list(doc_id))
+    if ids == ["*"] and services is not None:
+        ids = [d.doc_id for d in services.docs.list()]
+    docs = manifest.document_entries(services, ids) if services is not None and ids else []
     return manifest.build("ask", models, prompts=prompts.templates(), documents=docs,
                           embedder=manifest.embedder_name(services),
                           settings={"k": k, "modes": sorted({r.mode for r in results}),
@@ -220,7 +255,8 @@ def save_history(results: Sequence[AskResult], doc_id: str | None, engine: Any =
     batch = uuid.uuid4().hex[:12]
     engine = engine or store.get_engine()
     rows = [{
-        "batch_id": batch, "doc_id": doc_id, "question": r.question, "model": r.model, "mode": r.mode,
+        "batch_id": batch, "doc_id": doc_id if isinstance(doc_id, str) or doc_id is None else ",".join(doc_id),
+        "question": r.question, "model": r.model, "mode": r.mode,
         "closed": int(r.closed), "answer": r.answer, "verdict": r.verdict, "verdict_source": r.verdict_source,
         "error": r.error,
         "contexts": json.dumps(r.contexts), "truncated": int(r.truncated), "kept_fraction": r.kept_fraction,

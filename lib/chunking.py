@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -24,6 +25,53 @@ class Chunk:
     char_start: int  # offset into the document text (pages joined by PAGE_SEPARATOR)
     char_end: int
     n_tokens: int
+    section: str = ""  # heading path from the PDF outline, e.g. "ES.4.0 Environmental Consequences › ES.4.3 Water"
+
+
+def assign_sections(chunks: list[Chunk], toc: Sequence[Sequence], pages: Sequence[Page]) -> list[Chunk]:
+    """Give each chunk the outline path in force where it starts (or at a heading inside its first lines).
+
+    Each outline entry is placed where its title first appears on its page (else at the page's start); a chunk
+    gets the last heading of each level placed at or before its start. Model-free, from the PDF's own outline.
+    """
+    if not toc or not chunks:
+        return chunks
+    text, starts = join_pages(pages)
+    index = {p.number: i for i, p in enumerate(pages)}
+    marks: list[tuple[int, int, str]] = []  # (offset, level, title)
+    for level, title, page, *_ in toc:
+        title = " ".join(str(title).split())
+        if not title or page not in index:
+            continue
+        i = index[page]
+        begin = starts[i]
+        end = starts[i + 1] if i + 1 < len(starts) else len(text)
+        found = _find_heading(text[begin:end], title)
+        marks.append((begin + (found if found >= 0 else 0), max(1, int(level)), title))
+    marks.sort(key=lambda m: m[0])
+    stack: list[str] = []
+    j = 0
+    out = []
+    for c in chunks:
+        while j < len(marks) and marks[j][0] <= c.char_start + HEADING_SLACK:
+            _, level, title = marks[j]
+            stack = stack[: level - 1] + [title]
+            j += 1
+        out.append(dataclasses.replace(c, section=" › ".join(stack)))
+    return out
+
+
+HEADING_SLACK = 120  # a heading in a chunk's first line or two names that chunk's section
+
+
+def _find_heading(page_text: str, title: str) -> int:
+    flat = " ".join(page_text.split()).lower()
+    key = title.lower()[:60]
+    pos = flat.find(key)
+    if pos < 0:
+        return -1
+    # map the offset in the whitespace-collapsed text back to the page text (close enough for ordering)
+    return int(pos * len(page_text) / max(1, len(flat)))
 
 
 def join_pages(pages: Sequence[Page]) -> tuple[str, list[int]]:

@@ -62,7 +62,53 @@ def _ingest(a: argparse.Namespace) -> Any:
 
 @command("docs")
 def _docs(a: argparse.Namespace) -> Any:
-    return [{"doc_id": d.doc_id, "name": d.name, "pages": d.pages, "chunks": d.chunks} for d in _services().docs.list()]
+    from .metadata import cli_metadata, get_many
+
+    docs = _services().docs
+    listed = sorted(docs.list(), key=lambda d: d.doc_id)
+    metas = get_many([d.doc_id for d in listed], docs.engine)
+    return [{"doc_id": d.doc_id, "name": d.name, "pages": d.pages, "chunks": d.chunks,
+             "metadata": cli_metadata(d.doc_id, meta=metas[d.doc_id])} for d in listed]
+
+
+@command("meta")
+def _meta(a: argparse.Namespace) -> Any:
+    from .metadata import cli_metadata, set_values
+
+    docs = _services().docs
+    docs.get(a.doc_id)
+    if a.set:
+        values = {}
+        for item in a.set:
+            key, sep, value = item.partition("=")
+            if not sep or not key.strip():
+                raise UserError(f'--set takes KEY="VALUE"; got {item!r}.')
+            values[key.strip()] = value.strip().strip("\"'")
+        set_values(a.doc_id, values, docs.engine)
+    return cli_metadata(a.doc_id, docs.engine)
+
+
+@command("export-metadata")
+def _export_metadata(a: argparse.Namespace) -> Any:
+    from .metadata import export_ceq
+
+    docs = _services().docs
+    return export_ceq(docs.list(), docs.engine)
+
+
+@command("page")
+def _page(a: argparse.Namespace) -> Any:
+    from .page_render import render_page
+
+    if a.page < 1:
+        raise UserError("Pages are numbered from 1, as printed in citations.")
+    out = Path(a.out)
+    if out.is_dir():
+        raise UserError(f"{out} is a folder; give a file name such as page.png.")
+    _services().docs.get(a.doc_id)
+    png = render_page(a.doc_id, a.page, a.highlight)
+    out.write_bytes(png)
+    return {"doc_id": a.doc_id, "page": a.page, "out": str(out), "bytes": len(png)}
 
 
 @command("repair")
@@ -99,12 +145,50 @@ def _search(a: argparse.Namespace) -> Any:
         from .textfile import read_text
 
         queries = [q for q in read_text(a.queries, "queries file").splitlines() if q.strip()]
-    svc = _services()
-    if a.queries:
-        return [[h.as_dict() for h in svc.retriever.search(a.doc, q, a.k, a.method)] for q in queries]
-    if not a.query:
+    if not a.queries and not a.query:
         raise UserError("Give a QUERY, or --queries FILE with one query per line.")
-    return [h.as_dict() for h in svc.retriever.search(a.doc, " ".join(a.query), a.k, a.method)]
+    svc = _services()
+    scope = _scope(a, svc)
+    ids = None if scope == "*" else ([scope] if isinstance(scope, str) else scope)
+
+    def run(q: str) -> list[dict]:
+        return [h.as_dict() for h in svc.retriever.search_scope(ids, q, a.k, a.method, balanced=a.balanced)]
+
+    if a.queries:
+        return [run(q) for q in queries]
+    return run(" ".join(a.query))
+
+
+def _scope_flags(s: argparse.ArgumentParser, required: bool) -> None:
+    g = s.add_mutually_exclusive_group(required=required)
+    g.add_argument("--doc", help="one document id")
+    g.add_argument("--docs", help="comma-separated document ids")
+    g.add_argument("--all", action="store_true", help="every indexed document")
+    g.add_argument("--where", help='metadata filter: lead_agency=…,states=AK,document_type="Final EIS",year=2010-2020')
+
+
+def _scope(a: argparse.Namespace, svc: Any) -> str | list[str] | None:
+    """The documents a command works on: one id, a list, "*" for all, or the ids a metadata filter selects."""
+    if getattr(a, "all", False):
+        return "*"
+    if getattr(a, "docs", None):
+        ids = [d.strip() for d in a.docs.split(",") if d.strip()]
+        if not ids:
+            raise UserError("--docs lists no document id.")
+        for d in ids:
+            svc.docs.get(d)
+        return ids
+    if getattr(a, "where", None):
+        from .metadata import collection_filter, parse_where
+
+        ids = collection_filter(svc.docs.list(), parse_where(a.where), svc.docs.engine)
+        if not ids:
+            raise UserError(f"No document matches --where {a.where}.")
+        return ids
+    if a.doc:
+        svc.docs.get(a.doc)
+        return a.doc
+    return None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -127,17 +211,33 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("delete", help="delete a document from the index")
     s.add_argument("doc_id")
 
-    s = sub.add_parser("search", help="top-k chunks of a document for a query")
-    s.add_argument("--doc", required=True)
+    s = sub.add_parser("search", help="top-k chunks for a query, in one document, a set, all, or a metadata filter")
+    _scope_flags(s, required=True)
     s.add_argument("-k", type=int, default=5)
-    s.add_argument("--method", choices=["hybrid", "dense", "bm25"], default="hybrid")
+    s.add_argument("--method", choices=["hybrid", "dense", "lexical", "bm25"], default="hybrid",
+                   help="bm25 is an alias of lexical")
+    s.add_argument("--balanced", action="store_true", help="the best chunks of each document in turn")
     s.add_argument("--queries", help="file with one query per line")
     s.add_argument("query", nargs="*")
+
+    s = sub.add_parser("meta", help="show or set a document's metadata")
+    s.add_argument("doc_id")
+    s.add_argument("--set", action="append", default=[], metavar='KEY="VALUE"',
+                   help='e.g. --set lead_agency="U.S. Army Corps of Engineers" (repeatable)')
+
+    sub.add_parser("export-metadata", help="the collection's metadata in the CEQ NEPA Data Standard's JSON shape")
+
+    s = sub.add_parser("page", help="render one PDF page as PNG, with a passage highlighted")
+    s.add_argument("doc_id")
+    s.add_argument("page", type=int, help="page number as printed in citations (from 1)")
+    s.add_argument("--highlight", help="text to highlight on the page")
+    s.add_argument("--out", required=True, help="PNG file to write")
 
     sub.add_parser("models", help="list answering models and whether they are available")
 
     s = sub.add_parser("ask", help="answer a question with one model in one context mode")
-    s.add_argument("--doc")
+    _scope_flags(s, required=False)
+    s.add_argument("--balanced", action="store_true", help="RAG: the best chunks of each document in turn")
     s.add_argument("--mode", required=True, choices=["none", "pdf", "rag", "gold"])
     s.add_argument("--gold")
     s.add_argument("-k", type=int, default=3)
@@ -305,10 +405,10 @@ def _models(a: argparse.Namespace) -> Any:
 def _ask(a: argparse.Namespace) -> Any:
     from .ask import ask
 
-    svc = _services() if a.mode in ("pdf", "rag") or a.doc else None
-    if a.doc and svc is not None:
-        svc.docs.get(a.doc)  # unknown document: a clear error before any model loads
-    res = ask(" ".join(a.question), a.model, a.mode, svc, a.doc, a.k, a.gold, a.closed)
+    scoped = a.doc or a.docs or a.all or a.where
+    svc = _services() if a.mode in ("pdf", "rag") or scoped else None
+    scope = _scope(a, svc) if svc is not None else None  # unknown documents: a clear error before any model loads
+    res = ask(" ".join(a.question), a.model, a.mode, svc, scope, a.k, a.gold, a.closed, a.balanced)
     if res.error:  # the one cell failed: say so, and exit 1 (the JSON still says what happened)
         print(f"error: {res.error}", file=sys.stderr)
         raise ExitWith(1, res.cli_dict())

@@ -20,11 +20,14 @@ class Context:
     kept_fraction: float = 1.0
     total_tokens: int = 0
     kept_tokens: int = 0
+    parts: list[str] = field(default_factory=list)  # RAG: one block per passage, in order
+    per_document: str = ""  # several documents: what was kept of each
 
     def notice(self) -> str | None:
         if not self.truncated:
             return None
-        return f"truncated: kept {self.kept_fraction:.0%} of {_short(self.total_tokens)} tokens"
+        note = f"truncated: kept {self.kept_fraction:.0%} of {_short(self.total_tokens)} tokens"
+        return f"{note} ({self.per_document})" if self.per_document else note
 
 
 def _short(n: int) -> str:
@@ -42,14 +45,39 @@ def gold_context(passage: str | None) -> Context:
 
 
 def rag_context(hits: Sequence) -> Context:
-    """Chunks in retrieval order, each headed by its pages, so the answer can cite them."""
+    """Chunks in retrieval order, each numbered and headed by its document, section and pages, so the answer
+    can cite them as [1], [2]… and say which document each claim comes from."""
     parts, passages = [], []
-    for h in hits:
+    for n, h in enumerate(hits, start=1):
         c = h.chunk
         pages = f"page {c.page_start}" if c.page_start == c.page_end else f"pages {c.page_start}-{c.page_end}"
-        parts.append(f"[{pages}]\n{c.text}")
-        passages.append({"page_start": c.page_start, "page_end": c.page_end, "text": c.text, "score": round(h.score, 4)})
-    return Context("rag", text="\n\n".join(parts), passages=passages)
+        where = ", ".join(x for x in (getattr(h, "doc_name", ""), c.section, pages) if x)
+        parts.append(f"[{n}] ({where})\n{c.text}")
+        passages.append({"n": n, "doc_id": getattr(h, "doc_id", ""), "doc_name": getattr(h, "doc_name", ""),
+                         "section": c.section, "page_start": c.page_start, "page_end": c.page_end, "text": c.text,
+                         "score": round(h.score, 4)})
+    return Context("rag", text="\n\n".join(parts), passages=passages, parts=parts)
+
+
+def multi_pdf_context(docs: Sequence[tuple[str, str, Sequence[Page]]], budget: int,
+                      count_tokens: Callable[[str], int]) -> Context:
+    """Full-PDF mode over several documents: the window is split evenly between them, and the context says
+    what it kept of each."""
+    share = max(0, budget // max(1, len(docs)))
+    blocks, passages, notes = [], [], []
+    total = used = 0
+    for doc_id, name, pages in docs:
+        ctx = pdf_context(pages, share - count_tokens(f"=== {name} ==="), count_tokens)
+        blocks.append(f"=== {name} ===\n{ctx.text}")
+        total += ctx.total_tokens
+        used += ctx.kept_tokens
+        notes.append(f"{name}: kept {ctx.kept_fraction:.0%}")
+        passages.append({"doc_id": doc_id, "doc_name": name, "page_start": ctx.passages[0]["page_start"],
+                         "page_end": ctx.passages[0]["page_end"],
+                         "text": f"{ctx.passages[0]['text']} (kept {ctx.kept_fraction:.0%} of this document)"})
+    return Context("pdf", text="\n\n".join(blocks), passages=passages, truncated=used < total,
+                   kept_fraction=(used / total) if total else 1.0, total_tokens=total, kept_tokens=used,
+                   per_document="; ".join(notes))
 
 
 def truncate_to_tokens(text: str, budget: int, count_tokens: Callable[[str], int]) -> tuple[str, int]:
@@ -99,8 +127,7 @@ def fit_to_window(ctx: Context, budget: int, count_tokens: Callable[[str], int])
         passages = [dict(ctx.passages[0], text=kept)] if ctx.passages else []
         return Context("gold", text=kept, passages=passages, truncated=True, kept_fraction=used / total,
                        total_tokens=total, kept_tokens=used)
-    parts = ctx.text.split("\n\n[page")
-    parts = [parts[0]] + ["[page" + p for p in parts[1:]]
+    parts = ctx.parts or [ctx.text]
     kept_parts, passages, used = [], [], 0
     for part, passage in zip(parts, ctx.passages, strict=False):
         sep = count_tokens("\n\n") if kept_parts else 0
@@ -117,7 +144,7 @@ def fit_to_window(ctx: Context, budget: int, count_tokens: Callable[[str], int])
             used += sep + m
         break
     return Context("rag", text="\n\n".join(kept_parts), passages=passages, truncated=True,
-                   kept_fraction=used / total, total_tokens=total, kept_tokens=used)
+                   kept_fraction=used / total, total_tokens=total, kept_tokens=used, parts=kept_parts)
 
 
 def pdf_context(pages: Sequence[Page], budget: int, count_tokens: Callable[[str], int]) -> Context:

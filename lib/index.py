@@ -109,3 +109,28 @@ def get_index(url: str, path: str, model: str | None = None) -> VectorIndex:
 
 def default_index() -> VectorIndex:
     return get_index(config.get("NEPAQA_CHROMA_URL") or "", str(config.paths().chroma))
+
+
+def query_scope(index: VectorIndex, live: dict[str, int], embedding: np.ndarray, k: int,
+                whole_collection: bool = False) -> list[tuple[str, int, float]]:
+    """(doc_id, chunk index, cosine similarity) of the k nearest chunks over a scope of documents (``live``:
+    doc_id → committed generation). Vectors of other generations (a write in flight, a leftover) are skipped.
+    ``whole_collection`` queries without a filter (the scope is every document)."""
+    if not live:
+        return []
+    where = None
+    if not whole_collection:
+        ids = sorted(live)
+        where = {"doc_id": ids[0]} if len(ids) == 1 else {"doc_id": {"$in": ids}}
+    total = index.collection.count()
+    if total == 0:
+        return []
+    res = index.collection.query(query_embeddings=[embedding], n_results=min(total, max(k, int(k * 1.25) + 5)),
+                                 where=where, include=["metadatas", "distances"])
+    out = []
+    for m, d in zip(res["metadatas"][0], res["distances"][0], strict=True):
+        doc_id = m.get("doc_id")
+        if live.get(doc_id) != m.get("gen"):
+            continue
+        out.append((doc_id, int(m["idx"]), 1.0 - float(d)))
+    return out[:k]

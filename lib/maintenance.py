@@ -16,9 +16,11 @@ from . import leases, store
 def repair(docs: Any) -> dict[str, Any]:
     """Remove vectors that no committed document generation owns (left by a hard kill), skipping documents
     whose writer's lease is live. Returns {"removed": n, "skipped_live": [doc ids]}."""
+    # Vectors first, then leases and committed generations: a write that starts after this read is not in
+    # it, and one that committed or took its lease before the lease read is seen as such.
+    got = docs.index.collection.get(include=["metadatas"])
     writing = {name.split(":", 1)[1] for name in leases.live("doc:", docs.engine)}
     committed = {d.doc_id: d.gen for d in docs.list()}
-    got = docs.index.collection.get(include=["metadatas"])
     stale, skipped = [], set()
     for cid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
         doc_id = (meta or {}).get("doc_id")
@@ -45,7 +47,8 @@ def check(docs: Any, fix: bool = False, progress: Any = None) -> list[dict[str, 
     out = []
     for d in docs.list():
         vectors = per[(d.doc_id, d.gen)]
-        entry = {"doc_id": d.doc_id, "name": d.name, "chunks": d.chunks, "vectors": vectors, "ok": vectors == d.chunks}
+        ok = vectors == d.chunks and (vectors == 0 or searchable(docs, d.doc_id, d.gen))
+        entry = {"doc_id": d.doc_id, "name": d.name, "chunks": d.chunks, "vectors": vectors, "ok": ok}
         if fix and not entry["ok"]:
             entry["vectors"] = reembed(docs, d.doc_id, progress)
             entry["ok"] = entry["vectors"] == d.chunks
@@ -73,3 +76,17 @@ def reembed(docs: Any, doc_id: str, progress: Any = None) -> int:
         with docs.vector_writes():
             docs.index.collection.delete(where={"$and": [{"doc_id": doc_id}, {"gen": {"$ne": gen}}]})
     return len(chunks)
+
+
+def searchable(docs: Any, doc_id: str, gen: int) -> bool:
+    """Whether this process's index answers a nearest-neighbour query for the document (not only lists its
+    vectors): Chroma's embedded client keeps its search index in memory, so vectors written by another process
+    after this one started are listed but not found until this process restarts."""
+    got = docs.index.collection.get(where={"$and": [{"doc_id": doc_id}, {"gen": gen}]}, include=["embeddings"],
+                                    limit=1)
+    embs = got.get("embeddings")
+    if embs is None or len(embs) == 0:
+        return False
+    res = docs.index.collection.query(query_embeddings=[embs[0]], n_results=1,
+                                      where={"$and": [{"doc_id": doc_id}, {"gen": gen}]}, include=["metadatas"])
+    return bool(res["ids"] and res["ids"][0])

@@ -27,6 +27,9 @@ class ExtractedPdf:
     n_bytes: int
     pages: list[Page]
     empty_pages: list[int] = field(default_factory=list)
+    pdf_metadata: dict = field(default_factory=dict)  # the PDF's own title, author, subject, keywords, dates
+    toc: list = field(default_factory=list)  # the outline: [level, title, page] rows, as PyMuPDF's get_toc()
+    data: bytes | None = field(default=None, repr=False)  # the original file, kept under NEPAQA_HOME for citations
 
     @property
     def n_pages(self) -> int:
@@ -100,6 +103,11 @@ def extract_pdf(data: bytes, name: str, max_bytes: int) -> ExtractedPdf:
             raise UserError(f"'{name}' has no pages. Check that the export finished and upload the full PDF.")
         pages: list[Page] = []
         empty: list[int] = []
+        try:
+            meta = {k: v for k, v in (doc.metadata or {}).items() if isinstance(v, str) and v.strip()}
+            toc = [[int(lv), str(t).strip(), int(pg)] for lv, t, pg, *_ in doc.get_toc(simple=True) if str(t).strip()]
+        except Exception:  # a broken outline or info dictionary must not sink the document
+            meta, toc = {}, []
         for i in range(doc.page_count):
             try:
                 text = doc.load_page(i).get_text("text", sort=False)
@@ -117,7 +125,8 @@ def extract_pdf(data: bytes, name: str, max_bytes: int) -> ExtractedPdf:
             f"'{name}' has no text layer on any of its {len(pages)} pages: it looks scanned. "
             "Run OCR on it first (for example `ocrmypdf in.pdf out.pdf`) and upload the result."
         )
-    return ExtractedPdf(name=name, sha256=sha256_bytes(data), n_bytes=len(data), pages=pages, empty_pages=empty)
+    return ExtractedPdf(name=name, sha256=sha256_bytes(data), n_bytes=len(data), pages=pages, empty_pages=empty,
+                        pdf_metadata=meta, toc=toc, data=data)
 
 
 def read_pdf_file(path: str | Path, max_bytes: int, name: str | None = None) -> ExtractedPdf:

@@ -7,7 +7,8 @@ SYSTEM = (
 )
 
 OPEN_WITH_CONTEXT = """Use the excerpt from an Environmental Impact Statement to answer the question.
-If the excerpt does not contain the answer, say so.
+If the excerpt does not contain the answer, say so. Where the excerpt is numbered [1], [2]…, cite the parts you use
+by their numbers, and when they come from several documents, say which document each claim comes from.
 
 Excerpt:
 \"\"\"

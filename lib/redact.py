@@ -8,13 +8,17 @@ import re
 from . import config
 
 SECRET_NAMES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_COMPAT_API_KEY")
-_KEY_PATTERNS = [re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"), re.compile(r"sk-[A-Za-z0-9_\-]{8,}")]
+# Key shapes (sk-…, sk-ant-…) only where they start a token and hold a digit, so "risk-assessment" or
+# "task-specific" in EIS text is left alone. Configured keys are redacted by value in any case.
+_KEY_PATTERNS = [re.compile(r"(?<![A-Za-z0-9])sk-ant-(?=[A-Za-z_\-]*\d)[A-Za-z0-9_\-]{8,}"),
+                 re.compile(r"(?<![A-Za-z0-9])sk-(?=[A-Za-z_\-]*\d)[A-Za-z0-9_\-]{16,}")]
 # An Authorization header echoed back, credentials inside a URL, and key-like query parameters.
 _CONTEXT_PATTERNS = [
     # (a value must hold a digit, so EIS prose such as "Mitigation key: wetlands" is left alone)
-    (re.compile(r"(?i)\b(bearer|basic)\s+(?=[A-Za-z._~+/=\-]*\d)[A-Za-z0-9._~+/=\-]{12,}"), r"\1 ***"),
-    (re.compile(r"(?i)\b(x-api-key|api[_-]?key|access[_-]?token|token|key)([\"']?\s*[:=]\s*[\"']?)"
-                r"(?=[A-Za-z._~+/\-]*\d)[A-Za-z0-9._~+/\-]{16,}"), r"\1\2***"),
+    (re.compile(r"(?i)\b(bearer|basic)\s+(?=[A-Za-z._~+/=\-]*\d)(?=[0-9._~+/=\-]*[A-Za-z])[A-Za-z0-9._~+/=\-]{12,}"),
+     r"\1 ***"),
+    (re.compile(r"(?i)\b(x-api-key|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|secret[_-]?key)"
+                r"([\"']?\s*[:=]\s*[\"']?)(?=[A-Za-z._~+/\-]*\d)[A-Za-z0-9._~+/\-]{16,}"), r"\1\2***"),
     (re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://)[^/\s:@]+:[^/\s@]+@"), r"\1***@"),
 ]
 

@@ -1,16 +1,23 @@
-"""Retrieval over one document's chunks: dense (Chroma), BM25 (rank_bm25) and hybrid (reciprocal-rank fusion)."""
+"""Retrieval over a scope of documents: dense (Chroma), lexical (the persistent full-text index, lexical.py) and
+hybrid (reciprocal-rank fusion of the two)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rank_bm25 import BM25Okapi
+from sqlalchemy import select, tuple_
 
+from . import lexical, store
 from .chunking import Chunk
 from .documents import DocumentStore
 from .errors import UserError
+from .index import query_scope
 
-METHODS = ("hybrid", "dense", "bm25")
+METHODS = ("hybrid", "dense", "lexical")
+METHOD_ALIASES = {"bm25": "lexical"}
 RRF_K = 60  # the constant from Cormack et al. (2009); not tuned here
 CANDIDATES = 50  # how deep each ranker's list goes into the fusion
 
@@ -37,18 +44,26 @@ class Hit:
     chunk: Chunk
     score: float
     rank: int
+    doc_id: str = ""
+    doc_name: str = ""
 
     def as_dict(self) -> dict:
         return {
-            "text": self.chunk.text,
+            "doc_id": self.doc_id,
+            "doc_name": self.doc_name,
             "page_start": self.chunk.page_start,
             "page_end": self.chunk.page_end,
+            "section": self.chunk.section,
+            "text": self.chunk.text,
             "score": round(float(self.score), 6),
             "chunk_index": self.chunk.index,
         }
 
 
 class _Bm25:
+    """The in-memory rank_bm25 index of one document, kept only as the baseline bench/retrieval.py compares the
+    persistent lexical index with."""
+
     def __init__(self, chunks: list[Chunk]) -> None:
         self.chunks = chunks
         self.model = BM25Okapi([tokenize(c.text) or ["<empty>"] for c in chunks])
@@ -63,55 +78,109 @@ class _Bm25:
 
 
 class Retriever:
+    """Search over a scope of documents: one, a chosen set, or the whole collection."""
+
     def __init__(self, docs: DocumentStore) -> None:
         self.docs = docs
-        self._chunk_cache: dict[tuple[str, int], list[Chunk]] = {}
-        self._bm25: dict[tuple[str, int], _Bm25] = {}
-
-    def _chunks(self, doc_id: str, gen: int) -> list[Chunk]:
-        key = (doc_id, gen)
-        if key not in self._chunk_cache:
-            self._chunk_cache = {k: v for k, v in self._chunk_cache.items() if k[0] != doc_id}
-            self._chunk_cache[key] = self.docs.chunks(doc_id)
-        return self._chunk_cache[key]
-
-    def _bm25_index(self, doc_id: str, gen: int) -> _Bm25:
-        key = (doc_id, gen)
-        if key not in self._bm25:
-            self._bm25 = {k: v for k, v in self._bm25.items() if k[0] != doc_id}
-            self._bm25[key] = _Bm25(self._chunks(doc_id, gen))
-        return self._bm25[key]
-
-    def dense(self, doc_id: str, gen: int, query: str, n: int) -> list[tuple[int, float]]:
-        vec = self.docs.index.embedder.embed_query(query)
-        return self.docs.index.query(doc_id, gen, vec, n)
+        self._lexical_ok: set[tuple[str, int]] = set()
 
     def search(self, doc_id: str, query: str, k: int = 5, method: str = "hybrid") -> list[Hit]:
+        """One document (kept for callers that search a single EIS)."""
+        return self.search_scope([doc_id], query, k, method)
+
+    def search_scope(self, doc_ids: Sequence[str] | None, query: str, k: int = 5, method: str = "hybrid",
+                     balanced: bool = False) -> list[Hit]:
+        """The k best chunks over ``doc_ids`` (None: every document). ``balanced`` takes the best chunks of each
+        document in turn, so every project in the scope is represented (comparison questions)."""
+        method = METHOD_ALIASES.get(method, method)
         if method not in METHODS:
-            raise UserError(f"Unknown retrieval method '{method}'; use one of {', '.join(METHODS)}.")
+            raise UserError(f"Unknown retrieval method '{method}'; use one of {', '.join(METHODS)} (bm25 = lexical).")
         if k < 1:
             raise UserError("k must be at least 1.")
         if not query.strip():
             raise UserError("The query is empty; type a question or some key words.")
-        info = self.docs.get(doc_id)
-        chunks = self._chunks(doc_id, info.gen)
-        if not chunks:
-            return []
-        k = min(k, len(chunks))
-        if method == "dense":
-            ranked = self.dense(doc_id, info.gen, query, k)
-        elif method == "bm25":
-            ranked = self._bm25_index(doc_id, info.gen).top(query, k)
+        infos = {d.doc_id: d for d in self.docs.list()}
+        if doc_ids is None:
+            scope = infos
         else:
-            depth = min(len(chunks), max(CANDIDATES, k))
-            lists = [self.dense(doc_id, info.gen, query, depth), self._bm25_index(doc_id, info.gen).top(query, depth)]
-            ranked = reciprocal_rank_fusion([[i for i, _ in lst] for lst in lists])[:k]
-        return [Hit(chunks[i], s, r + 1) for r, (i, s) in enumerate(ranked)]
+            unknown = [d for d in doc_ids if d not in infos]
+            if unknown:
+                self.docs.get(unknown[0])  # raises the UserError that names the known ids
+            scope = {d: infos[d] for d in dict.fromkeys(doc_ids)}
+        total = sum(d.chunks for d in scope.values())
+        if not total:
+            return []
+        k = min(k, total)
+        live = {d: info.gen for d, info in scope.items()}
+        whole = doc_ids is None
+        depth = min(total, max(CANDIDATES, k * (3 if balanced else 1)))
+        dense: list = []
+        if method == "dense":
+            dense = self._dense(live, query, depth if balanced else k, whole)
+            ranked = [((d, i), s) for d, i, s in dense]
+        elif method == "lexical":
+            ranked = [((d, i), s) for d, i, s in self._lexical(scope, query, depth if balanced else k, whole)]
+        else:
+            dense = self._dense(live, query, depth, whole)
+            lists = [[(d, i) for d, i, _ in dense], [(d, i) for d, i, _ in self._lexical(scope, query, depth, whole)]]
+            ranked = reciprocal_rank_fusion(lists)
+        if method != "lexical" and not dense and self.docs.index.embedded:
+            # Embedded Chroma keeps its search index in memory per process: vectors another process wrote after
+            # this one started are invisible here. Say so instead of quietly degrading to keywords.
+            raise UserError("The vector index in this process does not see these documents' vectors yet (they were "
+                            "written by another process after this one started). Restart the app, or run "
+                            "`python -m lib check`; for several writers use server mode (NEPAQA_CHROMA_URL).")
+        ranked = balance(ranked, k) if balanced else ranked[:k]
+        chunks = self._fetch([key for key, _ in ranked])
+        return [Hit(chunks[key], s, r + 1, key[0], scope[key[0]].name) for r, (key, s) in enumerate(ranked)
+                if key in chunks]
+
+    def _dense(self, live: dict[str, int], query: str, n: int, whole: bool) -> list[tuple[str, int, float]]:
+        vec = self.docs.index.embedder.embed_query(query)
+        return query_scope(self.docs.index, live, vec, n, whole_collection=whole)
+
+    def _lexical(self, scope: dict, query: str, n: int, whole: bool) -> list[tuple[str, int, float]]:
+        for doc_id, info in scope.items():
+            if (doc_id, info.gen) not in self._lexical_ok:
+                self._backfill(doc_id, info)
+        return lexical.search(self.docs.engine, None if whole else list(scope), query, n)
+
+    def _backfill(self, doc_id: str, info: Any) -> None:
+        """A store made before the lexical index existed gets its rows once, from the stored chunks."""
+        if lexical.count(self.docs.engine, doc_id) != info.chunks:
+            chunks = self.docs.chunks(doc_id)
+            with self.docs.engine.begin() as c:
+                lexical.write(c, doc_id, chunks, None)
+        self._lexical_ok.add((doc_id, info.gen))
+
+    def _fetch(self, keys: list[tuple[str, int]]) -> dict[tuple[str, int], Chunk]:
+        if not keys:
+            return {}
+        t = store.chunks
+        with self.docs.engine.connect() as c:
+            rows = c.execute(select(t).where(tuple_(t.c.doc_id, t.c.idx).in_(keys))).fetchall()
+        return {(r.doc_id, r.idx): Chunk(r.idx, r.text, r.page_start, r.page_end, r.char_start, r.char_end,
+                                         r.n_tokens, r.section or "") for r in rows}
 
 
-def reciprocal_rank_fusion(rankings: list[list[int]], k: int = RRF_K) -> list[tuple[int, float]]:
+def balance(ranked: list[tuple[tuple[str, int], float]], k: int) -> list[tuple[tuple[str, int], float]]:
+    """Round-robin over documents in the order of their best chunk: each document's 1st, then each one's 2nd…"""
+    per: dict[str, list] = {}
+    for key, s in ranked:
+        per.setdefault(key[0], []).append((key, s))
+    out: list = []
+    depth = 0
+    while len(out) < k and any(len(v) > depth for v in per.values()):
+        for hits in per.values():
+            if depth < len(hits) and len(out) < k:
+                out.append(hits[depth])
+        depth += 1
+    return out
+
+
+def reciprocal_rank_fusion(rankings: list[list[Any]], k: int = RRF_K) -> list[tuple[Any, float]]:
     """Fuse ranked lists of ids: score(d) = sum over lists of 1 / (k + rank), rank starting at 1."""
-    scores: dict[int, float] = {}
+    scores: dict[Any, float] = {}
     for ranking in rankings:
         for rank, item in enumerate(ranking, start=1):
             scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)

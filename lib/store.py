@@ -63,6 +63,7 @@ chunks = Table(
     Column("char_start", Integer, nullable=False),
     Column("char_end", Integer, nullable=False),
     Column("n_tokens", Integer, nullable=False),
+    Column("section", Text),  # outline path, e.g. "ES.3.0 Affected Environment › ES.3.3 FCTC Sites"
 )
 
 ask_history = Table(
@@ -243,6 +244,17 @@ judge_labels = Table(  # a judge model's labels, kept apart from the experts' (l
 )
 
 
+doc_metadata = Table(  # one row per document and field (lib/metadata.py): the value and where it came from
+    "doc_metadata",
+    metadata,
+    Column("doc_id", String(64), ForeignKey("documents.doc_id", ondelete="CASCADE"), primary_key=True),
+    Column("key", String(40), primary_key=True),  # a field of metadata.FIELDS
+    Column("value", Text),  # JSON
+    Column("source", String(16), nullable=False),  # pdf_metadata | cover_text | model | person
+    Column("updated_at", DateTime, server_default=func.now()),
+)
+
+
 def database_url() -> str:
     return config.get("NEPAQA_DATABASE_URL") or f"sqlite:///{config.paths().database}"
 
@@ -263,6 +275,9 @@ def _engine_for(url: str) -> Engine:
         engine = create_engine(url, pool_pre_ping=True)
     metadata.create_all(engine)
     _add_missing_columns(engine)
+    from .lexical import ensure_schema
+
+    ensure_schema(engine)
     return engine
 
 

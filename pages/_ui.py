@@ -54,8 +54,54 @@ def doc_picker(label: str = "Document", key: str = "doc") -> str | None:
     if not docs:
         st.info("No documents indexed yet. Go to **Documents** to upload an EIS or load the sample.", icon="📄")
         return None
-    options = {d.doc_id: f"{d.name} ({d.pages} pages, {d.chunks} chunks)" for d in docs}
+    options = titled(docs, with_size=True)
     return st.selectbox(label, list(options), format_func=options.get, key=key)
+
+
+def titled(docs: list, with_size: bool = False) -> dict[str, str]:
+    """Documents by title (their file name where no title is known), for lists and pickers."""
+    from lib import metadata
+
+    metas = metadata.get_many([d.doc_id for d in docs], services().docs.engine)
+    return {d.doc_id: metadata.display_title(metas[d.doc_id], d.name)
+            + (f" ({d.pages} pages, {d.chunks} chunks)" if with_size else f" ({d.pages} pages)") for d in docs}
+
+
+SCOPES = ("One document", "Several documents", "All documents", "By metadata")
+
+
+def scope_picker(key: str = "scope") -> tuple[str | list[str] | None, bool]:
+    """Which documents to search: one id, a list of ids, "*" for all, or the ids a metadata filter selects;
+    and whether to balance retrieval across them (comparison questions)."""
+    docs = services().docs.list()
+    if not docs:
+        st.info("No documents indexed yet. Go to **Documents** to upload an EIS or load the sample.", icon="📄")
+        return None, False
+    names = titled(docs)
+    how = st.radio("Search in", SCOPES, horizontal=True, key=f"{key}_how")
+    balanced = False
+    if how == "One document":
+        return st.selectbox("Document", list(names), format_func=names.get, key=key), False
+    if how == "Several documents":
+        chosen = st.multiselect("Documents", list(names), format_func=names.get, key=f"{key}_many",
+                                default=list(names)[:2])
+        scope: str | list[str] | None = chosen or None
+    elif how == "All documents":
+        scope = "*"
+    else:
+        from lib import metadata
+
+        c1, c2, c3, c4 = st.columns(4)
+        where = {k: v for k, v in (("lead_agency", c1.text_input("Lead agency contains", key=f"{key}_ag")),
+                                   ("states", c2.text_input("States (e.g. AK, MI)", key=f"{key}_st")),
+                                   ("document_type", c3.text_input("Document type", key=f"{key}_ty")),
+                                   ("year", c4.text_input("Years (2010-2020)", key=f"{key}_yr"))) if v.strip()}
+        ids = run_safely(metadata.collection_filter, docs, where, services().docs.engine) if where else [d.doc_id for d in docs]
+        st.caption(f"{len(ids or [])} document(s) match.")
+        scope = ids or None
+    balanced = st.toggle("Balanced: the best passages of each document in turn (for comparison questions)",
+                         key=f"{key}_bal")
+    return scope, balanced
 
 
 # Untrusted text must never render as Markdown: an answer or a PDF chunk holding ![x](http://host/?d=...) would

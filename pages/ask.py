@@ -1,16 +1,18 @@
 """Ask: one question, several models × context modes, side by side."""
+import hashlib
 import json
 
 import pandas as pd
 import streamlit as st
 
 from lib import ask as ask_lib
-from lib import config, csv_safe
+from lib import citations, config, csv_safe, originals, page_render
 from lib.benchmark.dataset import load_sample_items
 from lib.contexts import MODE_LABELS, MODES
+from lib.errors import UserError
 from lib.providers import registry
 from lib.verdict import looks_closed
-from pages._ui import doc_picker, plain, run_safely, services
+from pages._ui import plain, run_safely, scope_picker, services
 
 st.title("💬 Ask")
 st.caption("One question, several models and context modes at once. *none*: the model's own knowledge · "
@@ -38,7 +40,7 @@ with st.sidebar:
         st.markdown(f"{'🟢' if ok else '⚪'} **{p.label}** — {plain(why)}")
     st.caption("Add keys or URLs in `.streamlit/secrets.toml` or the environment to enable cloud and server models.")
 
-doc_id = doc_picker(key="ask_doc")
+doc_id, balanced = scope_picker(key="ask_doc")
 
 if st.button("▶ One-click demo: sample EIS, three questions", help="Indexes the sample if needed, then runs the offline models"):
     res = run_safely(svc.docs.ingest_file, str(config.SAMPLE_PDF))
@@ -98,12 +100,66 @@ def render_cell(r: ask_lib.AskResult) -> None:
         st.caption(f"{r.seconds:.1f} s · {r.tokens_in:,} tokens in · {r.tokens_out:,} out · {sent_options(r.model)}"
                    + (f" · verdict by {VERDICT_SOURCES.get(r.verdict_source) or plain(r.verdict_source)}" if r.verdict_source else ""))
         if r.mode == "rag" and r.contexts:
-            cites = ", ".join(f"p. {c['page_start']}" if c["page_start"] == c["page_end"]
-                              else f"pp. {c['page_start']}–{c['page_end']}" for c in r.contexts)
-            st.caption(f"Sources: {cites}")
-            for i, c in enumerate(r.contexts, 1):
-                with st.expander(f"[{i}] pages {c['page_start']}–{c['page_end']}"):
-                    st.text(c["text"])
+            render_sources(r)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _page_png(doc: str, number: int, highlight: str | None, kept: int) -> tuple[bytes, int, int]:
+    """A rendered page, the number of lines highlighted on it, and the document's page count. ``kept`` (the kept
+    original's mtime) is part of the cache key, so a deleted or replaced original is never served from the cache."""
+    rects = page_render.highlight_rects(doc, number, highlight) if highlight else []
+    return page_render.render_page(doc, number, highlight or None), len(rects), page_render.page_count(doc)
+
+
+def render_sources(r: ask_lib.AskResult) -> None:
+    """A RAG answer's sources, numbered and de-duplicated by document and page span; the ones the answer cites
+    are marked; each opens its PDF page with the passage highlighted, and pages through the PDF from there."""
+    default_doc = st.session_state.get("ask_doc")  # contexts of single-document RAG do not name their document
+    default_name = None
+    if default_doc and not all(c.get("doc_name") for c in r.contexts):
+        try:
+            default_name = svc.docs.get(default_doc).name
+        except UserError:
+            default_doc = None
+    sources = citations.number_sources(r.contexts, default_doc, default_name)
+    cited = citations.cited_numbers(r.answer, max_n=len(sources))
+    st.caption("Sources: " + " · ".join(f"{plain(s.pages or s.label)} [{s.n}]" for s in sources)
+               + (" — the answer cites " + ", ".join(f"[{n}]" for n in sorted(cited)) if cited else ""))
+    base = "src_" + hashlib.sha1("\x1f".join((r.question, r.model, r.mode, r.answer or "")).encode()).hexdigest()[:12]
+    for s in sources:
+        with st.expander(f"[{s.n}] {plain(s.label)}" + (" · **cited**" if s.n in cited else "")):
+            st.text(s.text)
+            if not s.doc_id or s.page_start is None:
+                continue
+            if not st.toggle("Open page", key=f"{base}_open_{s.n}"):
+                continue
+            pkey = f"{base}_page_{s.n}"
+            number = st.session_state.setdefault(pkey, s.page_start)
+            try:
+                kept = originals.path(s.doc_id)
+                stamp = kept.stat().st_mtime_ns if kept else 0
+                png, lines, n_pages = _page_png(s.doc_id, number, s.text if s.page_start <= number <= s.page_end else None,
+                                                stamp)
+            except OSError:  # the original went away between the two looks
+                st.info("The original PDF of this document is no longer kept.", icon="📄")
+                continue
+            except page_render.NoOriginalError:
+                st.info("The original PDF was not kept for this document (indexed before citations could open "
+                        "pages); re-index it to open pages.", icon="📄")
+                continue
+            except UserError as exc:
+                st.error(plain(str(exc)), icon="⚠️")
+                continue
+            prev, where, nxt = st.columns([1, 2, 1])
+            prev.button("◀ Previous", key=f"{base}_prev_{s.n}", disabled=number <= 1,
+                        on_click=lambda k=pkey: st.session_state.__setitem__(k, st.session_state[k] - 1))
+            nxt.button("Next ▶", key=f"{base}_next_{s.n}", disabled=number >= n_pages,
+                       on_click=lambda k=pkey: st.session_state.__setitem__(k, st.session_state[k] + 1))
+            note = ""
+            if s.page_start <= number <= s.page_end:
+                note = " · passage highlighted" if lines else " · the passage was not found on this page"
+            where.caption(f"Page {number} of {n_pages}{note}")
+            st.image(png, width="stretch")
 
 
 def render_grid(results: list[ask_lib.AskResult], model_ids: list[str], mode_ids: list[str]) -> None:
@@ -119,8 +175,8 @@ def render_grid(results: list[ask_lib.AskResult], model_ids: list[str], mode_ids
                     render_cell(r)
 
 
-def run_grid(q: str, model_ids: list[str], mode_ids: list[str], doc: str | None, is_closed: bool,
-             gold_text: str | None) -> list:
+def run_grid(q: str, model_ids: list[str], mode_ids: list[str], doc: str | list[str] | None, is_closed: bool,
+             gold_text: str | None, bal: bool = False) -> list:
     """Draw the grid of waiting cells, then fill each cell the moment its answer arrives."""
     progress = st.progress(0.0, text="Starting…")
     slots = {}
@@ -138,7 +194,8 @@ def run_grid(q: str, model_ids: list[str], mode_ids: list[str], doc: str | None,
         with slots[(r.model, r.mode)].container():
             render_cell(r)
 
-    results = ask_lib.ask_grid(q, model_ids, mode_ids, svc, doc, k, gold_text, is_closed, on_result=on_result)
+    results = ask_lib.ask_grid(q, model_ids, mode_ids, svc, doc, k, gold_text, is_closed, on_result=on_result,
+                               balanced=bal)
     progress.empty()
     ask_lib.save_history(results, doc, services=svc, k=k)
     return results
@@ -161,7 +218,7 @@ elif st.button("Run", type="primary", disabled=not (question and models and mode
     if {"pdf", "rag"} & set(modes) and not doc_id:
         st.error("Full PDF and RAG modes need an indexed document. Index one in Documents, or use none/gold.")
     else:
-        results = run_grid(question, models, modes, doc_id, closed, gold)
+        results = run_grid(question, models, modes, doc_id, closed, gold, balanced)
         st.session_state["last_grid"] = (question, models, modes, [r.__dict__ for r in results])
 elif st.session_state.get("last_grid"):
     q, ms, mds, rows = st.session_state["last_grid"]

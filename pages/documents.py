@@ -1,9 +1,13 @@
-"""Documents: upload or load the sample EIS, watch ingest progress, inspect chunks and retrieval."""
+"""Documents: upload or load the sample EIS, watch ingest progress, find documents by their metadata (filter, sort,
+edit, fill gaps with a connected model), inspect chunks and retrieval."""
 import pandas as pd
 import streamlit as st
 
 from lib import config
+from lib import metadata as meta_lib
 from lib.documents import STAGES
+from lib.errors import UserError
+from lib.providers import registry
 from lib.retrieval import METHODS
 from pages._ui import code, plain, run_safely, services
 
@@ -84,51 +88,193 @@ with tab_add:
             )
 
 docs = svc.docs.list()
+metas = meta_lib.get_many([d.doc_id for d in docs], svc.docs.engine)
+titles = {d.doc_id: meta_lib.display_title(metas[d.doc_id], d.name) for d in docs}  # lists show titles
+
+
+def _value(doc_id: str, key: str):
+    return metas[doc_id][key]["value"]
+
+
+def _shown(value) -> str:
+    if value is None or value == []:
+        return ""
+    return ", ".join(value) if isinstance(value, list) else str(value)
+
+
+SORTS = {  # label -> key of a row; unknown values sort last whichever the direction
+    "Title": lambda d: titles[d.doc_id].casefold(),
+    "Lead agency": lambda d: (_value(d.doc_id, "lead_agency") or "").casefold() or None,
+    "Document type": lambda d: _value(d.doc_id, "document_type"),
+    "Publish date": lambda d: _value(d.doc_id, "publish_date"),
+    "Pages": lambda d: d.pages,
+    "Date added": lambda d: docs.index(d),
+}
+
+# The filters sit in the sidebar, beside the chunking settings: they narrow the documents table and its picker.
+with st.sidebar:
+    st.subheader("Find documents")
+    f_text = st.text_input("Title, file name or EIS number contains", key="docs_f_text")
+    agencies = sorted({a for d in docs if (a := _value(d.doc_id, "lead_agency"))}, key=str.casefold)
+    f_agencies = st.multiselect("Lead agency", agencies, key="docs_f_agency")
+    present_states = sorted({s for d in docs for s in (_value(d.doc_id, "states") or [])})
+    f_states = st.multiselect("State", present_states, key="docs_f_states",
+                              format_func=lambda c: f"{c} · {meta_lib.STATES.get(c, c)}")
+    present_types = [t for t in meta_lib.DOCUMENT_TYPES if any(_value(d.doc_id, "document_type") == t for d in docs)]
+    f_types = st.multiselect("Document type", present_types, key="docs_f_type")
+    years = sorted({y for d in docs if (y := meta_lib.year_of(_value(d.doc_id, "publish_date")))})
+    f_years = None
+    if len(years) >= 2:
+        f_years = st.slider("Year published", years[0], years[-1], (years[0], years[-1]), key="docs_f_year")
+        if tuple(f_years) == (years[0], years[-1]):
+            f_years = None  # the full range keeps documents whose year is unknown too
+    sort_by = st.selectbox("Sort by", list(SORTS), key="docs_sort")
+    descending = st.toggle("Descending", key="docs_desc")
+
+
+def _filtered() -> list:
+    where = {"text": f_text, "states": f_states, "document_type": f_types, "year": f_years}
+    where = {k: v for k, v in where.items() if v}
+    try:
+        ids = set(meta_lib.collection_filter(docs, where, metas=metas))
+    except UserError as exc:
+        st.error(plain(str(exc)), icon="⚠️")
+        return []
+    if f_agencies:
+        ids &= set().union(*(meta_lib.collection_filter(docs, {"lead_agency": a}, metas=metas) for a in f_agencies))
+    shown = [d for d in docs if d.doc_id in ids]
+    key = SORTS[sort_by]
+    known = sorted((d for d in shown if key(d) is not None), key=key, reverse=descending)
+    return known + [d for d in shown if key(d) is None]
+
+
+def metadata_panel(doc_id: str) -> None:
+    """Each value with its source; a form to correct them (saved as the person's); a connected model fills gaps."""
+    meta = metas[doc_id]
+    flash = st.session_state.pop("meta_flash", None)
+    if flash:
+        st.success(flash)
+    st.dataframe(
+        pd.DataFrame([
+            {"field": k, "value": _shown(v["value"]), "source": meta_lib.SOURCE_LABELS.get(v["source"], "—")}
+            for k, v in meta.items()
+        ]),
+        hide_index=True, width="stretch",
+    )
+    connected = [p for p, ok, _ in registry.status_all() if ok and not p.weak and registry.is_llm(p)]
+    gaps = meta_lib.missing(meta)
+    c1, c2 = st.columns([2, 3])
+    model_id = None
+    if connected:
+        labels = {p.id: f"{p.label} ({p.id})" for p in connected}
+        model_id = c2.selectbox("Model for the gaps", list(labels), format_func=labels.get, key="meta_fill_model")
+        why = "No gaps: every field has a value." if not gaps else f"Asks {len(gaps)} missing field(s) from the first pages."
+    else:
+        why = ("Only the bundled models are configured: SmolLM2-135M is too small to read a cover reliably and the "
+               "extractive baseline is not a language model. Configure OpenAI, Anthropic, an OpenAI-compatible server "
+               "or a larger local GGUF model to fill gaps.")
+    fill = c1.button("Fill gaps with a connected model", key="meta_fill", disabled=not connected or not gaps, help=why)
+    if not connected:
+        st.caption(why)
+    if fill and model_id:
+        pages_text = [p.text for p in svc.docs.pages(doc_id)[: meta_lib.COVER_PAGES]]
+        with st.spinner("Asking the model…"):
+            res = run_safely(meta_lib.fill_with_model, doc_id, registry.get(model_id), pages_text, svc.docs.engine)
+        if res is not None:
+            filled = ", ".join(res["filled"]) or "nothing (the pages do not state the missing fields)"
+            rejected = f" Rejected: {', '.join(res['rejected'])}." if res["rejected"] else ""
+            st.session_state["meta_flash"] = plain(f"The model filled: {filled}.{rejected}")
+            st.rerun()
+
+    if st.toggle("Edit metadata", key="meta_edit"):
+        with st.form(f"meta_form_{doc_id}"):
+            new = {}
+            for k in meta_lib.FIELDS:
+                cur = meta[k]["value"]
+                wkey = f"meta_{k}_{doc_id}"
+                if k in ("document_type", "process_type"):
+                    options = ["", *(meta_lib.DOCUMENT_TYPES if k == "document_type" else meta_lib.PROCESS_TYPES)]
+                    new[k] = st.selectbox(k, options, index=options.index(cur) if cur in options else 0, key=wkey)
+                elif k == "states":
+                    new[k] = st.multiselect(k, list(meta_lib.STATES), default=cur or [], key=wkey,
+                                            format_func=lambda c: f"{c} · {meta_lib.STATES[c]}")
+                elif k == "cooperating_agencies":
+                    new[k] = st.text_area(k, "\n".join(cur or []), key=wkey, help="One agency per line.")
+                else:
+                    new[k] = st.text_input(k, cur or "", key=wkey,
+                                           help="YYYY-MM-DD, YYYY-MM or YYYY" if k == "publish_date" else None)
+            saved = st.form_submit_button("Save metadata")
+        if saved:
+            changed = {}
+            for k, v in new.items():
+                if k == "cooperating_agencies":
+                    v = [line.strip() for line in v.splitlines() if line.strip()]
+                before = meta[k]["value"]
+                if (v or None) != (before or None):
+                    changed[k] = "; ".join(v) if k == "cooperating_agencies" else v
+            if not changed:
+                st.info("Nothing changed.")
+            elif run_safely(meta_lib.set_values, doc_id, changed, svc.docs.engine) is not None:
+                st.session_state["meta_flash"] = f"Saved {', '.join(changed)} (source: person)."
+                st.rerun()
+
+
 with tab_docs:
     if not docs:
         st.info("No documents yet. Upload a PDF or load the sample in **Add documents**.")
     else:
+        shown = _filtered()
+        if len(shown) < len(docs):
+            st.caption(f"{len(shown)} of {len(docs)} documents match the filters in the sidebar.")
         st.dataframe(
             pd.DataFrame([
-                {"id": d.doc_id, "name": d.name, "pages": d.pages, "characters": d.chars, "tokens": d.tokens,
-                 "chunks": d.chunks, "chunk size": d.chunk_size, "overlap": d.chunk_overlap,
+                {"title": titles[d.doc_id], "type": _value(d.doc_id, "document_type"),
+                 "lead agency": _value(d.doc_id, "lead_agency"), "states": _shown(_value(d.doc_id, "states")),
+                 "published": _value(d.doc_id, "publish_date"), "EIS number": _value(d.doc_id, "eis_number"),
+                 "pages": d.pages, "chunks": d.chunks, "id": d.doc_id, "file": d.name, "characters": d.chars,
+                 "tokens": d.tokens, "chunk size": d.chunk_size, "overlap": d.chunk_overlap,
                  "empty pages": len(d.empty_pages), "ingest s": d.seconds}
-                for d in docs
-            ]),
+                for d in shown
+            ], columns=["title", "type", "lead agency", "states", "published", "EIS number", "pages", "chunks", "id",
+                        "file", "characters", "tokens", "chunk size", "overlap", "empty pages", "ingest s"]),
             hide_index=True, width="stretch",
         )
-        names = {d.doc_id: f"{d.name} ({d.doc_id})" for d in docs}
-        chosen = st.selectbox("Document", list(names), format_func=names.get, key="docs_pick")
-        info = next(d for d in docs if d.doc_id == chosen)
-        chunks = svc.docs.chunks(chosen)
-        st.markdown(f"**Chunks of {plain(info.name)}** ({len(chunks)}; size {info.chunk_size}, overlap {info.chunk_overlap} tokens)")
-        st.dataframe(
-            pd.DataFrame([
-                {"#": c.index, "pages": f"{c.page_start}" if c.page_start == c.page_end else f"{c.page_start}–{c.page_end}",
-                 "tokens": c.n_tokens, "text": c.text}
-                for c in chunks
-            ]),
-            hide_index=True, width="stretch", height=300,
-        )
-        c1, c2 = st.columns(2)
-        with c1:
-            if st.button(f"Re-index with size {chunk_size} / overlap {chunk_overlap}", key="reindex"):
-                ingest_with_progress(info.name, lambda p: svc.docs.reindex(chosen, int(chunk_size), int(chunk_overlap), p))
-                st.rerun()
-        with c2:
-            confirm = st.checkbox("Yes, delete this document", key="confirm_delete")
-            if st.button("Delete document", type="secondary", disabled=not confirm, key="delete"):
-                run_safely(svc.docs.delete, chosen)
-                st.session_state.pop("last_ingest", None)
-                st.toast(f"Deleted {plain(info.name)}")
-                st.rerun()
+        if not shown:
+            st.info("No document matches these filters. Clear some in the sidebar.")
+        else:
+            names = {d.doc_id: f"{titles[d.doc_id]} ({d.doc_id})" for d in shown}
+            chosen = st.selectbox("Document", list(names), format_func=names.get, key="docs_pick")
+            info = next(d for d in docs if d.doc_id == chosen)
+            with st.expander("Metadata", expanded=True):
+                metadata_panel(chosen)
+            chunks = svc.docs.chunks(chosen)
+            st.markdown(f"**Chunks of {plain(titles[chosen])}** ({len(chunks)}; size {info.chunk_size}, overlap {info.chunk_overlap} tokens)")
+            st.dataframe(
+                pd.DataFrame([
+                    {"#": c.index, "pages": f"{c.page_start}" if c.page_start == c.page_end else f"{c.page_start}–{c.page_end}",
+                     "tokens": c.n_tokens, "text": c.text}
+                    for c in chunks
+                ]),
+                hide_index=True, width="stretch", height=300,
+            )
+            c1, c2 = st.columns(2)
+            with c1:
+                if st.button(f"Re-index with size {chunk_size} / overlap {chunk_overlap}", key="reindex"):
+                    ingest_with_progress(titles[chosen], lambda p: svc.docs.reindex(chosen, int(chunk_size), int(chunk_overlap), p))
+                    st.rerun()
+            with c2:
+                confirm = st.checkbox("Yes, delete this document", key="confirm_delete")
+                if st.button("Delete document", type="secondary", disabled=not confirm, key="delete"):
+                    run_safely(svc.docs.delete, chosen)
+                    st.session_state.pop("last_ingest", None)
+                    st.toast(f"Deleted {plain(titles[chosen])}")
+                    st.rerun()
 
 with tab_search:
     if not docs:
         st.info("Index a document first.")
     else:
-        names = {d.doc_id: d.name for d in docs}
-        doc_id = st.selectbox("Document", list(names), format_func=names.get, key="search_doc")
+        doc_id = st.selectbox("Document", list(titles), format_func=titles.get, key="search_doc")
         query = st.text_input("Query", placeholder="e.g. Which sites were evaluated for the interceptor?")
         c1, c2 = st.columns([1, 3])
         k = c1.slider("k", 1, 20, 5)

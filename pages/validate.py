@@ -10,7 +10,7 @@ import streamlit as st
 
 from lib import annotations as ann
 from lib import judge_review as jr
-from lib.agreement import LabelsCSVError, agreement_report, decode_csv_bytes, kappa_band
+from lib.agreement import LabelsCSVError, agreement_report, decode_csv_bytes, kappa_band, read_labels_csv
 from lib.benchmark.dataset import QUESTION_TYPES
 from lib.benchmark.generate import DEFINITIONS
 from lib.errors import UserError
@@ -44,7 +44,8 @@ if signed_in:
     c_who.text(f"Reviewing as {who} (signed in)")
     if c_out.button("Log out"):
         st.logout()
-    adjudicator = ann.adjudicator_for(user.get("email"), user.get("name"))
+    # Only the verified e-mail grants adjudication: a display name is often the user's own to set.
+    adjudicator = ann.adjudicator_for(user.get("email")) if user.get("email") else None
 elif login_configured:
     st.info("Sign in to review: labels are tied to your account.")
     if st.button("Log in", type="primary"):
@@ -297,7 +298,15 @@ with tab_io:
     up = st.file_uploader("Import labels (CSV: item_id, annotator, label, value)", type=["csv"], key="labels_upload")
     if up is not None and st.button("Import"):
         try:
-            n = ann.import_labels_csv(decode_csv_bytes(up.getvalue(), up.name), by=adjudicator)
+            text = decode_csv_bytes(up.getvalue(), up.name)
+            if login_configured and not adjudicator:
+                # With sign-in on, a reviewer imports only their own labels; an adjudicator may import anyone's.
+                others = sorted({lb.annotator for lb in read_labels_csv(text)} - {who})
+                if others or not signed_in:
+                    raise UserError("With sign-in on, you can import only your own labels (annotator "
+                                    f"'{who or 'signed-in user'}'); this file also holds labels of "
+                                    f"{len(others)} other name(s). Ask an adjudicator to import it.")
+            n = ann.import_labels_csv(text, by=adjudicator)
         except LabelsCSVError as exc:
             st.error(f"Nothing was imported: {len(exc.problems)} row(s) of the file have problems, listed below "
                      "(row 1 is the header). Fix them and import the whole file again.", icon="⚠️")

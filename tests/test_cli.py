@@ -36,11 +36,37 @@ def test_ingest_contract(ingested):
 
 
 def test_docs_search_and_queries_file(cli_home, ingested, tmp_path):
-    docs = json.loads(run_cli(cli_home, "docs").stdout)
+    out = run_cli(cli_home, "docs").stdout
+    docs = json.loads(out)
+    meta = docs[0].pop("metadata")
     assert docs == [{"doc_id": ingested["doc_id"], "name": "CONUS sample", "pages": 74, "chunks": ingested["chunks"]}]
+    assert list(meta) == ["title", "project_title", "lead_agency", "cooperating_agencies", "process_type",
+                          "document_type", "publish_date", "location", "states", "eis_number"]
+    assert meta["lead_agency"] == {"value": "Missile Defense Agency", "source": "pdf_metadata"}
+    assert meta["document_type"]["value"] == "Final EIS"
+    assert run_cli(cli_home, "docs").stdout == out  # deterministic: same store, same bytes
     hits = json.loads(run_cli(cli_home, "search", "--doc", ingested["doc_id"], "-k", "3", "--method", "bm25",
                               "Fort Drum").stdout)
-    assert len(hits) == 3 and set(hits[0]) >= {"text", "page_start", "page_end", "score"}
+    assert len(hits) == 3 and set(hits[0]) >= {"doc_id", "doc_name", "page_start", "page_end", "section", "text",
+                                               "score"}
+    assert hits[0]["doc_name"] == "CONUS sample"
+    every = json.loads(run_cli(cli_home, "search", "--all", "-k", "500", "--method", "lexical", "Fort Drum").stdout)
+    assert 3 < len(every) <= ingested["chunks"]
+    where = json.loads(run_cli(cli_home, "search", "--where", 'lead_agency=Missile Defense,document_type="Final EIS"',
+                               "-k", "2", "wetlands").stdout)
+    assert len(where) == 2 and {h["doc_id"] for h in where} == {ingested["doc_id"]}
+    none = run_cli(cli_home, "search", "--where", "states=AK", "wetlands", check=False)
+    assert none.returncode == 2 and "No document matches" in none.stderr
+    meta_set = json.loads(run_cli(cli_home, "meta", ingested["doc_id"], "--set", "states=MI, NY",
+                                  "--set", 'eis_number="EIS No. 20170012"').stdout)
+    assert meta_set["states"] == {"value": ["MI", "NY"], "source": "person"}
+    assert meta_set["eis_number"]["value"] == "EIS No. 20170012"
+    ceq = json.loads(run_cli(cli_home, "export-metadata").stdout)
+    assert set(ceq) == {"projects", "processes", "documents"} and ceq["documents"][0]["document_type"] == "Final EIS"
+    png = tmp_path / "p5.png"
+    page = json.loads(run_cli(cli_home, "page", ingested["doc_id"], "5", "--highlight",
+                              "The Missile Defense Agency", "--out", str(png)).stdout)
+    assert page["page"] == 5 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     qfile = tmp_path / "q.txt"
     qfile.write_text("Fort Drum wetlands\nnoise during construction\n\nwater supply\n")
     lists = json.loads(run_cli(cli_home, "search", "--doc", ingested["doc_id"], "--queries", str(qfile), "-k", "2").stdout)

@@ -181,3 +181,46 @@ def test_markdown_image_in_an_answer_is_not_fetched(app):
     finally:
         leak.shutdown()
         leak.server_close()
+
+
+def test_ask_across_two_documents_and_open_a_cited_page(app, tmp_path):
+    """Issue 11: two EISs indexed, a question asked across both (RAG, extractive baseline), a numbered source
+    opened, and the PDF page shown as an image with the passage highlighted."""
+    from selenium.webdriver.common.by import By
+
+    from tests.conftest import make_text_pdf
+
+    server, b = app
+    second = make_text_pdf(tmp_path / "caribou_eis.pdf", [
+        "Arctic Refuge Coastal Plain Leasing Program Final Environmental Impact Statement. Lead Agency: Bureau of "
+        "Land Management. " * 3,
+        "The Porcupine caribou herd calves on the coastal plain each June. Calving grounds would be avoided by "
+        "seasonal restrictions on drilling and by limits on surface occupancy. " * 10])
+    b.open("documents")
+    b.wait_text("Upload EIS PDFs")
+    for path in (SAMPLE_PDF, second):
+        b.upload(path)
+    b.wait_for_css("[data-testid='stFileChip']", 60)
+    b.click_button("Index uploaded files")
+    b.wait_until(lambda t: t.count("is ready") + t.count("already indexed") >= 2, 600, "the two PDFs were not indexed")
+    b.open("ask")
+    b.wait_text("Search in", 120)
+    b.driver.find_element(By.XPATH, "//label[.//*[contains(text(),'Several documents')]]").click()
+    b.wait_idle()
+    for chip in ("SmolLM2-135M (tiny local model)", "No context"):
+        for button in b.driver.find_elements(By.CSS_SELECTOR, f"button[aria-label={('Remove ' + chip)!r}]"):
+            b.driver.execute_script("arguments[0].click();", button)
+            b.wait_idle()
+    question = b.wait_for_css("textarea[aria-label='Question']")
+    question.send_keys("Where do caribou calve, and what wetlands are near the Fort Drum access road?")
+    b.wait_idle()
+    b.click_button("Run")
+    b.wait_text("Sources:", 300)
+    text = b.body_text()
+    assert "caribou_eis" in text and "eis_Continental_United_States_Interceptor_Site" in text  # both documents cited
+    b.driver.find_element(By.XPATH, "//details/summary[contains(normalize-space(.), '[1]')]").click()
+    b.wait_idle()
+    b.driver.find_element(By.XPATH, "//label[.//*[contains(text(),'Open page')]]").click()
+    b.wait_for_css("[data-testid='stImage'] img, [data-testid='stFullScreenFrame'] img", 120)
+    b.wait_text("passage highlighted", 60)
+    b.screenshot(server.home / "citation_page.png")

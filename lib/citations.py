@@ -1,0 +1,176 @@
+"""Numbered sources for an answer: the retrieved passages, de-duplicated by document and page span, each with a
+label such as "FEIS › 4.3 Water Resources › Wetlands, pp. 71–72"; the context block that shows the model those
+numbers; and the numbers an answer cites with markers like [1], [2, 3] or [1][2].
+
+A context is a dict as RAG makes it: ``page_start``, ``page_end``, ``text``, ``score``, and (across documents)
+``doc_id``, ``doc_name``, ``section``. Contexts of one document whose page spans overlap become one source.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+SECTION_SEP = " › "
+MIN_OVERLAP_WORDS = 5  # consecutive chunks share this many words or more when they overlap
+
+
+@dataclass
+class Source:
+    n: int  # 1-based, in the order the passages were retrieved
+    doc_id: str | None
+    doc_name: str | None
+    page_start: int | None
+    page_end: int | None
+    section: str | None
+    text: str  # the passages joined, the words two overlapping chunks share given once
+    contexts: list[int] = field(default_factory=list)  # indexes of the contexts merged here
+    score: float | None = None  # the best score among them
+
+    @property
+    def pages(self) -> str:
+        """'p. 71', 'pp. 71–72', or '' when the passage has no pages (a pasted gold passage)."""
+        if self.page_start is None:
+            return ""
+        if self.page_end is None or self.page_end == self.page_start:
+            return f"p. {self.page_start}"
+        return f"pp. {self.page_start}–{self.page_end}"
+
+    @property
+    def label(self) -> str:
+        head = SECTION_SEP.join(x for x in (self.doc_name, self.section) if x)
+        pages = self.pages
+        if head and pages:
+            return f"{head}, {pages}"
+        return head or pages or "passage"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"n": self.n, "doc_id": self.doc_id, "doc_name": self.doc_name, "page_start": self.page_start,
+                "page_end": self.page_end, "section": self.section, "label": self.label, "text": self.text,
+                "contexts": list(self.contexts), "score": self.score}
+
+
+def _section(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        parts = [str(v).strip() for v in value if str(v).strip()]
+        return SECTION_SEP.join(parts) or None
+    s = " ".join(str(value).split())
+    return s or None
+
+
+def _page(value: Any) -> int | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _join(texts: Sequence[str]) -> str:
+    """Passages joined in order; where one begins with the words another ends with (overlapping chunks), those
+    words are given once. A passage already contained in the text is left out."""
+    out = ""
+    for t in texts:
+        t = (t or "").strip()
+        if not t or t in out:
+            continue
+        if out and out in t:
+            out = t
+            continue
+        if out:
+            a, b = out.split(), t.split()
+            k = next((k for k in range(min(len(a), len(b)), MIN_OVERLAP_WORDS - 1, -1) if a[-k:] == b[:k]), 0)
+            out = out + " " + " ".join(b[k:]) if k else out + "\n\n" + t
+        else:
+            out = t
+    return out
+
+
+def number_sources(contexts: Iterable[dict], default_doc_id: str | None = None,
+                   default_doc_name: str | None = None) -> list[Source]:
+    """The contexts as numbered sources: one per document and page span, overlapping spans of one document merged,
+    numbered from 1 in the order of their first passage. ``default_doc_id``/``default_doc_name`` stand in for
+    contexts that do not name their document (single-document RAG)."""
+    groups: list[dict[str, Any]] = []
+    for i, c in enumerate(contexts):
+        doc_id = c.get("doc_id") or default_doc_id
+        doc_name = c.get("doc_name") or default_doc_name
+        ps, pe = _page(c.get("page_start")), _page(c.get("page_end"))
+        ps, pe = (ps if ps is not None else pe), (pe if pe is not None else ps)
+        if ps is not None and pe is not None and pe < ps:
+            ps, pe = pe, ps
+        text = c.get("text") or ""
+        score = c.get("score")
+        score = float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None
+        item = {"i": i, "start": ps, "text": text}
+
+        def overlaps(g: dict[str, Any], ps: int | None = ps, pe: int | None = pe, doc_id: str | None = doc_id,
+                     text: str = text) -> bool:
+            if g["doc_id"] != doc_id:
+                return False
+            if ps is None or g["start"] is None:  # no pages: the same passage only
+                return ps is None and g["start"] is None and g["items"][0]["text"].strip() == text.strip()
+            return ps <= g["end"] and g["start"] <= pe
+
+        home = next((g for g in groups if overlaps(g)), None)
+        if home is None:
+            groups.append({"doc_id": doc_id, "doc_name": doc_name, "start": ps, "end": pe,
+                           "section": _section(c.get("section")), "items": [item], "score": score})
+            continue
+        home["items"].append(item)
+        home["doc_name"] = home["doc_name"] or doc_name
+        home["section"] = home["section"] or _section(c.get("section"))
+        if score is not None:
+            home["score"] = score if home["score"] is None else max(home["score"], score)
+        if ps is not None:
+            home["start"], home["end"] = min(home["start"], ps), max(home["end"], pe)
+            # The wider span may now reach a later source of the same document: fold it in.
+            for other in [g for g in groups if g is not home and overlaps(g, home["start"], home["end"])]:
+                home["items"].extend(other["items"])
+                home["start"], home["end"] = min(home["start"], other["start"]), max(home["end"], other["end"])
+                home["doc_name"] = home["doc_name"] or other["doc_name"]
+                home["section"] = home["section"] or other["section"]
+                if other["score"] is not None:
+                    home["score"] = other["score"] if home["score"] is None else max(home["score"], other["score"])
+                groups.remove(other)
+    sources = []
+    for n, g in enumerate(groups, 1):
+        items = sorted(g["items"], key=lambda it: (it["start"] if it["start"] is not None else 0, it["i"]))
+        sources.append(Source(n=n, doc_id=g["doc_id"], doc_name=g["doc_name"], page_start=g["start"],
+                              page_end=g["end"], section=g["section"], text=_join([it["text"] for it in items]),
+                              contexts=sorted(it["i"] for it in g["items"]), score=g["score"]))
+    return sources
+
+
+def label_passages(contexts: Iterable[dict] | Sequence[Source], default_doc_id: str | None = None,
+                   default_doc_name: str | None = None) -> str:
+    """The context block for a prompt: each source headed by its marker and label, e.g.
+    ``[1] FEIS › 4.3 Water Resources, pp. 71–72``, then its text, so the model can cite it as [1]. Takes the
+    contexts (numbered here, as number_sources numbers them) or sources already numbered."""
+    items = list(contexts)
+    sources = items if items and all(isinstance(s, Source) for s in items) else number_sources(
+        items, default_doc_id, default_doc_name)
+    return "\n\n".join(f"[{s.n}] {s.label}\n{s.text}" for s in sources)
+
+
+_MARKER = re.compile(r"\[\s*(\d{1,4}(?:\s*(?:,|;|–|-|—)\s*\d{1,4})*)\s*\]")
+MAX_RANGE = 50
+
+
+def cited_numbers(answer_text: str | None, max_n: int | None = None) -> set[int]:
+    """The source numbers an answer cites: ``[1]``, ``[2, 3]``, ``[1][2]``, ``[2; 4]``, ranges ``[1-3]``.
+    With ``max_n``, only numbers from 1 to max_n count (so a bracketed year like [2013] is not a citation)."""
+    found: set[int] = set()
+    for m in _MARKER.finditer(answer_text or ""):
+        body = m.group(1)
+        for part in re.split(r"\s*[,;]\s*", body):
+            ends = [int(x) for x in re.split(r"\s*[–\-—]\s*", part) if x]
+            if len(ends) == 2 and 0 <= ends[1] - ends[0] <= MAX_RANGE:
+                found.update(range(ends[0], ends[1] + 1))
+            else:
+                found.update(ends)
+    return {n for n in found if n >= 1 and (max_n is None or n <= max_n)}

@@ -1,0 +1,74 @@
+"""Search the collection: documents ranked with their best passages, query terms highlighted, metadata beside."""
+import streamlit as st
+
+from lib import metadata
+from lib.corpus_search import search_documents
+from pages._ui import plain, run_safely, services
+
+st.title("🔎 Search the collection")
+st.caption("Which of our EISs discuss caribou? What did past Alaska EISs say about permafrost? Hybrid search "
+           "(meaning + keywords) over every indexed document, or a filtered part of the collection.")
+svc = services()
+docs = svc.docs.list()
+if not docs:
+    st.info("No documents are indexed yet. Add EIS PDFs on the Documents page (or load the sample there).")
+    st.stop()
+
+meta = {d.doc_id: metadata.get(d.doc_id, svc.docs.engine) for d in docs}
+
+
+def value(doc_id: str, key: str) -> str:
+    v = (meta[doc_id].get(key) or {}).get("value")
+    return ", ".join(v) if isinstance(v, list) else (str(v) if v not in (None, "") else "")
+
+
+with st.form("corpus_search"):
+    query = st.text_input("Search", placeholder="impacts on caribou calving grounds", key="corpus_query")
+    c1, c2, c3, c4 = st.columns(4)
+    agencies = sorted({value(d.doc_id, "lead_agency") for d in docs} - {""})
+    states = sorted({s for d in docs for s in (meta[d.doc_id].get("states") or {}).get("value") or []})
+    types = sorted({value(d.doc_id, "document_type") for d in docs} - {""})
+    agency = c1.multiselect("Lead agency", agencies)
+    state = c2.multiselect("State", states)
+    dtype = c3.multiselect("Document type", types)
+    years = c4.text_input("Years (e.g. 2010-2020)", "")
+    go = st.form_submit_button("Search", type="primary")
+
+if go and query.strip():
+    where = {}
+    if state:
+        where["states"] = state
+    if dtype:
+        where["document_type"] = dtype
+    if years.strip():
+        where["year"] = years.strip()
+    scope = run_safely(metadata.collection_filter, docs, where, svc.docs.engine) if where else None
+    if agency:  # any of the chosen agencies
+        pool = scope if scope is not None else [d.doc_id for d in docs]
+        scope = [i for i in pool if value(i, "lead_agency") in agency]
+        where["lead_agency"] = agency
+    if where and not scope:
+        st.warning("No document matches these filters.")
+    else:
+        results = run_safely(search_documents, svc.retriever, query, scope)
+        if results is not None:
+            st.caption(f"{len(results)} document(s) · ranked by their best passage (hybrid search)")
+            if not results:
+                st.info("Nothing matched. Try other words, or clear the filters.")
+            for rank, r in enumerate(results, start=1):
+                with st.container(border=True):
+                    title = value(r.doc_id, "title") or r.name
+                    st.markdown(f"**{rank}.**")
+                    st.text(title)
+                    facts = [x for x in (value(r.doc_id, "document_type"), value(r.doc_id, "lead_agency"),
+                                         value(r.doc_id, "states"), value(r.doc_id, "publish_date")) if x]
+                    if facts:
+                        st.text(" · ".join(facts))
+                    for p in r.passages:
+                        where_txt = ", ".join(x for x in (p["section"], f"p. {p['page_start']}" if p["page_start"] ==
+                                                          p["page_end"] else f"pp. {p['page_start']}–{p['page_end']}") if x)
+                        st.caption(plain(where_txt))
+                        # escaped first (lib.corpus_search.snippet), then our own <mark> tags
+                        st.html(f"<div style='font-size:0.92rem;line-height:1.45'>{p['snippet_html']}</div>")
+elif go:
+    st.warning("Type something to search for.")

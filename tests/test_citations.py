@@ -1,0 +1,261 @@
+"""Citations that open the page: numbered, de-duplicated sources; cited markers; kept originals; rendered pages with
+the passage highlighted (pixels checked); the Ask page's sources opening a page."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from lib import citations, originals, page_render
+from lib.errors import UserError
+from tests.conftest import ROOT, SAMPLE_PDF
+
+HL = page_render.HIGHLIGHT_RGB
+Z = page_render.DEFAULT_ZOOM
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    h = tmp_path / "home"
+    monkeypatch.setenv("NEPAQA_HOME", str(h))
+    return h
+
+
+# ----- numbering and de-duplication ----------------------------------------------------------------------------
+def ctx(doc, ps, pe, text, **kw):
+    return {"doc_id": doc, "page_start": ps, "page_end": pe, "text": text, **kw}
+
+
+CONTEXTS = [
+    ctx("a", 71, 71, "Wetland losses would be offset one two three four five", doc_name="FEIS",
+        section="4.3 Water Resources › Wetlands", score=0.9),
+    ctx("a", 71, 72, "one two three four five by restoring twelve acres of marsh", score=0.95),
+    ctx("b", 71, 71, "Another EIS on the same page number", doc_name="DEIS", score=0.5),
+    ctx("a", 71, 71, "Wetland losses would be offset one two three four five", score=0.4),
+    ctx("a", 80, 80, "Noise from construction", doc_name="FEIS", score=0.3),
+    ctx("a", 72, 73, "Monitoring would continue for five years", doc_name="FEIS", score=0.2),
+]
+
+
+def test_number_sources_dedups_and_merges_spans():
+    sources = citations.number_sources(CONTEXTS)
+    assert [(s.n, s.doc_id, s.page_start, s.page_end) for s in sources] == [
+        (1, "a", 71, 73), (2, "b", 71, 71), (3, "a", 80, 80)]
+    s1, s2, s3 = sources
+    assert s1.contexts == [0, 1, 3, 5] and s2.contexts == [2] and s3.contexts == [4]
+    assert s1.label == "FEIS › 4.3 Water Resources › Wetlands, pp. 71–73"
+    assert s2.label == "DEIS, p. 71"
+    assert s3.label == "FEIS, p. 80"
+    assert s1.score == 0.95
+    # overlapping chunks give their shared words once; the repeated chunk is not repeated
+    assert s1.text.count("Wetland losses") == 1
+    assert "offset one two three four five by restoring twelve acres of marsh" in s1.text
+    assert "Monitoring would continue" in s1.text
+
+
+def test_a_wider_span_folds_later_sources_in():
+    sources = citations.number_sources([ctx("a", 10, 10, "x"), ctx("a", 12, 12, "y"), ctx("c", 1, 1, "z"),
+                                        ctx("a", 10, 12, "w")])
+    assert [(s.n, s.doc_id, s.page_start, s.page_end, s.contexts) for s in sources] == [
+        (1, "a", 10, 12, [0, 1, 3]), (2, "c", 1, 1, [2])]
+
+
+def test_defaults_pageless_passages_and_labels():
+    sources = citations.number_sources([{"page_start": 5, "page_end": 5, "text": "t"},
+                                        {"page_start": 5, "page_end": 6, "text": "u", "section": ["3 Air", "3.1 Dust"]}],
+                                       default_doc_id="d1", default_doc_name="CIS FEIS")
+    assert len(sources) == 1 and sources[0].doc_id == "d1"
+    assert sources[0].label == "CIS FEIS › 3 Air › 3.1 Dust, pp. 5–6"
+    assert citations.number_sources([{"page_start": 9, "page_end": 9, "text": "t"}])[0].label == "p. 9"
+    gold = citations.number_sources([{"page_start": None, "page_end": None, "text": "pasted"},
+                                     {"page_start": None, "page_end": None, "text": "pasted"},
+                                     {"page_start": None, "page_end": None, "text": "other"}])
+    assert [(s.n, s.label, s.text) for s in gold] == [(1, "passage", "pasted"), (2, "passage", "other")]
+    assert citations.number_sources([]) == []
+
+
+def test_label_passages_marks_each_source():
+    block = citations.label_passages(CONTEXTS)
+    assert block.startswith("[1] FEIS › 4.3 Water Resources › Wetlands, pp. 71–73\nWetland losses")
+    assert "\n\n[2] DEIS, p. 71\nAnother EIS" in block
+    assert "\n\n[3] FEIS, p. 80\nNoise from construction" in block
+    assert "[4]" not in block
+    assert citations.label_passages(citations.number_sources(CONTEXTS)) == block
+
+
+@pytest.mark.parametrize("answer, max_n, expected", [
+    ("Wetlands are restored [1].", None, {1}),
+    ("Both say so [2, 3].", None, {2, 3}),
+    ("Yes [1][2].", None, {1, 2}),
+    ("See [2; 4] and [2].", None, {2, 4}),
+    ("Ranges [1-3] and [5–6].", None, {1, 2, 3, 5, 6}),
+    ("[ 7 ]", None, {7}),
+    ("No markers at all.", None, set()),
+    ("[0] is not a source", None, set()),
+    ("The [2013] NDAA [1]", 5, {1}),
+    ("[page 71] [a] [1.5]", None, set()),
+    ("", None, set()),
+    (None, None, set()),
+])
+def test_cited_numbers(answer, max_n, expected):
+    assert citations.cited_numbers(answer, max_n=max_n) == expected
+
+
+# ----- originals ----------------------------------------------------------------------------------------------
+def test_originals_save_path_delete(home: Path):
+    assert originals.path("abc123") is None
+    p = originals.save("abc123", b"%PDF-1.7 first")
+    assert p == home / "originals" / "abc123.pdf" and p.read_bytes() == b"%PDF-1.7 first"
+    originals.save("abc123", b"%PDF-1.7 second")  # replaced whole
+    assert originals.path("abc123").read_bytes() == b"%PDF-1.7 second"
+    assert [f.name for f in (home / "originals").iterdir()] == ["abc123.pdf"]  # no temp file left behind
+    assert originals.delete("abc123") is True
+    assert originals.path("abc123") is None
+    assert originals.delete("abc123") is False  # deleting twice is fine
+    for bad in ("../escape", "a/b", "", ".hidden", "x" * 200):
+        assert originals.path(bad) is None
+        with pytest.raises(UserError):
+            originals.save(bad, b"x")
+    assert not (home / "escape.pdf").exists()
+
+
+# ----- rendered pages ------------------------------------------------------------------------------------------
+FIRST = "The quick brown fox jumps over the lazy dog near the river corridor."
+SECOND = "Wetlands mitigation would restore twelve acres of marsh habitat."
+THIRD = "Later text mentions the river corridor again in passing, nothing else."
+
+
+def make_pdf(n_pages: int = 3) -> bytes:
+    doc = pymupdf.open()
+    for i in range(n_pages):
+        page = doc.new_page(width=612, height=792)
+        if i == 1:  # page 2: the known text at known places
+            page.insert_text((72, 200), FIRST, fontsize=12)
+            page.insert_text((72, 400), SECOND, fontsize=12)
+            page.insert_text((72, 600), THIRD, fontsize=12)
+        else:
+            page.insert_text((72, 100), f"Filler page {i + 1} with some words on it.", fontsize=12)
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
+@pytest.fixture
+def fake_doc(home: Path) -> str:
+    originals.save("fakedoc0001", make_pdf())
+    return "fakedoc0001"
+
+
+def is_hl(px) -> bool:
+    return all(abs(a - b) <= 12 for a, b in zip(px[:3], HL, strict=True))
+
+
+def hl_pixels(pix: pymupdf.Pixmap) -> list[tuple[int, int]]:
+    return [(x, y) for y in range(0, pix.height, 2) for x in range(0, pix.width, 2) if is_hl(pix.pixel(x, y))]
+
+
+def test_highlight_inside_the_passage_rectangle(fake_doc):
+    kept = originals.path(fake_doc).read_bytes()
+    rects = page_render.highlight_rects(fake_doc, 2, FIRST)
+    assert len(rects) == 1
+    x0, y0, x1, y1 = rects[0]
+    assert 70 <= x0 <= 74 and 185 <= y0 < 200 < y1 <= 206 and x1 > 300  # where insert_text put it
+    pix = pymupdf.Pixmap(page_render.render_page(fake_doc, 2, highlight=FIRST))
+    assert (pix.width, pix.height) == (round(612 * Z), round(792 * Z))
+    inside = [(x, y) for y in range(int(y0 * Z) + 1, int(y1 * Z) - 1) for x in range(int(x0 * Z) + 1, int(x1 * Z) - 1)]
+    share = sum(is_hl(pix.pixel(x, y)) for x, y in inside) / len(inside)
+    assert share > 0.4, share  # the background of the passage is the highlight colour (glyphs stay dark)
+    found = hl_pixels(pix)
+    assert found
+    margin = 4  # pixels
+    assert all(x0 * Z - margin <= x <= x1 * Z + margin and y0 * Z - margin <= y <= y1 * Z + margin for x, y in found)
+    # nothing of the highlight colour without a highlight, and the file on disk is unchanged
+    assert not hl_pixels(pymupdf.Pixmap(page_render.render_page(fake_doc, 2)))
+    assert originals.path(fake_doc).read_bytes() == kept
+
+
+def test_highlight_ignores_case_breaks_and_stray_phrases(fake_doc):
+    # case and spacing do not matter; the passage's tail from the next page ("the river corridor") also occurs
+    # further down this page, far from the passage, and must not be highlighted there
+    passage = FIRST.upper().replace(" ", "\n", 3) + "\nThen the next page: the river corridor again in passing."
+    rects = page_render.highlight_rects(fake_doc, 2, passage)
+    assert len(rects) == 1 and rects[0][1] < 200 < rects[0][3]
+    two = page_render.highlight_rects(fake_doc, 2, FIRST + " " + SECOND)
+    assert len(two) == 2 and two[1][1] < 400 < two[1][3]
+    assert page_render.highlight_rects(fake_doc, 2, "words that are nowhere on the page at all") == []
+    assert page_render.highlight_rects(fake_doc, 1, FIRST) == []  # not on page 1
+
+
+def test_renders_same_size_and_errors(fake_doc, home):
+    a = page_render.render_page(fake_doc, 1)
+    b = page_render.render_page(fake_doc, 1)
+    c = page_render.render_page(fake_doc, 2, highlight=SECOND)
+    sizes = {(p.width, p.height) for p in map(pymupdf.Pixmap, (a, b, c))}
+    assert sizes == {(918, 1188)}
+    assert a[:8] == b"\x89PNG\r\n\x1a\n"
+    assert page_render.page_count(fake_doc) == 3
+    for bad in (0, 4, -1):
+        with pytest.raises(UserError, match="out of range"):
+            page_render.render_page(fake_doc, bad)
+    with pytest.raises(UserError, match="out of range"):
+        page_render.highlight_rects(fake_doc, 9, FIRST)
+    with pytest.raises(page_render.NoOriginalError):
+        page_render.render_page("unknowndoc99", 1)
+    with pytest.raises(UserError):
+        page_render.page_count("unknowndoc99")
+    with pytest.raises(UserError, match="Zoom"):
+        page_render.render_page(fake_doc, 1, zoom=100)
+    big = pymupdf.Pixmap(page_render.render_page(fake_doc, 1, zoom=2))
+    assert (big.width, big.height) == (1224, 1584)
+
+
+def test_sample_eis_page_five(home):
+    originals.save("sampleeis001", SAMPLE_PDF.read_bytes())
+    sentence = ("The 2013 NDAA requires MDA to prepare this EIS to evaluate possible additional locations in the U.S. "
+                "best suited for future deployment of an interceptor capable of protecting the homeland")
+    rects = page_render.highlight_rects("sampleeis001", 5, sentence)
+    assert rects and all(r[2] > r[0] and r[3] > r[1] for r in rects)
+    pix = pymupdf.Pixmap(page_render.render_page("sampleeis001", 5, highlight=sentence))
+    assert (pix.width, pix.height) == (918, 1188)
+    assert hl_pixels(pix)
+    # a chunk's own text (from the stored text layer, with its line breaks) finds its place too
+    page_text = pymupdf.open(SAMPLE_PDF)[4].get_text()
+    chunk = page_text[page_text.index("An additional site"):][:400]
+    assert page_render.highlight_rects("sampleeis001", 5, chunk)
+
+
+# ----- the Ask page ------------------------------------------------------------------------------------------
+def test_ask_page_sources_open_the_page(fake_doc):
+    from streamlit.testing.v1 import AppTest
+
+    from lib.ask import AskResult
+
+    contexts = [ctx(fake_doc, 2, 2, FIRST, doc_name="Fake FEIS", section="3.2 Rivers", score=0.8),
+                ctx(fake_doc, 2, 2, FIRST, doc_name="Fake FEIS", score=0.7),
+                ctx("neverkept001", 4, 4, "a passage of an old document", doc_name="Old EIS", score=0.1)]
+    r = AskResult(model="local/extractive", mode="rag", answer="The fox jumps [1].", closed=False, verdict=None,
+                  contexts=contexts, question="What does the fox do?")
+    at = AppTest.from_file(str(ROOT / "pages" / "ask.py"), default_timeout=120)
+    at.session_state["last_grid"] = (r.question, [r.model], ["rag"], [r.__dict__])
+    at.run()
+    assert not at.exception
+    assert any("Sources: p. 2 [1] · p. 4 [2] — the answer cites [1]" in c.value for c in at.caption)
+    labels = [e.label for e in at.expander]
+    assert "[1] Fake FEIS › 3.2 Rivers, p. 2 · **cited**" in labels
+    assert "[2] Old EIS, p. 4" in labels
+    assert [t for t in at.text if t.value == FIRST]
+    toggles = [t for t in at.toggle if t.label == "Open page"]
+    assert len(toggles) == 2
+    for t in toggles:
+        t.set_value(True)
+    at.run()
+    assert not at.exception
+    assert len(at.get("image")) == 1
+    assert any("Page 2 of 3 · passage highlighted" in c.value for c in at.caption)
+    assert any("original PDF was not kept" in i.value for i in at.info)
+    next(b for b in at.button if b.label == "Next ▶").click().run()
+    assert any(c.value == "Page 3 of 3" for c in at.caption)
+    assert next(b for b in at.button if b.label == "Next ▶").disabled
+    next(b for b in at.button if b.label == "◀ Previous").click().run()
+    assert any("Page 2 of 3 · passage highlighted" in c.value for c in at.caption)

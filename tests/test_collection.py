@@ -1,0 +1,102 @@
+"""Many EISs, one question: the persistent lexical index, scoped and balanced retrieval, section paths."""
+import pytest
+
+from lib import lexical, store
+from lib.documents import DocumentStore
+from lib.index import VectorIndex, make_client
+from lib.retrieval import Retriever
+from tests.test_annotations import pg_url  # noqa: F401 - fixture
+
+CARIBOU = ["The Porcupine caribou herd calves on the coastal plain each June. Calving grounds would be avoided by "
+           "seasonal restrictions on drilling. " * 12,
+           "Permafrost thaw under gravel pads is monitored with thermistors. " * 15]
+WETLAND = ["Wetland delineation found two wetlands near the access road at Fort Drum. Mitigation would replace "
+           "lost wetlands at a two-to-one ratio. " * 12,
+           "Noise from construction would be temporary and below 65 dBA at the fence line. " * 15]
+
+
+def make_store(tmp_path, services, url=None):
+    index = VectorIndex(make_client("", str(tmp_path / "chroma")), services.docs.index.embedder)
+    return DocumentStore(index, store.get_engine(url or f"sqlite:///{tmp_path / 'c.db'}"))
+
+
+@pytest.fixture
+def two_docs(tmp_path, services, pdf_factory):
+    docs = make_store(tmp_path, services)
+    a = docs.ingest_file(str(pdf_factory("caribou.pdf", CARIBOU)), name="Arctic Refuge Leasing EIS")
+    b = docs.ingest_file(str(pdf_factory("wetland.pdf", WETLAND)), name="Fort Drum Interceptor EIS")
+    return docs, a, b
+
+
+def test_scope_is_honoured_and_hits_name_their_document(two_docs):
+    docs, a, b = two_docs
+    r = Retriever(docs)
+    for method in ("hybrid", "dense", "lexical"):
+        hits = r.search_scope([b.doc_id], "caribou calving grounds and construction noise", 5, method)
+        assert hits and {h.doc_id for h in hits} == {b.doc_id}, method  # the scope wins over the better match
+        top = r.search_scope(None, "caribou calving grounds", 3, method)
+        assert top[0].doc_id == a.doc_id and top[0].doc_name == "Arctic Refuge Leasing EIS", method
+    d = top[0].as_dict()
+    assert set(d) >= {"doc_id", "doc_name", "page_start", "page_end", "section", "text", "score"}
+    # bm25 stays an alias of lexical; k may be anything up to the chunks in scope
+    assert r.search_scope(None, "wetlands", 10_000, "bm25")
+
+
+def test_balanced_retrieval_covers_each_document(two_docs):
+    docs, a, b = two_docs
+    r = Retriever(docs)
+    plain = r.search_scope(None, "caribou calving grounds on the coastal plain", 4, "hybrid")
+    balanced = r.search_scope(None, "caribou calving grounds on the coastal plain", 4, "hybrid", balanced=True)
+    assert {h.doc_id for h in balanced} == {a.doc_id, b.doc_id}
+    assert [h.doc_id for h in balanced][:2] == [a.doc_id, b.doc_id]  # each document's best, in turn
+    assert len(plain) == len(balanced) == 4
+
+
+def test_lexical_index_follows_ingest_reindex_delete_and_interrupt(two_docs):
+    docs, a, b = two_docs
+    eng = docs.engine
+    assert lexical.count(eng, a.doc_id) == a.chunks > 0
+    small = docs.reindex(a.doc_id, 32, 4)
+    assert lexical.count(eng, a.doc_id) == small.chunks > a.chunks
+    # an interrupt during the vector write leaves the lexical index as it was
+    original_add = docs.index.add
+
+    def boom(*args, **kwargs):
+        original_add(*args, **kwargs)
+        raise KeyboardInterrupt
+
+    docs.index.add = boom
+    with pytest.raises(KeyboardInterrupt):
+        docs.reindex(a.doc_id, 64, 8)
+    docs.index.add = original_add
+    assert lexical.count(eng, a.doc_id) == small.chunks == docs.get(a.doc_id).chunks
+    docs.delete(a.doc_id)
+    assert lexical.count(eng, a.doc_id) == 0 and lexical.count(eng, b.doc_id) == b.chunks
+
+
+def test_lexical_index_survives_a_restart_without_a_rebuild(two_docs, services, tmp_path):
+    docs, a, b = two_docs
+    store._engine_for.cache_clear()  # a new process: new engine, new client, new retriever
+    again = make_store(tmp_path, services)
+    before = lexical.count(again.engine, b.doc_id)
+    hits = lexical.search(again.engine, None, "wetland delineation Fort Drum", 3)
+    assert before == b.chunks and hits and hits[0][0] == b.doc_id
+
+
+def test_lexical_search_in_postgresql(tmp_path, services, pdf_factory, pg_url):  # noqa: F811
+    docs = make_store(tmp_path, services, pg_url)
+    b = docs.ingest_file(str(pdf_factory("w.pdf", WETLAND)), name="Fort Drum Interceptor EIS")
+    a = docs.ingest_file(str(pdf_factory("c.pdf", CARIBOU)), name="Arctic Refuge Leasing EIS")
+    hits = lexical.search(docs.engine, None, "caribou calving", 3)
+    assert hits and hits[0][0] == a.doc_id
+    assert {d for d, _, _ in lexical.search(docs.engine, [b.doc_id], "caribou noise", 5)} == {b.doc_id}
+    assert Retriever(docs).search_scope(None, "permafrost thaw", 1, "hybrid")[0].doc_id == a.doc_id
+
+
+def test_chunks_carry_their_section_path(services, sample_doc):
+    chunks = services.docs.chunks(sample_doc.doc_id)
+    on_30 = next(c for c in chunks if c.page_start == 30)
+    assert "ES.3.3.1 Affected Environment-FCTC Sites" in on_30.section
+    assert on_30.section.startswith("ES.3.0 Affected Environment")
+    hit = services.retriever.search(sample_doc.doc_id, "wetlands at FCTC Site 2", 1, "hybrid")[0]
+    assert hit.as_dict()["section"]
