@@ -20,6 +20,7 @@ from sqlalchemy import text
 from .chunking import Chunk
 
 _TERM = re.compile(r"[a-z0-9]+")
+_DOC = re.compile(r"[A-Za-z0-9]+")  # document ids are hex digests (or synthetic ids of letters and digits)
 
 
 def context_text(chunk: Chunk, title: str | None = "") -> str:
@@ -33,8 +34,10 @@ def context_text(chunk: Chunk, title: str | None = "") -> str:
 def ensure_schema(engine: Any) -> None:
     with engine.begin() as c:
         if engine.dialect.name == "sqlite":
+            # doc_id is an indexed column so a scope is one more term of the MATCH (cheap), not a filter applied
+            # after every matching row of the collection was ranked
             c.execute(text("CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5("
-                           "body, doc_id UNINDEXED, idx UNINDEXED, tokenize = 'unicode61')"))
+                           "body, doc_id, idx UNINDEXED, tokenize = 'unicode61')"))
         else:
             c.execute(text("CREATE TABLE IF NOT EXISTS chunk_lexemes (doc_id VARCHAR(64) NOT NULL, idx INTEGER NOT "
                            "NULL, tsv tsvector NOT NULL, PRIMARY KEY (doc_id, idx))"))
@@ -95,9 +98,14 @@ def search(engine: Any, doc_ids: Iterable[str] | None, query: str, n: int) -> li
         scope = f" AND doc_id IN ({', '.join(':' + x for x in names)})"
     with engine.connect() as c:
         if engine.dialect.name == "sqlite":
-            params["q"] = " OR ".join(f'"{t}"' for t in terms)
-            rows = c.execute(text("SELECT doc_id, idx, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH :q"
-                                  f"{scope} ORDER BY s LIMIT :n"), params).fetchall()
+            body = " OR ".join(f'"{t}"' for t in terms)
+            params["q"] = f"body : ({body})"
+            if ids is not None:
+                params["q"] += " AND doc_id : (" + " OR ".join(f'"{d}"' for d in ids if _DOC.fullmatch(d)) + ")"
+            # bm25 weights: the body column only (doc_id carries no weight in the ranking)
+            rows = c.execute(text("SELECT doc_id, idx, bm25(chunks_fts, 1.0, 0.0) AS s FROM chunks_fts "
+                                  "WHERE chunks_fts MATCH :q ORDER BY s LIMIT :n"),
+                             {"q": params["q"], "n": n}).fetchall()
             return [(r.doc_id, int(r.idx), -float(r.s)) for r in rows]
         params["q"] = " | ".join(terms)
         rows = c.execute(text("SELECT doc_id, idx, ts_rank_cd(tsv, q) AS s FROM chunk_lexemes, "

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from rank_bm25 import BM25Okapi
-from sqlalchemy import select, tuple_
+from sqlalchemy import and_, or_, select
 
 from . import lexical, store
 from .chunking import Chunk
@@ -121,8 +122,11 @@ class Retriever:
         elif method == "lexical":
             ranked = [((d, i), s) for d, i, s in self._lexical(scope, query, depth if balanced else k, whole)]
         else:
-            dense = self._dense(live, query, depth, whole)
-            lists = [[(d, i) for d, i, _ in dense], [(d, i) for d, i, _ in self._lexical(scope, query, depth, whole)]]
+            # the two rankers run side by side (the embedder, Chroma and SQLite all release the GIL while they work)
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                lex = pool.submit(self._lexical, scope, query, depth, whole)
+                dense = self._dense(live, query, depth, whole)
+                lists = [[(d, i) for d, i, _ in dense], [(d, i) for d, i, _ in lex.result()]]
             ranked = reciprocal_rank_fusion(lists)
         if method != "lexical" and not dense and self.docs.index.embedded:
             # Embedded Chroma keeps its search index in memory per process: vectors another process wrote after
@@ -157,8 +161,13 @@ class Retriever:
         if not keys:
             return {}
         t = store.chunks
+        by_doc: dict[str, list[int]] = {}
+        for d, i in keys:
+            by_doc.setdefault(d, []).append(i)
+        # one (doc_id = ? AND idx IN (…)) per document: the primary-key index serves it (a row-value IN does not)
+        cond = or_(*(and_(t.c.doc_id == d, t.c.idx.in_(ids)) for d, ids in by_doc.items()))
         with self.docs.engine.connect() as c:
-            rows = c.execute(select(t).where(tuple_(t.c.doc_id, t.c.idx).in_(keys))).fetchall()
+            rows = c.execute(select(t).where(cond)).fetchall()
         return {(r.doc_id, r.idx): Chunk(r.idx, r.text, r.page_start, r.page_end, r.char_start, r.char_end,
                                          r.n_tokens, r.section or "") for r in rows}
 
