@@ -318,9 +318,11 @@ def embed_text(chunk: Chunk, title: str) -> str:
     return lexical.context_text(chunk, title) if CONTEXTUAL else chunk.text
 
 
-# Contextual chunk text (title and section path in front) helps the dense ranker and hurts the lexical one on the
-# sample (bench/retrieval.py: dense hit@3 0.664 → 0.690, lexical 0.903 → 0.865), so only the embedder sees it.
-CONTEXTUAL = True
+# Contextual chunk text (title and section path in front) was measured in bench/retrieval.py on the sample: for
+# the lexical index it loses (hit@3 0.903 → 0.865), for the embedder alone it helps dense (0.664 → 0.690) but the
+# hybrid default then loses a little (hit@3 0.877 → 0.871, hit@5 0.948 → 0.935). The rule was to keep it only if
+# it loses nowhere, so it is off; sections are still stored and shown in citations.
+CONTEXTUAL = False
 
 
 def _save_metadata(conn: Any, doc_id: str, ex: ExtractedPdf) -> None:
