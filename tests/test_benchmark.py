@@ -55,6 +55,7 @@ def test_resume_after_kill_loses_and_duplicates_nothing(tmp_path):
     out = subprocess.run([sys.executable, "-m", "lib", "bench", "--run-id", "killme"],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip(), out.stderr[-3000:]
     summary = json.loads(out.stdout)
     total, distinct = count_answers(url, "killme")
     assert total == distinct == 40  # 20 items × 1 model × 2 modes, each exactly once

@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -21,6 +22,7 @@ def smollm2_path() -> Path | None:
 
 
 _HASHES: dict[tuple[str, int, int], str] = {}
+_LOAD_LOCK = threading.Lock()
 
 
 def file_sha256(path: Path) -> str:
@@ -75,6 +77,14 @@ class LlamaCppProvider(Provider):
 
     @property
     def llm(self):  # noqa: ANN201 - llama_cpp.Llama
+        if self._llm is not None:
+            return self._llm
+        # One load at a time: llama.cpp silences fds 1 and 2 while it loads (dup2), and two threads loading at once
+        # restore them out of order, leaving the process's stdout and stderr pointing at /dev/null for good.
+        with _LOAD_LOCK:
+            return self._load()
+
+    def _load(self):  # noqa: ANN202 - llama_cpp.Llama
         if self._llm is None:
             from llama_cpp import Llama
 
