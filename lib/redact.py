@@ -8,10 +8,10 @@ import re
 from . import config
 
 SECRET_NAMES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_COMPAT_API_KEY")
-# Key shapes (sk-…, sk-ant-…) only where they start a token and hold a digit, so "risk-assessment" or
-# "task-specific" in EIS text is left alone. Configured keys are redacted by value in any case.
-_KEY_PATTERNS = [re.compile(r"(?<![A-Za-z0-9])sk-ant-(?=[A-Za-z_\-]*\d)[A-Za-z0-9_\-]{8,}"),
-                 re.compile(r"(?<![A-Za-z0-9])sk-(?=[A-Za-z_\-]*\d)[A-Za-z0-9_\-]{16,}")]
+# Key shapes (sk-…, sk-ant-…) only where they start a token, so "risk-assessment" or "task-specific" in EIS
+# text is left alone. Configured keys are redacted by value in any case.
+_KEY_PATTERNS = [re.compile(r"(?<![A-Za-z0-9])sk-ant-[A-Za-z0-9_\-]{8,}"),
+                 re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{16,}")]
 # An Authorization header echoed back, credentials inside a URL, and key-like query parameters.
 _CONTEXT_PATTERNS = [
     # (a value must hold a digit, so EIS prose such as "Mitigation key: wetlands" is left alone)
