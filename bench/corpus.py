@@ -1,7 +1,10 @@
 """Search latency at collection scale: a synthetic collection of real chunk texts, loaded through the product's
 own index code (SQL chunks, the lexical index, Chroma vectors), searched through the same call the app makes.
 
-    python bench/corpus.py [--chunks 100000] [--per-doc 2000] [--queries 40]
+    python bench/corpus.py [--chunks 100000] [--per-doc 2000] [--queries 40] [--home DIR]
+
+``--home DIR`` keeps the collection in DIR and reuses it on the next run (loading 100,000 chunks takes minutes);
+without it a fresh temporary store is built each time.
 
 Chunk texts are the sample EIS's chunks and the NEPAQuAD gold passages, each varied (its sentences rotated and
 a document/chunk tag added) so no two are equal. Vectors are random unit vectors of the embedder's dimension
@@ -58,7 +61,10 @@ def main() -> None:
     ap.add_argument("--chunks", type=int, default=100_000)
     ap.add_argument("--per-doc", type=int, default=2000)
     ap.add_argument("--queries", type=int, default=40)
+    ap.add_argument("--home", help="keep the collection here and reuse it on the next run")
     args = ap.parse_args()
+    if args.home:
+        os.environ["NEPAQA_HOME"] = args.home
     os.environ.setdefault("NEPAQA_HOME", tempfile.mkdtemp(prefix="nepaqa_corpus_"))
 
     from lib import config, lexical, store
@@ -74,8 +80,14 @@ def main() -> None:
     n_docs = max(1, args.chunks // args.per_doc)
     started = time.perf_counter()
     doc_ids = []
+    present = {d.doc_id: d.chunks for d in docs.list()}
     for d in range(n_docs):
         doc_id = f"synth{d:07d}"
+        if present.get(doc_id) == args.per_doc:  # kept from an earlier run with --home
+            doc_ids.append(doc_id)
+            continue
+        if doc_id in present:
+            docs.delete(doc_id)
         gen = time.time_ns()
         chunks = [Chunk(i, vary(texts[(d * args.per_doc + i) % len(texts)], d, i, rng), 1 + i // 4, 1 + i // 4,
                         0, 0, 200, f"Chapter {1 + i // 200} › Section {1 + i // 20}") for i in range(args.per_doc)]
@@ -116,6 +128,9 @@ def main() -> None:
             latency[method][name] = percentiles(ms)
             print(f"[search] {method:7} scope {name:>3}: p50 {latency[method][name]['p50']} ms, "
                   f"p95 {latency[method][name]['p95']} ms", file=sys.stderr, flush=True)
+    for d in docs.list():  # the document timed below is added afresh each run
+        if not d.doc_id.startswith("synth"):
+            docs.delete(d.doc_id)
     t = time.perf_counter()
     svc.docs.ingest_file(str(config.SAMPLE_PDF))
     add_s = time.perf_counter() - t

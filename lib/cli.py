@@ -62,18 +62,19 @@ def _ingest(a: argparse.Namespace) -> Any:
 
 @command("docs")
 def _docs(a: argparse.Namespace) -> Any:
-    from .metadata import cli_metadata, get_many
+    from .metadata import cli_metadata, get_many, tags_many
 
     docs = _services().docs
     listed = sorted(docs.list(), key=lambda d: d.doc_id)
     metas = get_many([d.doc_id for d in listed], docs.engine)
+    tags = tags_many([d.doc_id for d in listed], docs.engine)
     return [{"doc_id": d.doc_id, "name": d.name, "pages": d.pages, "chunks": d.chunks,
-             "metadata": cli_metadata(d.doc_id, meta=metas[d.doc_id])} for d in listed]
+             "metadata": cli_metadata(d.doc_id, meta=metas[d.doc_id]), "tags": tags[d.doc_id]} for d in listed]
 
 
 @command("meta")
 def _meta(a: argparse.Namespace) -> Any:
-    from .metadata import cli_metadata, set_values
+    from .metadata import cli_metadata, set_values, tags_many
 
     docs = _services().docs
     docs.get(a.doc_id)
@@ -85,7 +86,7 @@ def _meta(a: argparse.Namespace) -> Any:
                 raise UserError(f'--set takes KEY="VALUE"; got {item!r}.')
             values[key.strip()] = value.strip().strip("\"'")
         set_values(a.doc_id, values, docs.engine)
-    return cli_metadata(a.doc_id, docs.engine)
+    return {**cli_metadata(a.doc_id, docs.engine), "tags": tags_many([a.doc_id], docs.engine)[a.doc_id]}
 
 
 @command("export-metadata")
@@ -223,7 +224,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("meta", help="show or set a document's metadata")
     s.add_argument("doc_id")
     s.add_argument("--set", action="append", default=[], metavar='KEY="VALUE"',
-                   help='e.g. --set lead_agency="U.S. Army Corps of Engineers" (repeatable)')
+                   help='e.g. --set lead_agency="U.S. Army Corps of Engineers" (repeatable); --set tags="caribou, arctic" '
+                        'replaces the tags')
 
     sub.add_parser("export-metadata", help="the collection's metadata in the CEQ NEPA Data Standard's JSON shape")
 

@@ -46,6 +46,9 @@ FIELDS: tuple[str, ...] = (
     "publish_date", "location", "states", "eis_number",
 )
 LIST_FIELDS = frozenset({"cooperating_agencies", "states"})
+TAGS = "tags"  # a person's own labels ("caribou", "Alaska LNG"): stored beside the fields, not a field of the standard
+MAX_TAGS = 50
+MAX_TAG_CHARS = 60
 SOURCES: tuple[str, ...] = ("pdf_metadata", "cover_text", "model", "person")
 SOURCE_LABELS = {"pdf_metadata": "PDF metadata", "cover_text": "cover text", "model": "model", "person": "person"}
 PROCESS_TYPES: tuple[str, ...] = ("EIS", "EA", "CE")
@@ -784,7 +787,11 @@ def set_values(doc_id: str, values: dict[str, Any], engine: Engine | None = None
         raise UserError(f"Unknown metadata source '{source}'. Known: {', '.join(SOURCES)}.")
     if not values:
         raise UserError("Nothing to set: give at least one field, e.g. lead_agency=\"Bureau of Land Management\".")
+    values = dict(values)
+    tags = normalize_tags(values.pop(TAGS)) if TAGS in values else None
     clean = {k: normalize(k, v) for k, v in values.items()}
+    if tags is not None:
+        clean[TAGS] = tags or None
     t = store.doc_metadata
     now = _dt.datetime.now(_dt.UTC).replace(tzinfo=None)
     with _engine(engine).begin() as c:
@@ -796,6 +803,36 @@ def set_values(doc_id: str, values: dict[str, Any], engine: Engine | None = None
             c.execute(insert(t).values(doc_id=doc_id, key=key, value=json.dumps(value) if value is not None else None,
                                        source=source, updated_at=now))
     return get(doc_id, engine)
+
+
+def normalize_tags(value: Any) -> list[str]:
+    """Tags in their stored form: trimmed, lower case, unique, sorted. A list, or text separated by commas."""
+    out = set()
+    for item in _as_list(value) if value not in (None, "") else []:
+        tag = " ".join(str(item).split()).lower()
+        if not tag:
+            continue
+        if len(tag) > MAX_TAG_CHARS:
+            raise UserError(f"The tag '{tag[:40]}…' is {len(tag)} characters long; tags are at most {MAX_TAG_CHARS}.")
+        out.add(tag)
+    if len(out) > MAX_TAGS:
+        raise UserError(f"{len(out)} tags given; a document keeps at most {MAX_TAGS}.")
+    return sorted(out)
+
+
+def tags_many(doc_ids: Iterable[str], engine: Engine | None = None) -> dict[str, list[str]]:
+    """``{doc_id: [tag, …]}`` (an empty list where a document has none)."""
+    ids = list(dict.fromkeys(doc_ids))
+    out: dict[str, list[str]] = {d: [] for d in ids}
+    if not ids:
+        return out
+    t = store.doc_metadata
+    with _engine(engine).connect() as c:
+        rows = c.execute(select(t.c.doc_id, t.c.value).where(and_(t.c.doc_id.in_(ids), t.c.key == TAGS))).fetchall()
+    for r in rows:
+        if r.value is not None:
+            out[r.doc_id] = list(json.loads(r.value))
+    return out
 
 
 def delete(conn: Any, doc_id: str) -> None:
@@ -948,15 +985,14 @@ def collection_filter(docs: Iterable[Any], where: dict[str, Any], engine: Engine
     ``lead_agency`` (case-insensitive substring, or the same agency by abbreviation), ``states`` (any of; list or
     comma-separated), ``document_type`` and ``process_type`` (one or several, case-insensitive), ``year``
     ("2010-2020", "2015", "2010-"), ``text``/``title`` (substring of title, project title, file name, EIS number or
-    location) and ``tag`` (the document's tags, where it has any). Unknown values never match a condition."""
+    location) and ``tag`` (any of one or several tags, comma-separated). Unknown values never match a condition."""
     docs = list(docs)
     unknown = [k for k in where if k not in FILTER_KEYS]
     if unknown:
         raise UserError(f"Unknown filter '{unknown[0]}'. Filters: {', '.join(FILTER_KEYS)}.")
     ids = _doc_ids(docs)
     names = _names(docs)
-    tags = {(d if isinstance(d, str) else d.doc_id): [str(t).lower() for t in (getattr(d, "tags", None) or [])]
-            for d in docs}
+    tags = tags_many(ids, engine) if "tag" in where else {}
     metas = metas if metas is not None else get_many(ids, engine)
     conds = {k: v for k, v in where.items() if v not in (None, "", [], ())}
 
@@ -967,7 +1003,7 @@ def collection_filter(docs: Iterable[Any], where: dict[str, Any], engine: Engine
     ptypes = {normalize("process_type", t) for t in _as_list(conds["process_type"])} if "process_type" in conds else None
     years = parse_year_range(conds["year"]) if "year" in conds else None
     texts = [str(conds[k]).strip().lower() for k in ("text", "title") if k in conds]
-    tag = str(conds["tag"]).strip().lower() if "tag" in conds else None
+    wanted_tags = set(normalize_tags(conds["tag"])) if "tag" in conds else None
 
     out: list[str] = []
     for doc_id in ids:
@@ -994,7 +1030,7 @@ def collection_filter(docs: Iterable[Any], where: dict[str, Any], engine: Engine
                                                    m.get("eis_number"), m.get("location"), doc_id)).lower()
             if not all(t in hay for t in texts):
                 continue
-        if tag is not None and tag not in tags.get(doc_id, []):
+        if wanted_tags is not None and not (wanted_tags & set(tags.get(doc_id, []))):
             continue
         out.append(doc_id)
     return out
@@ -1039,6 +1075,7 @@ def export_ceq(docs: Iterable[Any], engine: Engine | None = None) -> dict[str, l
     ids = _doc_ids(docs)
     names = _names(docs)
     metas = get_many(ids, engine)
+    tags = tags_many(ids, engine)
     projects: dict[str, dict] = {}
     processes: dict[str, dict] = {}
     documents: list[dict] = []
@@ -1082,7 +1119,7 @@ def export_ceq(docs: Iterable[Any], engine: Engine | None = None) -> dict[str, l
             "title": m.get("title") or names.get(doc_id) or doc_id, "publish_date": m.get("publish_date"),
             "prepared_by": None, "states": m.get("states") or [], "eis_number": m.get("eis_number"),
             "data_source_system": SYSTEM_NAME,
-            "other": {"file_name": names.get(doc_id) or None,
+            "other": {"file_name": names.get(doc_id) or None, "tags": tags[doc_id],
                       "title_is_file_name": not m.get("title"),
                       "metadata_sources": {k: v["source"] for k, v in meta.items() if v["source"]}},
         })

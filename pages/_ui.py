@@ -91,11 +91,12 @@ def scope_picker(key: str = "scope") -> tuple[str | list[str] | None, bool]:
     else:
         from lib import metadata
 
-        c1, c2, c3, c4 = st.columns(4)
+        c1, c2, c3, c4, c5 = st.columns(5)
         where = {k: v for k, v in (("lead_agency", c1.text_input("Lead agency contains", key=f"{key}_ag")),
                                    ("states", c2.text_input("States (e.g. AK, MI)", key=f"{key}_st")),
                                    ("document_type", c3.text_input("Document type", key=f"{key}_ty")),
-                                   ("year", c4.text_input("Years (2010-2020)", key=f"{key}_yr"))) if v.strip()}
+                                   ("year", c4.text_input("Years (2010-2020)", key=f"{key}_yr")),
+                                   ("tag", c5.text_input("Tags (any of)", key=f"{key}_tag"))) if v.strip()}
         ids = run_safely(metadata.collection_filter, docs, where, services().docs.engine) if where else [d.doc_id for d in docs]
         st.caption(f"{len(ids or [])} document(s) match.")
         scope = ids or None

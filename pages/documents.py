@@ -5,11 +5,12 @@ import streamlit as st
 
 from lib import config
 from lib import metadata as meta_lib
+from lib.ask import scope_ids
 from lib.documents import STAGES
 from lib.errors import UserError
 from lib.providers import registry
 from lib.retrieval import METHODS
-from pages._ui import code, plain, run_safely, services
+from pages._ui import code, plain, run_safely, scope_picker, services
 
 st.title("📄 Documents")
 svc = services()
@@ -90,6 +91,7 @@ with tab_add:
 docs = svc.docs.list()
 metas = meta_lib.get_many([d.doc_id for d in docs], svc.docs.engine)
 titles = {d.doc_id: meta_lib.display_title(metas[d.doc_id], d.name) for d in docs}  # lists show titles
+tags = meta_lib.tags_many([d.doc_id for d in docs], svc.docs.engine)
 
 
 def _value(doc_id: str, key: str):
@@ -108,6 +110,7 @@ SORTS = {  # label -> key of a row; unknown values sort last whichever the direc
     "Document type": lambda d: _value(d.doc_id, "document_type"),
     "Publish date": lambda d: _value(d.doc_id, "publish_date"),
     "Pages": lambda d: d.pages,
+    "Tags": lambda d: ", ".join(tags[d.doc_id]) or None,
     "Date added": lambda d: docs.index(d),
 }
 
@@ -122,6 +125,9 @@ with st.sidebar:
                               format_func=lambda c: f"{c} · {meta_lib.STATES.get(c, c)}")
     present_types = [t for t in meta_lib.DOCUMENT_TYPES if any(_value(d.doc_id, "document_type") == t for d in docs)]
     f_types = st.multiselect("Document type", present_types, key="docs_f_type")
+    present_tags = sorted({t for d in docs for t in tags[d.doc_id]})
+    f_tags = st.multiselect("Tag (any of)", present_tags, key="docs_f_tags", disabled=not present_tags,
+                            help=None if present_tags else "No document has tags yet: add them under Metadata.")
     years = sorted({y for d in docs if (y := meta_lib.year_of(_value(d.doc_id, "publish_date")))})
     f_years = None
     if len(years) >= 2:
@@ -133,7 +139,7 @@ with st.sidebar:
 
 
 def _filtered() -> list:
-    where = {"text": f_text, "states": f_states, "document_type": f_types, "year": f_years}
+    where = {"text": f_text, "states": f_states, "document_type": f_types, "year": f_years, "tag": f_tags}
     where = {k: v for k, v in where.items() if v}
     try:
         ids = set(meta_lib.collection_filter(docs, where, metas=metas))
@@ -186,6 +192,16 @@ def metadata_panel(doc_id: str) -> None:
             st.session_state["meta_flash"] = plain(f"The model filled: {filled}.{rejected}")
             st.rerun()
 
+    with st.form(f"tags_form_{doc_id}"):
+        new_tags = st.multiselect("Tags", sorted({t for ts in tags.values() for t in ts}), default=tags[doc_id],
+                                  accept_new_options=True, key=f"tags_{doc_id}",
+                                  help="Your own labels (e.g. caribou, arctic): type a new one and press Enter. "
+                                       "Filter by them in the sidebar and in search scopes.")
+        save_tags = st.form_submit_button("Save tags")
+    if save_tags and run_safely(meta_lib.set_values, doc_id, {meta_lib.TAGS: new_tags}, svc.docs.engine) is not None:
+        st.session_state["meta_flash"] = "Saved the tags."
+        st.rerun()
+
     if st.toggle("Edit metadata", key="meta_edit"):
         with st.form(f"meta_form_{doc_id}"):
             new = {}
@@ -231,11 +247,12 @@ with tab_docs:
                 {"title": titles[d.doc_id], "type": _value(d.doc_id, "document_type"),
                  "lead agency": _value(d.doc_id, "lead_agency"), "states": _shown(_value(d.doc_id, "states")),
                  "published": _value(d.doc_id, "publish_date"), "EIS number": _value(d.doc_id, "eis_number"),
+                 "tags": ", ".join(tags[d.doc_id]),
                  "pages": d.pages, "chunks": d.chunks, "id": d.doc_id, "file": d.name, "characters": d.chars,
                  "tokens": d.tokens, "chunk size": d.chunk_size, "overlap": d.chunk_overlap,
                  "empty pages": len(d.empty_pages), "ingest s": d.seconds}
                 for d in shown
-            ], columns=["title", "type", "lead agency", "states", "published", "EIS number", "pages", "chunks", "id",
+            ], columns=["title", "type", "lead agency", "states", "published", "EIS number", "tags", "pages", "chunks", "id",
                         "file", "characters", "tokens", "chunk size", "overlap", "empty pages", "ingest s"]),
             hide_index=True, width="stretch",
         )
@@ -274,20 +291,28 @@ with tab_search:
     if not docs:
         st.info("Index a document first.")
     else:
-        doc_id = st.selectbox("Document", list(titles), format_func=titles.get, key="search_doc")
-        query = st.text_input("Query", placeholder="e.g. Which sites were evaluated for the interceptor?")
+        scope, balanced = scope_picker(key="try")
+        query = st.text_input("Query", placeholder="e.g. Which sites were evaluated for the interceptor?",
+                              key="try_query")
         c1, c2 = st.columns([1, 3])
-        k = c1.slider("k", 1, 20, 5)
-        method = c2.radio("Method", METHODS, horizontal=True, help="hybrid = reciprocal-rank fusion of dense and BM25")
+        k = c1.slider("k", 1, 20, 5, key="try_k")
+        method = c2.radio("Method", METHODS, horizontal=True, key="try_method", help="hybrid = reciprocal-rank fusion of dense and "
+                          "lexical (full-text, BM25) ranking")
         compare = st.checkbox("Compare all three methods side by side")
-        if query:
+        if query and scope is None:
+            st.warning("The scope holds no document: pick at least one, or widen the filter.")
+        elif query:
+            ids = scope_ids(svc, scope)
             methods = METHODS if compare else (method,)
             cols = st.columns(len(methods))
             for col, m in zip(cols, methods, strict=True):
-                hits = run_safely(svc.retriever.search, doc_id, query, k, m) or []
+                hits = run_safely(svc.retriever.search_scope, ids, query, k, m, balanced) or []
                 with col:
                     st.markdown(f"**{m}**")
+                    if not hits:
+                        st.caption("No passage matched.")
                     for h in hits:
                         pages = f"p. {h.chunk.page_start}" if h.chunk.page_start == h.chunk.page_end else f"pp. {h.chunk.page_start}–{h.chunk.page_end}"
-                        with st.expander(f"#{h.rank} · {pages} · score {h.score:.3f}"):
+                        where = " › ".join(x for x in (titles.get(h.doc_id, h.doc_name), h.chunk.section) if x)
+                        with st.expander(f"#{h.rank} · {plain(where)}, {pages} · score {h.score:.3f}"):
                             st.text(h.chunk.text)  # PDF text: shown as text, never rendered as Markdown

@@ -39,7 +39,8 @@ def test_docs_search_and_queries_file(cli_home, ingested, tmp_path):
     out = run_cli(cli_home, "docs").stdout
     docs = json.loads(out)
     meta = docs[0].pop("metadata")
-    assert docs == [{"doc_id": ingested["doc_id"], "name": "CONUS sample", "pages": 74, "chunks": ingested["chunks"]}]
+    assert docs == [{"doc_id": ingested["doc_id"], "name": "CONUS sample", "pages": 74, "chunks": ingested["chunks"],
+                     "tags": []}]
     assert list(meta) == ["title", "project_title", "lead_agency", "cooperating_agencies", "process_type",
                           "document_type", "publish_date", "location", "states", "eis_number"]
     assert meta["lead_agency"] == {"value": "Missile Defense Agency", "source": "pdf_metadata"}
@@ -61,6 +62,14 @@ def test_docs_search_and_queries_file(cli_home, ingested, tmp_path):
                                   "--set", 'eis_number="EIS No. 20170012"').stdout)
     assert meta_set["states"] == {"value": ["MI", "NY"], "source": "person"}
     assert meta_set["eis_number"]["value"] == "EIS No. 20170012"
+    tagged = json.loads(run_cli(cli_home, "meta", ingested["doc_id"], "--set", "tags=Missile defense, NY").stdout)
+    assert tagged["tags"] == ["missile defense", "ny"]
+    listed = json.loads(run_cli(cli_home, "docs").stdout)
+    assert [d["tags"] for d in listed if d["doc_id"] == ingested["doc_id"]] == [["missile defense", "ny"]]
+    by_tag = json.loads(run_cli(cli_home, "search", "--where", "tag=ny", "-k", "1", "wetlands").stdout)
+    assert [h["doc_id"] for h in by_tag] == [ingested["doc_id"]]
+    none = run_cli(cli_home, "search", "--where", "tag=caribou", "wetlands", check=False)
+    assert none.returncode == 2 and "No document matches" in none.stderr
     ceq = json.loads(run_cli(cli_home, "export-metadata").stdout)
     assert set(ceq) == {"projects", "processes", "documents"} and ceq["documents"][0]["document_type"] == "Final EIS"
     png = tmp_path / "p5.png"

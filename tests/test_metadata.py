@@ -326,6 +326,8 @@ def collection(engine):
                            "cooperating_agencies": "Environmental Protection Agency"}, engine)
     M.set_values("doc_c", {"title": "Bravo Road Environmental Assessment", "lead_agency": "Federal Highway Administration",
                            "states": "OR, WA", "document_type": "EA", "publish_date": "2019"}, engine)
+    M.set_values("doc_a", {"tags": "Caribou, Arctic "}, engine)
+    M.set_values("doc_c", {"tags": ["wetlands"]}, engine)
     docs = [SimpleNamespace(doc_id=d, name=f"{d}_file") for d in ("doc_a", "doc_b", "doc_c")]
     return docs
 
@@ -344,10 +346,32 @@ def collection(engine):
     ({"text": "bravo"}, ["doc_c"]),
     ({"title": "ALPHA", "states": "AK", "year": "2012"}, ["doc_a"]),
     ({"text": "doc_b_file"}, ["doc_b"]),
-    ({"tag": "wetlands"}, []),
+    ({"tag": "wetlands"}, ["doc_c"]),
+    ({"tag": "CARIBOU"}, ["doc_a"]),
+    ({"tag": "caribou, wetlands"}, ["doc_a", "doc_c"]),  # any of several
+    ({"tag": "caribou", "states": "WA"}, []),
+    ({"tag": "moose"}, []),
 ])
 def test_collection_filter(engine, collection, where, expected):
     assert M.collection_filter(collection, where, engine) == expected
+
+
+def test_tags_are_normalised_kept_apart_from_the_fields_and_go_with_the_document(engine, collection):
+    assert M.tags_many(["doc_a", "doc_b", "doc_c"], engine) == {"doc_a": ["arctic", "caribou"], "doc_b": [],
+                                                                "doc_c": ["wetlands"]}
+    assert "tags" not in M.get("doc_a", engine) and list(M.cli_metadata("doc_a", engine)) == list(M.FIELDS)
+    M.set_values("doc_a", {"tags": ""}, engine)  # an empty value clears them
+    assert M.tags_many(["doc_a"], engine) == {"doc_a": []}
+    with pytest.raises(UserError, match="tags are at most 60"):
+        M.set_values("doc_b", {"tags": "x" * 61}, engine)
+    with pytest.raises(UserError, match="at most 50"):
+        M.set_values("doc_b", {"tags": [f"t{i}" for i in range(51)]}, engine)
+    assert M.tags_many(["doc_b"], engine) == {"doc_b": []}  # nothing half-written
+    ceq = M.export_ceq(collection, engine)
+    assert ceq["documents"][2]["other"]["tags"] == ["wetlands"]
+    with engine.begin() as c:
+        M.delete(c, "doc_c")
+    assert M.tags_many(["doc_c"], engine) == {"doc_c": []}
 
 
 def test_collection_filter_refuses_unknown_keys_and_bad_values(engine, collection):

@@ -43,9 +43,9 @@ def test_documents_upload_preview_search_delete(services, pdf_factory):
     doc_id = next(d.doc_id for d in services.docs.list() if d.name == "upload_me")
 
     # retrieval tab: hybrid by default, top chunk is about wetlands
-    at.selectbox(key="search_doc").select(doc_id).run()
-    at.text_input[0].input("wetlands near the access road").run()
-    assert at.radio[0].value == "hybrid"
+    at.selectbox(key="try").select(doc_id).run()
+    at.text_input(key="try_query").input("wetlands near the access road").run()
+    assert at.radio(key="try_method").value == "hybrid"
     assert any("p. 2" in e.label for e in at.expander)
 
     # delete needs the confirmation tick
@@ -56,6 +56,37 @@ def test_documents_upload_preview_search_delete(services, pdf_factory):
     at.button(key="delete").click().run()
     assert not at.exception
     assert doc_id not in [d.doc_id for d in services.docs.list()]
+
+
+def test_documents_tags_filter_and_retrieval_across_documents(services, pdf_factory):
+    ids = {}
+    for name, text in (("caribou_eis", "Caribou calving grounds lie north of the proposed pipeline corridor. "),
+                       ("wetland_eis", "Wetland fill along the highway would be mitigated by a wetland bank. ")):
+        ids[name] = services.docs.ingest_file(str(pdf_factory(f"{name}.pdf", [text * 30, "Noise would be brief. " * 40]))).doc_id
+    at = page("documents.py").run()
+    at.selectbox(key="docs_pick").select(ids["caribou_eis"]).run()
+    at.multiselect(key=f"tags_{ids['caribou_eis']}").set_value(["Arctic", "wildlife"])  # new tags, typed
+    next(b for b in at.button if b.label == "Save tags").click().run()  # a form: its values go with the submit
+    assert not at.exception
+    assert any("Saved the tags" in s.value for s in at.success)
+    at.multiselect(key="docs_f_tags").set_value(["arctic"]).run()
+    table = at.dataframe[0].value
+    assert list(table["id"]) == [ids["caribou_eis"]] and list(table["tags"]) == ["arctic, wildlife"]
+
+    # Try retrieval over two documents, balanced: both are represented and each hit names its document
+    at.radio(key="try_how").set_value("Several documents").run()
+    at.multiselect(key="try_many").set_value([ids["caribou_eis"], ids["wetland_eis"]]).run()
+    at.toggle(key="try_bal").set_value(True).run()
+    at.text_input(key="try_query").input("wetland mitigation bank").run()
+    assert not at.exception
+    from lib import metadata as M
+    from pages._ui import plain
+
+    title = {n: plain(M.display_title(M.get(d, services.docs.engine), n)) for n, d in ids.items()}
+    labels = [e.label for e in at.expander if e.label.startswith("#")]
+    assert len(labels) == 5
+    assert labels[0].startswith(f"#1 · {title['wetland_eis']}")  # the best passage is about the wetland bank
+    assert labels[1].startswith(f"#2 · {title['caribou_eis']}")  # balanced: the other document comes next
 
 
 def test_documents_bad_upload_shows_reason(services, bad_files):
