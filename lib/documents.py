@@ -21,7 +21,7 @@ from sqlalchemy.engine import Engine
 from . import config, leases, lexical, store
 from .chunking import Chunk, assign_sections, chunk_pages
 from .errors import UserError
-from .index import VectorIndex
+from .index import VectorIndex, chunk_id
 from .pdf import ExtractedPdf, Page, extract_pdf, read_pdf_file
 
 ProgressFn = Callable[[str, float, str], None]  # (stage, fraction 0..1, message)
@@ -222,7 +222,7 @@ class DocumentStore:
         t = time.perf_counter()
         gen = time.time_ns()
         progress("index", 0.0, "writing to the index")
-        ids = [f"{doc_id}-{gen}-{c.index}" for c in chunks]
+        ids = [chunk_id(doc_id, gen, c.index) for c in chunks]
         metas = [{"gen": gen, "idx": c.index, "page_start": c.page_start, "page_end": c.page_end} for c in chunks]
         try:
             with self.vector_writes():

@@ -11,6 +11,7 @@ from collections import Counter
 from typing import Any
 
 from . import leases, store
+from .index import chunk_id
 
 
 def repair(docs: Any) -> dict[str, Any]:
@@ -66,7 +67,7 @@ def reembed(docs: Any, doc_id: str, progress: Any = None) -> int:
         vectors = docs.index.embedder.embed([c.text for c in chunks],
                                             progress=(lambda f, m: progress("embed", f, m)) if progress else None)
         gen = time.time_ns()
-        ids = [f"{doc_id}-{gen}-{c.index}" for c in chunks]
+        ids = [chunk_id(doc_id, gen, c.index) for c in chunks]
         metas = [{"gen": gen, "idx": c.index, "page_start": c.page_start, "page_end": c.page_end} for c in chunks]
         with docs.vector_writes():
             docs.index.add(doc_id, ids, [c.text for c in chunks], vectors, metas)

@@ -113,11 +113,12 @@ class Retriever:
             return []
         k = min(k, total)
         live = {d: info.gen for d, info in scope.items()}
+        sizes = {d: info.chunks for d, info in scope.items()}
         whole = doc_ids is None
         depth = min(total, max(CANDIDATES, k * (3 if balanced else 1)))
         dense: list = []
         if method == "dense":
-            dense = self._dense(live, query, depth if balanced else k, whole)
+            dense = self._dense(live, sizes, query, depth if balanced else k, whole)
             ranked = [((d, i), s) for d, i, s in dense]
         elif method == "lexical":
             ranked = [((d, i), s) for d, i, s in self._lexical(scope, query, depth if balanced else k, whole)]
@@ -125,7 +126,7 @@ class Retriever:
             # the two rankers run side by side (the embedder, Chroma and SQLite all release the GIL while they work)
             with ThreadPoolExecutor(max_workers=2) as pool:
                 lex = pool.submit(self._lexical, scope, query, depth, whole)
-                dense = self._dense(live, query, depth, whole)
+                dense = self._dense(live, sizes, query, depth, whole)
                 lists = [[(d, i) for d, i, _ in dense], [(d, i) for d, i, _ in lex.result()]]
             ranked = reciprocal_rank_fusion(lists)
         if method != "lexical" and not dense and self.docs.index.embedded:
@@ -139,9 +140,10 @@ class Retriever:
         return [Hit(chunks[key], s, r + 1, key[0], scope[key[0]].name) for r, (key, s) in enumerate(ranked)
                 if key in chunks]
 
-    def _dense(self, live: dict[str, int], query: str, n: int, whole: bool) -> list[tuple[str, int, float]]:
+    def _dense(self, live: dict[str, int], sizes: dict[str, int], query: str, n: int,
+               whole: bool) -> list[tuple[str, int, float]]:
         vec = self.docs.index.embedder.embed_query(query)
-        return query_scope(self.docs.index, live, vec, n, whole_collection=whole)
+        return query_scope(self.docs.index, live, vec, n, whole_collection=whole, sizes=sizes)
 
     def _lexical(self, scope: dict, query: str, n: int, whole: bool) -> list[tuple[str, int, float]]:
         for doc_id, info in scope.items():

@@ -100,3 +100,58 @@ def test_chunks_carry_their_section_path(services, sample_doc):
     assert on_30.section.startswith("ES.3.0 Affected Environment")
     hit = services.retriever.search(sample_doc.doc_id, "wetlands at FCTC Site 2", 1, "hybrid")[0]
     assert hit.as_dict()["section"]
+
+
+def test_dense_scope_plans_agree_with_exact_search_and_skip_other_generations(tmp_path, services):
+    """query_scope answers a wide scope unfiltered, a narrow one by chunk ids, and falls back to Chroma's metadata
+    filter; each must give exactly the brute-force top k of the scope's live vectors."""
+    import numpy as np
+
+    from lib import index as index_mod
+
+    idx = VectorIndex(make_client("", str(tmp_path / "chroma")), services.docs.index.embedder)
+    rng = np.random.default_rng(7)
+    dim = idx.embedder.dimension
+    live, sizes, vecs = {}, {}, {}
+    for d in range(8):
+        doc, gen, n = f"doc{d}", 100 + d, 40
+        v = rng.standard_normal((n, dim)).astype(np.float32)
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        idx.add(doc, [index_mod.chunk_id(doc, gen, i) for i in range(n)], [f"t{i}" for i in range(n)], v,
+                [{"gen": gen, "idx": i} for i in range(n)])
+        live[doc], sizes[doc], vecs[doc] = gen, n, v
+    q = vecs["doc1"][3] + 0.1 * vecs["doc4"][7]
+    q /= np.linalg.norm(q)
+    # a leftover generation of doc1 holding the exact query vector: never a hit
+    idx.add("doc1", [index_mod.chunk_id("doc1", 99, 0)], ["old"], q[None, :], [{"gen": 99, "idx": 0}])
+
+    def exact(scope, k):
+        rows = [(d, i, float(vecs[d][i] @ q)) for d in scope for i in range(sizes[d])]
+        return [(d, i) for d, i, _ in sorted(rows, key=lambda r: -r[2])[:k]]
+
+    plans = []
+    real_query = idx.collection.query
+
+    def spy(**kw):
+        plans.append("ids" if kw.get("ids") else "filter" if kw.get("where") else "unfiltered")
+        return real_query(**kw)
+
+    idx.collection.query = spy
+    for scope, plan in ((["doc1"], ["ids"]), (["doc1", "doc4"], ["ids"]), (["doc0", "doc1", "doc2", "doc4"],
+                        ["unfiltered"]), (list(live), ["unfiltered"])):
+        plans.clear()
+        sub = {d: live[d] for d in scope}
+        got = index_mod.query_scope(idx, sub, q, 7, whole_collection=len(scope) == 8, sizes=sizes)
+        assert [(d, i) for d, i, _ in got] == exact(scope, 7), scope
+        assert all(abs(s - float(vecs[d][i] @ q)) < 1e-4 for d, i, s in got)
+        assert plans == plan, scope
+    # a scope whose document lost a vector: the ids plan fails inside Chroma and the filter answers
+    idx.collection.delete(ids=[index_mod.chunk_id("doc2", 102, 5)])
+    sizes_missing = dict(sizes)
+    plans.clear()
+    got = index_mod.query_scope(idx, {"doc2": 102}, q, 5, sizes=sizes_missing)
+    assert plans == ["ids", "filter"]
+    vecs["doc2"] = vecs["doc2"].copy()
+    vecs["doc2"][5] = -10  # out of the exact ranking too
+    assert [(d, i) for d, i, _ in got] == exact(["doc2"], 5)
+    assert index_mod.parse_chunk_id("a-b-c-12-3") == ("a-b-c", 12, 3) and index_mod.parse_chunk_id("x-y") is None

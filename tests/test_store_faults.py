@@ -80,6 +80,7 @@ def test_startup_sweeps_spare_an_ingest_in_flight_server_mode(tmp_path, chroma_s
 
 def test_the_same_new_file_ingested_twice_at_once(tmp_path):
     env = {**os.environ, "NEPAQA_HOME": str(tmp_path / "home")}
+    env["NEPAQA_DEBUG"] = "1"  # an unexpected error shows its traceback in the failure message
     procs = [subprocess.Popen([sys.executable, "-m", "lib", "ingest", str(SAMPLE_PDF)], cwd=ROOT, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
     outs = [p.communicate(timeout=900) for p in procs]
