@@ -273,12 +273,30 @@ def _engine_for(url: str) -> Engine:
             cur.close()
     else:
         engine = create_engine(url, pool_pre_ping=True)
-    metadata.create_all(engine)
-    _add_missing_columns(engine)
+    _ensure_schema(engine)
+    return engine
+
+
+def _ensure_schema(engine: Engine, attempts: int = 5) -> None:
+    """Create what is missing. Two processes opening a new store at once both see a table missing and both create
+    it; the loser's "already exists" (or PostgreSQL's duplicate pg_type row) is not an error: look again."""
+    import time
+
+    from sqlalchemy.exc import DBAPIError
+
     from .lexical import ensure_schema
 
-    ensure_schema(engine)
-    return engine
+    for attempt in range(attempts):
+        try:
+            metadata.create_all(engine)
+            _add_missing_columns(engine)
+            ensure_schema(engine)
+            return
+        except DBAPIError as exc:
+            msg = str(exc.orig).lower()
+            if attempt == attempts - 1 or not any(w in msg for w in ("already exists", "duplicate", "locked")):
+                raise
+            time.sleep(0.2 * (attempt + 1))
 
 
 def _add_missing_columns(engine: Engine) -> None:

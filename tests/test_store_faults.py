@@ -164,3 +164,21 @@ def test_cli_check_exit_codes(tmp_path, pdf_factory):
 def test_ingest_refuses_bad_numbers(tmp_path, args):
     out = cli({**os.environ, "NEPAQA_HOME": str(tmp_path)}, "ingest", str(SAMPLE_PDF), *args)
     assert out.returncode == 2 and out.stderr.startswith("error: ") and not (tmp_path / "chroma").exists()
+
+
+def test_processes_opening_a_new_store_at_once_all_get_it(tmp_path):
+    """Two ingests started together on a fresh NEPAQA_HOME both create the tables; neither may fail on the other's
+    "table already exists" (found by the twice-at-once test, one run in four)."""
+    url = f"sqlite:///{tmp_path / 'fresh.db'}"
+    go = tmp_path / "go"
+    script = ("import sys, time, pathlib\n"
+              "sys.path.insert(0, sys.argv[1])\n"
+              "from lib import store\n"
+              "while not pathlib.Path(sys.argv[2]).exists(): time.sleep(0.001)\n"
+              "store.get_engine(sys.argv[3])\n")
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(ROOT), str(go), url], stderr=subprocess.PIPE,
+                              text=True) for _ in range(8)]
+    time.sleep(3)  # every process has imported and waits at the line
+    go.touch()
+    errs = [p.communicate(timeout=120)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0] * 8, [e[-600:] for e in errs if e]
