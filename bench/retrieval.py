@@ -12,8 +12,10 @@ Runs, each in a fresh store:
      the lexical index replaces;
   2. every other NEPAQuAD EIS rebuilt as a PDF from its distinct gold passages (the train split names them),
      searched alone: more evaluation sets;
-  3. the collection (the sample plus those EISs): the sample's questions searched across all documents, a hit
-     counting only in the right document.
+  3. the collection (the sample plus those EISs): the sample's questions, and each other EIS's questions,
+     searched across all documents, a hit counting only in the right document; and the same with a
+     document-level first stage (documents ranked by the cosine of the query to each document's mean chunk
+     vector, then hybrid search inside the top M documents), to see whether that stage pays.
 
     python bench/retrieval.py [--chunk-size 200 --chunk-overlap 40]
 """
@@ -74,6 +76,28 @@ def evaluate(search, questions: list[tuple[str, str]]) -> dict:
         p = mean_ci([float(sum(v[k]) / len(v[k]) >= 0.5) for v in per_passage.values()])
         out[f"hit@{k}"] = {"per_question": q, "per_passage": p}
     return out
+
+
+class DocFirst:
+    """A document-level first stage, measured here before it may enter the product: rank documents by the cosine
+    of the query to each document's centroid (the mean of its chunk vectors), then hybrid search in the top m."""
+
+    def __init__(self, svc) -> None:
+        import numpy as np
+
+        self.svc = svc
+        self.centroids = {}
+        for d in svc.docs.list():
+            got = svc.docs.index.collection.get(where={"doc_id": d.doc_id}, include=["embeddings"])
+            c = np.asarray(got["embeddings"], dtype=np.float32).mean(axis=0)
+            self.centroids[d.doc_id] = c / np.linalg.norm(c)
+
+    def documents(self, query: str, m: int) -> list[str]:
+        q = self.svc.docs.index.embedder.embed_query(query)
+        return sorted(self.centroids, key=lambda d: -float(self.centroids[d] @ q))[:m]
+
+    def search(self, query: str, k: int, m: int):
+        return self.svc.retriever.search_scope(self.documents(query, m), query, k, "hybrid")
 
 
 def line(name: str, r: dict) -> str:
@@ -141,8 +165,37 @@ def main() -> None:
                                           svc.retriever.search_scope(None, q, max(KS), m)], sample_q)
         report[f"collection/{method}"] = r
         print(line(method, r))
-    print(json.dumps({k: {kk: {"per_question": vv["per_question"]["mean"], "per_passage": vv["per_passage"]["mean"]}
-                          for kk, vv in v.items()} for k, v in report.items()}))
+    first = DocFirst(svc)
+    for m in (1, 2, 3):
+        r = evaluate(lambda q, m=m: [h.chunk.text if h.doc_id == doc.doc_id else "" for h in
+                                     first.search(q, max(KS), m)], sample_q)
+        report[f"collection/doc_first_top{m}"] = r
+        print(line(f"doc-first, top {m} docs", r))
+    # every other EIS's questions across the whole collection: more evaluation sets, right document only
+    from lib.stats import mean_ci
+
+    sets = {name: [(q["question"], q["context"]) for q in qs] for name, qs in others.items()}
+    sets[config.SAMPLE_PDF.stem] = sample_q
+    ids[config.SAMPLE_PDF.stem] = doc.doc_id
+    print("\nevery EIS's questions across the collection, hybrid vs a document-level first stage (hit@3 per "
+          "question; stage-1 recall = right document among the top m):")
+    for name, qs in sets.items():
+        right = ids[name]
+        row = {}
+        for label, fn in (("hybrid", lambda q: svc.retriever.search_scope(None, q, max(KS), "hybrid")),
+                          ("doc_first_top1", lambda q: first.search(q, max(KS), 1)),
+                          ("doc_first_top2", lambda q: first.search(q, max(KS), 2))):
+            r = evaluate(lambda q, f=fn, d=right: [h.chunk.text if h.doc_id == d else "" for h in f(q)], qs)
+            row[label] = r["hit@3"]["per_question"]
+        for m in (1, 2):
+            row[f"stage1_recall_top{m}"] = mean_ci([float(right in first.documents(q, m)) for q, _ in qs])
+        report[f"collection_sets/{name}"] = {"n_questions": len(qs), **row}
+        print(f"  {name[:40]:40} n={len(qs):3}  " + "  ".join(
+            f"{k} {v['mean']:.3f} [{v['ci95'][0]:.2f},{v['ci95'][1]:.2f}]" for k, v in row.items()))
+    print(json.dumps({k: ({kk: vv.get("mean", vv) if isinstance(vv, dict) else vv
+                           for kk, vv in v.items()} if k.startswith("collection_sets/") else
+                          {kk: {"per_question": vv["per_question"]["mean"], "per_passage": vv["per_passage"]["mean"]}
+                           for kk, vv in v.items()}) for k, v in report.items()}))
 
 
 if __name__ == "__main__":
