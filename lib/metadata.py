@@ -959,6 +959,12 @@ def display_title(meta: dict[str, dict], name: str) -> str:
     return (meta.get("title") or {}).get("value") or name
 
 
+def citation_name(meta: dict[str, dict], name: str, limit: int = 80) -> str:
+    """How a citation names its document: the project title (short), else the title, else the file name."""
+    full = (meta.get("project_title") or {}).get("value") or display_title(meta, name)
+    return full if len(full) <= limit else full[: limit - 1].rstrip() + "…"
+
+
 def parse_year_range(spec: Any) -> tuple[int | None, int | None]:
     """'2010-2020' -> (2010, 2020); '2015' -> (2015, 2015); '2010-' / '-2020' are open ranges."""
     if isinstance(spec, (tuple, list)) and len(spec) == 2:

@@ -46,12 +46,14 @@ class Hit:
     score: float
     rank: int
     doc_id: str = ""
-    doc_name: str = ""
+    doc_name: str = ""  # how citations name the document: its project title or title (file name if neither)
+    doc_file: str = ""  # the name it was indexed under
 
     def as_dict(self) -> dict:
         return {
             "doc_id": self.doc_id,
             "doc_name": self.doc_name,
+            "doc_file": self.doc_file,
             "page_start": self.chunk.page_start,
             "page_end": self.chunk.page_end,
             "section": self.chunk.section,
@@ -137,8 +139,15 @@ class Retriever:
                             "`python -m lib check`; for several writers use server mode (NEPAQA_CHROMA_URL).")
         ranked = balance(ranked, k) if balanced else ranked[:k]
         chunks = self._fetch([key for key, _ in ranked])
-        return [Hit(chunks[key], s, r + 1, key[0], scope[key[0]].name) for r, (key, s) in enumerate(ranked)
-                if key in chunks]
+        names = self._names({key[0]: scope[key[0]].name for key, _ in ranked})
+        return [Hit(chunks[key], s, r + 1, key[0], names[key[0]], scope[key[0]].name)
+                for r, (key, s) in enumerate(ranked) if key in chunks]
+
+    def _names(self, files: dict[str, str]) -> dict[str, str]:
+        from .metadata import citation_name, get_many
+
+        metas = get_many(list(files), self.docs.engine)
+        return {d: citation_name(metas[d], f) for d, f in files.items()}
 
     def _dense(self, live: dict[str, int], sizes: dict[str, int], query: str, n: int,
                whole: bool) -> list[tuple[str, int, float]]:

@@ -123,11 +123,15 @@ def render_sources(r: ask_lib.AskResult) -> None:
             default_doc = None
     sources = citations.number_sources(r.contexts, default_doc, default_name)
     cited = citations.cited_numbers(r.answer, max_n=len(sources))
-    st.caption("Sources: " + " · ".join(f"{plain(s.pages or s.label)} [{s.n}]" for s in sources)
+    several = len({s.doc_id for s in sources}) > 1  # then each source names its document
+    st.caption("Sources: " + " · ".join(f"{plain(s.label if several else (s.pages or s.label))} [{s.n}]"
+                                        for s in sources)
                + (" — the answer cites " + ", ".join(f"[{n}]" for n in sorted(cited)) if cited else ""))
     base = "src_" + hashlib.sha1("\x1f".join((r.question, r.model, r.mode, r.answer or "")).encode()).hexdigest()[:12]
     for s in sources:
-        with st.expander(f"[{s.n}] {plain(s.label)}" + (" · **cited**" if s.n in cited else "")):
+        # a source whose page is open stays open across the rerun its toggle and paging buttons cause
+        with st.expander(f"[{s.n}] {plain(s.label)}" + (" · **cited**" if s.n in cited else ""),
+                         expanded=bool(st.session_state.get(f"{base}_open_{s.n}"))):
             st.text(s.text)
             if not s.doc_id or s.page_start is None:
                 continue

@@ -240,7 +240,9 @@ def test_ask_page_sources_open_the_page(fake_doc):
     at.session_state["last_grid"] = (r.question, [r.model], ["rag"], [r.__dict__])
     at.run()
     assert not at.exception
-    assert any("Sources: p. 2 [1] · p. 4 [2] — the answer cites [1]" in c.value for c in at.caption)
+    # two documents: each source names its document in the line too
+    assert any("Sources: Fake FEIS › 3.2 Rivers, p. 2 [1] · Old EIS, p. 4 [2] — the answer cites [1]" in c.value
+               for c in at.caption), [c.value for c in at.caption]
     labels = [e.label for e in at.expander]
     assert "[1] Fake FEIS › 3.2 Rivers, p. 2 · **cited**" in labels
     assert "[2] Old EIS, p. 4" in labels

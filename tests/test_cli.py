@@ -50,7 +50,8 @@ def test_docs_search_and_queries_file(cli_home, ingested, tmp_path):
                               "Fort Drum").stdout)
     assert len(hits) == 3 and set(hits[0]) >= {"doc_id", "doc_name", "page_start", "page_end", "section", "text",
                                                "score"}
-    assert hits[0]["doc_name"] == "CONUS sample"
+    assert hits[0]["doc_name"] == "Continental United States (CONUS) Interceptor Site"  # the project title
+    assert hits[0]["doc_file"] == "CONUS sample"
     every = json.loads(run_cli(cli_home, "search", "--all", "-k", "500", "--method", "lexical", "Fort Drum").stdout)
     assert 3 < len(every) <= ingested["chunks"]
     where = json.loads(run_cli(cli_home, "search", "--where", 'lead_agency=Missile Defense,document_type="Final EIS"',
