@@ -104,7 +104,7 @@ def main() -> None:
             c.execute(store.chunks.insert(), [{"doc_id": doc_id, "idx": x.index, "text": x.text,
                                                "page_start": x.page_start, "page_end": x.page_end, "char_start": 0,
                                                "char_end": 0, "n_tokens": 200, "section": x.section} for x in chunks])
-            lexical.write(c, doc_id, chunks, f"Synthetic EIS {d:03d}")
+            lexical.write(c, doc_id, chunks, None)  # the bare text, as the product writes it
         doc_ids.append(doc_id)
         print(f"[load] {len(doc_ids) * args.per_doc:,} chunks, {time.perf_counter() - started:.0f} s",
               file=sys.stderr, flush=True)

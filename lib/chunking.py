@@ -7,8 +7,6 @@ import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from langchain_text_splitters import RecursiveCharacterTextSplitter
-
 from .errors import UserError
 from .pdf import Page
 
@@ -115,6 +113,10 @@ def chunk_pages(
     count_tokens = functools.lru_cache(maxsize=200_000)(count_tokens)
     text, starts = join_pages(pages)
     numbers = [p.number for p in pages]
+    from langchain_text_splitters import (
+        RecursiveCharacterTextSplitter,  # imported here: reading the store needs no splitter
+    )
+
     splitter = RecursiveCharacterTextSplitter(
         chunk_size=chunk_size,
         chunk_overlap=chunk_overlap,

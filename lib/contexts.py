@@ -45,17 +45,19 @@ def gold_context(passage: str | None) -> Context:
 
 
 def rag_context(hits: Sequence) -> Context:
-    """Chunks in retrieval order, each numbered and headed by its document, section and pages, so the answer
-    can cite them as [1], [2]… and say which document each claim comes from."""
-    parts, passages = [], []
-    for n, h in enumerate(hits, start=1):
-        c = h.chunk
-        pages = f"page {c.page_start}" if c.page_start == c.page_end else f"pages {c.page_start}-{c.page_end}"
-        where = ", ".join(x for x in (getattr(h, "doc_name", ""), c.section, pages) if x)
-        parts.append(f"[{n}] ({where})\n{c.text}")
-        passages.append({"n": n, "doc_id": getattr(h, "doc_id", ""), "doc_name": getattr(h, "doc_name", ""),
-                         "section": c.section, "page_start": c.page_start, "page_end": c.page_end, "text": c.text,
-                         "score": round(h.score, 4)})
+    """The retrieved chunks as numbered sources, exactly as the page will number them (citations.number_sources:
+    chunks of one document whose pages overlap are one source), each headed by its document, section and pages,
+    so an answer's [2] means the page's source [2]."""
+    from .citations import number_sources
+
+    chunks = [{"doc_id": getattr(h, "doc_id", "") or None, "doc_name": getattr(h, "doc_name", "") or None,
+               "section": h.chunk.section, "page_start": h.chunk.page_start, "page_end": h.chunk.page_end,
+               "text": h.chunk.text, "score": round(h.score, 4)} for h in hits]
+    sources = number_sources(chunks)
+    parts = [f"[{s.n}] ({s.label})\n{s.text}" for s in sources]
+    passages = [{"n": s.n, "doc_id": s.doc_id or "", "doc_name": s.doc_name or "", "section": s.section or "",
+                 "page_start": s.page_start, "page_end": s.page_end, "text": s.text, "score": s.score,
+                 "chunks": len(s.contexts)} for s in sources]
     return Context("rag", text="\n\n".join(parts), passages=passages, parts=parts)
 
 

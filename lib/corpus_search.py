@@ -31,12 +31,15 @@ def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
     first = min((i for t in terms if (i := lower.find(t)) >= 0), default=0)
     start = max(0, first - width // 3)
     window = flat[start : start + width]
-    out = ("…" if start else "") + html.escape(window) + ("…" if start + width < len(flat) else "")
-    if terms:
-        pattern = re.compile(r"\b(" + "|".join(re.escape(html.escape(t)) for t in sorted(terms, key=len, reverse=True))
+    pieces, pos = [], 0
+    if terms:  # find the terms in the raw text, then escape every piece: our <mark> never splits an &entity;
+        pattern = re.compile(r"\b(" + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
                              + r")\w*", re.IGNORECASE)
-        out = pattern.sub(lambda m: f"<mark>{m.group(0)}</mark>", out)
-    return out
+        for m in pattern.finditer(window):
+            pieces.append(html.escape(window[pos:m.start()]) + f"<mark>{html.escape(m.group(0))}</mark>")
+            pos = m.end()
+    pieces.append(html.escape(window[pos:]))
+    return ("…" if start else "") + "".join(pieces) + ("…" if start + width < len(flat) else "")
 
 
 def search_documents(retriever: Any, query: str, doc_ids: list[str] | None = None, k: int = 30,

@@ -158,7 +158,8 @@ class DocumentStore:
         with self.engine.connect() as c:
             r = c.execute(select(store.documents).where(store.documents.c.doc_id == doc_id)).one()
         pages = self.pages(doc_id)
-        extracted = ExtractedPdf(info.name, r.sha256, r.n_bytes, pages, info.empty_pages)
+        meta, toc = _kept_info_and_outline(doc_id)  # sections and PDF metadata survive a re-index
+        extracted = ExtractedPdf(info.name, r.sha256, r.n_bytes, pages, info.empty_pages, pdf_metadata=meta, toc=toc)
         return self.ingest_extracted(
             extracted, time.perf_counter(), chunk_size=chunk_size, chunk_overlap=chunk_overlap, progress=progress
         )
@@ -201,6 +202,11 @@ class DocumentStore:
             if (info.chunk_size, info.chunk_overlap) == (chunk_size, chunk_overlap):
                 for stage in STAGES[1:]:
                     progress(stage, 1.0, "already indexed")
+                if ex.data is not None:
+                    from . import originals
+
+                    if originals.path(doc_id) is None:  # indexed before originals were kept: keep it now
+                        _save_original(doc_id, ex.data)
                 return IngestResult(
                     info.doc_id, info.name, info.pages, info.chunks, info.empty_pages,
                     round(time.perf_counter() - started, 3), info.chars, info.tokens, skipped=True,
@@ -329,6 +335,23 @@ def _save_metadata(conn: Any, doc_id: str, ex: ExtractedPdf) -> None:
     from . import metadata
 
     metadata.save_extracted(conn, doc_id, metadata.extract(ex))
+
+
+def _kept_info_and_outline(doc_id: str) -> tuple[dict, list]:
+    """The PDF metadata and outline of a document's kept original; empty when none was kept."""
+    from . import originals
+    from .pdf import info_and_outline
+
+    kept = originals.path(doc_id)
+    if kept is None:
+        return {}, []
+    import pymupdf
+
+    try:
+        with pymupdf.open(kept) as doc:
+            return info_and_outline(doc)
+    except Exception:  # a damaged kept copy: re-index from the stored text without them
+        return {}, []
 
 
 def _delete_metadata(conn: Any, doc_id: str) -> None:

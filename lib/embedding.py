@@ -41,7 +41,7 @@ class Embedder:
                 f"Could not load the embedding model '{spec}' offline ({type(exc).__name__}). "
                 "Set NEPAQA_EMBED_MODEL to a local folder holding a sentence-transformers model."
             ) from exc
-        self.name = "all-MiniLM-L6-v2" if not configured else (Path(spec).name if Path(spec).exists() else spec)
+        self.name = embedder_name(model)
         self.tokenizer = self.model.tokenizer
         # Room for the [CLS] and [SEP] tokens the model adds.
         self.max_tokens = int(self.model.max_seq_length) - 2
@@ -76,6 +76,28 @@ class Embedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
+
+
+def embedder_name(model: str | None = None) -> str:
+    """The embedder's name, known without loading it (manifests and Chroma's collection config need only this)."""
+    configured = model or config.get("NEPAQA_EMBED_MODEL")
+    if not configured:
+        return "all-MiniLM-L6-v2"
+    return Path(configured).name if Path(configured).exists() else configured
+
+
+class LazyEmbedder:
+    """Stands in for the Embedder until something needs the model: commands that only read the store (docs,
+    check, models…) then never import torch or load weights. The first real use loads it, once per process."""
+
+    def __init__(self, model: str | None = None) -> None:
+        self._model = model
+        self.name = embedder_name(model)
+
+    def __getattr__(self, attr: str):  # noqa: ANN204 - delegates to the real Embedder
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return getattr(get_embedder(self._model), attr)
 
 
 @lru_cache(maxsize=4)

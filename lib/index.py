@@ -34,10 +34,12 @@ class ChromaEmbedding(EmbeddingFunction[Documents]):
         return {"model": self._embedder.name}
 
     @staticmethod
-    def build_from_config(config: dict[str, Any]) -> ChromaEmbedding:  # pragma: no cover - Chroma hook
-        from .embedding import get_embedder
+    def build_from_config(config: dict[str, Any]) -> ChromaEmbedding:
+        """Chroma calls this while it opens the collection (to check the function is not a legacy one): it must
+        not load the model."""
+        from .embedding import LazyEmbedder
 
-        return ChromaEmbedding(get_embedder())
+        return ChromaEmbedding(LazyEmbedder())  # type: ignore[arg-type]
 
 
 def make_client(url: str | None = None, path: str | None = None) -> chromadb.ClientAPI:
@@ -103,9 +105,10 @@ class VectorIndex:
 
 @lru_cache(maxsize=4)
 def get_index(url: str, path: str, model: str | None = None) -> VectorIndex:
-    from .embedding import get_embedder
+    """The index, with the embedder loaded on first use (reading the store needs no model)."""
+    from .embedding import LazyEmbedder
 
-    return VectorIndex(make_client(url, path), get_embedder(model), embedded=not url)
+    return VectorIndex(make_client(url, path), LazyEmbedder(model), embedded=not url)  # type: ignore[arg-type]
 
 
 def default_index() -> VectorIndex:

@@ -6,8 +6,8 @@ switches a document to its new generation (documents._commit), so the lexical in
 disagree, survive restarts without a rebuild, and are removed with the document. Chroma's own sparse (BM25)
 index is not available in its local mode, so it cannot serve the embedded default.
 
-Each row indexes the chunk's text with its document title and section path in front (the cheap, model-free
-form of contextual retrieval).
+Each row indexes the chunk's text as the product writes it: the bare text (``title=None``; measured better on
+the sample than with the document title and section path in front, which ``context_text`` can add).
 """
 from __future__ import annotations
 

@@ -56,7 +56,7 @@ def _original(doc_id: str) -> Path:
         raise NoOriginalError(f"No document with id '{doc_id}' has its original PDF kept here. "
                          "Check the id with `python -m lib docs`.")
     raise NoOriginalError(f"The original PDF of '{name}' was not kept (it was indexed before citations could open "
-                     "pages). Re-index it to open its pages.")
+                     "pages). Ingest the same PDF again (`python -m lib ingest FILE` or an upload) to keep it.")
 
 
 def _open(doc_id: str) -> pymupdf.Document:

@@ -4,8 +4,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pymupdf
+from typing import Any
 
 from .errors import UserError
 
@@ -87,6 +86,8 @@ def check_pdf_bytes(data: bytes, name: str, max_bytes: int) -> None:
 def extract_pdf(data: bytes, name: str, max_bytes: int) -> ExtractedPdf:
     """Extract every page's text. Raises UserError for corrupt, encrypted, zero-page or textless files."""
     check_pdf_bytes(data, name, max_bytes)
+    import pymupdf  # imported here: commands that only read the store never load it
+
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
     except Exception as exc:  # PyMuPDF raises FileDataError/RuntimeError for damaged files
@@ -103,11 +104,7 @@ def extract_pdf(data: bytes, name: str, max_bytes: int) -> ExtractedPdf:
             raise UserError(f"'{name}' has no pages. Check that the export finished and upload the full PDF.")
         pages: list[Page] = []
         empty: list[int] = []
-        try:
-            meta = {k: v for k, v in (doc.metadata or {}).items() if isinstance(v, str) and v.strip()}
-            toc = [[int(lv), str(t).strip(), int(pg)] for lv, t, pg, *_ in doc.get_toc(simple=True) if str(t).strip()]
-        except Exception:  # a broken outline or info dictionary must not sink the document
-            meta, toc = {}, []
+        meta, toc = info_and_outline(doc)
         for i in range(doc.page_count):
             try:
                 text = doc.load_page(i).get_text("text", sort=False)
@@ -127,6 +124,16 @@ def extract_pdf(data: bytes, name: str, max_bytes: int) -> ExtractedPdf:
         )
     return ExtractedPdf(name=name, sha256=sha256_bytes(data), n_bytes=len(data), pages=pages, empty_pages=empty,
                         pdf_metadata=meta, toc=toc, data=data)
+
+
+def info_and_outline(doc: Any) -> tuple[dict, list]:
+    """An open PDF's info dictionary (non-empty text values) and outline ([level, title, page] rows)."""
+    try:
+        meta = {k: v for k, v in (doc.metadata or {}).items() if isinstance(v, str) and v.strip()}
+        toc = [[int(lv), str(t).strip(), int(pg)] for lv, t, pg, *_ in doc.get_toc(simple=True) if str(t).strip()]
+    except Exception:  # a broken outline or info dictionary must not sink the document
+        meta, toc = {}, []
+    return meta, toc
 
 
 def read_pdf_file(path: str | Path, max_bytes: int, name: str | None = None) -> ExtractedPdf:

@@ -8,7 +8,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from rank_bm25 import BM25Okapi
 from sqlalchemy import and_, or_, select
 
 from . import lexical, store
@@ -21,6 +20,7 @@ METHODS = ("hybrid", "dense", "lexical")
 METHOD_ALIASES = {"bm25": "lexical"}
 RRF_K = 60  # the constant from Cormack et al. (2009); not tuned here
 CANDIDATES = 50  # how deep each ranker's list goes into the fusion
+MAX_BALANCED_TOP_UP = 50  # documents a balanced search looks up one by one when the shared lists missed them
 
 _WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 STOPWORDS = frozenset(
@@ -68,6 +68,8 @@ class _Bm25:
     persistent lexical index with."""
 
     def __init__(self, chunks: list[Chunk]) -> None:
+        from rank_bm25 import BM25Okapi
+
         self.chunks = chunks
         self.model = BM25Okapi([tokenize(c.text) or ["<empty>"] for c in chunks])
 
@@ -137,6 +139,14 @@ class Retriever:
             raise UserError("The vector index in this process does not see these documents' vectors yet (they were "
                             "written by another process after this one started). Restart the app, or run "
                             "`python -m lib check`; for several writers use server mode (NEPAQA_CHROMA_URL).")
+        # a document written after the list above was read may answer the whole-collection query: not in scope
+        ranked = [(key, s) for key, s in ranked if key[0] in scope]
+        if balanced:
+            # a document none of whose chunks reached the rankers' depth still gets its best ones (searched alone)
+            seen = {key[0] for key, _ in ranked}
+            per_doc = max(1, -(-k // len(scope)))
+            for d in [d for d, info in scope.items() if d not in seen and info.chunks][:MAX_BALANCED_TOP_UP]:
+                ranked += [((h.doc_id, h.chunk.index), h.score) for h in self.search_scope([d], query, per_doc, method)]
         ranked = balance(ranked, k) if balanced else ranked[:k]
         chunks = self._fetch([key for key, _ in ranked])
         names = self._names({key[0]: scope[key[0]].name for key, _ in ranked})

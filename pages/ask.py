@@ -149,7 +149,7 @@ def render_sources(r: ask_lib.AskResult) -> None:
                 continue
             except page_render.NoOriginalError:
                 st.info("The original PDF was not kept for this document (indexed before citations could open "
-                        "pages); re-index it to open pages.", icon="📄")
+                        "pages); upload the same PDF again (Documents) to keep it and open pages.", icon="📄")
                 continue
             except UserError as exc:
                 st.error(plain(str(exc)), icon="⚠️")

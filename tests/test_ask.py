@@ -48,7 +48,9 @@ def test_closed_question_gets_verdict_from_local_likelihood():
 def test_rag_mode_cites_pages(services, sample_doc):
     r = ask_lib.ask("Which agencies attended the coordination meetings?", "extractive", "rag", services,
                     sample_doc.doc_id, k=3)
-    assert len(r.contexts) == 3 and all(c["page_start"] >= 1 for c in r.contexts)
+    # three chunks, grouped into numbered sources by document and page span (what the model and the page see)
+    assert sum(c["chunks"] for c in r.contexts) == 3 and all(c["page_start"] >= 1 for c in r.contexts)
+    assert [c["n"] for c in r.contexts] == list(range(1, len(r.contexts) + 1))
 
 
 def test_pdf_mode_truncates_to_model_window(services, sample_doc):

@@ -52,6 +52,21 @@ def test_balanced_retrieval_covers_each_document(two_docs):
     assert len(plain) == len(balanced) == 4
 
 
+def test_balanced_retrieval_tops_up_a_document_the_shared_lists_missed(two_docs):
+    """In a big scope a document may have no chunk in the rankers' shared top 50: balanced search then looks it
+    up alone, so every document is still represented."""
+    docs, a, b = two_docs
+    r = Retriever(docs)
+    shared = r._dense
+    # the shared (two-document) list holds only a's chunks; b searched alone is answered as usual
+    r._dense = lambda live, sizes, q, n, whole: [x for x in shared(live, sizes, q, n, whole)
+                                                 if len(live) == 1 or x[0] == a.doc_id]
+    assert {h.doc_id for h in r.search_scope([a.doc_id, b.doc_id], "caribou calving", 2, "dense")} == {a.doc_id}
+    hits = r.search_scope([a.doc_id, b.doc_id], "caribou calving", 2, "dense", balanced=True)
+    assert [h.doc_id for h in hits] == [a.doc_id, b.doc_id]
+    assert hits[1].doc_file == "Fort Drum Interceptor EIS"
+
+
 def test_lexical_index_follows_ingest_reindex_delete_and_interrupt(two_docs):
     docs, a, b = two_docs
     eng = docs.engine
@@ -100,6 +115,33 @@ def test_chunks_carry_their_section_path(services, sample_doc):
     assert on_30.section.startswith("ES.3.0 Affected Environment")
     hit = services.retriever.search(sample_doc.doc_id, "wetlands at FCTC Site 2", 1, "hybrid")[0]
     assert hit.as_dict()["section"]
+
+
+def test_reindex_keeps_sections_and_pdf_metadata_and_a_reupload_keeps_a_missing_original(tmp_path, services,
+                                                                                         pdf_factory):
+    import pymupdf
+
+    from lib import metadata, originals
+
+    path = pdf_factory("outlined.pdf", CARIBOU)
+    with pymupdf.open(path) as d:
+        d.set_toc([[1, "3.4 Wildlife", 1], [2, "Caribou", 1], [1, "3.5 Soils", 2]])
+        d.set_metadata({"author": "Bureau of Land Management"})
+        d.save(tmp_path / "outlined2.pdf")
+    docs = make_store(tmp_path, services)
+    first = docs.ingest_file(str(tmp_path / "outlined2.pdf"))
+    assert {c.section for c in docs.chunks(first.doc_id)} == {"3.4 Wildlife › Caribou", "3.5 Soils"}
+    agency = metadata.get(first.doc_id, docs.engine)["lead_agency"]
+    assert agency == {"value": "Bureau of Land Management", "source": "pdf_metadata"}
+    again = docs.reindex(first.doc_id, 48, 8)
+    assert again.chunks > first.chunks
+    assert {c.section for c in docs.chunks(first.doc_id)} == {"3.4 Wildlife › Caribou", "3.5 Soils"}
+    assert metadata.get(first.doc_id, docs.engine)["lead_agency"] == agency
+    # a document indexed before originals were kept gets its original when the same file comes again
+    originals.delete(first.doc_id)
+    assert originals.path(first.doc_id) is None
+    assert docs.ingest_file(str(tmp_path / "outlined2.pdf"), chunk_size=48, chunk_overlap=8).skipped
+    assert originals.path(first.doc_id) is not None
 
 
 def test_dense_scope_plans_agree_with_exact_search_and_skip_other_generations(tmp_path, services):
@@ -155,3 +197,12 @@ def test_dense_scope_plans_agree_with_exact_search_and_skip_other_generations(tm
     vecs["doc2"][5] = -10  # out of the exact ranking too
     assert [(d, i) for d, i, _ in got] == exact(["doc2"], 5)
     assert index_mod.parse_chunk_id("a-b-c-12-3") == ("a-b-c", 12, 3) and index_mod.parse_chunk_id("x-y") is None
+
+
+def test_snippets_escape_the_pdf_text_and_mark_only_query_terms():
+    from lib.corpus_search import snippet
+
+    out = snippet('Wetlands & <img src=x onerror="alert(1)"> AMP plan: wetland amplifier', ["amp", "wetland"])
+    assert out == ('<mark>Wetlands</mark> &amp; &lt;img src=x onerror=&quot;alert(1)&quot;&gt; <mark>AMP</mark> '
+                   'plan: <mark>wetland</mark> <mark>amplifier</mark>')
+    assert "<img" not in out and "&<mark>" not in out  # no tag of the PDF's, no entity split by a mark

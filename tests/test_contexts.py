@@ -55,6 +55,24 @@ def test_rag_context_cites_pages():
 
     hits = [Hit(Chunk(0, "first text", 3, 3, 0, 10, 2), 0.9, 1), Hit(Chunk(5, "second", 7, 8, 50, 56, 1), 0.5, 2)]
     ctx = rag_context(hits)
-    assert ctx.text == "[1] (page 3)\nfirst text\n\n[2] (pages 7-8)\nsecond"  # numbered, so answers can cite [1]
+    assert ctx.text == "[1] (p. 3)\nfirst text\n\n[2] (pp. 7–8)\nsecond"  # numbered, so answers can cite [1]
     assert [(p["page_start"], p["page_end"]) for p in ctx.passages] == [(3, 3), (7, 8)]
     assert [p["n"] for p in ctx.passages] == [1, 2]
+
+
+def test_rag_numbers_are_the_pages_numbers():
+    """Two chunks of one page and one of another document reach the model as [1] and [2], the numbers the page
+    shows; an answer's [2] is the other document."""
+    from lib.chunking import Chunk
+    from lib.citations import cited_numbers, number_sources
+    from lib.retrieval import Hit
+
+    hits = [Hit(Chunk(0, "Wetlands at the site total 12 acres.", 71, 71, 0, 10, 8), 0.9, 1, "docA", "FEIS A"),
+            Hit(Chunk(1, "Mitigation replaces them two to one.", 71, 71, 10, 20, 8), 0.8, 2, "docA", "FEIS A"),
+            Hit(Chunk(4, "Caribou calve on the coastal plain.", 10, 10, 0, 10, 8), 0.7, 3, "docB", "FEIS B")]
+    ctx = rag_context(hits)
+    assert ctx.text.startswith("[1] (FEIS A, p. 71)\nWetlands at the site total 12 acres.")
+    assert "\n\n[2] (FEIS B, p. 10)\nCaribou calve" in ctx.text and "[3]" not in ctx.text
+    shown = number_sources(ctx.passages)  # what the Ask page numbers from the stored contexts
+    assert [(s.n, s.doc_id, s.page_start) for s in shown] == [(1, "docA", 71), (2, "docB", 10)]
+    assert cited_numbers("Caribou calve there [2].", max_n=len(shown)) == {2}

@@ -16,4 +16,4 @@ class RetrievalHit:
 
     def score(self, sample: Sample) -> MetricResult:
         return MetricResult(self.name, float(int(is_hit(sample.contexts, sample.gold_context))), OK,
-                            {"k": len(sample.contexts)})
+                            {"sources": len(sample.contexts)})  # top-k chunks grouped by page span
