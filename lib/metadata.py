@@ -1129,4 +1129,52 @@ def export_ceq(docs: Iterable[Any], engine: Engine | None = None) -> dict[str, l
                       "title_is_file_name": not m.get("title"),
                       "metadata_sources": {k: v["source"] for k, v in meta.items() if v["source"]}},
         })
+    for d in documents:
+        _conform_document(d)
+    for kind, rows in (("project", projects.values()), ("process", processes.values()), ("document", documents)):
+        for row in rows:
+            _drop_unknown(row, REQUIRED[kind])
     return {"projects": list(projects.values()), "processes": list(processes.values()), "documents": documents}
+
+
+# What the standard's JSON schema (GSA-TTS pic-standards, nepa.schema.json v1) requires of each entity, and the
+# document types its enum allows. Unknown values are left out rather than written as null (null is not of the
+# types the schema declares); the names of required fields we could not fill go under other.missing_required, so
+# a loader sees at once what a person still has to supply.
+REQUIRED = {
+    "project": ("project_id", "project_title", "project_description", "project_sector", "project_sponsor",
+                "lead_agency", "location"),
+    "process": ("process_id", "project_id", "process_type", "process_status", "lead_agency"),
+    "document": ("document_id", "process_id", "document_type", "title", "prepared_by"),
+}
+STANDARD_DOCUMENT_TYPES = ("NOI", "Draft EIS", "Final EIS", "ROD")
+_FULL_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _conform_document(d: dict) -> None:
+    """Our richer document types and partial dates, put where the standard's enum and date format allow."""
+    other = d.setdefault("other", {})
+    dtype = d.get("document_type")
+    if dtype and dtype not in STANDARD_DOCUMENT_TYPES:
+        other["document_type"] = dtype  # the type as we know it, always kept
+        base = dtype.replace("Supplemental ", "").replace("Programmatic ", "")
+        if base in STANDARD_DOCUMENT_TYPES:
+            d["document_type"] = base
+            if dtype.startswith("Supplemental"):
+                d["document_revision"] = "Supplemental"
+            if dtype.startswith("Programmatic"):
+                other["programmatic"] = True
+        else:  # EA, FONSI: documents the standard's enum does not list
+            d["document_type"] = None
+    date = d.get("publish_date")
+    if date and not _FULL_DATE.match(str(date)):
+        other["publish_date"] = date  # a year or a month: not a full date, kept beside
+        d["publish_date"] = None
+
+
+def _drop_unknown(row: dict, required: tuple[str, ...]) -> None:
+    for key in [k for k, v in row.items() if v is None]:
+        del row[key]
+    missing = [k for k in required if k not in row]
+    if missing:
+        row.setdefault("other", {})["missing_required"] = missing

@@ -1,5 +1,7 @@
 """Documents: upload or load the sample EIS, watch ingest progress, find documents by their metadata (filter, sort,
 edit, fill gaps with a connected model), inspect chunks and retrieval."""
+import json
+
 import pandas as pd
 import streamlit as st
 
@@ -256,6 +258,11 @@ with tab_docs:
                         "file", "characters", "tokens", "chunk size", "overlap", "empty pages", "ingest s"]),
             hide_index=True, width="stretch",
         )
+        st.download_button(
+            "Download metadata (CEQ NEPA Data Standard JSON)",
+            json.dumps(meta_lib.export_ceq(docs, svc.docs.engine), indent=1), "nepa_metadata.json", "application/json",
+            help="projects, processes and documents as the standard names them; values unknown here are left out "
+                 "and listed under other.missing_required")
         if not shown:
             st.info("No document matches these filters. Clear some in the sidebar.")
         else:

@@ -384,11 +384,18 @@ def test_collection_filter_refuses_unknown_keys_and_bad_values(engine, collectio
             "year": "2010-2020"}
 
 
+def test_export_maps_our_richer_types_to_the_standards_enum(engine, collection):
+    M.set_values("doc_b", {"document_type": "Supplemental Draft EIS", "publish_date": "2010-11-02"}, engine)
+    b = next(d for d in M.export_ceq(collection, engine)["documents"] if d["document_id"] == "doc_b")
+    assert (b["document_type"], b["document_revision"], b["publish_date"]) == ("Draft EIS", "Supplemental", "2010-11-02")
+    assert b["other"]["document_type"] == "Supplemental Draft EIS"
+
+
 def test_export_in_the_standards_shape(engine, collection):
     out = M.export_ceq(collection, engine)
     assert list(out) == ["projects", "processes", "documents"]
     projects, processes, documents = out["projects"], out["processes"], out["documents"]
-    assert [p["project_title"] for p in projects] == ["Alpha Pipeline", None]  # one project per distinct title
+    assert [p.get("project_title") for p in projects] == ["Alpha Pipeline", None]  # one project per distinct title
     alpha, bravo = projects
     assert alpha["lead_agency"] == "Bureau of Land Management" and alpha["other"]["states"] == ["AK"]
     assert [(p["project_id"], p["process_type"]) for p in processes] == [
@@ -399,9 +406,18 @@ def test_export_in_the_standards_shape(engine, collection):
     assert by_id["doc_a"]["process_id"] == by_id["doc_b"]["process_id"] == processes[0]["process_id"]
     assert by_id["doc_c"]["process_id"] == processes[1]["process_id"]
     a = by_id["doc_a"]
-    assert (a["title"], a["document_type"], a["publish_date"], a["states"], a["eis_number"]) == (
-        "Alpha Pipeline Final Environmental Impact Statement", "Final EIS", "2012-05", ["AK"], "20120150")
-    assert {"document_id", "process_id", "document_type", "title", "publish_date", "prepared_by"} <= set(a)
+    assert (a["title"], a["document_type"], a["states"], a["eis_number"]) == (
+        "Alpha Pipeline Final Environmental Impact Statement", "Final EIS", ["AK"], "20120150")
+    # the standard's types: no nulls, its document_type enum, full dates only; the rest kept under "other"
+    assert "publish_date" not in a and a["other"]["publish_date"] == "2012-05"
+    assert a["other"]["missing_required"] == ["prepared_by"]
+    c = by_id["doc_c"]
+    assert "document_type" not in c and c["other"]["document_type"] == "EA"
+    assert bravo["other"]["missing_required"] == ["project_title", "project_description", "project_sector",
+                                                  "project_sponsor", "location"]
+    for rows in out.values():
+        for row in rows:
+            assert None not in row.values()
     assert a["other"]["metadata_sources"]["lead_agency"] == "person"
     assert json.dumps(out, sort_keys=False) == json.dumps(M.export_ceq(collection, engine), sort_keys=False)
 
