@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Engine
@@ -21,8 +21,11 @@ from sqlalchemy.engine import Engine
 from . import config, leases, lexical, store
 from .chunking import Chunk, assign_sections, chunk_pages
 from .errors import UserError
-from .index import VectorIndex, chunk_id
 from .pdf import ExtractedPdf, Page, extract_pdf, read_pdf_file
+from .vector_ids import chunk_id
+
+if TYPE_CHECKING:
+    from .index import VectorIndex
 
 ProgressFn = Callable[[str, float, str], None]  # (stage, fraction 0..1, message)
 STAGES = ("extract", "chunk", "embed", "index")

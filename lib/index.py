@@ -13,6 +13,7 @@ from chromadb.config import Settings
 
 from . import config
 from .embedding import Embedder
+from .vector_ids import chunk_id, parse_chunk_id
 
 COLLECTION = "nepaqa_chunks"
 
@@ -113,20 +114,6 @@ def get_index(url: str, path: str, model: str | None = None) -> VectorIndex:
 
 def default_index() -> VectorIndex:
     return get_index(config.get("NEPAQA_CHROMA_URL") or "", str(config.paths().chroma))
-
-
-def chunk_id(doc_id: str, gen: int, idx: int) -> str:
-    """A chunk vector's id: the document, its generation and the chunk's index, so a hit names all three."""
-    return f"{doc_id}-{gen}-{idx}"
-
-
-def parse_chunk_id(cid: str) -> tuple[str, int, int] | None:
-    doc_id, _, rest = cid.rpartition("-")
-    doc_id, _, gen = doc_id.rpartition("-")
-    try:
-        return doc_id, int(gen), int(rest)
-    except ValueError:
-        return None
 
 
 WIDE_SCOPE = 0.3  # a scope holding at least this share of the collection's chunks is searched without a filter

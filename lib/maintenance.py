@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Any
 
 from . import leases, store
-from .index import chunk_id
+from .vector_ids import chunk_id
 
 
 def repair(docs: Any) -> dict[str, Any]:

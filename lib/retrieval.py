@@ -14,7 +14,6 @@ from . import lexical, store
 from .chunking import Chunk
 from .documents import DocumentStore
 from .errors import UserError
-from .index import query_scope
 
 METHODS = ("hybrid", "dense", "lexical")
 METHOD_ALIASES = {"bm25": "lexical"}
@@ -161,6 +160,8 @@ class Retriever:
 
     def _dense(self, live: dict[str, int], sizes: dict[str, int], query: str, n: int,
                whole: bool) -> list[tuple[str, int, float]]:
+        from .index import query_scope
+
         vec = self.docs.index.embedder.embed_query(query)
         return query_scope(self.docs.index, live, vec, n, whole_collection=whole, sizes=sizes)
 

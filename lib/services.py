@@ -5,7 +5,6 @@ from dataclasses import dataclass
 
 from . import config
 from .documents import DocumentStore
-from .index import get_index
 from .retrieval import Retriever
 
 
@@ -18,6 +17,8 @@ class LazyIndex:
     def __getattr__(self, attr: str):  # noqa: ANN204 - delegates to the real VectorIndex
         if attr.startswith("__"):
             raise AttributeError(attr)
+        from .index import get_index
+
         return getattr(get_index(*self._args), attr)
 
 

@@ -124,3 +124,27 @@ def test_verdict_reads_one_answer_per_line(tmp_path):
     for args in (("verdict", "--file", str(bad)), ("verdict", "--file", str(tmp_path / "missing.txt"))):
         proc = run_cli(tmp_path, *args, check=False)
         assert proc.returncode == 2 and proc.stderr.startswith("error: ") and proc.stdout == ""
+
+
+@pytest.mark.parametrize("argv, allowed", [
+    (["docs"], set()), (["models"], set()), (["check"], {"chromadb"}), (["agreement", "LABELS"], set()),
+    (["verdict", "--file", "ANSWERS"], set()),
+])
+def test_commands_that_read_the_store_load_no_model(cli_home, ingested, tmp_path, argv, allowed):
+    """Instant start: listing, checking and scoring never import torch or the embedder (10-15 s before)."""
+    answers = tmp_path / "a.txt"
+    answers.write_text("Yes.\nnegative impacts\n")
+    labels = tmp_path / "l.csv"
+    labels.write_text("item_id,annotator,label,value\nq1,a,answer_correct,yes\nq1,b,answer_correct,yes\n")
+    argv = [str(labels) if a == "LABELS" else str(answers) if a == "ANSWERS" else a for a in argv]
+    code = ("import runpy, sys\nsys.argv = ['lib', *sys.argv[1:]]\ntry:\n    runpy.run_module('lib', run_name='__main__')\n"
+            "except SystemExit as e:\n    code = e.code\nelse:\n    code = 0\n"
+            "heavy = sorted(m for m in ('torch', 'sentence_transformers', 'transformers', 'chromadb', 'pymupdf', "
+            "'langchain_text_splitters') if m in sys.modules)\nprint('HEAVY=' + ','.join(heavy), file=sys.stderr)\n"
+            "sys.exit(code)\n")
+    out = subprocess.run([sys.executable, "-c", code, *argv], cwd=ROOT, env={**os.environ, "NEPAQA_HOME": str(cli_home)},
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-1500:]
+    heavy = set(out.stderr.strip().rsplit("HEAVY=", 1)[1].split(",")) - {""}
+    assert heavy <= allowed, heavy
+    assert out.stdout.strip().startswith(("[", "{"))
