@@ -103,13 +103,27 @@ def _page(a: argparse.Namespace) -> Any:
 
     if a.page < 1:
         raise UserError("Pages are numbered from 1, as printed in citations.")
+    from .page_render import highlight_rects
+
     out = Path(a.out)
     if out.is_dir():
         raise UserError(f"{out} is a folder; give a file name such as page.png.")
+    if not out.parent.is_dir():
+        raise UserError(f"The folder {out.parent} does not exist; create it or write the PNG elsewhere.")
     _services().docs.get(a.doc_id)
     png = render_page(a.doc_id, a.page, a.highlight)
-    out.write_bytes(png)
-    return {"doc_id": a.doc_id, "page": a.page, "out": str(out), "bytes": len(png)}
+    try:
+        out.write_bytes(png)
+    except OSError as exc:
+        raise UserError(f"Could not write {out} ({exc.strerror or type(exc).__name__}).") from exc
+    result = {"doc_id": a.doc_id, "page": a.page, "out": str(out), "bytes": len(png)}
+    if a.highlight:
+        found = len(highlight_rects(a.doc_id, a.page, a.highlight))
+        result["highlighted_lines"] = found
+        if not found:
+            print("note: the --highlight text was not found on this page; it is rendered without a highlight.",
+                  file=sys.stderr)
+    return result
 
 
 @command("repair")
@@ -450,6 +464,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                      "benchmark and exam runs resume where they stopped. Set NEPAQA_DEBUG=1 for the traceback."),
               file=sys.stderr)
         return 1
-    json.dump(result, sys.stdout, ensure_ascii=False, indent=None if isinstance(result, list) else 2)
-    sys.stdout.write("\n")
+    try:
+        json.dump(result, sys.stdout, ensure_ascii=False, indent=None if isinstance(result, list) else 2)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+    except BrokenPipeError:  # `python -m lib docs | head`: the reader went away, which is not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return code

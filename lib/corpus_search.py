@@ -22,6 +22,7 @@ class DocResult:
     best_rank: int
     score: float
     passages: list[dict] = field(default_factory=list)  # {"page_start", "page_end", "section", "snippet_html"}
+    matched_terms: list[str] = field(default_factory=list)  # query words found in its passages (none: by meaning)
 
 
 def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
@@ -54,4 +55,7 @@ def search_documents(retriever: Any, query: str, doc_ids: list[str] | None = Non
             r.passages.append({"page_start": h.chunk.page_start, "page_end": h.chunk.page_end,
                                "section": h.chunk.section, "snippet_html": snippet(h.chunk.text, terms),
                                "text": h.chunk.text})
+    for r in results.values():
+        text = " ".join(p["text"] for p in r.passages).lower()
+        r.matched_terms = [t for t in terms if re.search(r"\b" + re.escape(t), text)]
     return sorted(results.values(), key=lambda r: r.best_rank)

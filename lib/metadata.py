@@ -46,6 +46,12 @@ FIELDS: tuple[str, ...] = (
     "publish_date", "location", "states", "eis_number",
 )
 LIST_FIELDS = frozenset({"cooperating_agencies", "states"})
+FIELD_LABELS = {  # plain words on the pages; the standard's names stay in the CLI, the export and the help text
+    "title": "Title", "project_title": "Project", "lead_agency": "Lead agency",
+    "cooperating_agencies": "Cooperating agencies", "process_type": "Review type (EIS, EA, CE)",
+    "document_type": "Document type", "publish_date": "Published", "location": "Location", "states": "States",
+    "eis_number": "EIS number",
+}
 TAGS = "tags"  # a person's own labels ("caribou", "Alaska LNG"): stored beside the fields, not a field of the standard
 MAX_TAGS = 50
 MAX_TAG_CHARS = 60

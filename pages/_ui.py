@@ -113,10 +113,15 @@ _MD_ANYWHERE = re.compile(r"([\\`*_{}\[\]()#!|~$<>&])")
 _MD_LINE_START = re.compile(r"(?m)^([ \t]*)(?:([-+=])|(\d+)([.)]))")
 
 
+_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto)(:)|\b(www)(\.)")
+
+
 def plain(text: object) -> str:
     """``text`` with every Markdown control character backslash-escaped, so it shows exactly as written: no image,
-    link, HTML, LaTeX, heading, list or emphasis."""
+    link, HTML, LaTeX, heading, list or emphasis; and no bare URL turned into a link (GitHub-flavoured Markdown, which
+    Streamlit renders, links "http://…" and "www.…" by themselves: an escaped ":" or "." breaks that)."""
     s = _MD_ANYWHERE.sub(r"\\\1", "" if text is None else str(text))
+    s = _AUTOLINK.sub(lambda m: f"{m.group(1)}\\:" if m.group(1) else f"{m.group(3)}\\.", s)
     return _MD_LINE_START.sub(lambda m: m.group(1) + ("\\" + m.group(2) if m.group(2) else m.group(3) + "\\" + m.group(4)), s)
 
 

@@ -164,7 +164,8 @@ def metadata_panel(doc_id: str) -> None:
         st.success(flash)
     st.dataframe(
         pd.DataFrame([
-            {"field": k, "value": _shown(v["value"]), "source": meta_lib.SOURCE_LABELS.get(v["source"], "—")}
+            {"field": meta_lib.FIELD_LABELS.get(k, k), "value": _shown(v["value"]),
+             "source": meta_lib.SOURCE_LABELS.get(v["source"], "—"), "name in the standard": k}
             for k, v in meta.items()
         ]),
         hide_index=True, width="stretch",
@@ -212,14 +213,14 @@ def metadata_panel(doc_id: str) -> None:
                 wkey = f"meta_{k}_{doc_id}"
                 if k in ("document_type", "process_type"):
                     options = ["", *(meta_lib.DOCUMENT_TYPES if k == "document_type" else meta_lib.PROCESS_TYPES)]
-                    new[k] = st.selectbox(k, options, index=options.index(cur) if cur in options else 0, key=wkey)
+                    new[k] = st.selectbox(meta_lib.FIELD_LABELS[k], options, index=options.index(cur) if cur in options else 0, key=wkey)
                 elif k == "states":
-                    new[k] = st.multiselect(k, list(meta_lib.STATES), default=cur or [], key=wkey,
+                    new[k] = st.multiselect(meta_lib.FIELD_LABELS[k], list(meta_lib.STATES), default=cur or [], key=wkey,
                                             format_func=lambda c: f"{c} · {meta_lib.STATES[c]}")
                 elif k == "cooperating_agencies":
-                    new[k] = st.text_area(k, "\n".join(cur or []), key=wkey, help="One agency per line.")
+                    new[k] = st.text_area(meta_lib.FIELD_LABELS[k], "\n".join(cur or []), key=wkey, help="One agency per line.")
                 else:
-                    new[k] = st.text_input(k, cur or "", key=wkey,
+                    new[k] = st.text_input(meta_lib.FIELD_LABELS[k], cur or "", key=wkey,
                                            help="YYYY-MM-DD, YYYY-MM or YYYY" if k == "publish_date" else None)
             saved = st.form_submit_button("Save metadata")
         if saved:
@@ -246,9 +247,9 @@ with tab_docs:
             st.caption(f"{len(shown)} of {len(docs)} documents match the filters in the sidebar.")
         st.dataframe(
             pd.DataFrame([
-                {"title": titles[d.doc_id], "type": _value(d.doc_id, "document_type"),
-                 "lead agency": _value(d.doc_id, "lead_agency"), "states": _shown(_value(d.doc_id, "states")),
-                 "published": _value(d.doc_id, "publish_date"), "EIS number": _value(d.doc_id, "eis_number"),
+                {"title": titles[d.doc_id], "type": _value(d.doc_id, "document_type") or "",
+                 "lead agency": _value(d.doc_id, "lead_agency") or "", "states": _shown(_value(d.doc_id, "states")),
+                 "published": _value(d.doc_id, "publish_date") or "", "EIS number": _value(d.doc_id, "eis_number") or "",
                  "tags": ", ".join(tags[d.doc_id]),
                  "pages": d.pages, "chunks": d.chunks, "id": d.doc_id, "file": d.name, "characters": d.chars,
                  "tokens": d.tokens, "chunk size": d.chunk_size, "overlap": d.chunk_overlap,

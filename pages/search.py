@@ -64,6 +64,9 @@ if go and query.strip():
                                          value(r.doc_id, "states"), value(r.doc_id, "publish_date")) if x]
                     if facts:
                         st.text(" · ".join(facts))
+                    if not r.matched_terms:
+                        st.caption("None of your search words appear in these passages: found by meaning only, "
+                                   "which may be a weak match.")
                     for p in r.passages:
                         where_txt = ", ".join(x for x in (p["section"], f"p. {p['page_start']}" if p["page_start"] ==
                                                           p["page_end"] else f"pp. {p['page_start']}–{p['page_end']}") if x)

@@ -148,3 +148,19 @@ def test_commands_that_read_the_store_load_no_model(cli_home, ingested, tmp_path
     heavy = set(out.stderr.strip().rsplit("HEAVY=", 1)[1].split(",")) - {""}
     assert heavy <= allowed, heavy
     assert out.stdout.strip().startswith(("[", "{"))
+
+
+def test_page_output_errors_and_a_closed_pipe(cli_home, ingested, tmp_path):
+    missing = run_cli(cli_home, "page", ingested["doc_id"], "2", "--out", str(tmp_path / "no" / "p.png"), check=False)
+    assert missing.returncode == 2 and missing.stderr.startswith("error: The folder") and "Traceback" not in missing.stderr
+    png = tmp_path / "p.png"
+    nothing = run_cli(cli_home, "page", ingested["doc_id"], "2", "--highlight", "zebra unicorn parade", "--out", str(png))
+    assert json.loads(nothing.stdout)["highlighted_lines"] == 0 and "not found on this page" in nothing.stderr
+    # `search … | head -c 10`: the reader closes the pipe long before the ~250 KB of hits are written (more than a
+    # pipe holds); no traceback, no error
+    env = {**os.environ, "NEPAQA_HOME": str(cli_home)}
+    piped = subprocess.run(f"'{sys.executable}' -m lib search --all -k 250 impacts | head -c 10; "
+                           "exit ${PIPESTATUS[0]}", shell=True, executable="/bin/bash", cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=300)
+    assert len(piped.stdout) == 10 and piped.returncode == 0, piped.stderr[-1500:]
+    assert "Traceback" not in piped.stderr and "BrokenPipe" not in piped.stderr, piped.stderr

@@ -206,3 +206,13 @@ def test_snippets_escape_the_pdf_text_and_mark_only_query_terms():
     assert out == ('<mark>Wetlands</mark> &amp; &lt;img src=x onerror=&quot;alert(1)&quot;&gt; <mark>AMP</mark> '
                    'plan: <mark>wetland</mark> <mark>amplifier</mark>')
     assert "<img" not in out and "&<mark>" not in out  # no tag of the PDF's, no entity split by a mark
+
+
+def test_corpus_search_ranks_documents_and_says_when_no_word_matched(two_docs):
+    from lib.corpus_search import search_documents
+
+    docs, a, b = two_docs
+    results = search_documents(Retriever(docs), "caribou calving", None)
+    assert [r.doc_id for r in results] == [a.doc_id, b.doc_id]  # every document in scope, best first
+    assert results[0].matched_terms == ["caribou", "calving"] and results[1].matched_terms == []
+    assert "<mark>" in results[0].passages[0]["snippet_html"]

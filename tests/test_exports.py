@@ -135,6 +135,7 @@ UNTRUSTED = [
     "![y][ref]\n\n[ref]: http://127.0.0.1:9/ref.png",
     "# heading\n- item\n+ item\n1. item\n2) item\n> quote\n| a | b |",
     "back\\slash \\![x](http://127.0.0.1:9/esc.png)",
+    "Willow EIS (http://e.com) and www.blm.gov/alaska, HTTPS://X.ORG",
 ]
 
 
@@ -150,3 +151,5 @@ def test_plain_and_code_show_untrusted_text_as_written(text):
     shown = html.unescape(re.sub(r"<[^>]+>", "", md.render(plain(text)))).strip()
     assert [ln.strip() for ln in shown.splitlines() if ln.strip()] == [ln.strip() for ln in text.splitlines() if ln.strip()]
     assert " ".join(text.split()) in " ".join(html.unescape(re.sub(r"<[^>]+>", "", md.render(code(text)))).split())
+    # GitHub-flavoured Markdown (what Streamlit renders) links bare URLs: plain() leaves no scheme or www. intact
+    assert not re.search(r"(?i)(https?|ftp|mailto):|www\.", plain(text))

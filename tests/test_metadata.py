@@ -522,7 +522,7 @@ def test_documents_page_metadata_table_filters_edit_and_fill_button(services, sa
 
     # the metadata panel: each value with its source
     at.selectbox(key="docs_pick").select(sid).run()
-    panel = at.dataframe[1].value.set_index("field")
+    panel = at.dataframe[1].value.set_index("name in the standard")  # plain labels in "field"
     assert panel.loc["lead_agency", "source"] == "PDF metadata"
     assert panel.loc["publish_date", "value"] == "2017-02" and panel.loc["publish_date", "source"] == "cover text"
     assert panel.loc["eis_number", "source"] == "—"
@@ -570,7 +570,7 @@ def test_documents_page_metadata_table_filters_edit_and_fill_button(services, sa
     at = AppTest.from_file(str(ROOT / "pages" / "documents.py"), default_timeout=180).run()
     at.selectbox(key="docs_pick").select(i11.doc_id).run()
     chunks_line = next(m.value for m in at.markdown if m.value.startswith("**Chunks of"))
-    assert "\\!\\[x\\]\\(http://attacker.test/p.png\\)" in chunks_line and "\\*\\*bold\\*\\*" in chunks_line
+    assert "\\!\\[x\\]\\(http\\://attacker.test/p.png\\)" in chunks_line and "\\*\\*bold\\*\\*" in chunks_line
     services.docs.delete(i11.doc_id)
     assert M.get(i11.doc_id, engine)["title"] == {"value": None, "source": None}
 
@@ -598,6 +598,6 @@ def test_documents_page_fills_gaps_with_a_connected_model(services, pdf_factory,
     assert got["eis_number"] == {"value": "20210042", "source": "model"}
     assert got["title"]["source"] == "cover_text" and got["cooperating_agencies"]["value"] is None
     assert any("The model filled: publish" in s.value for s in at.success)
-    panel = at.dataframe[1].value.set_index("field")
+    panel = at.dataframe[1].value.set_index("name in the standard")  # plain labels in "field"
     assert panel.loc["eis_number", "source"] == "model"
     services.docs.delete(noi.doc_id)

@@ -107,3 +107,14 @@ def test_documents_load_sample(services):
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Pages"] == "74"
     assert SAMPLE_PDF.stem in [d.name for d in services.docs.list()]
+
+
+def test_search_page_ranks_documents_with_highlighted_snippets(services, sample_doc):
+    at = page("search.py").run()
+    assert not at.exception
+    at.text_input(key="corpus_query").input("wetland mitigation")
+    next(b for b in at.button if b.label == "Search").click().run()
+    assert not at.exception
+    assert any("document(s) · ranked by their best passage" in c.value for c in at.caption)
+    snippets = [h.proto.body for h in at.get("html")]
+    assert snippets and any("<mark>" in s.lower() and "wetland" in s.lower() for s in snippets)
