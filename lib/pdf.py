@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -127,13 +128,67 @@ def extract_pdf(data: bytes, name: str, max_bytes: int) -> ExtractedPdf:
 
 
 def info_and_outline(doc: Any) -> tuple[dict, list]:
-    """An open PDF's info dictionary (non-empty text values) and outline ([level, title, page] rows)."""
+    """An open PDF's info dictionary (non-empty text values) and outline ([level, title, page] rows): the PDF's
+    own bookmarks, or, where it has none, headings detected by font size and weight."""
     try:
         meta = {k: v for k, v in (doc.metadata or {}).items() if isinstance(v, str) and v.strip()}
         toc = [[int(lv), str(t).strip(), int(pg)] for lv, t, pg, *_ in doc.get_toc(simple=True) if str(t).strip()]
     except Exception:  # a broken outline or info dictionary must not sink the document
         meta, toc = {}, []
+    if not toc:
+        try:
+            toc = detect_headings(doc)
+        except Exception:  # detection is a bonus: a page it cannot read leaves the document without sections
+            toc = []
     return meta, toc
+
+
+_NUMBERED = re.compile(r"^(?:(?:chapter|section|appendix)\s+)?([A-Z]{1,3}[.-]?)?(\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+\S",
+                       re.IGNORECASE)
+HEADING_SCALE = 1.15  # a numbered line this much larger than the body text (or bold at body size) is a heading
+TITLE_SCALE = 1.35  # an unnumbered line must be this much larger
+
+
+def detect_headings(doc: Any, max_pages: int = 2000) -> list[list]:
+    """Headings found by type: the body size is the most common font size (by characters); a line is a heading
+    when it is short and either numbered ("4.3 Water Resources", "ES.3.1 …", "Chapter 2 …") and larger or bold,
+    or unnumbered and much larger. Its level is its numbering depth (or 1). Not tuned to any document."""
+    from collections import Counter
+
+    lines: list[tuple[int, str, float, bool]] = []
+    sizes: Counter = Counter()
+    for number, page in enumerate(doc, start=1):
+        if number > max_pages:
+            break
+        for block in page.get_text("dict", flags=0).get("blocks", []):
+            for line in block.get("lines", []):
+                spans = [sp for sp in line.get("spans", []) if sp.get("text", "").strip()]
+                if not spans:
+                    continue
+                text = " ".join(" ".join(sp["text"] for sp in spans).split())
+                size = min(float(sp.get("size", 0)) for sp in spans)
+                bold = all(int(sp.get("flags", 0)) & 16 or "bold" in str(sp.get("font", "")).lower() for sp in spans)
+                for sp in spans:
+                    sizes[round(float(sp.get("size", 0)), 1)] += len(sp["text"])
+                lines.append((number, text, size, bold))
+    if not sizes:
+        return []
+    body = sizes.most_common(1)[0][0]
+    toc: list[list] = []
+    for number, text, size, bold in lines:
+        if not 3 <= len(text) <= 120 or text.endswith((".", ",", ";")) and not _NUMBERED.match(text):
+            continue
+        m = _NUMBERED.match(text)
+        if m and (size >= body * HEADING_SCALE or (bold and size >= body * 0.98)):
+            level = m.group(2).count(".") + 1
+        elif not m and size >= body * TITLE_SCALE and any(c.isalpha() for c in text):
+            level = 1
+        else:
+            continue
+        if toc and toc[-1][2] == number and toc[-1][1] == text:
+            continue
+        toc.append([min(level, 6), text, number])
+    return toc
 
 
 def read_pdf_file(path: str | Path, max_bytes: int, name: str | None = None) -> ExtractedPdf:

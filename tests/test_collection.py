@@ -216,3 +216,35 @@ def test_corpus_search_ranks_documents_and_says_when_no_word_matched(two_docs):
     assert [r.doc_id for r in results] == [a.doc_id, b.doc_id]  # every document in scope, best first
     assert results[0].matched_terms == ["caribou", "calving"] and results[1].matched_terms == []
     assert "<mark>" in results[0].passages[0]["snippet_html"]
+
+
+def test_headings_detected_by_type_when_the_pdf_has_no_outline(tmp_path, services):
+    import pymupdf
+
+    from lib.pdf import detect_headings, read_pdf_file
+
+    doc = pymupdf.open()
+    body = ("Caribou of the Teshekpuk herd use the area for calving and insect relief during the summer months "
+            "each year.")
+    layout = [[("3 Affected Environment", 16, "hebo"), ("3.1 Caribou", 13, "hebo"), (body, 10, "helv"),
+               ("Note: seasonal limits apply.", 10, "hebo"), ("2 wells were drilled in 2019 near the lake.", 10, "helv")],
+              [("3.2 Wetlands", 13, "hebo"), (body.replace("Caribou", "Wetland sedges"), 10, "helv")] + [
+               (body, 10, "helv")] * 8]
+    for lines in layout:
+        page = doc.new_page()
+        y = 60
+        for text, size, font in lines:
+            page.insert_text((50, y), text[:95], fontsize=size, fontname=font)
+            y += size * 1.8
+    path = tmp_path / "no_outline.pdf"
+    doc.save(path)
+    with pymupdf.open(path) as d:
+        assert d.get_toc() == []
+        assert detect_headings(d) == [[1, "3 Affected Environment", 1], [2, "3.1 Caribou", 1], [2, "3.2 Wetlands", 2]]
+    ex = read_pdf_file(path, 10**8)
+    assert [row[1] for row in ex.toc] == ["3 Affected Environment", "3.1 Caribou", "3.2 Wetlands"]
+    docs = make_store(tmp_path, services)
+    res = docs.ingest_file(str(path), chunk_size=32, chunk_overlap=0)
+    chunks = docs.chunks(res.doc_id)
+    assert chunks[0].section == "3 Affected Environment › 3.1 Caribou"
+    assert chunks[-1].page_start == 2 and chunks[-1].section == "3 Affected Environment › 3.2 Wetlands"
