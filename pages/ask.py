@@ -12,7 +12,7 @@ from lib.contexts import MODE_LABELS, MODES
 from lib.errors import UserError
 from lib.providers import registry
 from lib.verdict import looks_closed
-from pages._ui import plain, run_safely, scope_picker, services
+from pages._ui import plain, run_safely, scope_picker, services, titled
 
 st.title("💬 Ask")
 st.caption("One question, several models and context modes at once. *none*: the model's own knowledge · "
@@ -236,14 +236,28 @@ if not hist:
     st.caption("Questions you ask are kept here (in the database under NEPAQA_HOME).")
 else:
     df = pd.DataFrame(hist)
-    st.dataframe(df[["created_at", "question", "model", "mode", "verdict", "answer", "seconds", "error"]],
+    names = titled(svc.docs.list())
+
+    def scope_label(ids: str | None) -> str:
+        if not ids:
+            return "no document"
+        if ids == "*":
+            return "all documents"
+        parts = ids.split(",")
+        shown = [names.get(d, d).rsplit(" (", 1)[0] for d in parts]
+        return shown[0] if len(shown) == 1 else f"{len(shown)} documents: " + "; ".join(shown)
+
+    df["scope"] = [scope_label(x) for x in df["doc_id"]]
+    df["verdict"] = df["verdict"].fillna("")
+    st.dataframe(df[["created_at", "question", "scope", "model", "mode", "verdict", "answer", "seconds", "error"]],
                  hide_index=True, width="stretch", height=240)
     d1, d2, d3 = st.columns(3)
     d1.download_button("Download CSV", csv_safe.to_csv(df), "ask_history.csv", "text/csv")
     d2.download_button("Download JSON", json.dumps(hist, indent=1, default=str), "ask_history.json", "application/json")
     batches = list(dict.fromkeys(h["batch_id"] for h in hist))
-    qmap = {h["batch_id"]: h["question"] for h in hist}
-    reopen = d3.selectbox("Reopen", batches, format_func=lambda b: qmap[b][:60], key="reopen")
+    qmap = {h["batch_id"]: f"{h['created_at'][:16]} · {h['question'][:50]} · {scope_label(h['doc_id'])[:40]}"
+            for h in hist}
+    reopen = d3.selectbox("Reopen", batches, format_func=lambda b: qmap[b], key="reopen")
     if st.button("Reopen this question"):
         rows = ask_lib.load_batch(reopen)
         st.session_state["last_grid"] = (rows[0].question, list(dict.fromkeys(r.model for r in rows)),

@@ -33,6 +33,12 @@ def test_ask_page_fills_grid(services, sample_doc):
             assert f"**{label}** · {mode}" in text
     assert any("Sources: p." in c.value for c in at.caption)
     assert len(at.dataframe) >= 1  # the history table
+    from lib import metadata as M
+
+    chosen = at.selectbox(key="ask_doc").value
+    title = M.display_title(M.get(chosen, services.docs.engine), services.docs.get(chosen).name)
+    hist = at.dataframe[-1].value
+    assert hist["scope"].iloc[0] == title  # the history says which document was asked
 
 
 def test_benchmark_page_runs_sample_and_charts(services, sample_doc):
