@@ -91,14 +91,34 @@ def scope_picker(key: str = "scope") -> tuple[str | list[str] | None, bool]:
     else:
         from lib import metadata
 
+        engine = services().docs.engine
+        metas = metadata.get_many([d.doc_id for d in docs], engine)
+        tags = metadata.tags_many([d.doc_id for d in docs], engine)
+
+        def present(key: str) -> list[str]:
+            values = set()
+            for m in metas.values():
+                v = m[key]["value"]
+                values.update(v if isinstance(v, list) else [v] if v else [])
+            return sorted(values, key=str.casefold)
+
         c1, c2, c3, c4, c5 = st.columns(5)
-        where = {k: v for k, v in (("lead_agency", c1.text_input("Lead agency contains", key=f"{key}_ag")),
-                                   ("states", c2.text_input("States (e.g. AK, MI)", key=f"{key}_st")),
-                                   ("document_type", c3.text_input("Document type", key=f"{key}_ty")),
-                                   ("year", c4.text_input("Years (2010-2020)", key=f"{key}_yr")),
-                                   ("tag", c5.text_input("Tags (any of)", key=f"{key}_tag"))) if v.strip()}
-        ids = run_safely(metadata.collection_filter, docs, where, services().docs.engine) if where else [d.doc_id for d in docs]
-        st.caption(f"{len(ids or [])} document(s) match.")
+        agencies = c1.multiselect("Lead agency", present("lead_agency"), key=f"{key}_ag")
+        where = {k: v for k, v in (("states", c2.multiselect("State", present("states"), key=f"{key}_st",
+                                                             format_func=lambda c: f"{c} · {metadata.STATES.get(c, c)}")),
+                                   ("document_type", c3.multiselect("Document type", present("document_type"),
+                                                                    key=f"{key}_ty")),
+                                   ("year", c4.text_input("Years (e.g. 2010-2020)", key=f"{key}_yr").strip()),
+                                   ("tag", c5.multiselect("Tag", sorted({t for ts in tags.values() for t in ts}),
+                                                          key=f"{key}_tag"))) if v}
+        ids = run_safely(metadata.collection_filter, docs, where, engine, metas) if where else [d.doc_id for d in docs]
+        if ids is not None and agencies:  # any of the chosen agencies
+            ids = [i for i in ids if (metas[i]["lead_agency"]["value"] or "") in agencies]
+        if ids:
+            st.caption(f"{len(ids)} document(s) match: " + "; ".join(plain(names[i].rsplit(' (', 1)[0]) for i in ids[:8])
+                       + (" …" if len(ids) > 8 else ""))
+        elif ids is not None:
+            st.caption("No document matches these filters.")
         scope = ids or None
     balanced = st.toggle("Balanced: the best passages of each document in turn (for comparison questions)",
                          key=f"{key}_bal")

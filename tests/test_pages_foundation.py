@@ -88,6 +88,13 @@ def test_documents_tags_filter_and_retrieval_across_documents(services, pdf_fact
     assert labels[0].startswith(f"#1 · {title['wetland_eis']}")  # the best passage is about the wetland bank
     assert labels[1].startswith(f"#2 · {title['caribou_eis']}")  # balanced: the other document comes next
 
+    # by metadata: the tag picks one document, named under the filters; every hit is from it
+    at.radio(key="try_how").set_value("By metadata").run()
+    at.multiselect(key="try_tag").set_value(["arctic"]).run()
+    assert any(c.value == f"1 document(s) match: {title['caribou_eis']}" for c in at.caption), [c.value for c in at.caption]
+    hits = [e.label for e in at.expander if e.label.startswith("#")]
+    assert hits and all(h.split(" · ")[1].startswith(title["caribou_eis"]) for h in hits)
+
 
 def test_documents_bad_upload_shows_reason(services, bad_files):
     before = [d.doc_id for d in services.docs.list()]
