@@ -24,14 +24,16 @@ def value(doc_id: str, key: str) -> str:
 
 with st.form("corpus_search"):
     query = st.text_input("Search", placeholder="impacts on caribou calving grounds", key="corpus_query")
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2, c3, c4, c5 = st.columns(5)
     agencies = sorted({value(d.doc_id, "lead_agency") for d in docs} - {""})
     states = sorted({s for d in docs for s in (meta[d.doc_id].get("states") or {}).get("value") or []})
     types = sorted({value(d.doc_id, "document_type") for d in docs} - {""})
+    all_tags = metadata.tags_many([d.doc_id for d in docs], svc.docs.engine)
     agency = c1.multiselect("Lead agency", agencies)
-    state = c2.multiselect("State", states)
+    state = c2.multiselect("State", states, format_func=lambda c: f"{c} · {metadata.STATES.get(c, c)}")
     dtype = c3.multiselect("Document type", types)
     years = c4.text_input("Years (e.g. 2010-2020)", "")
+    tag = c5.multiselect("Tag", sorted({t for ts in all_tags.values() for t in ts}))
     go = st.form_submit_button("Search", type="primary")
 
 if go and query.strip():
@@ -42,7 +44,11 @@ if go and query.strip():
         where["document_type"] = dtype
     if years.strip():
         where["year"] = years.strip()
+    if tag:
+        where["tag"] = tag
     scope = run_safely(metadata.collection_filter, docs, where, svc.docs.engine) if where else None
+    if where and scope is None:  # the filter itself was refused (its message is shown): nothing more to say
+        st.stop()
     if agency:  # any of the chosen agencies
         pool = scope if scope is not None else [d.doc_id for d in docs]
         scope = [i for i in pool if value(i, "lead_agency") in agency]
