@@ -94,13 +94,23 @@ class LazyEmbedder:
         self._model = model
         self.name = embedder_name(model)
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory already (pages show its details only then, instead of loading it)."""
+        return self._model in _LOADED
+
     def __getattr__(self, attr: str):  # noqa: ANN204 - delegates to the real Embedder
         if attr.startswith("__"):
             raise AttributeError(attr)
         return getattr(get_embedder(self._model), attr)
 
 
+_LOADED: set[str | None] = set()
+
+
 @lru_cache(maxsize=4)
 def get_embedder(model: str | None = None) -> Embedder:
     """One embedder per model per process (the pages also wrap this in st.cache_resource)."""
-    return Embedder(model)
+    emb = Embedder(model)
+    _LOADED.add(model)
+    return emb

@@ -35,7 +35,11 @@ else:
 
 st.subheader("Models")
 emb = svc.docs.index.embedder
-st.markdown(f"- **Embedding:** `{emb.name}` (window {emb.max_tokens + 2} tokens, {emb.dimension} dimensions, offline)")
+if getattr(emb, "loaded", True):
+    st.markdown(f"- **Embedding:** `{emb.name}` (window {emb.max_tokens + 2} tokens, {emb.dimension} dimensions, "
+                "offline)")
+else:  # this page does not wait for the model: it loads on the first search or ingest
+    st.markdown(f"- **Embedding:** `{emb.name}` (offline; loads on the first search or ingest, about 10 s)")
 try:
     from lib.providers import registry
 

@@ -125,3 +125,21 @@ def test_search_page_ranks_documents_with_highlighted_snippets(services, sample_
     assert any("document(s) · ranked by their best passage" in c.value for c in at.caption)
     snippets = [h.proto.body for h in at.get("html")]
     assert snippets and any("<mark>" in s.lower() and "wetland" in s.lower() for s in snippets)
+
+
+def test_home_renders_before_the_embedder_loads(tmp_path):
+    """Instant start: the first page needs no model; in a fresh process it renders without importing torch."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom streamlit.testing.v1 import AppTest\n"
+            f"at = AppTest.from_file({str(ROOT / 'pages' / 'home.py')!r}, default_timeout=120).run()\n"
+            "assert not at.exception, at.exception\n"
+            "print('TEXT=' + ' '.join(m.value for m in at.markdown).replace(chr(10), ' '))\n"
+            "print('HEAVY=' + str(sorted(m for m in ('torch', 'sentence_transformers') if m in sys.modules)))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "NEPAQA_HOME": str(tmp_path / "home")})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "HEAVY=[]" in out.stdout
+    assert "loads on the first search or ingest" in out.stdout
