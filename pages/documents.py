@@ -49,7 +49,10 @@ def ingest_with_progress(label: str, call) -> None:
     st.session_state["last_ingest"] = res
 
 
-tab_add, tab_docs, tab_search = st.tabs(["Add documents", "Indexed documents", "Try retrieval"])
+# A returning user lands on their documents; a new one on "Add documents". Chosen once per session, so the tab
+# does not jump after the first ingest.
+first_tab = st.session_state.setdefault("docs_first_tab", "Indexed documents" if svc.docs.list() else "Add documents")
+tab_add, tab_docs, tab_search = st.tabs(["Add documents", "Indexed documents", "Try retrieval"], default=first_tab)
 
 with tab_add:
     left, right = st.columns([3, 2])
