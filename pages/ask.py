@@ -238,8 +238,8 @@ else:
     df = pd.DataFrame(hist)
     names = titled(svc.docs.list())
 
-    def scope_label(ids: str | None) -> str:
-        if not ids:
+    def scope_label(ids: object) -> str:
+        if not isinstance(ids, str) or not ids:  # None, or NaN where pandas filled a column of missing values
             return "no document"
         if ids == "*":
             return "all documents"

@@ -38,6 +38,19 @@ print(json.dumps({"sweeps": n, "skipped": sorted(skipped), "removed": removed}),
 """
 
 
+SLOW_COMMIT = """
+import sys, time
+from lib import documents
+from lib.cli import main
+commit = documents.DocumentStore._commit
+def slow(self, *args, **kwargs):
+    time.sleep(2.0)
+    return commit(self, *args, **kwargs)
+documents.DocumentStore._commit = slow
+sys.exit(main(["ingest", sys.argv[1]]))
+"""
+
+
 def cli(env, *args, timeout=900):
     return subprocess.run([sys.executable, "-m", "lib", *args], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=timeout)
@@ -49,7 +62,10 @@ def race(env, tmp_path):
     sweeper = subprocess.Popen([sys.executable, "-c", SWEEPER, str(stop)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     assert sweeper.stdout.readline().strip() == "ready", sweeper.stderr.read()[-2000:]
-    ingest = cli(env, "ingest", str(SAMPLE_PDF))
+    # the real ingest command, with the moment between writing the vectors and committing them widened to 2 s, so
+    # sweeps land inside it on every run (left to chance it lasts a fraction of a second, and a run could miss it)
+    ingest = subprocess.run([sys.executable, "-c", SLOW_COMMIT, str(SAMPLE_PDF)], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=900)
     stop.touch()
     out, err = sweeper.communicate(timeout=120)
     assert sweeper.returncode == 0, err[-2000:]
