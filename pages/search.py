@@ -1,8 +1,9 @@
 """Search the collection: documents ranked with their best passages, query terms highlighted, metadata beside."""
 import streamlit as st
 
-from lib import metadata
+from lib import metadata, originals, page_render
 from lib.corpus_search import search_documents
+from lib.errors import UserError
 from pages._ui import plain, run_safely, services
 
 st.title("🔎 Search the collection")
@@ -55,29 +56,63 @@ if go and query.strip():
         where["lead_agency"] = agency
     if where and not scope:
         st.warning("No document matches these filters.")
+        st.session_state.pop("corpus_results", None)
     else:
         results = run_safely(search_documents, svc.retriever, query, scope)
-        if results is not None:
-            st.caption(f"{len(results)} document(s) · ranked by their best passage (hybrid search)")
-            if not results:
-                st.info("Nothing matched. Try other words, or clear the filters.")
-            for rank, r in enumerate(results, start=1):
-                with st.container(border=True):
-                    title = value(r.doc_id, "title") or r.name
-                    st.markdown(f"**{rank}.**")
-                    st.text(title)
-                    facts = [x for x in (value(r.doc_id, "document_type"), value(r.doc_id, "lead_agency"),
-                                         value(r.doc_id, "states"), value(r.doc_id, "publish_date")) if x]
-                    if facts:
-                        st.text(" · ".join(facts))
-                    if not r.matched_terms:
-                        st.caption("None of your search words appear in these passages: found by meaning only, "
-                                   "which may be a weak match.")
-                    for p in r.passages:
-                        where_txt = ", ".join(x for x in (p["section"], f"p. {p['page_start']}" if p["page_start"] ==
-                                                          p["page_end"] else f"pp. {p['page_start']}–{p['page_end']}") if x)
-                        st.caption(plain(where_txt))
-                        # escaped first (lib.corpus_search.snippet), then our own <mark> tags
-                        st.html(f"<div style='font-size:0.92rem;line-height:1.45'>{p['snippet_html']}</div>")
+        if results is not None:  # kept, so opening a page (a rerun) does not lose the results
+            st.session_state["corpus_results"] = (query, results)
 elif go:
     st.warning("Type something to search for.")
+    st.session_state.pop("corpus_results", None)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _page(doc_id: str, number: int, highlight: str, stamp: int) -> tuple[bytes, int, int]:
+    """A rendered page with the passage highlighted, the lines highlighted, and the document's page count
+    (``stamp``: the kept original's mtime, so a replaced original is never served from the cache)."""
+    lines = len(page_render.highlight_rects(doc_id, number, highlight))
+    return page_render.render_page(doc_id, number, highlight), lines, page_render.page_count(doc_id)
+
+
+def open_page(doc_id: str, p: dict, key: str) -> None:
+    if not st.toggle("Open page", key=key):
+        return
+    try:
+        kept = originals.path(doc_id)
+        png, lines, n_pages = _page(doc_id, int(p["page_start"]), p["text"], kept.stat().st_mtime_ns if kept else 0)
+    except page_render.NoOriginalError:
+        st.info("The original PDF was not kept for this document; upload the same PDF again to open pages.", icon="📄")
+        return
+    except (UserError, OSError) as exc:
+        st.error(plain(str(exc)), icon="⚠️")
+        return
+    note = "passage highlighted" if lines else "the passage was not found on this page"
+    st.caption(f"Page {p['page_start']} of {n_pages} · {note}")
+    st.image(png, width="stretch")
+
+
+shown = st.session_state.get("corpus_results")
+if shown:
+    shown_query, results = shown
+    st.caption(f"{len(results)} document(s) · ranked by their best passage (hybrid search)")
+    if not results:
+        st.info("Nothing matched. Try other words, or clear the filters.")
+    for rank, r in enumerate([r for r in results if r.doc_id in meta], start=1):  # a document deleted since is left out
+        with st.container(border=True):
+            title = value(r.doc_id, "title") or r.name
+            st.markdown(f"**{rank}.**")
+            st.text(title)
+            facts = [x for x in (value(r.doc_id, "document_type"), value(r.doc_id, "lead_agency"),
+                                 value(r.doc_id, "states"), value(r.doc_id, "publish_date")) if x]
+            if facts:
+                st.text(" · ".join(facts))
+            if not r.matched_terms:
+                st.caption("None of your search words appear in these passages: found by meaning only, "
+                           "which may be a weak match.")
+            for i, p in enumerate(r.passages):
+                where_txt = ", ".join(x for x in (p["section"], f"p. {p['page_start']}" if p["page_start"] ==
+                                                  p["page_end"] else f"pp. {p['page_start']}–{p['page_end']}") if x)
+                st.caption(plain(where_txt))
+                # escaped first (lib.corpus_search.snippet), then our own <mark> tags
+                st.html(f"<div style='font-size:0.92rem;line-height:1.45'>{p['snippet_html']}</div>")
+                open_page(r.doc_id, p, key=f"sr_open_{r.doc_id}_{p['page_start']}_{i}")

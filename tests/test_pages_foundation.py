@@ -125,6 +125,12 @@ def test_search_page_ranks_documents_with_highlighted_snippets(services, sample_
     assert any("document(s) · ranked by their best passage" in c.value for c in at.caption)
     snippets = [h.proto.body for h in at.get("html")]
     assert snippets and any("<mark>" in s.lower() and "wetland" in s.lower() for s in snippets)
+    # a passage opens its PDF page, and the results stay through the rerun that causes
+    at.toggle[0].set_value(True).run()
+    assert not at.exception
+    assert len(at.get("image")) == 1
+    assert any(c.value.startswith("Page ") and c.value.endswith("· passage highlighted") for c in at.caption)
+    assert any("<mark>" in h.proto.body for h in at.get("html"))
 
 
 def test_home_renders_before_the_embedder_loads(tmp_path):
