@@ -40,6 +40,24 @@ def services() -> Services:
     return _services(str(config.paths().home), config.get("NEPAQA_CHROMA_URL") or "", config.get("NEPAQA_EMBED_MODEL") or "")
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def _page_png(doc: str, number: int, highlight: str | None, kept: int) -> tuple[bytes, int, int]:
+    from lib import page_render
+
+    rects = page_render.highlight_rects(doc, number, highlight) if highlight else []
+    return page_render.render_page(doc, number, highlight or None), len(rects), page_render.page_count(doc)
+
+
+def page_png(doc: str, number: int, highlight: str | None) -> tuple[bytes, int, int]:
+    """A rendered PDF page, the number of lines highlighted on it, and the document's page count. The kept
+    original's mtime is part of the cache key, so a deleted or replaced original is never served from the cache.
+    Raises NoOriginalError, UserError or OSError for the caller to show."""
+    from lib import originals
+
+    kept = originals.path(doc)
+    return _page_png(doc, number, highlight, kept.stat().st_mtime_ns if kept else 0)
+
+
 def run_safely(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Call fn; show a UserError as a red message and return None."""
     try:

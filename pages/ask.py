@@ -6,13 +6,13 @@ import pandas as pd
 import streamlit as st
 
 from lib import ask as ask_lib
-from lib import citations, config, csv_safe, originals, page_render
+from lib import citations, config, csv_safe, page_render
 from lib.benchmark.dataset import load_sample_items
 from lib.contexts import MODE_LABELS, MODES
 from lib.errors import UserError
 from lib.providers import registry
 from lib.verdict import looks_closed
-from pages._ui import plain, run_safely, scope_picker, services, titled
+from pages._ui import page_png, plain, run_safely, scope_picker, services, titled
 
 st.title("💬 Ask")
 st.caption("One question, several models and context modes at once. *none*: the model's own knowledge · "
@@ -103,14 +103,6 @@ def render_cell(r: ask_lib.AskResult) -> None:
             render_sources(r)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _page_png(doc: str, number: int, highlight: str | None, kept: int) -> tuple[bytes, int, int]:
-    """A rendered page, the number of lines highlighted on it, and the document's page count. ``kept`` (the kept
-    original's mtime) is part of the cache key, so a deleted or replaced original is never served from the cache."""
-    rects = page_render.highlight_rects(doc, number, highlight) if highlight else []
-    return page_render.render_page(doc, number, highlight or None), len(rects), page_render.page_count(doc)
-
-
 def render_sources(r: ask_lib.AskResult) -> None:
     """A RAG answer's sources, numbered and de-duplicated by document and page span; the ones the answer cites
     are marked; each opens its PDF page with the passage highlighted, and pages through the PDF from there."""
@@ -140,10 +132,8 @@ def render_sources(r: ask_lib.AskResult) -> None:
             pkey = f"{base}_page_{s.n}"
             number = st.session_state.setdefault(pkey, s.page_start)
             try:
-                kept = originals.path(s.doc_id)
-                stamp = kept.stat().st_mtime_ns if kept else 0
-                png, lines, n_pages = _page_png(s.doc_id, number, s.text if s.page_start <= number <= s.page_end else None,
-                                                stamp)
+                png, lines, n_pages = page_png(s.doc_id, number,
+                                               s.text if s.page_start <= number <= s.page_end else None)
             except OSError:  # the original went away between the two looks
                 st.info("The original PDF of this document is no longer kept.", icon="📄")
                 continue

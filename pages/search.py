@@ -1,10 +1,10 @@
 """Search the collection: documents ranked with their best passages, query terms highlighted, metadata beside."""
 import streamlit as st
 
-from lib import metadata, originals, page_render
+from lib import metadata, page_render
 from lib.corpus_search import search_documents
 from lib.errors import UserError
-from pages._ui import plain, run_safely, services
+from pages._ui import page_png, plain, run_safely, services
 
 st.title("🔎 Search the collection")
 st.caption("Which of our EISs discuss caribou? What did past Alaska EISs say about permafrost? Hybrid search "
@@ -66,20 +66,11 @@ elif go:
     st.session_state.pop("corpus_results", None)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def _page(doc_id: str, number: int, highlight: str, stamp: int) -> tuple[bytes, int, int]:
-    """A rendered page with the passage highlighted, the lines highlighted, and the document's page count
-    (``stamp``: the kept original's mtime, so a replaced original is never served from the cache)."""
-    lines = len(page_render.highlight_rects(doc_id, number, highlight))
-    return page_render.render_page(doc_id, number, highlight), lines, page_render.page_count(doc_id)
-
-
 def open_page(doc_id: str, p: dict, key: str) -> None:
     if not st.toggle("Open page", key=key):
         return
     try:
-        kept = originals.path(doc_id)
-        png, lines, n_pages = _page(doc_id, int(p["page_start"]), p["text"], kept.stat().st_mtime_ns if kept else 0)
+        png, lines, n_pages = page_png(doc_id, int(p["page_start"]), p["text"])
     except page_render.NoOriginalError:
         st.info("The original PDF was not kept for this document; upload the same PDF again to open pages.", icon="📄")
         return
