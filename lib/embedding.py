@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -42,6 +43,8 @@ class Embedder:
                 "Set NEPAQA_EMBED_MODEL to a local folder holding a sentence-transformers model."
             ) from exc
         self.name = embedder_name(model)
+        self.backend = "torch"
+        self.export_seconds = 0.0
         self.tokenizer = self.model.tokenizer
         # Room for the [CLS] and [SEP] tokens the model adds.
         self.max_tokens = int(self.model.max_seq_length) - 2
@@ -49,6 +52,9 @@ class Embedder:
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False, truncation=False)["input_ids"])
+
+    def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
+        return [len(ids) for ids in self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]]
 
     def embed(
         self, texts: Sequence[str], batch_size: int = 32, progress: ProgressFn | None = None
@@ -76,6 +82,33 @@ class Embedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
+
+
+def backend_setting() -> str:
+    """NEPAQA_EMBED_BACKEND: onnx-int8 (default), onnx (fp32) or torch."""
+    from .embedding_onnx import BACKENDS
+
+    value = (config.get("NEPAQA_EMBED_BACKEND") or "onnx-int8").strip().lower()
+    if value not in BACKENDS:
+        raise UserError(f"NEPAQA_EMBED_BACKEND is '{value}'; use one of: {', '.join(BACKENDS)}.")
+    return value
+
+
+def effective_backend(model: str | None = None) -> str:
+    """The backend a model will run on: the setting, except that a model ONNX cannot take here (not a local
+    folder, or not mean-pooled) runs on torch."""
+    backend = backend_setting()
+    if backend == "torch":
+        return backend
+    from .embedding_onnx import model_files_ok
+
+    folder = model or config.get("NEPAQA_EMBED_MODEL") or default_model_path()
+    return backend if Path(folder).is_dir() and model_files_ok(Path(folder)) else "torch"
+
+
+def embedder_label(model: str | None = None) -> str:
+    """Name and backend, as manifests and the documents table record them: int8 vectors are not torch's."""
+    return f"{embedder_name(model)} ({effective_backend(model)})"
 
 
 def embedder_name(model: str | None = None) -> str:
@@ -108,9 +141,54 @@ class LazyEmbedder:
 _LOADED: set[str | None] = set()
 
 
-@lru_cache(maxsize=4)
+_load_lock = threading.Lock()
+
+
 def get_embedder(model: str | None = None) -> Embedder:
-    """One embedder per model per process (the pages also wrap this in st.cache_resource)."""
-    emb = Embedder(model)
+    """One embedder per model and backend per process (the pages also wrap this in st.cache_resource). Loading
+    is serialised: the app's background warm-up and a page may ask at once, and neither a second copy of the
+    model nor two ONNX exports at once (torch.onnx.export is not thread-safe) are wanted."""
+    with _load_lock:
+        emb = _embedder(model, effective_backend(model))
     _LOADED.add(model)
     return emb
+
+
+@lru_cache(maxsize=4)
+def _embedder(model: str | None, backend: str) -> Embedder:
+    if backend == "torch":
+        return Embedder(model)
+    from .embedding_onnx import OnnxEmbedder
+
+    folder = model or config.get("NEPAQA_EMBED_MODEL") or default_model_path()
+    return OnnxEmbedder(folder, embedder_name(model), backend)  # type: ignore[return-value]
+
+
+_warm: dict = {"state": "idle", "error": None, "seconds": None}
+_warm_lock = threading.Lock()
+
+
+def warm_up_in_background(model: str | None = None) -> None:
+    """Load the embedder on a background thread, once per process (the app calls this at start, so the first
+    search or ingest does not wait and no page blocks on it). ``warm_status`` tells how it went."""
+    import time
+
+    with _warm_lock:
+        if _warm["state"] != "idle":
+            return
+        _warm["state"] = "loading"
+
+    def load() -> None:
+        t = time.perf_counter()
+        try:
+            get_embedder(model)
+            _warm.update(state="ready", seconds=round(time.perf_counter() - t, 1))
+        except Exception as exc:  # noqa: BLE001 - shown on the Home page; the first real use raises it again
+            _warm.update(state="failed", error=str(exc))
+
+    threading.Thread(target=load, name="embedder-warm-up", daemon=True).start()
+
+
+def warm_status() -> dict:
+    """{"state": idle | loading | ready | failed, "error", "seconds"}."""
+    return dict(_warm)
