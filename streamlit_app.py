@@ -13,4 +13,12 @@ PAGES = [
     st.Page("pages/enviroexam.py", title="EnviroExam", icon="🎓"),
 ]
 
-st.navigation(PAGES).run()
+nav = st.navigation(PAGES)
+from lib.embedding import warm_up_in_background  # noqa: E402
+
+warm_up_in_background()  # once per process: the embedder loads while the first page is already on screen
+from pages._jobs import jobs_panel  # noqa: E402 - after st.navigation, which the shared widgets expect
+
+with st.sidebar:
+    jobs_panel()  # running jobs and their progress on every page
+nav.run()

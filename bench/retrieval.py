@@ -115,7 +115,7 @@ def main() -> None:
     args = ap.parse_args()
     os.environ["NEPAQA_HOME"] = tempfile.mkdtemp(prefix="nepaqa_bench_ret_")
 
-    from lib import config, documents, services
+    from lib import config, ingest_pipeline, services
     from lib.benchmark.dataset import load_items
     from lib.retrieval import _Bm25
 
@@ -124,7 +124,7 @@ def main() -> None:
     report: dict = {}
     header = "  " + " " * 26 + "   ".join(f"hit@{k}: per question [95%] | per passage" for k in KS)
     for contextual in (True, False):  # plain (the product's default) last: the runs below use its store
-        documents.CONTEXTUAL = contextual
+        ingest_pipeline.CONTEXTUAL = contextual
         os.environ["NEPAQA_HOME"] = tempfile.mkdtemp(prefix="nepaqa_bench_ret_")
         svc = services.get_services()
         doc = svc.docs.ingest_file(str(config.SAMPLE_PDF), chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap)

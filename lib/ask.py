@@ -6,7 +6,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -141,8 +141,10 @@ def _cached_counter(provider: Provider, doc_id: str, gen: int) -> Callable[[str]
 def ask(
     question: str, model_id: str, mode: str, services: Any = None, doc_id: str | Sequence[str] | None = None,
     k: int = DEFAULT_K, gold: str | None = None, closed: bool | None = None, balanced: bool = False,
+    on_token: Callable[[str], None] | None = None,
 ) -> AskResult:
-    """Answer one question with one model in one mode. Provider failures land in ``error``, not raised."""
+    """Answer one question with one model in one mode. Provider failures land in ``error``, not raised.
+    ``on_token`` receives the answer's pieces as they arrive, where the model streams."""
     question = (question or "").strip()
     if not question:
         raise UserError("The question is empty.")
@@ -153,7 +155,7 @@ def ask(
     req = Request(
         prompt=prompts.render(question, ctx.text, is_closed), system=prompts.SYSTEM, question=question,
         context=ctx.text, closed=is_closed, max_tokens=ANSWER_BUDGET_CLOSED if is_closed else ANSWER_BUDGET_OPEN,
-        structured=is_closed,
+        structured=is_closed, on_token=on_token,
     )
     res = AskResult(model=provider.id, mode=mode, answer=None, closed=is_closed, verdict=None, contexts=ctx.passages,
                     truncated=ctx.truncated, kept_fraction=round(ctx.kept_fraction, 4),
@@ -193,20 +195,47 @@ def ask_grid(
     question: str, model_ids: Sequence[str], modes: Sequence[str], services: Any = None,
     doc_id: str | Sequence[str] | None = None, k: int = DEFAULT_K, gold: str | None = None,
     closed: bool | None = None, on_result: Callable[[AskResult], None] | None = None, max_workers: int = 4,
-    balanced: bool = False,
+    balanced: bool = False, on_partial: Callable[[str, str, str], None] | None = None,
 ) -> list[AskResult]:
-    """Every (model, mode) cell; cells finish in any order and each is reported as it arrives."""
+    """Every (model, mode) cell; cells finish in any order and each is reported as it arrives.
+
+    With ``on_partial``, cells whose model streams report their text so far as ``(model, mode, text)``, from this
+    (the caller's) thread, a few times a second, so a page can draw it. The text shown is redacted and held back
+    to its last whole word, so a key a hostile server echoes is never on screen even for a moment."""
     model_ids = [_concrete(m) for m in model_ids]
     cells = [(m, mode) for m in model_ids for mode in modes]
     results: list[AskResult] = []
+    buffers: dict[tuple[str, str], list[str]] = {cell: [] for cell in cells}
+    shown: dict[tuple[str, str], str] = {}
+    finished: set[tuple[str, str]] = set()
+
+    def collector(cell: tuple[str, str]) -> Callable[[str], None] | None:
+        return buffers[cell].append if on_partial else None  # list.append is atomic across threads
+
+    def flush() -> None:
+        for cell, parts in buffers.items():
+            if cell in finished or not parts:
+                continue
+            text = safe_partial("".join(parts))
+            if text and text != shown.get(cell):
+                shown[cell] = text
+                on_partial(cell[0], cell[1], text)  # type: ignore[misc]
+
     with ThreadPoolExecutor(max_workers=max_workers) as pool:
-        futures = {pool.submit(_safe_ask, question, m, mode, services, doc_id, k, gold, closed, balanced): (m, mode)
+        futures = {pool.submit(_safe_ask, question, m, mode, services, doc_id, k, gold, closed, balanced,
+                               collector((m, mode))): (m, mode)
                    for m, mode in cells}
-        for fut in as_completed(futures):
-            r = fut.result()
-            results.append(r)
-            if on_result:
-                on_result(r)
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, timeout=0.25 if on_partial else None, return_when=FIRST_COMPLETED)
+            for fut in done:
+                r = fut.result()
+                finished.add(futures[fut])
+                results.append(r)
+                if on_result:
+                    on_result(r)
+            if on_partial:
+                flush()
     order = {cell: i for i, cell in enumerate(cells)}
     return sorted(results, key=lambda r: order[(r.model, r.mode)])
 
@@ -216,6 +245,13 @@ def _concrete(model_id: str) -> str:
         return registry.resolve(model_id)
     except UserError:
         return model_id  # reported as that cell's error
+
+
+def safe_partial(text: str) -> str:
+    """Streamed text fit to show before the answer is complete: up to its last whitespace (a key arriving in
+    pieces is only shown whole, and then redacted), with keys redacted."""
+    cut = max(text.rfind(" "), text.rfind("\n"))
+    return redact(text[:cut]) if cut > 0 else ""
 
 
 def _safe_ask(question: str, model_id: str, mode: str, *args: Any) -> AskResult:

@@ -31,7 +31,25 @@ def command(name: str) -> Callable:
 
 
 def _stderr_progress(stage: str, frac: float, msg: str) -> None:
-    print(f"[{stage}] {frac * 100:5.1f}% {msg}", file=sys.stderr, flush=True)
+    print(f"[{stage}] {frac * 100:5.1f}% {msg.removeprefix(stage + ': ')}", file=sys.stderr, flush=True)
+
+
+def _run_job(kind: str, params: dict, title: str) -> dict:
+    """Run a job in the foreground: the same code as the app's background jobs, recorded in the same table.
+    Progress goes to stderr: every change of stage, the end, and otherwise at most twice a second."""
+    import time
+
+    from .jobs import run_foreground
+
+    last = {"stage": "", "at": 0.0}
+
+    def printer(stage: str, frac: float, msg: str) -> None:
+        now = time.monotonic()
+        if stage != last["stage"] or frac >= 1.0 or now - last["at"] >= 0.5:
+            last.update(stage=stage, at=now)
+            _stderr_progress(stage, frac, msg)
+
+    return run_foreground(kind, params, title, printer)
 
 
 def _services():  # noqa: ANN202 - imported lazily so `--help` stays fast
@@ -42,22 +60,44 @@ def _services():  # noqa: ANN202 - imported lazily so `--help` stays fast
 
 @command("ingest")
 def _ingest(a: argparse.Namespace) -> Any:
-    import time
 
     from . import config
-    from .pdf import read_pdf_file
+    from .job_kinds import ingest_params
+    from .pdf import check_pdf_path
 
-    started = time.perf_counter()
     if a.chunk_size is not None and a.chunk_size < 16:
         raise UserError(f"--chunk-size must be at least 16 tokens (got {a.chunk_size}).")
     if a.chunk_overlap is not None and a.chunk_overlap < 0:
         raise UserError(f"--chunk-overlap must be 0 or more (got {a.chunk_overlap}).")
-    # Bad files are refused before the embedding model is loaded.
-    extracted = read_pdf_file(a.path, config.max_upload_bytes(), a.name)
-    res = _services().docs.ingest_extracted(
-        extracted, started, chunk_size=a.chunk_size, chunk_overlap=a.chunk_overlap, progress=_stderr_progress
-    )
-    return res.cli_dict()
+    # Bad files are refused before a job is recorded or the embedding model is loaded.
+    check_pdf_path(a.path, config.max_upload_bytes())
+    res = _run_job("ingest", ingest_params(str(Path(a.path).resolve()), a.name, a.chunk_size, a.chunk_overlap),
+                   f"Index {a.name or Path(a.path).name}")
+    keys = ("doc_id", "name", "pages", "chunks", "empty_pages", "seconds")
+    return {k: res[k] for k in keys} | {"status": "already indexed" if res["skipped"] else "indexed"}
+
+
+@command("jobs")
+def _jobs(a: argparse.Namespace) -> Any:
+    from . import jobs
+
+    if a.action == "list":
+        if a.limit < 1:
+            raise UserError("--limit must be at least 1.")
+        return [{"job_id": j.job_id, "kind": j.kind, "title": j.title, "status": j.status,
+                 "progress": round(j.progress, 3), "message": j.message, "result": j.result, "error": j.error,
+                 "origin": j.origin, "seconds": None if j.seconds is None else round(j.seconds, 1)}
+                for j in jobs.list_jobs(a.limit)]
+    if not a.job_id:
+        raise UserError(f"Give the job id: python -m lib jobs {a.action} JOB_ID (see python -m lib jobs).")
+    if a.action == "cancel":
+        jobs.cancel(a.job_id)
+        return {"job_id": a.job_id, "status": "cancel requested"}
+    job = jobs.get(a.job_id)
+    if not job.resumable:
+        raise UserError(f"Job {a.job_id} is {job.status}; only interrupted, cancelled or failed jobs resume.")
+    return jobs.run_foreground(job.kind, jobs.resume_params(job), job.title, _stderr_progress,
+                               resumed_from=job.job_id)
 
 
 @command("docs")
@@ -218,6 +258,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("docs", help="list indexed documents")
 
+    s = sub.add_parser("jobs", help="list long jobs (ingest, benchmark, exam, generation) from the app and the CLI")
+    s.add_argument("action", nargs="?", choices=["list", "cancel", "resume"], default="list")
+    s.add_argument("job_id", nargs="?")
+    s.add_argument("--limit", type=int, default=20)
+
     sub.add_parser("repair", help="remove vectors no committed document owns (skips documents being written)")
 
     s = sub.add_parser("check", help="does every document have its vectors? exit 1 if not")
@@ -299,7 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
 @command("bench")
 def _bench(a: argparse.Namespace) -> Any:
     from .benchmark.dataset import load_items
-    from .benchmark.runner import RunConfig, load_run, run_benchmark
+    from .benchmark.runner import RunConfig, load_run
 
     stored = load_run(a.run_id) if a.run_id else None
     if stored is not None:
@@ -322,17 +367,18 @@ def _bench(a: argparse.Namespace) -> Any:
                         modes=[m for m in (a.modes or "none,pdf,rag,gold").split(",") if m], k=a.k or 3,
                         judge=a.judge, limit=a.limit, seed=a.seed, question_type=a.question_type, source=path.name)
 
-    def progress(done: int, total: int, msg: str) -> None:
-        print(f"[bench] {done}/{total} {msg}", file=sys.stderr, flush=True)
-
     if a.workers < 1:
         raise UserError("--workers must be at least 1.")
-    svc = _services()  # after every check of the input: bad input never loads the model or opens the index
-    summary = run_benchmark(items, cfg, svc, run_id=a.run_id, progress=progress, max_workers=a.workers)
-    if summary.failures:
-        print(f"[bench] {summary.failures} answer(s) failed; they are counted in 'failures' and retried when you "
-              f"resume with --run-id {summary.run_id}", file=sys.stderr)
-    return summary.cli_dict()
+    from .job_kinds import benchmark_params
+
+    # After every check of the input: bad input never loads the model or opens the index.
+    params = benchmark_params(items, cfg, a.run_id, a.workers)
+    res = _run_job("benchmark", params, f"Benchmark {params['run_id']}")
+    summary = res["summary"]
+    if summary["failures"]:
+        print(f"[bench] {summary['failures']} answer(s) failed; they are counted in 'failures' and retried when you "
+              f"resume with --run-id {summary['run_id']}", file=sys.stderr)
+    return summary
 
 
 def _refuse_changed_flags(a: argparse.Namespace, cfg: Any) -> None:
@@ -390,19 +436,17 @@ def _agreement(a: argparse.Namespace) -> Any:
 
 @command("exam")
 def _exam(a: argparse.Namespace) -> Any:
-    from .enviroexam import run_exam
-
-    def progress(done: int, total: int, msg: str) -> None:
-        if done == total or done % 10 == 0:
-            print(f"[exam] {done}/{total} {msg}", file=sys.stderr, flush=True)
+    from .enviroexam import summarize_run
+    from .job_kinds import exam_params
 
     courses = [c.strip() for c in a.courses.split(",") if c.strip()] if a.courses else None
     if a.limit is not None and a.limit < 1:
         raise UserError("--limit must be at least 1 (leave it out for every question).")
     if a.courses is not None and not courses:
         raise UserError("--courses lists no course; give comma-separated course ids or leave it out for all 42.")
-    res = run_exam(a.model, a.shots, a.cot, courses, a.limit, a.split, progress=progress, circular=a.circular,
-                   restart=a.restart)
+    job = _run_job("exam", exam_params(a.model, a.shots, a.cot, courses, a.limit, a.split, a.circular, a.restart),
+                   f"EnviroExam {a.model} ({a.shots}-shot)")
+    res = summarize_run(job["run_id"])
     if res["failed"]:
         print(f"[exam] {res['failed']} question(s) failed; they count as wrong and are asked again on the next run",
               file=sys.stderr)

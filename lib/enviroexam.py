@@ -21,7 +21,7 @@ from sqlalchemy.schema import CreateIndex, CreateTable
 
 from . import config, manifest, store
 from .errors import UserError
-from .jobs import run_tasks
+from .pool import run_tasks
 from .providers import registry
 from .providers.base import LIKELIHOOD, ProviderError, Request
 from .redact import redact

@@ -1,6 +1,8 @@
 """The vector index: one ChromaDB collection, persistent on disk, or a Chroma server by URL."""
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlparse
@@ -61,7 +63,7 @@ class VectorIndex:
     def __init__(self, client: chromadb.ClientAPI, embedder: Embedder, embedded: bool = True) -> None:
         self.client = client
         self.embedder = embedder
-        # The embedded (on-disk) client is not made for several processes writing one path; see vector_writes.
+        # The embedded (on-disk) client is not made for several processes writing one path; see writing().
         self.embedded = embedded
         self.collection = client.get_or_create_collection(
             COLLECTION,
@@ -81,6 +83,27 @@ class VectorIndex:
 
     def delete_doc(self, doc_id: str) -> None:
         self.collection.delete(where={"doc_id": doc_id})
+
+    def drop_generation(self, doc_id: str, gen: int) -> None:
+        """Take back one generation's vectors (an ingest that failed or was interrupted)."""
+        self.collection.delete(where={"$and": [{"doc_id": doc_id}, {"gen": gen}]})
+
+    def drop_other_generations(self, doc_id: str, gen: int) -> None:
+        """Remove a document's vectors of every generation but ``gen`` (after the switch to it)."""
+        self.collection.delete(where={"$and": [{"doc_id": doc_id}, {"gen": {"$ne": gen}}]})
+
+    @contextmanager
+    def writing(self, engine: Any) -> Iterator[None]:
+        """Chroma's embedded client is not made for several processes writing one path: there, every vector
+        write holds the one ``vector-writer`` lease in the SQL store, so writes from several processes take
+        turns. A Chroma server serialises writes itself."""
+        if self.embedded:
+            from . import leases
+
+            with leases.held("vector-writer", engine, "writing vectors"):
+                yield
+        else:
+            yield
 
     def count(self, doc_id: str | None = None) -> int:
         if doc_id is None:

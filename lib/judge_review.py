@@ -23,7 +23,7 @@ from . import annotations as ann
 from . import store
 from .benchmark.generate import DEFINITIONS
 from .errors import UserError
-from .jobs import run_tasks
+from .pool import run_tasks
 from .providers import registry
 from .providers.base import Provider, ProviderError, Request
 from .redact import redact

@@ -10,7 +10,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from . import leases, store
+from . import leases
 from .vector_ids import chunk_id
 
 
@@ -32,7 +32,7 @@ def repair(docs: Any) -> dict[str, Any]:
             continue
         stale.append(cid)
     if stale:
-        with docs.vector_writes():
+        with docs.index.writing(docs.engine):
             for i in range(0, len(stale), 5000):
                 docs.index.collection.delete(ids=stale[i : i + 5000])
     return {"removed": len(stale), "skipped_live": sorted(skipped)}
@@ -60,8 +60,6 @@ def check(docs: Any, fix: bool = False, progress: Any = None) -> list[dict[str, 
 
 def reembed(docs: Any, doc_id: str, progress: Any = None) -> int:
     """Embed a document's stored chunks again under a new generation and switch to it (under its lease)."""
-    from sqlalchemy import update
-
     with leases.held(f"doc:{doc_id}", docs.engine, "re-embedding missing vectors"):
         chunks = docs.chunks(doc_id)
         vectors = docs.index.embedder.embed([c.text for c in chunks],
@@ -69,13 +67,11 @@ def reembed(docs: Any, doc_id: str, progress: Any = None) -> int:
         gen = time.time_ns()
         ids = [chunk_id(doc_id, gen, c.index) for c in chunks]
         metas = [{"gen": gen, "idx": c.index, "page_start": c.page_start, "page_end": c.page_end} for c in chunks]
-        with docs.vector_writes():
+        with docs.index.writing(docs.engine):
             docs.index.add(doc_id, ids, [c.text for c in chunks], vectors, metas)
-        t = store.documents
-        with docs.engine.begin() as c:
-            c.execute(update(t).where(t.c.doc_id == doc_id).values(status=f"ready:{gen}"))
-        with docs.vector_writes():
-            docs.index.collection.delete(where={"$and": [{"doc_id": doc_id}, {"gen": {"$ne": gen}}]})
+        docs.repo.set_generation(doc_id, gen)
+        with docs.index.writing(docs.engine):
+            docs.index.drop_other_generations(doc_id, gen)
     return len(chunks)
 
 

@@ -44,14 +44,9 @@ def document_entries(services: Any, doc_ids: Iterable[str], engine: Any = None) 
 
 def embedder_name(services: Any = None) -> str:
     """The embedder's name without loading it when the services are not built yet."""
-    from . import config
+    from .embedding import embedder_label
 
-    if services is not None:
-        try:
-            return services.docs.index.embedder.name
-        except AttributeError:
-            pass
-    return config.get("NEPAQA_EMBED_MODEL") or "all-MiniLM-L6-v2"
+    return embedder_label()
 
 
 def build(kind: str, models: Iterable[Any], *, prompts: Mapping[str, str], judge: Any = None,

@@ -191,11 +191,17 @@ def detect_headings(doc: Any, max_pages: int = 2000) -> list[list]:
     return toc
 
 
-def read_pdf_file(path: str | Path, max_bytes: int, name: str | None = None) -> ExtractedPdf:
+def check_pdf_path(path: str | Path, max_bytes: int) -> Path:
+    """The cheap checks of a PDF path (exists, a file, not too big), before any reading."""
     p = Path(path)
     if not p.exists():
         raise UserError(f"No such file: {p}")
     if p.is_dir():
         raise UserError(f"{p} is a folder, not a PDF file.")
     check_size(p.stat().st_size, p.name, max_bytes)  # before reading a huge file into memory
+    return p
+
+
+def read_pdf_file(path: str | Path, max_bytes: int, name: str | None = None) -> ExtractedPdf:
+    p = check_pdf_path(path, max_bytes)
     return extract_pdf(p.read_bytes(), name or p.stem, max_bytes)

@@ -133,6 +133,26 @@ leases = Table(  # who is writing what (lib/leases.py)
     Column("acquired_at", Float, nullable=False),
 )
 
+jobs = Table(  # long work: ingest, benchmark runs, exam runs, generation (lib/jobs.py)
+    "jobs",
+    metadata,
+    Column("job_id", String(40), primary_key=True),
+    Column("kind", String(16), nullable=False),  # ingest | benchmark | exam | generate
+    Column("title", Text, nullable=False),  # plain words for the sidebar: "Index big_eis.pdf"
+    Column("status", String(12), nullable=False),  # queued | running | done | failed | cancelled | interrupted
+    Column("progress", Float, nullable=False, default=0.0),  # 0..1
+    Column("message", Text),
+    Column("params", Text, nullable=False),  # JSON: what the job needs to run (and to resume)
+    Column("result", Text),  # JSON link to what it made: {"doc_id": …} | {"run_id": …} | …
+    Column("error", Text),
+    Column("cancel_requested", Integer, nullable=False, default=0),
+    Column("origin", String(8), nullable=False, default="app"),  # app | cli
+    Column("resumed_from", String(40)),
+    Column("created_at", Float, nullable=False),
+    Column("started_at", Float),
+    Column("ended_at", Float),
+)
+
 run_manifests = Table(
     "run_manifests",
     metadata,

@@ -188,8 +188,14 @@ def run_grid(q: str, model_ids: list[str], mode_ids: list[str], doc: str | list[
         with slots[(r.model, r.mode)].container():
             render_cell(r)
 
+    def on_partial(model: str, mode: str, text: str) -> None:  # a streaming model's answer so far
+        with slots[(model, mode)].container(border=True):
+            st.markdown(f"**{label_of(model)}** · {MODE_LABELS.get(mode) or plain(mode)}")
+            st.text(text + " ▌")  # as text, never Markdown
+            st.caption("answering…")
+
     results = ask_lib.ask_grid(q, model_ids, mode_ids, svc, doc, k, gold_text, is_closed, on_result=on_result,
-                               balanced=bal)
+                               balanced=bal, on_partial=on_partial)
     progress.empty()
     ask_lib.save_history(results, doc, services=svc, k=k)
     return results

@@ -1,27 +1,26 @@
 """Benchmark: import or generate NEPAQuAD-style items, run models × modes, score, chart and download."""
 import json
-import time
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
-from lib import annotations, config, csv_safe
+from lib import annotations, charts, config, csv_safe, jobs
 from lib.benchmark import report
-from lib.benchmark.dataset import QUESTION_TYPES, load_items
-from lib.benchmark.generate import generate, pick_passages
+from lib.benchmark.dataset import QUESTION_TYPES, Item, load_items
+from lib.benchmark.generate import pick_passages
 from lib.benchmark.runner import (
     RunConfig,
     answers,
     list_runs,
     load_run,
     rescore,
-    run_benchmark,
     select_items,
     summarize,
 )
 from lib.contexts import MODE_LABELS, MODES
+from lib.job_kinds import benchmark_params, generate_params
 from lib.providers import registry
+from pages._jobs import watch
 from pages._ui import code, plain, run_safely, services
 
 st.title("📊 Benchmark")
@@ -37,7 +36,14 @@ def label_of(model_id: str) -> str:
     """Our label for a model, for Markdown; an id we do not know (from a stored run) is shown as written."""
     return available.get(model_id) or plain(model_id)
 
-tab_data, tab_gen, tab_run, tab_results = st.tabs(["1 · Items", "Generate items", "2 · Run", "3 · Results"])
+TABS = ["1 · Items", "Generate items", "2 · Run", "3 · Results"]
+opened = {"Results": TABS[3], "Items": TABS[0]}.get(st.session_state.pop("bench_tab", ""), TABS[0])
+generated = st.session_state.pop("load_generated", None)
+if generated:  # "Open result" of a generation job: load its items for a run
+    gen = jobs.get(generated).result
+    st.session_state["bench_items"] = ([Item(**d) for d in gen.get("items", [])], [])
+    st.session_state["bench_source"] = gen.get("source") or "generated"
+tab_data, tab_gen, tab_run, tab_results = st.tabs(TABS, default=opened)
 
 # ----- items ---------------------------------------------------------------------------------------
 with tab_data:
@@ -72,9 +78,7 @@ with tab_data:
         if unmatched:
             st.warning(f"{n_unmatched} item(s) refer to documents that are not indexed ({plain(', '.join(unmatched))}): "
                        "they run in the none and gold modes only. Index the PDF on the Documents page to add pdf/rag.")
-        counts = pd.DataFrame([it.question_type for it in items], columns=["type"]).value_counts().reset_index()
-        st.altair_chart(alt.Chart(counts).mark_bar().encode(x=alt.X("count:Q"), y=alt.Y("type:N", sort="-x")),
-                        width="stretch")
+        st.altair_chart(charts.type_counts([it.question_type for it in items]), width="stretch")
         if st.button("Send these items to the validation queue"):
             n = annotations.add_items(items, st.session_state["bench_source"])
             st.toast(f"{n} items queued for expert review")
@@ -105,23 +109,25 @@ with tab_gen:
         st.caption(f"{len(passages)} passage(s) → up to {len(passages) * sum(n_closed if t == 'closed' else n_other for t in types)} items. "
                    "The tiny local model rarely writes well-formed CSV; a cloud model does far better.")
         if st.button("Generate", type="primary", disabled=not (passages and types and gmodel)):
-            bar = st.progress(0.0)
             per_type = {t: (n_closed if t == "closed" else n_other) for t in types}
-            rep = generate(registry.get(gmodel), passages, info.name, info.pages, per_type,
-                           progress=lambda d, n, m: bar.progress(d / n, text=m))
+            st.session_state["gen_job"] = jobs.submit(
+                "generate", generate_params(gdoc, [c.index for c in passages], gmodel, per_type),
+                f"Generate items · {info.name}")
+        job = watch(st.session_state.get("gen_job"), "gen")
+        if job is not None and job.status in ("done", "cancelled") and job.result:
+            rep = job.result
             c = st.columns(3)
-            c[0].metric("Generated", rep.generated)
-            c[1].metric("Well-formed", rep.well_formed)
-            c[2].metric("Kept (proof found in passage)", rep.kept)
-            if rep.items:
-                source = f"generated:{info.name}:{time.strftime('%Y-%m-%d %H:%M')}"
-                annotations.add_items(rep.items, source)
-                st.session_state["bench_items"] = (rep.items, [])
-                st.session_state["bench_source"] = source
-                st.success(f"{rep.kept} items are in the validation queue ({code(source)}) and loaded for a run.")
-            if rep.problems:
-                with st.expander(f"{len(rep.problems)} problem(s)"):
-                    st.text("\n".join(f"- {p}" for p in rep.problems[:200]))  # quotes the model's output: text
+            c[0].metric("Generated", rep.get("generated", 0))
+            c[1].metric("Well-formed", rep.get("well_formed", 0))
+            c[2].metric("Kept (proof found in passage)", rep.get("kept", 0))
+            if rep.get("source"):
+                if st.button("Load these items for a run", key="gen_load"):
+                    st.session_state["load_generated"] = job.job_id
+                    st.rerun()
+                st.success(f"{rep['kept']} items are in the validation queue ({code(rep['source'])}).")
+            if rep.get("problems"):
+                with st.expander(f"{len(rep['problems'])} problem(s)"):
+                    st.text("\n".join(f"- {p}" for p in rep["problems"]))  # quotes the model's output: text
 
 def run_name(r: dict) -> str:
     c = r["config"]
@@ -171,51 +177,22 @@ with tab_run:
             cfg = RunConfig(models=models, modes=modes, k=k, judge=None if judge.startswith("(") else judge,
                             limit=limit or None, seed=None if seed < 0 else seed,
                             question_type=None if which == "all" else which, source=st.session_state["bench_source"])
-            st.button("Cancel", key="cancel_run", help="Stops after the answers in flight; finished answers are kept.")
-            bar = st.progress(0.0, text="starting…")
-            started = time.time()
-
-            def progress(done: int, total: int, msg: str) -> None:
-                left = (time.time() - started) / done * (total - done)
-                bar.progress(done / total, text=f"{done}/{total} · {plain(msg)} · about {left:.0f} s left")  # names the item id
-
-            summary = run_safely(
-                run_benchmark, None if resume != "(new run)" else items, None if resume != "(new run)" else cfg,
-                svc, run_id=None if resume == "(new run)" else resume, progress=progress)
-            if summary is not None:
-                bar.progress(1.0, text=f"done in {summary.seconds:.0f} s")
-                st.session_state["bench_run"] = summary.run_id
-                st.success(f"Run {code(summary.run_id)}: {summary.answers} answers, {summary.failures} failures, "
-                           f"{summary.judge_failures} judge failures, {summary.unclear} unclear verdicts. "
-                           "See the Results tab.")
+            if resume == "(new run)":
+                params = benchmark_params(items, cfg)
+            else:
+                params = benchmark_params(None, None, resume)
+            st.session_state["bench_job"] = jobs.submit("benchmark", params, f"Benchmark · {params['run_id']}")
+        job = watch(st.session_state.get("bench_job"), "bench")
+        if job is not None and job.status in ("done", "cancelled") and job.result.get("summary"):
+            sm = job.result["summary"]
+            st.session_state["bench_run"] = job.result["run_id"]
+            st.success(f"Run {code(job.result['run_id'])}: {sm['answers']} answers, {sm['failures']} failures, "
+                       f"{sm['judge_failures']} judge failures, {sm['unclear']} unclear verdicts. "
+                       "See the Results tab.")
 
 # ----- results -------------------------------------------------------------------------------------
-def ci_text(lo: float | None, hi: float | None) -> str:
-    return "—" if lo is None else f"{lo:.2f}–{hi:.2f}"
-
-
-def score_table(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
-    sub = frame[frame["kind"] == kind]
-    return pd.DataFrame({
-        "model": [label_of(m) for m in sub["model"]],  # st.table renders Markdown in cells
-        "mode": [MODE_LABELS.get(m, m) for m in sub["mode"]],
-        "score": sub["score"].round(3), "95% interval": [ci_text(lo, hi) for lo, hi in zip(sub["ci_low"], sub["ci_high"], strict=True)],
-        "n": sub["n"], "note": ["n < 5: too few to read" if sm else "" for sm in sub["small"]],
-    })
-
-
-def bars_with_intervals(frame: pd.DataFrame, title: str) -> alt.Chart:
-    frame = frame.assign(label=frame["model"].map(lambda m: available.get(m, m)),
-                         context=frame["mode"].map(lambda m: MODE_LABELS.get(m, m)),
-                         reading=frame["small"].map(lambda sm: "n < 5: too few to read" if sm else "n ≥ 5"))
-    base = alt.Chart(frame).encode(x=alt.X("context:N", sort=[MODE_LABELS[m] for m in MODES], title=None))
-    bars = base.mark_bar().encode(
-        y=alt.Y("score:Q", scale=alt.Scale(domain=[0, 1]), title=title),
-        color=alt.Color("reading:N", scale=alt.Scale(domain=["n ≥ 5", "n < 5: too few to read"],
-                                                     range=["#2e7d32", "#c8c8c8"]), title=None),
-        tooltip=["label", "context", "score", "ci_low", "ci_high", "n", "reading"])
-    rules = base.mark_rule().encode(y="ci_low:Q", y2="ci_high:Q")
-    return alt.layer(bars, rules).properties(width=170).facet(column=alt.Column("label:N", title=None))
+def model_name(mid: str) -> str:
+    return available.get(mid, mid)
 
 
 with tab_results:
@@ -289,16 +266,14 @@ with tab_results:
             left, right = st.columns(2)
             with left:
                 st.markdown("**Closed questions: accuracy** (exact yes/no)")
-                closed_t = score_table(comp, "closed")
+                closed_t = charts.score_table(comp, "closed", label_of)  # st.table renders Markdown in cells
                 mb = report.majority([it for it in items_r if it.id in set(common)])
                 if mb:
-                    closed_t = pd.concat([closed_t, pd.DataFrame([{
-                        "model": f"Majority baseline (always '{mb['answer']}')", "mode": "—", "score": round(mb["accuracy"], 3),
-                        "95% interval": ci_text(*mb["ci95"]), "n": mb["n"], "note": "answers the more common gold answer"}])])
+                    closed_t = pd.concat([closed_t, charts.majority_row(mb)])
                 st.table(closed_t.set_index("model"))
             with right:
                 st.markdown(f"**Open questions: {report.metric_label(summary.metric)}**")
-                st.table(score_table(comp, "open").set_index("model"))
+                st.table(charts.score_table(comp, "open", label_of).set_index("model"))
             if not proxy:
                 st.markdown(f"**{report.PUBLISHED_LABEL}**")
                 st.dataframe(report.PUBLISHED_TABLE2, hide_index=True, width="stretch")
@@ -306,9 +281,9 @@ with tab_results:
                            "scores open items with it and closed items by exact yes/no, so read them side by side, not as one ranking.")
             c1, c2 = st.columns(2)
             if not comp[comp["kind"] == "closed"].empty:
-                c1.altair_chart(bars_with_intervals(comp[comp["kind"] == "closed"], "closed accuracy"))
+                c1.altair_chart(charts.score_bars(comp[comp["kind"] == "closed"], "closed accuracy", model_name))
             if not comp[comp["kind"] == "open"].empty:
-                c2.altair_chart(bars_with_intervals(comp[comp["kind"] == "open"], "open score"))
+                c2.altair_chart(charts.score_bars(comp[comp["kind"] == "open"], "open score", model_name))
             st.caption("Bars: mean on the common items; lines: 95% interval; grey bars have n < 5 (too few to read).")
             tests = report.paired_tests(df, common, cfg_r.models, cfg_r.modes)
             if tests:
@@ -317,35 +292,14 @@ with tab_results:
                     st.text(report.describe_test(t, lambda mid: available.get(mid, mid)))
             tm = report.by_type_mode(df, common)
             if not tm.empty:
-                tm = tm.assign(label=tm["model"].map(lambda mid: available.get(mid, mid)),
-                               reading=tm["small"].map(lambda sm: "n < 5: too few to read" if sm else ""))
-                tm = tm.assign(context=tm["mode"].map(lambda m: MODE_LABELS.get(m, m)),
-                               cell=[f"{v:.2f} (n={n})" for v, n in zip(tm["score"], tm["n"], strict=True)])
-                heat = alt.Chart(tm).encode(x=alt.X("context:N", sort=[MODE_LABELS[m] for m in MODES], title=None),
-                                            y=alt.Y("question_type:N", title=None))
-                rects = heat.mark_rect(stroke="white").encode(
-                    color=alt.condition("datum.small", alt.value("#e0e0e0"),
-                                        alt.Color("score:Q", scale=alt.Scale(domain=[0, 1], scheme="greens"))),
-                    tooltip=["label", "question_type", "context", "score", "ci_low", "ci_high", "n", "reading"])
-                st.altair_chart(alt.layer(rects, heat.mark_text(fontSize=10).encode(text="cell:N")).properties(
-                    width=220).facet(facet=alt.Facet("label:N", title=None), columns=2).properties(
-                    title="Question type × mode (closed: accuracy; others: open score; grey: n < 5, too few to read)"))
+                st.altair_chart(charts.type_mode_heatmap(tm, model_name))
             pos = report.by_position(df, common)
             if not pos.empty:
-                pos = pos.assign(label=pos["model"].map(lambda mid: available.get(mid, mid)),
-                                 context=pos["mode"].map(lambda m: MODE_LABELS.get(m, m)))
-                st.altair_chart(alt.Chart(pos).mark_line(point=True).encode(
-                    x=alt.X("position:N", sort=["beginning", "middle", "end", "unknown"]),
-                    y=alt.Y("score:Q", scale=alt.Scale(domain=[0, 1])), color=alt.Color("context:N", title="context"),
-                    strokeDash=alt.StrokeDash("label:N", title="model", legend=alt.Legend(labelLimit=320)),
-                    opacity=alt.condition("datum.small", alt.value(0.3), alt.value(1.0)),
-                    column=alt.Column("kind:N", title=None),
-                    tooltip=["label", "context", "kind", "position", "score", "ci_low", "ci_high", "n"],
-                ).properties(width=260, title="By position in the document (faint points: n < 5)"))
+                st.altair_chart(charts.position_lines(pos, model_name))
             hits = report.retrieval_detail(cfg_r, rows_r)
             if hits:
                 st.markdown("**Retrieval hit@k** (RAG answers whose chunks contain the gold passage): " + "; ".join(
-                    f"{label_of(mo)} {h['mean']:.0%} (95% {ci_text(*h['ci95'])}, n = {h['n']})" for mo, h in hits.items()))
+                    f"{label_of(mo)} {h['mean']:.0%} (95% {charts.ci_text(*h['ci95'])}, n = {h['n']})" for mo, h in hits.items()))
 
             st.subheader("Items")
             view = df[["item_id", "question_type", "model", "mode", "status", "score", "score_status", "verdict",

@@ -5,13 +5,14 @@ import json
 import pandas as pd
 import streamlit as st
 
-from lib import config
+from lib import config, jobs
 from lib import metadata as meta_lib
 from lib.ask import scope_ids
-from lib.documents import STAGES
 from lib.errors import UserError
+from lib.job_kinds import ingest_params, stage_upload
 from lib.providers import registry
 from lib.retrieval import METHODS
+from pages._jobs import watch
 from pages._ui import code, plain, run_safely, scope_picker, services
 
 st.title("📄 Documents")
@@ -31,22 +32,10 @@ with st.sidebar:
     )
 
 
-def ingest_with_progress(label: str, call) -> None:
-    """Run one ingest with a progress bar per stage, then show its summary. ``label`` is a file name as uploaded:
-    the status label renders Markdown, so it goes in as text."""
-    with st.status(f"Indexing {plain(label)}…", expanded=True) as status:
-        bars = {s: st.progress(0.0, text=f"{s}: waiting") for s in STAGES}
-
-        def progress(stage: str, frac: float, msg: str) -> None:
-            bars[stage].progress(min(1.0, max(0.0, frac)), text=f"{stage}: {msg}")
-
-        res = run_safely(call, progress)
-        if res is None:
-            status.update(label=f"{plain(label)}: not indexed", state="error")
-            return
-        state = "already indexed" if res.skipped else f"indexed in {res.seconds:.1f} s"
-        status.update(label=f"{plain(res.name)}: {state}", state="complete", expanded=False)
-    st.session_state["last_ingest"] = res
+def start_ingest(params: dict, title: str) -> None:
+    """Index in the background: the job keeps running while the user works elsewhere in the app."""
+    job_id = jobs.submit("ingest", params, title)
+    st.session_state.setdefault("ingest_jobs", []).insert(0, job_id)
 
 
 # A returning user lands on their documents; a new one on "Add documents". Chosen once per session, so the tab
@@ -60,36 +49,42 @@ with tab_add:
         files = st.file_uploader("Upload EIS PDFs", type=["pdf"], accept_multiple_files=True)
         if st.button("Index uploaded files", type="primary", disabled=not files):
             for f in files:
-                ingest_with_progress(
-                    f.name,
-                    lambda p, f=f: svc.docs.ingest_bytes(
-                        f.getvalue(), f.name.removesuffix(".pdf"), chunk_size=chunk_size,
-                        chunk_overlap=chunk_overlap, progress=p,
-                    ),
-                )
+                name = f.name.removesuffix(".pdf")
+                path = stage_upload(f.getvalue(), f.name)
+                start_ingest(ingest_params(path, name, int(chunk_size), int(chunk_overlap), staged=True),
+                             f"Index {name}")
     with right:
         st.markdown("**No PDF at hand?** Load the bundled sample: the CONUS Interceptor Site Final EIS "
                     "executive summary (74 pages, DoD Missile Defense Agency, 2017).")
         if st.button("Load sample EIS", icon="🌲"):
-            ingest_with_progress(
-                "the sample EIS",
-                lambda p: svc.docs.ingest_file(
-                    str(config.SAMPLE_PDF), chunk_size=chunk_size, chunk_overlap=chunk_overlap, progress=p
-                ),
-            )
-    res = st.session_state.get("last_ingest")
+            start_ingest(ingest_params(str(config.SAMPLE_PDF), None, int(chunk_size), int(chunk_overlap)),
+                         "Index the sample EIS")
+    started = st.session_state.get("ingest_jobs", [])
+    if started:
+        st.caption("Indexing runs in the background: you can use the rest of the app meanwhile; the sidebar shows "
+                   "progress on every page.")
+        for job_id in started[:10]:
+            watch(job_id, "docs")
+    res = None
+    for job_id in started:
+        job = jobs.get(job_id)
+        if job.status == "done":
+            res = job.result
+            break
     if res is not None:
-        st.success(f"{code(res.name)} is ready (id {code(res.doc_id)})" + (" — it was already indexed." if res.skipped else "."))
+        st.success(f"{code(res['name'])} is ready (id {code(res['doc_id'])})"
+                   + (" — it was already indexed." if res["skipped"] else "."))
         cols = st.columns(5)
-        cols[0].metric("Pages", res.pages)
-        cols[1].metric("Characters", f"{res.chars:,}")
-        cols[2].metric("Tokens", f"{res.tokens:,}")
-        cols[3].metric("Chunks", res.chunks)
-        cols[4].metric("Time", f"{res.seconds:.1f} s")
-        if res.empty_pages:
-            shown = ", ".join(map(str, res.empty_pages[:30])) + (" …" if len(res.empty_pages) > 30 else "")
+        cols[0].metric("Pages", res["pages"])
+        cols[1].metric("Characters", f"{res.get('chars', 0):,}")
+        cols[2].metric("Tokens", f"{res.get('tokens', 0):,}")
+        cols[3].metric("Chunks", res["chunks"])
+        cols[4].metric("Time", f"{res['seconds']:.1f} s")
+        if res["empty_pages"]:
+            empty = res["empty_pages"]
+            shown = ", ".join(map(str, empty[:30])) + (" …" if len(empty) > 30 else "")
             st.warning(
-                f"{len(res.empty_pages)} page(s) have no text layer and were skipped (scanned or blank): {shown}. "
+                f"{len(empty)} page(s) have no text layer and were skipped (scanned or blank): {shown}. "
                 "Run OCR on the PDF to include them."
             )
 
@@ -288,13 +283,14 @@ with tab_docs:
             c1, c2 = st.columns(2)
             with c1:
                 if st.button(f"Re-index with size {chunk_size} / overlap {chunk_overlap}", key="reindex"):
-                    ingest_with_progress(titles[chosen], lambda p: svc.docs.reindex(chosen, int(chunk_size), int(chunk_overlap), p))
+                    start_ingest({"reindex": chosen, "chunk_size": int(chunk_size), "chunk_overlap": int(chunk_overlap)},
+                                 f"Re-index {titles[chosen]}")
+                    st.session_state["docs_first_tab"] = "Add documents"
                     st.rerun()
             with c2:
                 confirm = st.checkbox("Yes, delete this document", key="confirm_delete")
                 if st.button("Delete document", type="secondary", disabled=not confirm, key="delete"):
                     run_safely(svc.docs.delete, chosen)
-                    st.session_state.pop("last_ingest", None)
                     st.toast(f"Deleted {plain(titles[chosen])}")
                     st.rerun()
 

@@ -2,13 +2,14 @@
 import random
 import time
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
-from lib import csv_safe
+from lib import charts, csv_safe, jobs
 from lib import enviroexam as ee
+from lib.job_kinds import exam_params
 from lib.providers import registry
+from pages._jobs import watch
 from pages._ui import plain, run_safely
 
 st.title("🎓 EnviroExam")
@@ -18,18 +19,13 @@ st.caption("936 multiple-choice questions (210 dev, 726 test) over 42 environmen
 available = {p.id: p.label for p, ok, _ in registry.status_all() if ok and registry.is_llm(p)}
 courses = ee.courses()
 meta = pd.DataFrame([{"course": c, "title": ee.course_title(c), "level": ee.course_level(c)} for c in courses])
-tab_results, tab_run, tab_quiz, tab_method = st.tabs(["Results", "Run the exam", "Take the quiz", "Method"])
+tab_results, tab_run, tab_quiz, tab_method = st.tabs(["Results", "Run the exam", "Take the quiz", "Method"],
+                                                     default=st.session_state.pop("exam_tab", "Results"))
 
 with tab_results:
     runs = ee.all_runs()
-    board = pd.DataFrame(ee.leaderboard(runs=runs))
-    board["n"] = board["n_questions"].astype("Int64")
-    board = board[["model", "M", "sigma", "cv", "I", "source", "n", "failed", "unparsed"]]
-    st.altair_chart(alt.Chart(board.dropna(subset=["I"])).mark_bar().encode(
-        x=alt.X("I:Q", title="composite index I = M × (1 − CV)"), y=alt.Y("model:N", sort="-x", title=None),
-        color=alt.Color("source:N", scale=alt.Scale(domain=[ee.PUBLISHED, ee.RUN_HERE], range=["#9e9e9e", "#2e7d32"])),
-        tooltip=["model", "source", "M", "sigma", "cv", "I", "n"]).properties(height=alt.Step(14), title="Leaderboard"),
-        width="stretch")
+    board = charts.exam_leaderboard(ee.leaderboard(runs=runs))
+    st.altair_chart(charts.exam_leaderboard_chart(board, ee.PUBLISHED, ee.RUN_HERE), width="stretch")
     st.dataframe(board, hide_index=True, width="stretch", height=280)
     st.caption("Ranked: the 31 published models and the full runs made here with the same settings (all 726 test "
                "questions, 0-shot, direct answers, one option order; a failed call or an unreadable answer counts as "
@@ -59,32 +55,16 @@ with tab_results:
         st.info("No model has been run here yet: see **Run the exam**. Published per-course scores are not available, "
                 "so the course charts below show runs made here.")
     else:
-        per = pd.DataFrame([{"model": r["label"] + (" (partial)" if r["partial"] else ""),
-                             "shots": r["shots"], "course": c, "accuracy": a}
-                            for r in shown for c, a in r["courses"].items()]).merge(meta, on="course")
-        st.altair_chart(alt.Chart(per).mark_rect().encode(
-            x=alt.X("title:N", title=None, sort=list(meta["title"])), y=alt.Y("model:N", title=None),
-            color=alt.Color("accuracy:Q", scale=alt.Scale(domain=[0, 100], scheme="greens")),
-            tooltip=["model", "title", "level", "accuracy"]).properties(title="Accuracy (%) by course"),
-            width="stretch")
+        per = charts.exam_per_course(shown, meta)
+        st.altair_chart(charts.course_heatmap(per, list(meta["title"])), width="stretch")
         pick = st.selectbox("Model", sorted(per["model"].unique()))
         one = per[per["model"] == pick]
         c1, c2 = st.columns(2)
-        c1.altair_chart(alt.Chart(one).mark_bar().encode(
-            x=alt.X("accuracy:Q", scale=alt.Scale(domain=[0, 100])), y=alt.Y("title:N", sort="-x", title=None),
-            color="level:N", tooltip=["title", "level", "accuracy"]).properties(title=f"{pick}: per course"),
-            width="stretch")
-        lvl = per.groupby(["model", "level"])["accuracy"].mean().reset_index()
-        c2.altair_chart(alt.Chart(lvl).mark_bar().encode(
-            x=alt.X("level:N", sort=["Bachelor", "Master", "Doctor"]), y="accuracy:Q", color="model:N",
-            xOffset="model:N", tooltip=["model", "level", "accuracy"]).properties(title="By education level"),
-            width="stretch")
-        base = per.assign(base=per["model"].str.replace(r" · \d-shot", "", regex=True))
-        if base["shots"].nunique() > 1:
-            shot = base.groupby(["base", "shots"])["accuracy"].mean().reset_index()
-            st.altair_chart(alt.Chart(shot).mark_bar().encode(
-                x=alt.X("shots:O", title="shots"), y="accuracy:Q", color="shots:O", column="base:N",
-            ).properties(width=120, title="0-shot vs 5-shot"))
+        c1.altair_chart(charts.course_bars(one, f"{pick}: per course"), width="stretch")
+        c2.altair_chart(charts.level_bars(per), width="stretch")
+        shots_chart = charts.shots_bars(per)
+        if shots_chart is not None:
+            st.altair_chart(shots_chart)
         st.download_button("Download per-course accuracy (CSV)", csv_safe.to_csv(per), "enviroexam_courses.csv", "text/csv")
 
 with tab_run:
@@ -109,17 +89,13 @@ with tab_run:
                    "questions again. A question limit or a subset of the courses makes a partial run, listed apart "
                    "from the leaderboard.")
         if st.button("Run", type="primary"):
-            st.button("Cancel", key="cancel_exam", help="Stops after the answers in flight; finished ones are kept.")
-            bar = st.progress(0.0, text="starting…")
-            t0 = time.time()
-
-            def progress(done: int, total: int, msg: str) -> None:
-                bar.progress(done / total, text=f"{done}/{total} · {msg} · about {(time.time() - t0) / done * (total - done):.0f} s left")
-
-            res = run_safely(ee.run_exam, model, shots, cot, chosen or None, limit or None, progress=progress,
-                             circular=circular, restart=restart)
+            params = exam_params(model, shots, cot, chosen or None, limit or None, "test", circular, restart)
+            st.session_state["exam_job"] = jobs.submit("exam", params, f"EnviroExam · {available.get(model, model)}"
+                                                       f" · {shots}-shot")
+        job = watch(st.session_state.get("exam_job"), "exam")
+        if job is not None and job.status in ("done", "cancelled") and job.result.get("run_id"):
+            res = run_safely(ee.summarize_run, job.result["run_id"])
             if res is not None:
-                bar.progress(1.0, text="done")
                 m = st.columns(7)
                 m[0].metric("Questions", res["n_questions"])
                 m[1].metric("M (mean %)", res["M"])
@@ -160,10 +136,7 @@ with tab_quiz:
         rows = [{"who": "you", "accuracy": score}] + [
             {"who": r["label"] + (" (partial)" if r["partial"] else ""), "accuracy": r["courses"][qc]}
             for r in ee.all_runs() if qc in r["courses"]]
-        st.altair_chart(alt.Chart(pd.DataFrame(rows)).mark_bar().encode(
-            x=alt.X("accuracy:Q", scale=alt.Scale(domain=[0, 100])), y=alt.Y("who:N", sort="-x", title=None),
-            color=alt.condition(alt.datum.who == "you", alt.value("#2e7d32"), alt.value("#9e9e9e"))),
-            width="stretch")
+        st.altair_chart(charts.quiz_bars(rows), width="stretch")
         with st.expander("Answers"):
             for q in quiz:
                 st.text(f"{'✅' if answers[q.index] == q.answer else '❌'} {q.question} — {q.answer}. {q.options[q.answer]}")

@@ -3,8 +3,9 @@ import pandas as pd
 import streamlit as st
 
 from lib import config
+from lib.embedding import warm_status
 from lib.redact import redact
-from pages._ui import code, services
+from pages._ui import code, plain, services
 
 st.title("🌲 NEPA QA Studio")
 st.markdown(
@@ -35,11 +36,15 @@ else:
 
 st.subheader("Models")
 emb = svc.docs.index.embedder
+warm = warm_status()
 if getattr(emb, "loaded", True):
-    st.markdown(f"- **Embedding:** `{emb.name}` (window {emb.max_tokens + 2} tokens, {emb.dimension} dimensions, "
-                "offline)")
-else:  # this page does not wait for the model: it loads on the first search or ingest
-    st.markdown(f"- **Embedding:** `{emb.name}` (offline; loads on the first search or ingest, about 10 s)")
+    st.markdown(f"- **Embedding:** `{emb.name}` on {getattr(emb, 'backend', 'torch')} (window {emb.max_tokens + 2} "
+                f"tokens, {emb.dimension} dimensions, offline)")
+elif warm["state"] == "failed":
+    st.markdown(f"- **Embedding:** `{emb.name}`: could not load ({plain(warm['error'])})")
+else:  # this page does not wait for the model: it loads in the background
+    st.markdown(f"- **Embedding:** `{emb.name}` (offline): loading in the background; the first start on a machine "
+                "also converts it to ONNX once (about 30 s)")
 try:
     from lib.providers import registry
 

@@ -4,11 +4,11 @@ Text that comes from items, comments, names or files is shown with st.text or in
 """
 import json
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
 from lib import annotations as ann
+from lib import charts
 from lib import judge_review as jr
 from lib.agreement import LabelsCSVError, agreement_report, decode_csv_bytes, kappa_band, read_labels_csv
 from lib.benchmark.dataset import QUESTION_TYPES
@@ -157,9 +157,7 @@ with tab_stats:
         agg = pd.DataFrame([{"label": LABEL_NAMES[k], "rule": rule, "share": r[f"{rule}_rule"]}
                             for k, r in rep.items() for rule in ("either", "all") if r[f"{rule}_rule"] is not None])
         if not agg.empty:
-            st.altair_chart(alt.Chart(agg).mark_bar().encode(
-                x=alt.X("share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")), y="rule:N",
-                color="rule:N", row=alt.Row("label:N", title=None)).properties(height=60, title="Share correct"))
+            st.altair_chart(charts.share_correct(agg))
         items_meta = {it["item_id"]: it["question_type"] for it in ann.items()}
         per_type = []
         for qtype in sorted({items_meta.get(lb.item_id, "?") for lb in labels}):
@@ -168,9 +166,7 @@ with tab_stats:
                 per_type.append({"type": qtype, "label": LABEL_NAMES[k], "either": r["either_rule"], "all": r["all_rule"]})
         if per_type:
             pt = pd.DataFrame(per_type).melt(id_vars=["type", "label"], var_name="rule", value_name="share").dropna()
-            st.altair_chart(alt.Chart(pt).mark_bar().encode(
-                x=alt.X("type:N", title=None), y=alt.Y("share:Q", axis=alt.Axis(format="%")), color="rule:N",
-                xOffset="rule:N", row=alt.Row("label:N", title=None)).properties(height=140, title="Share correct by question type"))
+            st.altair_chart(charts.share_correct_by_type(pt))
         st.markdown("**Confusion matrices per pair of experts**")
         for k, r in rep.items():
             for pair, p in r["cohen_pairs"].items():

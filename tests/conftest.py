@@ -20,6 +20,8 @@ for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_COMPAT_BASE_URL", "NE
 
 # Everything the tests store goes under a private home (set before lib is imported).
 os.environ["NEPAQA_HOME"] = tempfile.mkdtemp(prefix="nepaqa_test_home_")
+# The embedder's ONNX export is made once per test session and shared by every home and subprocess in it.
+os.environ["NEPAQA_MODEL_CACHE"] = tempfile.mkdtemp(prefix="nepaqa_test_models_")
 
 SAMPLE_PDF = ROOT / "data" / "eis" / "eis_Continental_United_States_Interceptor_Site.pdf"
 
@@ -94,6 +96,18 @@ def bad_files(tmp_path: Path) -> dict[str, Path]:
     out["good"] = good
     assert data.startswith(b"%PDF")
     return out
+
+
+def settle(at, timeout: float = 600.0):
+    """Wait until no job is running (jobs run on threads of this process under AppTest), then rerun the page."""
+    import time
+
+    from lib import jobs
+
+    deadline = time.monotonic() + timeout
+    while any(j.active for j in jobs.list_jobs(50)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return at.run()
 
 
 @pytest.fixture(scope="session")

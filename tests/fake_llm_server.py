@@ -15,6 +15,7 @@ class FakeLLMServer:
         self.script: deque[tuple] = deque()
         self.requests: list[dict] = []
         self.default = ("ok", "Yes, the agency consulted USFWS.")
+        self.stream_delay = 0.01  # seconds between streamed pieces
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -51,7 +52,11 @@ class FakeLLMServer:
                     return None
                 if kind == "echo_key":  # an answer that quotes the Authorization header back
                     key = self.headers.get("authorization") or f"x-api-key: {self.headers.get('x-api-key')}"
-                    return self._json(200, server._ok(self.path, f"Your request carried {key}. Yes."))
+                    return self._reply(body, f"Your request carried {key}. Yes.")
+                if kind == "stream_broken":  # a stream that starts well, then sends garbage and stops
+                    return self._sse(["Partial ", "answer "], broken=True)
+                if kind == "stream_cut":  # a stream that starts well and just ends, unfinished
+                    return self._sse(["Partial ", "answer "], cut=True)
                 if kind == "malformed":
                     raw = b"{this is not json"
                     self.send_response(200)
@@ -61,7 +66,62 @@ class FakeLLMServer:
                     self.wfile.write(raw)
                     return None
                 text = action[1](body) if callable(action[1]) else action[1]  # a reply computed from the request
+                return self._reply(body, text)
+
+            def _reply(self, body: dict, text: str) -> None:
+                if body.get("stream"):  # server-sent events, a few characters at a time
+                    return self._sse([text[i : i + 7] for i in range(0, len(text), 7)])
                 return self._json(200, server._ok(self.path, text))
+
+            def _sse(self, pieces: list[str], broken: bool = False, cut: bool = False) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("cache-control", "no-cache")
+                self.end_headers()
+                anthropic = self.path.endswith("/messages")
+
+                def event(name: str, data: dict | str) -> None:
+                    raw = data if isinstance(data, str) else json.dumps(data)
+                    self.wfile.write((f"event: {name}\n" if anthropic else "").encode() + f"data: {raw}\n\n".encode())
+                    self.wfile.flush()
+
+                if anthropic:
+                    event("message_start", {"type": "message_start", "message": {
+                        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test", "content": [],
+                        "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 42, "output_tokens": 1}}})
+                    event("content_block_start", {"type": "content_block_start", "index": 0,
+                                                  "content_block": {"type": "text", "text": ""}})
+                for piece in pieces:
+                    if anthropic:
+                        event("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                                      "delta": {"type": "text_delta", "text": piece}})
+                    else:
+                        event("chunk", {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 0,
+                                        "model": "gpt-test", "choices": [{"index": 0, "delta": {"content": piece},
+                                                                          "finish_reason": None}]})
+                    time.sleep(server.stream_delay)
+                if broken:
+                    self.wfile.write((b"event: content_block_delta\n" if anthropic else b"")
+                                     + b"data: {this is not json\n\n")
+                    self.wfile.flush()
+                    return None
+                if cut:
+                    return None
+                if anthropic:
+                    event("content_block_stop", {"type": "content_block_stop", "index": 0})
+                    event("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn",
+                                                                               "stop_sequence": None},
+                                            "usage": {"output_tokens": 7}})
+                    event("message_stop", {"type": "message_stop"})
+                else:
+                    event("chunk", {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 0,
+                                    "model": "gpt-test", "choices": [{"index": 0, "delta": {},
+                                                                      "finish_reason": "stop"}]})
+                    event("chunk", {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 0,
+                                    "model": "gpt-test", "choices": [],
+                                    "usage": {"prompt_tokens": 42, "completion_tokens": 7, "total_tokens": 49}})
+                    event("done", "[DONE]")
+                return None
 
             def _json(self, status: int, obj: dict, headers: dict | None = None) -> None:
                 raw = json.dumps(obj).encode()

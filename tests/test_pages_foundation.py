@@ -3,7 +3,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import ROOT, SAMPLE_PDF
+from tests.conftest import ROOT, SAMPLE_PDF, settle
 
 T = 180  # seconds: the first run loads the embedding model
 
@@ -36,6 +36,7 @@ def test_documents_upload_preview_search_delete(services, pdf_factory):
     at.file_uploader[0].set_value([(path.name, path.read_bytes(), "application/pdf")])
     at.run()
     next(b for b in at.button if b.label == "Index uploaded files").click().run()
+    settle(at)
     assert not at.exception
     assert any("upload_me" in s.value and "ready" in s.value for s in at.success)
     metrics = {m.label: m.value for m in at.metric}
@@ -103,6 +104,7 @@ def test_documents_bad_upload_shows_reason(services, bad_files):
     at.file_uploader[0].set_value([("locked.pdf", data, "application/pdf")])
     at.run()
     next(b for b in at.button if b.label == "Index uploaded files").click().run()
+    settle(at)
     assert any("password-protected" in e.value for e in at.error)
     assert [d.doc_id for d in services.docs.list()] == before
 
@@ -110,6 +112,7 @@ def test_documents_bad_upload_shows_reason(services, bad_files):
 def test_documents_load_sample(services):
     at = page("documents.py").run()
     next(b for b in at.button if b.label == "Load sample EIS").click().run()
+    settle(at)
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Pages"] == "74"

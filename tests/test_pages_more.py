@@ -4,7 +4,7 @@ from streamlit.testing.v1 import AppTest
 from lib import annotations as ann
 from lib import config
 from lib.benchmark.dataset import load_items
-from tests.conftest import ROOT
+from tests.conftest import ROOT, settle
 
 T = 300
 
@@ -49,6 +49,7 @@ def test_benchmark_page_runs_sample_and_charts(services, sample_doc):
     at.multiselect(key="run_modes").set_value(["rag", "gold"]).run()
     at.number_input(key="run_limit").set_value(4).run()
     next(b for b in at.button if b.label == "Run").click().run()
+    settle(at)  # the run is a background job
     assert not at.exception
     assert any("8 answers, 0 failures" in s.value for s in at.success), [s.value for s in at.success] + [e.value for e in at.error]
     assert len(charts(at)) >= 3
@@ -95,6 +96,7 @@ def test_enviroexam_results_and_run():
     at.multiselect(key="exam_courses").set_value(["environmental_science", "modern_biology"]).run()
     at.number_input(key="exam_limit").set_value(2).run()
     next(b for b in at.button if b.label == "Run").click().run()
+    settle(at)  # the run is a background job
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Questions"] == "4"

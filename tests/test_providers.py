@@ -207,3 +207,47 @@ def test_plugins_register_models_the_way_built_ins_do(monkeypatch):
     assert "plugin/echo" in ids and "local/smollm2-135m" in ids  # a broken plugin does not take others down
     assert registry.get("plugin/echo").generate(Request(prompt="hi")).text == "hi"
     registry.reset()
+
+
+@pytest.mark.parametrize("pid", ["openai", "anthropic", "compat"])
+def test_streamed_answer_arrives_in_pieces_and_equals_the_whole(server, pid):
+    pieces: list[str] = []
+    req = Request(prompt="Did USFWS participate?", system="Be brief.", max_tokens=20, on_token=pieces.append)
+    ans = registry.get(pid).generate(req)
+    assert ans.text == "Yes, the agency consulted USFWS."
+    assert len(pieces) > 3 and "".join(pieces) == "Yes, the agency consulted USFWS."
+    assert server.requests[-1]["body"]["stream"] is True
+    if pid != "compat":
+        assert (ans.tokens_in, ans.tokens_out) == (42, 7)  # the usage the stream reported
+
+
+def test_a_closed_question_asked_for_structure_is_not_streamed(server):
+    server.default = ("ok", '{"verdict": "yes", "explanation": "USFWS was consulted."}')
+    pieces: list[str] = []
+    req = Request(prompt="Did USFWS participate?", closed=True, structured=True, on_token=pieces.append)
+    ans = registry.get("openai").generate(req)
+    assert ans.verdict == "yes" and pieces == [] and "stream" not in server.requests[-1]["body"]
+
+
+@pytest.mark.parametrize("how", ["stream_broken", "stream_cut"])
+@pytest.mark.parametrize("pid", ["openai", "anthropic"])
+def test_a_broken_stream_is_one_clear_failure(server, pid, how):
+    server.script.extend([(how,)] * 3)
+    with pytest.raises(ProviderError) as err:
+        registry.get(pid).generate(Request(prompt="q", on_token=lambda _p: None))
+    assert KEY not in str(err.value) and "Traceback" not in str(err.value)
+
+
+def test_a_streamed_key_is_never_shown_even_in_part(server):
+    """A hostile server streams the caller's key back a few characters at a time: what the page would draw at
+    every step (ask_grid's partial text) never holds any part of the key longer than the pattern's prefix."""
+    from lib import ask as ask_lib
+
+    server.default = ("echo_key",)
+    server.stream_delay = 0.15  # slow enough for the page to draw several partial answers
+    shown: list[str] = []
+    [res] = ask_lib.ask_grid("What did USFWS say about the site?", ["openai"], ["none"],
+                             on_partial=lambda _m, _mode, text: shown.append(text))
+    assert shown, "the answer should have streamed"
+    assert all(KEY[3:12] not in s for s in shown)
+    assert KEY not in (res.answer or "") and "***" in (res.answer or "")

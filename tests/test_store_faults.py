@@ -40,13 +40,13 @@ print(json.dumps({"sweeps": n, "skipped": sorted(skipped), "removed": removed}),
 
 SLOW_COMMIT = """
 import sys, time
-from lib import documents
+from lib import doc_repository
 from lib.cli import main
-commit = documents.DocumentStore._commit
+commit = doc_repository.DocumentRepository.commit
 def slow(self, *args, **kwargs):
     time.sleep(2.0)
     return commit(self, *args, **kwargs)
-documents.DocumentStore._commit = slow
+doc_repository.DocumentRepository.commit = slow
 sys.exit(main(["ingest", sys.argv[1]]))
 """
 

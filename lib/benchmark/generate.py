@@ -125,12 +125,17 @@ def parse_generated_csv(text: str, qtype: str) -> tuple[list[tuple[str, str, str
 def generate(
     provider: Any, passages: Sequence[Chunk], doc_name: str, n_pages: int,
     per_type: dict[str, int] | None = None, progress: Callable[[int, int, str], None] | None = None,
+    cancel: Any = None,
 ) -> GenerationReport:
+    """Ask the model for items passage by passage. With ``cancel`` (a threading.Event) set, it stops between
+    passages and returns what it has, so a cancelled job keeps its finished items."""
     per_type = per_type or {t: (10 if t == "closed" else 2) for t in QUESTION_TYPES}
     report = GenerationReport()
     stamp = time.strftime("%Y%m%d%H%M%S")
     jobs = [(c, t, n) for c in passages for t, n in per_type.items() if n > 0]
     for j, (chunk, qtype, n) in enumerate(jobs, start=1):
+        if cancel is not None and cancel.is_set():
+            break
         report.generated += n
         prompt = PROMPT.format(qtype=qtype, definition=DEFINITIONS[qtype], examples=" | ".join(EXAMPLES[qtype]),
                                page=chunk.page_start, passage=chunk.text, n=n,

@@ -19,7 +19,7 @@ from .. import manifest, prompts, store
 from ..ask import ANSWER_BUDGET_CLOSED, ANSWER_BUDGET_OPEN, AskResult, ask
 from ..contexts import MODES
 from ..errors import UserError
-from ..jobs import ProgressFn, run_tasks
+from ..pool import ProgressFn, run_tasks
 from ..providers import registry
 from ..redact import redact
 from .dataset import Item
@@ -97,9 +97,13 @@ def _validate(cfg: RunConfig) -> None:
         registry.get(cfg.judge)
 
 
+def new_run_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+
+
 def create_run(items: Sequence[Item], cfg: RunConfig, run_id: str | None = None, engine: Any = None) -> str:
     engine = engine or store.get_engine()
-    run_id = run_id or time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+    run_id = run_id or new_run_id()
     with engine.begin() as c:
         c.execute(insert(store.bench_runs).values(
             run_id=run_id, config=json.dumps(cfg.as_dict()), items=json.dumps([it.as_dict() for it in items])))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 # Capabilities a model can declare.
@@ -49,6 +50,9 @@ class Request:
     closed: bool = False
     max_tokens: int = 256
     structured: bool = False
+    # Called with each piece of text as it arrives, where the model streams (capability STREAMING). Models that
+    # do not stream ignore it; a structured (JSON or tool) reply is never streamed.
+    on_token: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass

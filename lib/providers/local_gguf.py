@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from .base import LIKELIHOOD, Answer, ModelOptions, Provider, ProviderError, Request
 
@@ -114,6 +115,8 @@ class LlamaCppProvider(Provider):
     def _generate(self, req: Request) -> Answer:
         llm = self.llm
         try:
+            if req.on_token is not None:
+                return self._stream(llm, req)
             out = llm.create_chat_completion(
                 messages=self._messages(req), max_tokens=req.max_tokens, temperature=0.0, seed=0
             )
@@ -125,6 +128,19 @@ class LlamaCppProvider(Provider):
             tokens_in=int(usage.get("prompt_tokens", 0)),
             tokens_out=int(usage.get("completion_tokens", 0)),
         )
+
+    def _stream(self, llm: Any, req: Request) -> Answer:
+        """The same completion (same settings, so the same text), delivered piece by piece to ``req.on_token``."""
+        parts: list[str] = []
+        for chunk in llm.create_chat_completion(messages=self._messages(req), max_tokens=req.max_tokens,
+                                                temperature=0.0, seed=0, stream=True):
+            piece = (chunk["choices"][0].get("delta") or {}).get("content")
+            if piece:
+                parts.append(piece)
+                req.on_token(piece)  # type: ignore[misc]
+        text = "".join(parts)
+        return Answer(text=text.strip(), tokens_in=self.count_tokens(req.system + "\n" + req.prompt),
+                      tokens_out=self.count_tokens(text))
 
     def _chat_prompt(self, req: Request) -> str:
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter

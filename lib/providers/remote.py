@@ -154,11 +154,14 @@ class OpenAIModel(Provider):
             kwargs["response_format"] = {"type": "json_schema",
                                          "json_schema": {"name": "verdict", "strict": True, "schema": VERDICT_SCHEMA}}
         try:
-            resp = self.client().chat.completions.create(**kwargs)
-            text = resp.choices[0].message.content
+            if req.on_token is not None and not structured:
+                text, usage = self._stream(kwargs, req.on_token)
+            else:
+                resp = self.client().chat.completions.create(**kwargs)
+                text = resp.choices[0].message.content
+                usage = getattr(resp, "usage", None)
             if not isinstance(text, str):
                 raise TypeError("message content is not text")
-            usage = getattr(resp, "usage", None)
             tin = _int(getattr(usage, "prompt_tokens", None))
             tout = _int(getattr(usage, "completion_tokens", None))
         except Exception as exc:  # noqa: BLE001 - whatever a server sends ends as one key-free failure
@@ -168,6 +171,30 @@ class OpenAIModel(Provider):
         if structured:
             _read_structured(ans, text)
         return ans
+
+
+    def _stream(self, kwargs: dict, on_token: Callable[[str], None]) -> tuple[str, object]:
+        """Chat completion as server-sent events: each delta goes to ``on_token``; returns (text, usage)."""
+        extra = {"stream_options": {"include_usage": True}} if self.family == "openai" else {}
+        parts: list[str] = []
+        usage = None
+        finished = False
+        for chunk in self.client().chat.completions.create(**kwargs, stream=True, **extra):
+            usage = getattr(chunk, "usage", None) or usage
+            choices = getattr(chunk, "choices", None) or []
+            if not choices:
+                continue
+            finished = finished or bool(getattr(choices[0], "finish_reason", None))
+            delta = getattr(choices[0].delta, "content", None)
+            if delta is None:
+                continue
+            if not isinstance(delta, str):
+                raise TypeError("a streamed piece is not text")
+            parts.append(delta)
+            on_token(delta)
+        if not finished:  # a cut-off stream is a failed call, never a short answer
+            raise TypeError("the answer stream ended before the model finished")
+        return "".join(parts), usage
 
 
 def _read_structured(ans: Answer, text: str) -> None:
@@ -223,10 +250,17 @@ class AnthropicModel(Provider):
                                 "input_schema": VERDICT_SCHEMA}]
             kwargs["tool_choice"] = {"type": "tool", "name": "record_verdict"}
         try:
-            resp = self.client().messages.create(
-                model=self.model_name, max_tokens=req.max_tokens,
-                messages=[{"role": "user", "content": req.prompt}], **kwargs,
-            )
+            call = {"model": self.model_name, "max_tokens": req.max_tokens,
+                    "messages": [{"role": "user", "content": req.prompt}], **kwargs}
+            if req.on_token is not None and not structured:
+                with self.client().messages.stream(**call) as events:
+                    for piece in events.text_stream:
+                        req.on_token(piece)
+                    resp = events.get_final_message()
+                if getattr(resp, "stop_reason", None) is None:  # a cut-off stream is a failed call
+                    raise TypeError("the answer stream ended before the model finished")
+            else:
+                resp = self.client().messages.create(**call)
             blocks = resp.content
             if not isinstance(blocks, list):
                 raise TypeError("the reply has no content list")

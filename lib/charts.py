@@ -1,0 +1,175 @@
+"""The charts and tables the pages show, built here so pages only lay them out (and so they can be tested and
+reused by the command line or a notebook). Every score chart carries its n and, where it is a mean, its interval;
+cells with n < 5 are drawn grey and say so.
+
+Functions take plain frames from lib/benchmark/report.py, lib/enviroexam.py and lib/agreement.py, plus a
+``label`` function from model id to display name (the page's registry labels), and return Altair charts or
+pandas frames.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import altair as alt
+import pandas as pd
+
+from .contexts import MODE_LABELS, MODES
+
+Label = Callable[[str], str]
+SMALL = "n < 5: too few to read"
+POSITIONS = ["beginning", "middle", "end", "unknown"]
+LEVELS = ["Bachelor", "Master", "Doctor"]
+
+
+def ci_text(lo: float | None, hi: float | None) -> str:
+    return "—" if lo is None or pd.isna(lo) else f"{lo:.2f}–{hi:.2f}"
+
+
+def _context(mode: str) -> str:
+    return MODE_LABELS.get(mode, mode)
+
+
+# ----- benchmark -------------------------------------------------------------------------------------------------
+def score_table(frame: pd.DataFrame, kind: str, label: Label) -> pd.DataFrame:
+    """One row per model × mode: mean score, 95% interval, n, and a note where n is too small."""
+    sub = frame[frame["kind"] == kind]
+    return pd.DataFrame({
+        "model": [label(m) for m in sub["model"]],
+        "mode": [_context(m) for m in sub["mode"]],
+        "score": sub["score"].round(3),
+        "95% interval": [ci_text(lo, hi) for lo, hi in zip(sub["ci_low"], sub["ci_high"], strict=True)],
+        "n": sub["n"], "note": [SMALL if sm else "" for sm in sub["small"]],
+    })
+
+
+def majority_row(mb: dict) -> pd.DataFrame:
+    """The majority baseline as a row of the closed-accuracy table."""
+    return pd.DataFrame([{"model": f"Majority baseline (always '{mb['answer']}')", "mode": "—",
+                          "score": round(mb["accuracy"], 3), "95% interval": ci_text(*mb["ci95"]), "n": mb["n"],
+                          "note": "answers the more common gold answer"}])
+
+
+def score_bars(frame: pd.DataFrame, title: str, label: Label) -> alt.FacetChart:
+    """Bars of the mean per context mode, one panel per model, with 95% interval rules; grey where n < 5."""
+    frame = frame.assign(label=frame["model"].map(label), context=frame["mode"].map(_context),
+                         reading=frame["small"].map(lambda sm: SMALL if sm else "n ≥ 5"))
+    base = alt.Chart(frame).encode(x=alt.X("context:N", sort=[MODE_LABELS[m] for m in MODES], title=None))
+    bars = base.mark_bar().encode(
+        y=alt.Y("score:Q", scale=alt.Scale(domain=[0, 1]), title=title),
+        color=alt.Color("reading:N", scale=alt.Scale(domain=["n ≥ 5", SMALL], range=["#2e7d32", "#c8c8c8"]),
+                        title=None),
+        tooltip=["label", "context", "score", "ci_low", "ci_high", "n", "reading"])
+    rules = base.mark_rule().encode(y="ci_low:Q", y2="ci_high:Q")
+    return alt.layer(bars, rules).properties(width=170).facet(column=alt.Column("label:N", title=None))
+
+
+def type_mode_heatmap(tm: pd.DataFrame, label: Label) -> alt.FacetChart:
+    """Question type × context mode, one panel per model; each cell shows its score and n."""
+    tm = tm.assign(label=tm["model"].map(label), reading=tm["small"].map(lambda sm: SMALL if sm else ""),
+                   context=tm["mode"].map(_context),
+                   cell=[f"{v:.2f} (n={n})" for v, n in zip(tm["score"], tm["n"], strict=True)])
+    heat = alt.Chart(tm).encode(x=alt.X("context:N", sort=[MODE_LABELS[m] for m in MODES], title=None),
+                                y=alt.Y("question_type:N", title=None))
+    rects = heat.mark_rect(stroke="white").encode(
+        color=alt.condition("datum.small", alt.value("#e0e0e0"),
+                            alt.Color("score:Q", scale=alt.Scale(domain=[0, 1], scheme="greens"))),
+        tooltip=["label", "question_type", "context", "score", "ci_low", "ci_high", "n", "reading"])
+    return alt.layer(rects, heat.mark_text(fontSize=10).encode(text="cell:N")).properties(width=220).facet(
+        facet=alt.Facet("label:N", title=None), columns=2).properties(
+        title="Question type × mode (closed: accuracy; others: open score; grey: n < 5, too few to read)")
+
+
+def position_lines(pos: pd.DataFrame, label: Label) -> alt.Chart:
+    """Score by where the gold passage sits in the document (beginning / middle / end)."""
+    pos = pos.assign(label=pos["model"].map(label), context=pos["mode"].map(_context))
+    return alt.Chart(pos).mark_line(point=True).encode(
+        x=alt.X("position:N", sort=POSITIONS),
+        y=alt.Y("score:Q", scale=alt.Scale(domain=[0, 1])), color=alt.Color("context:N", title="context"),
+        strokeDash=alt.StrokeDash("label:N", title="model", legend=alt.Legend(labelLimit=320)),
+        opacity=alt.condition("datum.small", alt.value(0.3), alt.value(1.0)),
+        column=alt.Column("kind:N", title=None),
+        tooltip=["label", "context", "kind", "position", "score", "ci_low", "ci_high", "n"],
+    ).properties(width=260, title="By position in the document (faint points: n < 5)")
+
+
+def type_counts(types: list[str]) -> alt.Chart:
+    """How many loaded items there are of each question type."""
+    counts = pd.DataFrame(types, columns=["type"]).value_counts().reset_index()
+    return alt.Chart(counts).mark_bar().encode(x=alt.X("count:Q", title="items"),
+                                               y=alt.Y("type:N", sort="-x", title=None),
+                                               tooltip=["type", "count"])
+
+
+# ----- EnviroExam ------------------------------------------------------------------------------------------------
+def exam_leaderboard(board_rows: list[dict]) -> pd.DataFrame:
+    """The leaderboard table: published models and full runs made here, with n and the failure counts."""
+    board = pd.DataFrame(board_rows)
+    board["n"] = board["n_questions"].astype("Int64")
+    return board[["model", "M", "sigma", "cv", "I", "source", "n", "failed", "unparsed"]]
+
+
+def exam_leaderboard_chart(board: pd.DataFrame, published: str, here: str) -> alt.Chart:
+    return alt.Chart(board.dropna(subset=["I"])).mark_bar().encode(
+        x=alt.X("I:Q", title="composite index I = M × (1 − CV)"), y=alt.Y("model:N", sort="-x", title=None),
+        color=alt.Color("source:N", scale=alt.Scale(domain=[published, here], range=["#9e9e9e", "#2e7d32"])),
+        tooltip=["model", "source", "M", "sigma", "cv", "I", "n"]).properties(height=alt.Step(14), title="Leaderboard")
+
+
+def exam_per_course(runs: list[dict], meta: pd.DataFrame) -> pd.DataFrame:
+    """One row per run × course: accuracy (%), with the course's title and level."""
+    return pd.DataFrame([{"model": r["label"] + (" (partial)" if r["partial"] else ""), "shots": r["shots"],
+                          "course": c, "accuracy": a}
+                         for r in runs for c, a in r["courses"].items()]).merge(meta, on="course")
+
+
+def course_heatmap(per: pd.DataFrame, order: list[str]) -> alt.Chart:
+    return alt.Chart(per).mark_rect().encode(
+        x=alt.X("title:N", title=None, sort=order), y=alt.Y("model:N", title=None),
+        color=alt.Color("accuracy:Q", scale=alt.Scale(domain=[0, 100], scheme="greens")),
+        tooltip=["model", "title", "level", "accuracy"]).properties(title="Accuracy (%) by course")
+
+
+def course_bars(one: pd.DataFrame, title: str) -> alt.Chart:
+    return alt.Chart(one).mark_bar().encode(
+        x=alt.X("accuracy:Q", scale=alt.Scale(domain=[0, 100])), y=alt.Y("title:N", sort="-x", title=None),
+        color="level:N", tooltip=["title", "level", "accuracy"]).properties(title=title)
+
+
+def level_bars(per: pd.DataFrame) -> alt.Chart:
+    lvl = per.groupby(["model", "level"])["accuracy"].mean().reset_index()
+    return alt.Chart(lvl).mark_bar().encode(
+        x=alt.X("level:N", sort=LEVELS), y="accuracy:Q", color="model:N",
+        xOffset="model:N", tooltip=["model", "level", "accuracy"]).properties(title="By education level")
+
+
+def shots_bars(per: pd.DataFrame) -> alt.Chart | None:
+    """0-shot against 5-shot per model, when both were run."""
+    base = per.assign(base=per["model"].str.replace(r" · \d-shot", "", regex=True))
+    if base["shots"].nunique() < 2:
+        return None
+    shot = base.groupby(["base", "shots"])["accuracy"].mean().reset_index()
+    return alt.Chart(shot).mark_bar().encode(
+        x=alt.X("shots:O", title="shots"), y="accuracy:Q", color="shots:O", column="base:N",
+    ).properties(width=120, title="0-shot vs 5-shot")
+
+
+def quiz_bars(rows: list[dict]) -> alt.Chart:
+    """The user's quiz score beside the models' accuracy on that course."""
+    return alt.Chart(pd.DataFrame(rows)).mark_bar().encode(
+        x=alt.X("accuracy:Q", scale=alt.Scale(domain=[0, 100])), y=alt.Y("who:N", sort="-x", title=None),
+        color=alt.condition(alt.datum.who == "you", alt.value("#2e7d32"), alt.value("#9e9e9e")))
+
+
+# ----- Validate --------------------------------------------------------------------------------------------------
+def share_correct(agg: pd.DataFrame) -> alt.Chart:
+    """Share of items judged correct under the either / all rules, per label."""
+    return alt.Chart(agg).mark_bar().encode(
+        x=alt.X("share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")), y="rule:N",
+        color="rule:N", row=alt.Row("label:N", title=None)).properties(height=60, title="Share correct")
+
+
+def share_correct_by_type(pt: pd.DataFrame) -> alt.Chart:
+    return alt.Chart(pt).mark_bar().encode(
+        x=alt.X("type:N", title=None), y=alt.Y("share:Q", axis=alt.Axis(format="%")), color="rule:N",
+        xOffset="rule:N", row=alt.Row("label:N", title=None)).properties(
+        height=140, title="Share correct by question type")

@@ -1,0 +1,165 @@
+"""The job handlers: ingest, benchmark, exam and item generation, each ``fn(params, ctx) -> result``.
+
+The command line and the app run these same functions (through ``jobs.run_foreground`` and ``jobs.submit``), so
+a job started on either face does the same work and records the same row. Parameters are plain JSON, so an
+interrupted job can be resumed from its row after a restart.
+"""
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from . import config
+from .errors import UserError
+from .jobs import JobContext
+
+# Share of an ingest's time each stage takes (measured: embedding dominates), for one overall progress figure.
+INGEST_WEIGHTS = {"extract": 0.10, "chunk": 0.10, "embed": 0.70, "index": 0.10}
+
+
+def _services() -> Any:
+    from .services import get_services
+
+    return get_services()
+
+
+def stage_upload(data: bytes, name: str) -> str:
+    """Keep an uploaded file under NEPAQA_HOME/uploads until its ingest job has finished with it, so the job
+    outlives the page that received the upload (and can be resumed after a restart)."""
+    folder = config.paths().home / "uploads"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{uuid.uuid4().hex[:12]}.pdf"
+    tmp = path.with_suffix(".part")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+    return str(path)
+
+
+def ingest_params(path: str, name: str | None = None, chunk_size: int | None = None,
+                  chunk_overlap: int | None = None, staged: bool = False) -> dict[str, Any]:
+    return {"path": path, "name": name, "chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "staged": staged}
+
+
+def run_ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+    """Index one PDF (or re-index a document with new chunk settings: ``reindex`` names it)."""
+    done_before = {"extract": 0.0, "chunk": 0.10, "embed": 0.20, "index": 0.90}
+
+    def progress(stage: str, frac: float, msg: str) -> None:
+        overall = done_before.get(stage, 0.0) + INGEST_WEIGHTS.get(stage, 0.0) * max(0.0, min(1.0, frac))
+        ctx.progress(stage, overall, f"{stage}: {msg}")
+
+    docs = _services().docs
+    if params.get("reindex"):
+        res = docs.reindex(params["reindex"], int(params["chunk_size"]), int(params["chunk_overlap"]), progress)
+    else:
+        from .pdf import read_pdf_file
+
+        started = time.perf_counter()
+        ctx.progress("extract", 0.0, "extract: reading PDF")
+        path = params["path"]
+        if not Path(path).exists() and params.get("staged"):
+            raise UserError("The uploaded file is no longer kept (it was cleaned up); upload it again.")
+        try:
+            extracted = read_pdf_file(path, config.max_upload_bytes(), params.get("name"))
+        except UserError:
+            discard_staged(params)  # a file that is not a readable PDF will not get better on resume
+            raise
+        res = docs.ingest_extracted(extracted, started, chunk_size=params.get("chunk_size"),
+                                    chunk_overlap=params.get("chunk_overlap"), progress=progress)
+        if params.get("staged"):
+            Path(path).unlink(missing_ok=True)
+    ctx.link(doc_id=res.doc_id)
+    return {"doc_id": res.doc_id, "name": res.name, "pages": res.pages, "chunks": res.chunks, "chars": res.chars,
+            "tokens": res.tokens,
+            "empty_pages": res.empty_pages, "seconds": res.seconds, "skipped": res.skipped,
+            "stage_seconds": res.stage_seconds}
+
+
+def discard_staged(params: dict[str, Any]) -> None:
+    """A failed ingest of an upload will not be resumed: drop the kept copy."""
+    if params.get("staged") and params.get("path"):
+        Path(params["path"]).unlink(missing_ok=True)
+
+
+def benchmark_params(items: list[Any] | None, cfg: Any, run_id: str | None = None,
+                     max_workers: int = 4) -> dict[str, Any]:
+    """A new run gets its id now, so the job links to it from the first answer and a resume continues it."""
+    from .benchmark.runner import new_run_id
+
+    return {"items": [it.as_dict() for it in items] if items is not None else None,
+            "config": cfg.as_dict() if cfg is not None else None, "run_id": run_id or new_run_id(),
+            "max_workers": max_workers}
+
+
+def run_benchmark_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+    from .benchmark.dataset import Item
+    from .benchmark.runner import RunConfig, load_run, run_benchmark
+
+    run_id = params["run_id"]
+    resuming = load_run(run_id) is not None
+    items = None if resuming or params.get("items") is None else [Item(**d) for d in params["items"]]
+    cfg = None if resuming or params.get("config") is None else RunConfig(**params["config"])
+    svc = _services()
+    ctx.link(run_id=run_id)
+
+    def progress(done: int, total: int, msg: str) -> None:
+        ctx.progress("bench", done / max(total, 1), f"{done}/{total} {msg}")
+
+    summary = run_benchmark(items, cfg, svc, run_id=run_id, progress=progress, cancel=ctx.cancel,
+                            max_workers=int(params.get("max_workers") or 4))
+    return {"run_id": summary.run_id, "summary": summary.cli_dict()}
+
+
+def exam_params(model: str, shots: int, cot: bool, courses: list[str] | None, limit: int | None, split: str,
+                circular: bool, restart: bool, max_workers: int = 4) -> dict[str, Any]:
+    return {"model": model, "shots": shots, "cot": cot, "courses": courses, "limit": limit, "split": split,
+            "circular": circular, "restart": restart, "max_workers": max_workers}
+
+
+def run_exam_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+    from .enviroexam import run_exam
+
+    def progress(done: int, total: int, msg: str) -> None:
+        ctx.progress("exam", done / max(total, 1), f"{done}/{total} {msg}")
+
+    res = run_exam(params["model"], int(params["shots"]), bool(params["cot"]), params.get("courses"),
+                   params.get("limit"), params.get("split", "test"), progress=progress, cancel=ctx.cancel,
+                   circular=bool(params.get("circular")), restart=bool(params.get("restart")),
+                   max_workers=int(params.get("max_workers") or 4))
+    ctx.link(run_id=res["run_id"])
+    return {"run_id": res["run_id"], "summary": {k: res.get(k) for k in (
+        "model", "shots", "circular", "partial", "n_questions", "n_courses", "failed", "unparsed", "M", "sigma",
+        "cv", "I")}}
+
+
+def generate_params(doc_id: str, chunk_indices: list[int], model: str, per_type: dict[str, int]) -> dict[str, Any]:
+    return {"doc_id": doc_id, "chunks": chunk_indices, "model": model, "per_type": per_type}
+
+
+def run_generate_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+    from . import annotations
+    from .benchmark.generate import generate
+    from .providers import registry
+
+    docs = _services().docs
+    info = docs.get(params["doc_id"])
+    by_idx = {c.index: c for c in docs.chunks(info.doc_id)}
+    passages = [by_idx[i] for i in params["chunks"] if i in by_idx]
+    if not passages:
+        raise UserError("None of the chosen passages is in the document any more (it was re-indexed); pick again.")
+
+    def progress(done: int, total: int, msg: str) -> None:
+        ctx.progress("generate", done / max(total, 1), f"{done}/{total} {msg}")
+
+    rep = generate(registry.get(params["model"]), passages, info.name, info.pages, params["per_type"],
+                   progress=progress, cancel=ctx.cancel)
+    source = ""
+    if rep.items:  # kept even when cancelled: they are finished items
+        source = f"generated:{info.name}:{time.strftime('%Y-%m-%d %H:%M')}"
+        annotations.add_items(rep.items, source)
+    ctx.link(source=source)
+    return {"source": source, "generated": rep.generated, "well_formed": rep.well_formed, "kept": rep.kept,
+            "problems": rep.problems[:200], "items": [it.as_dict() for it in rep.items]}
+

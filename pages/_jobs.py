@@ -1,0 +1,130 @@
+"""The jobs panel every page shows in the sidebar, and the small live view of one job a page shows where it was
+started. Jobs run on threads of the server process (lib/jobs.py), so this only reads their rows."""
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from lib import jobs
+from lib.errors import UserError
+from pages._ui import plain
+
+ICONS = {"queued": "⏳", "running": "⏳", "done": "✅", "failed": "❌", "cancelled": "⏹️", "interrupted": "⚠️"}
+RESULT_PAGES = {"ingest": "pages/documents.py", "benchmark": "pages/benchmark.py", "exam": "pages/enviroexam.py",
+                "generate": "pages/benchmark.py"}
+RECENT_S = 3600  # finished jobs stay in the panel for an hour
+POLL_S = 1.5
+
+
+def _elapsed(job: jobs.Job) -> str:
+    s = job.seconds
+    if s is None:
+        return ""
+    return f"{s:.0f} s" if s < 90 else f"{s / 60:.0f} min"
+
+
+def open_result(job: jobs.Job) -> None:
+    """Go to the page that shows what a finished job made, with it selected."""
+    if job.kind == "benchmark" and job.result.get("run_id"):
+        st.session_state["bench_run"] = job.result["run_id"]
+        st.session_state["bench_tab"] = "Results"
+    elif job.kind == "exam":
+        st.session_state["exam_tab"] = "Results"
+    elif job.kind == "generate" and job.result.get("items"):
+        st.session_state["load_generated"] = job.job_id
+    elif job.kind == "ingest":
+        st.session_state["docs_first_tab"] = "Indexed documents"
+    st.switch_page(RESULT_PAGES[job.kind])
+
+
+def job_row(job: jobs.Job, where: str) -> None:
+    """One job: title, progress or outcome, and its one action (cancel, open, resume)."""
+    key = f"{where}-{job.job_id}"
+    st.markdown(f"{ICONS.get(job.status, '')} **{plain(job.title)}**")
+    if job.active:
+        text = f"{job.progress * 100:.0f}% · {job.message}" if job.status == "running" else "waiting for a free slot"
+        st.progress(min(1.0, job.progress), text=plain(text))
+        if st.button("Cancel", key=f"cancel-{key}", disabled=job.cancel_requested,
+                     help="Stops at the next safe point; finished work is kept."):
+            try:
+                jobs.cancel(job.job_id)
+            except UserError as exc:
+                st.error(plain(exc))
+        if job.cancel_requested:
+            st.caption("Cancelling…")
+        return
+    detail = {"done": f"finished in {_elapsed(job)}", "cancelled": "cancelled; finished work is kept",
+              "interrupted": "interrupted (the app stopped); resume to continue",
+              "failed": "failed"}.get(job.status, job.status)
+    st.caption(plain(detail))
+    if job.status == "failed" and job.error:
+        st.error(plain(job.error))
+    if job.resumable and st.button("Resume", key=f"resume-{key}",
+                                   help="Benchmarks and exams continue from their saved answers."):
+        try:
+            jobs.resume(job.job_id)
+        except UserError as exc:
+            st.error(plain(exc))
+        st.rerun()
+    if job.status == "done" and st.button("Open result", key=f"open-{key}"):
+        open_result(job)
+
+
+def _fragment_only_run() -> bool:
+    """Whether this is a fragment's own rerun (a timer tick), not a run of the whole page: only then does a job
+    that just finished need a page rerun to show its result (a whole-page run draws it anyway)."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx and ctx.fragment_ids_this_run)
+
+
+def _visible(all_jobs: list[jobs.Job]) -> list[jobs.Job]:
+    now = time.time()
+    return [j for j in all_jobs if j.active or j.status == "interrupted" or now - (j.ended_at or now) < RECENT_S]
+
+
+@st.fragment(run_every=POLL_S)
+def jobs_panel() -> None:
+    """Running jobs with progress and Cancel; recent finished ones with their result one click away. When a job
+    this session is watching finishes, the whole page reruns so it shows the new result."""
+    try:
+        shown = _visible(jobs.list_jobs(12))
+    except Exception:  # noqa: BLE001 - a store that cannot be read must not take every page down
+        return
+    active = {j.job_id for j in shown if j.active}
+    before = st.session_state.get("_jobs_active", set())
+    st.session_state["_jobs_active"] = active
+    if not shown:
+        return
+    running = sum(1 for j in shown if j.active)
+    with st.expander(f"Jobs · {running} running" if running else "Jobs", expanded=bool(running)):
+        for job in shown[:6]:
+            job_row(job, "side")
+    if before - active and _fragment_only_run():  # something finished since the last tick: refresh the page
+        st.rerun(scope="app")
+
+
+def watch(job_id: str | None, where: str) -> jobs.Job | None:
+    """A page's view of the job it started: live progress and Cancel while it runs, then its outcome."""
+    if not job_id:
+        return None
+    try:
+        job = jobs.get(job_id)
+    except UserError:
+        return None
+    if job.active:
+        _live(job_id, where)
+    else:
+        job_row(job, where)
+    return job
+
+
+@st.fragment(run_every=1.0)
+def _live(job_id: str, where: str) -> None:
+    """Redrawn every second while the job runs; when it ends, the page reruns to show what it made."""
+    job = jobs.get(job_id)
+    job_row(job, where)
+    if not job.active and _fragment_only_run():
+        st.rerun(scope="app")

@@ -1,0 +1,45 @@
+"""Charts and tables built in lib/charts.py (pages only lay them out): n and intervals travel with every score."""
+import pandas as pd
+
+from lib import charts
+
+
+def _frame() -> pd.DataFrame:
+    return pd.DataFrame({"kind": ["closed", "closed", "open"], "model": ["local/a", "local/b", "local/a"],
+                         "mode": ["rag", "gold", "rag"], "score": [0.8123, 0.5, 0.41],
+                         "ci_low": [0.6, 0.2, 0.3], "ci_high": [0.95, 0.8, 0.52], "n": [12, 3, 9],
+                         "small": [False, True, False]})
+
+
+def test_score_table_keeps_n_interval_and_small_sample_note():
+    t = charts.score_table(_frame(), "closed", lambda m: m.upper())
+    assert list(t.columns) == ["model", "mode", "score", "95% interval", "n", "note"]
+    assert t["model"].tolist() == ["LOCAL/A", "LOCAL/B"] and t["mode"].tolist() == ["RAG", "Gold passage"]
+    assert t["95% interval"].tolist() == ["0.60–0.95", "0.20–0.80"] and t["n"].tolist() == [12, 3]
+    assert t["note"].tolist() == ["", charts.SMALL]
+    mb = charts.majority_row({"answer": "yes", "accuracy": 0.75, "ci95": (0.5, 0.9), "n": 12})
+    assert mb.iloc[0]["model"] == "Majority baseline (always 'yes')" and mb.iloc[0]["n"] == 12
+
+
+def test_score_bars_draw_intervals_and_grey_small_cells():
+    spec = charts.score_bars(_frame()[lambda f: f["kind"] == "closed"], "closed accuracy", str).to_dict()
+    layers = spec["spec"]["layer"]
+    assert {layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"] for layer in layers} == {
+        "bar", "rule"}
+    colour = layers[0]["encoding"]["color"]["scale"]
+    assert colour["domain"] == ["n ≥ 5", charts.SMALL] and colour["range"][1] == "#c8c8c8"
+    data = next(iter(spec["datasets"].values()))
+    assert {row["reading"] for row in data} == {"n ≥ 5", charts.SMALL}
+
+
+def test_exam_frames_and_optional_shots_chart():
+    meta = pd.DataFrame({"course": ["c1", "c2"], "title": ["Course 1", "Course 2"], "level": ["Bachelor", "Master"]})
+    runs = [{"label": "m · 0-shot", "partial": True, "shots": 0, "courses": {"c1": 50.0, "c2": 25.0}}]
+    per = charts.exam_per_course(runs, meta)
+    assert per["model"].unique().tolist() == ["m · 0-shot (partial)"] and set(per["title"]) == {"Course 1", "Course 2"}
+    assert charts.shots_bars(per) is None  # one setting only: nothing to compare
+    runs.append({"label": "m · 5-shot", "partial": True, "shots": 5, "courses": {"c1": 75.0, "c2": 50.0}})
+    assert charts.shots_bars(charts.exam_per_course(runs, meta)) is not None
+    board = charts.exam_leaderboard([{"model": "x", "M": 1.0, "sigma": 0.1, "cv": 0.1, "I": 0.9, "source": "s",
+                                      "n_questions": 726, "failed": 0, "unparsed": 0}])
+    assert board["n"].tolist() == [726]

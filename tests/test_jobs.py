@@ -1,0 +1,193 @@
+"""Long work as jobs: recorded, cancellable, interrupted by a kill and resumed from saved rows, run by the CLI
+with the same code, and kept running through page switches and widget clicks in the app."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+from streamlit.testing.v1 import AppTest
+
+from lib import config, jobs, store
+from tests.conftest import ROOT
+
+T = 180
+
+
+def _cli(args: list[str], env: dict, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "lib", *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def _env(home: Path, **extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL")}
+    return env | {"NEPAQA_HOME": str(home)} | extra
+
+
+def _answers(engine, run_id: str) -> tuple[int, int]:
+    """(rows, distinct cells) of a run's answers: equal when nothing was written twice."""
+    t = store.bench_answers
+    with engine.connect() as c:
+        rows = c.execute(select(func.count()).select_from(t).where(t.c.run_id == run_id)).scalar()
+        cells = len(c.execute(select(t.c.item_id, t.c.model, t.c.mode).where(t.c.run_id == run_id)
+                              .distinct()).fetchall())
+    return rows, cells
+
+
+def test_cli_ingest_runs_the_job_code_and_records_it(tmp_path, pdf_factory):
+    pdf = pdf_factory("cli_job.pdf", ["Caribou calving grounds lie north of the pipeline corridor. " * 40,
+                                      "Mitigation includes seasonal construction windows. " * 40])
+    env = _env(tmp_path / "home")
+    out = _cli(["ingest", str(pdf)], env)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["status"] == "indexed" and doc["pages"] == 2
+    assert "[embed]" in out.stderr and "%" in out.stderr  # stage name and percent, as before
+    listed = json.loads(_cli(["jobs"], env).stdout)
+    assert len(listed) == 1
+    job = listed[0]
+    assert (job["kind"], job["status"], job["origin"]) == ("ingest", "done", "cli")
+    assert job["result"]["doc_id"] == doc["doc_id"] and job["progress"] == 1.0
+    # a bad file is refused before any job is recorded
+    bad = _cli(["ingest", str(tmp_path / "missing.pdf")], env)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: No such file")
+    assert len(json.loads(_cli(["jobs"], env).stdout)) == 1
+
+
+def test_cancel_keeps_finished_answers_and_resume_completes_the_run(tmp_path, monkeypatch):
+    """A benchmark job against a slow model: cancelled mid-run it stops, keeps its answers; resumed, it
+    continues the same run without answering anything twice."""
+    from lib.benchmark.dataset import load_items
+    from lib.benchmark.runner import RunConfig
+    from lib.job_kinds import benchmark_params
+    from lib.providers import registry
+    from tests.fake_llm_server import FakeLLMServer
+
+    eng = store.get_engine()
+    with FakeLLMServer() as srv:
+        srv.default = ("sleep", 0.3)
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key-for-the-local-server")
+        monkeypatch.setenv("OPENAI_BASE_URL", srv.url + "/v1")
+        monkeypatch.setenv("OPENAI_MODEL", "gpt-slow")
+        registry.reset()
+        items, _ = load_items(config.SAMPLE20)
+        params = benchmark_params(items, RunConfig(models=["openai/gpt-slow"], modes=["none"]), max_workers=1)
+        job_id = jobs.submit("benchmark", params, "slow benchmark")
+        deadline = time.monotonic() + 60
+        while _answers(eng, params["run_id"])[0] < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        jobs.cancel(job_id)
+        job = jobs.wait(job_id, 60)
+        assert job.status == "cancelled" and job.result["run_id"] == params["run_id"]
+        kept, _ = _answers(eng, params["run_id"])
+        assert 3 <= kept < 20  # stopped early, finished answers kept
+        time.sleep(1.0)
+        assert _answers(eng, params["run_id"])[0] == kept  # nothing runs on after the cancel
+        with pytest.raises(Exception, match="not running"):
+            jobs.cancel(job_id)
+
+        srv.default = ("ok", "Yes.")
+        again = jobs.resume(job_id)
+        done = jobs.wait(again, 120)
+        assert done.status == "done" and done.resumed_from == job_id
+        assert done.result["run_id"] == params["run_id"]
+        assert _answers(eng, params["run_id"]) == (20, 20)
+        assert done.result["summary"]["answers"] == 20
+    registry.reset()
+
+
+def test_a_killed_cli_run_shows_interrupted_and_resumes_from_saved_rows(tmp_path):
+    from tests.fake_llm_server import FakeLLMServer
+
+    home = tmp_path / "home"
+    home.mkdir()
+    with FakeLLMServer() as srv:
+        srv.default = ("sleep", 0.3)
+        env = _env(home, OPENAI_API_KEY="test-key-for-the-local-server", OPENAI_BASE_URL=srv.url + "/v1",
+                   OPENAI_MODEL="gpt-slow")
+        proc = subprocess.Popen([sys.executable, "-m", "lib", "bench", "--questions", str(config.SAMPLE20),
+                                 "--models", "openai/gpt-slow", "--modes", "none", "--workers", "1",
+                                 "--run-id", "killed"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        eng = store.get_engine(f"sqlite:///{home / 'nepaqa.db'}")
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            try:
+                if _answers(eng, "killed")[0] >= 3:
+                    break
+            except Exception:  # noqa: BLE001 - the store may not exist yet
+                pass
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        kept, _ = _answers(eng, "killed")
+        assert 3 <= kept < 20
+        [job] = jobs.list_jobs(engine=eng)
+        assert job.status == "interrupted" and job.resumable and job.result["run_id"] == "killed"
+
+        srv.default = ("ok", "Yes.")
+        n_requests = len(srv.requests)
+        out = _cli(["jobs", "resume", job.job_id], env)
+        assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout)["run_id"] == "killed"
+    assert _answers(eng, "killed") == (20, 20)
+    assert len(srv.requests) - n_requests <= 20 - kept + 1  # only the unanswered ones (one may have been in flight)
+    latest = jobs.list_jobs(engine=eng)[0]
+    assert latest.status == "done" and latest.resumed_from == job.job_id and latest.origin == "cli"
+
+
+def test_an_ingest_job_survives_a_page_switch_and_a_widget_click(services):
+    """The app starts the ingest as a job; the user goes to Ask and clicks there; the job finishes anyway and
+    the sidebar panel offers its result."""
+    from tests.conftest import make_text_pdf
+
+    before = {d.doc_id for d in services.docs.list()}
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=T).run()
+    at.switch_page("pages/documents.py").run()
+    assert not at.exception
+    pdf = make_text_pdf(Path(config.paths().home) / "job_upload.pdf",
+                        [f"Groundwater monitoring well {n} will be sampled quarterly. " * 35 for n in range(6)])
+    at.file_uploader[0].set_value([("job_upload.pdf", pdf.read_bytes(), "application/pdf")]).run()
+    next(b for b in at.button if b.label == "Index uploaded files").click().run()
+    assert not at.exception
+    [job] = [j for j in jobs.list_jobs(5) if j.title == "Index job_upload"]
+    at.switch_page("pages/ask.py").run()  # navigate away while it runs
+    assert not at.exception
+    at.main.button[0].click().run()  # and click something there (not the sidebar's Cancel)
+    done = jobs.wait(job.job_id, 120)
+    assert done.status == "done", done.error
+    assert done.result["doc_id"] not in before
+    assert done.result["doc_id"] in {d.doc_id for d in services.docs.list()}
+    # a reload (a new session) finds it in the sidebar's jobs panel, its result one click away
+    fresh = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=T).run()
+    side = " ".join(m.value for m in fresh.sidebar.markdown)
+    assert "Index job\\_upload" in side  # the title, escaped for Markdown
+    assert any(b.label == "Open result" for b in fresh.sidebar.button)
+
+
+def test_a_failed_upload_job_says_why(services, bad_files):
+    at = AppTest.from_file(str(ROOT / "pages" / "documents.py"), default_timeout=T).run()
+    at.file_uploader[0].set_value([("report.pdf", bad_files["not_pdf"].read_bytes(), "application/pdf")]).run()
+    next(b for b in at.button if b.label == "Index uploaded files").click().run()
+    job_id = at.session_state["ingest_jobs"][0]
+    failed = jobs.wait(job_id, 60)
+    assert failed.status == "failed" and "PDF" in failed.error
+    assert not Path(failed.params["path"]).exists()  # the staged copy of a bad file is not kept
+    at.run()
+    assert any("PDF" in e.value for e in at.error)  # the message is on the page, not hidden
+
+
+def test_interrupted_and_resume_in_process(tmp_path):
+    """A job row left 'running' by a process that is gone reads as interrupted; one still running does not."""
+    eng = store.get_engine(f"sqlite:///{tmp_path / 'j.db'}")
+    ghost = jobs._insert("ingest", "ghost", {"path": "x.pdf"}, "cli", eng, "running")  # no process behind it
+    [job] = jobs.list_jobs(engine=eng)
+    assert job.job_id == ghost and job.status == "interrupted" and job.resumable
+    with pytest.raises(Exception, match="not running"):
+        jobs.cancel(ghost, eng)
