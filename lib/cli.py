@@ -37,9 +37,13 @@ def _stderr_progress(stage: str, frac: float, msg: str) -> None:
 def _run_job(kind: str, params: dict, title: str) -> dict:
     """Run a job in the foreground: the same code as the app's background jobs, recorded in the same table.
     Progress goes to stderr: every change of stage, the end, and otherwise at most twice a second."""
-    import time
-
     from .jobs import run_foreground
+
+    return run_foreground(kind, params, title, _printer())
+
+
+def _printer():  # noqa: ANN202 - a progress printer
+    import time
 
     last = {"stage": "", "at": 0.0}
 
@@ -49,7 +53,7 @@ def _run_job(kind: str, params: dict, title: str) -> dict:
             last.update(stage=stage, at=now)
             _stderr_progress(stage, frac, msg)
 
-    return run_foreground(kind, params, title, printer)
+    return printer
 
 
 def _services():  # noqa: ANN202 - imported lazily so `--help` stays fast
@@ -69,7 +73,8 @@ def _ingest(a: argparse.Namespace) -> Any:
         raise UserError(f"--chunk-size must be at least 16 tokens (got {a.chunk_size}).")
     if a.chunk_overlap is not None and a.chunk_overlap < 0:
         raise UserError(f"--chunk-overlap must be 0 or more (got {a.chunk_overlap}).")
-    # Bad files are refused before a job is recorded or the embedding model is loaded.
+    # A missing file, a folder or an oversize file is refused before a job is recorded; any other bad file
+    # (not a PDF, encrypted, scanned) fails its job with the reason, before the embedding model is loaded.
     check_pdf_path(a.path, config.max_upload_bytes())
     res = _run_job("ingest", ingest_params(str(Path(a.path).resolve()), a.name, a.chunk_size, a.chunk_overlap),
                    f"Index {a.name or Path(a.path).name}")
@@ -93,11 +98,8 @@ def _jobs(a: argparse.Namespace) -> Any:
     if a.action == "cancel":
         jobs.cancel(a.job_id)
         return {"job_id": a.job_id, "status": "cancel requested"}
-    job = jobs.get(a.job_id)
-    if not job.resumable:
-        raise UserError(f"Job {a.job_id} is {job.status}; only interrupted, cancelled or failed jobs resume.")
-    return jobs.run_foreground(job.kind, jobs.resume_params(job), job.title, _stderr_progress,
-                               resumed_from=job.job_id)
+    job = jobs.claim_resume(a.job_id)
+    return jobs.run_foreground(job.kind, jobs.resume_params(job), job.title, _printer(), resumed_from=job.job_id)
 
 
 @command("docs")

@@ -146,28 +146,33 @@ def _quiet() -> Iterator[None]:
 
 
 class Tokens:
-    """The model's fast tokenizer (tokenizer.json), called like the transformers tokenizer for what we use."""
+    """The model's fast tokenizer (tokenizer.json), called like the transformers tokenizer for what we use.
 
-    def __init__(self, model_dir: Path) -> None:
+    Two instances, each configured once and never changed: one counts whole texts, one cuts them to the model's
+    window for embedding. (One shared instance switched between the two settings gave wrong counts and
+    over-long inputs when jobs and searches tokenise at the same time.)"""
+
+    def __init__(self, model_dir: Path, max_len: int = 256) -> None:
         from tokenizers import Tokenizer
 
-        self._tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        self._tok.no_truncation()
-        self._tok.no_padding()
+        self._count = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        self._count.no_truncation()
+        self._count.no_padding()
+        self._cut = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        self._cut.no_padding()
+        self._cut.enable_truncation(max_length=max_len)
+        self.max_len = max_len
 
     def __call__(self, texts: str | Sequence[str], add_special_tokens: bool = True, truncation: bool = False,
                  **_: object) -> dict[str, list]:
         one = isinstance(texts, str)
-        enc = self._tok.encode_batch([texts] if one else list(texts), add_special_tokens=add_special_tokens)
+        enc = self._count.encode_batch([texts] if one else list(texts), add_special_tokens=add_special_tokens)
         ids = [e.ids for e in enc]
         return {"input_ids": ids[0] if one else ids}
 
-    def encode_batch(self, texts: Sequence[str], max_len: int) -> list:
-        self._tok.enable_truncation(max_length=max_len)
-        try:
-            return self._tok.encode_batch(list(texts), add_special_tokens=True)
-        finally:
-            self._tok.no_truncation()
+    def encode_batch(self, texts: Sequence[str]) -> list:
+        """Model inputs: special tokens added, cut to the window."""
+        return self._cut.encode_batch(list(texts), add_special_tokens=True)
 
 
 class OnnxEmbedder:
@@ -208,7 +213,7 @@ class OnnxEmbedder:
         max_seq = int(json.loads(st_cfg.read_text()).get("max_seq_length", 256)) if st_cfg.exists() else 256
         self.name = name
         self.backend = backend
-        self.tokenizer = Tokens(folder)
+        self.tokenizer = Tokens(folder, max_seq)
         self.max_seq_length = max_seq
         self.max_tokens = max_seq - 2  # room for [CLS] and [SEP]
         self.dimension = int(json.loads((folder / "config.json").read_text()).get("hidden_size", 384))
@@ -242,7 +247,7 @@ class OnnxEmbedder:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         bs = int(batch_size or self.batch_size)
-        enc = self.tokenizer.encode_batch(texts, self.max_seq_length)
+        enc = self.tokenizer.encode_batch(texts)
         order = sorted(range(len(enc)), key=lambda i: -len(enc[i].ids)) if self.sort_by_length else list(range(len(enc)))
         batches = [order[i : i + bs] for i in range(0, len(order), bs)]
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
@@ -270,11 +275,14 @@ class OnnxEmbedder:
                 free.put(sess)
             return rows
 
-        with ThreadPoolExecutor(len(self.sessions)) as pool:
+        pool = ThreadPoolExecutor(len(self.sessions))
+        try:
             for fut in as_completed([pool.submit(work, rows) for rows in batches]):
                 done += len(fut.result())
-                if progress:  # from the caller's thread
+                if progress:  # from the caller's thread; a cancel or Ctrl-C raised here stops the rest at once
                     progress(done / len(texts), f"embedded {done}/{len(texts)} chunks")
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
         return out
 
     def embed_query(self, text: str) -> np.ndarray:

@@ -6,6 +6,8 @@ interrupted job can be resumed from its row after a restart.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 import uuid
 from pathlib import Path
@@ -13,7 +15,7 @@ from typing import Any
 
 from . import config
 from .errors import UserError
-from .jobs import JobContext
+from .jobs import JobCancelledError, JobContext
 
 # Share of an ingest's time each stage takes (measured: embedding dominates), for one overall progress figure.
 INGEST_WEIGHTS = {"extract": 0.10, "chunk": 0.10, "embed": 0.70, "index": 0.10}
@@ -25,7 +27,7 @@ def _services() -> Any:
     return get_services()
 
 
-def stage_upload(data: bytes, name: str) -> str:
+def stage_upload(data: bytes) -> str:
     """Keep an uploaded file under NEPAQA_HOME/uploads until its ingest job has finished with it, so the job
     outlives the page that received the upload (and can be resumed after a restart)."""
     folder = config.paths().home / "uploads"
@@ -48,7 +50,10 @@ def run_ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
 
     def progress(stage: str, frac: float, msg: str) -> None:
         overall = done_before.get(stage, 0.0) + INGEST_WEIGHTS.get(stage, 0.0) * max(0.0, min(1.0, frac))
-        ctx.progress(stage, overall, f"{stage}: {msg}")
+        if stage == "index":  # writing and switching: too late to stop cleanly, so it finishes
+            ctx.report(stage, overall, f"{stage}: {msg}")
+        else:  # a cancel stops here, before anything is committed (the vectors written so far are taken back)
+            ctx.progress(stage, overall, f"{stage}: {msg}")
 
     docs = _services().docs
     if params.get("reindex"):
@@ -63,13 +68,14 @@ def run_ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
             raise UserError("The uploaded file is no longer kept (it was cleaned up); upload it again.")
         try:
             extracted = read_pdf_file(path, config.max_upload_bytes(), params.get("name"))
-        except UserError:
-            discard_staged(params)  # a file that is not a readable PDF will not get better on resume
+            res = docs.ingest_extracted(extracted, started, chunk_size=params.get("chunk_size"),
+                                        chunk_overlap=params.get("chunk_overlap"), progress=progress)
+        except (UserError, JobCancelledError):
+            # A file that is not a readable PDF will not get better on resume, and a cancelled upload is the
+            # user's "no": drop the kept copy. An interrupted one (the app stopped) keeps it, for Resume.
+            discard_staged(params)
             raise
-        res = docs.ingest_extracted(extracted, started, chunk_size=params.get("chunk_size"),
-                                    chunk_overlap=params.get("chunk_overlap"), progress=progress)
-        if params.get("staged"):
-            Path(path).unlink(missing_ok=True)
+        discard_staged(params)  # committed: the original is kept with the document now
     ctx.link(doc_id=res.doc_id)
     return {"doc_id": res.doc_id, "name": res.name, "pages": res.pages, "chunks": res.chunks, "chars": res.chars,
             "tokens": res.tokens,
@@ -94,22 +100,46 @@ def benchmark_params(items: list[Any] | None, cfg: Any, run_id: str | None = Non
 
 
 def run_benchmark_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+    run_id = params["run_id"]
+    held = _run_lease(f"run:bench:{run_id}", ctx)
+    try:
+        return _benchmark(params, ctx, run_id)
+    finally:
+        held.release()
+
+
+def _benchmark(params: dict[str, Any], ctx: JobContext, run_id: str) -> dict[str, Any]:
     from .benchmark.dataset import Item
     from .benchmark.runner import RunConfig, load_run, run_benchmark
 
-    run_id = params["run_id"]
     resuming = load_run(run_id) is not None
     items = None if resuming or params.get("items") is None else [Item(**d) for d in params["items"]]
     cfg = None if resuming or params.get("config") is None else RunConfig(**params["config"])
     svc = _services()
     ctx.link(run_id=run_id)
+    slim = {"done": resuming}
 
     def progress(done: int, total: int, msg: str) -> None:
+        if not slim["done"]:  # the run exists now and stores its own items: drop the copy in the job's row
+            slim["done"] = True
+            ctx.slim_params({k: v for k, v in params.items() if k != "items"})
         ctx.progress("bench", done / max(total, 1), f"{done}/{total} {msg}")
 
     summary = run_benchmark(items, cfg, svc, run_id=run_id, progress=progress, cancel=ctx.cancel,
                             max_workers=int(params.get("max_workers") or 4))
     return {"run_id": summary.run_id, "summary": summary.cli_dict()}
+
+
+def _run_lease(name: str, ctx: JobContext) -> Any:
+    """One job at a time per benchmark or exam run: a second job on the same run (two Resume clicks, the app and
+    the CLI) is refused at once instead of answering, paying for and deleting the same rows twice."""
+    from .leases import Lease, holder_of
+
+    lease = Lease(name, ctx.engine, f"job {ctx.job_id}")
+    if not lease.try_acquire():
+        raise UserError(f"This run is already being worked on ({holder_of(name, ctx.engine) or 'another job'}); "
+                        "wait for it to finish or cancel it first.")
+    return lease
 
 
 def exam_params(model: str, shots: int, cot: bool, courses: list[str] | None, limit: int | None, split: str,
@@ -124,10 +154,16 @@ def run_exam_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     def progress(done: int, total: int, msg: str) -> None:
         ctx.progress("exam", done / max(total, 1), f"{done}/{total} {msg}")
 
-    res = run_exam(params["model"], int(params["shots"]), bool(params["cot"]), params.get("courses"),
-                   params.get("limit"), params.get("split", "test"), progress=progress, cancel=ctx.cancel,
-                   circular=bool(params.get("circular")), restart=bool(params.get("restart")),
-                   max_workers=int(params.get("max_workers") or 4))
+    key = json.dumps({k: params.get(k) for k in ("model", "shots", "cot", "courses", "limit", "split", "circular")},
+                     sort_keys=True)
+    held = _run_lease(f"run:exam:{hashlib.sha256(key.encode()).hexdigest()[:16]}", ctx)
+    try:
+        res = run_exam(params["model"], int(params["shots"]), bool(params["cot"]), params.get("courses"),
+                       params.get("limit"), params.get("split", "test"), progress=progress, cancel=ctx.cancel,
+                       circular=bool(params.get("circular")), restart=bool(params.get("restart")),
+                       max_workers=int(params.get("max_workers") or 4))
+    finally:
+        held.release()
     ctx.link(run_id=res["run_id"])
     return {"run_id": res["run_id"], "summary": {k: res.get(k) for k in (
         "model", "shots", "circular", "partial", "n_questions", "n_courses", "failed", "unparsed", "M", "sigma",
@@ -150,8 +186,8 @@ def run_generate_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     if not passages:
         raise UserError("None of the chosen passages is in the document any more (it was re-indexed); pick again.")
 
-    def progress(done: int, total: int, msg: str) -> None:
-        ctx.progress("generate", done / max(total, 1), f"{done}/{total} {msg}")
+    def progress(done: int, total: int, msg: str) -> None:  # never raises: generate stops on ctx.cancel itself
+        ctx.report("generate", done / max(total, 1), f"{done}/{total} {msg}")
 
     rep = generate(registry.get(params["model"]), passages, info.name, info.pages, params["per_type"],
                    progress=progress, cancel=ctx.cancel)

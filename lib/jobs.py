@@ -17,6 +17,7 @@ early when ``ctx.cancel`` is set (or by raising ``JobCancelledError``).
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import threading
@@ -38,9 +39,9 @@ KINDS: dict[str, str] = {
     "exam": "lib.job_kinds:run_exam_job",
     "generate": "lib.job_kinds:run_generate_job",
 }
-KIND_LABELS = {"ingest": "Indexing", "benchmark": "Benchmark", "exam": "EnviroExam", "generate": "Generating items"}
 ACTIVE = ("queued", "running")
-FINISHED = ("done", "failed", "cancelled", "interrupted")
+RESUMABLE = ("interrupted", "cancelled", "failed")
+FINISHED = ("done", "failed", "cancelled", "interrupted", "resumed")  # resumed: continued by a newer job
 SLOTS = 2  # jobs running at once in one process (2 cores here; more only slows each one)
 PROGRESS_EVERY_S = 0.3
 QUEUED_GRACE_S = 120.0  # a queued row with no live process behind it for this long is interrupted
@@ -82,7 +83,7 @@ class Job:
 
     @property
     def resumable(self) -> bool:
-        return self.status in ("interrupted", "cancelled", "failed") and self.kind in KINDS
+        return self.status in RESUMABLE and self.kind in KINDS
 
 
 class JobContext:
@@ -94,19 +95,32 @@ class JobContext:
         self.result: dict[str, Any] = {}
         self._last_write = 0.0
 
-    def progress(self, stage: str, fraction: float, message: str = "") -> None:
-        """Report progress (0..1 of the whole job). Raises JobCancelledError once a cancel was requested, so a handler
-        whose inner code only offers a progress callback still stops there."""
+    def report(self, stage: str, fraction: float, message: str = "") -> None:
+        """Record progress (0..1 of the whole job). Never raises: a progress row that cannot be written now (the
+        store busy with a big commit) is skipped, never the job's end."""
         if self.printer:
             self.printer(stage, fraction, message)
         now = time.monotonic()
         if now - self._last_write >= PROGRESS_EVERY_S or fraction >= 1.0:
             self._last_write = now
-            with self.engine.begin() as c:
-                c.execute(update(store.jobs).where(store.jobs.c.job_id == self.job_id)
-                          .values(progress=max(0.0, min(1.0, float(fraction))), message=redact(message)[:500]))
+            try:
+                with self.engine.begin() as c:
+                    c.execute(update(store.jobs).where(store.jobs.c.job_id == self.job_id)
+                              .values(progress=max(0.0, min(1.0, float(fraction))), message=redact(message)[:500]))
+            except Exception:  # noqa: BLE001 - the next report writes again
+                pass
+
+    def progress(self, stage: str, fraction: float, message: str = "") -> None:
+        """``report``, then raise JobCancelledError once a cancel was requested, so a handler whose inner code
+        only offers a progress callback still stops there. Use ``report`` where stopping would lose work."""
+        self.report(stage, fraction, message)
         if self.cancel.is_set():
             raise JobCancelledError()
+
+    def slim_params(self, params: dict[str, Any]) -> None:
+        """Replace the stored parameters with what a resume still needs (a started run keeps its own items)."""
+        with self.engine.begin() as c:
+            c.execute(update(store.jobs).where(store.jobs.c.job_id == self.job_id).values(params=json.dumps(params)))
 
     def link(self, **result: Any) -> None:
         """Record the result link now (a benchmark's run id is known before its first answer)."""
@@ -130,10 +144,10 @@ def _new_id() -> str:
 
 
 def _insert(kind: str, title: str, params: dict[str, Any], origin: str, engine: Any, status: str,
-            resumed_from: str | None = None) -> str:
+            resumed_from: str | None = None, job_id: str | None = None) -> str:
     if kind not in KINDS:
         raise UserError(f"Unknown job kind '{kind}'; known: {', '.join(KINDS)}.")
-    job_id = _new_id()
+    job_id = job_id or _new_id()
     now = time.time()
     with engine.begin() as c:
         c.execute(insert(store.jobs).values(
@@ -164,20 +178,28 @@ def _watch_cancel(ctx: JobContext, stop: threading.Event) -> None:
 
 def _finish(engine: Any, job_id: str, **values: Any) -> None:
     values["ended_at"] = time.time()
+    if values.get("result"):  # results quote model output (generation problems): keys never stored
+        values["result"] = redact(values["result"])
     if "error" in values and values["error"]:
         values["error"] = redact(str(values["error"]))[:2000]
     with engine.begin() as c:
         c.execute(update(store.jobs).where(store.jobs.c.job_id == job_id).values(**values))
 
 
+def _hold(job_id: str, kind: str, engine: Any) -> leases.Lease:
+    """The job's lease, taken before its row exists and held (with its heartbeat) until it ends, queued time
+    included: while it is held, no process reads the job as interrupted."""
+    lease = leases.Lease(f"job:{job_id}", engine, f"job {kind}")
+    if not lease.try_acquire():  # a fresh id: only fails when the store is unwritable
+        raise UserError("Could not record the job; is the store writable?")
+    return lease
+
+
 def _execute(job_id: str, kind: str, params: dict[str, Any], engine: Any, printer: ProgressPrinter | None,
-             foreground: bool) -> dict[str, Any]:
+             foreground: bool, lease: leases.Lease) -> dict[str, Any]:
     ctx = JobContext(job_id, engine, printer)
     stop = threading.Event()
     watcher = threading.Thread(target=_watch_cancel, args=(ctx, stop), name=f"job-cancel:{job_id}", daemon=True)
-    lease = leases.Lease(f"job:{job_id}", engine, f"job {kind}")
-    if not lease.try_acquire():  # a fresh id: only fails when the store is unwritable
-        raise UserError("Could not record the job as running; is the store writable?")
     try:
         with engine.begin() as c:
             started = c.execute(update(store.jobs).where(store.jobs.c.job_id == job_id,
@@ -212,21 +234,28 @@ def _execute(job_id: str, kind: str, params: dict[str, Any], engine: Any, printe
         raise
     finally:
         stop.set()
-        lease.release()
+        with contextlib.suppress(Exception):  # never mask the job's own outcome; the lease expires by itself
+            lease.release()
 
 
 def submit(kind: str, params: dict[str, Any], title: str, engine: Any = None,
            resumed_from: str | None = None) -> str:
     """Record a job and run it in the background of this process. Returns its id at once."""
     engine = _engine(engine)
-    job_id = _insert(kind, title, params, "app", engine, "queued", resumed_from)
+    job_id = _new_id()
+    lease = _hold(job_id, kind, engine)
+    try:
+        _insert(kind, title, params, "app", engine, "queued", resumed_from, job_id)
+    except BaseException:
+        lease.release()
+        raise
     with _local_lock:
         _local_active.add(job_id)
 
     def worker() -> None:
         try:
             with _slots:
-                _execute(job_id, kind, params, engine, None, foreground=False)
+                _execute(job_id, kind, params, engine, None, False, lease)
         except BaseException:  # noqa: BLE001 - recorded in the row by _execute; a worker thread has no caller
             pass
         finally:
@@ -241,11 +270,17 @@ def run_foreground(kind: str, params: dict[str, Any], title: str, printer: Progr
                    engine: Any = None, resumed_from: str | None = None) -> dict[str, Any]:
     """Run a job in this thread (the command line), recorded like any other. Returns its result."""
     engine = _engine(engine)
-    job_id = _insert(kind, title, params, "cli", engine, "running", resumed_from)
+    job_id = _new_id()
+    lease = _hold(job_id, kind, engine)
+    try:
+        _insert(kind, title, params, "cli", engine, "running", resumed_from, job_id)
+    except BaseException:
+        lease.release()
+        raise
     with _local_lock:
         _local_active.add(job_id)
     try:
-        return _execute(job_id, kind, params, engine, printer, foreground=True)
+        return _execute(job_id, kind, params, engine, printer, True, lease)
     finally:
         with _local_lock:
             _local_active.discard(job_id)
@@ -263,12 +298,27 @@ def cancel(job_id: str, engine: Any = None) -> None:
                       .values(status="cancelled", ended_at=time.time(), message="cancelled before it started"))
 
 
-def resume(job_id: str, engine: Any = None) -> str:
-    """Start an interrupted (or cancelled, or failed) job again from its parameters and its result link."""
+def claim_resume(job_id: str, engine: Any = None) -> Job:
+    """Mark an interrupted, cancelled or failed job as *resumed*, once: a second click, tab or process that asks
+    to resume the same job is refused instead of starting a second worker on the same run."""
     engine = _engine(engine)
     job = get(job_id, engine)
-    if job.active:
-        raise UserError(f"Job {job_id} is still {job.status}.")
+    if not job.resumable:
+        raise UserError(f"Job {job_id} is {job.status}; only an interrupted, cancelled or failed job can be resumed.")
+    with engine.begin() as c:
+        claimed = c.execute(update(store.jobs).where(store.jobs.c.job_id == job_id,
+                                                     store.jobs.c.status.in_(RESUMABLE))
+                            .values(status="resumed", message="resumed as a new job")).rowcount
+    if not claimed:
+        raise UserError(f"Job {job_id} was resumed already (or changed meanwhile); see the jobs list.")
+    return job
+
+
+def resume(job_id: str, engine: Any = None) -> str:
+    """Start an interrupted (or cancelled, or failed) job again, in the background, from its parameters and its
+    result link. The original is marked resumed, so it is resumed once."""
+    engine = _engine(engine)
+    job = claim_resume(job_id, engine)
     return submit(job.kind, resume_params(job), job.title, engine, resumed_from=job_id)
 
 
@@ -284,8 +334,10 @@ def resume_params(job: Job) -> dict[str, Any]:
 
 
 def _row(r: Any) -> Job:
+    m = r._mapping
     return Job(job_id=r.job_id, kind=r.kind, title=r.title, status=r.status, progress=float(r.progress or 0.0),
-               message=r.message or "", params=json.loads(r.params or "{}"), result=json.loads(r.result or "{}"),
+               message=r.message or "", params=json.loads(m.get("params") or "{}"),
+               result=json.loads(m.get("result") or "{}"),
                error=r.error, cancel_requested=bool(r.cancel_requested), origin=r.origin or "app",
                resumed_from=r.resumed_from, created_at=float(r.created_at), started_at=r.started_at,
                ended_at=r.ended_at)
@@ -306,15 +358,19 @@ def _mark_interrupted(rows: list[Any], engine: Any) -> list[Any]:
         c.execute(update(store.jobs).where(store.jobs.c.job_id.in_(gone), store.jobs.c.status.in_(ACTIVE))
                   .values(status="interrupted", ended_at=now,
                           message="the process running it stopped (a restart?); resume to continue"))
+    cols = [store.jobs.c[k] for k in rows[0]._mapping]
     with engine.connect() as c:
-        return c.execute(select(store.jobs).where(store.jobs.c.job_id.in_([r.job_id for r in rows]))
+        return c.execute(select(*cols).where(store.jobs.c.job_id.in_([r.job_id for r in rows]))
                          .order_by(store.jobs.c.created_at.desc())).fetchall()
 
 
-def list_jobs(limit: int = 20, engine: Any = None, kind: str | None = None) -> list[Job]:
-    """The latest jobs, newest first, with interrupted ones recognised."""
+def list_jobs(limit: int = 20, engine: Any = None, kind: str | None = None, light: bool = False) -> list[Job]:
+    """The latest jobs, newest first, with interrupted ones recognised. ``light`` leaves out parameters and
+    results (a benchmark's items, a generation's items), for views polled every second or two; ``get`` reads
+    one job whole."""
     engine = _engine(engine)
-    q = select(store.jobs).order_by(store.jobs.c.created_at.desc()).limit(limit)
+    cols = [c for c in store.jobs.c if not (light and c.name in ("params", "result"))]
+    q = select(*cols).order_by(store.jobs.c.created_at.desc()).limit(limit)
     if kind:
         q = q.where(store.jobs.c.kind == kind)
     with engine.connect() as c:

@@ -99,6 +99,17 @@ def load(run_id: str, engine: Any = None) -> dict[str, Any] | None:
     return json.loads(r.manifest) if r else None
 
 
+def _upgrade(stored: Mapping[str, Any]) -> dict[str, Any]:
+    """Read a manifest written by an earlier version in today's terms: an embedder recorded by name alone ran on
+    torch (the only backend then), so it equals "<name> (torch)" now. A resume under the int8 default is still
+    refused, since its vectors differ; with NEPAQA_EMBED_BACKEND=torch it goes on."""
+    out = dict(stored)
+    emb = out.get("embedder")
+    if isinstance(emb, str) and emb and not emb.endswith(")"):
+        out["embedder"] = f"{emb} (torch)"
+    return out
+
+
 def check_resume(run_id: str, kind: str, current: Mapping[str, Any], engine: Any = None,
                  ignore: Iterable[str] = ()) -> None:
     """Refuse (UserError) a resume whose configuration differs from the stored manifest; store it when the run
@@ -107,6 +118,7 @@ def check_resume(run_id: str, kind: str, current: Mapping[str, Any], engine: Any
     if stored is None:
         save(run_id, kind, current, engine)
         return
+    stored = _upgrade(stored)
     skip = tuple(ignore)
     diffs = [d for d in differences(stored, current) if not d.startswith(skip)] if skip else differences(stored, current)
     if diffs:

@@ -26,6 +26,7 @@ def _elapsed(job: jobs.Job) -> str:
 
 def open_result(job: jobs.Job) -> None:
     """Go to the page that shows what a finished job made, with it selected."""
+    job = jobs.get(job.job_id)  # the panel's list is light (no results): read this one whole
     if job.kind == "benchmark" and job.result.get("run_id"):
         st.session_state["bench_run"] = job.result["run_id"]
         st.session_state["bench_tab"] = "Results"
@@ -81,8 +82,12 @@ def _fragment_only_run() -> bool:
 
 
 def _visible(all_jobs: list[jobs.Job]) -> list[jobs.Job]:
+    """Running and queued jobs first (never hidden behind finished ones), then interrupted ones, then the
+    recently finished; a job resumed by a newer one is left out (the newer one is shown)."""
     now = time.time()
-    return [j for j in all_jobs if j.active or j.status == "interrupted" or now - (j.ended_at or now) < RECENT_S]
+    keep = [j for j in all_jobs if j.status != "resumed"
+            and (j.active or j.status == "interrupted" or now - (j.ended_at or now) < RECENT_S)]
+    return sorted(keep, key=lambda j: (not j.active, j.status != "interrupted", -j.created_at))
 
 
 @st.fragment(run_every=POLL_S)
@@ -90,7 +95,7 @@ def jobs_panel() -> None:
     """Running jobs with progress and Cancel; recent finished ones with their result one click away. When a job
     this session is watching finishes, the whole page reruns so it shows the new result."""
     try:
-        shown = _visible(jobs.list_jobs(12))
+        shown = _visible(jobs.list_jobs(12, light=True))
     except Exception:  # noqa: BLE001 - a store that cannot be read must not take every page down
         return
     active = {j.job_id for j in shown if j.active}

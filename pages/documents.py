@@ -50,7 +50,7 @@ with tab_add:
         if st.button("Index uploaded files", type="primary", disabled=not files):
             for f in files:
                 name = f.name.removesuffix(".pdf")
-                path = stage_upload(f.getvalue(), f.name)
+                path = stage_upload(f.getvalue())
                 start_ingest(ingest_params(path, name, int(chunk_size), int(chunk_overlap), staged=True),
                              f"Index {name}")
     with right:

@@ -145,22 +145,22 @@ def test_a_killed_cli_run_shows_interrupted_and_resumes_from_saved_rows(tmp_path
 def test_an_ingest_job_survives_a_page_switch_and_a_widget_click(services):
     """The app starts the ingest as a job; the user goes to Ask and clicks there; the job finishes anyway and
     the sidebar panel offers its result."""
-    from tests.conftest import make_text_pdf
 
     before = {d.doc_id for d in services.docs.list()}
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=T).run()
     at.switch_page("pages/documents.py").run()
     assert not at.exception
-    pdf = make_text_pdf(Path(config.paths().home) / "job_upload.pdf",
-                        [f"Groundwater monitoring well {n} will be sampled quarterly. " * 35 for n in range(6)])
+    pdf = long_pdf(Path(config.paths().home) / "job_upload.pdf", "Groundwater monitoring well", pages=500)
     at.file_uploader[0].set_value([("job_upload.pdf", pdf.read_bytes(), "application/pdf")]).run()
     next(b for b in at.button if b.label == "Index uploaded files").click().run()
     assert not at.exception
     [job] = [j for j in jobs.list_jobs(5) if j.title == "Index job_upload"]
+    assert jobs.get(job.job_id).active
     at.switch_page("pages/ask.py").run()  # navigate away while it runs
     assert not at.exception
+    assert jobs.get(job.job_id).active  # (the switch really happened mid-job)
     at.main.button[0].click().run()  # and click something there (not the sidebar's Cancel)
-    done = jobs.wait(job.job_id, 120)
+    done = jobs.wait(job.job_id, 300)
     assert done.status == "done", done.error
     assert done.result["doc_id"] not in before
     assert done.result["doc_id"] in {d.doc_id for d in services.docs.list()}
@@ -169,6 +169,34 @@ def test_an_ingest_job_survives_a_page_switch_and_a_widget_click(services):
     side = " ".join(m.value for m in fresh.sidebar.markdown)
     assert "Index job\\_upload" in side  # the title, escaped for Markdown
     assert any(b.label == "Open result" for b in fresh.sidebar.button)
+
+
+def long_pdf(path: Path, topic: str, pages: int = 150) -> Path:
+    """A PDF long enough that its ingest takes several seconds here; every page says something different."""
+    from tests.conftest import make_text_pdf
+
+    return make_text_pdf(path, [" ".join(f"{topic} {n}-{i} was surveyed in season {i % 7} at station {n * i}."
+                                         for i in range(30)) for n in range(pages)])
+
+
+def test_cancelling_an_ingest_stops_it_at_once_and_leaves_nothing(services):
+    from lib.job_kinds import ingest_params
+
+    pdf = long_pdf(Path(config.paths().home) / "cancel_me.pdf", "Wetland delineation plot")
+    import hashlib
+
+    doc_id = hashlib.sha256(pdf.read_bytes()).hexdigest()[:12]
+    job_id = jobs.submit("ingest", ingest_params(str(pdf)), "Index cancel_me")
+    deadline = time.monotonic() + 120
+    while not jobs.get(job_id).message.startswith("embed") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    asked = time.monotonic()
+    jobs.cancel(job_id)
+    job = jobs.wait(job_id, 60)
+    assert job.status == "cancelled"
+    assert time.monotonic() - asked < 5  # stops within seconds, not after the whole embedding
+    assert doc_id not in {d.doc_id for d in services.docs.list()}
+    assert services.docs.index.count(doc_id) == 0  # the vectors it had written were taken back
 
 
 def test_a_failed_upload_job_says_why(services, bad_files):
@@ -183,11 +211,23 @@ def test_a_failed_upload_job_says_why(services, bad_files):
     assert any("PDF" in e.value for e in at.error)  # the message is on the page, not hidden
 
 
-def test_interrupted_and_resume_in_process(tmp_path):
-    """A job row left 'running' by a process that is gone reads as interrupted; one still running does not."""
+def test_interrupted_only_when_no_process_holds_the_job(tmp_path, monkeypatch):
+    """A job row left 'running' by a process that is gone reads as interrupted; one whose process holds its
+    lease does not, even queued for long; a resume is claimed once."""
     eng = store.get_engine(f"sqlite:///{tmp_path / 'j.db'}")
     ghost = jobs._insert("ingest", "ghost", {"path": "x.pdf"}, "cli", eng, "running")  # no process behind it
-    [job] = jobs.list_jobs(engine=eng)
-    assert job.job_id == ghost and job.status == "interrupted" and job.resumable
+    live_id = jobs._new_id()
+    lease = jobs._hold(live_id, "ingest", eng)  # as another process would hold it
+    jobs._insert("ingest", "live", {"path": "y.pdf"}, "app", eng, "queued", job_id=live_id)
+    monkeypatch.setattr(jobs, "QUEUED_GRACE_S", 0.0)  # "queued for long"
+    by_title = {j.title: j for j in jobs.list_jobs(engine=eng)}
+    assert by_title["ghost"].status == "interrupted" and by_title["ghost"].resumable
+    assert by_title["live"].status == "queued"
+    lease.release()
+    assert {j.title: j.status for j in jobs.list_jobs(engine=eng)}["live"] == "interrupted"
     with pytest.raises(Exception, match="not running"):
         jobs.cancel(ghost, eng)
+    jobs.claim_resume(ghost, eng)
+    with pytest.raises(Exception, match="only an interrupted, cancelled or failed job"):
+        jobs.claim_resume(ghost, eng)  # a second Resume (another tab, the CLI) is refused
+    assert jobs.get(ghost, eng).status == "resumed"
