@@ -200,6 +200,14 @@ def levers(pdf: Path, models: Path) -> list[tuple[str, float, float]]:
     run(f"ONNX int8, {len(q.sessions)} sessions, batch {q.batch_size}, not length-sorted", q, ref)
     single = OnnxEmbedder(default_model_path(), "m", "onnx-int8", sessions=1, threads=1)
     run(f"ONNX int8, 1 session x 1 thread, batch {single.batch_size}", single, ref)
+    from lib import embedding_onnx
+
+    kept, embedding_onnx.KEEP_FP32 = embedding_onnx.KEEP_FP32, ()  # every MatMul int8 (a separate export)
+    try:
+        full = OnnxEmbedder(default_model_path(), "m", "onnx-int8")
+        run("ONNX int8, no layer kept in fp32 (not used)", full, ref)
+    finally:
+        embedding_onnx.KEEP_FP32 = kept
     return rows
 
 
