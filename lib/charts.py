@@ -1,6 +1,7 @@
 """The charts and tables the pages show, built here so pages only lay them out (and so they can be tested and
-reused by the command line or a notebook). Every score chart carries its n and, where it is a mean, its interval;
-cells with n < 5 are drawn grey and say so.
+reused by the command line or a notebook). Benchmark scores carry their n and 95% interval, and cells with n < 5
+are drawn grey and say so; the EnviroExam charts show per-course accuracy of runs whose question counts are in
+the leaderboard and run tables beside them.
 
 Functions take plain frames from lib/benchmark/report.py, lib/enviroexam.py and lib/agreement.py, plus a
 ``label`` function from model id to display name (the page's registry labels), and return Altair charts or

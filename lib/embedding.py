@@ -178,6 +178,8 @@ def warm_up_in_background(model: str | None = None) -> None:
             return
         _warm["state"] = "loading"
 
+    model = model or config.get("NEPAQA_EMBED_MODEL") or None  # the same key the services load it under
+
     def load() -> None:
         t = time.perf_counter()
         try:

@@ -175,7 +175,9 @@ class OpenAIModel(Provider):
 
     def _stream(self, kwargs: dict, on_token: Callable[[str], None]) -> tuple[str, object]:
         """Chat completion as server-sent events: each delta goes to ``on_token``; returns (text, usage)."""
-        extra = {"stream_options": {"include_usage": True}} if self.family == "openai" else {}
+        # Token usage in a stream is an OpenAI option; other servers (a custom base URL) may refuse it.
+        official = self.family == "openai" and not config.get(self.base_url_name)
+        extra = {"stream_options": {"include_usage": True}} if official else {}
         parts: list[str] = []
         usage = None
         finished = False
