@@ -31,6 +31,7 @@ class DocInfo:
     chunk_overlap: int
     gen: int
     seconds: float
+    embed_model: str = ""  # what made its vectors: "all-MiniLM-L6-v2 (onnx-int8)"; older rows: the name alone (torch)
 
 
 class DocumentRepository:
@@ -148,5 +149,5 @@ def info_of(r: Any) -> DocInfo:
     return DocInfo(
         doc_id=r.doc_id, name=r.name, pages=r.n_pages, chunks=r.n_chunks, chars=r.n_chars, tokens=r.n_tokens,
         empty_pages=json.loads(r.empty_pages or "[]"), chunk_size=r.chunk_size, chunk_overlap=r.chunk_overlap,
-        gen=gen, seconds=r.seconds,
+        gen=gen, seconds=r.seconds, embed_model=r.embed_model or "",
     )

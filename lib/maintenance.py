@@ -45,11 +45,16 @@ def check(docs: Any, fix: bool = False, progress: Any = None) -> list[dict[str, 
     per: Counter = Counter()
     for meta in got["metadatas"] or []:
         per[((meta or {}).get("doc_id"), (meta or {}).get("gen"))] += 1
+    from .embedding import embedder_label
+
+    current = embedder_label()
     out = []
     for d in docs.list():
         vectors = per[(d.doc_id, d.gen)]
         ok = vectors == d.chunks and (vectors == 0 or searchable(docs, d.doc_id, d.gen))
-        entry = {"doc_id": d.doc_id, "name": d.name, "chunks": d.chunks, "vectors": vectors, "ok": ok}
+        made_by = d.embed_model if d.embed_model.endswith(")") else f"{d.embed_model} (torch)"  # older rows: torch
+        entry = {"doc_id": d.doc_id, "name": d.name, "chunks": d.chunks, "vectors": vectors, "ok": ok,
+                 "embedded_with": made_by, "same_embedder_as_queries": made_by == current}
         if fix and not entry["ok"]:
             entry["vectors"] = reembed(docs, d.doc_id, progress)
             entry["ok"] = entry["vectors"] == d.chunks

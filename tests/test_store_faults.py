@@ -156,10 +156,16 @@ def test_check_finds_missing_vectors_and_fix_restores_them(tmp_path, services, p
     doc = docs.ingest_file(str(pdf_factory("c.pdf", ["Caribou calving grounds lie north of the pipeline. " * 40])))
     index.delete_doc(doc.doc_id)  # what the old start-up sweep did to an ingest in flight
     (entry,) = check(docs)
-    assert entry == {"doc_id": doc.doc_id, "name": doc.name, "chunks": doc.chunks, "vectors": 0, "ok": False}
+    assert entry == {"doc_id": doc.doc_id, "name": doc.name, "chunks": doc.chunks, "vectors": 0, "ok": False,
+                     "embedded_with": "all-MiniLM-L6-v2 (onnx-int8)", "same_embedder_as_queries": True}
     (fixed,) = check(docs, fix=True)
     assert fixed["ok"] and fixed["fixed"] and index.count(doc.doc_id) == doc.chunks
     assert repair(docs) == {"removed": 0, "skipped_live": []}
+    # a document indexed by an earlier version (name alone: torch) is named as such, for re-indexing
+    with docs.engine.begin() as c:
+        c.execute(store.documents.update().values(embed_model="all-MiniLM-L6-v2"))
+    (old,) = check(docs)
+    assert old["embedded_with"] == "all-MiniLM-L6-v2 (torch)" and old["same_embedder_as_queries"] is False
 
 
 def test_cli_check_exit_codes(tmp_path, pdf_factory):
