@@ -83,6 +83,10 @@ class Job:
 
     @property
     def resumable(self) -> bool:
+        """Interrupted and cancelled jobs resume; a failed one only where the failure may pass (a model or server
+        error in a benchmark, exam or generation). A failed ingest is a file the user must fix or upload again."""
+        if self.status == "failed" and self.kind == "ingest":
+            return False
         return self.status in RESUMABLE and self.kind in KINDS
 
 
@@ -212,12 +216,12 @@ def _execute(job_id: str, kind: str, params: dict[str, Any], engine: Any, printe
         result = {**ctx.result, **(result or {})}
         status = "cancelled" if ctx.cancel.is_set() else "done"
         done = {"progress": 1.0, "message": "finished"} if status == "done" else {
-            "message": "cancelled; finished work is kept"}
+            "message": "cancelled; finished answers are kept" if kind != "ingest" else "cancelled; not indexed"}
         _finish(engine, job_id, status=status, result=json.dumps(result, default=str), **done)
         return result
     except JobCancelledError:
         _finish(engine, job_id, status="cancelled", result=json.dumps(ctx.result, default=str),
-                message="cancelled; finished work is kept")
+                message="cancelled; not indexed" if kind == "ingest" else "cancelled; finished answers are kept")
         if foreground:
             raise UserError("Cancelled; finished work is kept.") from None
         return ctx.result

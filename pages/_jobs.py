@@ -55,7 +55,10 @@ def job_row(job: jobs.Job, where: str) -> None:
         if job.cancel_requested:
             st.caption("Cancelling…")
         return
-    detail = {"done": f"finished in {_elapsed(job)}", "cancelled": "cancelled; finished work is kept",
+    cancelled = ("cancelled; the document was not indexed" if job.kind == "ingest"
+                 else "cancelled; the answers finished so far are kept")
+    detail = {"done": f"finished in {_elapsed(job)}", "cancelled": cancelled,
+              "resumed": "resumed as a new job (see the sidebar)",
               "interrupted": "interrupted (the app stopped); resume to continue",
               "failed": "failed"}.get(job.status, job.status)
     st.caption(plain(detail))
@@ -104,7 +107,11 @@ def jobs_panel() -> None:
     if not shown:
         return
     running = sum(1 for j in shown if j.active)
-    with st.expander(f"Jobs · {running} running" if running else "Jobs", expanded=bool(running)):
+    now = time.time()
+    fresh = [j for j in shown if not j.active and (j.status in ("failed", "interrupted") or now - (j.ended_at or 0) < 300)]
+    label = " · ".join(x for x in ("Jobs", f"{running} running" if running else "",
+                                   f"{len(shown) - running} finished" if len(shown) > running else "") if x)
+    with st.expander(label, expanded=bool(running or fresh)):  # open while anything needs a look
         for job in shown[:6]:
             job_row(job, "side")
     if before - active and _fragment_only_run():  # something finished since the last tick: refresh the page

@@ -59,7 +59,9 @@ with tab_add:
         if st.button("Load sample EIS", icon="🌲"):
             start_ingest(ingest_params(str(config.SAMPLE_PDF), None, int(chunk_size), int(chunk_overlap)),
                          "Index the sample EIS")
-    started = st.session_state.get("ingest_jobs", [])
+    # This session's ingests, and any still running (started before a reload, in another tab, or from the CLI).
+    running = [j.job_id for j in jobs.list_jobs(10, kind="ingest", light=True) if j.active]
+    started = list(dict.fromkeys([*st.session_state.get("ingest_jobs", []), *running]))
     if started:
         st.caption("Indexing runs in the background: you can use the rest of the app meanwhile; the sidebar shows "
                    "progress on every page.")
