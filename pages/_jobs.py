@@ -29,6 +29,7 @@ def open_result(job: jobs.Job) -> None:
     job = jobs.get(job.job_id)  # the panel's list is light (no results): read this one whole
     if job.kind == "benchmark" and job.result.get("run_id"):
         st.session_state["bench_run"] = job.result["run_id"]
+        st.session_state["results_run"] = job.result["run_id"]  # the Results tab's run picker
         st.session_state["bench_tab"] = "Results"
     elif job.kind == "exam":
         st.session_state["exam_tab"] = "Results"

@@ -186,6 +186,9 @@ with tab_run:
         if job is not None and job.status in ("done", "cancelled") and job.result.get("summary"):
             sm = job.result["summary"]
             st.session_state["bench_run"] = job.result["run_id"]
+            if st.session_state.get("_bench_run_shown") != job.result["run_id"]:  # show the new run once in Results
+                st.session_state["_bench_run_shown"] = job.result["run_id"]
+                st.session_state["results_run"] = job.result["run_id"]
             st.success(f"Run {code(job.result['run_id'])}: {sm['answers']} answers, {sm['failures']} failures, "
                        f"{sm['judge_failures']} judge failures, {sm['unclear']} unclear verdicts. "
                        "See the Results tab.")

@@ -81,7 +81,8 @@ def test_startup_sweeps_spare_an_ingest_in_flight_embedded(tmp_path):
     assert checked.returncode == 0, checked.stderr
     report = json.loads(checked.stdout)
     assert report == [{"doc_id": doc["doc_id"], "name": doc["name"], "chunks": doc["chunks"],
-                       "vectors": doc["chunks"], "ok": True}]
+                       "vectors": doc["chunks"], "ok": True, "embedded_with": "all-MiniLM-L6-v2 (onnx-int8)",
+                       "same_embedder_as_queries": True}]
 
 
 def test_startup_sweeps_spare_an_ingest_in_flight_server_mode(tmp_path, chroma_server, pg_url):  # noqa: F811
