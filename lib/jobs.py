@@ -41,7 +41,6 @@ KINDS: dict[str, str] = {
 }
 ACTIVE = ("queued", "running")
 RESUMABLE = ("interrupted", "cancelled", "failed")
-FINISHED = ("done", "failed", "cancelled", "interrupted", "resumed")  # resumed: continued by a newer job
 SLOTS = 2  # jobs running at once in one process (2 cores here; more only slows each one)
 PROGRESS_EVERY_S = 0.3
 QUEUED_GRACE_S = 120.0  # a queued row with no live process behind it for this long is interrupted
@@ -242,19 +241,26 @@ def _execute(job_id: str, kind: str, params: dict[str, Any], engine: Any, printe
             lease.release()
 
 
-def submit(kind: str, params: dict[str, Any], title: str, engine: Any = None,
-           resumed_from: str | None = None) -> str:
-    """Record a job and run it in the background of this process. Returns its id at once."""
-    engine = _engine(engine)
+def _open(kind: str, title: str, params: dict[str, Any], origin: str, engine: Any, status: str,
+          resumed_from: str | None) -> tuple[str, leases.Lease]:
+    """A new job: its lease first, then its row, then this process's note that it is running it."""
     job_id = _new_id()
     lease = _hold(job_id, kind, engine)
     try:
-        _insert(kind, title, params, "app", engine, "queued", resumed_from, job_id)
+        _insert(kind, title, params, origin, engine, status, resumed_from, job_id)
     except BaseException:
         lease.release()
         raise
     with _local_lock:
         _local_active.add(job_id)
+    return job_id, lease
+
+
+def submit(kind: str, params: dict[str, Any], title: str, engine: Any = None,
+           resumed_from: str | None = None) -> str:
+    """Record a job and run it in the background of this process. Returns its id at once."""
+    engine = _engine(engine)
+    job_id, lease = _open(kind, title, params, "app", engine, "queued", resumed_from)
 
     def worker() -> None:
         try:
@@ -274,15 +280,7 @@ def run_foreground(kind: str, params: dict[str, Any], title: str, printer: Progr
                    engine: Any = None, resumed_from: str | None = None) -> dict[str, Any]:
     """Run a job in this thread (the command line), recorded like any other. Returns its result."""
     engine = _engine(engine)
-    job_id = _new_id()
-    lease = _hold(job_id, kind, engine)
-    try:
-        _insert(kind, title, params, "cli", engine, "running", resumed_from, job_id)
-    except BaseException:
-        lease.release()
-        raise
-    with _local_lock:
-        _local_active.add(job_id)
+    job_id, lease = _open(kind, title, params, "cli", engine, "running", resumed_from)
     try:
         return _execute(job_id, kind, params, engine, printer, True, lease)
     finally:

@@ -50,7 +50,7 @@ class Request:
     closed: bool = False
     max_tokens: int = 256
     structured: bool = False
-    # Called with each piece of text as it arrives, where the model streams (capability STREAMING). Models that
+    # Called with each piece of text as it arrives, where the model can stream (remote APIs, GGUF). Models that
     # do not stream ignore it; a structured (JSON or tool) reply is never streamed.
     on_token: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
 
