@@ -144,6 +144,28 @@ def main() -> None:
             report["baseline/rank_bm25"] = r
             print(line("rank_bm25 (old, in memory)", r))
 
+    # table-of-contents chunks (chunking.is_navigation, marked at ingest): ranked last (the default) or not
+    from lib.chunking import is_navigation
+
+    print("\ntable-of-contents chunks in the sample: "
+          f"{sum(is_navigation(c.text) for c in svc.docs.chunks(doc.doc_id))} of {doc.chunks}; ranked as any other "
+          "chunk (before) or after all others (after, the default):")
+    print(header + "   queries with one in the top 3")
+    for method in ("dense", "lexical", "hybrid"):
+        for last in (False, True):
+            svc.retriever.navigation_last = last
+            tops: list[bool] = []
+
+            def run(q, m=method, s=svc, d=doc, tops=tops):
+                hits = s.retriever.search(d.doc_id, q, max(KS), m)
+                tops.append(any(is_navigation(h.chunk.text) for h in hits[:3]))
+                return [h.chunk.text for h in hits]
+
+            r = evaluate(run, sample_q)
+            report[f"navigation/{method}/{'last' if last else 'as_any'}"] = r
+            print(line(f"{method}, {'after' if last else 'before'}", r) + f"   {sum(tops)} of {len(tops)}")
+    svc.retriever.navigation_last = True
+
     # the other EISs, alone and as a collection with the sample (plain chunk text, the product's default)
     folder = Path(tempfile.mkdtemp(prefix="nepaqa_other_eis_"))
     others = build_other_eis_pdfs(folder)

@@ -244,6 +244,43 @@ def labels(engine: Engine | None = None, include_adjudicated: bool = False) -> l
     return [Label(*r) for r in rows if include_adjudicated or r[1] != ADJUDICATOR]
 
 
+def experts(engine: Engine | None = None) -> list[str]:
+    """The names a reviewer picks from: everyone who has labelled here, then the listed adjudicators; sorted
+    without case, so "Alice" is found where "alice" would be."""
+    t = store.labels
+    with _engine(engine).connect() as c:
+        names = [r[0] for r in c.execute(select(t.c.annotator).distinct()) if r[0] != ADJUDICATOR]
+    return sorted(dict.fromkeys([*names, *adjudicators()]), key=str.casefold)
+
+
+def similar_expert(name: str, known: Sequence[str]) -> str | None:
+    """A known name a newly typed one is probably meant to be (same letters ignoring case and spaces, or one or
+    two typos away), so a typo does not create a second expert."""
+    import difflib
+
+    def squash(x: str) -> str:
+        return "".join(x.casefold().split())
+
+    for k in known:
+        if squash(k) == squash(name) and k != name:
+            return k
+    close = difflib.get_close_matches(squash(name), [squash(k) for k in known], n=1, cutoff=0.85)
+    if close and close[0] != squash(name):
+        return next(k for k in known if squash(k) == close[0])
+    return None
+
+
+def item_labels(item_id: str, engine: Engine | None = None) -> dict[str, dict[str, str]]:
+    """Every label of one item by reviewer (the final labels under ADJUDICATOR): {name: {label: value}}."""
+    t = store.labels
+    with _engine(engine).connect() as c:
+        rows = c.execute(select(t.c.annotator, t.c.label, t.c.value).where(t.c.item_id == item_id).order_by(t.c.id))
+        out: dict[str, dict[str, str]] = {}
+        for who, label, value in rows:
+            out.setdefault(who, {})[label] = value
+    return out
+
+
 def history(engine: Engine | None = None) -> list[dict]:
     t = store.label_history
     with _engine(engine).connect() as c:

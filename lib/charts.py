@@ -96,9 +96,12 @@ def position_lines(pos: pd.DataFrame, label: Label) -> alt.Chart:
 def type_counts(types: list[str]) -> alt.Chart:
     """How many loaded items there are of each question type."""
     counts = pd.DataFrame(types, columns=["type"]).value_counts().reset_index()
-    return alt.Chart(counts).mark_bar().encode(x=alt.X("count:Q", title="items"),
-                                               y=alt.Y("type:N", sort="-x", title=None),
-                                               tooltip=["type", "count"])
+    base = alt.Chart(counts).encode(
+        x=alt.X("count:Q", title="items", axis=alt.Axis(tickMinStep=1, format="d")),
+        y=alt.Y("type:N", sort="-x", title=None, axis=alt.Axis(labelLimit=200)), tooltip=["type", "count"])
+    bars = base.mark_bar(color="#2e7d32")
+    labels = base.mark_text(align="left", dx=3).encode(text="count:Q")  # the count at the end of each bar
+    return (bars + labels).properties(height=alt.Step(22), title="Items per question type")
 
 
 # ----- EnviroExam ------------------------------------------------------------------------------------------------
@@ -110,10 +113,19 @@ def exam_leaderboard(board_rows: list[dict]) -> pd.DataFrame:
 
 
 def exam_leaderboard_chart(board: pd.DataFrame, published: str, here: str) -> alt.Chart:
-    return alt.Chart(board.dropna(subset=["I"])).mark_bar().encode(
-        x=alt.X("I:Q", title="composite index I = M × (1 − CV)"), y=alt.Y("model:N", sort="-x", title=None),
-        color=alt.Color("source:N", scale=alt.Scale(domain=[published, here], range=["#9e9e9e", "#2e7d32"])),
-        tooltip=["model", "source", "M", "sigma", "cv", "I", "n"]).properties(height=alt.Step(14), title="Leaderboard")
+    """Every model named on its bar (no label is dropped for overlap), runs made here in green with the I value
+    at the end of the bar, so the model run here is easy to find among the published ones."""
+    data = board.dropna(subset=["I"])
+    base = alt.Chart(data).encode(
+        x=alt.X("I:Q", title="composite index I = M × (1 − CV)"),
+        y=alt.Y("model:N", sort="-x", title=None, axis=alt.Axis(labelOverlap=False, labelLimit=260, labelFontSize=11)),
+        tooltip=["model", "source", "M", "sigma", "cv", "I", "n"])
+    bars = base.mark_bar().encode(color=alt.Color("source:N", title=None, legend=alt.Legend(orient="bottom"),
+                                                  scale=alt.Scale(domain=[published, here],
+                                                                  range=["#9e9e9e", "#2e7d32"])))
+    labels = base.transform_filter(alt.datum.source == here).mark_text(
+        align="left", dx=4, fontWeight="bold", color="#2e7d32").encode(text=alt.Text("I:Q", format=".1f"))
+    return (bars + labels).properties(height=alt.Step(17), title="Leaderboard")
 
 
 def exam_per_course(runs: list[dict], meta: pd.DataFrame) -> pd.DataFrame:
@@ -174,3 +186,26 @@ def share_correct_by_type(pt: pd.DataFrame) -> alt.Chart:
         x=alt.X("type:N", title=None), y=alt.Y("share:Q", axis=alt.Axis(format="%")), color="rule:N",
         xOffset="rule:N", row=alt.Row("label:N", title=None)).properties(
         height=140, title="Share correct by question type")
+
+
+# ----- benchmark items and runs ----------------------------------------------------------------------------------
+def items_table(items: list) -> pd.DataFrame:
+    """Loaded benchmark items as a table a reader scans: type, question, expected answer, page, document."""
+    return pd.DataFrame([{"type": it.question_type, "question": it.question, "expected answer": it.answer,
+                          "page": it.page_number if it.page_number is not None else "",
+                          "document": it.doc, "id": it.id} for it in items])
+
+
+def run_title(run: dict, model_label, mode_labels: dict, with_date: bool = True) -> str:
+    """A run in plain words: "SmolLM2 + Extractive baseline · RAG, Gold passage · 20 items · 30 Nov 2026 15:02"."""
+    c = run.get("config") or {}
+    models = " + ".join(model_label(m) for m in c.get("models", []))
+    modes = ", ".join(mode_labels.get(m, m) for m in c.get("modes", []))
+    n = run.get("n_items")
+    parts = [models, modes, f"{n} item{'' if n == 1 else 's'}" if n else ""]
+    if with_date and run.get("created_at"):
+        try:
+            parts.append(pd.Timestamp(run["created_at"]).strftime("%d %b %Y %H:%M"))
+        except ValueError:
+            parts.append(str(run["created_at"])[:16])
+    return " · ".join(p for p in parts if p)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -24,6 +25,33 @@ class Chunk:
     char_end: int
     n_tokens: int
     section: str = ""  # heading path from the PDF outline, e.g. "ES.4.0 Environmental Consequences › ES.4.3 Water"
+
+
+# Navigation text: a table of contents, a list of tables or figures. Its chunks repeat every heading with a page
+# number, so they match many queries by words and by meaning while answering none; they are marked at ingest and
+# ranked after every other chunk (kept, so citations and the full text stay whole).
+_LEADERS = r"(?:(?:\.\s?){4,}|…{2,}|_{5,})"
+_LEADER = re.compile(_LEADERS)
+# a heading with a number or a Table/Figure/Appendix name, dot leaders, and a page reference: "ES.1.3 Decisions … ES-1"
+_TOC_LINE = re.compile(r"^\s*(?:(?:[A-Z]{1,3}[.-])?\d+(?:[.-]\d+)*\.?|Table|Figure|Chapter|Appendix|Section|"
+                       r"Attachment|Exhibit|Part)\b.*?" + _LEADERS + r"\s*[\w.–-]{0,10}[0-9ivxlcIVXLC]\s*$",
+                       re.M | re.I)
+_LEADER_LINE = re.compile(_LEADERS + r"\s*[\w.–-]{0,10}[0-9ivxlcIVXLC]\s*$", re.M)
+_TOC_HEADING = re.compile(r"\b(?:table of contents|contents|list of (?:tables|figures|exhibits|appendices))\b", re.I)
+
+
+def is_navigation(text: str) -> bool:
+    """A table-of-contents-like chunk: two numbered (or Table/Figure) headings with dot leaders and page numbers;
+    one such line when leaders fill a quarter of the text; a page reference after leaders filling 40% of it; or a contents heading over dot-leader lines. A data
+    table whose rows use dot leaders ("Acres disturbed ..... 45") is not one."""
+    toc_lines = len(_TOC_LINE.findall(text))
+    if toc_lines >= 2:
+        return True
+    leaders = sum(len(m.group(0)) for m in _LEADER.finditer(text))
+    size = max(1, len(text.strip()))
+    if (toc_lines == 1 and leaders >= 0.25 * size) or (leaders >= 0.4 * size and _LEADER_LINE.search(text)):
+        return True
+    return bool(_TOC_HEADING.search(text)) and bool(_LEADER_LINE.search(text))
 
 
 def assign_sections(chunks: list[Chunk], toc: Sequence[Sequence], pages: Sequence[Page]) -> list[Chunk]:

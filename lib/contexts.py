@@ -8,7 +8,7 @@ from .errors import UserError
 from .pdf import Page
 
 MODES = ("none", "pdf", "rag", "gold")
-MODE_LABELS = {"none": "No context", "pdf": "Full PDF", "rag": "RAG", "gold": "Gold passage"}
+MODE_LABELS = {"none": "No context", "pdf": "Full PDF", "rag": "Retrieved passages (RAG)", "gold": "Gold passage"}
 
 
 @dataclass
@@ -26,7 +26,8 @@ class Context:
     def notice(self) -> str | None:
         if not self.truncated:
             return None
-        note = f"truncated: kept {self.kept_fraction:.0%} of {_short(self.total_tokens)} tokens"
+        note = (f"truncated: kept {self.kept_fraction:.0%} of {_short(self.total_tokens)} tokens "
+                "(counted by this model's tokenizer)")
         return f"{note} ({self.per_document})" if self.per_document else note
 
 

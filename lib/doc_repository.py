@@ -13,7 +13,7 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Engine
 
 from . import lexical, store
-from .chunking import Chunk
+from .chunking import Chunk, is_navigation
 from .errors import UserError
 from .pdf import ExtractedPdf, Page
 
@@ -117,7 +117,8 @@ class DocumentRepository:
                 c.execute(insert(store.chunks), [
                     {"doc_id": doc_id, "idx": ch.index, "text": ch.text, "page_start": ch.page_start,
                      "page_end": ch.page_end, "char_start": ch.char_start, "char_end": ch.char_end,
-                     "n_tokens": ch.n_tokens, "section": ch.section or None}
+                     "n_tokens": ch.n_tokens, "section": ch.section or None,
+                     "navigation": int(is_navigation(ch.text))}
                     for ch in chunks
                 ])
             # The lexical index and the metadata switch in the same transaction as the chunks.

@@ -11,6 +11,7 @@ import json
 import math
 import re
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -362,7 +363,8 @@ def run_exam(
     def work(q: Question, examples: list[Question], k: int) -> str:
         if cancel.is_set():
             return "cancelled"
-        name = f"{q.course} #{q.index}" + (f" rotation {k}" if circular else "")
+        name = f"{course_title(q.course)}, question {q.index + 1}" + (f", rotation {k}" if circular else "")
+        started = time.perf_counter()
         try:
             letter, raw = answer_question(provider, rotate(q, k), examples, cot)
         except Exception as exc:  # noqa: BLE001 - any failure of one question is that question's, counted wrong
@@ -374,7 +376,8 @@ def run_exam(
             predicted = unrotate(letter, k)  # stored in the original option order, like gold
             row = {"predicted": predicted, "correct": int(predicted == q.answer), "parsed": int(letter is not None),
                    "raw": (raw or "")[:2000], "status": "ok" if letter else "unparsed", "error": None}
-        row |= base | {"course": q.course, "q_index": q.index, "rotation": k, "gold": q.answer}
+        row |= base | {"course": q.course, "q_index": q.index, "rotation": k, "gold": q.answer,
+                       "seconds": round(time.perf_counter() - started, 3)}
         try:
             with engine.begin() as c:
                 c.execute(insert(t).values(**row))

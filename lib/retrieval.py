@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import and_, or_, select
 
 from . import lexical, store
-from .chunking import Chunk
+from .chunking import Chunk, is_navigation
 from .documents import DocumentStore
 from .errors import UserError
 
@@ -19,6 +19,7 @@ METHODS = ("hybrid", "dense", "lexical")
 METHOD_ALIASES = {"bm25": "lexical"}
 RRF_K = 60  # the constant from Cormack et al. (2009); not tuned here
 CANDIDATES = 50  # how deep each ranker's list goes into the fusion
+NAVIGATION_SLACK = 20  # single-method lists go this much deeper than k, for table-of-contents chunks to give way
 MAX_BALANCED_TOP_UP = 50  # documents a balanced search looks up one by one when the shared lists missed them
 
 _WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
@@ -120,11 +121,13 @@ class Retriever:
         whole = doc_ids is None
         depth = min(total, max(CANDIDATES, k * (3 if balanced else 1)))
         dense: list = []
+        # each list goes deeper than k, so table-of-contents chunks can give way to the next ones
+        deep = min(total, max(depth, k + NAVIGATION_SLACK))
         if method == "dense":
-            dense = self._dense(live, sizes, query, depth if balanced else k, whole)
+            dense = self._dense(live, sizes, query, deep, whole)
             ranked = [((d, i), s) for d, i, s in dense]
         elif method == "lexical":
-            ranked = [((d, i), s) for d, i, s in self._lexical(scope, query, depth if balanced else k, whole)]
+            ranked = [((d, i), s) for d, i, s in self._lexical(scope, query, deep, whole)]
         else:
             # the two rankers run side by side (the embedder, Chroma and SQLite all release the GIL while they work)
             with ThreadPoolExecutor(max_workers=2) as pool:
@@ -140,6 +143,8 @@ class Retriever:
                             "`python -m lib check`; for several writers use server mode (NEPAQA_CHROMA_URL).")
         # a document written after the list above was read may answer the whole-collection query: not in scope
         ranked = [(key, s) for key, s in ranked if key[0] in scope]
+        if self.navigation_last:
+            ranked = self._navigation_last(ranked)
         if balanced:
             # a document none of whose chunks reached the rankers' depth still gets its best ones (searched alone)
             seen = {key[0] for key, _ in ranked}
@@ -151,6 +156,25 @@ class Retriever:
         names = self._names({key[0]: scope[key[0]].name for key, _ in ranked})
         return [Hit(chunks[key], s, r + 1, key[0], names[key[0]], scope[key[0]].name)
                 for r, (key, s) in enumerate(ranked) if key in chunks]
+
+    navigation_last = True  # table-of-contents chunks after all others (bench/retrieval.py measures both)
+
+    def _navigation_last(self, ranked: list[tuple[tuple[str, int], float]]) -> list[tuple[tuple[str, int], float]]:
+        """The same ranking with table-of-contents chunks (marked at ingest) moved after all others, in order."""
+        if not ranked:
+            return ranked
+        t = store.chunks
+        by_doc: dict[str, list[int]] = {}
+        for d, i in (key for key, _ in ranked):
+            by_doc.setdefault(d, []).append(i)
+        cond = or_(*(and_(t.c.doc_id == d, t.c.idx.in_(ids)) for d, ids in by_doc.items()))
+        with self.docs.engine.connect() as c:
+            rows = c.execute(select(t.c.doc_id, t.c.idx, t.c.navigation, t.c.text).where(cond)).fetchall()
+        nav = {(r.doc_id, r.idx) for r in rows
+               if (r.navigation if r.navigation is not None else is_navigation(r.text))}
+        if not nav:
+            return ranked
+        return [x for x in ranked if x[0] not in nav] + [x for x in ranked if x[0] in nav]
 
     def _names(self, files: dict[str, str]) -> dict[str, str]:
         from .metadata import citation_name, get_many

@@ -64,6 +64,9 @@ chunks = Table(
     Column("char_end", Integer, nullable=False),
     Column("n_tokens", Integer, nullable=False),
     Column("section", Text),  # outline path, e.g. "ES.3.0 Affected Environment › ES.3.3 FCTC Sites"
+    # 1: a table of contents or list of figures (chunking.is_navigation), ranked last; None: indexed before the
+    # flag existed (the retriever then reads the text)
+    Column("navigation", Integer),
 )
 
 ask_history = Table(
@@ -245,7 +248,18 @@ exam_answers = Table(
     Column("rotation", Integer, default=0),  # circular evaluation: options shifted by this many (0 = as published)
     Column("status", String(8)),  # ok | unparsed | failed (None: written before statuses were stored)
     Column("error", Text),  # a failed call's message, redacted
+    Column("seconds", Float),  # time to answer (None: written before times were stored); for estimates
     UniqueConstraint("run_id", "course", "q_index", "rotation", name="uq_exam_answer"),
+)
+
+translations = Table(  # machine translations shown beside exam questions (lib/translate.py); never scored
+    "translations",
+    metadata,
+    Column("key", String(64), primary_key=True),  # sha256 of model and source text
+    Column("model", Text, nullable=False),
+    Column("source", Text, nullable=False),
+    Column("translation", Text, nullable=False),
+    Column("created_at", DateTime, server_default=func.now()),
 )
 
 judge_labels = Table(  # a judge model's labels, kept apart from the experts' (lib/judge_review.py)

@@ -1,6 +1,7 @@
 """Ask: one question, several models × context modes, side by side."""
 import hashlib
 import json
+import time
 
 import pandas as pd
 import streamlit as st
@@ -15,9 +16,9 @@ from lib.verdict import looks_closed
 from pages._ui import page_png, plain, run_safely, scope_picker, services, titled
 
 st.title("💬 Ask")
-st.caption("One question, several models and context modes at once. *none*: the model's own knowledge · "
-           "*full PDF*: the whole document, cut to the model's window · *RAG*: top-k retrieved chunks · "
-           "*gold*: a passage you give.")
+st.caption(f"One question, several models and context modes at once. **{MODE_LABELS['none']}**: the model's own "
+           f"knowledge · **{MODE_LABELS['pdf']}**: the whole document, cut to the model's window · "
+           f"**{MODE_LABELS['rag']}**: the passages retrieval finds · **{MODE_LABELS['gold']}**: a passage you give.")
 
 svc = services()
 statuses = registry.status_all()
@@ -33,6 +34,12 @@ def label_of(model_id: str) -> str:
 # The demo: three NEPAQuAD items of the sample EIS (closed, recall, process), with their gold passages.
 DEMO_ITEMS = ("EIS00001", "EIS00017", "EIS00111")
 DEMO_MODES = ["none", "rag", "gold"]  # full PDF takes ~14 s a cell with SmolLM2 here: too slow for a 1-minute demo
+DEMO_NOTES = {
+    registry.SMOLLM2: "a tiny language model (135 million parameters) running on this machine; it writes fluent "
+                      "sentences but is often wrong: a floor, not an advisor.",
+    registry.EXTRACTIVE: "no language model: it quotes the two whole sentences of the context closest to the "
+                         "question, with their pages; it cannot answer without a context.",
+}
 
 with st.sidebar:
     st.subheader("Models")
@@ -42,10 +49,12 @@ with st.sidebar:
 
 doc_id, balanced = scope_picker(key="ask_doc")
 
-if st.button("▶ One-click demo: sample EIS, three questions", help="Indexes the sample if needed, then runs the offline models"):
+if st.button("▶ One-click demo: sample EIS, three questions",
+             help="Indexes the sample if needed, then asks three NEPAQuAD questions of the offline models "
+                  "(about half a minute once the models are loaded)"):
     res = run_safely(svc.docs.ingest_file, str(config.SAMPLE_PDF))
     if res is not None:
-        st.session_state["demo"] = {"doc_id": res.doc_id}
+        st.session_state["demo"] = {"doc_id": res.doc_id, "results": {}, "started": time.time()}
         st.rerun()
 
 demo = st.session_state.get("demo")
@@ -169,22 +178,30 @@ def render_grid(results: list[ask_lib.AskResult], model_ids: list[str], mode_ids
                     render_cell(r)
 
 
+class Progress:
+    """One progress bar for several grids (the demo's three questions), counting answers across all of them."""
+
+    def __init__(self, total: int, done: int = 0) -> None:
+        self.bar, self.total, self.done = st.progress(done / max(total, 1), text="Starting…"), total, done
+
+    def step(self) -> None:
+        self.done += 1
+        self.bar.progress(min(self.done / self.total, 1.0), text=f"{self.done} of {self.total} answers")
+
+
 def run_grid(q: str, model_ids: list[str], mode_ids: list[str], doc: str | list[str] | None, is_closed: bool,
-             gold_text: str | None, bal: bool = False) -> list:
+             gold_text: str | None, bal: bool = False, progress: Progress | None = None) -> list:
     """Draw the grid of waiting cells, then fill each cell the moment its answer arrives."""
-    progress = st.progress(0.0, text="Starting…")
+    own = progress is None
+    progress = progress or Progress(len(model_ids) * len(mode_ids))
     slots = {}
     for m in model_ids:
         cols = st.columns(len(mode_ids))
         for col, mode in zip(cols, mode_ids, strict=True):
             slots[(m, mode)] = col.empty()
             slots[(m, mode)].container(border=True).caption(f"{label_of(m)} · {MODE_LABELS[mode]}: waiting…")
-    done: list[ask_lib.AskResult] = []
-    total = len(slots)
-
     def on_result(r: ask_lib.AskResult) -> None:
-        done.append(r)
-        progress.progress(len(done) / total, text=f"{len(done)} of {total} answers")
+        progress.step()
         with slots[(r.model, r.mode)].container():
             render_cell(r)
 
@@ -196,25 +213,13 @@ def run_grid(q: str, model_ids: list[str], mode_ids: list[str], doc: str | list[
 
     results = ask_lib.ask_grid(q, model_ids, mode_ids, svc, doc, k, gold_text, is_closed, on_result=on_result,
                                balanced=bal, on_partial=on_partial)
-    progress.empty()
+    if own:
+        progress.bar.empty()
     ask_lib.save_history(results, doc, services=svc, k=k)
     return results
 
 
-if demo:
-    st.subheader("Demo: the sample EIS")
-    st.caption("SmolLM2-135M is a tiny model that runs on this machine: expect weak answers. "
-               "The extractive baseline only quotes the context.")
-    demo_models = [m for m in registry.OFFLINE_DEFAULTS if m in labels]
-    by_id = {it["ID"]: it for it in load_sample_items()}
-    for item_id in DEMO_ITEMS:
-        it = by_id[item_id]
-        st.text(it["question"])
-        st.caption(f"NEPAQuAD {item_id} · {plain(it['question_type'])} · expected:")
-        st.text(it["groundtruth_answer"][:300])
-        run_grid(it["question"], demo_models, DEMO_MODES, demo["doc_id"], it["question_type"] == "closed", it["context"])
-    st.session_state.pop("demo", None)
-elif st.button("Run", type="primary", disabled=not (question and models and modes)):
+if st.button("Run", type="primary", disabled=not (question and models and modes)):
     if {"pdf", "rag"} & set(modes) and not doc_id:
         st.error("Full PDF and RAG modes need an indexed document. Index one in Documents, or use none/gold.")
     else:
@@ -224,6 +229,40 @@ elif st.session_state.get("last_grid"):
     q, ms, mds, rows = st.session_state["last_grid"]
     st.text(q)
     render_grid([ask_lib.AskResult(**r) for r in rows], ms, mds)
+
+
+if demo:
+    st.divider()
+    # The demo stays until the user clears it: its answers live in the session, each question's as it finishes,
+    # so typing a question or clicking a widget redraws them instead of losing them.
+    head, clear = st.columns([5, 1])
+    head.subheader("Demo: the sample EIS")
+    clear.button("Clear demo", on_click=lambda: st.session_state.pop("demo", None))
+    demo_models = [m for m in registry.OFFLINE_DEFAULTS if m in labels]
+    for m in demo_models:
+        st.caption(f"**{label_of(m)}**: {plain(DEMO_NOTES.get(m, registry.get(m).note))}")
+    st.caption("A connected model (OpenAI, Anthropic or your own server; see the sidebar) answers in its own words, "
+               "reads far more of the document, and is the comparison the benchmark is for.")
+    by_id = {it["ID"]: it for it in load_sample_items()}
+    todo = [i for i in DEMO_ITEMS if i not in demo["results"]]
+    cells = len(demo_models) * len(DEMO_MODES)
+    progress = Progress(cells * len(DEMO_ITEMS), cells * (len(DEMO_ITEMS) - len(todo))) if todo else None
+    for item_id in DEMO_ITEMS:
+        it = by_id[item_id]
+        st.markdown(f"**Q{DEMO_ITEMS.index(item_id) + 1}.** {plain(it['question'])}")
+        st.caption(f"NEPAQuAD {item_id} · {plain(it['question_type'])} question · expected answer:")
+        st.text(it["groundtruth_answer"][:300])
+        if item_id in demo["results"]:
+            render_grid([ask_lib.AskResult(**r) for r in demo["results"][item_id]], demo_models, DEMO_MODES)
+        else:
+            got = run_grid(it["question"], demo_models, DEMO_MODES, demo["doc_id"], it["question_type"] == "closed",
+                           it["context"], progress=progress)
+            demo["results"][item_id] = [r.__dict__ for r in got]
+    if progress is not None:
+        progress.bar.empty()
+        demo["seconds"] = time.time() - demo["started"]
+    if demo.get("seconds") is not None:
+        st.caption(f"The demo's {cells * len(DEMO_ITEMS)} answers took {demo['seconds']:.0f} s.")
 
 st.divider()
 st.subheader("History")
@@ -244,9 +283,10 @@ else:
         return shown[0] if len(shown) == 1 else f"{len(shown)} documents: " + "; ".join(shown)
 
     df["scope"] = [scope_label(x) for x in df["doc_id"]]
-    df["verdict"] = df["verdict"].fillna("")
-    st.dataframe(df[["created_at", "question", "scope", "model", "mode", "verdict", "answer", "seconds", "error"]],
-                 hide_index=True, width="stretch", height=240)
+    shown = df[["created_at", "question", "scope", "model", "mode", "verdict", "answer", "seconds", "error"]].copy()
+    shown["model"] = [labels.get(m, m) for m in shown["model"]]
+    shown["mode"] = [MODE_LABELS.get(m, m) for m in shown["mode"]]
+    st.dataframe(shown.astype(object).where(shown.notna(), ""), hide_index=True, width="stretch", height=240)
     d1, d2, d3 = st.columns(3)
     d1.download_button("Download CSV", csv_safe.to_csv(df), "ask_history.csv", "text/csv")
     d2.download_button("Download JSON", json.dumps(hist, indent=1, default=str), "ask_history.json", "application/json")

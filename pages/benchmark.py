@@ -4,7 +4,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from lib import annotations, charts, config, csv_safe, jobs
+from lib import annotations, charts, config, csv_safe, estimates, jobs
 from lib.benchmark import report
 from lib.benchmark.dataset import QUESTION_TYPES, Item, load_items
 from lib.benchmark.generate import pick_passages
@@ -35,6 +35,19 @@ available = {p.id: p.label for p, ok, _ in registry.status_all() if ok}
 def label_of(model_id: str) -> str:
     """Our label for a model, for Markdown; an id we do not know (from a stored run) is shown as written."""
     return available.get(model_id) or plain(model_id)
+
+TARGET_S = 60  # defaults aim at about a minute of work
+
+
+def part_name(part: dict) -> str:
+    """An estimate's part in plain words: "SmolLM2-135M (tiny local model) · RAG"."""
+    name = available.get(part["model"], part["model"])
+    return f"{name} · {MODE_LABELS.get(part['mode'], part['mode'])}" if part.get("mode") else name
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
 
 TABS = ["1 · Items", "Generate items", "2 · Run", "3 · Results"]
 opened = {"Results": TABS[3], "Items": TABS[0]}.get(st.session_state.pop("bench_tab", ""), TABS[0])
@@ -78,7 +91,9 @@ with tab_data:
         if unmatched:
             st.warning(f"{n_unmatched} item(s) refer to documents that are not indexed ({plain(', '.join(unmatched))}): "
                        "they run in the none and gold modes only. Index the PDF on the Documents page to add pdf/rag.")
-        st.altair_chart(charts.type_counts([it.question_type for it in items]), width="stretch")
+        left_c, right_c = st.columns([3, 2])
+        left_c.dataframe(charts.items_table(items), hide_index=True, width="stretch", height=300)
+        right_c.altair_chart(charts.type_counts([it.question_type for it in items]), width="stretch")
         if st.button("Send these items to the validation queue"):
             n = annotations.add_items(items, st.session_state["bench_source"])
             st.toast(f"{n} items queued for expert review")
@@ -130,9 +145,9 @@ with tab_gen:
                     st.text("\n".join(f"- {p}" for p in rep["problems"]))  # quotes the model's output: text
 
 def run_name(r: dict) -> str:
-    c = r["config"]
-    models = ", ".join(available.get(m, m) for m in c.get("models", []))
-    return f"{models} · {', '.join(c.get('modes', []))} · {r['created_at'][:16]} · {r['run_id']}"
+    """Plain words for a run: its models, modes, item count and date (the id and settings are in its
+    configuration table)."""
+    return charts.run_title(r, lambda m: available.get(m, m), MODE_LABELS)
 
 
 
@@ -146,11 +161,18 @@ with tab_run:
         c1, c2 = st.columns(2)
         models = c1.multiselect("Models", list(available), default=[m for m in registry.OFFLINE_DEFAULTS if m in available],
                                 format_func=available.get, key="run_models")
-        modes = c2.multiselect("Modes", MODES, default=list(MODES), format_func=MODE_LABELS.get, key="run_modes")
+        # Full PDF takes ~15–30 s an answer with the offline model: left out of the default, one click to add.
+        modes = c2.multiselect("Context modes", MODES, default=["rag", "gold"], format_func=MODE_LABELS.get,
+                               key="run_modes")
+        # The default item count is what the chosen models finish in about a minute here (measured times).
+        per_item = estimates.benchmark(1, models, modes).seconds if models and modes else 0.0
+        fit = int(TARGET_S // per_item) if per_item > 0 else len(items)
         c3, c4, c5, c6 = st.columns(4)
-        which = c3.selectbox("Items", ["all", *QUESTION_TYPES])
-        limit = c4.number_input("Limit (0 = all)", 0, len(items), 0, key="run_limit")
-        seed = c5.number_input("Random sample seed (-1 = in order)", -1, 10_000, -1)
+        which = c3.selectbox("Items", ["all", *QUESTION_TYPES], format_func=lambda t: "all types" if t == "all" else t)
+        limit = c4.number_input("How many items (0 = all)", 0, len(items), 0 if fit >= len(items) else max(1, fit),
+                                key="run_limit", help="The default is what finishes in about a minute here.")
+        seed = c5.number_input("Random sample seed (-1 = in order)", -1, 10_000, 0 if 0 < fit < len(items) else -1,
+                               help="With a limit, a seeded random sample spreads the items over question types.")
         k = c6.slider("k (RAG)", 1, 10, 3)
         judges = ["(none: token-F1 proxy, not RAGAS)"] + [m for m in available if m != registry.EXTRACTIVE]
         judge = st.selectbox("Judge for the factual part", judges,
@@ -162,8 +184,14 @@ with tab_run:
             if warn:
                 st.warning(warn)
         chosen = select_items(items, limit or None, None if seed < 0 else seed, None if which == "all" else which)
-        st.caption(f"{len(chosen)} item(s) × {len(models)} model(s) × {len(modes)} mode(s) = "
-                   f"{len(chosen) * len(models) * len(modes)} answers")
+        if models and modes and chosen:
+            unmatched_docs = {it.doc for it in chosen if not svc.docs.find(it.doc)}
+            in_doc = sum(1 for it in chosen if it.doc not in unmatched_docs)
+            per_mode = {m: (in_doc if m in ("pdf", "rag") else len(chosen)) for m in modes}
+            est = estimates.benchmark(len(chosen), models, modes, from_mode=per_mode)
+            st.markdown(f"**Planned:** {est.calls} answers ({plural(len(chosen), 'question')}, "
+                        f"{plural(len(models), 'model')}, {plural(len(modes), 'context mode')}) · "
+                        f"**estimated time** {plain(est.text(part_name))}")
         past = {r["run_id"]: r for r in list_runs()}
         resume = st.selectbox("Or resume a run", ["(new run)", *past],
                               format_func=lambda rid: rid if rid == "(new run)" else run_name(past[rid]))
@@ -181,7 +209,10 @@ with tab_run:
                 params = benchmark_params(items, cfg)
             else:
                 params = benchmark_params(None, None, resume)
-            st.session_state["bench_job"] = jobs.submit("benchmark", params, f"Benchmark · {params['run_id']}")
+            title = charts.run_title({"config": params["config"] or past[resume]["config"], "n_items": len(chosen)
+                                      if resume == "(new run)" else past[resume]["n_items"]},
+                                     lambda m: available.get(m, m), MODE_LABELS, with_date=False)
+            st.session_state["bench_job"] = jobs.submit("benchmark", params, f"Benchmark · {title}")
         job = watch(st.session_state.get("bench_job"), "bench")
         if job is not None and job.status in ("done", "cancelled") and job.result.get("summary"):
             sm = job.result["summary"]
@@ -189,7 +220,7 @@ with tab_run:
             if st.session_state.get("_bench_run_shown") != job.result["run_id"]:  # show the new run once in Results
                 st.session_state["_bench_run_shown"] = job.result["run_id"]
                 st.session_state["results_run"] = job.result["run_id"]
-            st.success(f"Run {code(job.result['run_id'])}: {sm['answers']} answers, {sm['failures']} failures, "
+            st.success(f"Finished: {sm['answers']} answers, {sm['failures']} failures, "
                        f"{sm['judge_failures']} judge failures, {sm['unclear']} unclear verdicts. "
                        "See the Results tab.")
 

@@ -13,7 +13,7 @@ from lib.job_kinds import ingest_params, stage_upload
 from lib.providers import registry
 from lib.retrieval import METHODS
 from pages._jobs import watch
-from pages._ui import code, plain, run_safely, scope_picker, services
+from pages._ui import plain, run_safely, scope_picker, services
 
 st.title("📄 Documents")
 svc = services()
@@ -30,6 +30,20 @@ with st.sidebar:
         "Overlap (tokens)", min_value=0, max_value=int(chunk_size) - 1,
         value=min(int(config.get("NEPAQA_CHUNK_OVERLAP") or 40), int(chunk_size) - 1), step=8,
     )
+
+
+METHOD_LABELS = {"hybrid": "Hybrid (meaning + words)", "dense": "Meaning (embeddings)",
+                 "lexical": "Words (full-text BM25)"}
+# Each method's score, named and explained: the three are on different scales and never compared.
+SCORE_LABELS = {
+    "hybrid": ("fusion score", "Reciprocal rank fusion (RRF): the sum, over the meaning and word rankings, of "
+                               "1 / (60 + rank). Only the order matters; 0.033 is first in both rankings."),
+    "dense": ("cosine similarity", "How close the passage's meaning is to the query's, from −1 to 1 (for this "
+                                   "embedding model, above about 0.5 is close)."),
+    "lexical": ("BM25 score", "Word-match score from the full-text index: higher means more of the query's words, "
+                              "and rarer ones. It has no upper bound and compares passages within one query only."),
+}
+SNIPPET = 320  # characters of each passage shown without a click
 
 
 def start_ingest(params: dict, title: str) -> None:
@@ -74,12 +88,14 @@ with tab_add:
             res = job.result
             break
     if res is not None:
-        st.success(f"{code(res['name'])} is ready (id {code(res['doc_id'])})"
+        st.success(f"{plain(res['name'])} is ready"
                    + (" — it was already indexed." if res["skipped"] else "."))
         cols = st.columns(5)
         cols[0].metric("Pages", res["pages"])
         cols[1].metric("Characters", f"{res.get('chars', 0):,}")
-        cols[2].metric("Tokens", f"{res.get('tokens', 0):,}")
+        cols[2].metric("Tokens (embedder)", f"{res.get('tokens', 0):,}",
+                       help="Counted by the embedding model's tokenizer (all-MiniLM-L6-v2). A chat model counts "
+                            "the same text with its own tokenizer, so its figure (on the Ask page) differs.")
         cols[3].metric("Chunks", res["chunks"])
         cols[4].metric("Time", f"{res['seconds']:.1f} s")
         if res["empty_pages"]:
@@ -305,8 +321,10 @@ with tab_search:
                               key="try_query")
         c1, c2 = st.columns([1, 3])
         k = c1.slider("k", 1, 20, 5, key="try_k")
-        method = c2.radio("Method", METHODS, horizontal=True, key="try_method", help="hybrid = reciprocal-rank fusion of dense and "
-                          "lexical (full-text, BM25) ranking")
+        method = c2.radio("Method", METHODS, horizontal=True, key="try_method",
+                          format_func=lambda x: METHOD_LABELS[x],
+                          help="Hybrid (the default everywhere) fuses the meaning and word-match rankings. Each "
+                               "method scores on its own scale: compare ranks, not scores, across methods.")
         compare = st.checkbox("Compare all three methods side by side")
         if query and scope is None:
             st.warning("The scope holds no document: pick at least one, or widen the filter.")
@@ -317,11 +335,18 @@ with tab_search:
             for col, m in zip(cols, methods, strict=True):
                 hits = run_safely(svc.retriever.search_scope, ids, query, k, m, balanced) or []
                 with col:
-                    st.markdown(f"**{m}**")
+                    st.markdown(f"**{METHOD_LABELS[m]}**")
                     if not hits:
                         st.caption("No passage matched.")
                     for h in hits:
                         pages = f"p. {h.chunk.page_start}" if h.chunk.page_start == h.chunk.page_end else f"pp. {h.chunk.page_start}–{h.chunk.page_end}"
                         where = " › ".join(x for x in (titles.get(h.doc_id, h.doc_name), h.chunk.section) if x)
-                        with st.expander(f"#{h.rank} · {plain(where)}, {pages} · score {h.score:.3f}"):
-                            st.text(h.chunk.text)  # PDF text: shown as text, never rendered as Markdown
+                        name, tip = SCORE_LABELS[m]
+                        with st.container(border=True):
+                            st.markdown(f"**#{h.rank}** · {plain(where)}, {pages}")
+                            st.caption(f"{name} {h.score:.3f}", help=tip)
+                            text = " ".join(h.chunk.text.split())
+                            st.text(text if len(text) <= SNIPPET else text[:SNIPPET].rsplit(" ", 1)[0] + " …")
+                            if len(text) > SNIPPET:
+                                with st.expander("Whole passage"):
+                                    st.text(h.chunk.text)  # PDF text: shown as text, never rendered as Markdown

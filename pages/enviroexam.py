@@ -5,8 +5,10 @@ import time
 import pandas as pd
 import streamlit as st
 
-from lib import charts, csv_safe, jobs
+from lib import charts, csv_safe, estimates, jobs
 from lib import enviroexam as ee
+from lib import translate as tr
+from lib.errors import UserError
 from lib.job_kinds import exam_params
 from lib.providers import registry
 from pages._jobs import watch
@@ -14,7 +16,11 @@ from pages._ui import plain, run_safely
 
 st.title("🎓 EnviroExam")
 st.caption("936 multiple-choice questions (210 dev, 726 test) over 42 environmental-science courses at bachelor, "
-           "master and doctor level (Huang et al., 2024). Questions are in Chinese, as published.")
+           "master and doctor level (Huang et al., 2024), from Chinese universities.")
+st.info("**The questions are in Chinese, as published**, and models are asked and scored in Chinese. Course names "
+        "and levels are shown in English. With a connected model (OpenAI, Anthropic or your own server), the quiz "
+        "can show a machine translation of each question beside the original; translations are for reading "
+        "only and never used for scoring.", icon="🈶")
 
 available = {p.id: p.label for p, ok, _ in registry.status_all() if ok and registry.is_llm(p)}
 courses = ee.courses()
@@ -80,7 +86,19 @@ with tab_run:
                                     "DABC, and counts as right only when all four answers are (OpenCompass's "
                                     "CircularEval). A circular run is a run of its own.")
         chosen = st.multiselect("Courses (empty = all 42)", courses, format_func=ee.course_title, key="exam_courses")
-        limit = st.number_input("Questions per course (0 = all)", 0, 40, 2, key="exam_limit", help="A small limit makes a quick demo")
+        n_courses = len(chosen or courses)
+        rate = estimates.exam_rate(model, shots, cot)
+        per_q = rate.seconds * (ee.ROTATIONS if circular else 1)
+        fit = max(1, min(40, int(60 // max(per_q * n_courses, 1e-6))))  # about a minute of work by default
+        limit = st.number_input("Questions per course (0 = all)", 0, 40, fit, key="exam_limit",
+                                help="The default is what this model finishes in about a minute here; 0 asks all "
+                                     "726 test questions (the only run ranked on the leaderboard).")
+        planned = sum(min(limit, n) if limit else n for n in (len(ee.load_course(c)) for c in (chosen or courses)))
+        est = estimates.exam(model, planned * (ee.ROTATIONS if circular else 1), shots, cot,
+                             workers=4 if registry.get(model).concurrent else 1)
+        st.markdown(f"**Planned:** {planned} question(s) over {n_courses} course(s)"
+                    + (f", each asked {ee.ROTATIONS} times" if circular else "")
+                    + f" · **estimated time** {plain(est.text(lambda p: available.get(p['model'], p['model'])))}")
         restart = st.checkbox("Start over", key="exam_restart",
                               help="Discard the stored answers of this run (same model, settings, courses and limit) "
                                    "and ask again: needed when the model's options or the prompts changed since.")
@@ -122,24 +140,61 @@ with tab_quiz:
         st.session_state["quiz_for"] = qc
         st.session_state.pop("quiz_done", None)
     quiz = st.session_state["quiz"]
+    translators = tr.translators()
+    shown_tr = st.session_state.setdefault("quiz_translations", {})
+    if translators:
+        t1, t2 = st.columns([2, 3])
+        tmodel = t1.selectbox("Translate with", list(translators), format_func=translators.get, key="quiz_tr_model")
+        if t2.button("Show English machine translations", help="Each question is translated once by the chosen "
+                     "model and cached; the quiz is still scored on the Chinese original."):
+            bar = st.progress(0.0, text="Translating…")
+            for i, q in enumerate(quiz, 1):
+                try:
+                    shown_tr[(tmodel, qc, q.index)] = tr.translate(tmodel, ee.format_question(q))
+                except UserError as exc:
+                    st.error(plain(exc), icon="⚠️")
+                    break
+                bar.progress(i / len(quiz), text=f"Translated {i} of {len(quiz)}")
+            bar.empty()
+    else:
+        tmodel = None
+        st.caption("Machine translation needs a connected language model (OpenAI, Anthropic or your own server); "
+                   "the tiny offline model cannot translate Chinese.")
     with st.form("quiz_form"):
         answers = {}
         for i, q in enumerate(quiz, 1):
             # radio labels and options render Markdown: the item text goes in escaped
             answers[q.index] = st.radio(f"{i}. {plain(q.question)}", ee.LETTERS, index=None, key=f"quiz_{qc}_{q.index}",
                                         format_func=lambda k, q=q: f"{k}. {plain(q.options[k])}")
+            english = shown_tr.get((tmodel, qc, q.index))
+            if english:
+                st.caption(f"Machine translation by {plain(translators.get(tmodel, tmodel))}, for reading only:")
+                st.text(english)  # a model's words: text, never Markdown
         submitted = st.form_submit_button("Score me", type="primary")
     if submitted:
+        blank = [i for i, q in enumerate(quiz, 1) if answers[q.index] is None]
+        signature = (qc, tuple(blank))
+        if blank and st.session_state.get("quiz_blank_ok") != signature:
+            st.session_state["quiz_blank_ok"] = signature
+            st.warning(f"{len(blank)} of {len(quiz)} questions are unanswered (number "
+                       f"{', '.join(map(str, blank))}); they would count as wrong. Answer them, or press "
+                       "**Score me** again to score as it is.", icon="✋")
+            submitted = False
+    if submitted:
+        st.session_state.pop("quiz_blank_ok", None)
         right = sum(answers[q.index] == q.answer for q in quiz)
+        unanswered = sum(answers[q.index] is None for q in quiz)
         score = 100 * right / len(quiz)
-        st.metric("Your score", f"{score:.0f}%", help=f"{right} of {len(quiz)}")
+        st.metric("Your score", f"{score:.0f}%", help=f"{right} of {len(quiz)}"
+                  + (f"; {unanswered} unanswered, counted wrong" if unanswered else ""))
         rows = [{"who": "you", "accuracy": score}] + [
             {"who": r["label"] + (" (partial)" if r["partial"] else ""), "accuracy": r["courses"][qc]}
             for r in ee.all_runs() if qc in r["courses"]]
         st.altair_chart(charts.quiz_bars(rows), width="stretch")
         with st.expander("Answers"):
             for q in quiz:
-                st.text(f"{'✅' if answers[q.index] == q.answer else '❌'} {q.question} — {q.answer}. {q.options[q.answer]}")
+                mark = "✅" if answers[q.index] == q.answer else ("⬜" if answers[q.index] is None else "❌")
+                st.text(f"{mark} {q.question} — {q.answer}. {q.options[q.answer]}")
 
 with tab_method:
     st.markdown(

@@ -15,6 +15,20 @@ st.markdown(
     "a key is configured."
 )
 
+st.subheader("Start here")
+tour = st.columns(6)
+for col, (page, icon, step, what) in zip(tour, [
+    ("pages/documents.py", "📄", "1 · Documents", "Click **Load sample EIS** (a 74-page EIS), or upload your own PDFs."),
+    ("pages/ask.py", "💬", "2 · Ask", "Press **One-click demo**, then type your own question and press **Run**."),
+    ("pages/search.py", "🔎", "3 · Search", "Find passages across every indexed EIS, with pages to open."),
+    ("pages/benchmark.py", "📊", "4 · Benchmark", "**Load the sample set**, then **Run**: scores with n and intervals."),
+    ("pages/validate.py", "✅", "5 · Validate", "Experts label items (keys 1–7) and see how far they agree."),
+    ("pages/enviroexam.py", "🎓", "6 · EnviroExam", "The 42-course exam (in Chinese): run a model, or take the quiz."),
+], strict=True):
+    with col.container(border=True):
+        st.page_link(page, label=step, icon=icon)
+        st.caption(what)
+
 svc = services()
 docs = svc.docs.list()
 c1, c2, c3 = st.columns(3)

@@ -2,7 +2,7 @@
 
 Text that comes from items, comments, names or files is shown with st.text or in tables, never as Markdown.
 """
-import json
+import time
 
 import pandas as pd
 import streamlit as st
@@ -12,7 +12,7 @@ from lib import charts
 from lib import judge_review as jr
 from lib.agreement import LabelsCSVError, agreement_report, decode_csv_bytes, kappa_band, read_labels_csv
 from lib.benchmark.dataset import QUESTION_TYPES
-from lib.benchmark.generate import DEFINITIONS
+from lib.benchmark.generate import GUIDELINES
 from lib.errors import UserError
 from lib.providers import registry
 from pages._ui import plain, run_safely
@@ -21,6 +21,9 @@ st.title("✅ Validate")
 st.caption("Experts check each item: is the question of its type, is the answer right, does the proof support it. "
            "Each item should get at least two reviewers; the page shows how far they agree.")
 
+# The ten types in plain, proof-read sentences (the Review tab, the guidelines and adjudication show them).
+TYPE_GUIDE = GUIDELINES
+SMALL_N = 30  # below this many items an agreement statistic is flagged as a first look
 LABEL_NAMES = {"type_correct": "Question type correct", "answer_correct": "Answer correct",
                "proof_supports": "Proof supports answer"}
 
@@ -52,13 +55,136 @@ elif login_configured:
         st.login()
     adjudicator = None
 else:
-    st.warning("Labels here are not authenticated: reviewers type their name and nothing checks it, so anyone can "
-               "label under any name. To tie labels to accounts, configure sign-in (st.login, an [auth] section "
-               "in .streamlit/secrets.toml).", icon="⚠️")
-    typed = st.text_input("Your name (every label you record is tied to it)", key="expert_name")
-    if typed.strip():
-        who = run_safely(ann.check_reviewer_name, typed) or ""
+    st.warning("Names are not authenticated here: anyone can label under any name. To tie labels to accounts, "
+               "configure sign-in (st.login, an [auth] section in .streamlit/secrets.toml).", icon="⚠️")
+    known = ann.experts()
+    ADD = "➕ Add a new expert…"
+    c_pick, c_new = st.columns([2, 3])
+    pick = c_pick.selectbox("I am", [*known, ADD], index=None, key="expert_pick",
+                            placeholder="Pick yourself from the list" if known else "Add yourself as an expert")
+    # a name typed earlier stays in use (after the first save it is also in the list)
+    if pick == ADD or (pick is None and (not known or str(st.session_state.get("expert_name", "")).strip())):
+        typed = c_new.text_input("Your name, as it should appear on your labels", key="expert_name")
+        if typed.strip():
+            who = run_safely(ann.check_reviewer_name, typed) or ""
+            meant = ann.similar_expert(who, known) if who else None
+            if meant:
+                c_new.warning(f"“{plain(meant)}” is already an expert. If that is you, pick it from the list so your "
+                              "labels stay under one name.", icon="⚠️")
+    elif pick:
+        who = pick
     adjudicator = ann.adjudicator_for(who)
+
+
+GUIDELINES = """**For each item, answer three questions.**
+
+1. **Is the question of its claimed type?** Compare it with the definitions below. If not, pick the type it is.
+2. **Is the answer correct?** Judge it against the proof passage and the document; *unsure* when the passage
+   cannot settle it.
+3. **Does the proof support the answer?** The passage must state or clearly imply the answer.
+
+Add a comment whenever you answer *no* or *unsure*: it is what an adjudicator reads.
+
+**Keys:** 1 / 2 type yes / no · 3 / 4 / 5 answer yes / no / unsure · 6 / 7 proof yes / no ·
+Ctrl+Enter save and next · A all yes, save and next · N skip · P previous.
+
+**The ten question types** (NEPAQuAD):
+
+""" + "\n".join(f"- **{t}**: {d}" for t, d in TYPE_GUIDE.items())
+
+KEYS = {"type_correct": {"yes": "1", "no": "2"}, "answer_correct": {"yes": "3", "no": "4", "unsure": "5"},
+        "proof_supports": {"yes": "6", "no": "7"}}
+QUESTIONS = {"type_correct": "Is the question of its claimed type?", "answer_correct": "Is the answer correct?",
+             "proof_supports": "Does the proof support the answer?"}
+
+
+@st.cache_data(show_spinner=False)
+def _batch(source: str, n: int, seed: int, _stamp: int) -> list[str]:
+    """The batch's item ids; made once per set, size and seed (and again when the set changes)."""
+    return ann.batch_items(ann.create_batch(source, n or None, seed))
+
+
+@st.fragment
+def review_panel(who: str, source: str, n: int, seed: int) -> None:
+    """One item at a time, labelled with buttons or keys. A fragment: a click or a save reruns only this panel,
+    not the statistics of the other tabs, so saving takes a fraction of a second."""
+    item_ids = _batch(source, n, seed, len(ann.items(source=source)))
+    key = f"pos_{source}_{n}_{seed}_{who}"
+    done = ann.done_items(who, item_ids)
+    if key not in st.session_state:  # resume at the first item this expert has not finished
+        st.session_state[key] = next((i for i, it in enumerate(item_ids) if it not in done), 0)
+    pos = min(st.session_state[key], len(item_ids) - 1)
+    st.progress(len(done) / len(item_ids), text=f"{len(done)} of {len(item_ids)} reviewed by you")
+    item = ann.items([item_ids[pos]])[0]
+    iid = item["item_id"]
+    draft_key = f"draft_{iid}_{who}"
+    if draft_key not in st.session_state:  # what this expert recorded before, or nothing
+        st.session_state[draft_key] = dict(ann.item_labels(iid).get(who, {}))
+    draft = st.session_state[draft_key]
+
+    st.markdown(f"#### Item {pos + 1} of {len(item_ids)}")
+    left, right = st.columns([3, 2])
+    with left:
+        st.caption(f"Claimed type: {plain(item['question_type'])}. "
+                   f"{plain(TYPE_GUIDE.get(item['question_type'], '(not one of the ten types)'))}")
+        st.markdown("**Question**")
+        st.text(item["question"])
+        st.markdown("**Answer**")
+        st.text(item["answer"])
+        ref = f"Page {item['page_number']}, {item['doc_name']}" if item["page_number"] else str(item["doc_name"] or "")
+        st.markdown("**Proof / gold passage**" + (f" · {plain(ref)}" if ref else ""))
+        st.text(item["proof"] or "")
+        st.caption(f"Item id: {plain(iid)}")
+    with right:
+        for label, question in QUESTIONS.items():
+            st.markdown(f"**{question}**")
+            cols = st.columns(len(KEYS[label]))
+            for col, (value, k) in zip(cols, KEYS[label].items(), strict=True):
+                col.button(f"{value} ({k})", key=f"b_{label}_{value}_{iid}", shortcut=k, width="stretch",
+                           type="primary" if draft.get(label) == value else "secondary",
+                           on_click=draft.__setitem__, args=(label, value))
+            if label == "type_correct" and draft.get("type_correct") == "no":
+                opts = ["", *QUESTION_TYPES]
+                draft["true_type"] = st.selectbox(
+                    "Which type is it?", opts, key=f"tt_{iid}",
+                    index=opts.index(draft.get("true_type")) if draft.get("true_type") in opts else 0) or ""
+        draft["comment"] = st.text_area("Comment (for the adjudicator)", value=draft.get("comment", ""),
+                                        key=f"comment_{iid}", height=80)
+
+        def save(values: dict[str, str]) -> None:
+            # Widgets' latest values are in the session state before a callback runs; the draft gets them
+            # only when the panel runs again, so read the comment and suggested type from there.
+            values = {**values, "comment": st.session_state.get(f"comment_{iid}", values.get("comment", ""))}
+            if values.get("type_correct") == "no":
+                values["true_type"] = st.session_state.get(f"tt_{iid}") or values.get("true_type", "")
+            started = time.perf_counter()
+            try:
+                ann.save_review(iid, who, values)
+            except UserError as exc:
+                st.session_state["_review_error"] = str(exc)
+                return
+            st.session_state["_review_saved"] = time.perf_counter() - started
+            st.session_state[key] = min(pos + 1, len(item_ids) - 1)
+
+        complete = all(draft.get(lb) for lb in QUESTIONS)
+        s1, s2 = st.columns(2)
+        s1.button("Save and next ▶ (Ctrl+Enter)", type="primary", disabled=not complete, key=f"save_{iid}",
+                  shortcut="Ctrl+Enter", width="stretch",
+                  on_click=lambda: save({**draft, "true_type": draft.get("true_type", "")
+                                         if draft.get("type_correct") == "no" else ""}),
+                  help=None if complete else "Answer the three questions first.")
+        s2.button("All yes, save and next (A)", key=f"allyes_{iid}", shortcut="A", width="stretch",
+                  on_click=lambda: save({"type_correct": "yes", "true_type": "", "answer_correct": "yes",
+                                         "proof_supports": "yes", "comment": draft.get("comment", "")}))
+        b1, b2 = st.columns(2)
+        b1.button("◀ Previous (P)", key=f"prev_{iid}", disabled=pos == 0, shortcut="P", width="stretch",
+                  on_click=lambda: st.session_state.__setitem__(key, pos - 1))
+        b2.button("Skip ▶ (N)", key=f"skip_{iid}", disabled=pos >= len(item_ids) - 1, shortcut="N", width="stretch",
+                  on_click=lambda: st.session_state.__setitem__(key, pos + 1))
+        if "_review_error" in st.session_state:
+            st.error(plain(st.session_state.pop("_review_error")), icon="⚠️")
+        if "_review_saved" in st.session_state:
+            st.caption(f"✓ Saved in {st.session_state.pop('_review_saved') * 1000:.0f} ms.")
 
 
 tab_review, tab_stats, tab_adjudicate, tab_judge, tab_io = st.tabs(
@@ -71,70 +197,15 @@ with tab_review:
                 "queue, or generate items (they are queued automatically).")
     elif not who:
         st.caption("Sign in above to start reviewing." if login_configured else
-                   "Enter your name above to start reviewing.")
+                   "Pick your name above (or add yourself) to start reviewing.")
     else:
-        c1, c2, c3 = st.columns([3, 1, 1])
-        source = c1.selectbox("Item set", sources)
+        c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
+        source = c1.selectbox("Item set", sources, key="review_source")
         n = c2.number_input("Sample size (0 = all)", 0, 10_000, 0)
         seed = c3.number_input("Seed", 0, 10_000, 0)
-        batch_id = ann.create_batch(source, n or None, int(seed))
-        item_ids = ann.batch_items(batch_id)
-        done = ann.done_items(who, item_ids)
-        st.progress(len(done) / len(item_ids), text=f"{len(done)} of {len(item_ids)} reviewed by you")
-        key = f"pos_{batch_id}_{who}"
-        if key not in st.session_state:  # resume at the first item this expert has not finished
-            st.session_state[key] = next((i for i, it in enumerate(item_ids) if it not in done), 0)
-        pos = st.session_state[key]
-        item = ann.items([item_ids[pos]])[0]
-        mine = {lb.label: lb.value for lb in ann.labels() if lb.item_id == item["item_id"] and lb.annotator == who}
-        st.markdown(f"#### Item {pos + 1} of {len(item_ids)}")
-        st.text(f"Item id: {item['item_id']}")
-        st.markdown("**Claimed type**")
-        st.text(f"{item['question_type']}: a {item['question_type']} question is "
-                f"{DEFINITIONS.get(item['question_type'], '(not one of the ten types)')}")
-        st.markdown("**Question**")
-        st.text(item["question"])
-        st.markdown("**Answer**")
-        st.text(item["answer"])
-        ref = f"Page {item['page_number']}, {item['doc_name']}" if item["page_number"] else str(item["doc_name"] or "")
-        with st.expander("Proof / gold passage", expanded=True):
-            if ref:
-                st.text(ref)
-            st.text(item["proof"] or "")
-        with st.form(f"review_{item['item_id']}"):
-            opts = ["yes", "no"]
-            tc = st.radio("Is the question of its claimed type?", opts, horizontal=True,
-                          index=opts.index(mine["type_correct"]) if "type_correct" in mine else None)
-            type_opts = ["", *QUESTION_TYPES]
-            tt = st.selectbox("If not, which type is it?", type_opts,
-                              index=type_opts.index(mine["true_type"]) if mine.get("true_type") in type_opts else 0)
-            ac_opts = ["yes", "no", "unsure"]
-            ac = st.radio("Is the answer correct?", ac_opts, horizontal=True,
-                          index=ac_opts.index(mine["answer_correct"]) if "answer_correct" in mine else None)
-            ps = st.radio("Does the proof support the answer?", opts, horizontal=True,
-                          index=opts.index(mine["proof_supports"]) if "proof_supports" in mine else None)
-            comment = st.text_area("Comment", value=mine.get("comment", ""))
-            saved = st.form_submit_button("Save and next ▶", type="primary")
-        if saved:
-            if not (tc and ac and ps):
-                st.error("Answer the three questions before saving.")
-            else:
-                try:
-                    ann.save_review(item["item_id"], who,
-                                    {"type_correct": tc, "true_type": tt if tc == "no" else "", "answer_correct": ac,
-                                     "proof_supports": ps, "comment": comment})
-                except UserError as exc:
-                    st.error(plain(exc), icon="⚠️")
-                else:
-                    st.session_state[key] = min(pos + 1, len(item_ids) - 1)
-                    st.rerun()
-        b1, b2, _ = st.columns([1, 1, 4])
-        if b1.button("◀ Previous", disabled=pos == 0):
-            st.session_state[key] = pos - 1
-            st.rerun()
-        if b2.button("Skip ▶", disabled=pos >= len(item_ids) - 1):
-            st.session_state[key] = pos + 1
-            st.rerun()
+        with c4.popover("📖 Guidelines", use_container_width=True):
+            st.markdown(GUIDELINES)
+        review_panel(who, source, int(n), int(seed))
 
 with tab_stats:
     labels = ann.labels()
@@ -142,13 +213,29 @@ with tab_stats:
         st.info("No labels yet.")
     else:
         rep = agreement_report(labels, LABEL_NAMES)
-        rows = [{"label": LABEL_NAMES[k], "items": r["n_items"], "experts": r["n_annotators"],
-                 "% agreement": r["percent_agreement"], "Cohen's κ (mean of pairs)": r["cohen_kappa"],
-                 "κ reading": kappa_band(r["cohen_kappa"]), "Fleiss' κ": r["fleiss_kappa"],
-                 "Krippendorff's α": r["krippendorff_alpha"], "α reading": r["alpha_band"],
-                 "correct (either expert)": r["either_rule"], "correct (all experts)": r["all_rule"]}
+        def num(x: float | None) -> str:
+            return "—" if x is None else f"{x:.2f}"
+
+        def reading(band: str, n: int) -> str:
+            return f"too few items to read (n = {n})" if n < SMALL_N else band
+
+        rows = [{"label": LABEL_NAMES[k], "items (n)": r["n_items"], "experts": r["n_annotators"],
+                 "% agreement": num(r["percent_agreement"]), "Cohen's κ (mean of pairs)": num(r["cohen_kappa"]),
+                 "κ reading": reading(kappa_band(r["cohen_kappa"]), r["n_items"]),
+                 "Fleiss' κ": num(r["fleiss_kappa"]) if r["fleiss_kappa"] is not None else "— (needs 3+ experts)",
+                 "Krippendorff's α": num(r["krippendorff_alpha"]),
+                 "α reading": reading(r["alpha_band"], r["n_items"]),
+                 "correct (either expert)": num(r["either_rule"]), "correct (all experts)": num(r["all_rule"])}
                 for k, r in rep.items()]
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        smallest = min(r["n_items"] for r in rep.values())
+        if smallest < SMALL_N:
+            st.warning(f"Some of these figures rest on {smallest} item(s). Agreement statistics on fewer than "
+                       f"{SMALL_N} items swing widely with one label (κ = 1.0 on 2 items means little): read them as "
+                       "a first look, and review more items before quoting them.", icon="⚠️")
+        if any(r["fleiss_kappa"] is None for r in rep.values()):
+            st.caption("Fleiss' κ generalises Cohen's κ to three or more experts who labelled the same items; with "
+                       "two experts, read Cohen's κ (the same idea for a pair).")
         st.caption("Readings: Cohen/Fleiss κ by Landis & Koch (≤0.20 slight, ≤0.40 fair, ≤0.60 moderate, ≤0.80 "
                    "substantial, above: almost perfect); Krippendorff's α ≥ 0.8 reliable, ≥ 0.667 tentative, "
                    "below: unreliable. 'Either expert' is the paper's rule (an item counts as correct if any "
@@ -183,30 +270,56 @@ with tab_adjudicate:
         st.info(ann.HOW_TO_ADJUDICATE)
     elif not adjudicator:
         st.info(f"Only the adjudicators listed in {ann.ADJUDICATORS_SETTING} can set final labels; "
-                + ("you are not listed." if who else "sign in or enter your name above.") +
+                + ("you are not listed." if who else "sign in or pick your name above.") +
                 ("" if signed_in else " Names are typed, not authenticated (see the note at the top)."))
     if not dis:
         st.info("No disagreements to settle.")
     else:
-        st.caption(f"{len(dis)} item/label pair(s) where experts disagree.")
-        st.dataframe(pd.DataFrame([{"item": d["item_id"], "label": LABEL_NAMES.get(d["label"], d["label"]),
-                                    "values": json.dumps(d["values"], ensure_ascii=False), "final": d["final"] or ""}
-                                   for d in dis]),
+        meta = {it["item_id"]: it for it in ann.items(list(dict.fromkeys(d["item_id"] for d in dis)))}
+
+        def q_of(item_id: str) -> str:
+            q = (meta.get(item_id) or {}).get("question") or item_id
+            return q if len(q) <= 90 else q[:89] + "…"
+
+        st.caption(f"{len(dis)} question(s) on {len({d['item_id'] for d in dis})} item(s) where experts disagree.")
+        st.dataframe(pd.DataFrame([{"question": q_of(d["item_id"]), "on": LABEL_NAMES.get(d["label"], d["label"]),
+                                    "experts said": " · ".join(f"{k}: {v}" for k, v in d["values"].items()),
+                                    "final": d["final"] or "not settled"} for d in dis]),
                      hide_index=True, width="stretch")
-        if adjudicator:
-            opts = {f"{d['item_id']} · {d['label']}": d for d in dis}
-            pick = st.selectbox("Settle", list(opts))
-            d = opts[pick]
-            value = st.radio("Final label",
-                             ["yes", "no", "unsure"] if d["label"] == "answer_correct" else ["yes", "no"],
-                             horizontal=True)
-            if st.button("Set final label"):
-                try:
-                    ann.adjudicate(d["item_id"], d["label"], value, by=adjudicator)
-                except UserError as exc:
-                    st.error(plain(exc), icon="⚠️")
-                else:
-                    st.rerun()
+        opts = {f"{q_of(d['item_id'])} — {LABEL_NAMES.get(d['label'], d['label'])}": d for d in dis}
+        pick = st.selectbox("Open a disagreement", list(opts), key="adj_pick")
+        d = opts[pick]
+        it = meta.get(d["item_id"]) or {}
+        left, right = st.columns([3, 2])
+        with left:
+            st.caption(f"Claimed type: {plain(it.get('question_type', ''))}. "
+                       f"{plain(TYPE_GUIDE.get(it.get('question_type', ''), ''))}")
+            st.markdown("**Question**")
+            st.text(it.get("question", ""))
+            st.markdown("**Answer**")
+            st.text(it.get("answer", ""))
+            st.markdown("**Proof / gold passage**" + (f" · page {it['page_number']}" if it.get("page_number") else ""))
+            st.text(it.get("proof") or "")
+        with right:
+            st.markdown(f"**Every expert on this item** (disputed: {LABEL_NAMES.get(d['label'], d['label'])})")
+            by_expert = ann.item_labels(d["item_id"])
+            st.dataframe(pd.DataFrame([{
+                "expert": name, **{LABEL_NAMES[k]: v.get(k, "") for k in LABEL_NAMES},
+                "suggested type": v.get("true_type", ""), "comment": v.get("comment", ""),
+            } for name, v in by_expert.items() if name != ann.ADJUDICATOR]).T, width="stretch")
+            if d["final"]:
+                st.caption(f"Final label set: {plain(d['final'])}.")
+            if adjudicator:
+                value = st.radio("Final label",
+                                 ["yes", "no", "unsure"] if d["label"] == "answer_correct" else ["yes", "no"],
+                                 horizontal=True, key=f"adj_value_{d['item_id']}_{d['label']}")
+                if st.button("Set final label", type="primary"):
+                    try:
+                        ann.adjudicate(d["item_id"], d["label"], value, by=adjudicator)
+                    except UserError as exc:
+                        st.error(plain(exc), icon="⚠️")
+                    else:
+                        st.rerun()
 
 with tab_judge:
     st.caption("A judge model labels the queued items with the experts' three questions (type correct, answer "

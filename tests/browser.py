@@ -113,8 +113,12 @@ class Browser:
     def body_text(self) -> str:
         return self.driver.find_element(By.TAG_NAME, "body").text
 
-    def click_button(self, label: str, timeout: float = 30) -> None:
-        xp = f"//button[.//*[contains(normalize-space(.), {label!r})] or contains(normalize-space(.), {label!r})]"
+    def click_button(self, label: str, timeout: float = 30, exact: bool = False) -> None:
+        """Click the first button whose text contains ``label`` (or, ``exact``, is ``label``; tabs are left out)."""
+        if exact:
+            xp = f"//button[not(@role='tab')][normalize-space(.) = {label!r}]"
+        else:
+            xp = f"//button[.//*[contains(normalize-space(.), {label!r})] or contains(normalize-space(.), {label!r})]"
         btn = WebDriverWait(self.driver, timeout).until(EC.element_to_be_clickable((By.XPATH, xp)))
         self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", btn)
         btn.click()
@@ -129,6 +133,15 @@ class Browser:
 
     def screenshot(self, path: Path) -> None:
         self.driver.save_screenshot(str(path))
+
+    def keys(self, *keys: str) -> None:
+        """Press keys with nothing focused (a click on the page's title first), as a keyboard user would."""
+        from selenium.webdriver.common.action_chains import ActionChains
+
+        self.driver.execute_script("document.activeElement && document.activeElement.blur();")
+        for k in keys:
+            ActionChains(self.driver).send_keys(k).perform()
+            self.wait_idle()
 
     def close(self) -> None:
         self.driver.quit()

@@ -283,6 +283,16 @@ def validate_page() -> AppTest:
     return AppTest.from_file(str(ROOT / "pages" / "validate.py"), default_timeout=120)
 
 
+def identify(at, name: str):
+    """Pick ``name`` from the experts list, or add it as a new expert (typed), as a reviewer would."""
+    picks = [sb for sb in at.selectbox if sb.key == "expert_pick"]
+    if picks and name in picks[0].options:
+        return picks[0].set_value(name).run()
+    if picks and picks[0].options and not [t for t in at.text_input if t.key == "expert_name"]:
+        picks[0].set_value(picks[0].options[-1]).run()  # "Add a new expert…"
+    return at.text_input(key="expert_name").input(name).run()
+
+
 def _texts(at) -> str:
     return " ".join(e.value for kind in ("markdown", "caption", "info", "warning", "error", "success", "text")
                     for e in getattr(at, kind))
@@ -296,24 +306,24 @@ def test_page_without_login_says_names_are_typed_and_refuses_reserved(page_db):
     at = validate_page().run()
     assert not at.exception
     assert "not authenticated" in " ".join(w.value for w in at.warning)
-    at.text_input(key="expert_name").input("[adjudicated]").run()
+    identify(at, "[adjudicated]")
     assert any("reserved" in e.value for e in at.error)
     assert not at.get("progress")  # no review under a reserved name
-    at.text_input(key="expert_name").input("Judge Model").run()
+    identify(at, "Judge Model")
     assert any("reserved" in e.value for e in at.error)
 
 
 def test_page_adjudication_needs_the_setting(page_db, monkeypatch):
     at = validate_page().run()
-    at.text_input(key="expert_name").input("Ada").run()
+    identify(at, "Ada")
     assert "Set final label" not in _buttons(at)
     assert "NEPAQA_ADJUDICATORS" in _texts(at)
     monkeypatch.setenv("NEPAQA_ADJUDICATORS", "Cleo")
     at = validate_page().run()
-    at.text_input(key="expert_name").input("Ada").run()
+    identify(at, "Ada")
     assert "Set final label" not in _buttons(at) and "not listed" in _texts(at)
     at = validate_page().run()
-    at.text_input(key="expert_name").input("cleo").run()
+    identify(at, "cleo")
     next(b for b in at.button if b.label == "Set final label").click().run()
     assert not at.exception
     assert _values(page_db)[("I0", ann.ADJUDICATOR, "answer_correct")] in ("yes", "no")
@@ -363,8 +373,8 @@ def test_page_shows_item_and_comment_text_as_text(page_db):
                         page_number=1)], "evil", page_db)
     ann.save_label("E1", "Ada", "comment", evil, page_db)
     at = validate_page().run()
-    at.text_input(key="expert_name").input("Ada").run()
-    at.selectbox[0].set_value("evil").run()
+    identify(at, "Ada")
+    at.selectbox(key="review_source").set_value("evil").run()
     assert not at.exception
     assert any(evil in t.value for t in at.text)
     md = [m.value for m in at.markdown] + [c.value for c in at.caption] + [x.label for x in at.expander]
@@ -403,10 +413,25 @@ def test_page_csv_exports_are_safe_and_round_trip(page_db, tmp_path, monkeypatch
     monkeypatch.setenv("NEPAQA_DATABASE_URL", f"sqlite:///{tmp_path / 'fresh.db'}")
     monkeypatch.setenv("NEPAQA_ADJUDICATORS", "Cleo")
     at = validate_page().run()
-    at.text_input(key="expert_name").input("Cleo").run()
+    identify(at, "Cleo")
     at.file_uploader(key="labels_upload").set_value(("labels.csv", first["labels.csv"], "text/csv")).run()
     next(b for b in at.button if b.label == "Import").click().run()
     assert any("Imported 10 labels" in s.value for s in at.success), [e.value for e in at.error] + [s.value for s in at.success]
     files.clear()
     validate_page().run()
     assert files["labels.csv"] == first["labels.csv"] and files["adjudicated.csv"] == first["adjudicated.csv"]
+
+
+def test_experts_list_and_typo_guard(engine, monkeypatch):
+    monkeypatch.setenv("NEPAQA_ADJUDICATORS", "Cleo")
+    for who in ("Ada Lovelace", "ben"):
+        ann.save_label("I0", who, "answer_correct", "yes", engine)
+    ann.adjudicate("I0", "answer_correct", "yes", engine)
+    assert ann.experts(engine) == ["Ada Lovelace", "ben", "Cleo"]  # no [adjudicated]; case-blind order
+    known = ann.experts(engine)
+    assert ann.similar_expert("ada lovelace", known) == "Ada Lovelace"
+    assert ann.similar_expert("Ada Lovelance", known) == "Ada Lovelace"  # one letter off
+    assert ann.similar_expert("Dana Scully", known) is None
+    ann.save_label("I0", "ben", "comment", "the passage says otherwise", engine)
+    assert ann.item_labels("I0", engine)["ben"] == {"answer_correct": "yes", "comment": "the passage says otherwise"}
+    assert ann.item_labels("I0", engine)[ann.ADJUDICATOR] == {"answer_correct": "yes"}

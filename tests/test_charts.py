@@ -14,7 +14,7 @@ def _frame() -> pd.DataFrame:
 def test_score_table_keeps_n_interval_and_small_sample_note():
     t = charts.score_table(_frame(), "closed", lambda m: m.upper())
     assert list(t.columns) == ["model", "mode", "score", "95% interval", "n", "note"]
-    assert t["model"].tolist() == ["LOCAL/A", "LOCAL/B"] and t["mode"].tolist() == ["RAG", "Gold passage"]
+    assert t["model"].tolist() == ["LOCAL/A", "LOCAL/B"] and t["mode"].tolist() == ["Retrieved passages (RAG)", "Gold passage"]
     assert t["95% interval"].tolist() == ["0.60–0.95", "0.20–0.80"] and t["n"].tolist() == [12, 3]
     assert t["note"].tolist() == ["", charts.SMALL]
     mb = charts.majority_row({"answer": "yes", "accuracy": 0.75, "ci95": (0.5, 0.9), "n": 12})

@@ -53,3 +53,17 @@ def test_real_tokenizer_never_exceeds_model_window(services):
     pages = [Page(1, "environmental" * 2000), Page(2, words(2000))]
     chunks = chunk_pages(pages, emb.count_tokens, 254, 0, emb.max_tokens)
     assert chunks and all(emb.count_tokens(c.text) <= emb.max_tokens for c in chunks)
+
+
+def test_table_of_contents_chunks_are_recognised():
+    from lib.chunking import is_navigation
+
+    toc = ("ES.1.3 Decisions to be Made ........................................................ ES-1 \n"
+           "ES.1.4 Scope of the Analysis .................................................... ES-2")
+    broken = ("ES.3.0 Affected Environment, Environmental Consequences, Impacts, and \nMitigation Options "
+              "...................................................................................... ES-17")
+    figures = ("List of Figures\nFigure ES-1\nCIS Locations ................................................ ES-3")
+    assert is_navigation(toc) and is_navigation(broken) and is_navigation(figures)
+    # prose, and a data table whose rows use dot leaders, are not navigation
+    assert not is_navigation("Wetlands cover 12 acres of the site. Mitigation includes restoration and monitoring.")
+    assert not is_navigation("Acres disturbed . . . . . . 45\nAcres restored . . . . . . 12\nTotal cost . . . . 3.2")

@@ -1,10 +1,7 @@
 """End to end: `streamlit run` on 127.0.0.1 driven by headless Chromium (Debian's chromium + chromium-driver)."""
-import sqlite3
-
 import pytest
 
 from tests.browser import Browser, StreamlitServer
-from tests.conftest import SAMPLE_PDF
 
 
 @pytest.fixture(scope="module")
@@ -28,87 +25,14 @@ def page_on_failure(request, app):
         print(f"--- page text at failure (screenshot in {server.home}) ---\n{b.body_text()[-4000:]}")
 
 
-def indexed_chunks(server, name: str) -> int:
-    with sqlite3.connect(server.home / "nepaqa.db") as con:
-        row = con.execute("select n_chunks from documents where name = ?", (name,)).fetchone()
-    assert row, f"{name} not indexed"
-    return row[0]
+def test_readme_tour(app):
+    """The README's tour (tests/tour.py): sample → demo → own question → benchmark → validate → exam, asserting that
+    the demo survives typing in the question box, an upload error is visible without a click, two experts label
+    (one with keyboard shortcuts) and the adjudication view shows the item."""
+    from tests.tour import walk
 
-
-def test_upload_sample_pdf_and_see_chunk_count(app):
     server, b = app
-    b.open("documents")
-    b.wait_text("Upload EIS PDFs")
-    b.upload(SAMPLE_PDF)
-    b.wait_for_css("[data-testid='stFileChip']", 60)
-    b.click_button("Index uploaded files")
-    b.wait_text("is ready", 300)
-    chunks = indexed_chunks(server, SAMPLE_PDF.stem)
-    assert chunks > 50
-    b.wait_text(f"Chunks\n{chunks}\n", 30)  # the summary metric shows the indexed count
-    b.screenshot(server.home / "documents.png")
-
-
-def test_ask_one_click_demo_fills_grid(app):
-    server, b = app
-    b.open("ask")
-    b.click_button("One-click demo")
-    b.wait_text("Demo: the sample EIS", 120)
-    # 3 questions × 2 offline models × 3 modes; every cell shows its timing line when answered
-    b.wait_until(lambda t: t.count(" tokens in · ") == 18, 600, "the demo grid did not fill")
-    text = b.body_text()
-    assert "Verdict:" in text and "Sources: p." in text
-    b.screenshot(server.home / "ask_demo.png")
-
-
-def test_benchmark_sample_run_shows_chart(app):
-    server, b = app
-    b.open("benchmark")
-    b.click_button("Load the sample set (20 items)")
-    b.wait_text("20 items from", 60)
-    b.click_tab("2 · Run")
-    limit = b.wait_for_css("input[aria-label='Limit (0 = all)']")
-    limit.send_keys("\b\b\b3\n")
-    b.wait_idle()
-    b.click_button("Run")
-    b.wait_text("See the Results tab", 900)
-    b.click_tab("3 · Results")
-    b.wait_for_css("[data-testid='stVegaLiteChart'], .vega-embed", 60)
-    b.wait_text("95% interval", 60)
-    text = b.body_text()
-    # a proxy-scored run: named as such, with n and intervals, and no published figures anywhere on the page
-    assert "token-F1 proxy (not RAGAS)" in text and "Majority baseline" in text
-    assert "GPT-4" not in text and "Published" not in text and "74.36" not in text
-    from selenium.webdriver.common.by import By
-
-    headers = [e.text.strip() for e in b.driver.find_elements(By.CSS_SELECTOR, "[data-testid='stTable'] th")]
-    assert headers.count("n") >= 2 and headers.count("95% interval") >= 2, headers
-    b.screenshot(server.home / "benchmark.png")
-
-
-def test_validate_label_one_item(app):
-    server, b = app
-    b.open("benchmark")
-    b.click_button("Load the sample set (20 items)")
-    b.wait_text("20 items from", 60)
-    b.click_button("Send these items to the validation queue")
-    b.wait_idle()
-    b.open("validate")
-    name = b.wait_for_css("input[aria-label^='Your name']")
-    name.send_keys("E2E Expert\n")
-    b.wait_text("Item 1 of 20", 60)
-    from selenium.webdriver.common.by import By
-
-    b.wait_for_css("[data-testid='stRadioOption']", 60)
-    for group in b.driver.find_elements(By.CSS_SELECTOR, "[data-testid='stRadio']")[:3]:
-        option = group.find_elements(By.CSS_SELECTOR, "[data-testid='stRadioOption']")[0]
-        b.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", option)
-        option.click()
-    b.click_button("Save and next")
-    b.wait_text("1 of 20 reviewed by you", 60)
-    with sqlite3.connect(server.home / "nepaqa.db") as con:
-        n = con.execute("select count(*) from labels where annotator = 'E2E Expert'").fetchone()[0]
-    assert n == 3
+    walk(server, b)
 
 
 def test_enviroexam_leaderboard_chart(app):
@@ -150,7 +74,7 @@ def test_markdown_image_in_an_answer_is_not_fetched(app):
         b.open("ask")
         b.wait_text("Context modes", 120)
         # one cell: the extractive baseline in gold-passage mode
-        for chip in ("SmolLM2-135M (tiny local model)", "No context", "RAG"):
+        for chip in ("SmolLM2-135M (tiny local model)", "No context", "Retrieved passages (RAG)"):
             for button in b.driver.find_elements(By.CSS_SELECTOR, f"button[aria-label={('Remove ' + chip)!r}]"):
                 b.driver.execute_script("arguments[0].click();", button)
                 b.wait_idle()

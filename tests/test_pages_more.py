@@ -29,7 +29,7 @@ def test_ask_page_fills_grid(services, sample_doc):
     assert not at.exception
     text = " ".join(m.value for m in at.markdown)
     for label in ("Extractive baseline (no LLM)", "SmolLM2-135M (tiny local model)"):
-        for mode in ("No context", "RAG", "Gold passage"):
+        for mode in ("No context", "Retrieved passages (RAG)", "Gold passage"):
             assert f"**{label}** · {mode}" in text
     assert any("Sources: p." in c.value for c in at.caption)
     assert len(at.dataframe) >= 1  # the history table
@@ -66,25 +66,32 @@ def test_benchmark_page_runs_sample_and_charts(services, sample_doc):
 
 
 def test_validate_two_reviewers_then_stats(tmp_path):
+    from tests.test_annotations import identify
+
     items, _ = load_items(config.SAMPLE20)
     ann.add_items(items[:3], "apptest-set")
     for who, answer in (("Ada", "yes"), ("Ben", "no")):
         at = page("validate.py").run()
-        at.text_input(key="expert_name").input(who).run()
-        at.selectbox[0].set_value("apptest-set").run()
+        identify(at, who)
+        at.selectbox(key="review_source").set_value("apptest-set").run()
         for _ in range(3):
-            radios = at.radio
-            radios[0].set_value("yes")
-            radios[1].set_value(answer)
-            radios[2].set_value("yes")
-            next(b for b in at.button if "Save and next" in b.label).click().run()
+            # the label buttons, as a reviewer clicks them (keys 1, 3/4, 6)
+            for label in ("yes (1)", f"{answer} ({'3' if answer == 'yes' else '4'})", "yes (6)"):
+                next(b for b in at.button if b.label == label).click().run()
+            save = next(b for b in at.button if b.label.startswith("Save and next"))
+            assert not save.disabled
+            save.click().run()
             assert not at.exception
         assert any("3 of 3 reviewed by you" in p.proto.text for p in at.get("progress"))
     at = page("validate.py").run()
     stats = at.dataframe[0].value
     row = stats[stats["label"] == "Answer correct"].iloc[0]
-    assert row["% agreement"] == 0.0 and row["correct (either expert)"] == 1.0 and row["correct (all experts)"] == 0.0
-    assert stats[stats["label"] == "Proof supports answer"].iloc[0]["% agreement"] == 1.0
+    # shown as text, two decimals, with "—" where a statistic does not apply (never "None")
+    assert row["% agreement"] == "0.00" and row["correct (either expert)"] == "1.00" and row["correct (all experts)"] == "0.00"
+    assert stats[stats["label"] == "Proof supports answer"].iloc[0]["% agreement"] == "1.00"
+    assert row["Fleiss' κ"].startswith("—") and row["κ reading"] == "too few items to read (n = 3)"
+    assert not (stats.astype(str) == "None").any().any()
+    assert any("rest on 3 item(s)" in w.value for w in at.warning)
 
 
 def test_enviroexam_results_and_run():
@@ -95,6 +102,8 @@ def test_enviroexam_results_and_run():
     assert charts(at)
     at.multiselect(key="exam_courses").set_value(["environmental_science", "modern_biology"]).run()
     at.number_input(key="exam_limit").set_value(2).run()
+    assert any("**Planned:** 4 question(s) over 2 course(s)" in m.value and "estimated time" in m.value
+               for m in at.markdown)
     next(b for b in at.button if b.label == "Run").click().run()
     settle(at)  # the run is a background job
     assert not at.exception
@@ -104,3 +113,12 @@ def test_enviroexam_results_and_run():
     board = at.dataframe[0].value
     assert (board["source"] == "run here").sum() == 0  # a limit-2 run is partial: never ranked with full runs
     assert (at.dataframe[1].value["questions"] == 4).any()  # it sits in the "Partial runs" table
+    # each answer's time is stored, so the next estimate is measured, not guessed
+    from lib import estimates
+
+    assert estimates.exam_rate("local/smollm2-135m", 0, False).n >= 4
+    # the quiz says how many are unanswered before scoring them wrong
+    next(b for b in at.button if b.label == "Score me").click().run()
+    assert any("10 of 10 questions are unanswered" in w.value for w in at.warning) and not at.metric
+    next(b for b in at.button if b.label == "Score me").click().run()
+    assert any(m.label == "Your score" and m.value == "0%" for m in at.metric)

@@ -39,3 +39,35 @@ def test_search_errors(services, sample_doc):
         services.retriever.search(sample_doc.doc_id, "  ")
     with pytest.raises(UserError, match="Unknown retrieval method"):
         services.retriever.search(sample_doc.doc_id, "q", method="magic")
+
+
+def test_table_of_contents_chunks_rank_after_the_text(services, pdf_factory):
+    """A table of contents repeats the query's words beside page numbers; it is marked at ingest and ranked after
+    every other chunk, so the passage that answers comes first (and it did not before: the control below)."""
+    toc = "\n".join(f"4.{i} Caribou Calving Grounds and Wetland Mitigation Part {i} ........................ 4-{i}"
+                    for i in range(1, 9))
+    body = ("The caribou calving grounds lie north of the river. Wetland mitigation for the access road restores "
+            "twelve acres of tundra wetlands near the calving grounds.")
+    filler = "The project area includes gravel pads, an airstrip and a camp for two hundred workers. " * 6
+    doc = services.docs.ingest_file(str(pdf_factory("toc_eis.pdf", [toc, filler, body, filler])), chunk_size=64,
+                                    chunk_overlap=0)
+    from lib.chunking import is_navigation
+
+    chunks = services.docs.chunks(doc.doc_id)
+    assert any(is_navigation(c.text) for c in chunks) and not all(is_navigation(c.text) for c in chunks)
+    query = "caribou calving grounds wetland mitigation"
+    shown_before = 0
+    try:
+        for method in ("lexical", "hybrid", "dense"):
+            services.retriever.navigation_last = False
+            before = services.retriever.search(doc.doc_id, query, 3, method)
+            services.retriever.navigation_last = True
+            after = services.retriever.search(doc.doc_id, query, 3, method)
+            navs = [is_navigation(h.chunk.text) for h in after]
+            assert navs == sorted(navs), method  # contents chunks only after every other chunk
+            assert "caribou calving grounds lie north" in after[0].chunk.text, method
+            first = [is_navigation(h.chunk.text) for h in before]
+            shown_before += bool(first) and first[0]
+        assert shown_before > 0  # the control: without the mark, a contents chunk ranked first
+    finally:
+        services.retriever.navigation_last = True

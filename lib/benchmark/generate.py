@@ -29,6 +29,24 @@ DEFINITIONS = {
     "recall": "asks for a specific fact stated in the document.",
 }
 
+# The same definitions as whole sentences, for reviewers (the Validate page's guidelines and review panel).
+GUIDELINES = {
+    "closed": "A closed question can be answered with yes or no (or true or false).",
+    "comparison": "A comparison question asks to compare two or more things: alternatives, sites, studies or outcomes.",
+    "convergent": "A convergent question narrows towards a single best answer by reasoning from the facts given.",
+    "divergent": "A divergent question is open-ended, with no single right answer; it invites opinion, often about "
+                 "future possibilities.",
+    "evaluation": "An evaluation question asks for a judgement: whether an analysis, policy or conclusion is sound.",
+    "funnel": "A funnel question is a short series of questions that starts broad and narrows to specific or "
+              "closed ones.",
+    "inference": "An inference question needs inductive or deductive reasoning from stated facts to reach an "
+                 "unstated conclusion.",
+    "problem-solving": "A problem-solving question presents a scenario or task and asks for a solution or a "
+                       "produced artefact.",
+    "process": "A process question asks how something is done: the steps, procedure or method, in detail.",
+    "recall": "A recall question asks for a specific fact stated in the document.",
+}
+
 # Sample questions per type, from the paper's Appendix B (data, used as few-shot examples).
 EXAMPLES = {
     "closed": ["Did the EIS consider [SUBJECT]?", "Did [AGENCY] approve the licensing action?"],

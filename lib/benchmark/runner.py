@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from .. import manifest, prompts, store
@@ -128,9 +128,12 @@ def _save_config(run_id: str, cfg: RunConfig, engine: Any) -> None:
 def list_runs(engine: Any = None) -> list[dict[str, Any]]:
     engine = engine or store.get_engine()
     t = store.bench_runs
+    a = store.bench_answers
     with engine.connect() as c:
         rows = c.execute(select(t.c.run_id, t.c.created_at, t.c.config).order_by(t.c.created_at.desc())).fetchall()
-    return [{"run_id": r.run_id, "created_at": str(r.created_at), "config": json.loads(r.config)} for r in rows]
+        answered = dict(c.execute(select(a.c.run_id, func.count(func.distinct(a.c.item_id))).group_by(a.c.run_id)).all())
+    return [{"run_id": r.run_id, "created_at": str(r.created_at), "config": json.loads(r.config),
+             "n_items": int(answered.get(r.run_id, 0))} for r in rows]
 
 
 def answers(run_id: str, engine: Any = None) -> list[dict[str, Any]]:

@@ -1,8 +1,15 @@
-"""Extractive baseline: answers with the context sentences most similar to the question. No LLM."""
+"""Extractive baseline: answers with the whole context sentences most similar to the question. No LLM.
+
+Sentences come from pysbd (a maintained rule-based splitter that knows "U.S.", "e.g." and "Fig. 3"). Only whole
+sentences are quoted: a piece that starts mid-sentence (a chunk's first words), ends without a full stop (a chunk's
+last words, a table cell), or is a heading, a dot-leader line or a list of bullets is never a candidate. Quoted
+sentences appear in document order, each with its source number and page where the context gives one."""
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -10,65 +17,123 @@ from ..retrieval import tokenize
 from ..verdict import NO, YES, is_negated
 from .base import Answer, ModelOptions, Provider, Request
 
-_SENT = re.compile(r"(?<=[.!?;])\s+(?=[A-Z0-9\"(\[])|\n+")
-_ABBREV = re.compile(r"(\b(?:[A-Z]\.){1,4}|\b(?:e\.g|i\.e|etc|Dr|Mr|Ms|Mrs|No|Nos|Fig|Figs|Sec|approx|vs|Inc|Co|St)\.)$")
 MAX_CANDIDATES = 64
+MIN_WORDS = 5
+
+# "[2] (FEIS › 4.3 Wetlands, p. 71)", as rag_context writes a source's header
+_SOURCE_HEADER = re.compile(r"^\[(\d{1,3})\] \((.*)\)$")
+_PAGE_HEADER = re.compile(r"^\[page (\d+)\]$")  # full-PDF mode's page markers
+_DOC_HEADER = re.compile(r"^=== .* ===$")  # full-PDF mode over several documents
+_PAGES_IN_LABEL = re.compile(r"\bpp?\. (\d+)(?:[–-](\d+))?$")
+# bullets and the private-use glyphs PDF symbol fonts leave behind (Wingdings bullets come out as U+F0B7 and kin)
+_GLYPHS = re.compile(r"[\u2022\u2023\u2043\u2219\u25aa\u25ab\u25a0\u25a1\u25cf\u25cb\u25e6\u2610\u2611\u2612"
+                     r"\u27a2\u2713\u2714\u00b7\uf020-\uf0ff\ufffd]")
+_LEADERS = re.compile(r"(\.\s?){4,}|…{2,}|_{4,}")
+_STARTS_BADLY = re.compile(r"^[a-z,;:.)\]}\-–—]")  # a chunk's first words, cut from the sentence before
+_ENDS_WELL = re.compile(r"[.!?][\"”')\]]*$")
+
+
+@dataclass
+class Sentence:
+    text: str
+    source: int | None  # the numbered source it comes from (RAG), else None
+    page: str  # "p. 71", "pp. 71–72" or ""
+    order: int  # position in the context
+
+
+@lru_cache(maxsize=1)
+def _segmenter():  # noqa: ANN202 - pysbd.Segmenter
+    import pysbd
+
+    return pysbd.Segmenter(language="en", clean=False)
+
+
+def clean(text: str) -> str:
+    """One line of prose: bullets and symbol-font glyphs removed, whitespace collapsed, hyphenated line breaks
+    ("wet-\\nlands") joined."""
+    text = re.sub(r"(\w)-\n(\w)", r"\1\2", text)
+    return " ".join(_GLYPHS.sub(" ", text).split())
 
 
 def split_sentences(text: str) -> list[str]:
-    """Sentences, without breaking after abbreviations such as "U.S." or "e.g."."""
-    out: list[str] = []
-    for piece in _SENT.split(text):
-        piece = piece.strip()
-        if not piece:
-            continue
-        if out and _ABBREV.search(out[-1]):
-            out[-1] = f"{out[-1]} {piece}"
-        else:
-            out.append(piece)
-    return out
+    """pysbd's sentences of ``text`` (after ``clean``), stripped."""
+    text = clean(text)
+    if not text:
+        return []
+    return [s.strip() for s in _segmenter().segment(text) if s.strip()]
 
 
-_SOURCE_HEADER = re.compile(r"^\[(\d{1,3})\] \(.*\)$")  # "[2] (FEIS › 4.3 Wetlands, p. 71)", as rag_context writes
-_PAGE_HEADER = re.compile(r"^\[page \d+\]$")  # full-PDF mode's page markers
+def is_whole(sentence: str) -> bool:
+    """A quotable sentence: does not start in lower case or with closing punctuation; ends with a full stop, question or
+    exclamation mark; has at least MIN_WORDS words; no dot leaders (a table of contents)."""
+    return (len(sentence.split()) >= MIN_WORDS and not _STARTS_BADLY.match(sentence)
+            and bool(_ENDS_WELL.search(sentence)) and not _LEADERS.search(sentence))
 
 
-def numbered_sentences(context: str) -> list[tuple[int | None, str]]:
-    """The context's sentences, each with the number of the source it comes from (None outside numbered sources).
-    The lines of a passage are joined first: PDF text breaks lines mid-sentence, and a sentence must stay whole."""
-    out: list[tuple[int | None, str]] = []
-    number: int | None = None
+def context_sentences(context: str) -> list[Sentence]:
+    """The context's whole sentences with their source number and page. The lines of a passage are joined first:
+    PDF text breaks lines mid-sentence, and a sentence must stay whole."""
+    out: list[Sentence] = []
+    source: int | None = None
+    page = ""
     lines: list[str] = []
 
     def flush() -> None:
-        text = " ".join(" ".join(lines).split())
-        out.extend((number, s) for s in split_sentences(text) if len(s.split()) >= 4)
+        for s in split_sentences("\n".join(lines)):
+            if is_whole(s):
+                out.append(Sentence(s, source, page, len(out)))
         lines.clear()
 
     for line in context.splitlines():
         stripped = line.strip()
         head = _SOURCE_HEADER.match(stripped)
-        if head or _PAGE_HEADER.match(stripped) or (not stripped and len(lines) > 0 and number is None):
+        page_mark = _PAGE_HEADER.match(stripped)
+        if head or page_mark or _DOC_HEADER.match(stripped) or (not stripped and lines and source is None):
             flush()
             if head:
-                number = int(head.group(1))
+                source = int(head.group(1))
+                m = _PAGES_IN_LABEL.search(head.group(2))
+                page = m.group(0) if m else ""
+            elif page_mark:
+                page = f"p. {page_mark.group(1)}"
             continue
         lines.append(stripped)
     flush()
     return out
 
 
+def _dedupe(sentences: list[Sentence]) -> list[Sentence]:
+    """Overlapping chunks repeat sentences: keep the first copy of each."""
+    seen: set[str] = set()
+    out = []
+    for s in sentences:
+        key = " ".join(tokenize(s.text))
+        if key and key not in seen:
+            seen.add(key)
+            out.append(s)
+    return out
+
+
+def _cite(s: Sentence) -> str:
+    ref = " ".join(x for x in (f"[{s.source}]" if s.source else "", f"({s.page})" if s.page else "") if x)
+    return f"{s.text} {ref}" if ref else s.text
+
+
 class ExtractiveProvider(Provider):
     family, model_name = "local", "extractive"
+    local = True  # runs here (on the embedder), beside the other local work
     aliases = ("extractive",)
     label = "Extractive baseline (no LLM)"
     options = ModelOptions(temperature=None, context_window=100_000)
-    note = ("copies the 2 context sentences closest to the question, citing their sources; instant, deterministic, "
-            "a floor to beat")
+    note = ("quotes the 2 whole sentences of the context closest to the question, with their sources and pages; "
+            "instant, deterministic, a floor to beat")
 
     def __init__(self, n_sentences: int = 2) -> None:
         super().__init__()
         self.n = n_sentences
+
+    def manifest_entry(self) -> dict:
+        return super().manifest_entry() | {"sentences": self.n, "splitter": "pysbd 0.3 (whole sentences only)"}
 
     def count_tokens(self, text: str) -> int:
         return len(text.split())
@@ -76,32 +141,33 @@ class ExtractiveProvider(Provider):
     def _generate(self, req: Request) -> Answer:
         from ..embedding import get_embedder
 
-        tagged = numbered_sentences(req.context or "")
-        sentences = [s for _, s in tagged]
-        if not sentences:
+        if not (req.context or "").strip():
             return Answer(
                 text="(no context: the extractive baseline only quotes a given passage)",
                 tokens_in=self.count_tokens(req.question), verdict="unclear" if req.closed else None,
             )
-        if len(sentences) > MAX_CANDIDATES:
+        tagged = _dedupe(context_sentences(req.context))
+        if not tagged:
+            return Answer(
+                text="(the context has no whole sentence to quote: it is headings, tables or fragments)",
+                tokens_in=self.count_tokens(req.question + " " + req.context), verdict="unclear" if req.closed else None,
+            )
+        if len(tagged) > MAX_CANDIDATES:
             # A whole document has thousands of sentences: embed only those sharing the most words with the question.
             q_words = set(tokenize(req.question))
-            ranked = sorted(range(len(sentences)), key=lambda i: -len(q_words & set(tokenize(sentences[i]))))
-            keep = sorted(ranked[:MAX_CANDIDATES])
-            tagged = [tagged[i] for i in keep]
-            sentences = [sentences[i] for i in keep]
+            ranked = sorted(range(len(tagged)), key=lambda i: -len(q_words & set(tokenize(tagged[i].text))))
+            tagged = [tagged[i] for i in sorted(ranked[:MAX_CANDIDATES])]
         emb = get_embedder()
-        vecs = emb.embed([req.question, *sentences])
+        vecs = emb.embed([req.question, *(s.text for s in tagged)])
         sims = vecs[1:] @ vecs[0]
-        top = sorted(np.argsort(-sims)[: self.n].tolist())
-        # each quoted sentence carries the number of its source, so the answer cites like a model's would
-        text = " ".join(sentences[i] + (f" [{tagged[i][0]}]" if tagged[i][0] else "") for i in top)
+        top = sorted(np.argsort(-sims)[: self.n].tolist())  # back in document order
+        # each quoted sentence carries its source number and page, so the answer cites like a model's would
+        text = " ".join(_cite(tagged[i]) for i in top)
         verdict = None
         if req.closed:
             # A heuristic, stated honestly: the best-matching sentence negated means "no", else "yes".
             # is_negated reads didn't/isn't/cannot/never/none but not "Order No. 11990" or "no action alternative".
-            best = sentences[int(np.argmax(sims))]
-            verdict = NO if is_negated(best) else YES
+            verdict = NO if is_negated(tagged[int(np.argmax(sims))].text) else YES
             text = f"{verdict.capitalize()}. {text}"
         return Answer(text=text, tokens_in=self.count_tokens(req.question + " " + req.context),
                       tokens_out=self.count_tokens(text), verdict=verdict)

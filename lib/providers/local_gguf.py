@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import replace
@@ -21,6 +22,12 @@ def smollm2_path() -> Path | None:
     path = Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
     return path if path.exists() else None
 
+
+# Measured on the 20-item sample (README): without these SmolLM2-135M repeats one sentence until the budget runs out.
+BRIEF_INSTRUCTION = "Answer in one or two sentences."
+BRIEF_DECODING: dict[str, Any] = {"repeat_penalty": 1.3, "max_tokens": 96,
+                                  "stop": ["\n\n", "Question:", "Excerpt:", "<|im_end|>"],
+                                  "cut_off_answer": "ends at its last whole sentence"}
 
 _HASHES: dict[tuple[str, int, int], str] = {}
 _LOAD_LOCK = threading.Lock()
@@ -49,17 +56,23 @@ class LlamaCppProvider(Provider):
     capabilities = frozenset({LIKELIHOOD})
 
     def __init__(self, family: str, model_name: str, label: str, path: Path | None, n_ctx: int = 8192,
-                 note: str = "", aliases: tuple[str, ...] = (), weak: bool = False) -> None:
+                 note: str = "", aliases: tuple[str, ...] = (), weak: bool = False, brief: bool = False) -> None:
+        """``brief``: decoding for a very small model, which loops and rambles when left to run: a repeat
+        penalty, stop sequences, a short answer budget and a prompt asking for one or two sentences."""
         super().__init__()
-        self.weak = weak
+        self.weak, self.brief = weak, brief
+        self.decoding: dict[str, Any] = dict(BRIEF_DECODING) if brief else {}
         self.family, self.model_name, self.label, self.path, self.note = family, model_name, label, path, note
         self.aliases = aliases
         self.options = ModelOptions(temperature=0.0, context_window=n_ctx, seed=0)
         self._llm = None
 
     def manifest_entry(self) -> dict:
-        """The file's name, size and sha256, so another file under the same name is a different model."""
+        """The file's name, size and sha256, so another file under the same name is a different model; and the
+        decoding settings, so a run with other settings is a different configuration."""
         entry = super().manifest_entry()
+        if self.brief:
+            entry |= {"decoding": self.decoding, "brief_instruction": BRIEF_INSTRUCTION}
         if self.path is not None and Path(self.path).exists():
             entry |= {"file": Path(self.path).name, "bytes": Path(self.path).stat().st_size,
                       "sha256": file_sha256(Path(self.path))}
@@ -110,21 +123,39 @@ class LlamaCppProvider(Provider):
 
     def _messages(self, req: Request) -> list[dict[str, str]]:
         msgs = [{"role": "system", "content": req.system}] if req.system else []
-        return [*msgs, {"role": "user", "content": req.prompt}]
+        prompt = req.prompt
+        if self.brief and not req.closed and req.question:  # an answer, not an item writer's or a judge's reply
+            prompt = f"{prompt.rstrip()} {BRIEF_INSTRUCTION}"
+        return [*msgs, {"role": "user", "content": prompt}]
+
+    def _finish(self, text: str, finish_reason: str | None, req: Request) -> str:
+        """A brief answer cut off by the token budget ends at its last whole sentence, where it has one, so
+        the reader never gets half a sentence (the decoding settings in the manifest say so)."""
+        if not (self.brief and req.question and finish_reason == "length"):
+            return text
+        ends = [m.end() for m in re.finditer(r"[.!?][\"”')\]]*(?=\s|$)", text)]
+        return text[: ends[-1]].strip() if ends and ends[-1] >= 20 else text
+
+    def _decoding(self, req: Request) -> dict[str, Any]:
+        """What is passed to llama.cpp beside the messages: greedy, plus the brief settings for an answer."""
+        kw: dict[str, Any] = {"max_tokens": req.max_tokens, "temperature": 0.0, "seed": 0}
+        if self.brief and req.question:
+            kw |= {"repeat_penalty": self.decoding["repeat_penalty"], "stop": list(self.decoding["stop"]),
+                   "max_tokens": min(req.max_tokens, self.decoding["max_tokens"])}
+        return kw
 
     def _generate(self, req: Request) -> Answer:
         llm = self.llm
         try:
             if req.on_token is not None:
                 return self._stream(llm, req)
-            out = llm.create_chat_completion(
-                messages=self._messages(req), max_tokens=req.max_tokens, temperature=0.0, seed=0
-            )
+            out = llm.create_chat_completion(messages=self._messages(req), **self._decoding(req))
         except ValueError as exc:  # e.g. prompt longer than the context window
             raise ProviderError(f"{self.label}: {exc}") from exc
         usage = out.get("usage") or {}
+        text = (out["choices"][0]["message"]["content"] or "").strip()
         return Answer(
-            text=(out["choices"][0]["message"]["content"] or "").strip(),
+            text=self._finish(text, out["choices"][0].get("finish_reason"), req),
             tokens_in=int(usage.get("prompt_tokens", 0)),
             tokens_out=int(usage.get("completion_tokens", 0)),
         )
@@ -132,14 +163,15 @@ class LlamaCppProvider(Provider):
     def _stream(self, llm: Any, req: Request) -> Answer:
         """The same completion (same settings, so the same text), delivered piece by piece to ``req.on_token``."""
         parts: list[str] = []
-        for chunk in llm.create_chat_completion(messages=self._messages(req), max_tokens=req.max_tokens,
-                                                temperature=0.0, seed=0, stream=True):
+        finish = None
+        for chunk in llm.create_chat_completion(messages=self._messages(req), stream=True, **self._decoding(req)):
             piece = (chunk["choices"][0].get("delta") or {}).get("content")
+            finish = chunk["choices"][0].get("finish_reason") or finish
             if piece:
                 parts.append(piece)
                 req.on_token(piece)  # type: ignore[misc]
         text = "".join(parts)
-        return Answer(text=text.strip(), tokens_in=self.count_tokens(req.system + "\n" + req.prompt),
+        return Answer(text=self._finish(text.strip(), finish, req), tokens_in=self.count_tokens(req.system + "\n" + req.prompt),
                       tokens_out=self.count_tokens(text))
 
     def _chat_prompt(self, req: Request) -> str:
@@ -192,7 +224,7 @@ def register_models(register: Callable[[Provider], Provider]) -> None:
         "local", "smollm2-135m", "SmolLM2-135M (tiny local model)", smollm2_path(),
         n_ctx=int(config.get("NEPAQA_SMOLLM_CONTEXT") or 2048),
         note="135M parameters, bundled and offline; fast but weak: expect many wrong answers",
-        aliases=("smollm2",), weak=True,
+        aliases=("smollm2",), weak=True, brief=True,
     ))
     gguf = config.get("NEPAQA_GGUF_PATH")
     if gguf:

@@ -1,0 +1,92 @@
+"""How the offline models answer, compared between two benchmark runs (e.g. before and after a decoding change).
+
+For each run, model and context mode: closed accuracy and the open-question score (each with n and a 95%
+interval, never averaged together), seconds per answer, answer length, and the faults a reader sees at once:
+a sentence repeated within an answer (looping), a quoted fragment (a piece that does not start and end like a
+sentence), and bullet or symbol-font glyphs.
+
+    python -m lib bench --questions data/nepa/NEPAQuAD1_sample20.csv --models smollm2,extractive \\
+        --modes none,rag,gold --run-id before
+    ... change something ...
+    python -m lib bench ... --run-id after
+    python bench/offline_answers.py before after
+"""
+from __future__ import annotations
+
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+_CITE = re.compile(r"\s*(\[\d+\]|\((?:pp?\. [\d–-]+)\))")
+_GLYPH = re.compile(r"[\u2022\u25aa\u25a0\u25cf\u25e6\uf020-\uf0ff\ufffd]")
+
+
+def sentences(text: str) -> list[str]:
+    from lib.providers.extractive import split_sentences
+
+    return split_sentences(_CITE.sub("", text or ""))
+
+
+def loops(text: str) -> bool:
+    """Some sentence (of 4 words or more) occurs twice in the answer."""
+    seen = set()
+    for s in sentences(text):
+        key = " ".join(s.lower().split())
+        if len(key.split()) >= 4 and key in seen:
+            return True
+        seen.add(key)
+    return False
+
+
+def fragment(text: str, closed: bool) -> bool:
+    """A piece of the answer that is not a whole sentence (the extractive baseline's fault before pysbd)."""
+    from lib.providers.extractive import is_whole
+
+    body = re.sub(r"^(Yes|No)\.\s*", "", text or "") if closed else (text or "")
+    return any(not is_whole(s) for s in sentences(body)) if body and not body.startswith("(") else False
+
+
+def main() -> None:
+    from lib import stats
+    from lib.benchmark.runner import answers, load_run
+
+    if len(sys.argv) < 2:
+        sys.exit("usage: python bench/offline_answers.py RUN_ID [RUN_ID ...]")
+    print(f"{'run':<10} {'model':<20} {'mode':<5} {'closed acc (n)':<16} {'open score* [95%] (n)':<28} "
+          f"{'s/answer':>8} {'words':>6} {'loops':>6} {'fragments':>9} {'glyphs':>6}")
+    for run_id in sys.argv[1:]:
+        items, _cfg = load_run(run_id)
+        kind = {it.id: it.question_type for it in items}
+        cells: dict[tuple[str, str], list[dict]] = defaultdict(list)
+        for r in answers(run_id):
+            cells[(r["model"], r["mode"])].append(r)
+        for (model, mode), rows in sorted(cells.items()):
+            ok = [r for r in rows if r["status"] == "ok"]
+            closed = [r for r in rows if kind.get(r["item_id"]) == "closed"]
+            opened = [r for r in rows if kind.get(r["item_id"]) != "closed"]
+            # a failed answer scores 0: failures stay in the denominator
+            acc = [(r["metrics"].get("closed_accuracy") or {}).get("value") or 0.0 for r in closed]
+            scores = [((r["metrics"].get("answer_correctness") or r["metrics"].get("token_f1_proxy") or {})
+                       .get("value") or 0.0) for r in opened]
+            ci = stats.mean_ci(scores)
+            mean, (lo, hi) = (ci["mean"], ci["ci95"]) if scores else (float("nan"), (float("nan"),) * 2)
+            words = sum(len((r["answer"] or "").split()) for r in ok) / max(1, len(ok))
+            secs = sum(r["seconds"] or 0 for r in ok) / max(1, len(ok))
+            n_loop = sum(loops(r["answer"]) for r in ok)
+            n_frag = sum(fragment(r["answer"], kind.get(r["item_id"]) == "closed") for r in ok)
+            n_glyph = sum(bool(_GLYPH.search(r["answer"] or "")) for r in ok)
+            print(f"{run_id:<10} {model.split('/')[-1]:<20} {mode:<5} "
+                  f"{sum(acc) / max(1, len(acc)):.2f} ({len(acc)}){'':<8} "
+                  f"{mean:.3f} [{lo:.3f}, {hi:.3f}] ({len(scores)}){'':<2} "
+                  f"{secs:>8.2f} {words:>6.0f} {n_loop:>3}/{len(ok):<2} {n_frag:>6}/{len(ok):<2} {n_glyph:>3}/{len(ok):<2}")
+
+
+    print("* open score: RAGAS answer correctness where the run had a judge, else the offline token-F1 proxy "
+          "(not RAGAS); closed accuracy is exact yes/no. The two are never averaged.")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""Estimates before work (issue 13): from measured times of the same model and mode, else a stated guess."""
+from sqlalchemy import insert
+
+from lib import estimates, store
+
+
+def _engine(tmp_path):
+    return store.get_engine(f"sqlite:///{tmp_path / 'est.db'}")
+
+
+def test_duration_words():
+    assert [estimates.duration(s) for s in (0.2, 45, 89, 90, 3600, 5400)] == [
+        "1 s", "45 s", "89 s", "2 min", "60 min", "1 h 30 min"]
+
+
+def test_answer_rate_is_the_median_of_measured_answers(tmp_path):
+    eng = _engine(tmp_path)
+    with eng.begin() as c:
+        c.execute(insert(store.bench_runs).values(run_id="r", config="{}", items="[]"))
+        c.execute(insert(store.bench_answers), [
+            {"run_id": "r", "item_id": f"I{i}", "model": "local/smollm2-135m", "mode": "rag", "status": "ok",
+             "seconds": s} for i, s in enumerate((2.0, 3.0, 100.0))])
+        c.execute(insert(store.bench_answers).values(run_id="r", item_id="F", model="local/smollm2-135m", mode="rag",
+                                                     status="failed", seconds=500.0))  # a failure is no timing
+        c.execute(insert(store.ask_history).values(batch_id="b", question="q", model="local/smollm2-135m", mode="rag",
+                                                   closed=0, seconds=4.0))
+    rate = estimates.answer_rate("local/smollm2-135m", "rag", eng)
+    assert (rate.seconds, rate.n, rate.measured) == (3.5, 4, True)
+    guess = estimates.answer_rate("local/smollm2-135m", "pdf", eng)  # nothing measured in this mode
+    assert guess.n == 0 and guess.seconds == estimates.GUESS_LOCAL["pdf"]
+
+
+def test_benchmark_estimate_adds_local_calls_and_overlaps_remote_ones(tmp_path):
+    eng = _engine(tmp_path)
+    est = estimates.benchmark(10, ["local/smollm2-135m", "local/extractive"], ["rag", "gold"], eng,
+                              from_mode={"rag": 6, "gold": 10})
+    assert est.calls == 2 * (6 + 10)
+    want = 6 * estimates.GUESS_LOCAL["rag"] + 10 * estimates.GUESS_LOCAL["gold"] + 16 * estimates.GUESS_EXTRACTIVE
+    assert abs(est.seconds - want) < 1e-9
+    assert est.guessed and "rough guess" in est.text()
+    remote = estimates.benchmark(8, ["openai/not-configured"], ["none"], eng, workers=4)
+    assert abs(remote.seconds - 8 * estimates.GUESS_REMOTE["none"] / 4) < 1e-9
+
+
+def test_exam_rate_from_stored_answer_times(tmp_path):
+    eng = _engine(tmp_path)
+    with eng.begin() as c:
+        c.execute(insert(store.exam_answers), [
+            {"run_id": "x", "model": "local/smollm2-135m", "shots": 0, "cot": 0, "split": "test", "course": "c",
+             "q_index": i, "gold": "A", "correct": 1, "parsed": 1, "seconds": s} for i, s in enumerate((0.2, 0.4, 0.6))])
+    rate = estimates.exam_rate("local/smollm2-135m", 0, False, eng)
+    assert (round(rate.seconds, 3), rate.n) == (0.4, 3)
+    assert estimates.exam_rate("local/smollm2-135m", 5, False, eng).n == 0  # 5-shot not measured yet
+    est = estimates.exam("local/smollm2-135m", 84, 0, False, eng, workers=1)
+    assert est.calls == 84 and abs(est.seconds - 84 * 0.4) < 1e-9 and not est.guessed
+
+
+def test_generation_rate_from_finished_jobs(tmp_path):
+    import json
+
+    eng = _engine(tmp_path)
+    with eng.begin() as c:
+        c.execute(insert(store.jobs).values(
+            job_id="g1", kind="generate", title="t", status="done", progress=1.0, created_at=1.0, started_at=10.0,
+            ended_at=70.0, params=json.dumps({"model": "local/smollm2-135m", "chunks": [1, 2],
+                                              "per_type": {"closed": 2, "recall": 1, "funnel": 0}})))
+    est = estimates.generation("local/smollm2-135m", 3, {"closed": 1, "recall": 1}, eng)
+    # the finished job made 2 passages × 2 types = 4 calls in 60 s: 15 s a call; this plan is 6 calls
+    assert est.calls == 6 and abs(est.seconds - 90.0) < 1e-9 and not est.guessed

@@ -1,0 +1,102 @@
+"""The offline models do their best honestly (issue 13): the extractive baseline quotes whole sentences in document
+order with pages, never a fragment or a bullet glyph; SmolLM2 gets the decoding a tiny model needs and stops looping."""
+import re
+
+from lib import ask as ask_lib
+from lib.providers import registry
+from lib.providers.base import Request
+from lib.providers.extractive import ExtractiveProvider, context_sentences, is_whole, split_sentences
+from lib.providers.local_gguf import BRIEF_INSTRUCTION
+
+# What a RAG context looks like (lib.contexts.rag_context): numbered sources with a label ending in pages. The
+# first source starts mid-sentence (a chunk boundary) and carries a Wingdings bullet; the second repeats a
+# sentence of the first (chunks overlap) and ends mid-sentence.
+RAG = """[1] (FEIS › 4.3 Wetlands, p. 71)
+of the access road. \uf0b7 Mitigation for wetland loss would consist of onsite restoration of 4 acres at a
+2:1 ratio. The U.S. Army Corps of Engineers would issue a Section 404 permit before construction.
+
+[2] (FEIS › 4.3 Wetlands, pp. 72–73)
+The U.S. Army Corps of Engineers would issue a Section 404 permit before construction. Wetland monitoring
+would continue for five years after restoration. Mitigation for wetland loss could consist of"""
+
+
+def test_whole_sentences_only():
+    assert is_whole("The permit would be issued before construction.")
+    assert not is_whole("of the access road.")  # starts mid-sentence
+    assert not is_whole("Mitigation for wetland loss could consist of")  # cut at the chunk's end
+    assert not is_whole("ES.1.3 Decisions to be Made ........................ ES-1.")  # a contents line
+    # pysbd keeps abbreviations inside one sentence
+    assert split_sentences("The U.S. Army Corps of Engineers (USACE) issued a permit. See Fig. 3 for details.") == [
+        "The U.S. Army Corps of Engineers (USACE) issued a permit.", "See Fig. 3 for details."]
+
+
+def test_context_sentences_carry_source_and_page_and_drop_glyphs_and_repeats():
+    sents = context_sentences(RAG)
+    texts = [s.text for s in sents]
+    assert "Mitigation for wetland loss would consist of onsite restoration of 4 acres at a 2:1 ratio." in texts
+    assert not any("\uf0b7" in t or t.startswith("of the") for t in texts)
+    assert not any(t.endswith("consist of") for t in texts)
+    first = next(s for s in sents if s.text.startswith("Mitigation for wetland loss would"))
+    assert (first.source, first.page) == (1, "p. 71")
+    wm = next(s for s in sents if s.text.startswith("Wetland monitoring"))
+    assert (wm.source, wm.page) == (2, "pp. 72–73")
+
+
+def test_extractive_answer_is_whole_sentences_in_document_order_with_pages():
+    ans = ExtractiveProvider().generate(Request(prompt="", question="How would wetland loss be mitigated and "
+                                                "monitored after restoration?", context=RAG))
+    # two whole sentences, each with its source and page, in the order they stand in the context
+    quoted = re.findall(r"(.+?[.!?]) \[(\d)\] \((pp?\. [\d–]+)\)\s*", ans.text)
+    assert len(quoted) == 2, ans.text
+    order = [RAG.replace("\n", " ").index(q[0][:30]) for q in quoted]
+    assert order == sorted(order)
+    assert all(is_whole(q[0]) for q in quoted) and "\uf0b7" not in ans.text
+    assert ans.text.count("Section 404 permit") <= 1  # an overlapping chunk's repeat is quoted once at most
+
+
+def test_extractive_says_so_when_the_context_has_no_whole_sentence():
+    ans = ExtractiveProvider().generate(Request(prompt="", question="What are the decisions?", closed=True,
+                                                context="ES.1.3 Decisions to be Made ...................... ES-1\n"
+                                                        "ES.1.4 Scope ............................... ES-2"))
+    assert ans.text.startswith("(the context has no whole sentence") and ans.verdict == "unclear"
+
+
+def test_smollm2_is_asked_briefly_and_its_settings_are_in_the_manifest():
+    m = registry.get("smollm2")
+    entry = m.manifest_entry()
+    assert entry["decoding"]["repeat_penalty"] > 1 and entry["decoding"]["max_tokens"] <= 128
+    assert "\n\n" in entry["decoding"]["stop"] and entry["brief_instruction"] == BRIEF_INSTRUCTION
+    open_q = m._messages(Request(prompt="Question: What is proposed?\nAnswer:", question="What is proposed?"))
+    assert open_q[-1]["content"].endswith(BRIEF_INSTRUCTION)
+    closed = m._messages(Request(prompt="Answer (Yes or No):", question="Is it?", closed=True))
+    assert BRIEF_INSTRUCTION not in closed[-1]["content"]  # the yes/no likelihood prompt is left as it is
+    writer = m._messages(Request(prompt="Write items as CSV"))  # an item writer's request, not an answer
+    assert BRIEF_INSTRUCTION not in writer[-1]["content"] and m._decoding(Request(prompt="x"))["max_tokens"] == 256
+
+
+def test_smollm2_cut_off_answer_ends_at_a_whole_sentence():
+    m = registry.get("smollm2")
+    req = Request(prompt="", question="q")
+    text = "The EIS proposes restoration. It also proposes monitoring of the wetlands over five"
+    assert m._finish(text, "length", req) == "The EIS proposes restoration."
+    assert m._finish(text, "stop", req) == text  # a finished answer is left alone
+    assert m._finish("No sentence end in this one at all", "length", req) == "No sentence end in this one at all"
+
+
+def _sentences(text: str) -> list[str]:
+    return [" ".join(s.lower().split()) for s in split_sentences(text) if len(s.split()) >= 4]
+
+
+def test_smollm2_no_longer_loops_on_the_sample():
+    """Two sample questions on which the old decoding repeated a sentence until its budget ran out (measured:
+    bench/offline_answers.py). Greedy and deterministic, so this is the answer a user gets: no sentence repeats,
+    and the answer stays within the short budget."""
+    from lib.benchmark.dataset import load_sample_items
+
+    by_id = {it["ID"]: it for it in load_sample_items()}
+    for item_id in ("EIS00013", "EIS00108"):
+        r = ask_lib.ask(by_id[item_id]["question"], "smollm2", "none", closed=False)
+        assert r.error is None, r.error
+        sents = _sentences(r.answer)
+        assert sents and len(sents) == len(set(sents)), r.answer
+        assert r.tokens_out <= 96, r.tokens_out

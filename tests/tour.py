@@ -1,0 +1,152 @@
+"""The README's tour, walked in headless Chromium against a real `streamlit run`: sample → demo → own question →
+benchmark → validate → exam. The end-to-end test runs it with its assertions; with --screenshots it also saves
+the README's pictures (one per page), so they are made by the same steps a new user takes:
+
+    .venv/bin/python -m tests.tour --screenshots docs
+
+(not run by CI, so a test run leaves the tree clean)."""
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from pathlib import Path
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.browser import Browser, StreamlitServer  # noqa: E402
+
+DEMO_CELLS = 18  # 3 questions × 2 offline models × 3 modes
+FIRST_ITEM = "Did the U.S. Fish and Wildlife Service participate in the EIS process for the FCTC sites?"
+
+
+def _shot(b: Browser, shots: Path | None, name: str) -> None:
+    if shots is not None:
+        b.driver.execute_script("window.scrollTo(0, 0);")
+        b.wait_idle()
+        b.screenshot(shots / name)
+
+
+def _labels(server: StreamlitServer, who: str) -> dict[str, str]:
+    with sqlite3.connect(server.home / "nepaqa.db") as con:
+        return dict(con.execute("select label, value from labels where annotator = ? and item_id = 'EIS00001'",
+                                (who,)).fetchall())
+
+
+def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None:
+    # 0. Home says what to click first
+    b.open("")
+    b.wait_text("Start here", 60)
+    _shot(b, shots, "home.png")
+
+    # 1. Documents: a bad upload says why, in the list, without a click; then the sample in one click
+    b.open("documents")
+    b.wait_text("Upload EIS PDFs")
+    bad = server.home / "notapdf.pdf"
+    bad.write_text("This is a plain text file, not a PDF.\n" * 20)
+    b.upload(bad)
+    b.wait_for_css("[data-testid='stFileChip']", 60)
+    b.click_button("Index uploaded files")
+    b.wait_text("is not a PDF", 120)  # the reason, visible in the page's job list
+    b.click_button("Load sample EIS")
+    b.wait_text("is ready", 300)
+    _shot(b, shots, "documents.png")
+
+    # 2. Ask: the one-click demo, which stays while the user types their own question, then that question
+    b.open("ask")
+    b.click_button("One-click demo")
+    b.wait_text("Demo: the sample EIS", 120)
+    b.wait_until(lambda t: t.count(" tokens in · ") == DEMO_CELLS, 600, "the demo grid did not fill")
+    assert "Verdict:" in b.body_text() and "Sources: p." in b.body_text()
+    _shot(b, shots, "ask.png")
+    question = b.wait_for_css("textarea[aria-label='Question']")
+    question.send_keys("What mitigation is proposed for wetlands at the selected site?", Keys.TAB)
+    b.wait_idle()
+    text = b.body_text()
+    assert "Demo: the sample EIS" in text and text.count(" tokens in · ") == DEMO_CELLS, "typing lost the demo"
+    b.click_button("Run", exact=True)  # the two offline models × no context and retrieved passages
+    b.wait_until(lambda t: t.count(" tokens in · ") == DEMO_CELLS + 4, 300, "the own question was not answered")
+
+    # 3. Benchmark: the sample set as a readable table, queued for review, a default run with its estimate
+    b.open("benchmark")
+    b.click_button("Load the sample set (20 items)")
+    b.wait_text("20 items from", 60)
+    b.wait_text("Items per question type", 60)
+    b.click_button("Send these items to the validation queue")
+    b.wait_idle()
+    b.click_tab("2 · Run")
+    b.wait_text("estimated time", 60)
+    b.click_button("Run", exact=True)
+    b.wait_text("See the Results tab", 900)
+    b.click_tab("3 · Results")
+    b.wait_for_css("[data-testid='stVegaLiteChart'], .vega-embed", 60)
+    b.wait_text("95% interval", 60)
+    _shot(b, shots, "benchmark.png")
+
+    # 4. Validate: two experts, one by a button and one by keyboard shortcuts; they disagree; adjudication shows it
+    b.open("validate")
+    name = b.wait_for_css("input[aria-label^='Your name']", 60)
+    name.send_keys("Ada Expert\n")
+    b.wait_text("Item 1 of 20", 60)
+    b.click_button("All yes, save and next")
+    b.wait_text("1 of 20 reviewed by you", 60)
+    assert _labels(server, "Ada Expert") == {"type_correct": "yes", "answer_correct": "yes", "proof_supports": "yes"}
+    name = b.wait_for_css("input[aria-label^='Your name']", 60)
+    name.send_keys(Keys.CONTROL, "a")
+    name.send_keys("Ben Reviewer\n")
+    b.wait_text("0 of 20 reviewed by you", 60)
+    b.keys("1", "4", "6")  # type yes, answer no, proof yes
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(b.driver).key_down(Keys.CONTROL).send_keys(Keys.ENTER).key_up(Keys.CONTROL).perform()
+    b.wait_text("1 of 20 reviewed by you", 60)
+    assert _labels(server, "Ben Reviewer") == {"type_correct": "yes", "answer_correct": "no", "proof_supports": "yes"}
+    _shot(b, shots, "validate.png")
+    b.click_tab("Adjudicate")
+    b.wait_text("Every expert on this item", 60)
+    panel = b.driver.find_element(By.XPATH, "//*[@role='tabpanel'][not(@hidden)]").text
+    assert FIRST_ITEM in panel and "Ada Expert" in panel and "Ben Reviewer" in panel, panel[:2000]
+    _shot(b, shots, "adjudicate.png")
+
+    # 5. EnviroExam: a default run (about a minute), then the quiz refuses to score blanks silently
+    b.open("enviroexam")
+    b.wait_text("Leaderboard", 60)
+    b.click_tab("Run the exam")
+    b.wait_text("estimated time", 60)
+    b.click_button("Run", exact=True)
+    b.wait_text("Unparsed", 600)
+    b.click_tab("Results")
+    _shot(b, shots, "enviroexam.png")
+    b.click_tab("Take the quiz")
+    b.click_button("Score me")
+    b.wait_text("10 of 10 questions are unanswered", 60)
+
+    # 6. Search across the collection
+    b.open("search")
+    box = b.wait_for_css("input[aria-label='Search']", 60)
+    box.send_keys("wetland mitigation", Keys.ENTER)
+    b.wait_text("document(s)", 120)
+    _shot(b, shots, "search.png")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--screenshots", type=Path, default=ROOT / "docs", help="folder for the PNGs (default docs/)")
+    args = ap.parse_args()
+    args.screenshots.mkdir(parents=True, exist_ok=True)
+    with StreamlitServer() as server:
+        b = Browser(server.url)
+        try:
+            walk(server, b, args.screenshots.resolve())
+        finally:
+            b.close()
+    print(f"screenshots in {args.screenshots}")
+
+
+if __name__ == "__main__":
+    main()
