@@ -110,7 +110,7 @@ with tab_gen:
         chunks = svc.docs.chunks(gdoc)
         how = st.radio("Gold passages", ["Spread 2/6/2 over beginning/middle/end", "Pick pages"], horizontal=True)
         if how.startswith("Spread"):
-            n_pass = st.slider("How many passages", 1, 30, 10)
+            n_pass = st.slider("How many passages", 1, 30, 2, help="The defaults finish in about a minute offline.")
             passages = pick_passages(chunks, n_pass)
         else:
             pages_sel = st.multiselect("Pages", list(range(1, info.pages + 1)))
@@ -118,11 +118,17 @@ with tab_gen:
                         if any(c.page_start <= p <= c.page_end for c in chunks)]
             passages = list(dict.fromkeys(passages))
         gmodel = st.selectbox("Writer model", [m for m in available if m != registry.EXTRACTIVE], format_func=available.get)
-        types = st.multiselect("Question types", QUESTION_TYPES, default=list(QUESTION_TYPES))
-        n_closed = st.number_input("Closed questions per passage", 0, 20, 10)
-        n_other = st.number_input("Questions of each other type per passage", 0, 10, 2)
-        st.caption(f"{len(passages)} passage(s) → up to {len(passages) * sum(n_closed if t == 'closed' else n_other for t in types)} items. "
-                   "The tiny local model rarely writes well-formed CSV; a cloud model does far better.")
+        types = st.multiselect("Question types", QUESTION_TYPES, default=["closed", "recall"],
+                               help="One model call per passage and type; add types for a fuller set.")
+        n_closed = st.number_input("Closed questions per passage", 0, 20, 2)
+        n_other = st.number_input("Questions of each other type per passage", 0, 10, 1)
+        per_type_plan = {t: (n_closed if t == "closed" else n_other) for t in types}
+        if gmodel and passages and types:
+            gest = estimates.generation(gmodel, len(passages), per_type_plan)
+            st.markdown(f"**Planned:** up to {len(passages) * sum(per_type_plan.values())} items from "
+                        f"{plural(len(passages), 'passage')} in {plural(gest.calls, 'model call')} · "
+                        f"**estimated time** {plain(gest.text(part_name))}")
+        st.caption("The tiny local model rarely writes well-formed CSV; a cloud model does far better.")
         if st.button("Generate", type="primary", disabled=not (passages and types and gmodel)):
             per_type = {t: (n_closed if t == "closed" else n_other) for t in types}
             st.session_state["gen_job"] = jobs.submit(

@@ -13,7 +13,7 @@ from lib.job_kinds import ingest_params, stage_upload
 from lib.providers import registry
 from lib.retrieval import METHODS
 from pages._jobs import watch
-from pages._ui import plain, run_safely, scope_picker, services
+from pages._ui import code, plain, run_safely, scope_picker, services
 
 st.title("📄 Documents")
 svc = services()
@@ -88,7 +88,7 @@ with tab_add:
             res = job.result
             break
     if res is not None:
-        st.success(f"{plain(res['name'])} is ready"
+        st.success(f"{code(res['name'])} is ready"
                    + (" — it was already indexed." if res["skipped"] else "."))
         cols = st.columns(5)
         cols[0].metric("Pages", res["pages"])
@@ -268,11 +268,12 @@ with tab_docs:
                  "published": _value(d.doc_id, "publish_date") or "", "EIS number": _value(d.doc_id, "eis_number") or "",
                  "tags": ", ".join(tags[d.doc_id]),
                  "pages": d.pages, "chunks": d.chunks, "id": d.doc_id, "file": d.name, "characters": d.chars,
-                 "tokens": d.tokens, "chunk size": d.chunk_size, "overlap": d.chunk_overlap,
-                 "empty pages": len(d.empty_pages), "ingest s": d.seconds}
+                 "tokens (embedder)": d.tokens, "chunk size (tokens)": d.chunk_size, "overlap (tokens)": d.chunk_overlap,
+                 "pages without text": len(d.empty_pages), "indexing time": f"{d.seconds:.0f} s"}
                 for d in shown
-            ], columns=["title", "type", "lead agency", "states", "published", "EIS number", "tags", "pages", "chunks", "id",
-                        "file", "characters", "tokens", "chunk size", "overlap", "empty pages", "ingest s"]),
+            ], columns=["title", "type", "lead agency", "states", "published", "EIS number", "tags", "pages", "chunks",
+                        "file", "characters", "tokens (embedder)", "chunk size (tokens)", "overlap (tokens)",
+                        "pages without text", "indexing time", "id"]),
             hide_index=True, width="stretch",
         )
         st.download_button(

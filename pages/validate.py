@@ -98,17 +98,20 @@ QUESTIONS = {"type_correct": "Is the question of its claimed type?", "answer_cor
              "proof_supports": "Does the proof support the answer?"}
 
 
-@st.cache_data(show_spinner=False)
-def _batch(source: str, n: int, seed: int, _stamp: int) -> list[str]:
-    """The batch's item ids; made once per set, size and seed (and again when the set changes)."""
-    return ann.batch_items(ann.create_batch(source, n or None, seed))
+def _batch(source: str, n: int, seed: int) -> list[str]:
+    """The batch's item ids: made once per set, size and seed in a session (and again when the set grows), so
+    a click in the review panel does not write the batch again."""
+    key = ("_review_batch", source, n, seed, len(ann.items(source=source)))
+    if key not in st.session_state:
+        st.session_state[key] = ann.batch_items(ann.create_batch(source, n or None, seed))
+    return st.session_state[key]
 
 
 @st.fragment
 def review_panel(who: str, source: str, n: int, seed: int) -> None:
     """One item at a time, labelled with buttons or keys. A fragment: a click or a save reruns only this panel,
     not the statistics of the other tabs, so saving takes a fraction of a second."""
-    item_ids = _batch(source, n, seed, len(ann.items(source=source)))
+    item_ids = _batch(source, n, seed)
     key = f"pos_{source}_{n}_{seed}_{who}"
     done = ann.done_items(who, item_ids)
     if key not in st.session_state:  # resume at the first item this expert has not finished
@@ -187,8 +190,11 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
             st.caption(f"✓ Saved in {st.session_state.pop('_review_saved') * 1000:.0f} ms.")
 
 
+# A tab switch reruns the page: the review panel saves without one (a fragment), so the other tabs show labels
+# saved since only when they are opened again.
 tab_review, tab_stats, tab_adjudicate, tab_judge, tab_io = st.tabs(
-    ["Review", "Agreement", "Adjudicate", "Judge vs experts", "Import / export"])
+    ["Review", "Agreement", "Adjudicate", "Judge vs experts", "Import / export"], key="validate_tab",
+    on_change="rerun")
 
 with tab_review:
     sources = ann.sources()
@@ -302,11 +308,16 @@ with tab_adjudicate:
             st.text(it.get("proof") or "")
         with right:
             st.markdown(f"**Every expert on this item** (disputed: {LABEL_NAMES.get(d['label'], d['label'])})")
-            by_expert = ann.item_labels(d["item_id"])
-            st.dataframe(pd.DataFrame([{
-                "expert": name, **{LABEL_NAMES[k]: v.get(k, "") for k in LABEL_NAMES},
-                "suggested type": v.get("true_type", ""), "comment": v.get("comment", ""),
-            } for name, v in by_expert.items() if name != ann.ADJUDICATOR]).T, width="stretch")
+            by_expert = {k: v for k, v in ann.item_labels(d["item_id"]).items() if k != ann.ADJUDICATOR}
+            for col, (name, v) in zip(st.columns(max(1, len(by_expert))), by_expert.items(), strict=False):
+                with col.container(border=True):
+                    st.markdown(f"**{plain(name)}**")
+                    # names, labels and comments are people's words: text, never Markdown
+                    st.text("\n".join(f"{LABEL_NAMES[k]}: {v.get(k, '—')}" for k in LABEL_NAMES)
+                            + (f"\nSuggested type: {v['true_type']}" if v.get("true_type") else ""))
+                    if v.get("comment"):
+                        st.caption("Comment")
+                        st.text(v["comment"])
             if d["final"]:
                 st.caption(f"Final label set: {plain(d['final'])}.")
             if adjudicator:

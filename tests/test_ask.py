@@ -117,13 +117,14 @@ def test_cli_models_and_ask(tmp_path):
 
 def test_extractive_quotes_whole_sentences_and_cites_their_sources():
     from lib.citations import cited_numbers
-    from lib.providers.extractive import numbered_sentences
+    from lib.providers.extractive import context_sentences
 
     ctx = ("[1] (FEIS A, p. 71)\nWetlands at the site total 12\nacres. Mitigation would replace them at a two to one "
            "ratio.\n\n[2] (FEIS B, p. 10)\nCaribou calve on the coastal plain each June.")
-    assert numbered_sentences(ctx) == [(1, "Wetlands at the site total 12 acres."),  # a PDF line break mends
-                                       (1, "Mitigation would replace them at a two to one ratio."),
-                                       (2, "Caribou calve on the coastal plain each June.")]
+    assert [(s.source, s.text, s.page) for s in context_sentences(ctx)] == [
+        (1, "Wetlands at the site total 12 acres.", "p. 71"),  # a PDF line break mends
+        (1, "Mitigation would replace them at a two to one ratio.", "p. 71"),
+        (2, "Caribou calve on the coastal plain each June.", "p. 10")]
     r = ask_lib.ask("Where do caribou calve?", "extractive", "gold", gold=ctx)
-    assert "Caribou calve on the coastal plain each June. [2]" in r.answer
+    assert "Caribou calve on the coastal plain each June. [2] (p. 10)" in r.answer
     assert cited_numbers(r.answer, max_n=2) <= {1, 2} and 2 in cited_numbers(r.answer, max_n=2)

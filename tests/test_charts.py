@@ -43,3 +43,14 @@ def test_exam_frames_and_optional_shots_chart():
     board = charts.exam_leaderboard([{"model": "x", "M": 1.0, "sigma": 0.1, "cv": 0.1, "I": 0.9, "source": "s",
                                       "n_questions": 726, "failed": 0, "unparsed": 0}])
     assert board["n"].tolist() == [726]
+
+
+def test_exam_leaderboard_names_every_bar_and_labels_runs_made_here():
+    board = pd.DataFrame([{"model": f"published-model-{i}", "source": "published", "M": 50.0, "sigma": 5.0, "cv": 0.1,
+                           "I": 40.0 + i, "n": 726} for i in range(31)]
+                         + [{"model": "SmolLM2-135M (tiny local model)", "source": "run here", "M": 30.0, "sigma": 9.0,
+                             "cv": 0.3, "I": 21.0, "n": 726}])
+    spec = charts.exam_leaderboard_chart(board, "published", "run here").to_dict()
+    bars, labels = spec["layer"]
+    assert bars["encoding"]["y"]["axis"]["labelOverlap"] is False  # no model name is dropped for lack of room
+    assert labels["mark"]["type"] == "text" and "run here" in str(labels["transform"])  # the run here is labelled

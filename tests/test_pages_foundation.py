@@ -47,7 +47,11 @@ def test_documents_upload_preview_search_delete(services, pdf_factory):
     at.selectbox(key="try").select(doc_id).run()
     at.text_input(key="try_query").input("wetlands near the access road").run()
     assert at.radio(key="try_method").value == "hybrid"
-    assert any("p. 2" in e.label for e in at.expander)
+    # each hit: its rank, where it is, a labelled score, and the start of its text without a click
+    hits = [m.value for m in at.markdown if m.value.startswith("**#")]
+    assert hits and any("p. 2" in h for h in hits)
+    assert any(c.value.startswith("fusion score ") for c in at.caption)
+    assert any("Wetland delineation found two wetlands" in t.value for t in at.text)
 
     # delete needs the confirmation tick
     at.selectbox(key="docs_pick").select(doc_id).run()
@@ -84,16 +88,16 @@ def test_documents_tags_filter_and_retrieval_across_documents(services, pdf_fact
     from pages._ui import plain
 
     title = {n: plain(M.display_title(M.get(d, services.docs.engine), n)) for n, d in ids.items()}
-    labels = [e.label for e in at.expander if e.label.startswith("#")]
+    labels = [m.value for m in at.markdown if m.value.startswith("**#")]
     assert len(labels) == 5
-    assert labels[0].startswith(f"#1 · {title['wetland_eis']}")  # the best passage is about the wetland bank
-    assert labels[1].startswith(f"#2 · {title['caribou_eis']}")  # balanced: the other document comes next
+    assert labels[0].startswith(f"**#1** · {title['wetland_eis']}")  # the best passage is about the wetland bank
+    assert labels[1].startswith(f"**#2** · {title['caribou_eis']}")  # balanced: the other document comes next
 
     # by metadata: the tag picks one document, named under the filters; every hit is from it
     at.radio(key="try_how").set_value("By metadata").run()
     at.multiselect(key="try_tag").set_value(["arctic"]).run()
     assert any(c.value == f"1 document(s) match: {title['caribou_eis']}" for c in at.caption), [c.value for c in at.caption]
-    hits = [e.label for e in at.expander if e.label.startswith("#")]
+    hits = [m.value for m in at.markdown if m.value.startswith("**#")]
     assert hits and all(h.split(" · ")[1].startswith(title["caribou_eis"]) for h in hits)
 
 

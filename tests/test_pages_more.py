@@ -45,9 +45,18 @@ def test_benchmark_page_runs_sample_and_charts(services, sample_doc):
     at = page("benchmark.py").run()
     next(b for b in at.button if b.label == "Load the sample set (20 items)").click().run()
     assert any("20 items" in s.value for s in at.success)
+    # the loaded items read as a table of questions with type, answer and page
+    items = next(d.value for d in at.dataframe if "question" in d.value.columns)
+    assert len(items) == 20 and {"type", "question", "expected answer", "page"} <= set(items.columns)
+    assert items.iloc[0]["question"].startswith("Did the U.S. Fish and Wildlife Service participate")
+    # generation: a small default plan, with its estimate, before anything runs
+    plan = " ".join(m.value for m in at.markdown)
+    assert "**Planned:** up to 6 items from 2 passages in 4 model calls" in plan and "estimated time" in plan
     at.multiselect(key="run_models").set_value(["local/extractive"]).run()
     at.multiselect(key="run_modes").set_value(["rag", "gold"]).run()
     at.number_input(key="run_limit").set_value(4).run()
+    run_plan = " ".join(m.value for m in at.markdown)
+    assert "**Planned:** 8 answers (4 questions, 1 model, 2 context modes)" in run_plan, run_plan
     next(b for b in at.button if b.label == "Run").click().run()
     settle(at)  # the run is a background job
     assert not at.exception

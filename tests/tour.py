@@ -8,8 +8,10 @@ the README's pictures (one per page), so they are made by the same steps a new u
 from __future__ import annotations
 
 import argparse
+import re
 import sqlite3
 import sys
+import time
 from pathlib import Path
 
 from selenium.webdriver.common.by import By
@@ -63,6 +65,9 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     b.wait_text("Demo: the sample EIS", 120)
     b.wait_until(lambda t: t.count(" tokens in · ") == DEMO_CELLS, 600, "the demo grid did not fill")
     assert "Verdict:" in b.body_text() and "Sources: p." in b.body_text()
+    took = re.search(r"The demo's 18 answers took (\d+) s", b.body_text())
+    assert took, "the demo says how long it took"
+    print(f"tour: demo {took.group(1)} s (the models loaded on first use)")
     _shot(b, shots, "ask.png")
     question = b.wait_for_css("textarea[aria-label='Question']")
     question.send_keys("What mitigation is proposed for wetlands at the selected site?", Keys.TAB)
@@ -93,8 +98,11 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     name = b.wait_for_css("input[aria-label^='Your name']", 60)
     name.send_keys("Ada Expert\n")
     b.wait_text("Item 1 of 20", 60)
+    started = time.perf_counter()
     b.click_button("All yes, save and next")
     b.wait_text("1 of 20 reviewed by you", 60)
+    print(f"tour: a save, as the reviewer sees it (click to the next item on screen): "
+          f"{time.perf_counter() - started:.2f} s")
     assert _labels(server, "Ada Expert") == {"type_correct": "yes", "answer_correct": "yes", "proof_supports": "yes"}
     name = b.wait_for_css("input[aria-label^='Your name']", 60)
     name.send_keys(Keys.CONTROL, "a")
@@ -102,7 +110,12 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     b.wait_text("0 of 20 reviewed by you", 60)
     b.keys("1", "4", "6")  # type yes, answer no, proof yes
     from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
 
+    # the three answers are in once the save button is enabled; then the keyboard saves
+    WebDriverWait(b.driver, 30).until(EC.element_to_be_clickable(
+        (By.XPATH, "//button[contains(normalize-space(.), 'Save and next')][not(@disabled)]")))
     ActionChains(b.driver).key_down(Keys.CONTROL).send_keys(Keys.ENTER).key_up(Keys.CONTROL).perform()
     b.wait_text("1 of 20 reviewed by you", 60)
     assert _labels(server, "Ben Reviewer") == {"type_correct": "yes", "answer_correct": "no", "proof_supports": "yes"}
@@ -121,6 +134,7 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     b.click_button("Run", exact=True)
     b.wait_text("Unparsed", 600)
     b.click_tab("Results")
+    b.wait_text("SmolLM2-135M", 60)  # the run made here is in the Results tab without a reload
     _shot(b, shots, "enviroexam.png")
     b.click_tab("Take the quiz")
     b.click_button("Score me")

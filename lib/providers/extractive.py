@@ -18,7 +18,7 @@ from ..verdict import NO, YES, is_negated
 from .base import Answer, ModelOptions, Provider, Request
 
 MAX_CANDIDATES = 64
-MIN_WORDS = 5
+MIN_WORDS = 4
 
 # "[2] (FEIS › 4.3 Wetlands, p. 71)", as rag_context writes a source's header
 _SOURCE_HEADER = re.compile(r"^\[(\d{1,3})\] \((.*)\)$")
@@ -29,7 +29,7 @@ _PAGES_IN_LABEL = re.compile(r"\bpp?\. (\d+)(?:[–-](\d+))?$")
 _GLYPHS = re.compile(r"[\u2022\u2023\u2043\u2219\u25aa\u25ab\u25a0\u25a1\u25cf\u25cb\u25e6\u2610\u2611\u2612"
                      r"\u27a2\u2713\u2714\u00b7\uf020-\uf0ff\ufffd]")
 _LEADERS = re.compile(r"(\.\s?){4,}|…{2,}|_{4,}")
-_STARTS_BADLY = re.compile(r"^[a-z,;:.)\]}\-–—]")  # a chunk's first words, cut from the sentence before
+_STARTS_BADLY = re.compile(r"^[a-z,;:.)\]}–—]")  # a chunk's first words, cut from the sentence before
 _ENDS_WELL = re.compile(r"[.!?][\"”')\]]*$")
 
 
@@ -55,12 +55,24 @@ def clean(text: str) -> str:
     return " ".join(_GLYPHS.sub(" ", text).split())
 
 
+_KEEP = "\ue000"  # stands in for the "!" of "![", which pysbd takes for a sentence end
+
+
 def split_sentences(text: str) -> list[str]:
-    """pysbd's sentences of ``text`` (after ``clean``), stripped."""
-    text = clean(text)
+    """pysbd's sentences of ``text`` (after ``clean``), stripped. A piece that starts in lower case or with
+    closing punctuation continues the one before (pysbd split it at a mark that does not end a sentence)."""
+    text = clean(text).replace("![", _KEEP + "[")
     if not text:
         return []
-    return [s.strip() for s in _segmenter().segment(text) if s.strip()]
+    out: list[str] = []
+    for piece in (p.strip() for p in _segmenter().segment(text)):
+        if not piece:
+            continue
+        if out and _STARTS_BADLY.match(piece):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return [p.replace(_KEEP, "!") for p in out]
 
 
 def is_whole(sentence: str) -> bool:
