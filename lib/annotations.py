@@ -245,12 +245,12 @@ def labels(engine: Engine | None = None, include_adjudicated: bool = False) -> l
 
 
 def experts(engine: Engine | None = None) -> list[str]:
-    """The names a reviewer picks from: everyone who has labelled here, then the listed adjudicators; sorted
-    without case, so "Alice" is found where "alice" would be."""
+    """The names a reviewer picks from: everyone who has labelled here, sorted without case. Adjudicators are not
+    offered until they have labelled: the list must not advertise the names that may set final labels."""
     t = store.labels
     with _engine(engine).connect() as c:
         names = [r[0] for r in c.execute(select(t.c.annotator).distinct()) if r[0] != ADJUDICATOR]
-    return sorted(dict.fromkeys([*names, *adjudicators()]), key=str.casefold)
+    return sorted(dict.fromkeys(names), key=str.casefold)
 
 
 def similar_expert(name: str, known: Sequence[str]) -> str | None:

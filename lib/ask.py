@@ -66,8 +66,15 @@ class AskResult:
         return d
 
     def notice(self) -> str | None:
+        """The truncation notice, saying how this model's tokens were counted (its tokenizer, or an estimate)."""
+        from .providers import registry
+
+        try:
+            unit = registry.get(self.model).count_unit
+        except Exception:  # noqa: BLE001 - a model no longer configured: the figure stands without the unit
+            unit = ""
         return Context("pdf", truncated=self.truncated, kept_fraction=self.kept_fraction,
-                       total_tokens=self.total_tokens, per_document=self.per_document).notice()
+                       total_tokens=self.total_tokens, per_document=self.per_document).notice(unit)
 
 
 _counters: dict[tuple[str, str, int], dict[str, int]] = {}

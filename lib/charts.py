@@ -182,10 +182,13 @@ def share_correct(agg: pd.DataFrame) -> alt.Chart:
 
 
 def share_correct_by_type(pt: pd.DataFrame) -> alt.Chart:
+    """Horizontal bars, one row of types per label, so ten type names never overlap; each type says its n."""
     return alt.Chart(pt).mark_bar().encode(
-        x=alt.X("type:N", title=None), y=alt.Y("share:Q", axis=alt.Axis(format="%")), color="rule:N",
-        xOffset="rule:N", row=alt.Row("label:N", title=None)).properties(
-        height=140, title="Share correct by question type")
+        y=alt.Y("type:N", title=None, axis=alt.Axis(labelLimit=220)), x=alt.X("share:Q", axis=alt.Axis(format="%"),
+                                                                              scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("rule:N", title="rule"), yOffset="rule:N", row=alt.Row("label:N", title=None),
+        tooltip=["label", "type", "rule", alt.Tooltip("share:Q", format=".0%")]).properties(
+        height=alt.Step(9), width=420, title="Share correct by question type")
 
 
 # ----- benchmark items and runs ----------------------------------------------------------------------------------
@@ -205,7 +208,7 @@ def run_title(run: dict, model_label, mode_labels: dict, with_date: bool = True)
     parts = [models, modes, f"{n} item{'' if n == 1 else 's'}" if n else ""]
     if with_date and run.get("created_at"):
         try:
-            parts.append(pd.Timestamp(run["created_at"]).strftime("%d %b %Y %H:%M"))
+            parts.append(pd.Timestamp(run["created_at"]).strftime("%d %b %Y %H:%M:%S"))
         except ValueError:
             parts.append(str(run["created_at"])[:16])
     return " · ".join(p for p in parts if p)

@@ -30,28 +30,36 @@ class Chunk:
 # Navigation text: a table of contents, a list of tables or figures. Its chunks repeat every heading with a page
 # number, so they match many queries by words and by meaning while answering none; they are marked at ingest and
 # ranked after every other chunk (kept, so citations and the full text stay whole).
-_LEADERS = r"(?:(?:\.\s?){4,}|…{2,}|_{5,})"
-_LEADER = re.compile(_LEADERS)
-# a heading with a number or a Table/Figure/Appendix name, dot leaders, and a page reference: "ES.1.3 Decisions … ES-1"
-_TOC_LINE = re.compile(r"^\s*(?:(?:[A-Z]{1,3}[.-])?\d+(?:[.-]\d+)*\.?|Table|Figure|Chapter|Appendix|Section|"
-                       r"Attachment|Exhibit|Part)\b.*?" + _LEADERS + r"\s*[\w.–-]{0,10}[0-9ivxlcIVXLC]\s*$",
-                       re.M | re.I)
-_LEADER_LINE = re.compile(_LEADERS + r"\s*[\w.–-]{0,10}[0-9ivxlcIVXLC]\s*$", re.M)
+_LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|_{5,}")
+_PAGE_REF = re.compile(r"\s*[\w.–-]{0,10}[0-9ivxlcIVXLC]\s*$")  # "ES-12", "4-3", "iv" at a line's end
+_TOC_START = re.compile(r"^\s*(?:(?:[A-Z]{1,3}[.-])?\d+(?:[.-]\d+)*\.?|Table|Figure|Chapter|Appendix|Section|"
+                        r"Attachment|Exhibit|Part)\b", re.I)
 _TOC_HEADING = re.compile(r"\b(?:table of contents|contents|list of (?:tables|figures|exhibits|appendices))\b", re.I)
+
+
+def _leader_line(line: str) -> bool:
+    """Dot leaders followed by a page reference at the end of the line."""
+    found = list(_LEADER.finditer(line))
+    return bool(found) and bool(_PAGE_REF.fullmatch(line[found[-1].end():]))
 
 
 def is_navigation(text: str) -> bool:
     """A table-of-contents-like chunk: two numbered (or Table/Figure) headings with dot leaders and page numbers;
-    one such line when leaders fill a quarter of the text; a page reference after leaders filling 40% of it; or a contents heading over dot-leader lines. A data
-    table whose rows use dot leaders ("Acres disturbed ..... 45") is not one."""
-    toc_lines = len(_TOC_LINE.findall(text))
+    one such line when leaders fill a quarter of the text; a page reference after leaders filling 40% of it; or
+    a contents heading over dot-leader lines. A data table whose rows use dot leaders ("Acres disturbed ..... 45")
+    is not one. Linear in the text (it runs on every chunk at ingest)."""
+    if "...." not in text and ". . . ." not in text and "……" not in text and "_____" not in text:
+        return False
+    lines = text.splitlines()
+    leader_lines = [ln for ln in lines if _leader_line(ln)]
+    toc_lines = sum(1 for ln in leader_lines if _TOC_START.match(ln))
     if toc_lines >= 2:
         return True
     leaders = sum(len(m.group(0)) for m in _LEADER.finditer(text))
     size = max(1, len(text.strip()))
-    if (toc_lines == 1 and leaders >= 0.25 * size) or (leaders >= 0.4 * size and _LEADER_LINE.search(text)):
+    if (toc_lines == 1 and leaders >= 0.25 * size) or (leaders >= 0.4 * size and leader_lines):
         return True
-    return bool(_TOC_HEADING.search(text)) and bool(_LEADER_LINE.search(text))
+    return bool(_TOC_HEADING.search(text)) and bool(leader_lines)
 
 
 def assign_sections(chunks: list[Chunk], toc: Sequence[Sequence], pages: Sequence[Page]) -> list[Chunk]:

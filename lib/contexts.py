@@ -23,11 +23,12 @@ class Context:
     parts: list[str] = field(default_factory=list)  # RAG: one block per passage, in order
     per_document: str = ""  # several documents: what was kept of each
 
-    def notice(self) -> str | None:
+    def notice(self, unit: str = "") -> str | None:
+        """'truncated: kept 38% of 612K tokens', with how the model's tokens were counted where ``unit`` says."""
         if not self.truncated:
             return None
-        note = (f"truncated: kept {self.kept_fraction:.0%} of {_short(self.total_tokens)} tokens "
-                "(counted by this model's tokenizer)")
+        note = f"truncated: kept {self.kept_fraction:.0%} of {_short(self.total_tokens)} tokens"
+        note += f" ({unit})" if unit else ""
         return f"{note} ({self.per_document})" if self.per_document else note
 
 

@@ -120,6 +120,18 @@ def benchmark(n_items: int, models: Sequence[str], modes: Sequence[str], engine:
     return Estimate(sum(p["calls"] for p in parts), _total(parts, workers), parts)
 
 
+TARGET_S = 60.0  # defaults aim at about a minute of work
+
+
+def items_that_fit(seconds_per_item: float, available: int, target: float = TARGET_S) -> int:
+    """How many items a default run should take so it finishes in about ``target`` seconds: 0 (all of them) when
+    all fit, else at least 1."""
+    if seconds_per_item <= 0:
+        return 0
+    fit = int(target // seconds_per_item)
+    return 0 if fit >= available else max(1, fit)
+
+
 def _job_rates(kind: str, model_id: str, calls_of: Any, engine: Any) -> Rate | None:
     """Seconds per call from finished jobs of a kind with that model (jobs record start, end and parameters)."""
     t = store.jobs

@@ -21,7 +21,7 @@ from sqlalchemy.engine import Engine
 
 from . import annotations as ann
 from . import store
-from .benchmark.generate import DEFINITIONS
+from .benchmark.generate import GUIDELINES
 from .errors import UserError
 from .pool import run_tasks
 from .providers import registry
@@ -78,7 +78,7 @@ def is_llm(provider: Provider) -> bool:
 
 
 def render(item: dict, proof_chars: int = 6000) -> str:
-    definitions = "\n".join(f"- {t}: {d}" for t, d in DEFINITIONS.items())
+    definitions = "\n".join(f"- {t}: {d}" for t, d in GUIDELINES.items())  # the text the experts read
     checks = "\n".join(
         f"- {name}: {QUESTIONS[name]} ({' / '.join(VALUES[name])})"
         + (" Use unsure only when the proof and your knowledge cannot settle it." if "unsure" in VALUES[name] else "")

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from lib import config
@@ -172,3 +173,8 @@ def code(text: object) -> str:
     fence = "`" * (max((len(run) for run in re.findall(r"`+", s)), default=0) + 1)
     pad = " " if s.startswith("`") or s.endswith("`") or (s.startswith(" ") and s.endswith(" ")) else ""
     return f"{fence}{pad}{s}{pad}{fence}"
+
+
+def tidy(df: pd.DataFrame, blank: str = "—") -> pd.DataFrame:
+    """A table for people: missing values (None, NaN, pandas' <NA>) shown as ``blank``, never as "None"."""
+    return df.astype(object).where(df.notna(), blank)

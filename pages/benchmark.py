@@ -21,7 +21,7 @@ from lib.contexts import MODE_LABELS, MODES
 from lib.job_kinds import benchmark_params, generate_params
 from lib.providers import registry
 from pages._jobs import watch
-from pages._ui import code, plain, run_safely, services
+from pages._ui import code, plain, run_safely, services, tidy
 
 st.title("📊 Benchmark")
 st.caption("Which model, with which context, answers EIS questions well? Closed items score 1/0 on the yes/no "
@@ -35,9 +35,6 @@ available = {p.id: p.label for p, ok, _ in registry.status_all() if ok}
 def label_of(model_id: str) -> str:
     """Our label for a model, for Markdown; an id we do not know (from a stored run) is shown as written."""
     return available.get(model_id) or plain(model_id)
-
-TARGET_S = 60  # defaults aim at about a minute of work
-
 
 def part_name(part: dict) -> str:
     """An estimate's part in plain words: "SmolLM2-135M (tiny local model) · RAG"."""
@@ -90,7 +87,8 @@ with tab_data:
         n_unmatched = sum(1 for it in items if it.doc in unmatched)
         if unmatched:
             st.warning(f"{n_unmatched} item(s) refer to documents that are not indexed ({plain(', '.join(unmatched))}): "
-                       "they run in the none and gold modes only. Index the PDF on the Documents page to add pdf/rag.")
+                       f"they run with {MODE_LABELS['none']} and {MODE_LABELS['gold']} only. Index the PDF on the "
+                       f"Documents page to add {MODE_LABELS['pdf']} and {MODE_LABELS['rag']}.")
         left_c, right_c = st.columns([3, 2])
         left_c.dataframe(charts.items_table(items), hide_index=True, width="stretch", height=300)
         right_c.altair_chart(charts.type_counts([it.question_type for it in items]), width="stretch")
@@ -151,8 +149,8 @@ with tab_gen:
                     st.text("\n".join(f"- {p}" for p in rep["problems"]))  # quotes the model's output: text
 
 def run_name(r: dict) -> str:
-    """Plain words for a run: its models, modes, item count and date (the id and settings are in its
-    configuration table)."""
+    """Plain words for a run: its models, modes, item count and start time to the second (its id and settings are
+    in its configuration table, under Results)."""
     return charts.run_title(r, lambda m: available.get(m, m), MODE_LABELS)
 
 
@@ -170,14 +168,16 @@ with tab_run:
         # Full PDF takes ~15–30 s an answer with the offline model: left out of the default, one click to add.
         modes = c2.multiselect("Context modes", MODES, default=["rag", "gold"], format_func=MODE_LABELS.get,
                                key="run_modes")
-        # The default item count is what the chosen models finish in about a minute here (measured times).
-        per_item = estimates.benchmark(1, models, modes).seconds if models and modes else 0.0
-        fit = int(TARGET_S // per_item) if per_item > 0 else len(items)
+        # The default item count is what the default models and modes finish in about a minute here, from measured
+        # times (set once, when the tab first shows; the estimate below follows every change).
+        fit = estimates.items_that_fit(estimates.benchmark(1, models, modes).seconds if models and modes else 0.0,
+                                       len(items))
         c3, c4, c5, c6 = st.columns(4)
         which = c3.selectbox("Items", ["all", *QUESTION_TYPES], format_func=lambda t: "all types" if t == "all" else t)
-        limit = c4.number_input("How many items (0 = all)", 0, len(items), 0 if fit >= len(items) else max(1, fit),
-                                key="run_limit", help="The default is what finishes in about a minute here.")
-        seed = c5.number_input("Random sample seed (-1 = in order)", -1, 10_000, 0 if 0 < fit < len(items) else -1,
+        limit = c4.number_input("How many items (0 = all)", 0, len(items), fit, key="run_limit",
+                                help="The starting value is what the default models finish in about a minute here; "
+                                     "the estimate below says how long your choice takes.")
+        seed = c5.number_input("Random sample seed (-1 = in order)", -1, 10_000, 0 if fit else -1, key="run_seed",
                                help="With a limit, a seeded random sample spreads the items over question types.")
         k = c6.slider("k (RAG)", 1, 10, 3)
         judges = ["(none: token-F1 proxy, not RAGAS)"] + [m for m in available if m != registry.EXTRACTIVE]
@@ -268,7 +268,9 @@ with tab_results:
                 return (f"temperature {'not sent (model default or no sampling)' if t is None else f'{t:g}'}, "
                         f"window {o.get('context_window'):,} tokens" + (f", seed {o['seed']}" if o.get("seed") is not None else ""))
 
-            rows = [("models", ", ".join(x["id"] for x in man.get("models", []))),
+            rows = [("run id (for `python -m lib bench --run-id`)", run_id),
+                    ("started", str(cfg.get("created_at", ""))[:19]),
+                    ("models", ", ".join(x["id"] for x in man.get("models", []))),
                     *((f"options sent to {x['id']}", opts(x["options"])) for x in man.get("models", [])),
                     ("judge", (man.get("judge") or {}).get("id", "none (token-F1 proxy)")),
                     ("embedder", man.get("embedder")), ("app version", man.get("app_version")),
@@ -276,7 +278,7 @@ with tab_results:
                        f"{d['chunk_overlap']} tokens, index generation {d['gen']}") for d in man.get("documents", [])),
                     *((f"setting {k}", str(v)) for k, v in man.get("settings", {}).items() if v is not None),
                     *((f"prompt {k}", f"sha256 {v}") for k, v in man.get("prompts", {}).items())]
-            st.dataframe(pd.DataFrame(rows, columns=["what", "value"]), hide_index=True, width="stretch")
+            st.dataframe(tidy(pd.DataFrame(rows, columns=["what", "value"])), hide_index=True, width="stretch")
         with st.expander("Rescore this run (no new answers)"):
             st.caption("Scores the stored answers again: with a judge model for RAGAS answer correctness, or with "
                        "the current yes/no parser. No answer is generated again.")

@@ -8,6 +8,7 @@ import streamlit as st
 from lib import config, jobs
 from lib import metadata as meta_lib
 from lib.ask import scope_ids
+from lib.chunking import is_navigation
 from lib.errors import UserError
 from lib.job_kinds import ingest_params, stage_upload
 from lib.providers import registry
@@ -94,8 +95,8 @@ with tab_add:
         cols[0].metric("Pages", res["pages"])
         cols[1].metric("Characters", f"{res.get('chars', 0):,}")
         cols[2].metric("Tokens (embedder)", f"{res.get('tokens', 0):,}",
-                       help="Counted by the embedding model's tokenizer (all-MiniLM-L6-v2). A chat model counts "
-                            "the same text with its own tokenizer, so its figure (on the Ask page) differs.")
+                       help=f"Counted by the embedding model's tokenizer ({emb.name}). A chat model counts the same "
+                            "text with its own tokenizer (or estimates it), so its figure on the Ask page differs.")
         cols[3].metric("Chunks", res["chunks"])
         cols[4].metric("Time", f"{res['seconds']:.1f} s")
         if res["empty_pages"]:
@@ -345,7 +346,9 @@ with tab_search:
                         name, tip = SCORE_LABELS[m]
                         with st.container(border=True):
                             st.markdown(f"**#{h.rank}** · {plain(where)}, {pages}")
-                            st.caption(f"{name} {h.score:.3f}", help=tip)
+                            moved = is_navigation(h.chunk.text)
+                            st.caption(f"{name} {h.score:.3f}" + (" · a table of contents: ranked after the text, "
+                                                                  "whatever its score" if moved else ""), help=tip)
                             text = " ".join(h.chunk.text.split())
                             st.text(text if len(text) <= SNIPPET else text[:SNIPPET].rsplit(" ", 1)[0] + " …")
                             if len(text) > SNIPPET:

@@ -12,7 +12,7 @@ from lib.errors import UserError
 from lib.job_kinds import exam_params
 from lib.providers import registry
 from pages._jobs import watch
-from pages._ui import plain, run_safely
+from pages._ui import plain, run_safely, tidy
 
 st.title("🎓 EnviroExam")
 st.caption("936 multiple-choice questions (210 dev, 726 test) over 42 environmental-science courses at bachelor, "
@@ -32,7 +32,7 @@ with tab_results:
     runs = ee.all_runs()
     board = charts.exam_leaderboard(ee.leaderboard(runs=runs))
     st.altair_chart(charts.exam_leaderboard_chart(board, ee.PUBLISHED, ee.RUN_HERE), width="stretch")
-    st.dataframe(board, hide_index=True, width="stretch", height=280)
+    st.dataframe(tidy(board), hide_index=True, width="stretch", height=280)
     st.caption("Ranked: the 31 published models and the full runs made here with the same settings (all 726 test "
                "questions, 0-shot, direct answers, one option order; a failed call or an unreadable answer counts as "
                "wrong, see failed / unparsed). Other runs are listed under **Partial runs and other settings** below, "
@@ -42,12 +42,12 @@ with tab_results:
     st.subheader("Partial runs and other settings")
     partial = ee.partial_runs(runs=runs)
     if partial:
-        st.dataframe(pd.DataFrame([{
+        st.dataframe(tidy(pd.DataFrame([{
             "model": r["label"], "not ranked because": r["why"], "questions": r["n_questions"],
             "of": r["n_planned"], "courses": r["n_courses"],
             "per course": r["limit"] or "all", "failed": r["failed"], "unparsed": r["unparsed"],
             "M": r["M"], "sigma": r["sigma"], "cv": r["cv"], "I": r["I"],
-            "course list": ", ".join(ee.course_title(c) for c in r["courses"])} for r in partial]),
+            "course list": ", ".join(ee.course_title(c) for c in r["courses"])} for r in partial])),
             hide_index=True, width="stretch", key="exam_partial_runs")
         st.caption("A question limit, a subset of the courses, a run not finished, or settings other than the "
                    "published board's (5-shot, chain of thought, circular, dev split): not comparable with the "
@@ -89,10 +89,10 @@ with tab_run:
         n_courses = len(chosen or courses)
         rate = estimates.exam_rate(model, shots, cot)
         per_q = rate.seconds * (ee.ROTATIONS if circular else 1)
-        fit = max(1, min(40, int(60 // max(per_q * n_courses, 1e-6))))  # about a minute of work by default
+        fit = estimates.items_that_fit(per_q * n_courses, 40) or 40  # per course: about a minute of work
         limit = st.number_input("Questions per course (0 = all)", 0, 40, fit, key="exam_limit",
-                                help="The default is what this model finishes in about a minute here; 0 asks all "
-                                     "726 test questions (the only run ranked on the leaderboard).")
+                                help="The starting value is what this model finishes in about a minute here; 0 asks "
+                                     "all 726 test questions (the only run ranked on the leaderboard).")
         planned = sum(min(limit, n) if limit else n for n in (len(ee.load_course(c)) for c in (chosen or courses)))
         est = estimates.exam(model, planned * (ee.ROTATIONS if circular else 1), shots, cot,
                              workers=4 if registry.get(model).concurrent else 1)

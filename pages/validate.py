@@ -15,7 +15,7 @@ from lib.benchmark.dataset import QUESTION_TYPES
 from lib.benchmark.generate import GUIDELINES
 from lib.errors import UserError
 from lib.providers import registry
-from pages._ui import plain, run_safely
+from pages._ui import plain, run_safely, tidy
 
 st.title("✅ Validate")
 st.caption("Experts check each item: is the question of its type, is the answer right, does the proof support it. "
@@ -187,7 +187,7 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
         if "_review_error" in st.session_state:
             st.error(plain(st.session_state.pop("_review_error")), icon="⚠️")
         if "_review_saved" in st.session_state:
-            st.caption(f"✓ Saved in {st.session_state.pop('_review_saved') * 1000:.0f} ms.")
+            st.caption(f"✓ Saved (database write: {st.session_state.pop('_review_saved') * 1000:.0f} ms).")
 
 
 # A tab switch reruns the page: the review panel saves without one (a fragment), so the other tabs show labels
@@ -211,7 +211,10 @@ with tab_review:
         seed = c3.number_input("Seed", 0, 10_000, 0)
         with c4.popover("📖 Guidelines", use_container_width=True):
             st.markdown(GUIDELINES)
-        review_panel(who, source, int(n), int(seed))
+        if tab_review.open is not False:  # the label keys (1–7, A, N, P) live only while this tab is shown
+            review_panel(who, source, int(n), int(seed))
+        else:
+            st.caption("Open this tab to review.")
 
 with tab_stats:
     labels = ann.labels()
@@ -256,7 +259,8 @@ with tab_stats:
         for qtype in sorted({items_meta.get(lb.item_id, "?") for lb in labels}):
             sub = [lb for lb in labels if items_meta.get(lb.item_id, "?") == qtype]
             for k, r in agreement_report(sub, LABEL_NAMES).items():
-                per_type.append({"type": qtype, "label": LABEL_NAMES[k], "either": r["either_rule"], "all": r["all_rule"]})
+                per_type.append({"type": f"{qtype} (n = {r['n_items']})", "label": LABEL_NAMES[k],
+                                 "either": r["either_rule"], "all": r["all_rule"]})
         if per_type:
             pt = pd.DataFrame(per_type).melt(id_vars=["type", "label"], var_name="rule", value_name="share").dropna()
             st.altair_chart(charts.share_correct_by_type(pt))
@@ -265,8 +269,10 @@ with tab_stats:
             for pair, p in r["cohen_pairs"].items():
                 cm = pd.DataFrame(p["confusion"], index=[f"{pair.split(' × ')[0]}: {c}" for c in p["categories"]],
                                   columns=[f"{pair.split(' × ')[1]}: {c}" for c in p["categories"]])
-                with st.expander(f"{LABEL_NAMES[k]} · {plain(pair)} · κ = {p['kappa']} "
-                                 f"({kappa_band(p['kappa'])}), n = {p['n']}"):
+                kappa = "—" if p["kappa"] is None else f"{p['kappa']:.2f}"
+                why = ("too few items to read" if p["n"] < SMALL_N else kappa_band(p["kappa"])) if p["kappa"] is not None \
+                    else "not defined: one value only"
+                with st.expander(f"{LABEL_NAMES[k]} · {plain(pair)} · κ = {kappa} ({why}), n = {p['n']}"):
                     st.dataframe(cm, width="stretch")
 
 with tab_adjudicate:
@@ -292,9 +298,10 @@ with tab_adjudicate:
                                     "experts said": " · ".join(f"{k}: {v}" for k, v in d["values"].items()),
                                     "final": d["final"] or "not settled"} for d in dis]),
                      hide_index=True, width="stretch")
-        opts = {f"{q_of(d['item_id'])} — {LABEL_NAMES.get(d['label'], d['label'])}": d for d in dis}
-        pick = st.selectbox("Open a disagreement", list(opts), key="adj_pick")
-        d = opts[pick]
+        # picked by position: two items may share a question's wording (NEPAQuAD reuses it across EISs)
+        pick = st.selectbox("Open a disagreement", range(len(dis)), key="adj_pick", format_func=lambda i: (
+            f"{q_of(dis[i]['item_id'])} — {LABEL_NAMES.get(dis[i]['label'], dis[i]['label'])} ({dis[i]['item_id']})"))
+        d = dis[pick or 0]
         it = meta.get(d["item_id"]) or {}
         left, right = st.columns([3, 2])
         with left:
@@ -383,9 +390,9 @@ with tab_judge:
             st.markdown(f"**{LABEL_NAMES[name]}** · {r['n_judged']} item(s) labelled by the judge")
             pairs = [(f"expert: {who}", who, c) for who, c in r["vs_experts"].items()]
             pairs.append(("adjudicated label", "the adjudicated label", r["vs_adjudicated"]))
-            st.dataframe(pd.DataFrame([{"compared with": col, "n": c["n"], "% agreement": c["percent"],
+            st.dataframe(tidy(pd.DataFrame([{"compared with": col, "n": c["n"], "% agreement": c["percent"],
                                         "Cohen's κ": c["kappa"], "κ reading": kappa_band(c["kappa"]),
-                                        "note": c["note"] or ""} for col, _, c in pairs]),
+                                        "note": c["note"] or ""} for col, _, c in pairs])),
                          hide_index=True, width="stretch")
             st.text("\n".join(jr.sentence(shown, other, c) for _, other, c in pairs))
             if any(0 < c["n"] < jr.SMALL_SAMPLE for _, _, c in pairs):
@@ -397,8 +404,8 @@ with tab_judge:
         jrows = jr.judge_rows(shown)
         failed = [r for r in jrows if r["status"] == "failed"]
         with st.expander(f"The judge's labels ({len(jrows)} rows, {len(failed)} failed)"):
-            st.dataframe(pd.DataFrame([{k: r[k] for k in ("item_id", "label", "value", "status", "error", "raw",
-                                                          "created_at")} for r in jrows]),
+            st.dataframe(tidy(pd.DataFrame([{k: r[k] for k in ("item_id", "label", "value", "status", "error", "raw",
+                                                          "created_at")} for r in jrows])),
                          hide_index=True, width="stretch")
 
 with tab_io:

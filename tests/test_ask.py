@@ -59,7 +59,7 @@ def test_pdf_mode_truncates_to_model_window(services, sample_doc):
     assert r.error is None, r.error
     assert r.truncated and 0 < r.kept_fraction < 1
     assert r.tokens_in <= p.context_window
-    assert r.notice().startswith("truncated: kept ")
+    assert r.notice().startswith("truncated: kept ") and r.notice().endswith("(counted by the model's own tokenizer)")
     assert r.total_tokens > 10_000
 
 

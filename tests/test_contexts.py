@@ -40,7 +40,8 @@ def test_pdf_context_keeps_fraction_and_notice():
 
 def test_notice_format_in_thousands():
     ctx = Context("pdf", truncated=True, kept_fraction=0.38, total_tokens=612_000)
-    assert ctx.notice() == "truncated: kept 38% of 612K tokens (counted by this model's tokenizer)"
+    assert ctx.notice() == "truncated: kept 38% of 612K tokens"
+    assert ctx.notice("counted in words") == "truncated: kept 38% of 612K tokens (counted in words)"
 
 
 def test_gold_context_requires_passage():

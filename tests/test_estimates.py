@@ -67,3 +67,10 @@ def test_generation_rate_from_finished_jobs(tmp_path):
     est = estimates.generation("local/smollm2-135m", 3, {"closed": 1, "recall": 1}, eng)
     # the finished job made 2 passages × 2 types = 4 calls in 60 s: 15 s a call; this plan is 6 calls
     assert est.calls == 6 and abs(est.seconds - 90.0) < 1e-9 and not est.guessed
+
+
+def test_items_that_fit_a_minute():
+    assert estimates.items_that_fit(3.0, 155) == 20  # 60 s / 3 s
+    assert estimates.items_that_fit(0.5, 20) == 0  # all 20 fit: 0 means all
+    assert estimates.items_that_fit(400.0, 20) == 1  # never fewer than one
+    assert estimates.items_that_fit(0.0, 20) == 0

@@ -100,3 +100,24 @@ def test_smollm2_no_longer_loops_on_the_sample():
         sents = _sentences(r.answer)
         assert sents and len(sents) == len(set(sents)), r.answer
         assert r.tokens_out <= 96, r.tokens_out
+
+
+def test_extractive_on_the_sample_gold_passages_quotes_whole_sentences_of_them():
+    """The sample's real passages: a numbered heading glued to a sentence ("ES.1.6 Coordination with Regulatory
+    Agencies In addition …"), "-\\t" list markers, headings on their own lines. Every answer must be made of whole
+    sentences of the passage, checked against the passage text (bench/offline_answers.spliced, which does not use
+    the code that picks the sentences), with no list marker or heading."""
+    from bench.offline_answers import _GLYPH, spliced
+    from lib.benchmark.dataset import load_sample_items
+
+    items = load_sample_items()
+    by_id = {it["ID"]: it for it in items}
+    first = ExtractiveProvider().generate(Request(prompt="", question=by_id["EIS00001"]["question"], closed=True,
+                                                  context=by_id["EIS00001"]["context"]))
+    assert first.text.startswith("Yes. In addition to public participation,") and "ES.1.6" not in first.text
+    for it in items[:40]:
+        closed = it["question_type"] == "closed"
+        ans = ExtractiveProvider().generate(Request(prompt="", question=it["question"], closed=closed,
+                                                    context=it["context"]))
+        assert not spliced(ans.text, it["context"], closed), (it["ID"], ans.text)
+        assert not _GLYPH.search(ans.text), (it["ID"], ans.text)

@@ -128,6 +128,9 @@ class Provider(ABC):
         return {"id": self.id, "label": self.label, "options": self.options.as_dict(),
                 "capabilities": sorted(self.capabilities)}
 
+    # how count_tokens counts, in words for the page ("48K tokens, estimated at about 4 characters a token")
+    count_unit: str = "estimated at about 4 characters a token"
+
     def count_tokens(self, text: str) -> int:
         """A fair estimate when no tokenizer ships offline: about 4 characters per token."""
         return max(1, (len(text) + 3) // 4) if text else 0

@@ -29,6 +29,11 @@ _PAGES_IN_LABEL = re.compile(r"\bpp?\. (\d+)(?:[–-](\d+))?$")
 _GLYPHS = re.compile(r"[\u2022\u2023\u2043\u2219\u25aa\u25ab\u25a0\u25a1\u25cf\u25cb\u25e6\u2610\u2611\u2612"
                      r"\u27a2\u2713\u2714\u00b7\uf020-\uf0ff\ufffd]")
 _LEADERS = re.compile(r"(\.\s?){4,}|…{2,}|_{4,}")
+_BULLET = re.compile(r"^(?:[-–—*•▪◦■●o\uf020-\uf0ff]|\(?[a-z0-9]\)|[0-9]{1,2}\.)[\t ]+")  # "-\t", "• ", "(a) ", "1. " list markers
+_INLINE_ITEM = re.compile(r"(?:(?<=[:.;])|(?<=[:.;] ))[ \t]+(?=(?:[-–•▪o\uf020-\uf0ff])[\t ]+[A-Z])")
+_SECTION_NO = re.compile(r"^(?:[A-Z]{1,3}[.-])?\d+(?:\.\d+)+\.?\s+|^(?:[A-Z]{1,3}[.-])?\d+\.\d*\s+(?=[A-Z])")
+_SMALL = {"a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "the", "to", "with",
+          "within", "under", "over", "vs", "per"}
 _STARTS_BADLY = re.compile(r"^[a-z,;:.)\]}–—]")  # a chunk's first words, cut from the sentence before
 _ENDS_WELL = re.compile(r"[.!?][\"”')\]]*$")
 
@@ -75,6 +80,32 @@ def split_sentences(text: str) -> list[str]:
     return [p.replace(_KEEP, "!") for p in out]
 
 
+def strip_heading(sentence: str) -> str:
+    """A sentence with the numbered heading the PDF text glued to its front taken off: "ES.1.6 Coordination with
+    Regulatory Agencies In addition to public participation, …" → "In addition to public participation, …". The
+    heading runs while words are capitalised or small; the sentence starts at the first capitalised word followed
+    by a lower-case word that is not a small one. A numbered heading with no sentence after it returns ""."""
+    m = _SECTION_NO.match(sentence)
+    if not m:
+        return sentence
+    words = sentence[m.end():].split(" ")
+    for i, w in enumerate(words[:-1]):
+        nxt = words[i + 1]
+        if w[:1].isupper() and nxt[:1].islower() and nxt.strip(",;:").lower() not in _SMALL:
+            return " ".join(words[i:])
+        if not (w[:1].isupper() or w.lower() in _SMALL or w[:1].isdigit()):
+            return ""  # lower-case prose right after the number: not a heading we can take off safely
+    return ""
+
+
+def _heading_line(line: str) -> bool:
+    """A line that is a heading of its own ("Wetlands", "Coordination with Regulatory Agencies"): short, no
+    closing punctuation, and every longer word capitalised."""
+    words = line.split()
+    return (0 < len(words) <= 8 and not re.search(r"[.!?:;,]$", line)
+            and all(w[:1].isupper() or w[:1].isdigit() or w.lower() in _SMALL for w in words))
+
+
 def is_whole(sentence: str) -> bool:
     """A quotable sentence: does not start in lower case or with closing punctuation; ends with a full stop, question or
     exclamation mark; has at least MIN_WORDS words; no dot leaders (a table of contents)."""
@@ -92,10 +123,13 @@ def context_sentences(context: str) -> list[Sentence]:
 
     def flush() -> None:
         for s in split_sentences("\n".join(lines)):
-            if is_whole(s):
+            s = strip_heading(s)
+            if s and is_whole(s):
                 out.append(Sentence(s, source, page, len(out)))
         lines.clear()
 
+    # list items run together on one line ("Tax Revenues: o Local governments … o Both counties …") go on lines
+    context = _INLINE_ITEM.sub("\n", context)
     for line in context.splitlines():
         stripped = line.strip()
         head = _SOURCE_HEADER.match(stripped)
@@ -108,6 +142,15 @@ def context_sentences(context: str) -> list[Sentence]:
                 page = m.group(0) if m else ""
             elif page_mark:
                 page = f"p. {page_mark.group(1)}"
+            continue
+        bullet = _BULLET.match(stripped)
+        if bullet:  # a list item starts a new passage, without its marker
+            flush()
+            stripped = stripped[bullet.end():].strip()
+        if _heading_line(stripped):  # a heading line stands alone (and is never quoted: it is no sentence)
+            flush()
+            lines.append(stripped)
+            flush()
             continue
         lines.append(stripped)
     flush()
@@ -134,6 +177,7 @@ def _cite(s: Sentence) -> str:
 class ExtractiveProvider(Provider):
     family, model_name = "local", "extractive"
     local = True  # runs here (on the embedder), beside the other local work
+    count_unit = "counted in words"
     aliases = ("extractive",)
     label = "Extractive baseline (no LLM)"
     options = ModelOptions(temperature=None, context_window=100_000)

@@ -52,6 +52,7 @@ class LlamaCppProvider(Provider):
     """A GGUF model run by llama.cpp: greedy decoding (temperature 0, seed 0), yes/no and A–D by likelihood."""
 
     concurrent = False  # one llama.cpp context; the 2 cores are shared anyway
+    count_unit = "counted by the model's own tokenizer"
     local = True
     capabilities = frozenset({LIKELIHOOD})
 
