@@ -55,6 +55,7 @@ def test_benchmark_page_runs_sample_and_charts(services, sample_doc):
     at.multiselect(key="run_models").set_value(["local/extractive"]).run()
     at.multiselect(key="run_modes").set_value(["rag", "gold"]).run()
     at.number_input(key="run_limit").set_value(4).run()
+    at.number_input(key="run_seed").set_value(-1).run()  # the first four, in order: two closed, two comparison
     run_plan = " ".join(m.value for m in at.markdown)
     assert "**Planned:** 8 answers (4 questions, 1 model, 2 context modes)" in run_plan, run_plan
     next(b for b in at.button if b.label == "Run").click().run()
