@@ -116,9 +116,10 @@ def exam_leaderboard_chart(board: pd.DataFrame, published: str, here: str) -> al
     """Every model named on its bar (no label is dropped for overlap), runs made here in green with the I value
     at the end of the bar, so the model run here is easy to find among the published ones."""
     data = board.dropna(subset=["I"])
+    order = list(data.sort_values("I", ascending=False)["model"])  # best first (a layered chart drops sort="-x")
     base = alt.Chart(data).encode(
         x=alt.X("I:Q", title="composite index I = M × (1 − CV)"),
-        y=alt.Y("model:N", sort="-x", title=None, axis=alt.Axis(labelOverlap=False, labelLimit=260, labelFontSize=11)),
+        y=alt.Y("model:N", sort=order, title=None, axis=alt.Axis(labelOverlap=False, labelLimit=260, labelFontSize=11)),
         tooltip=["model", "source", "M", "sigma", "cv", "I", "n"])
     bars = base.mark_bar().encode(color=alt.Color("source:N", title=None, legend=alt.Legend(orient="bottom"),
                                                   scale=alt.Scale(domain=[published, here],

@@ -495,8 +495,17 @@ def _display_id(model: str) -> str:
         return model
 
 
+def model_label(model_id: str) -> str:
+    """The model's name as the app shows it ("SmolLM2-135M (tiny local model)"); its id when it is not configured
+    here any more."""
+    try:
+        return registry.get(model_id).label or model_id
+    except Exception:  # noqa: BLE001 - a run of a model no longer configured keeps its id
+        return model_id
+
+
 def run_label(r: dict[str, Any]) -> str:
-    return (f"{r['model']} · {r['shots']}-shot" + (" · CoT" if r["cot"] else "") + (" · circular" if r["circular"] else "")
+    return (f"{model_label(r['model'])} · {r['shots']}-shot" + (" · CoT" if r["cot"] else "") + (" · circular" if r["circular"] else "")
             + ("" if r["split"] == "test" else f" · {r['split']} split"))
 
 

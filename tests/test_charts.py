@@ -54,3 +54,5 @@ def test_exam_leaderboard_names_every_bar_and_labels_runs_made_here():
     bars, labels = spec["layer"]
     assert bars["encoding"]["y"]["axis"]["labelOverlap"] is False  # no model name is dropped for lack of room
     assert labels["mark"]["type"] == "text" and "run here" in str(labels["transform"])  # the run here is labelled
+    order = bars["encoding"]["y"]["sort"]
+    assert order[0] == "published-model-30" and order[-1] == "SmolLM2-135M (tiny local model)"  # best first
