@@ -16,7 +16,7 @@ st.markdown(
 )
 
 st.subheader("Start here")
-tour = st.columns(6)
+tour = [*st.columns(3), *st.columns(3)]  # two rows of three: each step's name fits
 for col, (page, icon, step, what) in zip(tour, [
     ("pages/documents.py", "📄", "1 · Documents", "Click **Load sample EIS** (a 74-page EIS), or upload your own PDFs."),
     ("pages/ask.py", "💬", "2 · Ask", "Press **One-click demo**, then type your own question and press **Run**."),

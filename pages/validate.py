@@ -143,7 +143,7 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
             st.markdown(f"**{question}**")
             cols = st.columns(len(KEYS[label]))
             for col, (value, k) in zip(cols, KEYS[label].items(), strict=True):
-                col.button(f"{value} ({k})", key=f"b_{label}_{value}_{iid}", shortcut=k, width="stretch",
+                col.button(value, key=f"b_{label}_{value}_{iid}", shortcut=k, width="stretch",  # the key shows beside
                            type="primary" if draft.get(label) == value else "secondary",
                            on_click=draft.__setitem__, args=(label, value))
             if label == "type_correct" and draft.get("type_correct") == "no":
@@ -170,19 +170,21 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
             st.session_state[key] = min(pos + 1, len(item_ids) - 1)
 
         complete = all(draft.get(lb) for lb in QUESTIONS)
-        s1, s2 = st.columns(2)
-        s1.button("Save and next ▶ (Ctrl+Enter)", type="primary", disabled=not complete, key=f"save_{iid}",
+        s1 = st.container()
+        s1.button("Save and next ▶", type="primary", disabled=not complete, key=f"save_{iid}",
                   shortcut="Ctrl+Enter", width="stretch",
                   on_click=lambda: save({**draft, "true_type": draft.get("true_type", "")
                                          if draft.get("type_correct") == "no" else ""}),
                   help=None if complete else "Answer the three questions first.")
-        s2.button("All yes, save and next (A)", key=f"allyes_{iid}", shortcut="A", width="stretch",
+        s2 = st.container()
+        s2.button("All yes ▶", key=f"allyes_{iid}", shortcut="A", width="stretch",
+                  help="Yes to all three questions, save, and go to the next item",
                   on_click=lambda: save({"type_correct": "yes", "true_type": "", "answer_correct": "yes",
                                          "proof_supports": "yes", "comment": draft.get("comment", "")}))
         b1, b2 = st.columns(2)
-        b1.button("◀ Previous (P)", key=f"prev_{iid}", disabled=pos == 0, shortcut="P", width="stretch",
+        b1.button("◀ Previous", key=f"prev_{iid}", disabled=pos == 0, shortcut="P", width="stretch",
                   on_click=lambda: st.session_state.__setitem__(key, pos - 1))
-        b2.button("Skip ▶ (N)", key=f"skip_{iid}", disabled=pos >= len(item_ids) - 1, shortcut="N", width="stretch",
+        b2.button("Skip ▶", key=f"skip_{iid}", disabled=pos >= len(item_ids) - 1, shortcut="N", width="stretch",
                   on_click=lambda: st.session_state.__setitem__(key, pos + 1))
         if "_review_error" in st.session_state:
             st.error(plain(st.session_state.pop("_review_error")), icon="⚠️")

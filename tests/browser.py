@@ -119,9 +119,18 @@ class Browser:
             xp = f"//button[not(@role='tab')][normalize-space(.) = {label!r}]"
         else:
             xp = f"//button[.//*[contains(normalize-space(.), {label!r})] or contains(normalize-space(.), {label!r})]"
-        btn = WebDriverWait(self.driver, timeout).until(EC.element_to_be_clickable((By.XPATH, xp)))
-        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", btn)
-        btn.click()
+        from selenium.common.exceptions import StaleElementReferenceException
+
+        for attempt in range(5):  # the page may rerun between finding the button and clicking it
+            try:
+                btn = WebDriverWait(self.driver, timeout).until(EC.element_to_be_clickable((By.XPATH, xp)))
+                self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", btn)
+                btn.click()
+                return
+            except StaleElementReferenceException:
+                if attempt == 4:
+                    raise
+                time.sleep(0.5)
 
     def click_tab(self, label: str) -> None:
         xp = f"//*[@role='tab'][contains(normalize-space(.), {label!r})]"

@@ -59,6 +59,7 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     # 0. Home says what to click first
     b.open("")
     b.wait_text("Start here", 60)
+    b.wait_text("Indexed documents", 120)  # the store is open (the embedder loads in the background)
     _shot(b, shots, "home.png")
 
     # 1. Documents: a bad upload says why, in the list, without a click; then the sample in one click
@@ -126,7 +127,7 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     name.send_keys("Ada Expert\n")
     b.wait_text("Item 1 of 20", 60)
     started = time.perf_counter()
-    b.click_button("All yes, save and next")
+    b.click_button("All yes")
     b.wait_text("1 of 20 reviewed by you", 60)
     saved_in = time.perf_counter() - started
     print(f"tour: a save, as the reviewer sees it (click to the next item on screen): {saved_in:.2f} s")
