@@ -226,6 +226,7 @@ if st.button("Run", type="primary", disabled=not (question and models and modes)
     else:
         results = run_grid(question, models, modes, doc_id, closed, gold, balanced)
         st.session_state["last_grid"] = (question, models, modes, [r.__dict__ for r in results])
+        st.rerun()  # drawn again from the session: no half-written streaming text is left on screen
 elif st.session_state.get("last_grid"):
     q, ms, mds, rows = st.session_state["last_grid"]
     st.text(q)
@@ -264,6 +265,7 @@ if demo:
     if progress is not None:
         progress.bar.empty()
         demo["seconds"] = demo.get("busy", 0.0)
+        st.rerun()  # drawn again from the session: no half-written streaming text is left on screen
     if demo.get("seconds") is not None:
         st.caption(f"The demo's {cells * len(DEMO_ITEMS)} answers took {demo['seconds']:.0f} s.")
 

@@ -94,7 +94,7 @@ with tab_data:
         right_c.altair_chart(charts.type_counts([it.question_type for it in items]), width="stretch")
         if st.button("Send these items to the validation queue"):
             n = annotations.add_items(items, st.session_state["bench_source"])
-            st.toast(f"{n} items queued for expert review")
+            st.success(f"{n} items are in the validation queue: open **Validate** to review them.")
 
 # ----- generate ------------------------------------------------------------------------------------
 with tab_gen:

@@ -1,6 +1,7 @@
 """Documents: upload or load the sample EIS, watch ingest progress, find documents by their metadata (filter, sort,
 edit, fill gaps with a connected model), inspect chunks and retrieval."""
 import json
+import re
 
 import pandas as pd
 import streamlit as st
@@ -37,7 +38,7 @@ METHOD_LABELS = {"hybrid": "Hybrid (meaning + words)", "dense": "Meaning (embedd
                  "lexical": "Words (full-text BM25)"}
 # Each method's score, named and explained: the three are on different scales and never compared.
 SCORE_LABELS = {
-    "hybrid": ("fusion score", "Reciprocal rank fusion (RRF): the sum, over the meaning and word rankings, of "
+    "hybrid": ("fusion score (rank-based; 0.033 = first by meaning and by words)", "Reciprocal rank fusion (RRF): the sum, over the meaning and word rankings, of "
                                "1 / (60 + rank). Only the order matters; 0.033 is first in both rankings."),
     "dense": ("cosine similarity", "How close the passage's meaning is to the query's, from −1 to 1 (for this "
                                    "embedding model, above about 0.5 is close)."),
@@ -349,7 +350,8 @@ with tab_search:
                             moved = is_navigation(h.chunk.text)
                             st.caption(f"{name} {h.score:.3f}" + (" · a table of contents: ranked after the text, "
                                                                   "whatever its score" if moved else ""), help=tip)
-                            text = " ".join(h.chunk.text.split())
+                            # symbol-font bullets (U+F0B7 and kin) show as empty boxes in a browser: a bullet instead
+                            text = " ".join(re.sub("[\uf020-\uf0ff]", "•", h.chunk.text).split())
                             st.text(text if len(text) <= SNIPPET else text[:SNIPPET].rsplit(" ", 1)[0] + " …")
                             if len(text) > SNIPPET:
                                 with st.expander("Whole passage"):

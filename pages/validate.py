@@ -60,7 +60,9 @@ else:
     known = ann.experts()
     ADD = "➕ Add a new expert…"
     c_pick, c_new = st.columns([2, 3])
-    pick = c_pick.selectbox("I am", [*known, ADD], index=None, key="expert_pick",
+    remembered = st.session_state.get("_reviewer")  # kept across pages (a widget's own state is not)
+    pick = c_pick.selectbox("I am", [*known, ADD], index=known.index(remembered) if remembered in known else None,
+                            key="expert_pick",
                             placeholder="Pick yourself from the list" if known else "Add yourself as an expert")
     # a name typed earlier stays in use (after the first save it is also in the list)
     if pick == ADD or (pick is None and (not known or str(st.session_state.get("expert_name", "")).strip())):
@@ -74,6 +76,8 @@ else:
     elif pick:
         who = pick
     adjudicator = ann.adjudicator_for(who)
+    if who:
+        st.session_state["_reviewer"] = who
 
 
 GUIDELINES = """**For each item, answer three questions.**
@@ -125,6 +129,16 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
         st.session_state[draft_key] = dict(ann.item_labels(iid).get(who, {}))
     draft = st.session_state[draft_key]
 
+    def current(fn):  # noqa: ANN001, ANN202 - a callback wrapper
+        """A key pressed while the next item was still loading reaches this (the previous) item's button: it
+        is ignored, with a notice, so a fast reviewer never overwrites the item they just saved."""
+        def run(*args: object) -> None:
+            if st.session_state.get(key) != pos:
+                st.session_state["_review_stale"] = True
+                return
+            fn(*args)
+        return run
+
     st.markdown(f"#### Item {pos + 1} of {len(item_ids)}")
     left, right = st.columns([3, 2])
     with left:
@@ -145,7 +159,7 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
             for col, (value, k) in zip(cols, KEYS[label].items(), strict=True):
                 col.button(value, key=f"b_{label}_{value}_{iid}", shortcut=k, width="stretch",  # the key shows beside
                            type="primary" if draft.get(label) == value else "secondary",
-                           on_click=draft.__setitem__, args=(label, value))
+                           on_click=current(draft.__setitem__), args=(label, value))
             if label == "type_correct" and draft.get("type_correct") == "no":
                 opts = ["", *QUESTION_TYPES]
                 draft["true_type"] = st.selectbox(
@@ -160,6 +174,9 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
             values = {**values, "comment": st.session_state.get(f"comment_{iid}", values.get("comment", ""))}
             if values.get("type_correct") == "no":
                 values["true_type"] = st.session_state.get(f"tt_{iid}") or values.get("true_type", "")
+            if not all(values.get(lb) for lb in QUESTIONS):
+                st.session_state["_review_error"] = "Answer the three questions before saving (keys 1–7)."
+                return
             started = time.perf_counter()
             try:
                 ann.save_review(iid, who, values)
@@ -171,21 +188,24 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
 
         complete = all(draft.get(lb) for lb in QUESTIONS)
         s1 = st.container()
-        s1.button("Save and next ▶", type="primary", disabled=not complete, key=f"save_{iid}",
+        # never disabled: a Ctrl+Enter pressed right after the third key must not meet a button drawn before it
+        s1.button("Save and next ▶", type="primary" if complete else "secondary", key=f"save_{iid}",
                   shortcut="Ctrl+Enter", width="stretch",
-                  on_click=lambda: save({**draft, "true_type": draft.get("true_type", "")
-                                         if draft.get("type_correct") == "no" else ""}),
+                  on_click=current(lambda: save({**draft, "true_type": draft.get("true_type", "")
+                                                 if draft.get("type_correct") == "no" else ""})),
                   help=None if complete else "Answer the three questions first.")
         s2 = st.container()
         s2.button("All yes ▶", key=f"allyes_{iid}", shortcut="A", width="stretch",
                   help="Yes to all three questions, save, and go to the next item",
-                  on_click=lambda: save({"type_correct": "yes", "true_type": "", "answer_correct": "yes",
-                                         "proof_supports": "yes", "comment": draft.get("comment", "")}))
+                  on_click=current(lambda: save({"type_correct": "yes", "true_type": "", "answer_correct": "yes",
+                                                 "proof_supports": "yes", "comment": draft.get("comment", "")})))
         b1, b2 = st.columns(2)
         b1.button("◀ Previous", key=f"prev_{iid}", disabled=pos == 0, shortcut="P", width="stretch",
-                  on_click=lambda: st.session_state.__setitem__(key, pos - 1))
+                  on_click=current(lambda: st.session_state.__setitem__(key, pos - 1)))
         b2.button("Skip ▶", key=f"skip_{iid}", disabled=pos >= len(item_ids) - 1, shortcut="N", width="stretch",
-                  on_click=lambda: st.session_state.__setitem__(key, pos + 1))
+                  on_click=current(lambda: st.session_state.__setitem__(key, pos + 1)))
+        if st.session_state.pop("_review_stale", False):
+            st.warning("A key pressed while this item was loading was ignored; press it again.", icon="⌨️")
         if "_review_error" in st.session_state:
             st.error(plain(st.session_state.pop("_review_error")), icon="⚠️")
         if "_review_saved" in st.session_state:
@@ -225,7 +245,7 @@ with tab_stats:
     else:
         rep = agreement_report(labels, LABEL_NAMES)
         def num(x: float | None) -> str:
-            return "—" if x is None else f"{x:.2f}"
+            return "—" if x is None else f"{round(x, 2) + 0.0:.2f}"  # + 0.0: never "-0.00"
 
         def reading(band: str, n: int) -> str:
             return f"too few items to read (n = {n})" if n < SMALL_N else band

@@ -242,9 +242,16 @@ def holm(tests: list[dict[str, Any]], alpha: float = 0.05) -> list[dict[str, Any
     return tests
 
 
+MIN_TEST_N = 5  # fewer paired items than this: no claim either way
+
+
 def describe_test(t: dict[str, Any], label: Any = str) -> str:
-    """The plain sentence the page shows for one paired comparison."""
+    """The plain sentence the page shows for one paired comparison; below MIN_TEST_N items it says only that
+    there are too few to compare (a p-value on 3 items is no evidence a reader should act on)."""
+    from ..contexts import MODE_LABELS
+
     (ma, mo_a), (mb, mo_b) = t["a"], t["b"]
+    mo_a, mo_b = MODE_LABELS.get(mo_a, mo_a), MODE_LABELS.get(mo_b, mo_b)
     a = f"{label(ma)} · {mo_a}" if ma != mb else mo_a
     b = f"{label(mb)} · {mo_b}" if ma != mb else mo_b
     who = f"{label(ma)}: " if ma == mb else f"{mo_a}: "
@@ -252,6 +259,9 @@ def describe_test(t: dict[str, Any], label: Any = str) -> str:
     padj = t.get("p_adjusted", t["p_value"])
     p = ("p < 0.0001" if t["p_value"] == 0 else f"p = {t['p_value']:.3g}") + (
         f", Holm-adjusted {padj:.3g}" if "p_adjusted" in t else "")
+    if t["n"] < MIN_TEST_N:
+        return (f"{who}{a} vs {b}, {what}: only {t['n']} paired item(s), too few to compare "
+                f"(difference {t['diff']:+.2f}; run at least {MIN_TEST_N}).")
     if t["within_noise"]:
         return (f"{who}{a} vs {b}, {what}: difference {t['diff']:+.2f} on {t['n']} items is within noise "
                 f"({t['test']}, {p}).")
