@@ -144,12 +144,13 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     name.send_keys("Ben Reviewer\n")
     b.wait_text("0 of 20 reviewed by you", 60)
     b.keys("1", "4", "6")  # type yes, answer no, proof yes
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.support import expected_conditions as EC
 
-    # the three answers are in once the save button is enabled; then the keyboard saves
-    WebDriverWait(b.driver, 30).until(EC.element_to_be_clickable(
-        (By.XPATH, "//button[contains(normalize-space(.), 'Save and next')][not(@disabled)]")))
+    # the three answers are in once Save turns primary (the page redraws as each key lands); then the keyboard saves
+    WebDriverWait(b.driver, 30, ignored_exceptions=[StaleElementReferenceException]).until(EC.presence_of_element_located(
+        (By.XPATH, "//button[@data-testid='stBaseButton-primary'][contains(normalize-space(.), 'Save and next')]")))
     ActionChains(b.driver).key_down(Keys.CONTROL).send_keys(Keys.ENTER).key_up(Keys.CONTROL).perform()
     b.wait_text("1 of 20 reviewed by you", 60)
     assert _labels(server, "Ben Reviewer") == {"type_correct": "yes", "answer_correct": "no", "proof_supports": "yes"}
