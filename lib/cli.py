@@ -327,6 +327,12 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("verdict", help="read yes/no answers, one per line, as yes, no or unclear")
     s.add_argument("--file", required=True, help="text file with one answer per line")
 
+    s = sub.add_parser("arena-ratings", help="Bradley-Terry ratings with bootstrap intervals from pairwise votes (CSV)")
+    s.add_argument("votes_csv", help="columns left_model, right_model, vote (left|right|tie|both_bad); optional "
+                                     "annotator, item_id")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000)")
+
     s = sub.add_parser("agreement", help="agreement statistics from long-format labels")
     s.add_argument("labels_csv")
 
@@ -426,6 +432,14 @@ def _verdict(a: argparse.Namespace) -> Any:
     if lines and lines[-1] == "":
         lines.pop()
     return [parse_verdict(line) for line in lines]
+
+
+@command("arena-ratings")
+def _arena_ratings(a: argparse.Namespace) -> Any:
+    from .arena_ratings import ratings, read_votes_csv
+    from .textfile import read_text
+
+    return ratings(read_votes_csv(read_text(a.votes_csv, "votes file")), seed=a.seed, n_bootstrap=a.bootstrap)
 
 
 @command("agreement")

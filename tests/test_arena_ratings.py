@@ -1,0 +1,101 @@
+"""Bradley–Terry ratings for the blind arena (issue 14, statistics and CLI): recovery of known strengths, interval
+coverage near nominal, ties, position bias, the error contract, and speed."""
+import json
+import math
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from lib.arena_ratings import Vote, ratings, read_votes_csv
+from lib.errors import UserError
+from tests.conftest import ROOT
+
+TRUE = {"m0": -1.0, "m1": -0.4, "m2": 0.0, "m3": 0.5, "m4": 0.9}  # centred: mean 0
+
+
+def simulate(n: int, seed: int, left_bias: float = 0.0, tie_rate: float = 0.0) -> list[Vote]:
+    """Votes from known strengths: P(left wins) = logistic(s_left - s_right + left_bias); some ties."""
+    rng = np.random.default_rng(seed)
+    names = list(TRUE)
+    out = []
+    for _ in range(n):
+        a, b = rng.choice(len(names), 2, replace=False)
+        left, right = names[a], names[b]
+        if rng.random() < tie_rate:
+            out.append(Vote(left, right, "tie"))
+            continue
+        p = 1 / (1 + math.exp(-(TRUE[left] - TRUE[right] + left_bias)))
+        out.append(Vote(left, right, "left" if rng.random() < p else "right"))
+    return out
+
+
+def test_recovers_the_order_and_centres_ratings():
+    r = ratings(simulate(3000, seed=1), n_bootstrap=100)
+    fitted = {m: v["rating"] for m, v in r["models"].items()}
+    assert sorted(fitted, key=fitted.get) == sorted(TRUE, key=TRUE.get)
+    assert abs(sum(fitted.values())) < 1e-6
+    assert all(abs(fitted[m] - TRUE[m]) < 0.2 for m in TRUE), fitted
+    m = r["models"]["m4"]
+    assert m["elo"] == pytest.approx(1000 + 400 * math.log10(math.e) * m["rating"], abs=0.1)
+    assert r["n_votes"] == 3000 and sum(v["n"] for v in r["models"].values()) == 6000
+
+
+def test_intervals_cover_the_true_strengths_about_as_often_as_they_claim():
+    hits = total = 0
+    for seed in range(20):
+        r = ratings(simulate(400, seed=100 + seed), seed=seed, n_bootstrap=200)
+        for m, s in TRUE.items():
+            lo, hi = r["models"][m]["ci95"]
+            hits += lo <= s <= hi
+            total += 1
+    coverage = hits / total
+    assert 0.85 <= coverage <= 1.0, coverage  # nominal 95%, 100 intervals
+
+
+def test_ties_are_half_a_win_and_both_bad_is_a_tie_reported_apart():
+    votes = [Vote("a", "b", "tie")] * 10 + [Vote("b", "a", "both_bad")] * 10
+    r = ratings(votes, n_bootstrap=50)
+    assert r["models"]["a"]["rating"] == pytest.approx(0.0, abs=1e-6) == r["models"]["b"]["rating"]
+    assert (r["ties"], r["both_bad"], r["position_bias"]["n"]) == (20, 10, 0)
+    lopsided = ratings([Vote("a", "b", "left")] * 10 + [Vote("a", "b", "tie")] * 10, n_bootstrap=50)
+    assert lopsided["models"]["a"]["rating"] > 0 > lopsided["models"]["b"]["rating"]
+
+
+def test_position_bias_found_when_there_and_not_when_absent():
+    biased = ratings(simulate(1500, seed=7, left_bias=0.8), n_bootstrap=20)["position_bias"]
+    assert biased["left_share"] > 0.6 and biased["p_value"] < 0.001
+    fair = ratings(simulate(1500, seed=7), n_bootstrap=20)["position_bias"]
+    assert 0.45 < fair["left_share"] < 0.55 and fair["p_value"] > 0.05
+
+
+def test_csv_is_read_all_or_nothing_with_row_numbers():
+    good = "left_model,right_model,vote,annotator,item_id\na,b,left,Ada,I1\nb,a,TIE,Ben,I1\n"
+    assert read_votes_csv(good) == [Vote("a", "b", "left", "Ada", "I1"), Vote("b", "a", "tie", "Ben", "I1")]
+    with pytest.raises(UserError, match="row 3: vote 'maybe'.*row 4: a model cannot face itself"):
+        read_votes_csv("left_model,right_model,vote\na,b,left\na,b,maybe\nc,c,left\n")
+    with pytest.raises(UserError, match="missing: vote"):
+        read_votes_csv("left_model,right_model\na,b\n")
+
+
+def test_cli_prints_json_and_follows_the_error_contract(tmp_path):
+    votes = simulate(2000, seed=3, tie_rate=0.1)
+    path = tmp_path / "votes.csv"
+    path.write_text("left_model,right_model,vote\n" + "".join(f"{v.left},{v.right},{v.vote}\n" for v in votes))
+    started = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "lib", "arena-ratings", str(path), "--seed", "5"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    took = time.perf_counter() - started
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert set(got) >= {"models", "position_bias", "n_votes"} and got["n_votes"] == 2000
+    assert set(got["models"]["m2"]) == {"rating", "elo", "ci95", "n"}
+    assert set(got["position_bias"]) == {"left_share", "p_value", "n"}
+    assert took < 10, f"2,000 votes with 1,000 resamples took {took:.1f} s"
+    bad = tmp_path / "bad.csv"
+    bad.write_text("left_model,right_model,vote\na,b,sideways\n")
+    out = subprocess.run([sys.executable, "-m", "lib", "arena-ratings", str(bad)], cwd=ROOT, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 2 and out.stderr.startswith("error: Nothing was read: 1 bad row(s): row 2")
