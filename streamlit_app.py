@@ -10,6 +10,7 @@ PAGES = [
     st.Page("pages/search.py", title="Search", icon="🔎"),
     st.Page("pages/benchmark.py", title="Benchmark", icon="📊"),
     st.Page("pages/validate.py", title="Validate", icon="✅"),
+    st.Page("pages/arena.py", title="Arena", icon="⚖️"),
     st.Page("pages/enviroexam.py", title="EnviroExam", icon="🎓"),
 ]
 

@@ -19,7 +19,7 @@ from .errors import UserError
 
 VOTES = ("left", "right", "tie", "both_bad")
 REQUIRED = ("left_model", "right_model", "vote")
-OPTIONAL = ("annotator", "item_id")
+OPTIONAL = ("annotator", "item_id", "left_mode", "right_mode")
 ALPHA = 0.01  # a light prior (choix's regularisation): a model that won every vote still gets a finite rating
 ELO_SCALE = 400 * math.log10(math.e)
 
@@ -45,6 +45,8 @@ def read_votes_csv(text: str) -> list[Vote]:
     for row_no, raw in enumerate(reader, start=2):
         row = {(k or "").strip(): (v or "").strip() for k, v in raw.items()}
         left, right, vote = row.get("left_model", ""), row.get("right_model", ""), row.get("vote", "").lower()
+        if left and right and (row.get("left_mode") or row.get("right_mode")):  # an arena's export: a system is a
+            left, right = f"{left} · {row.get('left_mode', '')}", f"{right} · {row.get('right_mode', '')}"  # model in a mode
         if not left or not right:
             problems.append(f"row {row_no}: a model name is empty")
         elif left == right:
@@ -82,6 +84,16 @@ def _fit(w: np.ndarray) -> np.ndarray:
     return params - params.mean()
 
 
+def left_share_ci(bias: dict) -> list[float] | None:
+    """The 95% Wilson interval of the position bias's left share (None without decisive votes)."""
+    if not bias["n"]:
+        return None
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(round(bias["left_share"] * bias["n"]), bias["n"], alpha=0.05, method="wilson")
+    return [round(float(lo), 4), round(float(hi), 4)]
+
+
 def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
     """The arena's figures: per model its rating, Elo-style display, 95% bootstrap interval and vote count; the
     position bias among decisive votes; vote totals. Ratings are centred (mean 0 over models)."""
@@ -116,3 +128,16 @@ def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
         "method": "Bradley-Terry (choix ilsr_pairwise_dense, ties as half a win each, both_bad as a tie); "
                   f"percentile bootstrap over votes, {n_bootstrap} resamples, seed {seed}",
     }
+
+
+def win_matrix(votes: list[Vote]) -> list[dict]:
+    """Per ordered pair of models that met: wins, losses, ties (both bad included), n and the win rate of ``model``
+    over ``opponent`` with ties as half a win."""
+    tally: dict[tuple[str, str], list[int]] = {}
+    for v in votes:
+        for me, them, won, lost in ((v.left, v.right, v.vote == "left", v.vote == "right"),
+                                    (v.right, v.left, v.vote == "right", v.vote == "left")):
+            t = tally.setdefault((me, them), [0, 0, 0])
+            t[0 if won else 1 if lost else 2] += 1
+    return [{"model": me, "opponent": them, "wins": w, "losses": lo, "ties": ti, "n": w + lo + ti,
+             "win_rate": round((w + 0.5 * ti) / (w + lo + ti), 4)} for (me, them), (w, lo, ti) in sorted(tally.items())]

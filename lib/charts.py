@@ -213,3 +213,59 @@ def run_title(run: dict, model_label, mode_labels: dict, with_date: bool = True)
         except ValueError:
             parts.append(str(run["created_at"])[:16])
     return " · ".join(p for p in parts if p)
+
+
+# ----- arena -----------------------------------------------------------------------------------------------------
+ARENA_FEW = 30  # below this many votes, ratings are a first look
+
+
+def arena_table(result: dict, name: Callable[[str], str]) -> pd.DataFrame:
+    """One row per system, best first: rating (log-odds, centred), the Elo-style figure, its 95% interval, votes."""
+    rows = [{"system": name(s), "rating": m["rating"], "Elo-style": m["elo"],
+             "95% interval (rating)": f"{m['ci95'][0]:+.2f} to {m['ci95'][1]:+.2f}", "votes (n)": m["n"]}
+            for s, m in result["models"].items()]
+    return pd.DataFrame(rows).sort_values("rating", ascending=False, ignore_index=True)
+
+
+def arena_ratings_chart(result: dict, name: Callable[[str], str]) -> alt.Chart:
+    """Each system's rating with its 95% bootstrap interval, best on top; 0 is the average system."""
+    frame = pd.DataFrame([{"system": name(s), "rating": m["rating"], "lo": m["ci95"][0], "hi": m["ci95"][1],
+                           "elo": m["elo"], "n": m["n"]} for s, m in result["models"].items()])
+    order = frame.sort_values("rating", ascending=False)["system"].tolist()
+    y = alt.Y("system:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
+    base = alt.Chart(frame).encode(y=y, tooltip=["system", "rating", "lo", "hi", "elo", "n"])
+    rules = base.mark_rule(strokeWidth=2).encode(x=alt.X("lo:Q", title="rating (log-odds, 0 = average) with 95% "
+                                                                        "interval"), x2="hi:Q")
+    points = base.mark_point(filled=True, size=80, color="#1b5e20").encode(x="rating:Q")
+    zero = alt.Chart(pd.DataFrame({"x": [0]})).mark_rule(strokeDash=[4, 4], color="grey").encode(x="x:Q")
+    return alt.layer(rules, points, zero).properties(height=alt.Step(34), title="Ratings (Bradley–Terry)")
+
+
+def win_rate_heatmap(rows: list[dict], name: Callable[[str], str]) -> alt.Chart:
+    """Win rate of the row's system over the column's (ties as half), with the number of votes in each cell."""
+    frame = pd.DataFrame(rows).assign(
+        system=lambda d: d["model"].map(name), opponent_name=lambda d: d["opponent"].map(name),
+        cell=lambda d: [f"{w:.0%} (n={n})" for w, n in zip(d["win_rate"], d["n"], strict=True)])
+    base = alt.Chart(frame).encode(x=alt.X("opponent_name:N", title="against", axis=alt.Axis(labelLimit=200,
+                                                                                           labelAngle=-20)),
+                                   y=alt.Y("system:N", title=None, axis=alt.Axis(labelLimit=260)))
+    heat = base.mark_rect().encode(
+        color=alt.Color("win_rate:Q", scale=alt.Scale(domain=[0, 1], scheme="redblue"), title="win rate"),
+        tooltip=["system", "opponent_name", "wins", "losses", "ties", "n", alt.Tooltip("win_rate:Q", format=".0%")])
+    text = base.mark_text(fontSize=12).encode(text="cell:N")
+    return alt.layer(heat, text).properties(title="Win rate of the row over the column (ties count half)")
+
+
+def position_bias_chart(bias: dict) -> alt.Chart:
+    """Share of decisive votes that went to the left answer, with its 95% interval and the 50% line."""
+    from .arena_ratings import left_share_ci
+
+    lo, hi = left_share_ci(bias)
+    frame = pd.DataFrame([{"side": "left answer", "share": bias["left_share"], "lo": lo, "hi": hi, "n": bias["n"]}])
+    base = alt.Chart(frame).encode(y=alt.Y("side:N", title=None))
+    x = alt.X("share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"),
+              title=f"share of decisive votes (n = {bias['n']})")
+    bar = base.mark_bar(color="#90a4ae").encode(x=x, tooltip=["share", "lo", "hi", "n"])
+    rule = base.mark_rule(strokeWidth=2).encode(x="lo:Q", x2="hi:Q")
+    half = alt.Chart(pd.DataFrame({"x": [0.5]})).mark_rule(strokeDash=[4, 4], color="black").encode(x="x:Q")
+    return alt.layer(bar, rule, half).properties(height=60, title="Position bias: votes for the left answer")

@@ -278,6 +278,57 @@ judge_labels = Table(  # a judge model's labels, kept apart from the experts' (l
 )
 
 
+arenas = Table(  # a blind arena over stored answers (lib/arena.py): which answers, which systems
+    "arenas",
+    metadata,
+    Column("arena_id", String(40), primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("source", Text, nullable=False),  # bench:<run_id> | ask
+    Column("answers", Text, nullable=False),  # JSON list of answer ids (bench:<row id> | ask:<row id>)
+    Column("systems", Text, nullable=False),  # JSON list of [model, mode]
+    Column("min_experts", Integer, nullable=False, default=1),  # each pair seen by at least this many experts
+    Column("created_at", DateTime, server_default=func.now()),
+)
+
+arena_votes = Table(  # experts' blind votes (lib/arena.py); one per expert and pair, a second vote replaces it
+    "arena_votes",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("arena_id", String(40), ForeignKey("arenas.arena_id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("item_key", Text, nullable=False),  # the question: bench:<run_id>:<item_id> | ask:<batch_id>
+    Column("pair_key", String(120), nullable=False),  # the two answer ids, sorted, joined by "|"
+    Column("annotator", Text, nullable=False),
+    Column("left_answer", String(60), nullable=False),
+    Column("right_answer", String(60), nullable=False),
+    Column("left_model", Text, nullable=False),
+    Column("left_mode", String(8), nullable=False),
+    Column("right_model", Text, nullable=False),
+    Column("right_mode", String(8), nullable=False),
+    Column("vote", String(8), nullable=False),  # left | right | tie | both_bad
+    Column("reason", Text),
+    Column("seconds", Float),  # from the pair on screen to the vote
+    Column("created_at", DateTime, server_default=func.now()),
+    UniqueConstraint("arena_id", "pair_key", "annotator", name="uq_arena_vote"),
+)
+
+arena_judge_votes = Table(  # a judge model's votes on the experts' pairs, both orders (lib/arena_judge.py)
+    "arena_judge_votes",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("arena_id", String(40), ForeignKey("arenas.arena_id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("pair_key", String(120), nullable=False),
+    Column("judge", Text, nullable=False),  # the concrete model id
+    Column("first_order", String(8)),  # first | second | tie | both_bad, with the pair's first answer shown as A
+    Column("second_order", String(8)),  # the same, with the order swapped (mapped back to first/second)
+    Column("verdict", String(8)),  # both orders agree: that; they differ: tie; None when a call failed
+    Column("raw", Text),
+    Column("status", String(8), nullable=False),  # ok | failed
+    Column("error", Text),
+    Column("created_at", DateTime, server_default=func.now()),
+    UniqueConstraint("arena_id", "pair_key", "judge", name="uq_arena_judge_vote"),
+)
+
+
 doc_metadata = Table(  # one row per document and field (lib/metadata.py): the value and where it came from
     "doc_metadata",
     metadata,

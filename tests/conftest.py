@@ -44,6 +44,30 @@ def sample_doc(services):
     return services.docs.ingest_file(str(SAMPLE_PDF))
 
 
+@pytest.fixture
+def pg_url():
+    """A fresh PostgreSQL database for this test, on the server `bash .ci/run` starts on 127.0.0.1."""
+    import os
+    import uuid
+
+    from sqlalchemy import create_engine, text
+
+    from lib import store
+
+    admin = os.environ.get("NEPAQA_TEST_PG_URL")
+    assert admin, "set NEPAQA_TEST_PG_URL to a PostgreSQL admin URL (bash .ci/run starts one and sets it)"
+    name = f"nepaqa_test_{uuid.uuid4().hex[:8]}"
+    eng = create_engine(admin, isolation_level="AUTOCOMMIT")
+    with eng.connect() as c:
+        c.execute(text(f'CREATE DATABASE "{name}"'))
+    url = admin.rsplit("/", 1)[0] + "/" + name
+    yield url
+    store._engine_for(url).dispose()
+    with eng.connect() as c:
+        c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    eng.dispose()
+
+
 def make_text_pdf(path: Path, pages: list[str]) -> Path:
     doc = pymupdf.open()
     for text in pages:

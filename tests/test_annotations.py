@@ -86,28 +86,6 @@ def test_two_processes_saving_at_once_sqlite(tmp_path):
         assert c.execute(select(func.count()).select_from(store.label_history)).scalar() == 2 * 60 * 2
 
 
-@pytest.fixture
-def pg_url():
-    """A fresh PostgreSQL database for this test, on the server `bash .ci/run` starts on 127.0.0.1."""
-    import os
-    import uuid
-
-    from sqlalchemy import create_engine, text
-
-    admin = os.environ.get("NEPAQA_TEST_PG_URL")
-    assert admin, "set NEPAQA_TEST_PG_URL to a PostgreSQL admin URL (bash .ci/run starts one and sets it)"
-    name = f"nepaqa_test_{uuid.uuid4().hex[:8]}"
-    eng = create_engine(admin, isolation_level="AUTOCOMMIT")
-    with eng.connect() as c:
-        c.execute(text(f'CREATE DATABASE "{name}"'))
-    url = admin.rsplit("/", 1)[0] + "/" + name
-    yield url
-    store._engine_for(url).dispose()
-    with eng.connect() as c:
-        c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    eng.dispose()
-
-
 def test_postgres_store_and_two_processes_at_once(pg_url):
     eng = store.get_engine(pg_url)
     assert eng.dialect.name == "postgresql"

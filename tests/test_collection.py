@@ -5,7 +5,6 @@ from lib import lexical, store
 from lib.documents import DocumentStore
 from lib.index import VectorIndex, make_client
 from lib.retrieval import Retriever
-from tests.test_annotations import pg_url  # noqa: F401 - fixture
 
 CARIBOU = ["The Porcupine caribou herd calves on the coastal plain each June. Calving grounds would be avoided by "
            "seasonal restrictions on drilling. " * 12,

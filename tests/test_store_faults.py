@@ -14,7 +14,6 @@ from lib.documents import DocumentStore
 from lib.index import VectorIndex, make_client
 from lib.maintenance import check, repair
 from tests.conftest import ROOT, SAMPLE_PDF
-from tests.test_annotations import pg_url  # noqa: F401 - fixture
 from tests.test_chroma_server import chroma_server  # noqa: F401 - fixture
 
 SWEEPER = """

@@ -1,0 +1,480 @@
+"""The blind arena (issue 14): arenas over stored answers, the pair an expert sees next, their votes, and the votes'
+CSV. The statistics are in ``arena_ratings``; the judge model's votes in ``arena_judge``.
+
+An **arena** is made from one benchmark run or from the Ask history. It fixes, when it is made, the answers it
+holds (ids into ``bench_answers`` / ``ask_history``: later answers do not change it) and the **systems** it
+compares (a concrete model in a context mode). A **pair** is two answers to the same question from two systems
+that differ in one thing only: two models in the same mode, or one model in two modes. Failed or empty answers are
+not put in pairs; ``arena_summary`` counts them per system, so a reader sees what is missing.
+
+**Sampling** (``next_pair``): among the pairs this expert has not voted on, first (when the arena asks for each
+pair to be seen by at least k experts) the pairs other experts have voted on fewer than k times; then the system
+pair with the fewest votes; ties go to the system pair whose win probability has the widest 95% Wilson interval;
+then the question pair with the fewest votes; then a fixed pseudo-random order. Which answer is on the left is
+pseudo-random per expert and pair (a hash), so it is the same on every redraw and balanced over many pairs.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import itertools
+import json
+import math
+import uuid
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import delete, insert, select
+from sqlalchemy.engine import Engine
+
+from . import store
+from .arena_ratings import VOTES, Vote
+from .contexts import MODE_LABELS
+from .csv_safe import rows_to_csv, unneutralise
+from .errors import UserError
+
+ASK_SOURCE = "ask"
+CSV_COLUMNS = ("arena_id", "item_id", "question", "left_model", "left_mode", "right_model", "right_mode",
+               "left_answer", "right_answer", "vote", "reason", "annotator", "seconds", "created_at")
+MAX_REASON = 2000
+
+
+@dataclass
+class Answer:
+    answer_id: str  # bench:<row id> | ask:<row id>
+    item_key: str  # bench:<run_id>:<item_id> | ask:<batch_id>
+    question: str
+    model: str
+    mode: str
+    text: str
+    passages: list[dict] = field(default_factory=list)  # what the model was given (RAG: numbered sources)
+    gold: str = ""  # the item's gold passage, where the source has one
+
+    @property
+    def system(self) -> tuple[str, str]:
+        return (self.model, self.mode)
+
+
+@dataclass
+class Pair:
+    pair_key: str
+    item_key: str
+    question: str
+    left: Answer
+    right: Answer
+    gold: str = ""
+    passages: list[dict] = field(default_factory=list)  # retrieved passages either answer was given, once each
+
+
+def system_key(model: str, mode: str) -> str:
+    """The name a system carries in ratings and CSVs: the concrete model id and the mode id."""
+    return f"{model} · {mode}"
+
+
+def system_label(model: str, mode: str, model_label: Any = None) -> str:
+    """Plain words for people: the model's label and the mode's."""
+    name = model_label(model) if model_label else model
+    return f"{name} · {MODE_LABELS.get(mode, mode)}"
+
+
+def comparable(a: tuple[str, str], b: tuple[str, str]) -> bool:
+    """Two systems make a pair when they differ in exactly one thing: the model, or the mode."""
+    return (a[0] == b[0]) != (a[1] == b[1])
+
+
+def pair_key(a: str, b: str) -> str:
+    return "|".join(sorted((a, b)))
+
+
+def _engine(engine: Engine | None) -> Engine:
+    return engine or store.get_engine()
+
+
+# ----- answers from a source ---------------------------------------------------------------------------------------
+def _bench_answers(run_id: str, c: Any, ids: set[int] | None) -> list[Answer]:
+    runs, ans = store.bench_runs, store.bench_answers
+    row = c.execute(select(runs.c["items"]).where(runs.c.run_id == run_id)).first()
+    if row is None:
+        raise UserError(f"Benchmark run '{run_id}' is not in the store.")
+    items = {it["id"]: it for it in json.loads(row[0])}
+    q = select(ans).where(ans.c.run_id == run_id, ans.c.status == "ok")
+    out = []
+    for r in c.execute(q.order_by(ans.c.id)).mappings():
+        it = items.get(r["item_id"])
+        if it is None or (ids is not None and r["id"] not in ids) or not (r["answer"] or "").strip():
+            continue
+        out.append(Answer(f"bench:{r['id']}", f"bench:{run_id}:{r['item_id']}", it.get("question") or "", r["model"],
+                          r["mode"], r["answer"], json.loads(r["contexts"] or "[]"), it.get("context") or ""))
+    return out
+
+
+def _ask_answers(c: Any, ids: set[int] | None) -> list[Answer]:
+    t = store.ask_history
+    out = []
+    for r in c.execute(select(t).where(t.c.error.is_(None)).order_by(t.c.id)).mappings():
+        if (ids is not None and r["id"] not in ids) or not (r["answer"] or "").strip():
+            continue
+        passages = json.loads(r["contexts"] or "[]")
+        gold = passages[0].get("text", "") if r["mode"] == "gold" and passages else ""
+        out.append(Answer(f"ask:{r['id']}", f"ask:{r['batch_id']}", r["question"], r["model"], r["mode"], r["answer"],
+                          passages, gold))
+    return out
+
+
+def _load(source: str, engine: Engine, answer_ids: Sequence[str] | None = None) -> list[Answer]:
+    want = None
+    if answer_ids is not None:
+        want = {int(a.split(":", 1)[1]) for a in answer_ids}
+    with engine.connect() as c:
+        if source == ASK_SOURCE:
+            return _ask_answers(c, want)
+        if source.startswith("bench:"):
+            return _bench_answers(source.split(":", 1)[1], c, want)
+    raise UserError(f"Unknown arena source '{source}': use a benchmark run (bench:RUN_ID) or the Ask history (ask).")
+
+
+def _failed(source: str, engine: Engine) -> Counter:
+    """Answers that cannot be put in a pair (failed calls, empty answers), per system."""
+    with engine.connect() as c:
+        if source == ASK_SOURCE:
+            t = store.ask_history
+            rows = c.execute(select(t.c.model, t.c.mode, t.c.answer, t.c.error)).fetchall()
+        else:
+            t = store.bench_answers
+            rows = c.execute(select(t.c.model, t.c.mode, t.c.answer, t.c.status)
+                             .where(t.c.run_id == source.split(":", 1)[1])).fetchall()
+    if source == ASK_SOURCE:
+        return Counter((m, mo) for m, mo, a, err in rows if err is not None or not (a or "").strip())
+    return Counter((m, mo) for m, mo, a, status in rows if status != "ok" or not (a or "").strip())
+
+
+def _pairs_of(answers: Sequence[Answer], systems: set[tuple[str, str]] | None = None) -> list[tuple[Answer, Answer]]:
+    """Every comparable pair of answers to the same question (one answer per system and question: the first)."""
+    by_item: dict[str, dict[tuple[str, str], Answer]] = defaultdict(dict)
+    for a in answers:
+        if systems is None or a.system in systems:
+            by_item[a.item_key].setdefault(a.system, a)
+    out = []
+    for item in by_item.values():
+        for x, y in itertools.combinations(sorted(item.values(), key=lambda a: a.answer_id), 2):
+            if comparable(x.system, y.system):
+                out.append((x, y))
+    return out
+
+
+def sources(engine: Engine | None = None) -> list[dict[str, Any]]:
+    """Where an arena can come from: each benchmark run and the Ask history, with the systems that have at least one
+    comparable pair and the number of pairs."""
+    from .benchmark.runner import list_runs
+
+    engine = _engine(engine)
+    out = []
+    for run in list_runs(engine):
+        answers = _load(f"bench:{run['run_id']}", engine)
+        out.append({"source": f"bench:{run['run_id']}", "run": run, "kind": "bench", **_shape(answers)})
+    answers = _load(ASK_SOURCE, engine)
+    if answers:
+        out.append({"source": ASK_SOURCE, "run": None, "kind": "ask", **_shape(answers)})
+    return [s for s in out if s["n_pairs"]]
+
+
+def _shape(answers: Sequence[Answer]) -> dict[str, Any]:
+    pairs = _pairs_of(answers)
+    systems = sorted({s for x, y in pairs for s in (x.system, y.system)})
+    return {"systems": systems, "n_pairs": len(pairs), "n_questions": len({x.item_key for x, _ in pairs})}
+
+
+# ----- arenas --------------------------------------------------------------------------------------------------------
+def create_arena(source: str, systems: Sequence[Sequence[str]] | None = None, name: str | None = None,
+                 min_experts: int = 1, engine: Engine | None = None) -> str:
+    """Make an arena over the source's answers to date, for the given systems (all that pair up, if None)."""
+    engine = _engine(engine)
+    if not 1 <= int(min_experts) <= 10:
+        raise UserError("Experts per pair must be between 1 and 10.")
+    chosen = None if systems is None else {(str(m), str(mo)) for m, mo in systems}
+    pairs = _pairs_of(_load(source, engine), chosen)
+    if not pairs:
+        raise UserError("These answers make no pair to compare: an arena needs two models answering the same "
+                        "questions in one context mode, or one model in two modes, with answers that did not fail.")
+    used = sorted({s for x, y in pairs for s in (x.system, y.system)})
+    answer_ids = sorted({a.answer_id for x, y in pairs for a in (x, y)}, key=lambda a: (a.split(":")[0], int(a.split(":")[1])))
+    arena_id = uuid.uuid4().hex[:12]
+    with engine.begin() as c:
+        c.execute(insert(store.arenas).values(
+            arena_id=arena_id, name=(name or "").strip()[:200] or f"Arena {arena_id[:6]}", source=source,
+            answers=json.dumps(answer_ids), systems=json.dumps([list(s) for s in used]), min_experts=int(min_experts)))
+    return arena_id
+
+
+def arenas(engine: Engine | None = None) -> list[dict[str, Any]]:
+    t = store.arenas
+    with _engine(engine).connect() as c:
+        rows = c.execute(select(t).order_by(t.c.created_at.desc(), t.c.arena_id)).mappings().all()
+    return [_arena_dict(r) for r in rows]
+
+
+def _arena_dict(r: Any) -> dict[str, Any]:
+    return {"arena_id": r["arena_id"], "name": r["name"], "source": r["source"],
+            "answers": json.loads(r["answers"]), "systems": [tuple(s) for s in json.loads(r["systems"])],
+            "min_experts": int(r["min_experts"] or 1), "created_at": str(r["created_at"])}
+
+
+def get_arena(arena_id: str, engine: Engine | None = None) -> dict[str, Any]:
+    t = store.arenas
+    with _engine(engine).connect() as c:
+        r = c.execute(select(t).where(t.c.arena_id == arena_id)).mappings().first()
+    if r is None:
+        raise UserError(f"Arena '{arena_id}' is not in the store.")
+    return _arena_dict(r)
+
+
+def arena_answers(arena: dict[str, Any], engine: Engine | None = None) -> dict[str, Answer]:
+    return {a.answer_id: a for a in _load(arena["source"], _engine(engine), arena["answers"])}
+
+
+def arena_pairs(arena: dict[str, Any], engine: Engine | None = None) -> list[tuple[Answer, Answer]]:
+    return _pairs_of(list(arena_answers(arena, engine).values()), set(arena["systems"]))
+
+
+def delete_arena(arena_id: str, engine: Engine | None = None) -> None:
+    with _engine(engine).begin() as c:
+        c.execute(delete(store.arena_judge_votes).where(store.arena_judge_votes.c.arena_id == arena_id))
+        c.execute(delete(store.arena_votes).where(store.arena_votes.c.arena_id == arena_id))
+        c.execute(delete(store.arenas).where(store.arenas.c.arena_id == arena_id))
+
+
+# ----- votes ---------------------------------------------------------------------------------------------------------
+def votes(arena_id: str, engine: Engine | None = None) -> list[dict[str, Any]]:
+    t = store.arena_votes
+    with _engine(engine).connect() as c:
+        rows = c.execute(select(t).where(t.c.arena_id == arena_id).order_by(t.c.id)).mappings().all()
+    return [dict(r) | {"created_at": str(r["created_at"])} for r in rows]
+
+
+def oriented(row: dict[str, Any]) -> str:
+    """A vote relative to its pair's order (the pair key's first answer): first | second | tie | both_bad, the same
+    whichever side each expert saw it on."""
+    if row["vote"] in ("tie", "both_bad"):
+        return row["vote"]
+    winner = row["left_answer"] if row["vote"] == "left" else row["right_answer"]
+    return "first" if winner == row["pair_key"].split("|")[0] else "second"
+
+
+def _wilson_width(score: float, n: int) -> float:
+    if n == 0:
+        return 1.0
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(score, n, alpha=0.05, method="wilson")
+    return float(hi - lo)
+
+
+def _hash(*parts: str) -> int:
+    return int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:8], "big")
+
+
+def _passages(x: Answer, y: Answer) -> list[dict]:
+    seen, out = set(), []
+    for a in (x, y):
+        if a.mode == "gold":
+            continue
+        for p in a.passages:
+            key = (p.get("doc_name"), p.get("page_start"), (p.get("text") or "")[:200])
+            if key not in seen:
+                seen.add(key)
+                out.append(p)
+    return out
+
+
+def next_pair(arena_id: str, annotator: str, engine: Engine | None = None) -> Pair | None:
+    """The pair this expert should vote on next (see the module's note on sampling), or None when they have voted
+    on every pair."""
+    engine = _engine(engine)
+    arena = get_arena(arena_id, engine)
+    pairs = arena_pairs(arena, engine)
+    cast = votes(arena_id, engine)
+    mine = {v["pair_key"] for v in cast if v["annotator"] == annotator}
+    experts_on: Counter = Counter(v["pair_key"] for v in cast)
+    per_system: dict[tuple, list[float]] = defaultdict(lambda: [0.0, 0])  # score of the first system, n
+    for v in cast:
+        a, b = (v["left_model"], v["left_mode"]), (v["right_model"], v["right_mode"])
+        key = tuple(sorted((a, b)))
+        first_won = {"left": a == key[0], "right": b == key[0]}.get(v["vote"])
+        per_system[key][0] += 0.5 if first_won is None else float(first_won)
+        per_system[key][1] += 1
+    k = arena["min_experts"]
+    best, best_rank = None, None
+    for x, y in pairs:
+        pk = pair_key(x.answer_id, y.answer_id)
+        if pk in mine:
+            continue
+        skey = tuple(sorted((x.system, y.system)))
+        score, n = per_system[skey]
+        needs_more = 0 if k > 1 and 0 < experts_on[pk] < k else 1
+        rank = (needs_more, n, -_wilson_width(score, int(n)), experts_on[pk], _hash(annotator, pk))
+        if best_rank is None or rank < best_rank:
+            best, best_rank = (x, y), rank
+    if best is None:
+        return None
+    x, y = best
+    pk = pair_key(x.answer_id, y.answer_id)
+    left, right = (x, y) if _hash("side", annotator, pk) % 2 == 0 else (y, x)
+    return Pair(pk, x.item_key, x.question, left, right, x.gold or y.gold, _passages(x, y))
+
+
+def progress(arena_id: str, annotator: str, engine: Engine | None = None) -> tuple[int, int]:
+    """(pairs this expert has voted on, pairs in the arena)."""
+    engine = _engine(engine)
+    n = len(arena_pairs(get_arena(arena_id, engine), engine))
+    mine = sum(1 for v in votes(arena_id, engine) if v["annotator"] == annotator)
+    return mine, n
+
+
+def _upsert(engine: Engine, row: dict[str, Any]) -> Any:
+    if engine.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as dialect_insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert as dialect_insert
+    stmt = dialect_insert(store.arena_votes).values(**row)
+    keep = [k for k in row if k not in ("arena_id", "pair_key", "annotator")]
+    return stmt.on_conflict_do_update(index_elements=["arena_id", "pair_key", "annotator"],
+                                      set_={k: stmt.excluded[k] for k in keep})
+
+
+def _vote_row(arena_id: str, answers: dict[str, Answer], annotator: str, left_id: str, right_id: str, vote: str,
+              reason: str | None, seconds: float | None) -> dict[str, Any]:
+    """A checked vote row; raises UserError with a plain reason."""
+    from .annotations import check_reviewer_name
+
+    annotator = check_reviewer_name(annotator)
+    if vote not in VOTES:
+        raise UserError(f"A vote is one of {', '.join(VOTES)}, not '{vote}'.")
+    missing = [a for a in (left_id, right_id) if a not in answers]
+    if missing:
+        raise UserError(f"Answer {missing[0]} is not in this arena.")
+    left, right = answers[left_id], answers[right_id]
+    if left.item_key != right.item_key or not comparable(left.system, right.system):
+        raise UserError(f"Answers {left_id} and {right_id} are not a pair of this arena.")
+    return {"arena_id": arena_id, "item_key": left.item_key, "pair_key": pair_key(left_id, right_id),
+            "annotator": annotator, "left_answer": left_id, "right_answer": right_id,
+            "left_model": left.model, "left_mode": left.mode, "right_model": right.model, "right_mode": right.mode,
+            "vote": vote, "reason": (reason or "").strip()[:MAX_REASON] or None,
+            "seconds": None if seconds is None else round(float(seconds), 2)}
+
+
+def cast_vote(arena_id: str, annotator: str, pair: Pair, vote: str, reason: str | None = None,
+              seconds: float | None = None, engine: Engine | None = None) -> None:
+    """Store one expert's vote on a pair as they saw it (left/right as shown). A second vote on the same pair by
+    the same expert replaces the first."""
+    engine = _engine(engine)
+    answers = arena_answers(get_arena(arena_id, engine), engine)
+    row = _vote_row(arena_id, answers, annotator, pair.left.answer_id, pair.right.answer_id, vote, reason, seconds)
+    with engine.begin() as c:
+        c.execute(_upsert(engine, row))
+
+
+def rating_votes(rows: Sequence[dict[str, Any]]) -> list[Vote]:
+    """Stored votes as the ratings read them: systems named by ``system_key``."""
+    return [Vote(system_key(r["left_model"], r["left_mode"]), system_key(r["right_model"], r["right_mode"]),
+                 r["vote"], r["annotator"], r["item_key"]) for r in rows]
+
+
+# ----- CSV -----------------------------------------------------------------------------------------------------------
+def votes_csv(arena_id: str, engine: Engine | None = None) -> str:
+    """The arena's votes as CSV (cells that a spreadsheet would run as formulas are neutralised). The columns
+    ``left_model``/``right_model``/``left_mode``/``right_mode``/``vote``/``annotator``/``item_id`` are what
+    ``python -m lib arena-ratings`` reads."""
+    engine = _engine(engine)
+    arena = get_arena(arena_id, engine)
+    answers = arena_answers(arena, engine)
+    rows = [{"arena_id": arena_id, "item_id": v["item_key"],
+             "question": answers[v["left_answer"]].question if v["left_answer"] in answers else "",
+             **{k: v[k] for k in ("left_model", "left_mode", "right_model", "right_mode", "left_answer",
+                                  "right_answer", "vote", "annotator", "seconds", "created_at")},
+             "reason": v["reason"] or ""} for v in votes(arena_id, engine)]
+    return rows_to_csv(rows, CSV_COLUMNS)
+
+
+def import_votes_csv(text: str, arena_id: str, engine: Engine | None = None) -> int:
+    """Votes from CSV (an export of this arena, or of an arena over the same answers) into ``arena_id``: all or
+    nothing. Each row must name two answers of this arena that form a pair, their models and modes as stored, a
+    vote and an expert; every bad row is named in one UserError. Returns the number of votes written (a vote an
+    expert already cast on that pair is replaced)."""
+    engine = _engine(engine)
+    arena = get_arena(arena_id, engine)
+    answers = arena_answers(arena, engine)
+    reader = csv.DictReader(io.StringIO(text))
+    cols = {(c or "").strip() for c in (reader.fieldnames or [])}
+    need = ("left_answer", "right_answer", "left_model", "left_mode", "right_model", "right_mode", "vote", "annotator")
+    missing = [c for c in need if c not in cols]
+    if missing:
+        raise UserError(f"Nothing was imported: the file needs the columns {', '.join(need)} (as the arena's export "
+                        f"writes them); missing: {', '.join(missing)}.")
+    rows, problems, seen = [], [], {}
+    for row_no, raw in enumerate(reader, start=2):
+        r = {(k or "").strip(): unneutralise((v or "").strip()) for k, v in raw.items() if k}
+        try:
+            seconds = float(r["seconds"]) if r.get("seconds") else None
+            if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
+                raise ValueError
+        except ValueError:
+            problems.append(f"row {row_no}: seconds '{r.get('seconds')}' is not a number of seconds")
+            continue
+        try:
+            row = _vote_row(arena_id, answers, r["annotator"], r["left_answer"], r["right_answer"],
+                            r["vote"].lower(), r.get("reason"), seconds)
+        except UserError as exc:
+            problems.append(f"row {row_no}: {exc}")
+            continue
+        stated = (r["left_model"], r["left_mode"], r["right_model"], r["right_mode"])
+        if stated != (row["left_model"], row["left_mode"], row["right_model"], row["right_mode"]):
+            problems.append(f"row {row_no}: the models or modes do not match the answers {r['left_answer']} and "
+                            f"{r['right_answer']} in this arena")
+            continue
+        key = (row["pair_key"], row["annotator"])
+        if key in seen:
+            problems.append(f"row {row_no}: {row['annotator']} votes on this pair again (row {seen[key]})")
+            continue
+        seen[key] = row_no
+        rows.append(row)
+    if problems:
+        shown = "; ".join(problems[:10]) + (f"; and {len(problems) - 10} more" if len(problems) > 10 else "")
+        raise UserError(f"Nothing was imported: {len(problems)} bad row(s): {shown}.")
+    if not rows:
+        raise UserError("Nothing was imported: the file has no votes.")
+    with engine.begin() as c:  # one transaction: every row or none
+        for row in rows:
+            c.execute(_upsert(engine, row))
+    return len(rows)
+
+
+# ----- summaries -----------------------------------------------------------------------------------------------------
+def arena_summary(arena: dict[str, Any], engine: Engine | None = None) -> dict[str, Any]:
+    """Counts for the page: pairs, questions, votes, experts, and answers left out per system (failed or empty)."""
+    engine = _engine(engine)
+    pairs = arena_pairs(arena, engine)
+    cast = votes(arena["arena_id"], engine)
+    left_out = _failed(arena["source"], engine)
+    return {"n_pairs": len(pairs), "n_questions": len({x.item_key for x, _ in pairs}), "n_votes": len(cast),
+            "experts": sorted({v["annotator"] for v in cast}),
+            "pairs_voted": len({v["pair_key"] for v in cast}),
+            "left_out": {s: n for s, n in left_out.items() if s in set(arena["systems"])}}
+
+
+def expert_agreement(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Experts' agreement on the pairs several of them voted on: percent agreement (share of agreeing expert pairs,
+    averaged over pairs), Fleiss' κ (over the pairs every expert voted on; needs 3+ experts) and Krippendorff's α
+    (nominal; missing votes allowed), on the vote relative to the pair (first / second / tie / both bad), with n."""
+    from .agreement import fleiss, kripp_alpha, percent_agreement
+
+    cells = {(r["pair_key"], r["annotator"]): oriented(r) for r in rows}
+    per_pair = Counter(pk for pk, _ in cells)
+    shared = sorted(pk for pk, n in per_pair.items() if n >= 2)
+    raters = sorted({a for pk, a in cells if pk in shared})
+    sub = {k: v for k, v in cells.items() if k[0] in shared}
+    return {"n_pairs": len(shared), "n_experts": len(raters), "n_votes": len(sub),
+            "percent": None if not shared else round(100 * percent_agreement(shared, raters, sub), 1),
+            "fleiss": fleiss(shared, raters, sub), "alpha": kripp_alpha(shared, raters, sub)}

@@ -1,0 +1,229 @@
+"""A judge model votes on the arena's pairs the experts voted on, blind and in both orders, and is checked against
+the experts (issue 14).
+
+Each pair is shown to the judge twice: once with the pair's first answer as A, once with it as B. A verdict that
+holds in both orders stands; one that flips with the order (or that is a preference in one order and a tie in the
+other) counts as a tie. "Both bad" in both orders stays "both bad". The judge's votes are kept in their own table,
+never among the experts' votes or in the ratings. Agreement with the experts is read per expert vote, on three
+categories (first better, second better, no preference: a tie or both bad), as percent and Cohen's κ with n.
+"""
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.engine import Engine
+
+from . import arena, store
+from .errors import UserError
+from .pool import run_tasks
+from .providers import registry
+from .providers.base import Provider, ProviderError, Request
+from .redact import redact
+
+MAX_REPLY_TOKENS = 40
+RAW_LIMIT = 2000
+CHOICES = {"a": "A", "b": "B", "tie": "tie", "both_bad": "both_bad", "both bad": "both_bad", "both-bad": "both_bad"}
+
+SYSTEM = ("You are an expert reviewer of U.S. National Environmental Policy Act (NEPA) documents. You compare two "
+          "answers to a question about an Environmental Impact Statement (EIS), exactly as a NEPA expert would, and "
+          "reply with a JSON object only.")
+
+PROMPT = """Question about an Environmental Impact Statement:
+{question}
+
+Passages from the EIS (the reference; may be empty):
+\"\"\"
+{passages}
+\"\"\"
+
+Answer A:
+\"\"\"
+{a}
+\"\"\"
+
+Answer B:
+\"\"\"
+{b}
+\"\"\"
+
+Which answer is better: more correct, better supported by the EIS, and more complete? Do not prefer an answer for
+its length, its style or its position. Reply with only this JSON object:
+{{"better": "A"}} or {{"better": "B"}} or {{"better": "tie"}} (equally good) or {{"better": "both_bad"}} (neither is
+acceptable)."""
+
+
+def _engine(engine: Engine | None) -> Engine:
+    return engine or store.get_engine()
+
+
+def render(pair: arena.Pair, a: str, b: str, passage_chars: int = 6000) -> str:
+    parts = []
+    if pair.gold:
+        parts.append(pair.gold.strip())
+    for p in pair.passages:
+        pages = p.get("page_start")
+        head = f"[{p['n']}] " if p.get("n") else ""
+        parts.append(f"{head}(p. {pages}) {p.get('text', '').strip()}" if pages else head + (p.get("text") or "").strip())
+    text = "\n\n".join(parts)
+    if len(text) > passage_chars:
+        text = text[:passage_chars].rstrip() + " […]"
+    return PROMPT.format(question=pair.question, passages=text or "(none)", a=a, b=b)
+
+
+def parse_reply(text: str) -> str:
+    """"A", "B", "tie" or "both_bad" from the judge's reply; ValueError (a plain, key-free reason) otherwise. A reply
+    is read as JSON ``{"better": …}``; a bare choice (``B``, ``"tie"``) is accepted too. Anything else, such as
+    "A or B", is not guessed at."""
+    s = (text or "").strip()
+    m = re.match(r"^```(?:json)?\s*(.*?)\s*```$", s, re.S | re.I)
+    if m:
+        s = m.group(1)
+    value: Any = None
+    start, end = s.find("{"), s.rfind("}")
+    if 0 <= start < end:
+        try:
+            obj = json.loads(s[start:end + 1])
+        except json.JSONDecodeError:
+            raise ValueError("the reply is not valid JSON") from None
+        if not isinstance(obj, dict) or "better" not in obj:
+            raise ValueError('the reply has no "better" value')
+        value = obj["better"]
+    else:
+        value = s.strip().strip("\"'.!").strip()
+    choice = CHOICES.get(value.strip().lower()) if isinstance(value, str) else None
+    if choice is None:
+        raise ValueError(f"the reply's choice {json.dumps(value)[:40]} is not one of A, B, tie, both_bad")
+    return choice
+
+
+def combine(first_order: str, second_order: str) -> str:
+    """The judge's verdict from its two readings (each already mapped to first / second / tie / both_bad): a verdict
+    that holds in both orders stands; anything else is a tie."""
+    return first_order if first_order == second_order else "tie"
+
+
+def _as_pair_order(choice: str, first_is_a: bool) -> str:
+    if choice in ("tie", "both_bad"):
+        return choice
+    return "first" if (choice == "A") == first_is_a else "second"
+
+
+def _upsert(engine: Engine, row: dict) -> Any:
+    if engine.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as dialect_insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert as dialect_insert
+    stmt = dialect_insert(store.arena_judge_votes).values(**row, created_at=func.now())
+    keep = ("first_order", "second_order", "verdict", "raw", "status", "error", "created_at")
+    return stmt.on_conflict_do_update(index_elements=["arena_id", "pair_key", "judge"],
+                                      set_={k: stmt.excluded[k] for k in keep})
+
+
+def judge_rows(arena_id: str, judge: str | None = None, engine: Engine | None = None) -> list[dict]:
+    t = store.arena_judge_votes
+    q = select(t).where(t.c.arena_id == arena_id)
+    if judge:
+        q = q.where(t.c.judge == judge)
+    with _engine(engine).connect() as c:
+        return [dict(r) | {"created_at": str(r["created_at"])} for r in c.execute(q.order_by(t.c.id)).mappings()]
+
+
+def judges(arena_id: str, engine: Engine | None = None) -> list[str]:
+    return sorted({r["judge"] for r in judge_rows(arena_id, engine=engine)})
+
+
+def pending(arena_id: str, judge: str, engine: Engine | None = None) -> list[arena.Pair]:
+    """The pairs experts voted on that this judge has not yet judged (failed ones again)."""
+    engine = _engine(engine)
+    done = {r["pair_key"] for r in judge_rows(arena_id, judge, engine) if r["status"] == "ok"}
+    voted = {v["pair_key"] for v in arena.votes(arena_id, engine)}
+    info = arena.get_arena(arena_id, engine)
+    out = []
+    for x, y in arena.arena_pairs(info, engine):
+        pk = arena.pair_key(x.answer_id, y.answer_id)
+        if pk in voted and pk not in done:
+            out.append(arena.Pair(pk, x.item_key, x.question, x, y, x.gold or y.gold, arena._passages(x, y)))
+    return out
+
+
+def judge_pairs(arena_id: str, model_id: str, engine: Engine | None = None,
+                progress: Callable[[int, int, str], None] | None = None, cancel: threading.Event | None = None,
+                max_workers: int = 4) -> dict[str, int]:
+    """Have a judge vote, in both orders, on every pair the experts voted on that it has not judged yet. Returns
+    counts {judged, failed, cancelled}. Each pair's two calls are saved together; a failure is saved as failed
+    (with a key-free reason) and tried again next time."""
+    provider: Provider = registry.get(model_id)
+    if not registry.is_llm(provider):
+        raise UserError(f"'{provider.label}' is not a language model and cannot judge answers; pick an LLM.")
+    judge = provider.id
+    engine = _engine(engine)
+    todo = pending(arena_id, judge, engine)
+    counts = {"judged": 0, "failed": 0, "cancelled": 0}
+    cancel = cancel or threading.Event()
+    lock = threading.Lock()
+
+    def work(pair: arena.Pair) -> str:
+        if cancel.is_set():
+            with lock:
+                counts["cancelled"] += 1
+            return "cancelled"
+        first, second = pair.pair_key.split("|")
+        first_a = pair.left if pair.left.answer_id == first else pair.right
+        second_a = pair.right if first_a is pair.left else pair.left
+        raws, readings, error = [], [], None
+        try:
+            for a, b, first_is_a in ((first_a, second_a, True), (second_a, first_a, False)):
+                ans = provider.generate(Request(prompt=render(pair, a.text, b.text), system=SYSTEM,
+                                                max_tokens=MAX_REPLY_TOKENS))
+                raws.append(redact(ans.text)[:RAW_LIMIT])
+                readings.append(_as_pair_order(parse_reply(ans.text), first_is_a))
+        except (ProviderError, ValueError) as exc:
+            error = redact(str(exc))
+        except Exception as exc:  # noqa: BLE001 - one pair's failure is recorded and retried, never the batch's end
+            error = redact(f"unexpected failure ({type(exc).__name__})")
+        ok = error is None
+        with engine.begin() as c:
+            c.execute(_upsert(engine, {
+                "arena_id": arena_id, "pair_key": pair.pair_key, "judge": judge,
+                "first_order": readings[0] if ok else None, "second_order": readings[1] if ok else None,
+                "verdict": combine(*readings) if ok else None, "raw": "\n---\n".join(raws) or None,
+                "status": "ok" if ok else "failed", "error": error}))
+        with lock:
+            counts["judged" if ok else "failed"] += 1
+        return "judged" if ok else f"failed ({error})"
+
+    run_tasks(work, [(p,) for p in todo], max_workers if provider.concurrent else 1, progress, cancel)
+    return counts
+
+
+def _three(v: str) -> str:
+    return "no preference" if v in ("tie", "both_bad") else v
+
+
+def judge_vs_experts(arena_id: str, judge: str, engine: Engine | None = None) -> dict[str, Any]:
+    """The judge against the experts, per expert vote on a pair the judge judged: overall and per expert, percent
+    and Cohen's κ with n (``judge_review.compare``), plus how many pairs the judge judged, failed, and flipped."""
+    from .judge_review import compare
+
+    engine = _engine(engine)
+    rows = judge_rows(arena_id, judge, engine)
+    verdict = {r["pair_key"]: r["verdict"] for r in rows if r["status"] == "ok"}
+    flipped = sum(1 for r in rows if r["status"] == "ok" and r["first_order"] != r["second_order"])
+    mine: dict[Any, str] = {}
+    theirs: dict[Any, str] = {}
+    per_expert: dict[str, tuple[dict, dict]] = {}
+    for v in arena.votes(arena_id, engine):
+        if v["pair_key"] not in verdict:
+            continue
+        key = (v["pair_key"], v["annotator"])
+        mine[key], theirs[key] = _three(verdict[v["pair_key"]]), _three(arena.oriented(v))
+        j, e = per_expert.setdefault(v["annotator"], ({}, {}))
+        j[v["pair_key"]], e[v["pair_key"]] = mine[key], theirs[key]
+    return {"judge": judge, "n_judged": len(verdict), "n_failed": sum(1 for r in rows if r["status"] != "ok"),
+            "n_flipped": flipped, "overall": compare(mine, theirs),
+            "per_expert": {who: compare(j, e) for who, (j, e) in sorted(per_expert.items())}}

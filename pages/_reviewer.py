@@ -1,0 +1,72 @@
+"""Who is reviewing: the signed-in user where sign-in is configured, else a name picked from the experts or typed.
+Shared by Validate and Arena; the chosen name is kept across pages."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import streamlit as st
+
+from lib import annotations as ann
+from pages._ui import plain, run_safely
+
+
+def _user() -> dict:
+    try:
+        return dict(st.user.to_dict())
+    except Exception:  # noqa: BLE001 - no script context, or an older Streamlit without st.user
+        return {}
+
+
+def signin_state() -> tuple[bool, bool]:
+    """(sign-in is configured, the user is signed in)."""
+    user = _user()
+    return "is_logged_in" in user, user.get("is_logged_in") is True
+
+
+def reviewer_identity(also_known: Iterable[str] = ()) -> tuple[str, str | None]:
+    """(the reviewer's name or "", the adjudicator's name when this reviewer is one). ``also_known``: more experts
+    to list (the arena's voters)."""
+    # Identity. With st.login configured (an [auth] section in .streamlit/secrets.toml) the reviewer is the signed-in
+    # user; st.user then has "is_logged_in". Without it, reviewers type a name and the page says that nothing checks it.
+    user = _user()
+    login_configured = "is_logged_in" in user
+    signed_in = user.get("is_logged_in") is True
+    who = ""
+    if signed_in:
+        who = str(user.get("email") or user.get("name") or "").strip()
+        c_who, c_out = st.columns([5, 1])
+        c_who.text(f"Reviewing as {who} (signed in)")
+        if c_out.button("Log out"):
+            st.logout()
+        # Only the verified e-mail grants adjudication: a display name is often the user's own to set.
+        adjudicator = ann.adjudicator_for(user.get("email")) if user.get("email") else None
+    elif login_configured:
+        st.info("Sign in to review: labels are tied to your account.")
+        if st.button("Log in", type="primary"):
+            st.login()
+        adjudicator = None
+    else:
+        st.warning("Names are not authenticated here: anyone can label under any name. To tie labels to accounts, "
+                   "configure sign-in (st.login, an [auth] section in .streamlit/secrets.toml).", icon="⚠️")
+        known = sorted(set(ann.experts()) | set(also_known), key=str.casefold)
+        add_new = "➕ Add a new expert…"
+        c_pick, c_new = st.columns([2, 3])
+        remembered = st.session_state.get("_reviewer")  # kept across pages (a widget's own state is not)
+        pick = c_pick.selectbox("I am", [*known, add_new], index=known.index(remembered) if remembered in known else None,
+                                key="expert_pick",
+                                placeholder="Pick yourself from the list" if known else "Add yourself as an expert")
+        # a name typed earlier stays in use (after the first save it is also in the list)
+        if pick == add_new or (pick is None and (not known or str(st.session_state.get("expert_name", "")).strip())):
+            typed = c_new.text_input("Your name, as it should appear on your labels", key="expert_name")
+            if typed.strip():
+                who = run_safely(ann.check_reviewer_name, typed) or ""
+                meant = ann.similar_expert(who, known) if who else None
+                if meant:
+                    c_new.warning(f"“{plain(meant)}” is already an expert. If that is you, pick it from the list so your "
+                                  "labels stay under one name.", icon="⚠️")
+        elif pick:
+            who = pick
+        adjudicator = ann.adjudicator_for(who)
+        if who:
+            st.session_state["_reviewer"] = who
+    return who, adjudicator

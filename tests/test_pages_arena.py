@@ -1,0 +1,61 @@
+"""AppTest: the Arena page hides which system wrote which answer until the vote, then shows ratings."""
+from streamlit.testing.v1 import AppTest
+
+from lib import arena, store
+from tests.conftest import ROOT
+from tests.test_annotations import identify
+from tests.test_arena import make_run
+
+LABELS = ("SmolLM2", "Extractive", "local/smollm2", "local/extractive", "Retrieved passages", "Gold passage")
+
+
+def page() -> AppTest:
+    return AppTest.from_file(str(ROOT / "pages" / "arena.py"), default_timeout=120)
+
+
+def vote_tab_text(at: AppTest) -> str:
+    tab = at.tabs[0]
+    parts = []
+    for kind in ("markdown", "text", "caption", "success", "info", "warning"):
+        parts += [e.value for e in getattr(tab, kind)]
+    parts += [b.label for b in tab.button]
+    return "\n".join(str(p) for p in parts)
+
+
+def test_names_hidden_until_the_vote_then_ratings():
+    make_run(store.get_engine())
+    for a in arena.arenas():  # a fresh page: no arena from another test
+        arena.delete_arena(a["arena_id"])
+    at = page().run()
+    assert not at.exception
+    start = next(b for b in at.button if b.label == "Start the arena")
+    start.click().run()
+    assert not at.exception, at.exception
+    assert len(arena.arenas()) == 1
+    aid = arena.arenas()[0]["arena_id"]
+    at = page().run()
+    identify(at, "Ada Arena")
+    assert not at.exception
+    text = vote_tab_text(at)
+    assert "Answer A" in text and "Answer B" in text and "Reply " in text
+    assert not any(name in text for name in LABELS), text  # blind: no model, no mode
+    shown = arena.next_pair(aid, "Ada Arena")
+    assert shown.left.text in text and shown.right.text in text
+    # vote with the "A is better" button; the names appear for the pair just voted on
+    next(b for b in at.tabs[0].button if b.label.endswith("A is better")).click().run()
+    assert not at.exception
+    rows = arena.votes(aid)
+    assert len(rows) == 1 and rows[0]["annotator"] == "Ada Arena" and rows[0]["vote"] == "left"
+    assert rows[0]["left_answer"] == shown.left.answer_id and rows[0]["seconds"] is not None
+    revealed = [s.value for s in at.tabs[0].success]
+    assert any("A was" in s and "B was" in s for s in revealed), revealed
+    assert "1 of 14 pairs voted by you" in "".join(p.proto.text for p in at.get("progress"))
+    # the next pair is blind again
+    after = vote_tab_text(at).replace(revealed[0], "")
+    assert not any(name in after for name in LABELS), after
+    # the Ratings tab: a table with n, the chart, and the small-n warning
+    ratings_tab = at.tabs[1]
+    table = ratings_tab.dataframe[0].value
+    assert set(table["votes (n)"]) == {1} and len(table) == 2
+    assert any("Only 1 vote" in w.value for w in ratings_tab.warning)
+    assert ratings_tab.get("arrow_vega_lite_chart") or ratings_tab.get("vega_lite_chart")
