@@ -5,7 +5,10 @@ The fit is choix's (a maintained implementation of Luce-model inference): ``ilsr
 wins. choix has no ties model, so a tie counts as half a win to each side; a "both bad" vote is a tie for the
 ratings and is reported apart. Ratings are natural log-odds, centred so their mean over models is 0 (a rating
 difference d means P(left beats right) = 1 / (1 + e^-d)); the Elo-style display is 1000 + 400·log10(e)·rating.
-Intervals are percentile bootstrap intervals over votes (seeded; 1,000 resamples by default)."""
+Intervals are percentile bootstrap intervals over votes (seeded; 1,000 resamples by default). Where the votes
+cannot bound a rating (a system, or a group, that never lost to the others, or never won or tied against them: the
+maximum-likelihood rating is infinite) that end of the interval is None ("unbounded") and the system is named in
+``unbounded``: its fitted number rests on the light prior, not on the votes."""
 from __future__ import annotations
 
 import csv
@@ -94,6 +97,28 @@ def left_share_ci(bias: dict) -> list[float] | None:
     return [round(float(lo), 4), round(float(hi), 4)]
 
 
+def separation(w: np.ndarray) -> tuple[list[bool], list[bool]]:
+    """Where the votes cannot bound a rating. Bradley–Terry has a finite fit only when the graph "i won or tied
+    against j" is strongly connected (Ford, 1957). Otherwise a group of systems never lost to the others (its
+    ratings could rise without limit: no upper bound) or never won or tied against them (no lower bound); the fitted
+    numbers there are set by choix's light prior, not by the votes. Returns (no upper bound, no lower bound) per
+    system."""
+    from scipy.sparse.csgraph import connected_components
+
+    k = len(w)
+    n_comp, comp = connected_components(w > 0, directed=True, connection="strong")
+    if n_comp == 1:
+        return [False] * k, [False] * k
+    lost_outside = [False] * n_comp  # someone outside the group won or tied against a member
+    beat_outside = [False] * n_comp
+    for i in range(k):
+        for j in range(k):
+            if w[i, j] > 0 and comp[i] != comp[j]:
+                beat_outside[comp[i]] = True
+                lost_outside[comp[j]] = True
+    return [not lost_outside[comp[i]] for i in range(k)], [not beat_outside[comp[i]] for i in range(k)]
+
+
 def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
     """The arena's figures: per model its rating, Elo-style display, 95% bootstrap interval and vote count; the
     position bias among decisive votes; vote totals. Ratings are centred (mean 0 over models)."""
@@ -105,7 +130,9 @@ def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
     index = {m: i for i, m in enumerate(models)}
     pairs = np.array([(index[v.left], index[v.right]) for v in votes], dtype=int)
     outcome = np.array([{"left": 0, "right": 1}.get(v.vote, 2) for v in votes], dtype=int)
-    point = _fit(_wins(pairs, outcome, len(models)))
+    w = _wins(pairs, outcome, len(models))
+    point = _fit(w)
+    no_upper, no_lower = separation(w)
     rng = np.random.default_rng(seed)
     boot = np.empty((n_bootstrap, len(models)))
     for b in range(n_bootstrap):
@@ -118,13 +145,17 @@ def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
     bias = binomial_test(left_wins, int(decisive.sum()))
     return {
         "models": {m: {"rating": round(float(point[i]), 4), "elo": round(1000 + ELO_SCALE * float(point[i]), 1),
-                       "ci95": [round(float(lo[i]), 4), round(float(hi[i]), 4)], "n": int(counts[i])}
+                       "ci95": [None if no_lower[i] else round(float(lo[i]), 4),
+                                None if no_upper[i] else round(float(hi[i]), 4)], "n": int(counts[i])}
                    for m, i in index.items()},
         "position_bias": {"left_share": None if bias["share"] is None else round(bias["share"], 4),
                           "p_value": round(float(bias["p_value"]), 6), "n": int(decisive.sum())},
         "n_votes": len(votes),
         "ties": int((outcome == 2).sum()),
         "both_bad": sum(1 for v in votes if v.vote == "both_bad"),
+        "unbounded": {m: ("no upper bound: never lost to the others" if no_upper[i] else
+                          "no lower bound: never won or tied against the others")
+                      for m, i in index.items() if no_upper[i] or no_lower[i]},
         "method": "Bradley-Terry (choix ilsr_pairwise_dense, ties as half a win each, both_bad as a tie); "
                   f"percentile bootstrap over votes, {n_bootstrap} resamples, seed {seed}",
     }

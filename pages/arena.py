@@ -179,6 +179,12 @@ with tab_ratings:
         if n < charts.ARENA_FEW:
             st.warning(f"Only {n} vote(s): the intervals are wide. Read an order only where two intervals do not "
                        f"overlap; {charts.ARENA_FEW} votes or more make a first reading.", icon="⚠️")
+        if result["unbounded"]:
+            st.warning("The votes do not bound every rating: " + "; ".join(
+                f"{plain(system_name(s))}: {why}" for s, why in result["unbounded"].items())
+                + ". Bradley–Terry needs every system to have both won (or tied) and lost (or tied) against the "
+                "rest; until then those numbers rest on the fit's light prior, not on the votes. Read the win "
+                "rates below, and vote on more pairs.", icon="⚠️")
         st.dataframe(charts.arena_table(result, system_name), hide_index=True, width="stretch")
         st.altair_chart(charts.arena_ratings_chart(result, system_name), width="stretch")
         st.caption(f"{n} vote(s), {result['ties']} tie(s) of which {result['both_bad']} 'both bad'. "

@@ -16,14 +16,15 @@ st.markdown(
 )
 
 st.subheader("Start here")
-tour = [*st.columns(3), *st.columns(3)]  # two rows of three: each step's name fits
+tour = [*st.columns(4), *st.columns(3)]  # two rows: each step's name fits
 for col, (page, icon, step, what) in zip(tour, [
     ("pages/documents.py", "📄", "1 · Documents", "Click **Load sample EIS** (a 74-page EIS), or upload your own PDFs."),
     ("pages/ask.py", "💬", "2 · Ask", "Press **One-click demo**, then type your own question and press **Run**."),
     ("pages/search.py", "🔎", "3 · Search", "Find passages across every indexed EIS, with pages to open."),
     ("pages/benchmark.py", "📊", "4 · Benchmark", "**Load the sample set**, then **Run**: scores with n and intervals."),
     ("pages/validate.py", "✅", "5 · Validate", "Experts label items (keys 1–7) and see how far they agree."),
-    ("pages/enviroexam.py", "🎓", "6 · EnviroExam", "The 42-course exam (in Chinese): run a model, or take the quiz."),
+    ("pages/arena.py", "⚖️", "6 · Arena", "Vote blind on pairs of answers (keys ← → T X); models earn ratings."),
+    ("pages/enviroexam.py", "🎓", "7 · EnviroExam", "The 42-course exam (in Chinese): run a model, or take the quiz."),
 ], strict=True):
     with col.container(border=True):
         try:

@@ -99,3 +99,17 @@ def test_cli_prints_json_and_follows_the_error_contract(tmp_path):
     out = subprocess.run([sys.executable, "-m", "lib", "arena-ratings", str(bad)], cwd=ROOT, capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 2 and out.stderr.startswith("error: Nothing was read: 1 bad row(s): row 2")
+
+
+def test_a_system_that_never_lost_has_no_upper_bound():
+    """Complete separation: the maximum-likelihood rating is infinite, so the interval says so instead of showing
+    a narrow band set by the prior (8 wins out of 8 gave [2.80, 3.90] before this check)."""
+    text = "left_model,right_model,vote\n" + "a,b,left\nb,a,right\n" * 4 + "b,c,tie\nc,b,left\nb,c,left\n"
+    r = ratings(read_votes_csv(text), n_bootstrap=200)
+    assert r["models"]["a"]["ci95"][1] is None and r["models"]["a"]["ci95"][0] is not None
+    assert set(r["unbounded"]) == {"a", "b", "c"}  # b and c never won or tied against a
+    assert r["unbounded"]["a"].startswith("no upper bound")
+    assert r["models"]["b"]["ci95"][0] is None and r["models"]["c"]["ci95"][0] is None
+    # one tie against a joins the graph: everything is bounded again
+    r = ratings(read_votes_csv(text + "c,a,tie\n"), n_bootstrap=200)
+    assert r["unbounded"] == {} and all(None not in m["ci95"] for m in r["models"].values())

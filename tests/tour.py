@@ -161,7 +161,29 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     assert FIRST_ITEM in panel and "Ada Expert" in panel and "Ben Reviewer" in panel, panel[:2000]
     _shot(b, shots, "adjudicate.png", "Open a disagreement")
 
-    # 6. EnviroExam: a default run (about a minute), then the quiz refuses to score blanks silently
+    # 6. Arena: an arena over the benchmark run's answers, three blind votes by keyboard, then the ratings chart
+    b.open("arena")
+    b.click_button("Start the arena")
+    b.wait_text("pairs over", 60)
+    who = b.wait_for_css("input[aria-label='I am']", 60)
+    who.click()
+    who.send_keys("Ada Expert", Keys.ENTER)
+    b.wait_text("pairs voted by you", 60)
+    total = int(re.search(r"0 of (\d+) pairs voted by you", b.body_text()).group(1))
+    assert "A was" not in b.body_text(), "names are shown before the vote"
+    _shot(b, shots, "arena.png", "Answer A")
+    for n, key in enumerate((Keys.ARROW_LEFT, Keys.ARROW_RIGHT, "t"), start=1):
+        b.keys(key)
+        b.wait_text(f"{n} of {total} pairs voted by you", 60)
+        assert "A was" in b.body_text() and "B was" in b.body_text(), "the names are not revealed after the vote"
+    b.click_tab("Ratings")
+    b.wait_text("Position bias", 60)
+    panel = b.driver.find_element(By.XPATH, "//*[@role='tabpanel'][not(@hidden)]")
+    assert panel.find_elements(By.CSS_SELECTOR, "[data-testid='stVegaLiteChart'], .vega-embed"), "no ratings chart"
+    assert "Only 3 vote(s)" in panel.text, panel.text[:1500]
+    _shot(b, shots, "arena_ratings.png", "Position bias")
+
+    # 7. EnviroExam: a default run (about a minute), then the quiz refuses to score blanks silently
     b.open("enviroexam")
     b.wait_text("Leaderboard", 60)
     b.click_tab("Run the exam")
