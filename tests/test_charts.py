@@ -68,3 +68,21 @@ def test_a_paired_test_on_too_few_items_makes_no_claim():
     assert "Retrieved passages (RAG) vs Gold passage" in text  # plain mode names, not ids
     t["n"] = 40
     assert "Model: Retrieved passages (RAG) is better on open score by 0.08 on 40 items" in describe_test(t, lambda m: "Model")
+
+
+def test_arena_charts_draw_unbounded_ends_and_say_so():
+    from lib.arena_ratings import ratings, read_votes_csv, win_matrix
+
+    votes = read_votes_csv("left_model,right_model,vote\n" + "a,b,left\n" * 3 + "b,c,tie\nc,b,left\n")
+    r = ratings(votes, n_bootstrap=50)
+    table = charts.arena_table(r, str.upper)
+    assert table["system"].tolist()[0] == "A" and table["95% interval (rating)"][0].endswith("to no upper bound")
+    spec = charts.arena_ratings_chart(r, str.upper).to_dict()
+    rows = next(iter(spec["datasets"].values()))
+    a = next(x for x in rows if x["system"] == "A")
+    assert a["interval"] == "unbounded" and a["hi"] > max(x["rating"] for x in rows)  # drawn to the edge
+    heat = charts.win_rate_heatmap(win_matrix(votes), str.upper).to_dict()
+    cells = {x["cell"] for x in next(iter(heat["datasets"].values()))}
+    assert "100% (n=3)" in cells and "0% (n=3)" in cells
+    bias = charts.position_bias_chart(r["position_bias"]).to_dict()
+    assert next(iter(bias["datasets"].values()))[0]["n"] == 4
