@@ -27,7 +27,9 @@ class DocResult:
 
 def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
     """An escaped window of ``text`` around the first query term, with the terms marked."""
-    flat = " ".join(text.split())
+    from .pdf import symbol_bullets
+
+    flat = " ".join(symbol_bullets(text).split())
     lower = flat.lower()
     first = min((i for t in terms if (i := lower.find(t)) >= 0), default=0)
     start = max(0, first - width // 3)

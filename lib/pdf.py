@@ -14,6 +14,15 @@ PDF_MAGIC = b"%PDF-"
 MIN_PAGE_CHARS = 3
 
 
+_SYMBOL_FONT = re.compile("[\uf020-\uf0ff]")
+
+
+def symbol_bullets(text: str) -> str:
+    """Text for a reader: the private-use characters symbol fonts (Wingdings, Symbol) leave in extracted text
+    (U+F0B7 is their bullet), which browsers draw as empty boxes, shown as "•". The indexed text is unchanged."""
+    return _SYMBOL_FONT.sub("•", text)
+
+
 @dataclass
 class Page:
     number: int  # 1-based physical page number

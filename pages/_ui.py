@@ -175,6 +175,14 @@ def code(text: object) -> str:
     return f"{fence}{pad}{s}{pad}{fence}"
 
 
+def passage_text(text: object) -> str:
+    """A PDF passage for reading: symbol-font bullets (U+F020–U+F0FF, which browsers draw as empty boxes) as "•",
+    and the PDF's line breaks and runs of spaces as single spaces. For st.text (it is still untrusted text)."""
+    from lib.pdf import symbol_bullets
+
+    return " ".join(symbol_bullets("" if text is None else str(text)).split())
+
+
 def tidy(df: pd.DataFrame, blank: str = "—") -> pd.DataFrame:
     """A table for people: missing values (None, NaN, pandas' <NA>) shown as ``blank``, never as "None"."""
     return df.astype(object).where(df.notna(), blank)

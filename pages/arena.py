@@ -15,7 +15,7 @@ from lib.contexts import MODE_LABELS
 from lib.errors import UserError
 from lib.providers import registry
 from pages._reviewer import reviewer_identity
-from pages._ui import plain, run_safely, tidy
+from pages._ui import passage_text, plain, run_safely, tidy
 
 st.title("⚖️ Arena")
 st.caption("Experts compare two answers to the same EIS question without knowing which model wrote them, and vote "
@@ -140,12 +140,12 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
         with st.expander("Passages from the EIS (what the answers could draw on)"):
             if pair.gold:
                 st.caption("Reference passage (the source the question was written from)")
-                st.text(pair.gold)
+                st.text(passage_text(pair.gold))
             for p in pair.passages:
                 where = " ".join(x for x in (f"[{p['n']}]" if p.get("n") else "", plain(p.get("doc_name") or ""),
                                              f"p. {p['page_start']}" if p.get("page_start") else "") if x)
                 st.caption(f"Retrieved passage {where}")
-                st.text(p.get("text") or "")
+                st.text(passage_text(p.get("text")))
     ca, cb = st.columns(2)
     for col, side, ans in ((ca, "A", pair.left), (cb, "B", pair.right)):
         with col.container(border=True):

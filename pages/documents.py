@@ -1,7 +1,6 @@
 """Documents: upload or load the sample EIS, watch ingest progress, find documents by their metadata (filter, sort,
 edit, fill gaps with a connected model), inspect chunks and retrieval."""
 import json
-import re
 
 import pandas as pd
 import streamlit as st
@@ -15,7 +14,7 @@ from lib.job_kinds import ingest_params, stage_upload
 from lib.providers import registry
 from lib.retrieval import METHODS
 from pages._jobs import watch
-from pages._ui import code, plain, run_safely, scope_picker, services
+from pages._ui import code, passage_text, plain, run_safely, scope_picker, services
 
 st.title("📄 Documents")
 svc = services()
@@ -350,8 +349,7 @@ with tab_search:
                             moved = is_navigation(h.chunk.text)
                             st.caption(f"{name} {h.score:.3f}" + (" · a table of contents: ranked after the text, "
                                                                   "whatever its score" if moved else ""), help=tip)
-                            # symbol-font bullets (U+F0B7 and kin) show as empty boxes in a browser: a bullet instead
-                            text = " ".join(re.sub("[\uf020-\uf0ff]", "•", h.chunk.text).split())
+                            text = passage_text(h.chunk.text)
                             st.text(text if len(text) <= SNIPPET else text[:SNIPPET].rsplit(" ", 1)[0] + " …")
                             if len(text) > SNIPPET:
                                 with st.expander("Whole passage"):

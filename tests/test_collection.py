@@ -247,3 +247,11 @@ def test_headings_detected_by_type_when_the_pdf_has_no_outline(tmp_path, service
     chunks = docs.chunks(res.doc_id)
     assert chunks[0].section == "3 Affected Environment › 3.1 Caribou"
     assert chunks[-1].page_start == 2 and chunks[-1].section == "3 Affected Environment › 3.2 Wetlands"
+
+
+def test_snippets_show_symbol_font_bullets_as_bullets():
+    """U+F0B7 (a Wingdings bullet in the extracted text) draws as an empty box in a browser."""
+    from lib.corpus_search import snippet
+
+    out = snippet("Wetlands\n\uf0b7 The FTD footprint has 25 acres of wetland \uf0a7 streams", ["wetland"])
+    assert out == "<mark>Wetlands</mark> • The FTD footprint has 25 acres of <mark>wetland</mark> • streams"
