@@ -272,15 +272,16 @@ def win_rate_heatmap(rows: list[dict], name: Callable[[str], str]) -> alt.Chart:
 
 
 def position_bias_chart(bias: dict) -> alt.Chart:
-    """Share of decisive votes that went to the left answer, with its 95% interval and the 50% line."""
+    """Share of decisive votes that went to the left answer: a point with its 95% Wilson interval, beside the 50%
+    line (no bias)."""
     from .arena_ratings import left_share_ci
 
     lo, hi = left_share_ci(bias)
     frame = pd.DataFrame([{"side": "left answer", "share": bias["left_share"], "lo": lo, "hi": hi, "n": bias["n"]}])
     base = alt.Chart(frame).encode(y=alt.Y("side:N", title=None))
-    x = alt.X("share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"),
-              title=f"share of decisive votes (n = {bias['n']})")
-    bar = base.mark_bar(color="#90a4ae").encode(x=x, tooltip=["share", "lo", "hi", "n"])
-    rule = base.mark_rule(strokeWidth=2).encode(x="lo:Q", x2="hi:Q")
+    x = alt.X("lo:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"),
+              title=f"share of decisive votes for the left answer, with 95% interval (n = {bias['n']})")
+    rule = base.mark_rule(strokeWidth=3, color="#455a64").encode(x=x, x2="hi:Q", tooltip=["share", "lo", "hi", "n"])
+    point = base.mark_point(filled=True, size=120, color="#1b5e20").encode(x="share:Q")
     half = alt.Chart(pd.DataFrame({"x": [0.5]})).mark_rule(strokeDash=[4, 4], color="black").encode(x="x:Q")
-    return alt.layer(bar, rule, half).properties(height=60, title="Position bias: votes for the left answer")
+    return alt.layer(rule, point, half).properties(height=50, title="Position bias (dashed line: no bias)")

@@ -3,6 +3,7 @@ is checked against the experts. The work is in lib/arena.py, lib/arena_ratings.p
 
 Answers, passages, questions and names are shown with st.text or through plain(), never as Markdown.
 """
+import re
 import time
 
 import pandas as pd
@@ -34,6 +35,11 @@ def system_name(key: str) -> str:
     """A system key ("model · mode") in plain words."""
     model, _, mode = key.rpartition(" · ")
     return arena.system_label(model, mode, model_name) if model else key
+
+
+def short_name(key: str) -> str:
+    """A system's name for chart axes: the labels without their parenthetical notes."""
+    return re.sub(r" \([^)]*\)", "", system_name(key))
 
 
 def source_title(src: dict) -> str:
@@ -186,7 +192,7 @@ with tab_ratings:
                 "rest; until then those numbers rest on the fit's light prior, not on the votes. Read the win "
                 "rates below, and vote on more pairs.", icon="⚠️")
         st.dataframe(charts.arena_table(result, system_name), hide_index=True, width="stretch")
-        st.altair_chart(charts.arena_ratings_chart(result, system_name), width="stretch")
+        st.altair_chart(charts.arena_ratings_chart(result, short_name), width="stretch")
         st.caption(f"{n} vote(s), {result['ties']} tie(s) of which {result['both_bad']} 'both bad'. "
                    "Bradley–Terry fitted with choix; a tie counts as half a win to each side, and 'both bad' as a "
                    "tie. Ratings are log-odds centred at 0 (a difference of 1 means the better one wins 73% of the "
@@ -205,7 +211,7 @@ with tab_ratings:
             st.caption("No decisive vote yet (only ties and 'both bad').")
         st.subheader("Win rates and votes per pair")
         matrix = win_matrix(votes)
-        st.altair_chart(charts.win_rate_heatmap(matrix, system_name), width="stretch")
+        st.altair_chart(charts.win_rate_heatmap(matrix, short_name), width="stretch")
         per_pair = pd.DataFrame([{
             "system": system_name(m["model"]), "against": system_name(m["opponent"]), "votes (n)": m["n"],
             "wins": m["wins"], "losses": m["losses"], "ties (incl. both bad)": m["ties"],
