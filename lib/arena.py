@@ -25,9 +25,11 @@ import uuid
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, insert, select
+import numpy as np
+from sqlalchemy import delete, func, insert, select
 from sqlalchemy.engine import Engine
 
 from . import store
@@ -111,10 +113,13 @@ def _bench_answers(run_id: str, c: Any, ids: set[int] | None) -> list[Answer]:
     return out
 
 
-def _ask_answers(c: Any, ids: set[int] | None) -> list[Answer]:
+def _ask_answers(c: Any, ids: set[int] | None, batch: str | None = None) -> list[Answer]:
     t = store.ask_history
+    q = select(t).where(t.c.error.is_(None))
+    if batch:
+        q = q.where(t.c.batch_id == batch)
     out = []
-    for r in c.execute(select(t).where(t.c.error.is_(None)).order_by(t.c.id)).mappings():
+    for r in c.execute(q.order_by(t.c.id)).mappings():
         if (ids is not None and r["id"] not in ids) or not (r["answer"] or "").strip():
             continue
         passages = json.loads(r["contexts"] or "[]")
@@ -131,23 +136,27 @@ def _load(source: str, engine: Engine, answer_ids: Sequence[str] | None = None) 
     with engine.connect() as c:
         if source == ASK_SOURCE:
             return _ask_answers(c, want)
+        if source.startswith("ask:"):
+            return _ask_answers(c, want, source.split(":", 1)[1])
         if source.startswith("bench:"):
             return _bench_answers(source.split(":", 1)[1], c, want)
-    raise UserError(f"Unknown arena source '{source}': use a benchmark run (bench:RUN_ID) or the Ask history (ask).")
+    raise UserError(f"Unknown arena source '{source}': use a benchmark run (bench:RUN_ID), one Ask batch "
+                    "(ask:BATCH_ID) or the whole Ask history (ask).")
 
 
 def _failed(source: str, engine: Engine) -> Counter:
     """Answers that cannot be put in a pair (failed calls, empty answers), per system."""
     with engine.connect() as c:
-        if source == ASK_SOURCE:
+        if source == ASK_SOURCE or source.startswith("ask:"):
             t = store.ask_history
-            rows = c.execute(select(t.c.model, t.c.mode, t.c.answer, t.c.error)).fetchall()
+            q = select(t.c.model, t.c.mode, t.c.answer, t.c.error)
+            if source.startswith("ask:"):
+                q = q.where(t.c.batch_id == source.split(":", 1)[1])
+            rows = [(m, mo, a, "failed" if err is not None else "ok") for m, mo, a, err in c.execute(q)]
         else:
             t = store.bench_answers
             rows = c.execute(select(t.c.model, t.c.mode, t.c.answer, t.c.status)
                              .where(t.c.run_id == source.split(":", 1)[1])).fetchall()
-    if source == ASK_SOURCE:
-        return Counter((m, mo) for m, mo, a, err in rows if err is not None or not (a or "").strip())
     return Counter((m, mo) for m, mo, a, status in rows if status != "ok" or not (a or "").strip())
 
 
@@ -165,9 +174,9 @@ def _pairs_of(answers: Sequence[Answer], systems: set[tuple[str, str]] | None = 
     return out
 
 
-def sources(engine: Engine | None = None) -> list[dict[str, Any]]:
-    """Where an arena can come from: each benchmark run and the Ask history, with the systems that have at least one
-    comparable pair and the number of pairs."""
+def sources(engine: Engine | None = None, ask_batches: int = 20) -> list[dict[str, Any]]:
+    """Where an arena can come from: each benchmark run, the whole Ask history, and the latest Ask batches (one
+    question each), with the systems that have at least one comparable pair and the number of pairs."""
     from .benchmark.runner import list_runs
 
     engine = _engine(engine)
@@ -178,6 +187,11 @@ def sources(engine: Engine | None = None) -> list[dict[str, Any]]:
     answers = _load(ASK_SOURCE, engine)
     if answers:
         out.append({"source": ASK_SOURCE, "run": None, "kind": "ask", **_shape(answers)})
+        latest = list(dict.fromkeys(a.item_key for a in reversed(answers)))[:ask_batches]
+        for key in latest:
+            mine = [a for a in answers if a.item_key == key]
+            out.append({"source": key, "run": None, "kind": "ask_batch", "question": mine[0].question,
+                        **_shape(mine)})
     return [s for s in out if s["n_pairs"]]
 
 
@@ -205,7 +219,9 @@ def create_arena(source: str, systems: Sequence[Sequence[str]] | None = None, na
     with engine.begin() as c:
         c.execute(insert(store.arenas).values(
             arena_id=arena_id, name=(name or "").strip()[:200] or f"Arena {arena_id[:6]}", source=source,
-            answers=json.dumps(answer_ids), systems=json.dumps([list(s) for s in used]), min_experts=int(min_experts)))
+            answers=json.dumps(answer_ids), systems=json.dumps([list(s) for s in used]), min_experts=int(min_experts),
+            left_out=json.dumps([[m, mo, n] for (m, mo), n in sorted(_failed(source, engine).items())
+                                 if (m, mo) in set(used)])))
     return arena_id
 
 
@@ -219,7 +235,8 @@ def arenas(engine: Engine | None = None) -> list[dict[str, Any]]:
 def _arena_dict(r: Any) -> dict[str, Any]:
     return {"arena_id": r["arena_id"], "name": r["name"], "source": r["source"],
             "answers": json.loads(r["answers"]), "systems": [tuple(s) for s in json.loads(r["systems"])],
-            "min_experts": int(r["min_experts"] or 1), "created_at": str(r["created_at"])}
+            "min_experts": int(r["min_experts"] or 1), "created_at": str(r["created_at"]),
+            "left_out": {(m, mo): int(n) for m, mo, n in json.loads(r.get("left_out") or "[]")}}
 
 
 def get_arena(arena_id: str, engine: Engine | None = None) -> dict[str, Any]:
@@ -279,7 +296,7 @@ def _hash(*parts: str) -> int:
 def _passages(x: Answer, y: Answer) -> list[dict]:
     seen, out = set(), []
     for a in (x, y):
-        if a.mode == "gold":
+        if a.mode != "rag":  # gold: the reference passage is shown apart; full PDF: a summary, not a passage
             continue
         for p in a.passages:
             key = (p.get("doc_name"), p.get("page_start"), (p.get("text") or "")[:200])
@@ -289,13 +306,28 @@ def _passages(x: Answer, y: Answer) -> list[dict]:
     return out
 
 
-def next_pair(arena_id: str, annotator: str, engine: Engine | None = None) -> Pair | None:
+@dataclass
+class Snapshot:
+    """One read of an arena: its record, answers, pairs and votes (a page draws a pair, the progress and a vote
+    from one read)."""
+    arena: dict[str, Any]
+    answers: dict[str, Answer]
+    pairs: list[tuple[Answer, Answer]]
+    votes: list[dict[str, Any]]
+
+
+def snapshot(arena_id: str, engine: Engine | None = None) -> Snapshot:
+    engine = _engine(engine)
+    info = get_arena(arena_id, engine)
+    answers = arena_answers(info, engine)
+    return Snapshot(info, answers, _pairs_of(list(answers.values()), set(info["systems"])), votes(arena_id, engine))
+
+
+def next_pair(arena_id: str, annotator: str, engine: Engine | None = None, snap: Snapshot | None = None) -> Pair | None:
     """The pair this expert should vote on next (see the module's note on sampling), or None when they have voted
     on every pair."""
-    engine = _engine(engine)
-    arena = get_arena(arena_id, engine)
-    pairs = arena_pairs(arena, engine)
-    cast = votes(arena_id, engine)
+    snap = snap or snapshot(arena_id, engine)
+    cast = snap.votes
     mine = {v["pair_key"] for v in cast if v["annotator"] == annotator}
     experts_on: Counter = Counter(v["pair_key"] for v in cast)
     per_system: dict[tuple, list[float]] = defaultdict(lambda: [0.0, 0])  # score of the first system, n
@@ -305,16 +337,16 @@ def next_pair(arena_id: str, annotator: str, engine: Engine | None = None) -> Pa
         first_won = {"left": a == key[0], "right": b == key[0]}.get(v["vote"])
         per_system[key][0] += 0.5 if first_won is None else float(first_won)
         per_system[key][1] += 1
-    k = arena["min_experts"]
+    width = {key: _wilson_width(score, int(n)) for key, (score, n) in per_system.items()}  # once per system pair
+    k = snap.arena["min_experts"]
     best, best_rank = None, None
-    for x, y in pairs:
+    for x, y in snap.pairs:
         pk = pair_key(x.answer_id, y.answer_id)
         if pk in mine:
             continue
         skey = tuple(sorted((x.system, y.system)))
-        score, n = per_system[skey]
         needs_more = 0 if k > 1 and 0 < experts_on[pk] < k else 1
-        rank = (needs_more, n, -_wilson_width(score, int(n)), experts_on[pk], _hash(annotator, pk))
+        rank = (needs_more, per_system[skey][1], -width.get(skey, 1.0), experts_on[pk], _hash(annotator, pk))
         if best_rank is None or rank < best_rank:
             best, best_rank = (x, y), rank
     if best is None:
@@ -325,12 +357,11 @@ def next_pair(arena_id: str, annotator: str, engine: Engine | None = None) -> Pa
     return Pair(pk, x.item_key, x.question, left, right, x.gold or y.gold, _passages(x, y))
 
 
-def progress(arena_id: str, annotator: str, engine: Engine | None = None) -> tuple[int, int]:
+def progress(arena_id: str, annotator: str, engine: Engine | None = None,
+             snap: Snapshot | None = None) -> tuple[int, int]:
     """(pairs this expert has voted on, pairs in the arena)."""
-    engine = _engine(engine)
-    n = len(arena_pairs(get_arena(arena_id, engine), engine))
-    mine = sum(1 for v in votes(arena_id, engine) if v["annotator"] == annotator)
-    return mine, n
+    snap = snap or snapshot(arena_id, engine)
+    return sum(1 for v in snap.votes if v["annotator"] == annotator), len(snap.pairs)
 
 
 def _upsert(engine: Engine, row: dict[str, Any]) -> Any:
@@ -366,12 +397,13 @@ def _vote_row(arena_id: str, answers: dict[str, Answer], annotator: str, left_id
 
 
 def cast_vote(arena_id: str, annotator: str, pair: Pair, vote: str, reason: str | None = None,
-              seconds: float | None = None, engine: Engine | None = None) -> None:
+              seconds: float | None = None, engine: Engine | None = None, snap: Snapshot | None = None) -> None:
     """Store one expert's vote on a pair as they saw it (left/right as shown). A second vote on the same pair by
     the same expert replaces the first."""
     engine = _engine(engine)
-    answers = arena_answers(get_arena(arena_id, engine), engine)
+    answers = snap.answers if snap is not None else arena_answers(get_arena(arena_id, engine), engine)
     row = _vote_row(arena_id, answers, annotator, pair.left.answer_id, pair.right.answer_id, vote, reason, seconds)
+    row["created_at"] = func.now()  # a second vote is dated when it was cast
     with engine.begin() as c:
         c.execute(_upsert(engine, row))
 
@@ -434,6 +466,12 @@ def import_votes_csv(text: str, arena_id: str, engine: Engine | None = None) -> 
             problems.append(f"row {row_no}: the models or modes do not match the answers {r['left_answer']} and "
                             f"{r['right_answer']} in this arena")
             continue
+        if r.get("created_at"):
+            try:
+                row["created_at"] = datetime.fromisoformat(r["created_at"])  # the vote keeps its time
+            except ValueError:
+                problems.append(f"row {row_no}: created_at '{r['created_at']}' is not a date and time")
+                continue
         key = (row["pair_key"], row["annotator"])
         if key in seen:
             problems.append(f"row {row_no}: {row['annotator']} votes on this pair again (row {seen[key]})")
@@ -457,24 +495,49 @@ def arena_summary(arena: dict[str, Any], engine: Engine | None = None) -> dict[s
     engine = _engine(engine)
     pairs = arena_pairs(arena, engine)
     cast = votes(arena["arena_id"], engine)
-    left_out = _failed(arena["source"], engine)
+    from scipy.sparse.csgraph import connected_components
+
+    systems = list(arena["systems"])
+    link = np.zeros((len(systems), len(systems)))
+    where = {s: i for i, s in enumerate(systems)}
+    for x, y in pairs:
+        link[where[x.system], where[y.system]] = 1
+    groups = connected_components(link, directed=False)[0] if systems else 0
     return {"n_pairs": len(pairs), "n_questions": len({x.item_key for x, _ in pairs}), "n_votes": len(cast),
             "experts": sorted({v["annotator"] for v in cast}),
             "pairs_voted": len({v["pair_key"] for v in cast}),
-            "left_out": {s: n for s, n in left_out.items() if s in set(arena["systems"])}}
+            "left_out": arena.get("left_out", {}),  # counted when the arena was made (a resume may delete failures)
+            "groups": int(groups)}  # >1: some systems are never compared, even through others
 
 
 def expert_agreement(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Experts' agreement on the pairs several of them voted on: percent agreement (share of agreeing expert pairs,
-    averaged over pairs), Fleiss' κ (over the pairs every expert voted on; needs 3+ experts) and Krippendorff's α
-    (nominal; missing votes allowed), on the vote relative to the pair (first / second / tie / both bad), with n."""
-    from .agreement import fleiss, kripp_alpha, percent_agreement
+    """Experts' agreement on the pairs several of them voted on, on the vote relative to the pair (first / second /
+    tie / both bad), with n:
+
+    - percent agreement: the share of agreeing expert pairs, averaged over pairs (every pair with 2+ votes);
+    - Fleiss' κ (statsmodels): over the pairs with the most common number m ≥ 2 of votes (it needs the same number
+      of ratings per unit, not the same experts), n = those pairs;
+    - Krippendorff's α (nominal; missing votes allowed): every pair with 2+ votes."""
+    from statsmodels.stats.inter_rater import fleiss_kappa
+
+    from .agreement import kripp_alpha, percent_agreement
 
     cells = {(r["pair_key"], r["annotator"]): oriented(r) for r in rows}
     per_pair = Counter(pk for pk, _ in cells)
     shared = sorted(pk for pk, n in per_pair.items() if n >= 2)
     raters = sorted({a for pk, a in cells if pk in shared})
     sub = {k: v for k, v in cells.items() if k[0] in shared}
+    fleiss, fleiss_n, m = None, 0, None
+    if shared:
+        m = Counter(per_pair[pk] for pk in shared).most_common(1)[0][0]
+        units = [pk for pk in shared if per_pair[pk] == m]
+        cats = sorted({v for (pk, _), v in sub.items() if pk in set(units)})
+        fleiss_n = len(units)
+        if len(units) >= 2 and len(cats) >= 2:
+            counts = np.array([[sum(1 for (pk, _), v in sub.items() if pk == u and v == c) for c in cats]
+                               for u in units])
+            value = float(fleiss_kappa(counts, method="fleiss"))
+            fleiss = None if math.isnan(value) else round(value, 4)
     return {"n_pairs": len(shared), "n_experts": len(raters), "n_votes": len(sub),
             "percent": None if not shared else round(100 * percent_agreement(shared, raters, sub), 1),
-            "fleiss": fleiss(shared, raters, sub), "alpha": kripp_alpha(shared, raters, sub)}
+            "fleiss": fleiss, "fleiss_n": fleiss_n, "fleiss_m": m, "alpha": kripp_alpha(shared, raters, sub)}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -206,17 +207,29 @@ def _three(v: str) -> str:
 
 
 def judge_vs_experts(arena_id: str, judge: str, engine: Engine | None = None) -> dict[str, Any]:
-    """The judge against the experts, per expert vote on a pair the judge judged: overall and per expert, percent
-    and Cohen's κ with n (``judge_review.compare``), plus how many pairs the judge judged, failed, and flipped."""
+    """The judge against the experts, on three categories (first better, second better, no preference), as percent
+    and Cohen's κ with n (``judge_review.compare``), counted two ways:
+
+    - ``overall`` and ``per_expert``: per expert vote on a judged pair (the unit is a vote; a pair several experts
+      voted on counts once per expert, so n is votes, not independent pairs);
+    - ``vs_majority``: per pair, against the experts' majority on it (pairs without a strict majority left out;
+      the unit is a pair).
+
+    Also how many pairs the judge judged and failed, how many of its verdicts flipped outright with the order
+    (first in one order, second in the other) and how many changed in another way (a preference in one order, a
+    tie or both bad in the other)."""
     from .judge_review import compare
 
     engine = _engine(engine)
     rows = judge_rows(arena_id, judge, engine)
-    verdict = {r["pair_key"]: r["verdict"] for r in rows if r["status"] == "ok"}
-    flipped = sum(1 for r in rows if r["status"] == "ok" and r["first_order"] != r["second_order"])
+    ok = [r for r in rows if r["status"] == "ok"]
+    verdict = {r["pair_key"]: r["verdict"] for r in ok}
+    flipped = sum(1 for r in ok if {r["first_order"], r["second_order"]} == {"first", "second"})
+    changed = sum(1 for r in ok if r["first_order"] != r["second_order"]) - flipped
     mine: dict[Any, str] = {}
     theirs: dict[Any, str] = {}
     per_expert: dict[str, tuple[dict, dict]] = {}
+    by_pair: dict[str, list[str]] = {}
     for v in arena.votes(arena_id, engine):
         if v["pair_key"] not in verdict:
             continue
@@ -224,6 +237,14 @@ def judge_vs_experts(arena_id: str, judge: str, engine: Engine | None = None) ->
         mine[key], theirs[key] = _three(verdict[v["pair_key"]]), _three(arena.oriented(v))
         j, e = per_expert.setdefault(v["annotator"], ({}, {}))
         j[v["pair_key"]], e[v["pair_key"]] = mine[key], theirs[key]
-    return {"judge": judge, "n_judged": len(verdict), "n_failed": sum(1 for r in rows if r["status"] != "ok"),
-            "n_flipped": flipped, "overall": compare(mine, theirs),
-            "per_expert": {who: compare(j, e) for who, (j, e) in sorted(per_expert.items())}}
+        by_pair.setdefault(v["pair_key"], []).append(theirs[key])
+    majority: dict[str, str] = {}
+    for pk, cats in by_pair.items():
+        top = Counter(cats).most_common(2)
+        if len(top) == 1 or top[0][1] > top[1][1]:
+            majority[pk] = top[0][0]
+    return {"judge": judge, "n_judged": len(verdict), "n_failed": len(rows) - len(ok),
+            "n_flipped": flipped, "n_changed": changed, "overall": compare(mine, theirs),
+            "per_expert": {who: compare(j, e) for who, (j, e) in sorted(per_expert.items())},
+            "vs_majority": compare({pk: _three(verdict[pk]) for pk in majority}, majority),
+            "no_majority": len(by_pair) - len(majority)}

@@ -6,9 +6,9 @@ wins. choix has no ties model, so a tie counts as half a win to each side; a "bo
 ratings and is reported apart. Ratings are natural log-odds, centred so their mean over models is 0 (a rating
 difference d means P(left beats right) = 1 / (1 + e^-d)); the Elo-style display is 1000 + 400·log10(e)·rating.
 Intervals are percentile bootstrap intervals over votes (seeded; 1,000 resamples by default). Where the votes
-cannot bound a rating (a system, or a group, that never lost to the others, or never won or tied against them: the
-maximum-likelihood rating is infinite) that end of the interval is None ("unbounded") and the system is named in
-``unbounded``: its fitted number rests on the light prior, not on the votes."""
+cannot bound a rating (``separation``: a group that never lost to the rest, never won or tied against it, sits
+between such groups, or was never compared with the rest) the open end of the interval is None and the system is
+named, with the reason, in ``unbounded``: its fitted number rests on the light prior, not on the votes."""
 from __future__ import annotations
 
 import csv
@@ -44,12 +44,21 @@ def read_votes_csv(text: str) -> list[Vote]:
     if missing:
         raise UserError(f"The votes file needs the columns {', '.join(REQUIRED)} (optional: {', '.join(OPTIONAL)}); "
                         f"missing: {', '.join(missing)}.")
+    from .csv_safe import unneutralise
+
     votes, problems = [], []
     for row_no, raw in enumerate(reader, start=2):
-        row = {(k or "").strip(): (v or "").strip() for k, v in raw.items()}
+        if None in raw:  # DictReader keeps a row's extra cells under the key None
+            problems.append(f"row {row_no}: more cells than the header has columns")
+            continue
+        row = {(k or "").strip(): unneutralise((v or "").strip()) for k, v in raw.items()}
         left, right, vote = row.get("left_model", ""), row.get("right_model", ""), row.get("vote", "").lower()
-        if left and right and (row.get("left_mode") or row.get("right_mode")):  # an arena's export: a system is a
-            left, right = f"{left} · {row.get('left_mode', '')}", f"{right} · {row.get('right_mode', '')}"  # model in a mode
+        modes = row.get("left_mode", ""), row.get("right_mode", "")
+        if any(modes) and not all(modes):
+            problems.append(f"row {row_no}: left_mode and right_mode must both be given, or both left empty")
+            continue
+        if left and right and all(modes):  # an arena's export: a system is a model in a mode
+            left, right = f"{left} · {modes[0]}", f"{right} · {modes[1]}"
         if not left or not right:
             problems.append(f"row {row_no}: a model name is empty")
         elif left == right:
@@ -97,18 +106,28 @@ def left_share_ci(bias: dict) -> list[float] | None:
     return [round(float(lo), 4), round(float(hi), 4)]
 
 
-def separation(w: np.ndarray) -> tuple[list[bool], list[bool]]:
-    """Where the votes cannot bound a rating. Bradley–Terry has a finite fit only when the graph "i won or tied
-    against j" is strongly connected (Ford, 1957). Otherwise a group of systems never lost to the others (its
-    ratings could rise without limit: no upper bound) or never won or tied against them (no lower bound); the fitted
-    numbers there are set by choix's light prior, not by the votes. Returns (no upper bound, no lower bound) per
-    system."""
+def separation(w: np.ndarray) -> dict[int, str]:
+    """Systems whose rating the votes cannot bound, each with the side and the reason. Bradley–Terry has a finite
+    fit only when the graph "i won or tied against j" is strongly connected (Ford, 1957). Otherwise:
+
+    - systems never compared, even indirectly, with some others: nothing relates their ratings (both ends open);
+    - a group that never lost to the rest: its ratings could rise without limit (no upper bound);
+    - a group that never won or tied against the rest: no lower bound;
+    - a group in between (it beat some groups outright and lost outright to others): its centred rating depends on
+      how far the others drift, so neither end is bounded.
+
+    The fitted numbers there are set by choix's light prior, not by the votes. Returns {system index: reason}; the
+    reason starts with "no upper bound", "no lower bound" or "no bound"."""
     from scipy.sparse.csgraph import connected_components
 
     k = len(w)
+    n_weak, weak = connected_components((w + w.T) > 0, directed=False)
+    if n_weak > 1:
+        return {i: "no bound: never compared, even through other systems, with " + str(k - int((weak == weak[i]).sum()))
+                + " other system(s)" for i in range(k)}
     n_comp, comp = connected_components(w > 0, directed=True, connection="strong")
     if n_comp == 1:
-        return [False] * k, [False] * k
+        return {}
     lost_outside = [False] * n_comp  # someone outside the group won or tied against a member
     beat_outside = [False] * n_comp
     for i in range(k):
@@ -116,7 +135,16 @@ def separation(w: np.ndarray) -> tuple[list[bool], list[bool]]:
             if w[i, j] > 0 and comp[i] != comp[j]:
                 beat_outside[comp[i]] = True
                 lost_outside[comp[j]] = True
-    return [not lost_outside[comp[i]] for i in range(k)], [not beat_outside[comp[i]] for i in range(k)]
+    out = {}
+    for i in range(k):
+        c = comp[i]
+        if not lost_outside[c]:
+            out[i] = "no upper bound: never lost to the others"
+        elif not beat_outside[c]:
+            out[i] = "no lower bound: never won or tied against the others"
+        else:
+            out[i] = "no bound: it beat some systems outright and lost outright to others, so its place between them is open"
+    return out
 
 
 def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
@@ -126,13 +154,17 @@ def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
 
     if n_bootstrap < 1:
         raise UserError("--bootstrap must be at least 1.")
+    if seed < 0:
+        raise UserError("--seed must be 0 or more.")
     models = sorted({m for v in votes for m in (v.left, v.right)})
     index = {m: i for i, m in enumerate(models)}
     pairs = np.array([(index[v.left], index[v.right]) for v in votes], dtype=int)
     outcome = np.array([{"left": 0, "right": 1}.get(v.vote, 2) for v in votes], dtype=int)
     w = _wins(pairs, outcome, len(models))
     point = _fit(w)
-    no_upper, no_lower = separation(w)
+    open_end = separation(w)
+    no_upper = [open_end.get(i, "").startswith(("no upper", "no bound")) for i in range(len(models))]
+    no_lower = [open_end.get(i, "").startswith(("no lower", "no bound")) for i in range(len(models))]
     rng = np.random.default_rng(seed)
     boot = np.empty((n_bootstrap, len(models)))
     for b in range(n_bootstrap):
@@ -153,9 +185,7 @@ def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
         "n_votes": len(votes),
         "ties": int((outcome == 2).sum()),
         "both_bad": sum(1 for v in votes if v.vote == "both_bad"),
-        "unbounded": {m: ("no upper bound: never lost to the others" if no_upper[i] else
-                          "no lower bound: never won or tied against the others")
-                      for m, i in index.items() if no_upper[i] or no_lower[i]},
+        "unbounded": {m: open_end[i] for m, i in index.items() if i in open_end},
         "method": "Bradley-Terry (choix ilsr_pairwise_dense, ties as half a win each, both_bad as a tie); "
                   f"percentile bootstrap over votes, {n_bootstrap} resamples, seed {seed}",
     }

@@ -288,6 +288,7 @@ arenas = Table(  # a blind arena over stored answers (lib/arena.py): which answe
     Column("systems", Text, nullable=False),  # JSON list of [model, mode]
     Column("min_experts", Integer, nullable=False, default=1),  # each pair seen by at least this many experts
     Column("created_at", DateTime, server_default=func.now()),
+    Column("left_out", Text),  # JSON [[model, mode, n]]: failed or empty answers not paired, counted at creation
 )
 
 arena_votes = Table(  # experts' blind votes (lib/arena.py); one per expert and pair, a second vote replaces it

@@ -3,6 +3,8 @@ is checked against the experts. The work is in lib/arena.py, lib/arena_ratings.p
 
 Answers, passages, questions and names are shown with st.text or through plain(), never as Markdown.
 """
+import hashlib
+import math
 import re
 import time
 
@@ -11,7 +13,7 @@ import streamlit as st
 
 from lib import arena, charts
 from lib import arena_judge as aj
-from lib.arena_ratings import ratings, win_matrix
+from lib.arena_ratings import ELO_SCALE, ratings, win_matrix
 from lib.contexts import MODE_LABELS
 from lib.errors import UserError
 from lib.providers import registry
@@ -24,6 +26,7 @@ st.caption("Experts compare two answers to the same EIS question without knowing
            "a 95% interval, and show whether a judge model agrees with the experts.")
 
 available = {p.id: p.label for p, ok, _ in registry.status_all() if ok}
+SMALL_N = 30  # below this many pairs, agreement is a first look
 VOTE_WORDS = {"left": "A is better", "right": "B is better", "tie": "Tie", "both_bad": "Both are bad"}
 
 
@@ -44,13 +47,24 @@ def short_name(key: str) -> str:
 
 def source_title(src: dict) -> str:
     if src["kind"] == "ask":
-        return f"Ask history · {src['n_questions']} question(s) · {src['n_pairs']} pairs"
+        return f"Ask history, every question · {src['n_questions']} question(s) · {src['n_pairs']} pairs"
+    if src["kind"] == "ask_batch":
+        q = src["question"] if len(src["question"]) <= 90 else src["question"][:90].rsplit(" ", 1)[0] + " …"
+        return f"Ask: “{q}” · {src['n_pairs']} pairs"
     return (f"Benchmark run: {charts.run_title(src['run'], model_name, MODE_LABELS)} · {src['n_pairs']} pairs")
 
 
-@st.cache_data(max_entries=32, show_spinner="Fitting ratings and 1,000 bootstrap resamples…")
-def _ratings(votes: tuple, seed: int = 0) -> dict:
-    return ratings([arena.Vote(*v) for v in votes], seed=seed, n_bootstrap=1000)
+BOOTSTRAP, SEED = 1000, 0
+
+
+@st.cache_data(max_entries=32, show_spinner=f"Fitting ratings and {BOOTSTRAP:,} bootstrap resamples…")
+def _ratings(votes: tuple) -> dict:
+    return ratings([arena.Vote(*v) for v in votes], seed=SEED, n_bootstrap=BOOTSTRAP)
+
+
+def widget_id(pair_key: str) -> str:
+    """A pair's widget keys carry a hash, not the answers' ids (they end up in the page's HTML)."""
+    return hashlib.sha256(pair_key.encode()).hexdigest()[:12]
 
 
 def setup_form() -> None:
@@ -110,7 +124,8 @@ tab_vote, tab_ratings, tab_judge, tab_arenas = st.tabs(
 @st.fragment
 def vote_panel(arena_id: str, who: str, live: bool) -> None:
     """One pair at a time, names hidden until the vote. A fragment: a vote reruns only this panel."""
-    done, total = arena.progress(arena_id, who)
+    snap = arena.snapshot(arena_id)  # one read for the progress, the pair and the vote
+    done, total = arena.progress(arena_id, who, snap=snap)
     st.progress(done / total if total else 0.0, text=f"{done} of {total} pairs voted by you")
     last = st.session_state.get(f"_arena_last_{arena_id}_{who}")
     if last:
@@ -119,11 +134,12 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
         st.warning("A key pressed while the next pair was loading was ignored; press it again.", icon="⌨️")
     if "_arena_error" in st.session_state:
         st.error(plain(st.session_state.pop("_arena_error")), icon="⚠️")
-    pair = arena.next_pair(arena_id, who)
+    pair = arena.next_pair(arena_id, who, snap=snap)
     if pair is None:
         st.success("You have voted on every pair in this arena. See the Ratings tab.", icon="✅")
         return
-    shown = st.session_state.setdefault(f"_arena_shown_{pair.pair_key}_{who}", time.time())
+    wid = widget_id(pair.pair_key)
+    shown = st.session_state.setdefault(f"_arena_shown_{arena_id}_{wid}_{who}", time.time())
     st.session_state["_arena_current"] = pair.pair_key
 
     def cast(vote: str, pk: str = pair.pair_key) -> None:
@@ -131,8 +147,8 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
             st.session_state["_arena_stale"] = True
             return
         try:
-            arena.cast_vote(arena_id, who, pair, vote, st.session_state.get(f"reason_{pk}", ""),
-                            time.time() - shown)
+            arena.cast_vote(arena_id, who, pair, vote, st.session_state.get(f"reason_{wid}", ""),
+                            time.time() - shown, snap=snap)
         except UserError as exc:
             st.session_state["_arena_error"] = str(exc)
             return
@@ -160,10 +176,11 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
     b = st.columns(4)
     for col, vote, key, icon in ((b[0], "left", "Left", "⬅️"), (b[1], "right", "Right", "➡️"),
                                  (b[2], "tie", "T", "🤝"), (b[3], "both_bad", "X", "👎")):
-        col.button(f"{icon} {VOTE_WORDS[vote]}", key=f"v_{vote}_{pair.pair_key}", width="stretch",
+        col.button(f"{icon} {VOTE_WORDS[vote]}", key=f"v_{vote}_{wid}", width="stretch",
                    shortcut=key if live else None, on_click=cast, args=(vote,))
-    st.text_input("Reason (optional, saved with the vote)", key=f"reason_{pair.pair_key}")
-    st.caption("Keys: ← A is better · → B is better · T tie · X both bad. The names are shown after your vote.")
+    st.text_input("Reason (optional, saved with the vote)", key=f"reason_{wid}")
+    st.caption("Keys: ← A is better · → B is better · T tie · X both bad. The names are shown after your vote. "
+               "The time from the pair on screen to your vote is saved with it.")
 
 
 with tab_vote:
@@ -176,8 +193,14 @@ with tab_vote:
 
 with tab_ratings:
     rows = arena.votes(aid)
+    mine_left = bool(who) and (lambda d_t: d_t[0] < d_t[1])(arena.progress(aid, who))
     if not rows:
         st.info("No votes yet. Vote on a few pairs in the Vote tab; ratings appear here.", icon="🗳️")
+    elif mine_left and not st.session_state.get(f"_arena_peek_{aid}"):
+        st.info("You still have pairs to vote on. Seeing the ratings and vote counts first can bias your votes (and "
+                "hint at which systems the next pair comes from), so they are folded away until you finish.",
+                icon="🙈")
+        st.button("Show the ratings anyway", on_click=lambda: st.session_state.__setitem__(f"_arena_peek_{aid}", True))
     else:
         votes = arena.rating_votes(rows)
         result = _ratings(tuple((v.left, v.right, v.vote, v.annotator, v.item_id) for v in votes))
@@ -185,19 +208,34 @@ with tab_ratings:
         if n < charts.ARENA_FEW:
             st.warning(f"Only {n} vote(s): the intervals are wide. Read an order only where two intervals do not "
                        f"overlap; {charts.ARENA_FEW} votes or more make a first reading.", icon="⚠️")
+        if summary["groups"] > 1:
+            st.warning(f"These systems fall into {summary['groups']} groups that are never compared, even through "
+                       "other systems (pairs are two models in one mode, or one model in two modes): ratings across "
+                       "groups mean nothing.", icon="⚠️")
         if result["unbounded"]:
             st.warning("The votes do not bound every rating: " + "; ".join(
                 f"{plain(system_name(s))}: {why}" for s, why in result["unbounded"].items())
-                + ". Bradley–Terry needs every system to have both won (or tied) and lost (or tied) against the "
-                "rest; until then those numbers rest on the fit's light prior, not on the votes. Read the win "
+                + ". Bradley–Terry needs the systems to have both won (or tied) and lost (or tied) against each "
+                "other; until then those numbers rest on the fit's light prior, not on the votes. Read the win "
                 "rates below, and vote on more pairs.", icon="⚠️")
-        st.dataframe(charts.arena_table(result, system_name), hide_index=True, width="stretch")
+        keys = {arena.system_key(*sy): sy for sy in info["systems"]}
+        table = charts.arena_table(result, system_name)
+        unvoted = [k for k in keys if k not in result["models"]]
+        if unvoted:
+            table = pd.concat([table, pd.DataFrame([{"system": system_name(k), "votes (n)": 0} for k in unvoted])],
+                              ignore_index=True)
+        names_back = {system_name(k): k for k in keys}
+        table["answers left out (failed or empty)"] = [summary["left_out"].get(keys.get(names_back.get(x), ("", "")), 0)
+                                                       for x in table["system"]]
+        st.dataframe(tidy(table), hide_index=True, width="stretch")
+        if unvoted:
+            st.caption("Systems with no votes yet have no rating: " + "; ".join(plain(system_name(k)) for k in unvoted))
         st.altair_chart(charts.arena_ratings_chart(result, short_name), width="stretch")
         st.caption(f"{n} vote(s), {result['ties']} tie(s) of which {result['both_bad']} 'both bad'. "
                    "Bradley–Terry fitted with choix; a tie counts as half a win to each side, and 'both bad' as a "
-                   "tie. Ratings are log-odds centred at 0 (a difference of 1 means the better one wins 73% of the "
-                   "time); Elo-style = 1000 + 174 × rating. Intervals: 1,000 bootstrap resamples of the votes "
-                   "(seed 0).")
+                   "tie. Ratings are log-odds centred at 0 (a difference of 1 means the better one wins "
+                   f"{1 / (1 + math.exp(-1)):.0%} of the time); Elo-style = 1000 + {ELO_SCALE:.0f} × rating. "
+                   f"Intervals: {BOOTSTRAP:,} bootstrap resamples of the votes (seed {SEED}).")
         bias = result["position_bias"]
         st.subheader("Position bias")
         if bias["n"]:
@@ -225,13 +263,18 @@ with tab_ratings:
                        "arena, and have a second expert vote.")
         else:
             c1, c2, c3, c4 = st.columns(4)
-            c1.metric("Pairs seen by 2+ experts", ag["n_pairs"], help=f"{ag['n_votes']} votes by {ag['n_experts']} experts")
-            c2.metric("Percent agreement", f"{ag['percent']:.0f}%")
+            c1.metric("Pairs seen by 2+ experts (n)", ag["n_pairs"],
+                      help=f"{ag['n_votes']} votes by {ag['n_experts']} experts")
+            c2.metric("Percent agreement", f"{ag['percent']:.0f}%", help=f"n = {ag['n_pairs']} pairs")
             c3.metric("Fleiss' κ", "—" if ag["fleiss"] is None else f"{ag['fleiss']:.2f}",
-                      help="Needs 3+ experts who voted on the same pairs.")
-            c4.metric("Krippendorff's α", "—" if ag["alpha"] is None else f"{ag['alpha']:.2f}")
-            st.caption(f"On the vote relative to the pair (first better / second better / tie / both bad), n = "
-                       f"{ag['n_pairs']} pairs." + (" Too few pairs to read (n < 30)." if ag["n_pairs"] < 30 else ""))
+                      help=f"Over the {ag['fleiss_n']} pair(s) with {ag['fleiss_m']} votes each (Fleiss' κ needs the "
+                           "same number of votes per pair, and at least two pairs with more than one kind of vote).")
+            c4.metric("Krippendorff's α", "—" if ag["alpha"] is None else f"{ag['alpha']:.2f}",
+                      help=f"n = {ag['n_pairs']} pairs")
+            st.caption(f"On the vote relative to the pair (first better / second better / tie / both bad): percent "
+                       f"and α over n = {ag['n_pairs']} pairs, Fleiss' κ over n = {ag['fleiss_n']} pairs with "
+                       f"{ag['fleiss_m']} votes each." + (f" Too few pairs to read (n < {SMALL_N})."
+                                                           if ag["n_pairs"] < SMALL_N else ""))
 
 with tab_judge:
     llms = [p for p, ok, _ in registry.status_all() if ok and registry.is_llm(p)]
@@ -245,9 +288,12 @@ with tab_judge:
         warn = registry.judge_warning(registry.get(jpick))
         if warn:
             st.warning(plain(warn), icon="⚠️")
+        if jpick in {m for m, _ in info["systems"]}:
+            st.warning(f"{plain(model_name(jpick))} wrote some of these answers: judges tend to prefer their own "
+                       "answers (self-preference), so its agreement with the experts may be flattering.", icon="⚠️")
         todo = aj.pending(aid, jpick)
         st.caption(f"{len(todo)} of {voted} voted pair(s) not yet judged by this model; each is asked twice, with "
-                   "the answers in both orders (a verdict that flips with the order counts as a tie).")
+                   "the answers in both orders (a verdict that changes with the order counts as a tie).")
         if todo and st.button(f"Judge {len(todo)} pair(s) ({2 * len(todo)} calls)", type="primary"):
             bar = st.progress(0.0, text="Judging…")
             res = run_safely(aj.judge_pairs, aid, jpick,
@@ -257,16 +303,23 @@ with tab_judge:
         for judge in aj.judges(aid):
             r = aj.judge_vs_experts(aid, judge)
             st.subheader(f"{plain(model_name(judge))} against the experts")
-            o = r["overall"]
+            o, mj = r["overall"], r["vs_majority"]
             c1, c2, c3, c4 = st.columns(4)
-            c1.metric("Expert votes compared (n)", o["n"])
-            c2.metric("Agreement", "—" if o["percent"] is None else f"{o['percent']:.0f}%")
-            c3.metric("Cohen's κ", "—" if o["kappa"] is None else f"{o['kappa']:.2f}")
-            c4.metric("Flipped with the order", f"{r['n_flipped']} of {r['n_judged']}")
-            if o.get("note"):
-                st.caption(plain(o["note"]))
-            st.caption("Compared on three categories: first better, second better, no preference (tie or both bad). "
-                       + (f"{r['n_failed']} pair(s) failed and are not counted." if r["n_failed"] else ""))
+            c1.metric("Per expert vote: agreement", "—" if o["percent"] is None else f"{o['percent']:.0f}%",
+                      help=f"n = {o['n']} expert votes on judged pairs")
+            c2.metric("Cohen's κ (per vote)", "—" if o["kappa"] is None else f"{o['kappa']:.2f}",
+                      help=f"n = {o['n']} expert votes")
+            c3.metric("Per pair, vs the majority", "—" if mj["percent"] is None else f"{mj['percent']:.0f}%",
+                      help=f"n = {mj['n']} pairs with a majority ({r['no_majority']} without one left out); "
+                           f"κ {'—' if mj['kappa'] is None else format(mj['kappa'], '.2f')}")
+            c4.metric("Changed with the order", f"{r['n_flipped'] + r['n_changed']} of {r['n_judged']}",
+                      help=f"{r['n_flipped']} flipped outright (first ↔ second), {r['n_changed']} changed between "
+                           "a preference and a tie or 'both bad'; all count as ties")
+            st.caption(f"n = {o['n']} expert votes on {r['n_judged']} judged pair(s), on three categories: first "
+                       "better, second better, no preference (tie or both bad). A pair several experts voted on "
+                       "counts once per expert in the per-vote figures, once in the per-pair figure."
+                       + (f" {r['n_failed']} pair(s) failed and are not counted." if r["n_failed"] else "")
+                       + (f" {plain(o['note'])}." if o.get("note") else ""))
             if r["per_expert"]:
                 st.dataframe(tidy(pd.DataFrame([{"expert": w, "n": c["n"], "agreement %": c["percent"],
                                                  "Cohen's κ": c["kappa"], "note": c["note"]}
@@ -277,7 +330,9 @@ with tab_arenas:
     st.download_button("Download this arena's votes (CSV)", arena.votes_csv(aid), file_name=f"arena_{aid}_votes.csv",
                        mime="text/csv", disabled=not summary["n_votes"])
     up = st.file_uploader("Import votes (CSV exported from an arena over the same answers)", type=["csv"],
-                          key="arena_import")
+                          key="arena_import",
+                          help="Answers are named by their ids in this studio's store, so votes import into an "
+                               "arena over the same benchmark run or Ask answers here, not into another installation.")
     if up is not None and st.button("Import into this arena"):
         from lib.textfile import decode_text
 

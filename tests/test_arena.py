@@ -161,7 +161,11 @@ def test_agreement_by_hand(engine):
         arena.cast_vote(aid, "Ada", pair, a, engine=engine)
         arena.cast_vote(aid, "Ben", pair, b, engine=engine)
     ag = arena.expert_agreement(arena.votes(aid, engine))
-    assert ag["n_pairs"] == 4 and ag["percent"] == 75.0 and ag["fleiss"] is None  # Fleiss needs 3 experts
+    assert ag["n_pairs"] == 4 and ag["percent"] == 75.0
+    # Fleiss' κ by hand: per pair the counts of (first, second, tie) are (2,0,0), (1,1,0), (0,2,0), (0,0,2);
+    # P̄ = (1 + 0 + 1 + 1) / 4 = 0.75; category shares 3/8, 3/8, 2/8 give P_e = 22/64; κ = (0.75 − 22/64) / (1 − 22/64)
+    assert (ag["fleiss_n"], ag["fleiss_m"]) == (4, 2)
+    assert ag["fleiss"] == pytest.approx((0.75 - 22 / 64) / (1 - 22 / 64), abs=1e-4)
     # Krippendorff's α (nominal) by hand: 8 values, o = observed disagreement, e = expected
     # categories over the 8 values: first 3+... computed with the formula α = 1 − D_o / D_e
     x, y = pairs[0]
@@ -297,7 +301,9 @@ def test_judge_both_orders_against_the_loopback_server(server, engine):
     # pair 1 judge first: Ada first ✓, Ben first ✓; pair 2 judge tie: Ada second ✗, Ben first ✗;
     # pair 3 judge tie: Ada tie ✓, Ben tie ✓  (pair 4 still failed: "Your request carried …" is no choice)
     r = aj.judge_vs_experts(aid, judge, engine)
-    assert r["n_judged"] == 3 and r["n_flipped"] == 1 and r["n_failed"] == 1
+    assert r["n_judged"] == 3 and r["n_flipped"] == 1 and r["n_changed"] == 0 and r["n_failed"] == 1
+    # per pair against the majority: pair 1 (both first) agrees; pair 2 has no majority; pair 3 (both tie) agrees
+    assert (r["vs_majority"]["n"], r["vs_majority"]["agree"], r["no_majority"]) == (2, 2, 1)
     o = r["overall"]
     assert o["n"] == 6 and o["agree"] == 4 and o["percent"] == pytest.approx(66.67)
     from sklearn.metrics import cohen_kappa_score
@@ -345,3 +351,42 @@ def test_postgresql_store(pg_url):
                                       "verdict": "tie", "first_order": "first", "second_order": "second"}))
     assert [r["verdict"] for r in aj.judge_rows(aid, "j", engine)] == ["tie"]
     engine.dispose()
+
+
+def test_left_out_is_counted_when_the_arena_is_made(engine):
+    """A benchmark resume deletes failed rows to answer again; the arena, made before, still lacks those pairs."""
+    run_id = make_run(engine)
+    aid = arena.create_arena(f"bench:{run_id}", engine=engine)
+    with engine.begin() as c:
+        c.execute(store.bench_answers.delete().where(store.bench_answers.c.status == "failed"))
+    assert arena.arena_summary(arena.get_arena(aid, engine), engine)["left_out"] == {(M2, "gold"): 1}
+
+
+def test_ask_batches_are_sources_and_only_retrieved_passages_are_shown(engine):
+    from lib.ask import AskResult, save_history
+
+    def res(model, mode, text, contexts):
+        return AskResult(model=model, mode=mode, answer=text, closed=False, verdict=None, contexts=contexts,
+                         question="Which agencies attended?")
+    chunks = [{"n": 1, "doc_name": "eis.pdf", "page_start": 8, "page_end": 8, "text": "USFWS and USACE attended."}]
+    summary = [{"doc_name": "eis.pdf", "page_start": 1, "page_end": 74, "text": "74 page(s) of text"}]
+    batch = save_history([res(M1, "rag", "USFWS.", chunks), res(M2, "rag", "USFWS and USACE.", chunks),
+                          res(M1, "pdf", "The Army.", summary)], "doc1", engine)
+    found = {s["source"]: s for s in arena.sources(engine)}
+    assert found[f"ask:{batch}"]["n_pairs"] == 2 and found["ask"]["n_pairs"] == 2  # M1 rag–M2 rag, M1 rag–M1 pdf
+    aid = arena.create_arena(f"ask:{batch}", engine=engine)
+    pairs = [arena.next_pair(aid, who, engine) for who in ("Ada", "Ben", "Cy", "Di")]
+    with_pdf = next(p for p in pairs if "pdf" in (p.left.mode, p.right.mode))
+    assert [q["text"] for q in with_pdf.passages] == ["USFWS and USACE attended."]  # not the full-PDF summary
+
+
+def test_import_keeps_each_votes_time(engine):
+    run_id = make_run(engine)
+    aid = arena.create_arena(f"bench:{run_id}", engine=engine)
+    arena.cast_vote(aid, "Ada", arena.next_pair(aid, "Ada", engine), "left", engine=engine)
+    text = arena.votes_csv(aid, engine).replace(arena.votes(aid, engine)[0]["created_at"], "2026-01-02 03:04:05")
+    other = arena.create_arena(f"bench:{run_id}", engine=engine)
+    arena.import_votes_csv(text, other, engine)
+    assert arena.votes(other, engine)[0]["created_at"].startswith("2026-01-02 03:04:05")
+    with pytest.raises(UserError, match="created_at 'soon' is not a date"):
+        arena.import_votes_csv(text.replace("2026-01-02 03:04:05", "soon"), other, engine)

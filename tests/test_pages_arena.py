@@ -53,9 +53,14 @@ def test_names_hidden_until_the_vote_then_ratings():
     # the next pair is blind again
     after = vote_tab_text(at).replace(revealed[0], "")
     assert not any(name in after for name in LABELS), after
-    # the Ratings tab: a table with n, the chart, and the small-n warning
+    # the Ratings tab is folded while Ada has pairs left (seeing counts could bias her); she opens it anyway
+    assert any("still have pairs to vote on" in i.value for i in at.tabs[1].info)
+    assert not at.tabs[1].dataframe
+    next(b for b in at.tabs[1].button if b.label == "Show the ratings anyway").click().run()
+    # the Ratings tab: a table with n (systems without votes listed too), the chart, and the small-n warning
     ratings_tab = at.tabs[1]
     table = ratings_tab.dataframe[0].value
-    assert set(table["votes (n)"]) == {1} and len(table) == 2
+    assert sorted(table["votes (n)"]) == [0, 0, 1, 1] and len(table) == 4
+    assert sorted(table["answers left out (failed or empty)"]) == [0, 0, 0, 1]  # make_run's one failed answer
     assert any("Only 1 vote" in w.value for w in ratings_tab.warning)
     assert ratings_tab.get("arrow_vega_lite_chart") or ratings_tab.get("vega_lite_chart")
