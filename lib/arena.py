@@ -96,6 +96,15 @@ def _engine(engine: Engine | None) -> Engine:
 
 
 # ----- answers from a source ---------------------------------------------------------------------------------------
+def usable(text: str | None) -> bool:
+    """An answer there is something to compare in: not empty, and not the extractive baseline's "nothing to
+    quote" notice (which would also name the system)."""
+    from .providers.extractive import NON_ANSWERS
+
+    t = (text or "").strip()
+    return bool(t) and t not in NON_ANSWERS
+
+
 def _bench_answers(run_id: str, c: Any, ids: set[int] | None) -> list[Answer]:
     runs, ans = store.bench_runs, store.bench_answers
     row = c.execute(select(runs.c["items"]).where(runs.c.run_id == run_id)).first()
@@ -106,7 +115,7 @@ def _bench_answers(run_id: str, c: Any, ids: set[int] | None) -> list[Answer]:
     out = []
     for r in c.execute(q.order_by(ans.c.id)).mappings():
         it = items.get(r["item_id"])
-        if it is None or (ids is not None and r["id"] not in ids) or not (r["answer"] or "").strip():
+        if it is None or (ids is not None and r["id"] not in ids) or not usable(r["answer"]):
             continue
         out.append(Answer(f"bench:{r['id']}", f"bench:{run_id}:{r['item_id']}", it.get("question") or "", r["model"],
                           r["mode"], r["answer"], json.loads(r["contexts"] or "[]"), it.get("context") or ""))
@@ -120,7 +129,7 @@ def _ask_answers(c: Any, ids: set[int] | None, batch: str | None = None) -> list
         q = q.where(t.c.batch_id == batch)
     out = []
     for r in c.execute(q.order_by(t.c.id)).mappings():
-        if (ids is not None and r["id"] not in ids) or not (r["answer"] or "").strip():
+        if (ids is not None and r["id"] not in ids) or not usable(r["answer"]):
             continue
         passages = json.loads(r["contexts"] or "[]")
         gold = passages[0].get("text", "") if r["mode"] == "gold" and passages else ""
@@ -145,7 +154,7 @@ def _load(source: str, engine: Engine, answer_ids: Sequence[str] | None = None) 
 
 
 def _failed(source: str, engine: Engine) -> Counter:
-    """Answers that cannot be put in a pair (failed calls, empty answers), per system."""
+    """Answers that cannot be put in a pair (failed calls, empty answers, "nothing to quote"), per system."""
     with engine.connect() as c:
         if source == ASK_SOURCE or source.startswith("ask:"):
             t = store.ask_history
@@ -157,11 +166,17 @@ def _failed(source: str, engine: Engine) -> Counter:
             t = store.bench_answers
             rows = c.execute(select(t.c.model, t.c.mode, t.c.answer, t.c.status)
                              .where(t.c.run_id == source.split(":", 1)[1])).fetchall()
-    return Counter((m, mo) for m, mo, a, status in rows if status != "ok" or not (a or "").strip())
+    return Counter((m, mo) for m, mo, a, status in rows if status != "ok" or not usable(a))
 
 
-def _pairs_of(answers: Sequence[Answer], systems: set[tuple[str, str]] | None = None) -> list[tuple[Answer, Answer]]:
-    """Every comparable pair of answers to the same question (one answer per system and question: the first)."""
+def _same(x: Answer, y: Answer) -> bool:
+    return " ".join(x.text.split()) == " ".join(y.text.split())
+
+
+def _pairs_of(answers: Sequence[Answer], systems: set[tuple[str, str]] | None = None,
+              identical: list | None = None) -> list[tuple[Answer, Answer]]:
+    """Every comparable pair of answers to the same question (one answer per system and question: the first).
+    Two answers with the same text are not a question for an expert: they go to ``identical`` instead."""
     by_item: dict[str, dict[tuple[str, str], Answer]] = defaultdict(dict)
     for a in answers:
         if systems is None or a.system in systems:
@@ -170,6 +185,10 @@ def _pairs_of(answers: Sequence[Answer], systems: set[tuple[str, str]] | None = 
     for item in by_item.values():
         for x, y in itertools.combinations(sorted(item.values(), key=lambda a: a.answer_id), 2):
             if comparable(x.system, y.system):
+                if _same(x, y):
+                    if identical is not None:
+                        identical.append((x, y))
+                    continue
                 out.append((x, y))
     return out
 
@@ -323,9 +342,10 @@ def snapshot(arena_id: str, engine: Engine | None = None) -> Snapshot:
     return Snapshot(info, answers, _pairs_of(list(answers.values()), set(info["systems"])), votes(arena_id, engine))
 
 
-def next_pair(arena_id: str, annotator: str, engine: Engine | None = None, snap: Snapshot | None = None) -> Pair | None:
+def next_pair(arena_id: str, annotator: str, engine: Engine | None = None, snap: Snapshot | None = None,
+              prefer: str | None = None) -> Pair | None:
     """The pair this expert should vote on next (see the module's note on sampling), or None when they have voted
-    on every pair."""
+    on every pair. ``prefer``: a pair key to give first if the expert has not voted on it (an undone vote)."""
     snap = snap or snapshot(arena_id, engine)
     cast = snap.votes
     mine = {v["pair_key"] for v in cast if v["annotator"] == annotator}
@@ -346,7 +366,7 @@ def next_pair(arena_id: str, annotator: str, engine: Engine | None = None, snap:
             continue
         skey = tuple(sorted((x.system, y.system)))
         needs_more = 0 if k > 1 and 0 < experts_on[pk] < k else 1
-        rank = (needs_more, per_system[skey][1], -width.get(skey, 1.0), experts_on[pk], _hash(annotator, pk))
+        rank = (pk != prefer, needs_more, per_system[skey][1], -width.get(skey, 1.0), experts_on[pk], _hash(annotator, pk))
         if best_rank is None or rank < best_rank:
             best, best_rank = (x, y), rank
     if best is None:
@@ -408,6 +428,26 @@ def cast_vote(arena_id: str, annotator: str, pair: Pair, vote: str, reason: str 
         c.execute(_upsert(engine, row))
 
 
+def undo_last(arena_id: str, annotator: str, engine: Engine | None = None) -> dict[str, Any] | None:
+    """Take back this expert's latest vote in the arena (returns it, or None when there is none)."""
+    t = store.arena_votes
+    engine = _engine(engine)
+    with engine.begin() as c:
+        row = c.execute(select(t).where(t.c.arena_id == arena_id, t.c.annotator == annotator)
+                        .order_by(t.c.created_at.desc(), t.c.id.desc()).limit(1)).mappings().first()
+        if row is None:
+            return None
+        c.execute(delete(t).where(t.c.id == row["id"]))
+    return dict(row)
+
+
+def voters(engine: Engine | None = None) -> list[str]:
+    """Everyone who has voted in any arena."""
+    t = store.arena_votes
+    with _engine(engine).connect() as c:
+        return [r[0] for r in c.execute(select(t.c.annotator).distinct().order_by(t.c.annotator))]
+
+
 def rating_votes(rows: Sequence[dict[str, Any]]) -> list[Vote]:
     """Stored votes as the ratings read them: systems named by ``system_key``."""
     return [Vote(system_key(r["left_model"], r["left_mode"]), system_key(r["right_model"], r["right_mode"]),
@@ -433,8 +473,8 @@ def votes_csv(arena_id: str, engine: Engine | None = None) -> str:
 def import_votes_csv(text: str, arena_id: str, engine: Engine | None = None) -> int:
     """Votes from CSV (an export of this arena, or of an arena over the same answers) into ``arena_id``: all or
     nothing. Each row must name two answers of this arena that form a pair, their models and modes as stored, a
-    vote and an expert; every bad row is named in one UserError. Returns the number of votes written (a vote an
-    expert already cast on that pair is replaced)."""
+    vote and an expert; every bad row is named in one UserError. Returns counts {new, replaced, unchanged}: a vote
+    an expert already cast on that pair is replaced by the file's."""
     engine = _engine(engine)
     arena = get_arena(arena_id, engine)
     answers = arena_answers(arena, engine)
@@ -459,7 +499,7 @@ def import_votes_csv(text: str, arena_id: str, engine: Engine | None = None) -> 
             row = _vote_row(arena_id, answers, r["annotator"], r["left_answer"], r["right_answer"],
                             r["vote"].lower(), r.get("reason"), seconds)
         except UserError as exc:
-            problems.append(f"row {row_no}: {exc}")
+            problems.append(f"row {row_no}: {str(exc).rstrip('.')}")
             continue
         stated = (r["left_model"], r["left_mode"], r["right_model"], r["right_mode"])
         if stated != (row["left_model"], row["left_mode"], row["right_model"], row["right_mode"]):
@@ -483,17 +523,24 @@ def import_votes_csv(text: str, arena_id: str, engine: Engine | None = None) -> 
         raise UserError(f"Nothing was imported: {len(problems)} bad row(s): {shown}.")
     if not rows:
         raise UserError("Nothing was imported: the file has no votes.")
+    had = {(v["pair_key"], v["annotator"]): v for v in votes(arena_id, engine)}
+    counts = {"new": 0, "replaced": 0, "unchanged": 0}
+    for row in rows:
+        old = had.get((row["pair_key"], row["annotator"]))
+        same = old is not None and all(old[k] == row[k] for k in ("left_answer", "vote", "reason"))
+        counts["new" if old is None else "unchanged" if same else "replaced"] += 1
     with engine.begin() as c:  # one transaction: every row or none
         for row in rows:
             c.execute(_upsert(engine, row))
-    return len(rows)
+    return counts
 
 
 # ----- summaries -----------------------------------------------------------------------------------------------------
 def arena_summary(arena: dict[str, Any], engine: Engine | None = None) -> dict[str, Any]:
     """Counts for the page: pairs, questions, votes, experts, and answers left out per system (failed or empty)."""
     engine = _engine(engine)
-    pairs = arena_pairs(arena, engine)
+    same: list = []
+    pairs = _pairs_of(list(arena_answers(arena, engine).values()), set(arena["systems"]), same)
     cast = votes(arena["arena_id"], engine)
     from scipy.sparse.csgraph import connected_components
 
@@ -507,14 +554,17 @@ def arena_summary(arena: dict[str, Any], engine: Engine | None = None) -> dict[s
             "experts": sorted({v["annotator"] for v in cast}),
             "pairs_voted": len({v["pair_key"] for v in cast}),
             "left_out": arena.get("left_out", {}),  # counted when the arena was made (a resume may delete failures)
-            "groups": int(groups)}  # >1: some systems are never compared, even through others
+            "groups": int(groups),  # >1: some systems are never compared, even through others
+            "identical": len(same)}  # pairs of identical answers, not asked
 
 
 def expert_agreement(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Experts' agreement on the pairs several of them voted on, on the vote relative to the pair (first / second /
     tie / both bad), with n:
 
-    - percent agreement: the share of agreeing expert pairs, averaged over pairs (every pair with 2+ votes);
+    - percent agreement: the share of agreeing expert pairs, averaged over pairs (every pair with 2+ votes), with a
+      95% bootstrap interval over pairs;
+    - Cohen's κ for each two experts, over the pairs both voted on (scikit-learn, via ``agreement.cohen_pairs``);
     - Fleiss' κ (statsmodels): over the pairs with the most common number m ≥ 2 of votes (it needs the same number
       of ratings per unit, not the same experts), n = those pairs;
     - Krippendorff's α (nominal; missing votes allowed): every pair with 2+ votes."""
@@ -538,6 +588,17 @@ def expert_agreement(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
                                for u in units])
             value = float(fleiss_kappa(counts, method="fleiss"))
             fleiss = None if math.isnan(value) else round(value, 4)
+    from .agreement import cohen_pairs
+    from .stats import mean_ci
+
+    shares = []  # per pair: the share of its expert pairs that agree (percent agreement is their mean)
+    for pk in shared:
+        vals = [v for (p, _), v in sub.items() if p == pk]
+        combos = list(itertools.combinations(vals, 2))
+        shares.append(sum(a == b for a, b in combos) / len(combos))
+    ci = mean_ci(shares)["ci95"] if shares else None
     return {"n_pairs": len(shared), "n_experts": len(raters), "n_votes": len(sub),
             "percent": None if not shared else round(100 * percent_agreement(shared, raters, sub), 1),
+            "percent_ci95": None if ci is None else [round(100 * ci[0], 1), round(100 * ci[1], 1)],
+            "cohen": cohen_pairs(shared, raters, sub),  # per two experts: κ and n (2+ shared pairs)
             "fleiss": fleiss, "fleiss_n": fleiss_n, "fleiss_m": m, "alpha": kripp_alpha(shared, raters, sub)}

@@ -6,9 +6,9 @@ wins. choix has no ties model, so a tie counts as half a win to each side; a "bo
 ratings and is reported apart. Ratings are natural log-odds, centred so their mean over models is 0 (a rating
 difference d means P(left beats right) = 1 / (1 + e^-d)); the Elo-style display is 1000 + 400·log10(e)·rating.
 Intervals are percentile bootstrap intervals over votes (seeded; 1,000 resamples by default). Where the votes
-cannot bound a rating (``separation``: a group that never lost to the rest, never won or tied against it, sits
-between such groups, or was never compared with the rest) the open end of the interval is None and the system is
-named, with the reason, in ``unbounded``: its fitted number rests on the light prior, not on the votes."""
+cannot bound the ratings (``separation``: a group that never lost to the rest, never won or tied against it, sits
+between such groups, or was never compared with the rest) no interval is given (both ends None) and each system is
+named, with the reason, in ``unbounded``: the fitted numbers rest on the light prior, not on the votes."""
 from __future__ import annotations
 
 import csv
@@ -162,9 +162,9 @@ def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
     outcome = np.array([{"left": 0, "right": 1}.get(v.vote, 2) for v in votes], dtype=int)
     w = _wins(pairs, outcome, len(models))
     point = _fit(w)
+    # Where the votes do not bound the fit, every system is in a group that is separated (see ``separation``): the
+    # finite end a bootstrap gives there is the prior's, so no interval is given at all until the votes connect.
     open_end = separation(w)
-    no_upper = [open_end.get(i, "").startswith(("no upper", "no bound")) for i in range(len(models))]
-    no_lower = [open_end.get(i, "").startswith(("no lower", "no bound")) for i in range(len(models))]
     rng = np.random.default_rng(seed)
     boot = np.empty((n_bootstrap, len(models)))
     for b in range(n_bootstrap):
@@ -177,8 +177,8 @@ def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
     bias = binomial_test(left_wins, int(decisive.sum()))
     return {
         "models": {m: {"rating": round(float(point[i]), 4), "elo": round(1000 + ELO_SCALE * float(point[i]), 1),
-                       "ci95": [None if no_lower[i] else round(float(lo[i]), 4),
-                                None if no_upper[i] else round(float(hi[i]), 4)], "n": int(counts[i])}
+                       "ci95": [None, None] if i in open_end else [round(float(lo[i]), 4), round(float(hi[i]), 4)],
+                       "n": int(counts[i])}
                    for m, i in index.items()},
         "position_bias": {"left_share": None if bias["share"] is None else round(bias["share"], 4),
                           "p_value": round(float(bias["p_value"]), 6), "n": int(decisive.sum())},
@@ -192,13 +192,20 @@ def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
 
 
 def win_matrix(votes: list[Vote]) -> list[dict]:
-    """Per ordered pair of models that met: wins, losses, ties (both bad included), n and the win rate of ``model``
-    over ``opponent`` with ties as half a win."""
+    """Per ordered pair of models that met: wins, losses, ties (both bad included), n, and the win rate of ``model``
+    over ``opponent`` with ties as half a win, with its 95% Wilson interval."""
     tally: dict[tuple[str, str], list[int]] = {}
     for v in votes:
         for me, them, won, lost in ((v.left, v.right, v.vote == "left", v.vote == "right"),
                                     (v.right, v.left, v.vote == "right", v.vote == "left")):
             t = tally.setdefault((me, them), [0, 0, 0])
             t[0 if won else 1 if lost else 2] += 1
-    return [{"model": me, "opponent": them, "wins": w, "losses": lo, "ties": ti, "n": w + lo + ti,
-             "win_rate": round((w + 0.5 * ti) / (w + lo + ti), 4)} for (me, them), (w, lo, ti) in sorted(tally.items())]
+    from statsmodels.stats.proportion import proportion_confint
+
+    out = []
+    for (me, them), (w, lo, ti) in sorted(tally.items()):
+        n = w + lo + ti
+        ci = proportion_confint(w + 0.5 * ti, n, alpha=0.05, method="wilson")
+        out.append({"model": me, "opponent": them, "wins": w, "losses": lo, "ties": ti, "n": n,
+                    "win_rate": round((w + 0.5 * ti) / n, 4), "ci95": [round(float(ci[0]), 4), round(float(ci[1]), 4)]})
+    return out

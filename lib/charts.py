@@ -226,8 +226,9 @@ def _bound(x: float | None, none: str) -> str:
 def arena_table(result: dict, name: Callable[[str], str]) -> pd.DataFrame:
     """One row per system, best first: rating (log-odds, centred), the Elo-style figure, its 95% interval (an end the
     votes cannot bound says so), votes."""
-    rows = [{"system": name(s), "rating": m["rating"], "Elo-style": m["elo"],
-             "95% interval (rating)": f"{_bound(m['ci95'][0], 'no lower bound')} to "
+    rows = [{"system": name(s), "rating": round(m["rating"], 2), "Elo-style": round(m["elo"]),
+             "95% interval (rating)": "not bounded by the votes yet" if m["ci95"] == [None, None] else
+                                      f"{_bound(m['ci95'][0], 'no lower bound')} to "
                                       f"{_bound(m['ci95'][1], 'no upper bound')}",
              "votes (n)": m["n"]} for s, m in result["models"].items()]
     return pd.DataFrame(rows).sort_values("rating", ascending=False, ignore_index=True)
@@ -261,8 +262,8 @@ def win_rate_heatmap(rows: list[dict], name: Callable[[str], str]) -> alt.Chart:
     frame = pd.DataFrame(rows).assign(
         system=lambda d: d["model"].map(name), opponent_name=lambda d: d["opponent"].map(name),
         cell=lambda d: [f"{w:.0%} (n={n})" for w, n in zip(d["win_rate"], d["n"], strict=True)])
-    base = alt.Chart(frame).encode(x=alt.X("opponent_name:N", title="against", axis=alt.Axis(labelLimit=200,
-                                                                                           labelAngle=-20)),
+    base = alt.Chart(frame).encode(x=alt.X("opponent_name:N", title="against",
+                                           axis=alt.Axis(labelLimit=220, labelAngle=-30, labelOverlap=False)),
                                    y=alt.Y("system:N", title=None, axis=alt.Axis(labelLimit=260)))
     heat = base.mark_rect().encode(
         color=alt.Color("win_rate:Q", scale=alt.Scale(domain=[0, 1], scheme="redblue"), title="win rate"),
@@ -284,4 +285,4 @@ def position_bias_chart(bias: dict) -> alt.Chart:
     rule = base.mark_rule(strokeWidth=3, color="#455a64").encode(x=x, x2="hi:Q", tooltip=["share", "lo", "hi", "n"])
     point = base.mark_point(filled=True, size=120, color="#1b5e20").encode(x="share:Q")
     half = alt.Chart(pd.DataFrame({"x": [0.5]})).mark_rule(strokeDash=[4, 4], color="black").encode(x="x:Q")
-    return alt.layer(rule, point, half).properties(height=50, title="Position bias (dashed line: no bias)")
+    return alt.layer(rule, point, half).properties(height=90, title="Position bias (dashed line: no bias)")

@@ -22,8 +22,9 @@ from pages._ui import passage_text, plain, run_safely, tidy
 
 st.title("⚖️ Arena")
 st.caption("Experts compare two answers to the same EIS question without knowing which model wrote them, and vote "
-           "for the better one. The votes give each system (a model in a context mode) a Bradley–Terry rating with "
-           "a 95% interval, and show whether a judge model agrees with the experts.")
+           "for the better one. **How:** pick your name, read the question and answers A and B, then vote (buttons "
+           "or keys); the names appear after your vote. The votes rate each system (a model with a kind of context) "
+           "with a 95% interval, and show whether a judge model agrees with the experts.")
 
 available = {p.id: p.label for p, ok, _ in registry.status_all() if ok}
 SMALL_N = 30  # below this many pairs, agreement is a first look
@@ -68,33 +69,34 @@ def widget_id(pair_key: str) -> str:
 
 
 def setup_form() -> None:
+    """Start an arena: the answers (a benchmark run, the Ask history, or one Ask question), the systems, the experts
+    wanted per pair. Plain widgets, not a form, so the systems follow the answers picked."""
     srcs = arena.sources()
     if not srcs:
         st.info("No answers to compare yet. Run a benchmark (Benchmark page) with two models or two context modes, "
                 "or ask questions on the Ask page with two models: their answers can then be compared here.",
                 icon="💡")
         return
-    with st.form("new_arena"):
-        pick = st.selectbox("Answers from", range(len(srcs)), format_func=lambda i: source_title(srcs[i]))
-        systems = srcs[pick]["systems"]
-        chosen = st.multiselect("Systems to compare (a model in a context mode)", range(len(systems)),
-                                default=list(range(len(systems))),
-                                format_func=lambda i: arena.system_label(*systems[i], model_name),
-                                help="Only answers that differ in one thing are paired: two models in one mode, or "
-                                     "one model in two modes.")
-        c1, c2 = st.columns([3, 1])
-        name = c1.text_input("Arena name (optional)")
-        k = c2.number_input("Experts per pair", 1, 5, 2, help="Pairs already voted on by fewer experts than this "
-                            "come first, so the experts' agreement can be measured.")
-        if st.form_submit_button("Start the arena", type="primary"):
-            picked = [systems[i] for i in chosen] if len(chosen) != len(systems) else None
-            if picked is not None and len(picked) < 2:
-                st.error("Pick at least two systems.", icon="⚠️")
-                return
-            made = run_safely(arena.create_arena, srcs[pick]["source"], picked, name, int(k))
-            if made:
-                st.session_state["arena_pick"] = made
-                st.rerun()
+    pick = st.selectbox("Answers from", range(len(srcs)), format_func=lambda i: source_title(srcs[i]), key="new_src")
+    systems = srcs[pick]["systems"]
+    chosen = st.multiselect("Systems to compare (a model with a kind of context)", range(len(systems)),
+                            default=list(range(len(systems))), key=f"new_sys_{srcs[pick]['source']}",
+                            format_func=lambda i: arena.system_label(*systems[i], model_name),
+                            help="Only answers that differ in one thing are paired: two models with the same context, "
+                                 "or one model with two kinds of context.")
+    c1, c2 = st.columns([3, 1])
+    name = c1.text_input("Arena name (optional)", key="new_name")
+    k = c2.number_input("Experts per pair", 1, 5, 2, key="new_k", help="Pairs other experts voted on by fewer "
+                        "experts than this come first, so the experts' agreement can be measured.")
+    if st.button("Start the arena", type="primary"):
+        picked = [systems[i] for i in chosen]
+        if len(picked) < 2:
+            st.error("Pick at least two systems.", icon="⚠️")
+            return
+        made = run_safely(arena.create_arena, srcs[pick]["source"], picked, name, int(k))
+        if made:
+            st.session_state["_arena_open"] = made  # picked before the arena selectbox is drawn, on the rerun
+            st.rerun()
 
 
 all_arenas = arena.arenas()
@@ -104,6 +106,8 @@ if not all_arenas:
     st.stop()
 
 ids = [a["arena_id"] for a in all_arenas]
+if st.session_state.get("_arena_open") in ids:
+    st.session_state["arena_pick"] = st.session_state.pop("_arena_open")
 if st.session_state.get("arena_pick") not in ids:
     st.session_state["arena_pick"] = ids[0]
 names = {a["arena_id"]: a["name"] for a in all_arenas}
@@ -114,8 +118,10 @@ st.caption(f"{summary['n_pairs']} pairs over {summary['n_questions']} question(s
            f"{len(info['systems'])} systems · {summary['n_votes']} vote(s) from {len(summary['experts'])} expert(s)"
            + (f" · each pair wanted from {info['min_experts']} experts" if info["min_experts"] > 1 else ""))
 if summary["left_out"]:
-    st.caption("Left out (failed or empty answers cannot be compared): " + "; ".join(
+    st.caption("Left out (failed, empty or 'nothing to quote' answers cannot be compared): " + "; ".join(
         f"{plain(arena.system_label(*s, model_name))}: {n}" for s, n in sorted(summary["left_out"].items())))
+if summary["identical"]:
+    st.caption(f"{summary['identical']} pair(s) of identical answers are not asked (there is nothing to choose).")
 
 tab_vote, tab_ratings, tab_judge, tab_arenas = st.tabs(
     ["Vote", "Ratings", "Judge vs experts", "Arenas, import / export"], key="arena_tab", on_change="rerun")
@@ -134,9 +140,22 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
         st.warning("A key pressed while the next pair was loading was ignored; press it again.", icon="⌨️")
     if "_arena_error" in st.session_state:
         st.error(plain(st.session_state.pop("_arena_error")), icon="⚠️")
-    pair = arena.next_pair(arena_id, who, snap=snap)
+    pair = arena.next_pair(arena_id, who, snap=snap, prefer=st.session_state.get(f"_arena_redo_{arena_id}_{who}"))
+
+    def undo() -> None:
+        undone = arena.undo_last(arena_id, who)
+        st.session_state.pop(f"_arena_last_{arena_id}_{who}", None)
+        if undone:
+            st.session_state[f"_arena_redo_{arena_id}_{who}"] = undone["pair_key"]
+            st.session_state["_arena_undone"] = VOTE_WORDS[undone["vote"]]
+
+    if "_arena_undone" in st.session_state:
+        st.info(f"Your last vote ({st.session_state.pop('_arena_undone')}) was taken back; vote on the pair again.",
+                icon="↩️")
     if pair is None:
         st.success("You have voted on every pair in this arena. See the Ratings tab.", icon="✅")
+        if done:
+            st.button("↩️ Undo my last vote", key=f"undo_end_{arena_id}", on_click=undo)
         return
     wid = widget_id(pair.pair_key)
     shown = st.session_state.setdefault(f"_arena_shown_{arena_id}_{wid}_{who}", time.time())
@@ -178,14 +197,17 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
                                  (b[2], "tie", "T", "🤝"), (b[3], "both_bad", "X", "👎")):
         col.button(f"{icon} {VOTE_WORDS[vote]}", key=f"v_{vote}_{wid}", width="stretch",
                    shortcut=key if live else None, on_click=cast, args=(vote,))
-    st.text_input("Reason (optional, saved with the vote)", key=f"reason_{wid}")
-    st.caption("Keys: ← A is better · → B is better · T tie · X both bad. The names are shown after your vote. "
-               "The time from the pair on screen to your vote is saved with it.")
+    c_reason, c_undo = st.columns([4, 1], vertical_alignment="bottom")
+    c_reason.text_input("Reason (optional, saved with the vote)", key=f"reason_{wid}")
+    c_undo.button("↩️ Undo last vote", key=f"undo_{wid}", disabled=not done, width="stretch",
+                  shortcut="U" if live else None, on_click=undo)
+    st.caption("Keys: ← A is better · → B is better · T tie · X both bad · U undo. The names are shown after your "
+               "vote. Citations such as [1] (p. 8) come with answers that were given retrieved passages. The time "
+               "from the pair on screen to your vote is saved with it.")
 
 
 with tab_vote:
-    voters = sorted({v["annotator"] for v in arena.votes(aid)})
-    who, _adjudicator = reviewer_identity(voters)
+    who, _adjudicator = reviewer_identity(arena.voters())  # experts of Validate and of every arena
     if who:
         vote_panel(aid, who, tab_vote.open is not False)  # the keys live only while this tab is shown
     else:
@@ -251,10 +273,11 @@ with tab_ratings:
         matrix = win_matrix(votes)
         st.altair_chart(charts.win_rate_heatmap(matrix, short_name), width="stretch")
         per_pair = pd.DataFrame([{
-            "system": system_name(m["model"]), "against": system_name(m["opponent"]), "votes (n)": m["n"],
+            "system": short_name(m["model"]), "against": short_name(m["opponent"]), "votes (n)": m["n"],
+            "win rate": f"{m['win_rate']:.0%}", "95% interval": f"{m['ci95'][0]:.0%}–{m['ci95'][1]:.0%}",
             "wins": m["wins"], "losses": m["losses"], "ties (incl. both bad)": m["ties"],
-            "both bad": sum(1 for v in votes if v.vote == "both_bad" and {v.left, v.right} == {m["model"], m["opponent"]}),
-            "win rate": m["win_rate"]} for m in matrix if m["model"] < m["opponent"]])
+            "both bad": sum(1 for v in votes if v.vote == "both_bad" and {v.left, v.right} == {m["model"], m["opponent"]})}
+            for m in matrix if m["model"] < m["opponent"]])
         st.dataframe(tidy(per_pair), hide_index=True, width="stretch")
         st.subheader("Experts' agreement")
         ag = arena.expert_agreement(rows)
@@ -265,16 +288,22 @@ with tab_ratings:
             c1, c2, c3, c4 = st.columns(4)
             c1.metric("Pairs seen by 2+ experts (n)", ag["n_pairs"],
                       help=f"{ag['n_votes']} votes by {ag['n_experts']} experts")
-            c2.metric("Percent agreement", f"{ag['percent']:.0f}%", help=f"n = {ag['n_pairs']} pairs")
+            c2.metric("Percent agreement", f"{ag['percent']:.0f}%",
+                      help=f"n = {ag['n_pairs']} pairs; 95% interval {ag['percent_ci95'][0]:.0f}–"
+                           f"{ag['percent_ci95'][1]:.0f}% (bootstrap over pairs)")
             c3.metric("Fleiss' κ", "—" if ag["fleiss"] is None else f"{ag['fleiss']:.2f}",
                       help=f"Over the {ag['fleiss_n']} pair(s) with {ag['fleiss_m']} votes each (Fleiss' κ needs the "
                            "same number of votes per pair, and at least two pairs with more than one kind of vote).")
             c4.metric("Krippendorff's α", "—" if ag["alpha"] is None else f"{ag['alpha']:.2f}",
                       help=f"n = {ag['n_pairs']} pairs")
             st.caption(f"On the vote relative to the pair (first better / second better / tie / both bad): percent "
-                       f"and α over n = {ag['n_pairs']} pairs, Fleiss' κ over n = {ag['fleiss_n']} pairs with "
-                       f"{ag['fleiss_m']} votes each." + (f" Too few pairs to read (n < {SMALL_N})."
-                                                           if ag["n_pairs"] < SMALL_N else ""))
+                       f"agreement {ag['percent']:.0f}% (95% interval {ag['percent_ci95'][0]:.0f}–"
+                       f"{ag['percent_ci95'][1]:.0f}%) and α over n = {ag['n_pairs']} pairs, Fleiss' κ over n = "
+                       f"{ag['fleiss_n']} pairs with {ag['fleiss_m']} votes each."
+                       + (f" Too few pairs to read (n < {SMALL_N})." if ag["n_pairs"] < SMALL_N else ""))
+            if ag["cohen"]:
+                st.dataframe(tidy(pd.DataFrame([{"experts": k, "pairs both voted on (n)": c["n"], "Cohen's κ": c["kappa"]}
+                                                for k, c in ag["cohen"].items()])), hide_index=True)
 
 with tab_judge:
     llms = [p for p, ok, _ in registry.status_all() if ok and registry.is_llm(p)]
@@ -294,12 +323,20 @@ with tab_judge:
         todo = aj.pending(aid, jpick)
         st.caption(f"{len(todo)} of {voted} voted pair(s) not yet judged by this model; each is asked twice, with "
                    "the answers in both orders (a verdict that changes with the order counts as a tie).")
+        done_msg = st.session_state.pop("_arena_judged", None)
+        if done_msg:
+            (st.warning if done_msg["failed"] else st.success)(
+                f"Judged {done_msg['judged']} pair(s)" + (f"; {done_msg['failed']} failed and will be tried again: "
+                                                          + "; ".join(plain(e) for e in done_msg["errors"])
+                                                          if done_msg["failed"] else "."), icon="🧑‍⚖️")
         if todo and st.button(f"Judge {len(todo)} pair(s) ({2 * len(todo)} calls)", type="primary"):
             bar = st.progress(0.0, text="Judging…")
             res = run_safely(aj.judge_pairs, aid, jpick,
                              progress=lambda d, t, m: bar.progress(d / t, text=f"{d} of {t} pairs"))
             if res:
-                st.success(f"Judged {res['judged']} pair(s); {res['failed']} failed (tried again next time).")
+                failed = [r["error"] for r in aj.judge_rows(aid, registry.get(jpick).id) if r["status"] != "ok"]
+                st.session_state["_arena_judged"] = res | {"errors": sorted(set(failed))[:3]}
+                st.rerun()  # the counts and the button follow
         for judge in aj.judges(aid):
             r = aj.judge_vs_experts(aid, judge)
             st.subheader(f"{plain(model_name(judge))} against the experts")
@@ -333,12 +370,23 @@ with tab_arenas:
                           key="arena_import",
                           help="Answers are named by their ids in this studio's store, so votes import into an "
                                "arena over the same benchmark run or Ask answers here, not into another installation.")
+    if "_arena_imported" in st.session_state:
+        got = st.session_state.pop("_arena_imported")
+        st.success(f"Imported: {got['new']} new vote(s), {got['replaced']} replaced (the file's vote differs), "
+                   f"{got['unchanged']} already here unchanged.")
     if up is not None and st.button("Import into this arena"):
         from lib.textfile import decode_text
 
         text = run_safely(decode_text, up.getvalue(), "votes file")
-        n_in = run_safely(arena.import_votes_csv, text, aid) if text is not None else None
-        if n_in:
-            st.success(f"Imported {n_in} vote(s).")
+        got = run_safely(arena.import_votes_csv, text, aid) if text is not None else None
+        if got:
+            st.session_state["_arena_imported"] = got
+            st.rerun()  # the header's counts and the download follow
     st.subheader("Start another arena")
     setup_form()
+    st.subheader("Delete this arena")
+    sure = st.checkbox(f"Delete “{plain(info['name'])}” and its {summary['n_votes']} vote(s) (the answers stay)",
+                       key=f"del_{aid}")
+    if st.button("Delete the arena", disabled=not sure):
+        arena.delete_arena(aid)  # the next run opens another arena (or the start form)
+        st.rerun()

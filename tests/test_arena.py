@@ -162,6 +162,7 @@ def test_agreement_by_hand(engine):
         arena.cast_vote(aid, "Ben", pair, b, engine=engine)
     ag = arena.expert_agreement(arena.votes(aid, engine))
     assert ag["n_pairs"] == 4 and ag["percent"] == 75.0
+    assert ag["cohen"]["Ada × Ben"]["n"] == 4 and ag["percent_ci95"][0] < 75 < ag["percent_ci95"][1]
     # Fleiss' κ by hand: per pair the counts of (first, second, tie) are (2,0,0), (1,1,0), (0,2,0), (0,0,2);
     # P̄ = (1 + 0 + 1 + 1) / 4 = 0.75; category shares 3/8, 3/8, 2/8 give P_e = 22/64; κ = (0.75 − 22/64) / (1 − 22/64)
     assert (ag["fleiss_n"], ag["fleiss_m"]) == (4, 2)
@@ -191,7 +192,8 @@ def test_csv_round_trip_and_all_or_nothing(engine, tmp_path):
     text = arena.votes_csv(aid, engine)
     assert "'=HYPERLINK" in text  # a spreadsheet shows it as text, not a live formula
     other = arena.create_arena(f"bench:{run_id}", name="copy", engine=engine)
-    assert arena.import_votes_csv(text, other, engine) == 4
+    assert arena.import_votes_csv(text, other, engine) == {"new": 4, "replaced": 0, "unchanged": 0}
+    assert arena.import_votes_csv(text, other, engine) == {"new": 0, "replaced": 0, "unchanged": 4}
     keep = ("item_key", "pair_key", "annotator", "left_answer", "right_answer", "left_model", "left_mode",
             "right_model", "right_mode", "vote", "reason", "seconds")
     a = sorted(tuple(r[k] for k in keep) for r in arena.votes(aid, engine))
@@ -344,7 +346,7 @@ def test_postgresql_store(pg_url):
     assert len(rows) == 6 and {r["vote"] for r in rows} == {"right"}
     assert arena.expert_agreement(rows)["n_pairs"] == 3  # Ben was given Ada's pairs first
     other = arena.create_arena(f"bench:{run_id}", engine=engine)
-    assert arena.import_votes_csv(arena.votes_csv(aid, engine), other, engine) == 6
+    assert arena.import_votes_csv(arena.votes_csv(aid, engine), other, engine)["new"] == 6
     with engine.begin() as c:
         c.execute(aj._upsert(engine, {"arena_id": aid, "pair_key": rows[0]["pair_key"], "judge": "j", "status": "failed"}))
         c.execute(aj._upsert(engine, {"arena_id": aid, "pair_key": rows[0]["pair_key"], "judge": "j", "status": "ok",
@@ -390,3 +392,32 @@ def test_import_keeps_each_votes_time(engine):
     assert arena.votes(other, engine)[0]["created_at"].startswith("2026-01-02 03:04:05")
     with pytest.raises(UserError, match="created_at 'soon' is not a date"):
         arena.import_votes_csv(text.replace("2026-01-02 03:04:05", "soon"), other, engine)
+
+
+def test_non_answers_and_identical_answers_are_not_asked(engine):
+    from lib.providers.extractive import NO_CONTEXT
+
+    run_id = make_run(engine, fail=())
+    t = store.bench_answers
+    with engine.begin() as c:  # the extractive baseline had nothing to quote on I0 (gold), and on I1 the two
+        c.execute(t.update().where(t.c.item_id == "I0", t.c.model == M2, t.c.mode == "gold").values(answer=NO_CONTEXT))
+        c.execute(t.update().where(t.c.item_id == "I1", t.c.mode == "rag").values(answer="The same words."))  # models agree
+    aid = arena.create_arena(f"bench:{run_id}", engine=engine)
+    info = arena.get_arena(aid, engine)
+    summary = arena.arena_summary(info, engine)
+    assert summary["left_out"] == {(M2, "gold"): 1} and summary["identical"] == 1
+    assert summary["n_pairs"] == 16 - 2 - 1
+    assert not any(NO_CONTEXT in a.text for x, y in arena.arena_pairs(info, engine) for a in (x, y))
+
+
+def test_undo_brings_the_pair_back(engine):
+    aid = arena.create_arena(f"bench:{make_run(engine)}", engine=engine)
+    first = arena.next_pair(aid, "Ada", engine)
+    arena.cast_vote(aid, "Ada", first, "left", engine=engine)
+    arena.cast_vote(aid, "Ada", arena.next_pair(aid, "Ada", engine), "right", engine=engine)
+    undone = arena.undo_last(aid, "Ada", engine)
+    assert undone["vote"] == "right" and len(arena.votes(aid, engine)) == 1
+    again = arena.next_pair(aid, "Ada", engine, prefer=undone["pair_key"])
+    assert again.pair_key == undone["pair_key"]
+    assert (again.left.answer_id, again.right.answer_id) == (undone["left_answer"], undone["right_answer"])
+    assert arena.undo_last(aid, "Ben", engine) is None

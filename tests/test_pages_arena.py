@@ -64,3 +64,36 @@ def test_names_hidden_until_the_vote_then_ratings():
     assert sorted(table["answers left out (failed or empty)"]) == [0, 0, 0, 1]  # make_run's one failed answer
     assert any("Only 1 vote" in w.value for w in ratings_tab.warning)
     assert ratings_tab.get("arrow_vega_lite_chart") or ratings_tab.get("vega_lite_chart")
+
+
+def test_second_arena_undo_and_delete():
+    """Starting a second arena from the Arenas tab opens it (it once crashed: the arena picker's state was set after
+    the widget was drawn); the systems follow the answers picked; a vote can be taken back; an arena can be deleted."""
+    make_run(store.get_engine())
+    for a in arena.arenas():
+        arena.delete_arena(a["arena_id"])
+    at = page().run()
+    next(b for b in at.button if b.label == "Start the arena").click().run()
+    first = arena.arenas()[0]["arena_id"]
+    at = page().run()
+    tab = at.tabs[3]
+    systems = next(m for m in tab.multiselect if m.label.startswith("Systems to compare"))
+    systems.set_value(systems.value[:2]).run()  # two of the four: one pair per question
+    next(t for t in at.tabs[3].text_input if t.label.startswith("Arena name")).input("Two systems").run()
+    next(b for b in at.tabs[3].button if b.label == "Start the arena").click().run()
+    assert not at.exception, at.exception
+    made = {a["name"]: a for a in arena.arenas()}
+    assert len(made["Two systems"]["systems"]) == 2
+    assert at.selectbox(key="arena_pick").value == made["Two systems"]["arena_id"]  # the new arena is open
+    identify(at, "Ben Arena")
+    aid = made["Two systems"]["arena_id"]
+    next(b for b in at.tabs[0].button if b.label.endswith("B is better")).click().run()
+    assert [v["vote"] for v in arena.votes(aid)] == ["right"]
+    voted = arena.votes(aid)[0]["pair_key"]
+    next(b for b in at.tabs[0].button if "Undo" in b.label).click().run()
+    assert arena.votes(aid) == [] and any("taken back" in i.value for i in at.tabs[0].info)
+    assert arena.next_pair(aid, "Ben Arena", prefer=voted).pair_key == voted
+    at.tabs[3].checkbox[0].check().run()
+    next(b for b in at.tabs[3].button if b.label == "Delete the arena").click().run()
+    assert not at.exception
+    assert [a["arena_id"] for a in arena.arenas()] == [first] and at.selectbox(key="arena_pick").value == first

@@ -17,6 +17,10 @@ from ..retrieval import tokenize
 from ..verdict import NO, YES, is_negated
 from .base import Answer, ModelOptions, Provider, Request
 
+NO_CONTEXT = "(no context: the extractive baseline only quotes a given passage)"
+NO_SENTENCE = "(the context has no whole sentence to quote: it is headings, tables or fragments)"
+NON_ANSWERS = (NO_CONTEXT, NO_SENTENCE)  # what it says when it has nothing to quote: not an answer to compare
+
 MAX_CANDIDATES = 64
 MIN_WORDS = 4
 
@@ -199,13 +203,13 @@ class ExtractiveProvider(Provider):
 
         if not (req.context or "").strip():
             return Answer(
-                text="(no context: the extractive baseline only quotes a given passage)",
+                text=NO_CONTEXT,
                 tokens_in=self.count_tokens(req.question), verdict="unclear" if req.closed else None,
             )
         tagged = _dedupe(context_sentences(req.context))
         if not tagged:
             return Answer(
-                text="(the context has no whole sentence to quote: it is headings, tables or fragments)",
+                text=NO_SENTENCE,
                 tokens_in=self.count_tokens(req.question + " " + req.context), verdict="unclear" if req.closed else None,
             )
         if len(tagged) > MAX_CANDIDATES:
