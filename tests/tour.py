@@ -182,7 +182,7 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     panel = b.driver.find_element(By.XPATH, "//*[@role='tabpanel'][not(@hidden)]")
     assert panel.find_elements(By.CSS_SELECTOR, "[data-testid='stVegaLiteChart'], .vega-embed"), "no ratings chart"
     assert "Only 3 vote(s)" in panel.text, panel.text[:1500]
-    _shot(b, shots, "arena_ratings.png", "Position bias")
+    _shot(b, shots, "arena_ratings.png", "Only 3 vote(s)")
 
     # 7. EnviroExam: a default run (about a minute), then the quiz refuses to score blanks silently
     b.open("enviroexam")
