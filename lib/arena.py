@@ -220,6 +220,20 @@ def _shape(answers: Sequence[Answer]) -> dict[str, Any]:
     return {"systems": systems, "n_pairs": len(pairs), "n_questions": len({x.item_key for x, _ in pairs})}
 
 
+def _groups(systems: Sequence[tuple[str, str]], pairs: Sequence[tuple[Answer, Answer]]) -> int:
+    """How many groups the systems fall into when linked by the pairs (1: every system is compared with every other,
+    directly or through others)."""
+    from scipy.sparse.csgraph import connected_components
+
+    if not systems:
+        return 0
+    where = {s: i for i, s in enumerate(systems)}
+    link = np.zeros((len(systems), len(systems)))
+    for x, y in pairs:
+        link[where[x.system], where[y.system]] = 1
+    return int(connected_components(link, directed=False)[0])
+
+
 # ----- arenas --------------------------------------------------------------------------------------------------------
 def create_arena(source: str, systems: Sequence[Sequence[str]] | None = None, name: str | None = None,
                  min_experts: int = 1, engine: Engine | None = None) -> str:
@@ -233,6 +247,11 @@ def create_arena(source: str, systems: Sequence[Sequence[str]] | None = None, na
         raise UserError("These answers make no pair to compare: an arena needs two models answering the same "
                         "questions in one context mode, or one model in two modes, with answers that did not fail.")
     used = sorted({s for x, y in pairs for s in (x.system, y.system)})
+    if _groups(used, pairs) > 1:
+        raise UserError("These systems fall into groups that are never compared, even through other systems (a pair "
+                        "is two models with the same context, or one model with two kinds of context), so their "
+                        "ratings could not be put on one scale. Add systems that link them (e.g. the same model "
+                        "with both kinds of context), or start one arena per group.")
     answer_ids = sorted({a.answer_id for x, y in pairs for a in (x, y)}, key=lambda a: (a.split(":")[0], int(a.split(":")[1])))
     arena_id = uuid.uuid4().hex[:12]
     with engine.begin() as c:
@@ -428,16 +447,17 @@ def cast_vote(arena_id: str, annotator: str, pair: Pair, vote: str, reason: str 
         c.execute(_upsert(engine, row))
 
 
-def undo_last(arena_id: str, annotator: str, engine: Engine | None = None) -> dict[str, Any] | None:
-    """Take back this expert's latest vote in the arena (returns it, or None when there is none)."""
+def take_back(arena_id: str, annotator: str, pair_key: str, engine: Engine | None = None) -> dict[str, Any] | None:
+    """Delete this expert's vote on one pair (the page's undo: the pair it last saw this expert vote on). Returns the
+    vote taken back, or None when there was none."""
     t = store.arena_votes
     engine = _engine(engine)
+    where = (t.c.arena_id == arena_id) & (t.c.annotator == annotator) & (t.c.pair_key == pair_key)
     with engine.begin() as c:
-        row = c.execute(select(t).where(t.c.arena_id == arena_id, t.c.annotator == annotator)
-                        .order_by(t.c.created_at.desc(), t.c.id.desc()).limit(1)).mappings().first()
+        row = c.execute(select(t).where(where)).mappings().first()
         if row is None:
             return None
-        c.execute(delete(t).where(t.c.id == row["id"]))
+        c.execute(delete(t).where(where))
     return dict(row)
 
 
@@ -470,7 +490,7 @@ def votes_csv(arena_id: str, engine: Engine | None = None) -> str:
     return rows_to_csv(rows, CSV_COLUMNS)
 
 
-def import_votes_csv(text: str, arena_id: str, engine: Engine | None = None) -> int:
+def import_votes_csv(text: str, arena_id: str, engine: Engine | None = None) -> dict[str, int]:
     """Votes from CSV (an export of this arena, or of an arena over the same answers) into ``arena_id``: all or
     nothing. Each row must name two answers of this arena that form a pair, their models and modes as stored, a
     vote and an expert; every bad row is named in one UserError. Returns counts {new, replaced, unchanged}: a vote
@@ -527,7 +547,7 @@ def import_votes_csv(text: str, arena_id: str, engine: Engine | None = None) -> 
     counts = {"new": 0, "replaced": 0, "unchanged": 0}
     for row in rows:
         old = had.get((row["pair_key"], row["annotator"]))
-        same = old is not None and all(old[k] == row[k] for k in ("left_answer", "vote", "reason"))
+        same = old is not None and oriented(old) == oriented(row) and (old["reason"] or None) == row["reason"]
         counts["new" if old is None else "unchanged" if same else "replaced"] += 1
     with engine.begin() as c:  # one transaction: every row or none
         for row in rows:
@@ -542,14 +562,7 @@ def arena_summary(arena: dict[str, Any], engine: Engine | None = None) -> dict[s
     same: list = []
     pairs = _pairs_of(list(arena_answers(arena, engine).values()), set(arena["systems"]), same)
     cast = votes(arena["arena_id"], engine)
-    from scipy.sparse.csgraph import connected_components
-
-    systems = list(arena["systems"])
-    link = np.zeros((len(systems), len(systems)))
-    where = {s: i for i, s in enumerate(systems)}
-    for x, y in pairs:
-        link[where[x.system], where[y.system]] = 1
-    groups = connected_components(link, directed=False)[0] if systems else 0
+    groups = _groups(list(arena["systems"]), pairs)
     return {"n_pairs": len(pairs), "n_questions": len({x.item_key for x, _ in pairs}), "n_votes": len(cast),
             "experts": sorted({v["annotator"] for v in cast}),
             "pairs_voted": len({v["pair_key"] for v in cast}),
@@ -573,19 +586,21 @@ def expert_agreement(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     from .agreement import kripp_alpha, percent_agreement
 
     cells = {(r["pair_key"], r["annotator"]): oriented(r) for r in rows}
-    per_pair = Counter(pk for pk, _ in cells)
-    shared = sorted(pk for pk, n in per_pair.items() if n >= 2)
-    raters = sorted({a for pk, a in cells if pk in shared})
-    sub = {k: v for k, v in cells.items() if k[0] in shared}
+    by_pair: dict[str, list[str]] = defaultdict(list)  # grouped once: large arenas stay fast
+    for (pk, _), v in cells.items():
+        by_pair[pk].append(v)
+    shared = sorted(pk for pk, vals in by_pair.items() if len(vals) >= 2)
+    raters = sorted({a for pk, a in cells if len(by_pair[pk]) >= 2})
+    sub = {k: v for k, v in cells.items() if len(by_pair[k[0]]) >= 2}
     fleiss, fleiss_n, m = None, 0, None
     if shared:
-        m = Counter(per_pair[pk] for pk in shared).most_common(1)[0][0]
-        units = [pk for pk in shared if per_pair[pk] == m]
-        cats = sorted({v for (pk, _), v in sub.items() if pk in set(units)})
+        sizes = Counter(len(by_pair[pk]) for pk in shared)
+        m = max(sizes, key=lambda size: (sizes[size], size))  # the most common count; the larger on a tie
+        units = [pk for pk in shared if len(by_pair[pk]) == m]
+        cats = sorted({v for pk in units for v in by_pair[pk]})
         fleiss_n = len(units)
         if len(units) >= 2 and len(cats) >= 2:
-            counts = np.array([[sum(1 for (pk, _), v in sub.items() if pk == u and v == c) for c in cats]
-                               for u in units])
+            counts = np.array([[by_pair[u].count(c) for c in cats] for u in units])
             value = float(fleiss_kappa(counts, method="fleiss"))
             fleiss = None if math.isnan(value) else round(value, 4)
     from .agreement import cohen_pairs
@@ -593,10 +608,9 @@ def expert_agreement(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
     shares = []  # per pair: the share of its expert pairs that agree (percent agreement is their mean)
     for pk in shared:
-        vals = [v for (p, _), v in sub.items() if p == pk]
-        combos = list(itertools.combinations(vals, 2))
+        combos = list(itertools.combinations(by_pair[pk], 2))
         shares.append(sum(a == b for a, b in combos) / len(combos))
-    ci = mean_ci(shares)["ci95"] if shares else None
+    ci = mean_ci(shares)["ci95"] if len(shares) >= 2 else None  # one pair: no interval to speak of
     return {"n_pairs": len(shared), "n_experts": len(raters), "n_votes": len(sub),
             "percent": None if not shared else round(100 * percent_agreement(shared, raters, sub), 1),
             "percent_ci95": None if ci is None else [round(100 * ci[0], 1), round(100 * ci[1], 1)],

@@ -7,8 +7,9 @@ ratings and is reported apart. Ratings are natural log-odds, centred so their me
 difference d means P(left beats right) = 1 / (1 + e^-d)); the Elo-style display is 1000 + 400·log10(e)·rating.
 Intervals are percentile bootstrap intervals over votes (seeded; 1,000 resamples by default). Where the votes
 cannot bound the ratings (``separation``: a group that never lost to the rest, never won or tied against it, sits
-between such groups, or was never compared with the rest) no interval is given (both ends None) and each system is
-named, with the reason, in ``unbounded``: the fitted numbers rest on the light prior, not on the votes."""
+between such groups, or was never compared with the rest), the largest group the votes connect is fitted, centred
+and bootstrapped on its own votes; every system outside it gets no interval (both ends None) and is named, with the
+reason, in ``unbounded``: its number rests on the light prior, not on the votes."""
 from __future__ import annotations
 
 import csv
@@ -48,7 +49,8 @@ def read_votes_csv(text: str) -> list[Vote]:
 
     votes, problems = [], []
     for row_no, raw in enumerate(reader, start=2):
-        if None in raw:  # DictReader keeps a row's extra cells under the key None
+        extra = raw.pop(None, None)  # DictReader keeps a row's extra cells under the key None
+        if extra and any((c or "").strip() for c in extra):  # a trailing comma (an empty cell) is harmless
             problems.append(f"row {row_no}: more cells than the header has columns")
             continue
         row = {(k or "").strip(): unneutralise((v or "").strip()) for k, v in raw.items()}
@@ -147,9 +149,22 @@ def separation(w: np.ndarray) -> dict[int, str]:
     return out
 
 
+def _core(w: np.ndarray, pairs: np.ndarray) -> list[int]:
+    """The largest group of systems the votes connect (a strongly connected group of "won or tied against"; the
+    one with more votes inside it on a tie), or [] when no group has two systems."""
+    from scipy.sparse.csgraph import connected_components
+
+    _, comp = connected_components(w > 0, directed=True, connection="strong")
+    inside = {c: int(np.sum((comp[pairs[:, 0]] == c) & (comp[pairs[:, 1]] == c))) for c in set(comp.tolist())}
+    best = max(inside, key=lambda c: (int(np.sum(comp == c)), inside[c]))
+    members = [i for i in range(len(w)) if comp[i] == best]
+    return members if len(members) >= 2 else []
+
+
 def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
     """The arena's figures: per model its rating, Elo-style display, 95% bootstrap interval and vote count; the
-    position bias among decisive votes; vote totals. Ratings are centred (mean 0 over models)."""
+    position bias among decisive votes; vote totals. Ratings are centred (mean 0 over models; where the votes do
+    not connect every model, over the largest group they connect, named in ``centred_on``)."""
     from .stats import binomial_test
 
     if n_bootstrap < 1:
@@ -160,17 +175,38 @@ def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
     index = {m: i for i, m in enumerate(models)}
     pairs = np.array([(index[v.left], index[v.right]) for v in votes], dtype=int)
     outcome = np.array([{"left": 0, "right": 1}.get(v.vote, 2) for v in votes], dtype=int)
-    w = _wins(pairs, outcome, len(models))
-    point = _fit(w)
-    # Where the votes do not bound the fit, every system is in a group that is separated (see ``separation``): the
-    # finite end a bootstrap gives there is the prior's, so no interval is given at all until the votes connect.
+    k = len(models)
+    w = _wins(pairs, outcome, k)
+    # Where the votes do not bound the fit (see ``separation``), the largest group the votes do connect is fitted
+    # and centred on its own, with intervals from its own votes; the systems outside it keep a number from the whole
+    # fit (on the same centring) but no interval: their ends are the prior's, not the votes'.
     open_end = separation(w)
+    core = list(range(k))
+    if open_end:
+        core = _core(w, pairs)
+        for i in core:
+            open_end.pop(i, None)
+    point = _fit(w)
+    if open_end and core:
+        sub = np.isin(pairs[:, 0], core) & np.isin(pairs[:, 1], core)
+        local = {i: j for j, i in enumerate(core)}
+        core_pairs = np.array([(local[a], local[b]) for a, b in pairs[sub]], dtype=int)
+        point = point - point[core].mean()
+        point[core] = _fit(_wins(core_pairs, outcome[sub], len(core)))
+        boot_pairs, boot_outcome, width = core_pairs, outcome[sub], len(core)
+    else:
+        boot_pairs, boot_outcome, width = pairs, outcome, k
     rng = np.random.default_rng(seed)
-    boot = np.empty((n_bootstrap, len(models)))
+    boot = np.empty((n_bootstrap, width))
     for b in range(n_bootstrap):
-        take = rng.integers(0, len(votes), len(votes))
-        boot[b] = _fit(_wins(pairs[take], outcome[take], len(models)))
-    lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
+        take = rng.integers(0, len(boot_pairs), len(boot_pairs))
+        boot[b] = _fit(_wins(boot_pairs[take], boot_outcome[take], width))
+    lo_w, hi_w = np.percentile(boot, [2.5, 97.5], axis=0)
+    lo, hi = np.full(k, np.nan), np.full(k, np.nan)
+    if width == k:
+        lo, hi = lo_w, hi_w
+    else:
+        lo[core], hi[core] = lo_w, hi_w
     counts = np.bincount(pairs.ravel(), minlength=len(models))
     decisive = outcome < 2
     left_wins = int((outcome == 0).sum())
@@ -186,6 +222,7 @@ def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
         "ties": int((outcome == 2).sum()),
         "both_bad": sum(1 for v in votes if v.vote == "both_bad"),
         "unbounded": {m: open_end[i] for m, i in index.items() if i in open_end},
+        "centred_on": [models[i] for i in core] if open_end else models,
         "method": "Bradley-Terry (choix ilsr_pairwise_dense, ties as half a win each, both_bad as a tie); "
                   f"percentile bootstrap over votes, {n_bootstrap} resamples, seed {seed}",
     }

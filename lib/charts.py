@@ -219,42 +219,37 @@ def run_title(run: dict, model_label, mode_labels: dict, with_date: bool = True)
 ARENA_FEW = 30  # below this many votes, ratings are a first look
 
 
-def _bound(x: float | None, none: str) -> str:
-    return none if x is None else f"{x:+.2f}"
-
-
 def arena_table(result: dict, name: Callable[[str], str]) -> pd.DataFrame:
-    """One row per system, best first: rating (log-odds, centred), the Elo-style figure, its 95% interval (an end the
-    votes cannot bound says so), votes."""
+    """One row per system, best first: rating (log-odds, centred), the Elo-style figure, its 95% interval (or that
+    the votes do not bound it yet), votes."""
     rows = [{"system": name(s), "rating": round(m["rating"], 2), "Elo-style": round(m["elo"]),
-             "95% interval (rating)": "not bounded by the votes yet" if m["ci95"] == [None, None] else
-                                      f"{_bound(m['ci95'][0], 'no lower bound')} to "
-                                      f"{_bound(m['ci95'][1], 'no upper bound')}",
+             "95% interval (rating)": "not bounded by the votes yet" if None in m["ci95"] else
+                                      f"{m['ci95'][0]:+.2f} to {m['ci95'][1]:+.2f}",
              "votes (n)": m["n"]} for s, m in result["models"].items()]
     return pd.DataFrame(rows).sort_values("rating", ascending=False, ignore_index=True)
 
 
 def arena_ratings_chart(result: dict, name: Callable[[str], str]) -> alt.Chart:
-    """Each system's rating with its 95% bootstrap interval, best on top; 0 is the average system. An end the votes
-    cannot bound is drawn dashed to the chart's edge."""
-    models = result["models"]
-    finite = [x for m in models.values() for x in (m["rating"], *m["ci95"]) if x is not None]
-    low_edge, high_edge = min(finite) - 1, max(finite) + 1
+    """Each system's rating with its 95% bootstrap interval, best on top; 0 is the average system. A system the votes
+    do not bound yet has its point and no interval line (the table says why)."""
     frame = pd.DataFrame([{"system": name(s), "rating": m["rating"], "elo": m["elo"], "n": m["n"],
-                           "lo": low_edge if m["ci95"][0] is None else m["ci95"][0],
-                           "hi": high_edge if m["ci95"][1] is None else m["ci95"][1],
-                           "interval": "unbounded" if None in m["ci95"] else "95% bootstrap"}
-                          for s, m in models.items()])
+                           "lo": m["ci95"][0], "hi": m["ci95"][1],
+                           "interval": "not bounded by the votes yet" if None in m["ci95"] else "95% bootstrap"}
+                          for s, m in result["models"].items()])
     order = frame.sort_values("rating", ascending=False)["system"].tolist()
     y = alt.Y("system:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
-    base = alt.Chart(frame).encode(y=y, tooltip=["system", "rating", "lo", "hi", "interval", "elo", "n"])
-    rules = base.mark_rule(strokeWidth=2).encode(
-        x=alt.X("lo:Q", title="rating (log-odds, 0 = average) with 95% interval"), x2="hi:Q",
-        strokeDash=alt.StrokeDash("interval:N", scale=alt.Scale(domain=["95% bootstrap", "unbounded"],
-                                                                range=[[1, 0], [4, 3]]), title=None))
-    points = base.mark_point(filled=True, size=80, color="#1b5e20").encode(x="rating:Q")
+    tips = ["system", "rating", "lo", "hi", "interval", "elo", "n"]
+    bounded = frame[frame["interval"] == "95% bootstrap"]
+    x_title = "rating (log-odds, 0 = average) with 95% interval"
+    points = alt.Chart(frame).mark_point(filled=True, size=80).encode(
+        y=y, x=alt.X("rating:Q", title=x_title), tooltip=tips,
+        color=alt.Color("interval:N", title=None, scale=alt.Scale(
+            domain=["95% bootstrap", "not bounded by the votes yet"], range=["#1b5e20", "#9e9e9e"])))
     zero = alt.Chart(pd.DataFrame({"x": [0]})).mark_rule(strokeDash=[4, 4], color="grey").encode(x="x:Q")
-    return alt.layer(rules, points, zero).properties(height=alt.Step(34), title="Ratings (Bradley–Terry)")
+    layers = [points, zero]
+    if len(bounded):  # no line at all while the votes bound no system
+        layers.insert(0, alt.Chart(bounded).mark_rule(strokeWidth=2).encode(y=y, x="lo:Q", x2="hi:Q", tooltip=tips))
+    return alt.layer(*layers).properties(height=alt.Step(34), title="Ratings (Bradley–Terry)")
 
 
 def win_rate_heatmap(rows: list[dict], name: Callable[[str], str]) -> alt.Chart:

@@ -85,6 +85,8 @@ def setup_form() -> None:
                             help="Only answers that differ in one thing are paired: two models with the same context, "
                                  "or one model with two kinds of context.")
     c1, c2 = st.columns([3, 1])
+    if st.session_state.pop("_arena_clear_name", False):
+        st.session_state["new_name"] = ""  # before the field is drawn: the next arena is not given the same name
     name = c1.text_input("Arena name (optional)", key="new_name")
     k = c2.number_input("Experts per pair", 1, 5, 2, key="new_k", help="Pairs other experts voted on by fewer "
                         "experts than this come first, so the experts' agreement can be measured.")
@@ -96,6 +98,7 @@ def setup_form() -> None:
         made = run_safely(arena.create_arena, srcs[pick]["source"], picked, name, int(k))
         if made:
             st.session_state["_arena_open"] = made  # picked before the arena selectbox is drawn, on the rerun
+            st.session_state["_arena_clear_name"] = True
             st.rerun()
 
 
@@ -140,21 +143,28 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
         st.warning("A key pressed while the next pair was loading was ignored; press it again.", icon="⌨️")
     if "_arena_error" in st.session_state:
         st.error(plain(st.session_state.pop("_arena_error")), icon="⚠️")
+    stack_key = f"_arena_voted_{arena_id}_{who}"  # the pairs this expert voted on in this session, latest last
+    stack = st.session_state.setdefault(stack_key, [])
     pair = arena.next_pair(arena_id, who, snap=snap, prefer=st.session_state.get(f"_arena_redo_{arena_id}_{who}"))
 
     def undo() -> None:
-        undone = arena.undo_last(arena_id, who)
+        """Take back the vote this session last cast (whatever other tabs or imports did since)."""
         st.session_state.pop(f"_arena_last_{arena_id}_{who}", None)
-        if undone:
-            st.session_state[f"_arena_redo_{arena_id}_{who}"] = undone["pair_key"]
-            st.session_state["_arena_undone"] = VOTE_WORDS[undone["vote"]]
+        while stack:
+            pk = stack.pop()
+            undone = arena.take_back(arena_id, who, pk)
+            if undone:
+                st.session_state[f"_arena_redo_{arena_id}_{who}"] = pk
+                st.session_state.pop(f"_arena_shown_{arena_id}_{widget_id(pk)}_{who}", None)  # timed afresh
+                st.session_state["_arena_undone"] = VOTE_WORDS[undone["vote"]]
+                return
 
     if "_arena_undone" in st.session_state:
         st.info(f"Your last vote ({st.session_state.pop('_arena_undone')}) was taken back; vote on the pair again.",
                 icon="↩️")
     if pair is None:
         st.success("You have voted on every pair in this arena. See the Ratings tab.", icon="✅")
-        if done:
+        if stack:
             st.button("↩️ Undo my last vote", key=f"undo_end_{arena_id}", on_click=undo)
         return
     wid = widget_id(pair.pair_key)
@@ -171,6 +181,8 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
         except UserError as exc:
             st.session_state["_arena_error"] = str(exc)
             return
+        stack.append(pk)
+        st.session_state.pop(f"_arena_shown_{arena_id}_{wid}_{who}", None)
         st.session_state[f"_arena_last_{arena_id}_{who}"] = {
             "vote": VOTE_WORDS[vote], "a": arena.system_label(*pair.left.system, model_name),
             "b": arena.system_label(*pair.right.system, model_name)}
@@ -199,7 +211,7 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
                    shortcut=key if live else None, on_click=cast, args=(vote,))
     c_reason, c_undo = st.columns([4, 1], vertical_alignment="bottom")
     c_reason.text_input("Reason (optional, saved with the vote)", key=f"reason_{wid}")
-    c_undo.button("↩️ Undo last vote", key=f"undo_{wid}", disabled=not done, width="stretch",
+    c_undo.button("↩️ Undo last vote", key=f"undo_{wid}", disabled=not stack, width="stretch",
                   shortcut="U" if live else None, on_click=undo)
     st.caption("Keys: ← A is better · → B is better · T tie · X both bad · U undo. The names are shown after your "
                "vote. Citations such as [1] (p. 8) come with answers that were given retrieved passages. The time "
@@ -218,11 +230,12 @@ with tab_ratings:
     mine_left = bool(who) and (lambda d_t: d_t[0] < d_t[1])(arena.progress(aid, who))
     if not rows:
         st.info("No votes yet. Vote on a few pairs in the Vote tab; ratings appear here.", icon="🗳️")
-    elif mine_left and not st.session_state.get(f"_arena_peek_{aid}"):
+    elif mine_left and not st.session_state.get(f"_arena_peek_{aid}_{who}"):
         st.info("You still have pairs to vote on. Seeing the ratings and vote counts first can bias your votes (and "
                 "hint at which systems the next pair comes from), so they are folded away until you finish.",
                 icon="🙈")
-        st.button("Show the ratings anyway", on_click=lambda: st.session_state.__setitem__(f"_arena_peek_{aid}", True))
+        st.button("Show the ratings anyway",
+                  on_click=lambda: st.session_state.__setitem__(f"_arena_peek_{aid}_{who}", True))
     else:
         votes = arena.rating_votes(rows)
         result = _ratings(tuple((v.left, v.right, v.vote, v.annotator, v.item_id) for v in votes))
@@ -238,8 +251,9 @@ with tab_ratings:
             st.warning("The votes do not bound every rating: " + "; ".join(
                 f"{plain(system_name(s))}: {why}" for s, why in result["unbounded"].items())
                 + ". Bradley–Terry needs the systems to have both won (or tied) and lost (or tied) against each "
-                "other; until then those numbers rest on the fit's light prior, not on the votes. Read the win "
-                "rates below, and vote on more pairs.", icon="⚠️")
+                "other; until then those numbers rest on the fit's light prior, not on the votes, and have no "
+                "interval" + (". The others are rated and centred among themselves" if result["centred_on"] else "")
+                + ". Read the win rates below, and vote on more pairs.", icon="⚠️")
         keys = {arena.system_key(*sy): sy for sy in info["systems"]}
         table = charts.arena_table(result, system_name)
         unvoted = [k for k in keys if k not in result["models"]]
@@ -249,6 +263,8 @@ with tab_ratings:
         names_back = {system_name(k): k for k in keys}
         table["answers left out (failed or empty)"] = [summary["left_out"].get(keys.get(names_back.get(x), ("", "")), 0)
                                                        for x in table["system"]]
+        table["rating"] = table["rating"].map(lambda x: "—" if pd.isna(x) else f"{x:+.2f}")  # text: no mixed column
+        table["Elo-style"] = table["Elo-style"].map(lambda x: "—" if pd.isna(x) else f"{x:.0f}")
         st.dataframe(tidy(table), hide_index=True, width="stretch")
         if unvoted:
             st.caption("Systems with no votes yet have no rating: " + "; ".join(plain(system_name(k)) for k in unvoted))
@@ -257,7 +273,10 @@ with tab_ratings:
                    "Bradley–Terry fitted with choix; a tie counts as half a win to each side, and 'both bad' as a "
                    "tie. Ratings are log-odds centred at 0 (a difference of 1 means the better one wins "
                    f"{1 / (1 + math.exp(-1)):.0%} of the time); Elo-style = 1000 + {ELO_SCALE:.0f} × rating. "
-                   f"Intervals: {BOOTSTRAP:,} bootstrap resamples of the votes (seed {SEED}).")
+                   f"Intervals: {BOOTSTRAP:,} bootstrap resamples of the votes (seed {SEED}). Not in the ratings: "
+                   "failed, empty and 'nothing to quote' answers (a system that often has nothing to quote is "
+                   "spared those losses; see the left-out column) and pairs of identical answers (not counted as "
+                   "ties).")
         bias = result["position_bias"]
         st.subheader("Position bias")
         if bias["n"]:
@@ -288,17 +307,17 @@ with tab_ratings:
             c1, c2, c3, c4 = st.columns(4)
             c1.metric("Pairs seen by 2+ experts (n)", ag["n_pairs"],
                       help=f"{ag['n_votes']} votes by {ag['n_experts']} experts")
+            ci_text = ("no interval on one pair" if ag["percent_ci95"] is None else
+                       f"95% interval {ag['percent_ci95'][0]:.0f}–{ag['percent_ci95'][1]:.0f}%")
             c2.metric("Percent agreement", f"{ag['percent']:.0f}%",
-                      help=f"n = {ag['n_pairs']} pairs; 95% interval {ag['percent_ci95'][0]:.0f}–"
-                           f"{ag['percent_ci95'][1]:.0f}% (bootstrap over pairs)")
+                      help=f"n = {ag['n_pairs']} pairs; {ci_text} (bootstrap over pairs)")
             c3.metric("Fleiss' κ", "—" if ag["fleiss"] is None else f"{ag['fleiss']:.2f}",
                       help=f"Over the {ag['fleiss_n']} pair(s) with {ag['fleiss_m']} votes each (Fleiss' κ needs the "
                            "same number of votes per pair, and at least two pairs with more than one kind of vote).")
             c4.metric("Krippendorff's α", "—" if ag["alpha"] is None else f"{ag['alpha']:.2f}",
                       help=f"n = {ag['n_pairs']} pairs")
             st.caption(f"On the vote relative to the pair (first better / second better / tie / both bad): percent "
-                       f"agreement {ag['percent']:.0f}% (95% interval {ag['percent_ci95'][0]:.0f}–"
-                       f"{ag['percent_ci95'][1]:.0f}%) and α over n = {ag['n_pairs']} pairs, Fleiss' κ over n = "
+                       f"agreement {ag['percent']:.0f}% ({ci_text}) and α over n = {ag['n_pairs']} pairs, Fleiss' κ over n = "
                        f"{ag['fleiss_n']} pairs with {ag['fleiss_m']} votes each."
                        + (f" Too few pairs to read (n < {SMALL_N})." if ag["n_pairs"] < SMALL_N else ""))
             if ag["cohen"]:
@@ -350,8 +369,9 @@ with tab_judge:
                       help=f"n = {mj['n']} pairs with a majority ({r['no_majority']} without one left out); "
                            f"κ {'—' if mj['kappa'] is None else format(mj['kappa'], '.2f')}")
             c4.metric("Changed with the order", f"{r['n_flipped'] + r['n_changed']} of {r['n_judged']}",
-                      help=f"{r['n_flipped']} flipped outright (first ↔ second), {r['n_changed']} changed between "
-                           "a preference and a tie or 'both bad'; all count as ties")
+                      help=f"{r['n_flipped']} flipped outright (first ↔ second), {r['n_changed']} changed in "
+                           "another way (a preference and a tie or 'both bad', or a tie and 'both bad'); all count "
+                           "as ties")
             st.caption(f"n = {o['n']} expert votes on {r['n_judged']} judged pair(s), on three categories: first "
                        "better, second better, no preference (tie or both bad). A pair several experts voted on "
                        "counts once per expert in the per-vote figures, once in the per-pair figure."

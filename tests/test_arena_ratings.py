@@ -111,13 +111,27 @@ def test_a_system_that_never_lost_has_no_upper_bound():
     a narrow band set by the prior (8 wins out of 8 gave [2.80, 3.90] before this check)."""
     text = "left_model,right_model,vote\n" + "a,b,left\nb,a,right\n" * 4 + "b,c,tie\nc,b,left\nb,c,left\n"
     r = ratings(read_votes_csv(text), n_bootstrap=200)
-    assert set(r["unbounded"]) == {"a", "b", "c"}  # b and c never won or tied against a
-    assert r["unbounded"]["a"].startswith("no upper bound") and r["unbounded"]["b"].startswith("no lower bound")
-    # the finite end a bootstrap gives here is the prior's: no interval at all until the votes connect
-    assert all(m["ci95"] == [None, None] for m in r["models"].values())
+    # a never lost: no interval for it (the finite end a bootstrap gives is the prior's); b and c, which the votes
+    # connect both ways, are fitted and centred on their own votes
+    assert set(r["unbounded"]) == {"a"} and r["unbounded"]["a"].startswith("no upper bound")
+    assert r["models"]["a"]["ci95"] == [None, None] and r["centred_on"] == ["b", "c"]
+    assert r["models"]["b"]["rating"] == pytest.approx(-r["models"]["c"]["rating"])
+    assert all(None not in r["models"][m]["ci95"] for m in "bc")
     # one tie against a joins the graph: everything is bounded again
     r = ratings(read_votes_csv(text + "c,a,tie\n"), n_bootstrap=200)
     assert r["unbounded"] == {} and all(None not in m["ci95"] for m in r["models"].values())
+    assert r["centred_on"] == ["a", "b", "c"]
+
+
+def test_one_new_system_does_not_wipe_out_the_connected_ones():
+    """200 votes among a, b, c and one loss by a newcomer d: a, b and c keep their intervals; d has none."""
+    text = ("left_model,right_model,vote\n" + "a,b,left\nb,a,left\nb,c,left\nc,a,left\na,c,tie\n" * 40
+            + "a,d,left\n")
+    r = ratings(read_votes_csv(text), n_bootstrap=200)
+    assert set(r["unbounded"]) == {"d"} and r["models"]["d"]["ci95"] == [None, None]
+    assert all(None not in r["models"][m]["ci95"] for m in "abc")
+    assert sum(r["models"][m]["rating"] for m in "abc") == pytest.approx(0, abs=1e-6)  # centred on the group
+    assert r["models"]["d"]["rating"] < min(r["models"][m]["rating"] for m in "abc")
 
 
 def test_a_middle_group_and_separate_groups_are_not_bounded_either():
@@ -127,15 +141,18 @@ def test_a_middle_group_and_separate_groups_are_not_bounded_either():
     r = ratings(read_votes_csv(chain), n_bootstrap=100)
     assert r["models"]["B"]["ci95"] == [None, None] and r["unbounded"]["B"].startswith("no bound: it beat")
     assert r["models"]["A"]["ci95"] == [None, None] == r["models"]["C"]["ci95"]
-    apart = "left_model,right_model,vote\na,b,left\nb,a,left\nc,d,tie\nd,c,left\n"  # two pairs never compared
+    # two pairs never compared: the larger group (more votes) is rated on its own, the other gets no interval
+    apart = "left_model,right_model,vote\na,b,left\nb,a,left\na,b,tie\nc,d,tie\nd,c,left\n"
     r = ratings(read_votes_csv(apart), n_bootstrap=100)
-    assert all(m["ci95"] == [None, None] for m in r["models"].values())
+    assert r["centred_on"] == ["a", "b"] and None not in r["models"]["a"]["ci95"]
+    assert set(r["unbounded"]) == {"c", "d"} and r["models"]["c"]["ci95"] == [None, None]
     assert all(why.startswith("no bound: never compared") for why in r["unbounded"].values())
 
 
 def test_votes_csv_rows_that_do_not_fit():
     with pytest.raises(UserError, match="row 2: more cells than the header"):
         read_votes_csv("left_model,right_model,vote\na,b,left,extra\nb,a,left\n")
+    assert len(read_votes_csv("left_model,right_model,vote\na,b,left,\nb,a,left\n")) == 2  # a trailing comma
     with pytest.raises(UserError, match="row 2: left_mode and right_mode must both be given"):
         read_votes_csv("left_model,left_mode,right_model,right_mode,vote\na,rag,b,,left\n")
     # the Arena's export neutralises a leading @ (a formula in spreadsheets); the reader undoes it
