@@ -46,7 +46,7 @@ def reserved_name_reason(name: str) -> str | None:
     n = (name or "").strip()
     if not n:
         return None
-    if n[0] in _BRACKETS or n[-1] in _BRACKETS:
+    if n[0] in _BRACKETS:  # "[adjudicated]", "(system)"; a note after a name, "Ben Okafor (NEPA reviewer)", is fine
         return "names in brackets, such as [adjudicated], are reserved for the app's own labels"
     if "/" in n or _JUDGE_LIKE.search(n) or n.casefold() in _model_names():
         return "names of judge models (and words such as judge, LLM, GPT) are reserved, so people and models stay apart"

@@ -242,7 +242,8 @@ def create_arena(source: str, systems: Sequence[Sequence[str]] | None = None, na
     if not 1 <= int(min_experts) <= 10:
         raise UserError("Experts per pair must be between 1 and 10.")
     chosen = None if systems is None else {(str(m), str(mo)) for m, mo in systems}
-    pairs = _pairs_of(_load(source, engine), chosen)
+    loaded = _load(source, engine)
+    pairs = _pairs_of(loaded, chosen)
     if not pairs:
         raise UserError("These answers make no pair to compare: an arena needs two models answering the same "
                         "questions in one context mode, or one model in two modes, with answers that did not fail.")
@@ -256,11 +257,30 @@ def create_arena(source: str, systems: Sequence[Sequence[str]] | None = None, na
     arena_id = uuid.uuid4().hex[:12]
     with engine.begin() as c:
         c.execute(insert(store.arenas).values(
-            arena_id=arena_id, name=(name or "").strip()[:200] or f"Arena {arena_id[:6]}", source=source,
+            arena_id=arena_id, name=(name or "").strip()[:200] or _default_name(source, loaded, len(used)), source=source,
             answers=json.dumps(answer_ids), systems=json.dumps([list(s) for s in used]), min_experts=int(min_experts),
             left_out=json.dumps([[m, mo, n] for (m, mo), n in sorted(_failed(source, engine).items())
                                  if (m, mo) in set(used)])))
     return arena_id
+
+
+def _default_name(source: str, answers: Sequence[Answer], n_systems: int) -> str:
+    """A name a reviewer can tell apart: where the answers come from, and how many systems."""
+    import time as _time
+
+    if source.startswith("bench:"):
+        run_id = source.split(":", 1)[1]
+        try:
+            when = _time.strftime("%d %b %H:%M", _time.strptime(run_id[:15], "%Y%m%d-%H%M%S"))
+            what = f"Benchmark of {when}"
+        except ValueError:
+            what = f"Benchmark {run_id[:24]}"
+    elif source.startswith("ask:"):
+        q = answers[0].question if answers else ""
+        what = "Ask: " + (q if len(q) <= 50 else q[:50].rsplit(" ", 1)[0] + " …")
+    else:
+        what = "Ask history"
+    return f"{what} · {n_systems} systems"
 
 
 def arenas(engine: Engine | None = None) -> list[dict[str, Any]]:

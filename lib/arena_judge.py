@@ -98,7 +98,9 @@ def parse_reply(text: str) -> str:
         value = s.strip().strip("\"'.!").strip()
     choice = CHOICES.get(value.strip().lower()) if isinstance(value, str) else None
     if choice is None:
-        raise ValueError(f"the reply's choice {json.dumps(value)[:40]} is not one of A, B, tie, both_bad")
+        said = " ".join(str(value).split())
+        said = said if len(said) <= 40 else said[:40] + " …"
+        raise ValueError(f"it answered “{said}”, not A, B, tie or both_bad")
     return choice
 
 
@@ -138,10 +140,13 @@ def judges(arena_id: str, engine: Engine | None = None) -> list[str]:
     return sorted({r["judge"] for r in judge_rows(arena_id, engine=engine)})
 
 
-def pending(arena_id: str, judge: str, engine: Engine | None = None) -> list[arena.Pair]:
-    """The pairs experts voted on that this judge has not yet judged (failed ones again)."""
+def pending(arena_id: str, judge: str, engine: Engine | None = None, retry_unreadable: bool = False) -> list[arena.Pair]:
+    """The pairs experts voted on that this judge has not yet judged. Failed calls (a server error, a timeout) are
+    asked again; unreadable replies are not, unless ``retry_unreadable`` (a model at temperature 0 says the same
+    thing again)."""
     engine = _engine(engine)
-    done = {r["pair_key"] for r in judge_rows(arena_id, judge, engine) if r["status"] == "ok"}
+    settled = ("ok",) if retry_unreadable else ("ok", "unreadable")
+    done = {r["pair_key"] for r in judge_rows(arena_id, judge, engine) if r["status"] in settled}
     voted = {v["pair_key"] for v in arena.votes(arena_id, engine)}
     info = arena.get_arena(arena_id, engine)
     out = []
@@ -154,17 +159,18 @@ def pending(arena_id: str, judge: str, engine: Engine | None = None) -> list[are
 
 def judge_pairs(arena_id: str, model_id: str, engine: Engine | None = None,
                 progress: Callable[[int, int, str], None] | None = None, cancel: threading.Event | None = None,
-                max_workers: int = 4) -> dict[str, int]:
+                max_workers: int = 4, retry_unreadable: bool = False) -> dict[str, int]:
     """Have a judge vote, in both orders, on every pair the experts voted on that it has not judged yet. Returns
-    counts {judged, failed, cancelled}. Each pair's two calls are saved together; a failure is saved as failed
-    (with a key-free reason) and tried again next time."""
+    counts {judged, unreadable, failed, cancelled}. Each pair's two calls are saved together, with a key-free
+    reason when they did not give a verdict: ``failed`` (the call failed: asked again next time) or ``unreadable``
+    (the model's reply is not a choice: asked again only with ``retry_unreadable``)."""
     provider: Provider = registry.get(model_id)
     if not registry.is_llm(provider):
         raise UserError(f"'{provider.label}' is not a language model and cannot judge answers; pick an LLM.")
     judge = provider.id
     engine = _engine(engine)
-    todo = pending(arena_id, judge, engine)
-    counts = {"judged": 0, "failed": 0, "cancelled": 0}
+    todo = pending(arena_id, judge, engine, retry_unreadable)
+    counts = {"judged": 0, "unreadable": 0, "failed": 0, "cancelled": 0}
     cancel = cancel or threading.Event()
     lock = threading.Lock()
 
@@ -176,27 +182,29 @@ def judge_pairs(arena_id: str, model_id: str, engine: Engine | None = None,
         first, second = pair.pair_key.split("|")
         first_a = pair.left if pair.left.answer_id == first else pair.right
         second_a = pair.right if first_a is pair.left else pair.left
-        raws, readings, error = [], [], None
+        raws, readings, error, status = [], [], None, "ok"
         try:
             for a, b, first_is_a in ((first_a, second_a, True), (second_a, first_a, False)):
                 ans = provider.generate(Request(prompt=render(pair, a.text, b.text), system=SYSTEM,
                                                 max_tokens=MAX_REPLY_TOKENS))
                 raws.append(redact(ans.text)[:RAW_LIMIT])
                 readings.append(_as_pair_order(parse_reply(ans.text), first_is_a))
-        except (ProviderError, ValueError) as exc:
-            error = redact(str(exc))
+        except ValueError as exc:
+            error, status = redact(str(exc)), "unreadable"
+        except ProviderError as exc:
+            error, status = redact(str(exc)), "failed"
         except Exception as exc:  # noqa: BLE001 - one pair's failure is recorded and retried, never the batch's end
-            error = redact(f"unexpected failure ({type(exc).__name__})")
+            error, status = redact(f"unexpected failure ({type(exc).__name__})"), "failed"
         ok = error is None
         with engine.begin() as c:
             c.execute(_upsert(engine, {
                 "arena_id": arena_id, "pair_key": pair.pair_key, "judge": judge,
                 "first_order": readings[0] if ok else None, "second_order": readings[1] if ok else None,
                 "verdict": combine(*readings) if ok else None, "raw": "\n---\n".join(raws) or None,
-                "status": "ok" if ok else "failed", "error": error}))
+                "status": status, "error": error}))
         with lock:
-            counts["judged" if ok else "failed"] += 1
-        return "judged" if ok else f"failed ({error})"
+            counts["judged" if ok else status] += 1
+        return "judged" if ok else f"{status} ({error})"
 
     run_tasks(work, [(p,) for p in todo], max_workers if provider.concurrent else 1, progress, cancel)
     return counts
@@ -243,7 +251,8 @@ def judge_vs_experts(arena_id: str, judge: str, engine: Engine | None = None) ->
         top = Counter(cats).most_common(2)
         if len(top) == 1 or top[0][1] > top[1][1]:
             majority[pk] = top[0][0]
-    return {"judge": judge, "n_judged": len(verdict), "n_failed": len(rows) - len(ok),
+    return {"judge": judge, "n_judged": len(verdict), "n_failed": sum(1 for r in rows if r["status"] == "failed"),
+            "n_unreadable": sum(1 for r in rows if r["status"] == "unreadable"),
             "n_flipped": flipped, "n_changed": changed, "overall": compare(mine, theirs),
             "per_expert": {who: compare(j, e) for who, (j, e) in sorted(per_expert.items())},
             "vs_majority": compare({pk: _three(verdict[pk]) for pk in majority}, majority),

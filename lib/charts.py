@@ -243,8 +243,10 @@ def arena_ratings_chart(result: dict, name: Callable[[str], str]) -> alt.Chart:
     x_title = "rating (log-odds, 0 = average) with 95% interval"
     points = alt.Chart(frame).mark_point(filled=True, size=80).encode(
         y=y, x=alt.X("rating:Q", title=x_title), tooltip=tips,
-        color=alt.Color("interval:N", title=None, scale=alt.Scale(
-            domain=["95% bootstrap", "not bounded by the votes yet"], range=["#1b5e20", "#9e9e9e"])))
+        color=alt.Color("interval:N", title=None, scale=alt.Scale(  # only the kinds present are in the legend
+            domain=[k for k in ("95% bootstrap", "not bounded by the votes yet") if k in set(frame["interval"])],
+            range=[c for k, c in (("95% bootstrap", "#1b5e20"), ("not bounded by the votes yet", "#9e9e9e"))
+                   if k in set(frame["interval"])])))
     zero = alt.Chart(pd.DataFrame({"x": [0]})).mark_rule(strokeDash=[4, 4], color="grey").encode(x="x:Q")
     layers = [points, zero]
     if len(bounded):  # no line at all while the votes bound no system

@@ -323,7 +323,7 @@ arena_judge_votes = Table(  # a judge model's votes on the experts' pairs, both 
     Column("second_order", String(8)),  # the same, with the order swapped (mapped back to first/second)
     Column("verdict", String(8)),  # both orders agree: that; they differ: tie; None when a call failed
     Column("raw", Text),
-    Column("status", String(8), nullable=False),  # ok | failed
+    Column("status", String(12), nullable=False),  # ok | failed (the call) | unreadable (the reply)
     Column("error", Text),
     Column("created_at", DateTime, server_default=func.now()),
     UniqueConstraint("arena_id", "pair_key", "judge", name="uq_arena_judge_vote"),

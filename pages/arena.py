@@ -98,10 +98,13 @@ def setup_form() -> None:
         made = run_safely(arena.create_arena, srcs[pick]["source"], picked, name, int(k))
         if made:
             st.session_state["_arena_open"] = made  # picked before the arena selectbox is drawn, on the rerun
+            st.session_state["_arena_toast"] = "Arena started: it is open above; vote in the Vote tab."
             st.session_state["_arena_clear_name"] = True
             st.rerun()
 
 
+if "_arena_toast" in st.session_state:
+    st.toast(plain(st.session_state.pop("_arena_toast")), icon="⚖️")
 all_arenas = arena.arenas()
 if not all_arenas:
     st.subheader("Start an arena")
@@ -136,13 +139,19 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
     snap = arena.snapshot(arena_id)  # one read for the progress, the pair and the vote
     done, total = arena.progress(arena_id, who, snap=snap)
     st.progress(done / total if total else 0.0, text=f"{done} of {total} pairs voted by you")
-    last = st.session_state.get(f"_arena_last_{arena_id}_{who}")
-    if last:
-        st.success(f"Your vote: {last['vote']}. A was {plain(last['a'])}; B was {plain(last['b'])}.", icon="🔓")
-    if st.session_state.pop("_arena_stale", False):
-        st.warning("A key pressed while the next pair was loading was ignored; press it again.", icon="⌨️")
-    if "_arena_error" in st.session_state:
-        st.error(plain(st.session_state.pop("_arena_error")), icon="⚠️")
+
+    def notices() -> None:
+        """Below the buttons, so a notice coming or going never moves them under the pointer."""
+        last = st.session_state.get(f"_arena_last_{arena_id}_{who}")
+        if last:
+            st.success(f"Your vote: {last['vote']}. A was {plain(last['a'])}; B was {plain(last['b'])}.", icon="🔓")
+        if "_arena_undone" in st.session_state:
+            st.info(f"Your last vote ({st.session_state.pop('_arena_undone')}) was taken back; vote on the pair "
+                    "again.", icon="↩️")
+        if st.session_state.pop("_arena_stale", False):
+            st.warning("A key pressed while the next pair was loading was ignored; press it again.", icon="⌨️")
+        if "_arena_error" in st.session_state:
+            st.error(plain(st.session_state.pop("_arena_error")), icon="⚠️")
     stack_key = f"_arena_voted_{arena_id}_{who}"  # the pairs this expert voted on in this session, latest last
     stack = st.session_state.setdefault(stack_key, [])
     pair = arena.next_pair(arena_id, who, snap=snap, prefer=st.session_state.get(f"_arena_redo_{arena_id}_{who}"))
@@ -159,13 +168,11 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
                 st.session_state["_arena_undone"] = VOTE_WORDS[undone["vote"]]
                 return
 
-    if "_arena_undone" in st.session_state:
-        st.info(f"Your last vote ({st.session_state.pop('_arena_undone')}) was taken back; vote on the pair again.",
-                icon="↩️")
     if pair is None:
         st.success("You have voted on every pair in this arena. See the Ratings tab.", icon="✅")
         if stack:
             st.button("↩️ Undo my last vote", key=f"undo_end_{arena_id}", on_click=undo)
+        notices()
         return
     wid = widget_id(pair.pair_key)
     shown = st.session_state.setdefault(f"_arena_shown_{arena_id}_{wid}_{who}", time.time())
@@ -216,6 +223,7 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
     st.caption("Keys: ← A is better · → B is better · T tie · X both bad · U undo. The names are shown after your "
                "vote. Citations such as [1] (p. 8) come with answers that were given retrieved passages. The time "
                "from the pair on screen to your vote is saved with it.")
+    notices()
 
 
 with tab_vote:
@@ -261,7 +269,7 @@ with tab_ratings:
             table = pd.concat([table, pd.DataFrame([{"system": system_name(k), "votes (n)": 0} for k in unvoted])],
                               ignore_index=True)
         names_back = {system_name(k): k for k in keys}
-        table["answers left out (failed or empty)"] = [summary["left_out"].get(keys.get(names_back.get(x), ("", "")), 0)
+        table["answers left out (failed, empty or nothing to quote)"] = [summary["left_out"].get(keys.get(names_back.get(x), ("", "")), 0)
                                                        for x in table["system"]]
         table["rating"] = table["rating"].map(lambda x: "—" if pd.isna(x) else f"{x:+.2f}")  # text: no mixed column
         table["Elo-style"] = table["Elo-style"].map(lambda x: "—" if pd.isna(x) else f"{x:.0f}")
@@ -301,8 +309,9 @@ with tab_ratings:
         st.subheader("Experts' agreement")
         ag = arena.expert_agreement(rows)
         if not ag["n_pairs"]:
-            st.caption("No pair has votes from two experts yet. Set 'Experts per pair' to 2 or more when starting an "
-                       "arena, and have a second expert vote.")
+            st.caption("No pair has votes from two experts yet: a second expert's first pairs will be those already "
+                       "voted on." if info["min_experts"] > 1 else "No pair has votes from two experts yet. Start an "
+                       "arena with 'Experts per pair' at 2 or more so that experts share pairs.")
         else:
             c1, c2, c3, c4 = st.columns(4)
             c1.metric("Pairs seen by 2+ experts (n)", ag["n_pairs"],
@@ -321,7 +330,8 @@ with tab_ratings:
                        f"{ag['fleiss_n']} pairs with {ag['fleiss_m']} votes each."
                        + (f" Too few pairs to read (n < {SMALL_N})." if ag["n_pairs"] < SMALL_N else ""))
             if ag["cohen"]:
-                st.dataframe(tidy(pd.DataFrame([{"experts": k, "pairs both voted on (n)": c["n"], "Cohen's κ": c["kappa"]}
+                st.dataframe(tidy(pd.DataFrame([{"experts": k, "pairs both voted on (n)": c["n"],
+                                                 "Cohen's κ": None if c["kappa"] is None else round(c["kappa"], 2)}
                                                 for k, c in ag["cohen"].items()])), hide_index=True)
 
 with tab_judge:
@@ -340,32 +350,46 @@ with tab_judge:
             st.warning(f"{plain(model_name(jpick))} wrote some of these answers: judges tend to prefer their own "
                        "answers (self-preference), so its agreement with the experts may be flattering.", icon="⚠️")
         todo = aj.pending(aid, jpick)
+        unreadable = [r for r in aj.judge_rows(aid, registry.get(jpick).id) if r["status"] == "unreadable"]
         st.caption(f"{len(todo)} of {voted} voted pair(s) not yet judged by this model; each is asked twice, with "
                    "the answers in both orders (a verdict that changes with the order counts as a tie).")
         done_msg = st.session_state.pop("_arena_judged", None)
         if done_msg:
-            (st.warning if done_msg["failed"] else st.success)(
-                f"Judged {done_msg['judged']} pair(s)" + (f"; {done_msg['failed']} failed and will be tried again: "
-                                                          + "; ".join(plain(e) for e in done_msg["errors"])
-                                                          if done_msg["failed"] else "."), icon="🧑‍⚖️")
-        if todo and st.button(f"Judge {len(todo)} pair(s) ({2 * len(todo)} calls)", type="primary"):
+            bad = done_msg["unreadable"] + done_msg["failed"]
+            (st.warning if bad else st.success)(
+                f"Judged {done_msg['judged']} pair(s)."
+                + (f" {done_msg['unreadable']} reply(ies) could not be read (the model did not answer A, B, tie or "
+                   "both_bad), so those pairs have no verdict; a model at temperature 0 would say the same again, "
+                   "so they are not asked again unless you say so." if done_msg["unreadable"] else "")
+                + (f" {done_msg['failed']} call(s) failed and will be asked again next time." if done_msg["failed"]
+                   else "")
+                + (" For example: " + "; ".join(plain(e) for e in done_msg["errors"]) if bad else ""), icon="🧑‍⚖️")
+
+        def run_judge(retry: bool) -> None:
             bar = st.progress(0.0, text="Judging…")
-            res = run_safely(aj.judge_pairs, aid, jpick,
+            res = run_safely(aj.judge_pairs, aid, jpick, retry_unreadable=retry,
                              progress=lambda d, t, m: bar.progress(d / t, text=f"{d} of {t} pairs"))
             if res:
-                failed = [r["error"] for r in aj.judge_rows(aid, registry.get(jpick).id) if r["status"] != "ok"]
-                st.session_state["_arena_judged"] = res | {"errors": sorted(set(failed))[:3]}
-                st.rerun()  # the counts and the button follow
+                errors = [r["error"] for r in aj.judge_rows(aid, registry.get(jpick).id) if r["status"] != "ok"]
+                st.session_state["_arena_judged"] = res | {"errors": sorted(set(errors))[:2]}
+                st.rerun()  # the counts and the buttons follow
+
+        if todo and st.button(f"Judge {len(todo)} pair(s) ({2 * len(todo)} calls)", type="primary"):
+            run_judge(False)
+        if unreadable and st.button(f"Ask again about the {len(unreadable)} pair(s) whose reply could not be read"):
+            run_judge(True)
         for judge in aj.judges(aid):
             r = aj.judge_vs_experts(aid, judge)
             st.subheader(f"{plain(model_name(judge))} against the experts")
             o, mj = r["overall"], r["vs_majority"]
             c1, c2, c3, c4 = st.columns(4)
-            c1.metric("Per expert vote: agreement", "—" if o["percent"] is None else f"{o['percent']:.0f}%",
+            c1.metric(f"Agreement per expert vote (n = {o['n']})",
+                      "—" if o["percent"] is None else f"{o['percent']:.0f}%",
                       help=f"n = {o['n']} expert votes on judged pairs")
-            c2.metric("Cohen's κ (per vote)", "—" if o["kappa"] is None else f"{o['kappa']:.2f}",
+            c2.metric(f"Cohen's κ per vote (n = {o['n']})", "—" if o["kappa"] is None else f"{o['kappa']:.2f}",
                       help=f"n = {o['n']} expert votes")
-            c3.metric("Per pair, vs the majority", "—" if mj["percent"] is None else f"{mj['percent']:.0f}%",
+            c3.metric(f"Per pair, vs the majority (n = {mj['n']})",
+                      "—" if mj["percent"] is None else f"{mj['percent']:.0f}%",
                       help=f"n = {mj['n']} pairs with a majority ({r['no_majority']} without one left out); "
                            f"κ {'—' if mj['kappa'] is None else format(mj['kappa'], '.2f')}")
             c4.metric("Changed with the order", f"{r['n_flipped'] + r['n_changed']} of {r['n_judged']}",
@@ -375,11 +399,13 @@ with tab_judge:
             st.caption(f"n = {o['n']} expert votes on {r['n_judged']} judged pair(s), on three categories: first "
                        "better, second better, no preference (tie or both bad). A pair several experts voted on "
                        "counts once per expert in the per-vote figures, once in the per-pair figure."
-                       + (f" {r['n_failed']} pair(s) failed and are not counted." if r["n_failed"] else "")
+                       + (f" {r['n_unreadable']} pair(s) with unreadable replies and {r['n_failed']} failed call(s) "
+                          "have no verdict and are not counted." if r["n_failed"] + r["n_unreadable"] else "")
                        + (f" {plain(o['note'])}." if o.get("note") else ""))
             if r["per_expert"]:
                 st.dataframe(tidy(pd.DataFrame([{"expert": w, "n": c["n"], "agreement %": c["percent"],
-                                                 "Cohen's κ": c["kappa"], "note": c["note"]}
+                                                 "Cohen's κ": None if c["kappa"] is None else round(c["kappa"], 2),
+                                                 "note": c["note"]}
                                                 for w, c in r["per_expert"].items()])), hide_index=True)
 
 with tab_arenas:
@@ -387,7 +413,7 @@ with tab_arenas:
     st.download_button("Download this arena's votes (CSV)", arena.votes_csv(aid), file_name=f"arena_{aid}_votes.csv",
                        mime="text/csv", disabled=not summary["n_votes"])
     up = st.file_uploader("Import votes (CSV exported from an arena over the same answers)", type=["csv"],
-                          key="arena_import",
+                          key=f"arena_import_{aid}",
                           help="Answers are named by their ids in this studio's store, so votes import into an "
                                "arena over the same benchmark run or Ask answers here, not into another installation.")
     if "_arena_imported" in st.session_state:
@@ -409,4 +435,5 @@ with tab_arenas:
                        key=f"del_{aid}")
     if st.button("Delete the arena", disabled=not sure):
         arena.delete_arena(aid)  # the next run opens another arena (or the start form)
+        st.session_state["_arena_toast"] = f"Arena “{info['name']}” deleted (its answers stay)."
         st.rerun()

@@ -216,7 +216,8 @@ def test_reserved_names_cannot_be_typed(engine, name):
     assert ann.labels(engine, include_adjudicated=True) == []
 
 
-@pytest.mark.parametrize("name", ["Alice", "Bob O'Brien", "ana.lopez@epa.gov", "Dr. Smith", "Judith", "Judgeman"])
+@pytest.mark.parametrize("name", ["Alice", "Bob O'Brien", "ana.lopez@epa.gov", "Dr. Smith", "Judith", "Judgeman",
+                                  "Ben Okafor (NEPA reviewer)"])
 def test_ordinary_names_are_fine(engine, name):
     assert ann.reserved_name_reason(name) is None
     ann.save_label("I1", name, "answer_correct", "yes", engine)

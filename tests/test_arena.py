@@ -278,32 +278,38 @@ def test_judge_both_orders_against_the_loopback_server(server, engine):
         ("ok", '{"better": "A"}'), ("ok", '{"better": "B"}'),  # pair 1: the first answer both times → first
         ("ok", '{"better": "A"}'), ("ok", '{"better": "A"}'),  # pair 2: always the A position → flips → tie
         ("ok", '{"better": "tie"}'), ("ok", "tie"),  # pair 3: tie
-        ("ok", "A or B"),  # pair 4: unreadable → failed, tried again later
+        ("ok", "A or B"),  # pair 4: unreadable: recorded with the reason, not asked again by itself
     ])
     judge = registry.get("openai").id
     todo = aj.pending(aid, judge, engine)
     assert [p.pair_key for p in todo] == [arena.pair_key(x.answer_id, y.answer_id) for x, y in pairs]
     res = aj.judge_pairs(aid, "openai", engine, max_workers=1)
-    assert res == {"judged": 3, "failed": 1, "cancelled": 0}
+    assert res == {"judged": 3, "unreadable": 1, "failed": 0, "cancelled": 0}
     rows = {r["pair_key"]: r for r in aj.judge_rows(aid, judge, engine)}
     keys = [arena.pair_key(x.answer_id, y.answer_id) for x, y in pairs]
     assert [rows[k]["verdict"] for k in keys[:3]] == ["first", "tie", "tie"]
     assert (rows[keys[1]]["first_order"], rows[keys[1]]["second_order"]) == ("first", "second")
-    assert rows[keys[3]]["status"] == "failed" and rows[keys[3]]["verdict"] is None
+    assert rows[keys[3]]["status"] == "unreadable" and rows[keys[3]]["verdict"] is None
+    assert rows[keys[3]]["error"] == "it answered “A or B”, not A, B, tie or both_bad"
     # the prompt shows the answers blind: no model name, no mode
     prompts = [r["body"]["messages"][-1]["content"] for r in server.requests]
     assert not any(M1 in p or M2 in p or "SmolLM2" in p for p in prompts)
     assert pairs[0][0].text in prompts[0].split("Answer B")[0] and pairs[0][0].text in prompts[1].split("Answer B")[1]
-    # the failed pair is asked again; a reply that echoes the key is stored redacted
-    server.script.extend([("echo_key", None), ("ok", '{"better": "A"}')])
-    aj.judge_pairs(aid, "openai", engine, max_workers=1)
+    # a model at temperature 0 would say the same again: an unreadable pair waits for an explicit retry
+    assert aj.pending(aid, judge, engine) == []
+    server.script.extend([("echo_key", None)])  # the retry's reply echoes the key: stored redacted
+    assert aj.judge_pairs(aid, "openai", engine, max_workers=1, retry_unreadable=True)["unreadable"] == 1
     stored = json.dumps(aj.judge_rows(aid, judge, engine))
     assert KEY not in stored
+    server.script.extend([("500", None)])  # a failed call, by contrast, is asked again next time
+    assert aj.judge_pairs(aid, "openai", engine, max_workers=1, retry_unreadable=True)["failed"] == 1
+    assert [p.pair_key for p in aj.pending(aid, judge, engine)] == [keys[3]]
     # agreement, per expert vote, on first / second / no preference:
     # pair 1 judge first: Ada first ✓, Ben first ✓; pair 2 judge tie: Ada second ✗, Ben first ✗;
-    # pair 3 judge tie: Ada tie ✓, Ben tie ✓  (pair 4 still failed: "Your request carried …" is no choice)
+    # pair 3 judge tie: Ada tie ✓, Ben tie ✓  (pair 4 has no verdict)
     r = aj.judge_vs_experts(aid, judge, engine)
-    assert r["n_judged"] == 3 and r["n_flipped"] == 1 and r["n_changed"] == 0 and r["n_failed"] == 1
+    assert r["n_judged"] == 3 and r["n_flipped"] == 1 and r["n_changed"] == 0
+    assert (r["n_failed"], r["n_unreadable"]) == (1, 0)
     # per pair against the majority: pair 1 (both first) agrees; pair 2 has no majority; pair 3 (both tie) agrees
     assert (r["vs_majority"]["n"], r["vs_majority"]["agree"], r["no_majority"]) == (2, 2, 1)
     o = r["overall"]
@@ -432,3 +438,18 @@ def test_undo_takes_back_that_pair_and_brings_it_back_first(engine):
     assert again.pair_key == first.pair_key
     assert (again.left.answer_id, again.right.answer_id) == (first.left.answer_id, first.right.answer_id)
     assert arena.take_back(aid, "Ada", first.pair_key, engine) is None
+
+
+def test_default_names_say_where_the_answers_come_from(engine):
+    run_id = make_run(engine)
+    aid = arena.create_arena(f"bench:{run_id}", engine=engine)
+    name = arena.get_arena(aid, engine)["name"]
+    assert name.startswith("Benchmark of ") and name.endswith("· 4 systems"), name
+    with pytest.raises(UserError, match="never compared"):  # two models in RAG, two others in gold: two groups
+        from lib.ask import AskResult, save_history
+
+        def res(model, mode):
+            return AskResult(model=model, mode=mode, answer=f"{model} {mode}.", closed=False, verdict=None,
+                             question="Q?")
+        batch = save_history([res("m1", "rag"), res("m2", "rag"), res("m3", "gold"), res("m4", "gold")], None, engine)
+        arena.create_arena(f"ask:{batch}", engine=engine)
