@@ -26,6 +26,7 @@ REQUIRED = ("left_model", "right_model", "vote")
 OPTIONAL = ("annotator", "item_id", "left_mode", "right_mode")
 ALPHA = 0.01  # a light prior (choix's regularisation): a model that won every vote still gets a finite rating
 ELO_SCALE = 400 * math.log10(math.e)
+MIN_VOTES = 5  # below this many votes a system gets its rating but no interval
 
 
 @dataclass(frozen=True)
@@ -208,6 +209,9 @@ def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
     else:
         lo[core], hi[core] = lo_w, hi_w
     counts = np.bincount(pairs.ravel(), minlength=len(models))
+    for i in range(k):  # a bootstrap of one or two votes repeats them: a zero-width band that looks certain
+        if counts[i] < MIN_VOTES and i not in open_end:
+            open_end[i] = f"no interval: too few votes (n = {int(counts[i])} < {MIN_VOTES})"
     decisive = outcome < 2
     left_wins = int((outcome == 0).sum())
     bias = binomial_test(left_wins, int(decisive.sum()))

@@ -13,7 +13,7 @@ import streamlit as st
 
 from lib import arena, charts
 from lib import arena_judge as aj
-from lib.arena_ratings import ELO_SCALE, ratings, win_matrix
+from lib.arena_ratings import ELO_SCALE, MIN_VOTES, ratings, win_matrix
 from lib.contexts import MODE_LABELS
 from lib.errors import UserError
 from lib.providers import registry
@@ -255,13 +255,19 @@ with tab_ratings:
             st.warning(f"These systems fall into {summary['groups']} groups that are never compared, even through "
                        "other systems (pairs are two models in one mode, or one model in two modes): ratings across "
                        "groups mean nothing.", icon="⚠️")
-        if result["unbounded"]:
+        few = {m: why for m, why in result["unbounded"].items() if why.startswith("no interval: too few")}
+        apart = {m: why for m, why in result["unbounded"].items() if m not in few}
+        if apart:
             st.warning("The votes do not bound every rating: " + "; ".join(
-                f"{plain(system_name(s))}: {why}" for s, why in result["unbounded"].items())
+                f"{plain(system_name(s))}: {why}" for s, why in apart.items())
                 + ". Bradley–Terry needs the systems to have both won (or tied) and lost (or tied) against each "
                 "other; until then those numbers rest on the fit's light prior, not on the votes, and have no "
                 "interval" + (". The others are rated and centred among themselves" if result["centred_on"] else "")
                 + ". Read the win rates below, and vote on more pairs.", icon="⚠️")
+        if few:
+            st.caption(f"No interval yet for systems with fewer than {MIN_VOTES} votes (a bootstrap of one or two "
+                       "votes repeats them and would look certain): "
+                       + "; ".join(plain(system_name(s)) for s in few) + ".")
         keys = {arena.system_key(*sy): sy for sy in info["systems"]}
         table = charts.arena_table(result, system_name)
         unvoted = [k for k in keys if k not in result["models"]]

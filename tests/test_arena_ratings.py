@@ -109,7 +109,7 @@ def test_cli_prints_json_and_follows_the_error_contract(tmp_path):
 def test_a_system_that_never_lost_has_no_upper_bound():
     """Complete separation: the maximum-likelihood rating is infinite, so the interval says so instead of showing
     a narrow band set by the prior (8 wins out of 8 gave [2.80, 3.90] before this check)."""
-    text = "left_model,right_model,vote\n" + "a,b,left\nb,a,right\n" * 4 + "b,c,tie\nc,b,left\nb,c,left\n"
+    text = "left_model,right_model,vote\n" + "a,b,left\nb,a,right\n" * 4 + "b,c,tie\nc,b,left\nb,c,left\n" * 2
     r = ratings(read_votes_csv(text), n_bootstrap=200)
     # a never lost: no interval for it (the finite end a bootstrap gives is the prior's); b and c, which the votes
     # connect both ways, are fitted and centred on their own votes
@@ -118,7 +118,7 @@ def test_a_system_that_never_lost_has_no_upper_bound():
     assert r["models"]["b"]["rating"] == pytest.approx(-r["models"]["c"]["rating"])
     assert all(None not in r["models"][m]["ci95"] for m in "bc")
     # one tie against a joins the graph: everything is bounded again
-    r = ratings(read_votes_csv(text + "c,a,tie\n"), n_bootstrap=200)
+    r = ratings(read_votes_csv(text + "c,a,tie\n" * 5), n_bootstrap=200)
     assert r["unbounded"] == {} and all(None not in m["ci95"] for m in r["models"].values())
     assert r["centred_on"] == ["a", "b", "c"]
 
@@ -142,7 +142,7 @@ def test_a_middle_group_and_separate_groups_are_not_bounded_either():
     assert r["models"]["B"]["ci95"] == [None, None] and r["unbounded"]["B"].startswith("no bound: it beat")
     assert r["models"]["A"]["ci95"] == [None, None] == r["models"]["C"]["ci95"]
     # two pairs never compared: the larger group (more votes) is rated on its own, the other gets no interval
-    apart = "left_model,right_model,vote\na,b,left\nb,a,left\na,b,tie\nc,d,tie\nd,c,left\n"
+    apart = "left_model,right_model,vote\n" + "a,b,left\nb,a,left\na,b,tie\n" * 2 + "c,d,tie\nd,c,left\n"
     r = ratings(read_votes_csv(apart), n_bootstrap=100)
     assert r["centred_on"] == ["a", "b"] and None not in r["models"]["a"]["ci95"]
     assert set(r["unbounded"]) == {"c", "d"} and r["models"]["c"]["ci95"] == [None, None]
@@ -160,3 +160,11 @@ def test_votes_csv_rows_that_do_not_fit():
     assert votes[0].left == "@cf/m · rag"
     with pytest.raises(UserError, match="--seed"):
         ratings(votes + [Vote("b · rag", "@cf/m · rag", "left")], seed=-1)
+
+
+def test_too_few_votes_give_no_interval():
+    """One tie between b and c, bootstrapped, is the same tie every time: [0, 0] would look certain."""
+    r = ratings(read_votes_csv("left_model,right_model,vote\nb,c,tie\n" + "b,c,left\nc,b,left\n" * 2), n_bootstrap=50)
+    assert r["models"]["b"]["n"] == 5 and None not in r["models"]["b"]["ci95"]
+    r = ratings(read_votes_csv("left_model,right_model,vote\nb,c,tie\n"), n_bootstrap=50)
+    assert r["models"]["b"]["ci95"] == [None, None] and r["unbounded"]["b"] == "no interval: too few votes (n = 1 < 5)"

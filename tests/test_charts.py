@@ -73,7 +73,7 @@ def test_a_paired_test_on_too_few_items_makes_no_claim():
 def test_arena_charts_draw_unbounded_ends_and_say_so():
     from lib.arena_ratings import ratings, read_votes_csv, win_matrix
 
-    votes = read_votes_csv("left_model,right_model,vote\n" + "a,b,left\n" * 3 + "b,c,tie\nc,b,left\n")
+    votes = read_votes_csv("left_model,right_model,vote\n" + "a,b,left\n" * 3 + "b,c,tie\nc,b,left\n" * 3)
     r = ratings(votes, n_bootstrap=50)
     table = charts.arena_table(r, str.upper)
     assert table["system"].tolist()[0] == "A" and table["95% interval (rating)"][0] == "not bounded by the votes yet"
@@ -88,4 +88,4 @@ def test_arena_charts_draw_unbounded_ends_and_say_so():
     cells = {x["cell"] for x in next(iter(heat["datasets"].values()))}
     assert "100% (n=3)" in cells and "0% (n=3)" in cells
     bias = charts.position_bias_chart(r["position_bias"]).to_dict()
-    assert next(iter(bias["datasets"].values()))[0]["n"] == 4
+    assert next(iter(bias["datasets"].values()))[0]["n"] == 6

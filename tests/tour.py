@@ -175,7 +175,7 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     for n, key in enumerate((Keys.ARROW_LEFT, Keys.ARROW_RIGHT, "t"), start=1):
         b.keys(key)
         b.wait_text(f"{n} of {total} pairs voted by you", 60)
-        assert "A was" in b.body_text() and "B was" in b.body_text(), "the names are not revealed after the vote"
+        b.wait_until(lambda t: "A was" in t and "B was" in t, 30, "the names are not revealed after the vote")
     b.click_tab("Ratings")
     b.click_button("Show the ratings anyway")  # folded while this expert has pairs left
     b.wait_text("Position bias", 60)
