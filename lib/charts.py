@@ -223,8 +223,9 @@ def arena_table(result: dict, name: Callable[[str], str]) -> pd.DataFrame:
     """One row per system, best first: rating (log-odds, centred), the Elo-style figure, its 95% interval (or that
     the votes do not bound it yet), votes."""
     rows = [{"system": name(s), "rating": round(m["rating"], 2), "Elo-style": round(m["elo"]),
-             "95% interval (rating)": "not bounded by the votes yet" if None in m["ci95"] else
-                                      f"{m['ci95'][0]:+.2f} to {m['ci95'][1]:+.2f}",
+             "95% interval (rating)": (f"{m['ci95'][0]:+.2f} to {m['ci95'][1]:+.2f}" if None not in m["ci95"] else
+                                       "too few votes (n < 5)" if result.get("unbounded", {}).get(s, "").startswith(
+                                           "no interval: too few") else "not bounded by the votes yet"),
              "votes (n)": m["n"]} for s, m in result["models"].items()]
     return pd.DataFrame(rows).sort_values("rating", ascending=False, ignore_index=True)
 
