@@ -7,6 +7,7 @@ import json
 import threading
 import time
 from collections import deque
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -155,3 +156,22 @@ class FakeLLMServer:
     def __exit__(self, *exc) -> None:  # noqa: ANN002
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+@contextmanager
+def openai_loopback(monkeypatch, key: str, model: str, timeout: float = 5, retries: int = 0):  # noqa: ANN001
+    """A FakeLLMServer configured as the OpenAI endpoint (key, model, timeout, retries) with a fresh model registry,
+    for the tests of the features that call a connected model."""
+    from lib.providers import registry
+
+    with FakeLLMServer() as srv:
+        monkeypatch.setenv("OPENAI_API_KEY", key)
+        monkeypatch.setenv("OPENAI_BASE_URL", srv.url + "/v1")
+        monkeypatch.setenv("OPENAI_MODEL", model)
+        monkeypatch.setenv("NEPAQA_PROVIDER_TIMEOUT", str(timeout))
+        monkeypatch.setenv("NEPAQA_PROVIDER_RETRIES", str(retries))
+        registry.reset()
+        try:
+            yield srv
+        finally:
+            registry.reset()

@@ -7,7 +7,7 @@ import pytest
 from lib.metrics.answer_correctness import CLASSIFY_EXAMPLES, AnswerCorrectness, classify_prompt, statements_prompt
 from lib.metrics.base import JUDGE_FAILED, NO_ANSWER, NO_STATEMENTS, OK, Sample
 from lib.providers import registry
-from tests.fake_llm_server import FakeLLMServer
+from tests.fake_llm_server import openai_loopback
 
 KEY = "sk-test-SUPERSECRETKEY1234567890"
 SECRET_CORE = "SUPERSECRETKEY1234567890"
@@ -40,15 +40,8 @@ class FakeEmbed:
 
 @pytest.fixture
 def server(monkeypatch):
-    with FakeLLMServer() as srv:
-        monkeypatch.setenv("OPENAI_API_KEY", KEY)
-        monkeypatch.setenv("OPENAI_BASE_URL", srv.url + "/v1")
-        monkeypatch.setenv("OPENAI_MODEL", "gpt-test")
-        monkeypatch.setenv("NEPAQA_PROVIDER_TIMEOUT", "1")
-        monkeypatch.setenv("NEPAQA_PROVIDER_RETRIES", "2")
-        registry.reset()
+    with openai_loopback(monkeypatch, KEY, "gpt-test", timeout=1, retries=2) as srv:
         yield srv
-    registry.reset()
 
 
 @pytest.fixture

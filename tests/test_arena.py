@@ -15,7 +15,7 @@ from lib.benchmark.runner import RunConfig, create_run
 from lib.errors import UserError
 from lib.providers import registry
 from tests.conftest import ROOT
-from tests.fake_llm_server import FakeLLMServer
+from tests.fake_llm_server import openai_loopback
 
 KEY = "sk-test-ARENAJUDGESECRET1234567890"
 M1, M2 = "local/smollm2-135m", "local/extractive"
@@ -235,15 +235,8 @@ def test_win_matrix_counts():
 
 @pytest.fixture
 def server(monkeypatch):
-    with FakeLLMServer() as srv:
-        monkeypatch.setenv("OPENAI_API_KEY", KEY)
-        monkeypatch.setenv("OPENAI_BASE_URL", srv.url + "/v1")
-        monkeypatch.setenv("OPENAI_MODEL", "gpt-judge")
-        monkeypatch.setenv("NEPAQA_PROVIDER_TIMEOUT", "5")
-        monkeypatch.setenv("NEPAQA_PROVIDER_RETRIES", "0")
-        registry.reset()
+    with openai_loopback(monkeypatch, KEY, "gpt-judge") as srv:
         yield srv
-    registry.reset()
 
 
 def test_parse_reply():

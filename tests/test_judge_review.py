@@ -15,7 +15,7 @@ from lib.benchmark.dataset import Item
 from lib.errors import UserError
 from lib.providers import registry
 from lib.providers.extractive import ExtractiveProvider
-from tests.fake_llm_server import FakeLLMServer
+from tests.fake_llm_server import openai_loopback
 
 KEY = "sk-test-JUDGESECRETKEY1234567890"
 
@@ -36,15 +36,8 @@ def engine(tmp_path):
 
 @pytest.fixture
 def server(monkeypatch):
-    with FakeLLMServer() as srv:
-        monkeypatch.setenv("OPENAI_API_KEY", KEY)
-        monkeypatch.setenv("OPENAI_BASE_URL", srv.url + "/v1")
-        monkeypatch.setenv("OPENAI_MODEL", "gpt-judge")
-        monkeypatch.setenv("NEPAQA_PROVIDER_TIMEOUT", "5")
-        monkeypatch.setenv("NEPAQA_PROVIDER_RETRIES", "0")
-        registry.reset()
+    with openai_loopback(monkeypatch, KEY, "gpt-judge") as srv:
         yield srv
-    registry.reset()
 
 
 def stored(engine):

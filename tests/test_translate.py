@@ -8,7 +8,7 @@ from lib import store
 from lib import translate as tr
 from lib.errors import UserError
 from lib.providers import registry
-from tests.fake_llm_server import FakeLLMServer
+from tests.fake_llm_server import openai_loopback
 
 KEY = "sk-test-TRANSLATESECRETKEY123456"
 
@@ -20,15 +20,8 @@ def engine(tmp_path):
 
 @pytest.fixture
 def server(monkeypatch):
-    with FakeLLMServer() as srv:
-        monkeypatch.setenv("OPENAI_API_KEY", KEY)
-        monkeypatch.setenv("OPENAI_BASE_URL", srv.url + "/v1")
-        monkeypatch.setenv("OPENAI_MODEL", "gpt-translate")
-        monkeypatch.setenv("NEPAQA_PROVIDER_TIMEOUT", "5")
-        monkeypatch.setenv("NEPAQA_PROVIDER_RETRIES", "0")
-        registry.reset()
+    with openai_loopback(monkeypatch, KEY, "gpt-translate") as srv:
         yield srv
-    registry.reset()
 
 
 def test_only_connected_language_models_translate(server):
