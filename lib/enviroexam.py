@@ -364,6 +364,7 @@ def run_exam(
         if cancel.is_set():
             return "cancelled"
         name = f"{course_title(q.course)}, question {q.index + 1}" + (f", rotation {k}" if circular else "")
+        provider.take_busy()  # the model's own time for this question, not time queued behind other workers
         started = time.perf_counter()
         try:
             letter, raw = answer_question(provider, rotate(q, k), examples, cot)
@@ -377,7 +378,7 @@ def run_exam(
             row = {"predicted": predicted, "correct": int(predicted == q.answer), "parsed": int(letter is not None),
                    "raw": (raw or "")[:2000], "status": "ok" if letter else "unparsed", "error": None}
         row |= base | {"course": q.course, "q_index": q.index, "rotation": k, "gold": q.answer,
-                       "seconds": round(time.perf_counter() - started, 3)}
+                       "seconds": round(provider.take_busy() or (time.perf_counter() - started), 3)}
         try:
             with engine.begin() as c:
                 c.execute(insert(t).values(**row))

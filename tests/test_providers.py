@@ -251,3 +251,36 @@ def test_a_streamed_key_is_never_shown_even_in_part(server):
     assert shown, "the answer should have streamed"
     assert all(KEY[3:12] not in s for s in shown)
     assert KEY not in (res.answer or "") and "***" in (res.answer or "")
+
+
+def test_a_local_models_time_is_its_own_not_the_queue(request):
+    """Four threads share a local (serialised) model: each answer's time is its own 0.2 s, not the up to 0.8 s it
+    waited, so estimates made from stored times add up to what a run takes (a benchmark estimate once jumped from
+    53 s to 6 min after a run because queued time was stored)."""
+    import threading
+    import time as _time
+
+    from lib.ask import ask
+    from lib.providers.base import Answer, ModelOptions, Provider
+
+    class Slow(Provider):
+        family, model_name, label, concurrent, local = "test", "slow-local", "Slow local", False, True
+        options = ModelOptions()
+
+        def _generate(self, req):  # noqa: ANN001, ANN202
+            _time.sleep(0.2)
+            return Answer(text="An answer.")
+
+    model = registry.register(Slow())
+    request.addfinalizer(lambda: registry._REGISTRY.pop(model.id, None))  # noqa: SLF001 - this test's model only
+    got: list[float] = []
+    started = _time.perf_counter()
+    threads = [threading.Thread(target=lambda: got.append(ask("What is proposed?", model.id, "none").seconds))
+               for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = _time.perf_counter() - started
+    assert wall >= 0.8 and len(got) == 4  # they did queue
+    assert all(0.19 <= s < 0.35 for s in got), got

@@ -10,7 +10,8 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 
 # Capabilities a model can declare.
@@ -106,6 +107,36 @@ class Provider(ABC):
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._busy = threading.local()
+
+    @contextmanager
+    def serial(self) -> Iterator[None]:
+        """One call to the model: serialised for a local model (one at a time on this machine), and timed from the
+        moment it has the model, so the time a call spent queued behind other threads' calls (a benchmark's
+        workers) is not counted as the model's. ``take_busy`` returns this thread's total since it last asked."""
+        if self.concurrent:
+            started = time.perf_counter()
+            try:
+                yield
+            finally:
+                self._add_busy(time.perf_counter() - started)
+            return
+        with self._lock:
+            started = time.perf_counter()
+            try:
+                yield
+            finally:
+                self._add_busy(time.perf_counter() - started)
+
+    def _add_busy(self, seconds: float) -> None:
+        busy = self.__dict__.setdefault("_busy", threading.local())
+        busy.seconds = getattr(busy, "seconds", 0.0) + seconds
+
+    def take_busy(self) -> float:
+        """Seconds this thread's calls have had the model since the last take (and reset it)."""
+        busy = self.__dict__.setdefault("_busy", threading.local())
+        seconds, busy.seconds = getattr(busy, "seconds", 0.0), 0.0
+        return seconds
 
     @property
     def id(self) -> str:
@@ -139,13 +170,10 @@ class Provider(ABC):
     def _generate(self, req: Request) -> Answer: ...
 
     def generate(self, req: Request) -> Answer:
-        started = time.perf_counter()
-        if self.concurrent:
+        with self.serial():
+            started = time.perf_counter()
             ans = self._generate(req)
-        else:
-            with self._lock:
-                ans = self._generate(req)
-        ans.seconds = round(time.perf_counter() - started, 3)
+            ans.seconds = round(time.perf_counter() - started, 3)  # the model's time, not the queue's
         return ans
 
     def choose(self, req: Request, options: list[str]) -> tuple[str, dict[str, float]] | None:

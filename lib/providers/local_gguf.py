@@ -191,7 +191,7 @@ class LlamaCppProvider(Provider):
 
     def choose(self, req: Request, options: list[str]) -> tuple[str, dict[str, float]]:
         """Probability mass of each option's first token right after the assistant turn opens."""
-        with self._lock:
+        with self.serial():
             llm = self.llm
             tokens = llm.tokenize(self._chat_prompt(req).encode("utf-8"), add_bos=False, special=True)
             if len(tokens) >= self.context_window:
