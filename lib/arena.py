@@ -351,7 +351,7 @@ def _hash(*parts: str) -> int:
     return int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:8], "big")
 
 
-def _passages(x: Answer, y: Answer) -> list[dict]:
+def pair_passages(x: Answer, y: Answer) -> list[dict]:
     seen, out = set(), []
     for a in (x, y):
         if a.mode != "rag":  # gold: the reference passage is shown apart; full PDF: a summary, not a passage
@@ -413,7 +413,7 @@ def next_pair(arena_id: str, annotator: str, engine: Engine | None = None, snap:
     x, y = best
     pk = pair_key(x.answer_id, y.answer_id)
     left, right = (x, y) if _hash("side", annotator, pk) % 2 == 0 else (y, x)
-    return Pair(pk, x.item_key, x.question, left, right, x.gold or y.gold, _passages(x, y))
+    return Pair(pk, x.item_key, x.question, left, right, x.gold or y.gold, pair_passages(x, y))
 
 
 def progress(arena_id: str, annotator: str, engine: Engine | None = None,

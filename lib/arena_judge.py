@@ -153,7 +153,7 @@ def pending(arena_id: str, judge: str, engine: Engine | None = None, retry_unrea
     for x, y in arena.arena_pairs(info, engine):
         pk = arena.pair_key(x.answer_id, y.answer_id)
         if pk in voted and pk not in done:
-            out.append(arena.Pair(pk, x.item_key, x.question, x, y, x.gold or y.gold, arena._passages(x, y)))
+            out.append(arena.Pair(pk, x.item_key, x.question, x, y, x.gold or y.gold, arena.pair_passages(x, y)))
     return out
 
 

@@ -233,14 +233,17 @@ def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
 
 
 def win_matrix(votes: list[Vote]) -> list[dict]:
-    """Per ordered pair of models that met: wins, losses, ties (both bad included), n, and the win rate of ``model``
+    """Per ordered pair of models that met: wins, losses, ties (both bad included; both_bad apart), n, and the win
+    rate of ``model``
     over ``opponent`` with ties as half a win, with its 95% Wilson interval."""
     tally: dict[tuple[str, str], list[int]] = {}
+    both_bad: dict[tuple[str, str], int] = {}
     for v in votes:
         for me, them, won, lost in ((v.left, v.right, v.vote == "left", v.vote == "right"),
                                     (v.right, v.left, v.vote == "right", v.vote == "left")):
             t = tally.setdefault((me, them), [0, 0, 0])
             t[0 if won else 1 if lost else 2] += 1
+            both_bad[(me, them)] = both_bad.get((me, them), 0) + (v.vote == "both_bad")
     from statsmodels.stats.proportion import proportion_confint
 
     out = []
@@ -248,5 +251,6 @@ def win_matrix(votes: list[Vote]) -> list[dict]:
         n = w + lo + ti
         ci = proportion_confint(w + 0.5 * ti, n, alpha=0.05, method="wilson")
         out.append({"model": me, "opponent": them, "wins": w, "losses": lo, "ties": ti, "n": n,
-                    "win_rate": round((w + 0.5 * ti) / n, 4), "ci95": [round(float(ci[0]), 4), round(float(ci[1]), 4)]})
+                    "both_bad": both_bad[(me, them)], "win_rate": round((w + 0.5 * ti) / n, 4),
+                    "ci95": [round(float(ci[0]), 4), round(float(ci[1]), 4)]})
     return out

@@ -230,6 +230,32 @@ def arena_table(result: dict, name: Callable[[str], str]) -> pd.DataFrame:
     return pd.DataFrame(rows).sort_values("rating", ascending=False, ignore_index=True)
 
 
+def arena_ratings_table(result: dict, name: Callable[[str], str], systems: list[str],
+                        left_out: dict[str, int]) -> pd.DataFrame:
+    """``arena_table`` with every system of the arena (those without votes: n = 0, no rating) and each system's
+    left-out answers; ratings as text ("—" where there is none). ``systems`` and ``left_out`` are by system key."""
+    table = arena_table(result, name)
+    unvoted = [k for k in systems if k not in result["models"]]
+    if unvoted:
+        table = pd.concat([table, pd.DataFrame([{"system": name(k), "votes (n)": 0} for k in unvoted])],
+                          ignore_index=True)
+    key_of = {name(k): k for k in systems}
+    table["answers left out (failed, empty or nothing to quote)"] = [left_out.get(key_of.get(x, ""), 0)
+                                                                     for x in table["system"]]
+    table["rating"] = table["rating"].map(lambda x: "—" if pd.isna(x) else f"{x:+.2f}")  # text: no mixed column
+    table["Elo-style"] = table["Elo-style"].map(lambda x: "—" if pd.isna(x) else f"{x:.0f}")
+    return table
+
+
+def arena_pair_table(matrix: list[dict], name: Callable[[str], str]) -> pd.DataFrame:
+    """Votes per pair of systems (each pair once): n, win rate with its Wilson interval, wins, losses, ties, both bad."""
+    return pd.DataFrame([{
+        "system": name(m["model"]), "against": name(m["opponent"]), "votes (n)": m["n"],
+        "win rate": f"{m['win_rate']:.0%}", "95% interval": f"{m['ci95'][0]:.0%}–{m['ci95'][1]:.0%}",
+        "wins": m["wins"], "losses": m["losses"], "ties (incl. both bad)": m["ties"], "both bad": m["both_bad"]}
+        for m in matrix if m["model"] < m["opponent"]])
+
+
 def arena_ratings_chart(result: dict, name: Callable[[str], str]) -> alt.Chart:
     """Each system's rating with its 95% bootstrap interval, best on top; 0 is the average system. A system the votes
     do not bound yet has its point and no interval line (the table says why)."""

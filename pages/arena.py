@@ -268,17 +268,10 @@ with tab_ratings:
             st.caption(f"No interval yet for systems with fewer than {MIN_VOTES} votes (a bootstrap of one or two "
                        "votes repeats them and would look certain): "
                        + "; ".join(plain(system_name(s)) for s in few) + ".")
-        keys = {arena.system_key(*sy): sy for sy in info["systems"]}
-        table = charts.arena_table(result, system_name)
+        keys = [arena.system_key(*sy) for sy in info["systems"]]
         unvoted = [k for k in keys if k not in result["models"]]
-        if unvoted:
-            table = pd.concat([table, pd.DataFrame([{"system": system_name(k), "votes (n)": 0} for k in unvoted])],
-                              ignore_index=True)
-        names_back = {system_name(k): k for k in keys}
-        table["answers left out (failed, empty or nothing to quote)"] = [summary["left_out"].get(keys.get(names_back.get(x), ("", "")), 0)
-                                                       for x in table["system"]]
-        table["rating"] = table["rating"].map(lambda x: "—" if pd.isna(x) else f"{x:+.2f}")  # text: no mixed column
-        table["Elo-style"] = table["Elo-style"].map(lambda x: "—" if pd.isna(x) else f"{x:.0f}")
+        table = charts.arena_ratings_table(result, system_name, keys,
+                                           {arena.system_key(*sy): n for sy, n in summary["left_out"].items()})
         st.dataframe(tidy(table), hide_index=True, width="stretch")
         if unvoted:
             st.caption("Systems with no votes yet have no rating: " + "; ".join(plain(system_name(k)) for k in unvoted))
@@ -305,12 +298,7 @@ with tab_ratings:
         st.subheader("Win rates and votes per pair")
         matrix = win_matrix(votes)
         st.altair_chart(charts.win_rate_heatmap(matrix, short_name), width="stretch")
-        per_pair = pd.DataFrame([{
-            "system": short_name(m["model"]), "against": short_name(m["opponent"]), "votes (n)": m["n"],
-            "win rate": f"{m['win_rate']:.0%}", "95% interval": f"{m['ci95'][0]:.0%}–{m['ci95'][1]:.0%}",
-            "wins": m["wins"], "losses": m["losses"], "ties (incl. both bad)": m["ties"],
-            "both bad": sum(1 for v in votes if v.vote == "both_bad" and {v.left, v.right} == {m["model"], m["opponent"]})}
-            for m in matrix if m["model"] < m["opponent"]])
+        per_pair = charts.arena_pair_table(matrix, short_name)
         st.dataframe(tidy(per_pair), hide_index=True, width="stretch")
         st.subheader("Experts' agreement")
         ag = arena.expert_agreement(rows)

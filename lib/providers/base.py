@@ -11,7 +11,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 
 # Capabilities a model can declare.
@@ -114,14 +114,7 @@ class Provider(ABC):
         """One call to the model: serialised for a local model (one at a time on this machine), and timed from the
         moment it has the model, so the time a call spent queued behind other threads' calls (a benchmark's
         workers) is not counted as the model's. ``take_busy`` returns this thread's total since it last asked."""
-        if self.concurrent:
-            started = time.perf_counter()
-            try:
-                yield
-            finally:
-                self._add_busy(time.perf_counter() - started)
-            return
-        with self._lock:
+        with nullcontext() if self.concurrent else self._lock:
             started = time.perf_counter()
             try:
                 yield
