@@ -113,6 +113,7 @@ class DocumentRepository:
             else:
                 c.execute(update(store.documents).where(store.documents.c.doc_id == doc_id).values(**row))
                 c.execute(delete(store.chunks).where(store.chunks.c.doc_id == doc_id))
+                c.execute(delete(store.exact_vectors).where(store.exact_vectors.c.doc_id == doc_id))
             if chunks:
                 c.execute(insert(store.chunks), [
                     {"doc_id": doc_id, "idx": ch.index, "text": ch.text, "page_start": ch.page_start,
@@ -138,6 +139,7 @@ class DocumentRepository:
 
         with self.engine.begin() as c:
             c.execute(delete(store.chunks).where(store.chunks.c.doc_id == doc_id))
+            c.execute(delete(store.exact_vectors).where(store.exact_vectors.c.doc_id == doc_id))
             c.execute(delete(store.pages).where(store.pages.c.doc_id == doc_id))
             c.execute(delete(store.documents).where(store.documents.c.doc_id == doc_id))
             lexical.delete(c, doc_id)

@@ -128,6 +128,11 @@ class LazyEmbedder:
         self.name = embedder_name(model)
 
     @property
+    def backend(self) -> str:
+        """The backend the model runs on, known without loading it."""
+        return effective_backend(self._model)
+
+    @property
     def loaded(self) -> bool:
         """Whether the model is in memory already (pages show its details only then, instead of loading it)."""
         return self._model in _LOADED
@@ -151,6 +156,17 @@ def get_embedder(model: str | None = None) -> Embedder:
     with _load_lock:
         emb = _embedder(model, effective_backend(model))
     _LOADED.add(model)
+    return emb
+
+
+def get_exact_embedder(model: str | None = None) -> Embedder:
+    """The model with exact (fp32) vectors, equal to torch's: on ONNX Runtime (exported once from the same
+    weights, beside the int8 file) unless the backend is torch. Re-scoring int8 search results (lib/rescoring.py)
+    and everything that compares texts by meaning (the semantic metrics, the extractive baseline) use it, so no
+    score depends on the ingest backend."""
+    backend = "torch" if effective_backend(model) == "torch" else "onnx"
+    with _load_lock:
+        emb = _embedder(model, backend)
     return emb
 
 
@@ -184,6 +200,7 @@ def warm_up_in_background(model: str | None = None) -> None:
         t = time.perf_counter()
         try:
             get_embedder(model)
+            get_exact_embedder(model)  # searches re-score int8 results with it (lib/rescoring.py); the same one otherwise
             _warm.update(state="ready", seconds=round(time.perf_counter() - t, 1))
         except Exception as exc:  # noqa: BLE001 - shown on the Home page; the first real use raises it again
             _warm.update(state="failed", error=str(exc))

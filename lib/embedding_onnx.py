@@ -89,7 +89,7 @@ def export(model_dir: Path, backend: str) -> tuple[Path, float]:
             with _quiet():  # its advice to pre-process applies to image models, not to this one
                 quantize_dynamic(str(fp32), str(final), per_channel=True, weight_type=QuantType.QInt8,
                                  nodes_to_exclude=keep)
-            fp32.unlink()
+            _keep_exact(fp32, model_dir)
         else:
             fp32.rename(final)
         (work / "export.json").write_text(json.dumps(
@@ -102,6 +102,24 @@ def export(model_dir: Path, backend: str) -> tuple[Path, float]:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return onnx_path, time.perf_counter() - started
+
+
+def _keep_exact(fp32: Path, model_dir: Path) -> None:
+    """The fp32 file an int8 export starts from is the exact model search re-scores with (lib/rescoring.py): put
+    it in its own cache folder instead of exporting it a second time."""
+    target = cache_folder(model_dir, "onnx")
+    if (target / "model.onnx").exists():
+        return
+    work = Path(tempfile.mkdtemp(prefix=".export-", dir=target.parent))
+    try:
+        fp32.rename(work / "model.onnx")
+        (work / "export.json").write_text(json.dumps(
+            {"model_dir": str(model_dir), "backend": "onnx", "opset": OPSET, "version": EXPORT_VERSION}))
+        os.replace(work, target)
+    except OSError:  # another process put it there first
+        pass
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def _export_fp32(model_dir: Path, out: Path) -> None:

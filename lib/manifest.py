@@ -43,10 +43,12 @@ def document_entries(services: Any, doc_ids: Iterable[str], engine: Any = None) 
 
 
 def embedder_name(services: Any = None) -> str:
-    """The embedder's name without loading it when the services are not built yet."""
+    """The embedder as a run uses it, without loading it: name and backend, and whether int8 search results are
+    re-scored exactly (lib/rescoring.py; runs made before that are not resumed with it)."""
+    from . import rescoring
     from .embedding import embedder_label
 
-    return embedder_label()
+    return rescoring.manifest_label(embedder_label())
 
 
 def build(kind: str, models: Iterable[Any], *, prompts: Mapping[str, str], judge: Any = None,

@@ -184,8 +184,11 @@ class Retriever:
 
     def _dense(self, live: dict[str, int], sizes: dict[str, int], query: str, n: int,
                whole: bool) -> list[tuple[str, int, float]]:
+        from . import rescoring
         from .index import query_scope
 
+        if rescoring.applies(self.docs.index):  # int8 vectors: exact order among the candidates (rescoring.py)
+            return rescoring.dense(self.docs, live, sizes, query, n, whole)
         vec = self.docs.index.embedder.embed_query(query)
         return query_scope(self.docs.index, live, vec, n, whole_collection=whole, sizes=sizes)
 

@@ -9,6 +9,7 @@ from sqlalchemy import (
     Float,
     ForeignKey,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -327,6 +328,17 @@ arena_judge_votes = Table(  # a judge model's votes on the experts' pairs, both 
     Column("error", Text),
     Column("created_at", DateTime, server_default=func.now()),
     UniqueConstraint("arena_id", "pair_key", "judge", name="uq_arena_judge_vote"),
+)
+
+
+exact_vectors = Table(  # exact (fp32) vectors of chunks indexed with int8, made when a search first needs them (lib/rescoring.py)
+    "exact_vectors",
+    metadata,
+    Column("doc_id", String(64), ForeignKey("documents.doc_id", ondelete="CASCADE"), primary_key=True),
+    Column("idx", Integer, primary_key=True),
+    Column("model", String(200), primary_key=True),  # the exact embedder, e.g. "all-MiniLM-L6-v2 (onnx)"
+    Column("text_sha", String(64), nullable=False),  # of the text embedded: rows of an older chunking never match
+    Column("vector", LargeBinary, nullable=False),  # float32, little-endian, unit length
 )
 
 

@@ -286,11 +286,11 @@ def run_benchmark(
 
 
 def _embed_fn(services: Any):  # noqa: ANN202 - a function from texts to unit vectors
-    if services is not None:
-        return services.docs.index.embedder.embed
-    from ..embedding import get_embedder
+    """The exact model (fp32, torch's vectors) whatever the ingest backend: semantic scores never depend on it."""
+    from ..embedding import get_exact_embedder
 
-    return get_embedder().embed
+    model = getattr(services.docs.index.embedder, "_model", None) if services is not None else None
+    return get_exact_embedder(model).embed
 
 
 def rescore(run_id: str, judge: Any = None, *, engine: Any = None, services: Any = None, only_retry: bool = False,

@@ -199,7 +199,7 @@ class ExtractiveProvider(Provider):
         return len(text.split())
 
     def _generate(self, req: Request) -> Answer:
-        from ..embedding import get_embedder
+        from ..embedding import get_exact_embedder
 
         if not (req.context or "").strip():
             return Answer(
@@ -217,7 +217,7 @@ class ExtractiveProvider(Provider):
             q_words = set(tokenize(req.question))
             ranked = sorted(range(len(tagged)), key=lambda i: -len(q_words & set(tokenize(tagged[i].text))))
             tagged = [tagged[i] for i in sorted(ranked[:MAX_CANDIDATES])]
-        emb = get_embedder()
+        emb = get_exact_embedder()  # exact vectors: the baseline's answers do not depend on the ingest backend
         vecs = emb.embed([req.question, *(s.text for s in tagged)])
         sims = vecs[1:] @ vecs[0]
         top = sorted(np.argsort(-sims)[: self.n].tolist())  # back in document order

@@ -1,0 +1,146 @@
+"""Exact re-scoring of dense search over int8 vectors.
+
+The default embedder backend (NEPAQA_EMBED_BACKEND=onnx-int8) ingests about 3× faster than the stock pipeline,
+and its vectors are close to the exact model's (cosine 0.993 on average) but not equal: close enough for the
+right chunk to stay near the top, not close enough to keep the order of chunks whose scores nearly tie. On a
+600-page EIS, int8 vectors alone changed the hybrid top 3 for about half the questions (bench/rescoring.py). So a
+dense search over int8 vectors:
+
+1. embeds the query with the exact (fp32) model;
+2. takes the int8 index's ``DEPTH`` × n nearest chunks as candidates;
+3. scores every candidate with the exact model's vector of that chunk: made the first time a search needs it and
+   kept in the SQL store (``exact_vectors``), so each chunk is embedded exactly at most once;
+4. returns the n best by exact score.
+
+The cost moves from ingest to the first searches that reach a chunk (bench/rescoring.py measures both sides).
+Documents indexed with an exact backend (onnx, torch) are searched as before: this applies only while the
+configured backend is onnx-int8.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+from typing import Any
+
+import numpy as np
+from sqlalchemy import and_, or_, select
+from sqlalchemy.exc import DBAPIError
+
+from . import store
+
+DEPTH = 2  # candidates per wanted result: at 2, results agree with the exact index as two builds of it agree
+ENABLED = True  # bench/rescoring.py turns it off to measure int8 alone
+
+log = logging.getLogger(__name__)
+
+
+def applies(index: Any) -> bool:
+    """Whether dense search over this index re-scores: int8 vectors, bare chunk text embedded (what is stored)."""
+    from . import ingest_pipeline
+
+    return ENABLED and not ingest_pipeline.CONTEXTUAL and getattr(index.embedder, "backend", "") == "onnx-int8"
+
+
+def manifest_label(embedder_label: str) -> str:
+    """"all-MiniLM-L6-v2 (onnx-int8)" → "all-MiniLM-L6-v2 (onnx-int8, exact re-scoring)" where re-scoring applies:
+    a run's manifest names what its retrieval and its semantic scores were made with."""
+    from . import ingest_pipeline
+
+    if ENABLED and not ingest_pipeline.CONTEXTUAL and embedder_label.endswith("(onnx-int8)"):
+        return embedder_label[:-1] + ", exact re-scoring)"
+    return embedder_label
+
+
+def exact_model(index: Any) -> Any:
+    from .embedding import get_exact_embedder
+
+    return get_exact_embedder(getattr(index.embedder, "_model", None))
+
+
+def dense(docs: Any, live: dict[str, int], sizes: dict[str, int], query: str, n: int,
+          whole: bool) -> list[tuple[str, int, float]]:
+    """(doc_id, chunk index, exact cosine) of the n best chunks, re-scored from the int8 index's candidates."""
+    from .index import query_scope
+
+    exact = exact_model(docs.index)
+    q = exact.embed_query(query)
+    total = sum(sizes.values()) if sizes else None
+    depth = n * DEPTH if total is None else min(total, n * DEPTH)
+    candidates = query_scope(docs.index, live, q, depth, whole_collection=whole, sizes=sizes)
+    vecs = vectors(docs.engine, exact, [(d, i) for d, i, _ in candidates])
+    scored = [(d, i, float(vecs[(d, i)] @ q)) for d, i, _ in candidates if (d, i) in vecs]
+    scored.sort(key=lambda x: (-x[2], x[0], x[1]))
+    return scored[:n]
+
+
+def label(exact: Any) -> str:
+    return f"{exact.name} (onnx)"
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _where(table: Any, keys: list[tuple[str, int]]) -> Any:
+    by_doc: dict[str, list[int]] = {}
+    for d, i in keys:
+        by_doc.setdefault(d, []).append(i)
+    return or_(*(and_(table.c.doc_id == d, table.c.idx.in_(ids)) for d, ids in by_doc.items()))
+
+
+def vectors(engine: Any, exact: Any, keys: list[tuple[str, int]]) -> dict[str, Any]:
+    """Exact vectors of these chunks: stored ones whose text still matches, the rest embedded now and stored.
+    A chunk no longer in the store (its document deleted or re-indexed meanwhile) is left out."""
+    keys = list(dict.fromkeys(keys))
+    if not keys:
+        return {}
+    model = label(exact)
+    t, ev = store.chunks, store.exact_vectors
+    with engine.connect() as c:
+        texts = {(r.doc_id, r.idx): r.text for r in c.execute(select(t.c.doc_id, t.c.idx, t.c.text)
+                                                                .where(_where(t, keys)))}
+        have = {(r.doc_id, r.idx): r for r in c.execute(
+            select(ev.c.doc_id, ev.c.idx, ev.c.text_sha, ev.c.vector).where(and_(ev.c.model == model, _where(ev, keys))))}
+    out: dict[Any, Any] = {}
+    missing: list[tuple[tuple[str, int], str]] = []
+    for key, text in texts.items():
+        sha = _sha(text)
+        row = have.get(key)
+        if row is not None and row.text_sha == sha:
+            out[key] = np.frombuffer(row.vector, dtype="<f4")
+        else:
+            missing.append((key, sha))
+    if missing:
+        made = exact.embed([texts[k] for k, _ in missing]).astype("<f4")
+        for (key, _), v in zip(missing, made, strict=True):
+            out[key] = v
+        _save(engine, model, [(k, sha, v) for (k, sha), v in zip(missing, made, strict=True)])
+    return out
+
+
+def _save(engine: Any, model: str, rows: list[tuple[tuple[str, int], str, Any]]) -> None:
+    """Store new exact vectors. This is a cache: if the store refuses (the document was deleted meanwhile, the
+    database is busy), the search still has its vectors and the next one embeds them again."""
+    if engine.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    values = [{"doc_id": d, "idx": i, "model": model, "text_sha": sha, "vector": v.tobytes()} for (d, i), sha, v in rows]
+    stmt = insert(store.exact_vectors).values(values)
+    stmt = stmt.on_conflict_do_update(index_elements=["doc_id", "idx", "model"],
+                                      set_={"text_sha": stmt.excluded.text_sha, "vector": stmt.excluded.vector})
+    try:
+        with engine.begin() as c:
+            c.execute(stmt)
+    except DBAPIError as exc:
+        log.warning("exact vectors not stored (%s); they are made again when needed", type(exc.orig).__name__)
+
+
+def coverage(engine: Any, doc_id: str, exact_label: str) -> int:
+    """How many of a document's chunks have a stored exact vector."""
+    from sqlalchemy import func
+
+    ev = store.exact_vectors
+    with engine.connect() as c:
+        return int(c.execute(select(func.count()).select_from(ev).where(and_(ev.c.doc_id == doc_id,
+                                                                            ev.c.model == exact_label))).scalar())

@@ -1,0 +1,180 @@
+"""Exact re-scoring (lib/rescoring.py): dense search over int8 vectors returns the exact model's order and scores,
+each chunk's exact vector is made once and follows its document, and a refused cache write loses nothing."""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+from sqlalchemy import func, select, update
+
+from lib import rescoring, store
+from lib.documents import DocumentStore
+from lib.embedding import Embedder
+from lib.index import VectorIndex, make_client
+from lib.retrieval import Retriever
+
+QUESTIONS = [
+    "What are the impacts on groundwater at the FTD site?",
+    "Which wetlands would be affected by construction?",
+    "What mitigation is proposed for noise during construction?",
+    "How many acres of forest would be cleared?",
+    "What are the potential impacts to cultural resources?",
+]
+
+PAGES = [
+    "Caribou calving grounds lie north of the proposed pad. Seismic surveys would disturb calving in May and June. "
+    "Helicopter traffic would be routed around the calving area.",
+    "Permafrost thaw under the gravel road could change drainage. Culverts would be sized for spring breakup flows.",
+    "Wetland delineation found 14 acres of emergent wetland near the access road. Fill would be avoided where "
+    "possible and compensatory mitigation would replace unavoidable losses.",
+    "Construction noise would reach 85 dBA at the camp. Quiet hours run from 10 p.m. to 6 a.m.",
+]
+
+
+def exact_scores(texts: list[str], query: str) -> np.ndarray:
+    """Today's vectors (torch), the reference re-scoring must reproduce."""
+    emb = Embedder()
+    return emb.embed(texts) @ emb.embed_query(query)
+
+
+@pytest.fixture(scope="module")
+def torch_sample_scores(services, sample_doc):
+    chunks = services.docs.chunks(sample_doc.doc_id)
+    emb = Embedder()
+    vecs = emb.embed([c.text for c in chunks])
+    return {q: vecs @ emb.embed_query(q) for q in QUESTIONS}
+
+
+def test_dense_search_over_int8_gives_the_exact_order_and_scores(services, sample_doc, torch_sample_scores):
+    info = services.docs.get(sample_doc.doc_id)
+    assert services.docs.index.embedder.backend == "onnx-int8" and rescoring.applies(services.docs.index)
+    live, sizes = {info.doc_id: info.gen}, {info.doc_id: info.chunks}
+    r = services.retriever
+    for q in QUESTIONS:
+        truth = torch_sample_scores[q]
+        got = r._dense(live, sizes, q, 20, False)
+        idx = [i for _, i, _ in got]
+        # the 20 best by today's vectors, in today's order, with today's scores
+        assert idx == [int(i) for i in np.argsort(-truth)[:20]], q
+        assert np.allclose([s for _, _, s in got], truth[idx], atol=1e-4)
+    # the check has teeth: without re-scoring, the int8 scores are not today's
+    rescoring.ENABLED = False
+    try:
+        raw = r._dense(live, sizes, QUESTIONS[0], 20, False)
+    finally:
+        rescoring.ENABLED = True
+    diffs = np.abs(np.array([s for _, _, s in raw]) - torch_sample_scores[QUESTIONS[0]][[i for _, i, _ in raw]])
+    assert diffs.max() > 1e-3
+
+
+@pytest.fixture
+def small_store(tmp_path, services):
+    index = VectorIndex(make_client("", str(tmp_path / "chroma")), services.docs.index.embedder)
+    return DocumentStore(index, store.get_engine(f"sqlite:///{tmp_path / 's.db'}"))
+
+
+def stored(engine, doc_id: str) -> int:
+    ev = store.exact_vectors
+    with engine.connect() as c:
+        return int(c.execute(select(func.count()).select_from(ev).where(ev.c.doc_id == doc_id)).scalar())
+
+
+def test_exact_vectors_are_made_once_and_follow_the_chunks(small_store, pdf_factory, monkeypatch):
+    docs = small_store
+    doc = docs.ingest_file(str(pdf_factory("arctic.pdf", PAGES)), chunk_size=40, chunk_overlap=0)
+    assert doc.chunks >= 4
+    exact = rescoring.exact_model(docs.index)
+    embedded: list[int] = []
+    real = exact.embed
+    monkeypatch.setattr(exact, "embed", lambda texts, **kw: embedded.append(len(texts)) or real(texts, **kw))
+    r = Retriever(docs)
+    hits = r.search(doc.doc_id, "caribou calving disturbance", 3, "dense")
+    assert sum(embedded) - 1 == doc.chunks == stored(docs.engine, doc.doc_id)  # the query, then every chunk
+    texts = [c.text for c in docs.chunks(doc.doc_id)]
+    truth = exact_scores(texts, "caribou calving disturbance")
+    assert [h.chunk.index for h in hits] == [int(i) for i in np.argsort(-truth)[:3]]
+    assert np.allclose([h.score for h in hits], np.sort(truth)[::-1][:3], atol=1e-4)
+
+    embedded.clear()
+    assert [h.chunk.index for h in r.search(doc.doc_id, "caribou calving disturbance", 3, "dense")] == \
+        [h.chunk.index for h in hits]
+    assert embedded == [1]  # the query only: the chunks' exact vectors come from the store
+
+    # a stored vector whose text no longer matches is made again, and only that one
+    ev = store.exact_vectors
+    with docs.engine.begin() as c:
+        c.execute(update(ev).where((ev.c.doc_id == doc.doc_id) & (ev.c.idx == 0)).values(text_sha="stale"))
+    embedded.clear()
+    r.search(doc.doc_id, "caribou calving disturbance", 3, "dense")
+    assert embedded == [1, 1]
+
+    # re-indexing replaces the chunks: their exact vectors go with them, and the next search makes the new ones
+    again = docs.reindex(doc.doc_id, 60, 0)
+    assert stored(docs.engine, doc.doc_id) == 0
+    r.search(doc.doc_id, "wetland fill", 2, "hybrid")
+    assert stored(docs.engine, doc.doc_id) == again.chunks
+    docs.delete(doc.doc_id)
+    assert stored(docs.engine, doc.doc_id) == 0
+
+
+def test_a_refused_cache_write_loses_nothing(small_store, pdf_factory, caplog):
+    docs = small_store
+    exact = rescoring.exact_model(docs.index)
+    vec = exact.embed(["x"])[0]
+    with caplog.at_level(logging.WARNING, logger="lib.rescoring"):
+        rescoring._save(docs.engine, rescoring.label(exact), [(("no-such-doc", 0), "sha", vec)])  # foreign key refuses
+    assert "not stored" in caplog.text
+    assert stored(docs.engine, "no-such-doc") == 0
+    # a chunk that is gone (its document deleted between the vector search and the re-scoring) is left out
+    assert rescoring.vectors(docs.engine, exact, [("no-such-doc", 0)]) == {}
+
+
+def test_exact_vectors_in_postgresql(tmp_path, services, pdf_factory, pg_url):
+    index = VectorIndex(make_client("", str(tmp_path / "chroma")), services.docs.index.embedder)
+    docs = DocumentStore(index, store.get_engine(pg_url))
+    doc = docs.ingest_file(str(pdf_factory("arctic.pdf", PAGES)), chunk_size=40, chunk_overlap=0)
+    r = Retriever(docs)
+    first = r.search(doc.doc_id, "permafrost thaw drainage", 2, "dense")
+    assert stored(docs.engine, doc.doc_id) == doc.chunks
+    again = r.search(doc.doc_id, "permafrost thaw drainage", 2, "dense")
+    assert [h.chunk.index for h in again] == [h.chunk.index for h in first]
+    assert [round(h.score, 5) for h in again] == [round(h.score, 5) for h in first]
+    truth = exact_scores([c.text for c in docs.chunks(doc.doc_id)], "permafrost thaw drainage")
+    assert first[0].chunk.index == int(np.argmax(truth))
+
+
+def test_an_int8_export_keeps_its_fp32_model_for_rescoring(tmp_path, monkeypatch):
+    """The exact model comes with the int8 export, not from a second export."""
+    from pathlib import Path
+
+    from lib.embedding import default_model_path
+    from lib.embedding_onnx import cache_folder, export
+
+    monkeypatch.setenv("NEPAQA_MODEL_CACHE", str(tmp_path / "models"))
+    model = Path(default_model_path())
+    int8, spent = export(model, "onnx-int8")
+    assert int8.exists() and spent > 0
+    fp32 = cache_folder(model, "onnx") / "model.onnx"
+    assert fp32.exists() and fp32.stat().st_size > 2 * int8.stat().st_size  # fp32 weights, four bytes each
+    assert export(model, "onnx") == (fp32, 0.0)
+    assert not list((tmp_path / "models").rglob(".export-*"))  # no working folder left behind
+
+
+def test_runs_name_the_rescoring_and_score_with_the_exact_model(services, tmp_path):
+    """A run's manifest says re-scoring was on (a run made before it is not resumed with it), and semantic scores
+    use the exact vectors whatever the ingest backend."""
+    from lib import manifest
+    from lib.benchmark.runner import _embed_fn
+    from lib.errors import UserError
+
+    label = manifest.embedder_name(services)
+    assert label == "all-MiniLM-L6-v2 (onnx-int8, exact re-scoring)"
+    engine = store.get_engine(f"sqlite:///{tmp_path / 'm.db'}")
+    old = {"kind": "benchmark", "embedder": "all-MiniLM-L6-v2 (onnx-int8)"}
+    manifest.save("run-before", "benchmark", old, engine)
+    with pytest.raises(UserError, match=r"embedder: .*onnx-int8\)\" → .*exact re-scoring\)"):
+        manifest.check_resume("run-before", "benchmark", {**old, "embedder": label}, engine)
+    texts = ["Wetland fill would be avoided.", "The project would not affect caribou calving."]
+    assert np.allclose(_embed_fn(services)(texts), Embedder().embed(texts), atol=1e-4)
+    assert not np.allclose(services.docs.index.embedder.embed(texts), Embedder().embed(texts), atol=1e-4)
