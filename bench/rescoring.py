@@ -136,13 +136,14 @@ def main() -> None:
     random.Random(1).shuffle(questions)
     questions = questions[: args.questions]
     lists, ingest_s = {}, {}
+    exact_timings: list[float] = []
     for tag in ("exact", "exact, built again"):
         svc = fresh_store("onnx")
         svc.docs.index.embedder.embed(["warm up"])
         t = time.perf_counter()
         doc = svc.docs.ingest_file(str(pdf))
         ingest_s[tag] = time.perf_counter() - t
-        lists[tag] = top_lists(svc, doc.doc_id, questions)
+        lists[tag] = top_lists(svc, doc.doc_id, questions, exact_timings if tag == "exact" else None)
     svc = fresh_store("onnx-int8")
     svc.docs.index.embedder.embed(["warm up"])
     rescoring.exact_model(svc.docs.index).embed(["warm up"])
@@ -182,6 +183,10 @@ def main() -> None:
         "dense_ms_first_10": 1000 * sum(timings[:10]) / 10,
         "dense_ms_last_100": 1000 * sum(timings[-100:]) / len(timings[-100:]),
         "ingest_s": {k: round(v, 1) for k, v in ingest_s.items()},
+        # the whole session: ingest, then every question's dense search (where re-scoring's deferred work lands)
+        "ingest_plus_dense_searches_s": {"exact": round(ingest_s["exact"] + sum(exact_timings), 1),
+                                         "int8 + exact re-scoring": round(ingest_s["int8"] + sum(timings), 1)},
+        "dense_searches_s": {"exact": round(sum(exact_timings), 1), "int8 + exact re-scoring": round(sum(timings), 1)},
     }
     report["long"]["cost"] = cost
     print(f"  re-scoring's cost: exact vectors made per query {cost['exact_vectors_made_first_10_queries_mean']:.0f} "
@@ -190,6 +195,11 @@ def main() -> None:
     print(f"  dense search {cost['dense_ms_first_10']:.0f} ms per query (first 10), "
           f"{cost['dense_ms_last_100']:.0f} ms (last 100)")
     print("  ingest in this process (model loaded): " + ", ".join(f"{k} {v:.1f} s" for k, v in ingest_s.items()))
+    whole = cost["ingest_plus_dense_searches_s"]
+    print(f"  ingest, then {len(questions)} dense searches: exact {whole['exact']:.1f} s "
+          f"({cost['dense_searches_s']['exact']:.1f} s searching); int8 + re-scoring "
+          f"{whole['int8 + exact re-scoring']:.1f} s ({cost['dense_searches_s']['int8 + exact re-scoring']:.1f} s "
+          "searching, the deferred exact vectors included)")
     print(json.dumps(report))
 
 

@@ -111,6 +111,11 @@ def embedder_label(model: str | None = None) -> str:
     return f"{embedder_name(model)} ({effective_backend(model)})"
 
 
+def exact_label(model: str | None = None) -> str:
+    """The model that compares texts by meaning (get_exact_embedder), as manifests record it."""
+    return f"{embedder_name(model)} ({'torch' if effective_backend(model) == 'torch' else 'onnx'})"
+
+
 def embedder_name(model: str | None = None) -> str:
     """The embedder's name, known without loading it (manifests and Chroma's collection config need only this)."""
     configured = model or config.get("NEPAQA_EMBED_MODEL")

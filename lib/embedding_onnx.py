@@ -215,6 +215,7 @@ class OnnxEmbedder:
             raise UserError(f"The embedding model at '{folder}' cannot run on ONNX here (it needs tokenizer.json and "
                             "mean pooling). Set NEPAQA_EMBED_BACKEND=torch.")
         path, self.export_seconds = export(folder, backend)
+        self.model_path = path  # the cached export: its folder names the weights and the recipe
         import onnxruntime as ort
 
         cores = os.cpu_count() or 1

@@ -53,8 +53,9 @@ def embedder_name(services: Any = None) -> str:
 
 def build(kind: str, models: Iterable[Any], *, prompts: Mapping[str, str], judge: Any = None,
           documents: list[dict[str, Any]] | None = None, embedder: str | None = None,
-          settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    return {
+          semantic_embedder: str | None = None, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    extra = {"semantic_embedder": semantic_embedder} if semantic_embedder else {}
+    return extra | {
         "kind": kind,
         "app_version": __version__,
         "models": [m.manifest_entry() for m in models],
@@ -109,7 +110,20 @@ def _upgrade(stored: Mapping[str, Any]) -> dict[str, Any]:
     emb = out.get("embedder")
     if isinstance(emb, str) and emb and not emb.endswith(")"):
         out["embedder"] = f"{emb} (torch)"
+    emb = out.get("embedder")
+    if out.get("kind") == "bench" and "semantic_embedder" not in out and isinstance(emb, str) and emb:
+        # before the semantic metrics had their own (exact) model, they used the ingest embedder
+        out["semantic_embedder"] = emb.split(",")[0] + (")" if "," in emb else "")
     return out
+
+
+def semantic_embedder_changed(run_id: str, current: str, engine: Any = None) -> str | None:
+    """The model a run's semantic scores were made with, when it is not ``current`` (None when the same)."""
+    stored = load(run_id, engine)
+    if stored is None:
+        return None
+    made = _upgrade(stored).get("semantic_embedder")
+    return made if made and made != current else None
 
 
 def check_resume(run_id: str, kind: str, current: Mapping[str, Any], engine: Any = None,

@@ -20,6 +20,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
+from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -30,6 +33,7 @@ from . import store
 
 DEPTH = 2  # candidates per wanted result: at 2, results agree with the exact index as two builds of it agree
 ENABLED = True  # bench/rescoring.py turns it off to measure int8 alone
+SAVE_WAIT_MS = 1000  # how long storing new exact vectors waits for another SQLite writer before giving up
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +78,12 @@ def dense(docs: Any, live: dict[str, int], sizes: dict[str, int], query: str, n:
 
 
 def label(exact: Any) -> str:
-    return f"{exact.name} (onnx)"
+    """The key stored vectors are kept under: the exact export's cache folder, which names the model and hashes
+    its path, weights and export recipe (two models with the same folder name never share vectors)."""
+    path = getattr(exact, "model_path", None)
+    if not path:
+        return f"{exact.name} ({getattr(exact, 'backend', '')})"
+    return f"{exact.name} (onnx {Path(path).parent.parent.name.rsplit('-', 1)[-1]})"
 
 
 def _sha(text: str) -> str:
@@ -88,6 +97,27 @@ def _where(table: Any, keys: list[tuple[str, int]]) -> Any:
     return or_(*(and_(table.c.doc_id == d, table.c.idx.in_(ids)) for d, ids in by_doc.items()))
 
 
+# Vectors made or read lately in this process, keyed by (model, doc_id, idx, text sha): benchmark workers that
+# reach the same new chunks at once embed them once (under _making), and repeated searches skip the read.
+RECENT = 20_000
+_recent: OrderedDict[tuple[str, str, int, str], Any] = OrderedDict()
+_recent_lock = threading.Lock()
+_making = threading.Lock()
+
+
+def _remember(key: tuple[str, str, int, str], vec: Any) -> None:
+    with _recent_lock:
+        _recent[key] = vec
+        _recent.move_to_end(key)
+        while len(_recent) > RECENT:
+            _recent.popitem(last=False)
+
+
+def _recalled(key: tuple[str, str, int, str]) -> Any:
+    with _recent_lock:
+        return _recent.get(key)
+
+
 def vectors(engine: Any, exact: Any, keys: list[tuple[str, int]]) -> dict[str, Any]:
     """Exact vectors of these chunks: stored ones whose text still matches, the rest embedded now and stored.
     A chunk no longer in the store (its document deleted or re-indexed meanwhile) is left out."""
@@ -99,39 +129,63 @@ def vectors(engine: Any, exact: Any, keys: list[tuple[str, int]]) -> dict[str, A
     with engine.connect() as c:
         texts = {(r.doc_id, r.idx): r.text for r in c.execute(select(t.c.doc_id, t.c.idx, t.c.text)
                                                                 .where(_where(t, keys)))}
-        have = {(r.doc_id, r.idx): r for r in c.execute(
-            select(ev.c.doc_id, ev.c.idx, ev.c.text_sha, ev.c.vector).where(and_(ev.c.model == model, _where(ev, keys))))}
+    shas = {key: _sha(text) for key, text in texts.items()}
     out: dict[Any, Any] = {}
-    missing: list[tuple[tuple[str, int], str]] = []
-    for key, text in texts.items():
-        sha = _sha(text)
-        row = have.get(key)
-        if row is not None and row.text_sha == sha:
-            out[key] = np.frombuffer(row.vector, dtype="<f4")
-        else:
-            missing.append((key, sha))
-    if missing:
-        made = exact.embed([texts[k] for k, _ in missing]).astype("<f4")
-        for (key, _), v in zip(missing, made, strict=True):
+    for key, sha in shas.items():
+        v = _recalled((model, *key, sha))
+        if v is not None:
             out[key] = v
-        _save(engine, model, [(k, sha, v) for (k, sha), v in zip(missing, made, strict=True)])
+    rest = [k for k in shas if k not in out]
+    if rest:
+        with engine.connect() as c:
+            for r in c.execute(select(ev.c.doc_id, ev.c.idx, ev.c.text_sha, ev.c.vector)
+                               .where(and_(ev.c.model == model, _where(ev, rest)))):
+                key = (r.doc_id, r.idx)
+                if r.text_sha == shas.get(key):
+                    out[key] = np.frombuffer(r.vector, dtype="<f4")
+                    _remember((model, *key, r.text_sha), out[key])
+    missing = [k for k in shas if k not in out]
+    if missing:
+        with _making:  # another thread may be making some of these right now: take theirs
+            for key in missing:
+                v = _recalled((model, *key, shas[key]))
+                if v is not None:
+                    out[key] = v
+            missing = [k for k in missing if k not in out]
+            if missing:
+                made = exact.embed([texts[k] for k in missing]).astype("<f4")
+                for key, v in zip(missing, made, strict=True):
+                    out[key] = v
+                    _remember((model, *key, shas[key]), v)
+        if missing:
+            _save(engine, model, [(k, shas[k], out[k]) for k in missing])
     return out
 
 
 def _save(engine: Any, model: str, rows: list[tuple[tuple[str, int], str, Any]]) -> None:
-    """Store new exact vectors. This is a cache: if the store refuses (the document was deleted meanwhile, the
-    database is busy), the search still has its vectors and the next one embeds them again."""
+    """Store new exact vectors. This is a cache, written from the search path without a lease: a row names the
+    text it was made from (its sha), so a row written for a chunk that was re-indexed meanwhile never matches.
+    If the store refuses (the document was deleted meanwhile, another writer holds SQLite for more than a
+    second), the search still has its vectors and a later one stores them."""
     if engine.dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
     else:
         from sqlalchemy.dialects.sqlite import insert
+    rows = sorted(rows, key=lambda r: r[0])  # one lock order for concurrent writers (PostgreSQL)
     values = [{"doc_id": d, "idx": i, "model": model, "text_sha": sha, "vector": v.tobytes()} for (d, i), sha, v in rows]
     stmt = insert(store.exact_vectors).values(values)
     stmt = stmt.on_conflict_do_update(index_elements=["doc_id", "idx", "model"],
                                       set_={"text_sha": stmt.excluded.text_sha, "vector": stmt.excluded.vector})
+    sqlite = engine.dialect.name == "sqlite"
     try:
         with engine.begin() as c:
-            c.execute(stmt)
+            if sqlite:  # a search does not wait long for another writer
+                c.exec_driver_sql(f"PRAGMA busy_timeout={SAVE_WAIT_MS}")
+            try:
+                c.execute(stmt)
+            finally:
+                if sqlite:
+                    c.exec_driver_sql("PRAGMA busy_timeout=30000")
     except DBAPIError as exc:
         log.warning("exact vectors not stored (%s); they are made again when needed", type(exc.orig).__name__)
 

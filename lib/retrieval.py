@@ -94,9 +94,11 @@ class Retriever:
         return self.search_scope([doc_id], query, k, method)
 
     def search_scope(self, doc_ids: Sequence[str] | None, query: str, k: int = 5, method: str = "hybrid",
-                     balanced: bool = False) -> list[Hit]:
+                     balanced: bool = False, *, rescore: bool = True) -> list[Hit]:
         """The k best chunks over ``doc_ids`` (None: every document). ``balanced`` takes the best chunks of each
-        document in turn, so every project in the scope is represented (comparison questions)."""
+        document in turn, so every project in the scope is represented (comparison questions). ``rescore=False``
+        keeps int8 scores (rescoring.py): a balanced search's per-document top-ups, where re-scoring 2 × 50
+        candidates for each of up to 50 documents would cost minutes the first time."""
         method = METHOD_ALIASES.get(method, method)
         if method not in METHODS:
             raise UserError(f"Unknown retrieval method '{method}'; use one of {', '.join(METHODS)} (bm25 = lexical).")
@@ -124,7 +126,7 @@ class Retriever:
         # each list goes deeper than k, so table-of-contents chunks can give way to the next ones
         deep = min(total, max(depth, k + NAVIGATION_SLACK))
         if method == "dense":
-            dense = self._dense(live, sizes, query, deep, whole)
+            dense = self._dense(live, sizes, query, deep, whole, rescore)
             ranked = [((d, i), s) for d, i, s in dense]
         elif method == "lexical":
             ranked = [((d, i), s) for d, i, s in self._lexical(scope, query, deep, whole)]
@@ -132,7 +134,7 @@ class Retriever:
             # the two rankers run side by side (the embedder, Chroma and SQLite all release the GIL while they work)
             with ThreadPoolExecutor(max_workers=2) as pool:
                 lex = pool.submit(self._lexical, scope, query, depth, whole)
-                dense = self._dense(live, sizes, query, depth, whole)
+                dense = self._dense(live, sizes, query, depth, whole, rescore)
                 lists = [[(d, i) for d, i, _ in dense], [(d, i) for d, i, _ in lex.result()]]
             ranked = reciprocal_rank_fusion(lists)
         if method != "lexical" and not dense and self.docs.index.embedded:
@@ -150,7 +152,8 @@ class Retriever:
             seen = {key[0] for key, _ in ranked}
             per_doc = max(1, -(-k // len(scope)))
             for d in [d for d, info in scope.items() if d not in seen and info.chunks][:MAX_BALANCED_TOP_UP]:
-                ranked += [((h.doc_id, h.chunk.index), h.score) for h in self.search_scope([d], query, per_doc, method)]
+                ranked += [((h.doc_id, h.chunk.index), h.score)
+                           for h in self.search_scope([d], query, per_doc, method, rescore=False)]
         ranked = balance(ranked, k) if balanced else ranked[:k]
         chunks = self._fetch([key for key, _ in ranked])
         names = self._names({key[0]: scope[key[0]].name for key, _ in ranked})
@@ -183,11 +186,11 @@ class Retriever:
         return {d: citation_name(metas[d], f) for d, f in files.items()}
 
     def _dense(self, live: dict[str, int], sizes: dict[str, int], query: str, n: int,
-               whole: bool) -> list[tuple[str, int, float]]:
+               whole: bool, rescore: bool = True) -> list[tuple[str, int, float]]:
         from . import rescoring
         from .index import query_scope
 
-        if rescoring.applies(self.docs.index):  # int8 vectors: exact order among the candidates (rescoring.py)
+        if rescore and rescoring.applies(self.docs.index):  # int8 vectors: exact order among the candidates (rescoring.py)
             return rescoring.dense(self.docs, live, sizes, query, n, whole)
         vec = self.docs.index.embedder.embed_query(query)
         return query_scope(self.docs.index, live, vec, n, whole_collection=whole, sizes=sizes)

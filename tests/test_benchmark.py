@@ -358,3 +358,35 @@ def test_holm_adjusts_the_family_of_paired_tests():
     expected = multipletests([0.01, 0.02, 0.04, 0.3], method="holm")[1]
     assert [t["p_adjusted"] for t in out] == [round(float(p), 4) for p in expected]
     assert [t["within_noise"] for t in out] == [False, True, True, True]  # 0.04 * 2 = 0.08 is noise once adjusted
+
+
+def test_semantic_scores_of_an_older_embedder_are_never_mixed(tmp_path, flaky):
+    """Semantic scores come from the exact model (torch's vectors). A run scored before that, with the int8
+    ingest model, is not partly re-scored ("only retry" would mix the two in one table); re-scoring every answer
+    is allowed and recorded in its manifest."""
+    from lib import manifest
+    from lib.embedding import Embedder
+    from lib.errors import UserError
+
+    flaky.fail = False
+    eng = store.get_engine(f"sqlite:///{tmp_path / 's.db'}")
+    items, _ = load_items(config.SAMPLE20)
+    chosen = [it for it in items if it.question_type != "closed"][:2]
+    run_benchmark(chosen, RunConfig(models=["test/flaky"], modes=["gold"]), None, run_id="old", engine=eng)
+    m = manifest.load("old", eng)
+    assert m["semantic_embedder"] == "all-MiniLM-L6-v2 (onnx)"
+    emb = Embedder()
+    for a in answers("old", eng):
+        truth = next(it.answer for it in chosen if it.id == a["item_id"])
+        v = emb.embed([a["answer"], truth])
+        assert a["metrics"]["semantic_similarity"]["value"] == pytest.approx(max(0.0, float(v[0] @ v[1])), abs=1e-3)
+    # as a run made before this change recorded it: no semantic embedder, the int8 ingest model
+    m.pop("semantic_embedder")
+    m["embedder"] = "all-MiniLM-L6-v2 (onnx-int8)"
+    manifest.save("old", "bench", m, eng)
+    with pytest.raises(UserError, match=r"made with all-MiniLM-L6-v2 \(onnx-int8\).*all-MiniLM-L6-v2 \(onnx\)"):
+        rescore("old", engine=eng, only_retry=True)
+    assert rescore("old", engine=eng) == {"rescored": 2}
+    m = manifest.load("old", eng)
+    assert m["semantic_embedder"] == "all-MiniLM-L6-v2 (onnx)" and m["rescored"][-1]["semantic_embedder"]
+    assert rescore("old", engine=eng, only_retry=True) == {"rescored": 0}

@@ -179,7 +179,14 @@ def _current_manifest(cfg: RunConfig, services: Any, doc_ids: Sequence[str]) -> 
     docs = manifest.document_entries(services, doc_ids) if services is not None and uses_docs else []
     templates = prompts.templates() | (judge_templates() if judge else {})
     return manifest.build("bench", [registry.get(m) for m in cfg.models], prompts=templates, judge=judge,
-                          documents=docs, embedder=manifest.embedder_name(services), settings=cfg.settings())
+                          documents=docs, embedder=manifest.embedder_name(services),
+                          semantic_embedder=_semantic_label(services), settings=cfg.settings())
+
+
+def _semantic_label(services: Any) -> str:
+    from ..embedding import exact_label
+
+    return exact_label(getattr(services.docs.index.embedder, "_model", None) if services is not None else None)
 
 
 def run_benchmark(
@@ -317,6 +324,17 @@ def rescore(run_id: str, judge: Any = None, *, engine: Any = None, services: Any
         manifest.save(run_id, "bench", m, engine)
     elif judge is None and cfg.judge:
         judge = registry.get(cfg.judge)
+    semantic = _semantic_label(services)
+    made_with = manifest.semantic_embedder_changed(run_id, semantic, engine)
+    if made_with and scorer is None:
+        if only_retry:
+            raise UserError(f"This run's semantic scores were made with {made_with}; they are now made with "
+                            f"{semantic}, so re-scoring only some answers would mix the two in one table. "
+                            "Re-score every answer instead (without 'only retry').")
+        m = manifest.load(run_id, engine) or {}
+        m["semantic_embedder"] = semantic
+        m.setdefault("rescored", []).append({"semantic_embedder": semantic, "at": time.strftime("%Y-%m-%d %H:%M:%S")})
+        manifest.save(run_id, "bench", m, engine)
     scorer = scorer or Scorer(judge, _embed_fn(services))
     t = store.bench_answers
     by_id = {it.id: it for it in items}
