@@ -12,7 +12,9 @@ dense search over int8 vectors:
    kept in the SQL store (``exact_vectors``), so each chunk is embedded exactly at most once;
 4. returns the n best by exact score.
 
-The cost moves from ingest to the first searches that reach a chunk (bench/rescoring.py measures both sides).
+The cost moves from ingest to the first searches that reach a chunk (bench/rescoring.py measures both sides;
+bench/corpus.py the latency). A balanced search's per-document top-ups keep int8 scores (retrieval.py), since
+re-scoring 100 candidates in each of up to 50 documents would take minutes the first time.
 Documents indexed with an exact backend (onnx, torch) are searched as before: this applies only while the
 configured backend is onnx-int8.
 """
@@ -47,7 +49,7 @@ def applies(index: Any) -> bool:
 
 def manifest_label(embedder_label: str) -> str:
     """"all-MiniLM-L6-v2 (onnx-int8)" → "all-MiniLM-L6-v2 (onnx-int8, exact re-scoring)" where re-scoring applies:
-    a run's manifest names what its retrieval and its semantic scores were made with."""
+    a run's manifest names what its retrieval was made with (its semantic scores have their own entry)."""
     from . import ingest_pipeline
 
     if ENABLED and not ingest_pipeline.CONTEXTUAL and embedder_label.endswith("(onnx-int8)"):
@@ -74,6 +76,9 @@ def dense(docs: Any, live: dict[str, int], sizes: dict[str, int], query: str, n:
     vecs = vectors(docs.engine, exact, [(d, i) for d, i, _ in candidates])
     scored = [(d, i, float(vecs[(d, i)] @ q)) for d, i, _ in candidates if (d, i) in vecs]
     scored.sort(key=lambda x: (-x[2], x[0], x[1]))
+    # chunks gone from the store meanwhile (a re-index or delete) go last; the retriever drops them when it
+    # fetches the chunks, and an empty list here would read as "vectors not visible"
+    scored += [c for c in candidates if (c[0], c[1]) not in vecs]
     return scored[:n]
 
 
