@@ -113,7 +113,8 @@ def _upgrade(stored: Mapping[str, Any]) -> dict[str, Any]:
     emb = out.get("embedder")
     if out.get("kind") == "bench" and "semantic_embedder" not in out and isinstance(emb, str) and emb:
         # before the semantic metrics had their own (exact) model, they used the ingest embedder
-        out["semantic_embedder"] = emb.split(",")[0] + (")" if "," in emb else "")
+        # (runs made with re-scoring before this entry existed already used the exact model)
+        out["semantic_embedder"] = (emb.split(" (")[0] + " (onnx)") if emb.endswith(", exact re-scoring)") else emb
     return out
 
 

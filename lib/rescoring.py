@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 from sqlalchemy import and_, or_, select
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from . import store
 
@@ -103,24 +103,43 @@ def _where(table: Any, keys: list[tuple[str, int]]) -> Any:
 
 
 # Vectors made or read lately in this process, keyed by (model, doc_id, idx, text sha): benchmark workers that
-# reach the same new chunks at once embed them once (under _making), and repeated searches skip the read.
-RECENT = 20_000
+# reach the same new chunks at once embed them once (under _making), and repeated searches skip the read. Capped
+# by size, least recently used first out.
+RECENT_BYTES = 32 * 2**20
+UNSAVED_MAX = 50  # batches of refused writes kept for a later search
 _recent: OrderedDict[tuple[str, str, int, str], Any] = OrderedDict()
 _recent_lock = threading.Lock()
 _making = threading.Lock()
+# Vectors whose write the store refused (busy): written by the next search that finds the store free.
+_unsaved: list[tuple[Any, str, list[tuple[tuple[str, int], str, Any]]]] = []
 
 
 def _remember(key: tuple[str, str, int, str], vec: Any) -> None:
     with _recent_lock:
         _recent[key] = vec
         _recent.move_to_end(key)
-        while len(_recent) > RECENT:
+        while len(_recent) * vec.nbytes > RECENT_BYTES:
             _recent.popitem(last=False)
 
 
 def _recalled(key: tuple[str, str, int, str]) -> Any:
     with _recent_lock:
-        return _recent.get(key)
+        v = _recent.get(key)
+        if v is not None:
+            _recent.move_to_end(key)
+        return v
+
+
+def _store(engine: Any, model: str, rows: list[tuple[tuple[str, int], str, Any]]) -> None:
+    """Write new vectors, and any an earlier search could not write; keep what the store refuses for later."""
+    with _recent_lock:
+        pending = [p for p in _unsaved if p[0] is engine]
+        _unsaved[:] = [p for p in _unsaved if p[0] is not engine]
+    for _, m, r in pending + ([(engine, model, rows)] if rows else []):
+        if not _save(engine, m, r):
+            with _recent_lock:
+                _unsaved.append((engine, m, r))
+                del _unsaved[:-UNSAVED_MAX]  # the oldest are made again when needed
 
 
 def vectors(engine: Any, exact: Any, keys: list[tuple[str, int]]) -> dict[str, Any]:
@@ -129,6 +148,8 @@ def vectors(engine: Any, exact: Any, keys: list[tuple[str, int]]) -> dict[str, A
     keys = list(dict.fromkeys(keys))
     if not keys:
         return {}
+    if _unsaved:
+        _store(engine, "", [])
     model = label(exact)
     t, ev = store.chunks, store.exact_vectors
     with engine.connect() as c:
@@ -163,15 +184,15 @@ def vectors(engine: Any, exact: Any, keys: list[tuple[str, int]]) -> dict[str, A
                     out[key] = v
                     _remember((model, *key, shas[key]), v)
         if missing:
-            _save(engine, model, [(k, shas[k], out[k]) for k in missing])
+            _store(engine, model, [(k, shas[k], out[k]) for k in missing])
     return out
 
 
-def _save(engine: Any, model: str, rows: list[tuple[tuple[str, int], str, Any]]) -> None:
-    """Store new exact vectors. This is a cache, written from the search path without a lease: a row names the
-    text it was made from (its sha), so a row written for a chunk that was re-indexed meanwhile never matches.
-    If the store refuses (the document was deleted meanwhile, another writer holds SQLite for more than a
-    second), the search still has its vectors and a later one stores them."""
+def _save(engine: Any, model: str, rows: list[tuple[tuple[str, int], str, Any]]) -> bool:
+    """Store new exact vectors; False when the store refuses. This is a cache, written from the search path
+    without a lease: a row names the text it was made from (its sha), so a row written for a chunk that was
+    re-indexed meanwhile never matches. A search waits at most SAVE_WAIT_MS for another writer (SQLite's busy
+    timeout, PostgreSQL's lock timeout); refused, it still has its vectors, and _store writes them later."""
     if engine.dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
     else:
@@ -181,18 +202,24 @@ def _save(engine: Any, model: str, rows: list[tuple[tuple[str, int], str, Any]])
     stmt = insert(store.exact_vectors).values(values)
     stmt = stmt.on_conflict_do_update(index_elements=["doc_id", "idx", "model"],
                                       set_={"text_sha": stmt.excluded.text_sha, "vector": stmt.excluded.vector})
-    sqlite = engine.dialect.name == "sqlite"
     try:
         with engine.begin() as c:
-            if sqlite:  # a search does not wait long for another writer
+            if engine.dialect.name == "sqlite":
+                before = int(c.exec_driver_sql("PRAGMA busy_timeout").scalar())
                 c.exec_driver_sql(f"PRAGMA busy_timeout={SAVE_WAIT_MS}")
-            try:
+                try:
+                    c.execute(stmt)
+                finally:
+                    c.exec_driver_sql(f"PRAGMA busy_timeout={before}")
+            else:
+                c.exec_driver_sql(f"SET LOCAL lock_timeout = '{SAVE_WAIT_MS}ms'")
                 c.execute(stmt)
-            finally:
-                if sqlite:
-                    c.exec_driver_sql("PRAGMA busy_timeout=30000")
+        return True
+    except IntegrityError:  # the document was deleted meanwhile: nothing to keep
+        return True
     except DBAPIError as exc:
-        log.warning("exact vectors not stored (%s); they are made again when needed", type(exc.orig).__name__)
+        log.warning("exact vectors not stored (%s); they are stored by a later search", type(exc.orig).__name__)
+        return False
 
 
 def coverage(engine: Any, doc_id: str, exact_label: str) -> int:

@@ -3,6 +3,7 @@ each chunk's exact vector is made once and follows its document, and a refused c
 from __future__ import annotations
 
 import logging
+import time
 
 import numpy as np
 import pytest
@@ -149,25 +150,59 @@ def test_a_search_while_another_writer_holds_the_database(small_store, pdf_facto
     other.execute("BEGIN IMMEDIATE")  # holds the write lock
     try:
         with caplog.at_level(logging.WARNING, logger="lib.rescoring"):
+            started = time.perf_counter()
             hits = Retriever(docs).search(doc.doc_id, "construction noise at the camp", 2, "dense")
+            waited = time.perf_counter() - started
     finally:
         other.rollback()
         other.close()
     assert "not stored (OperationalError)" in caplog.text
+    assert waited < 5  # about a second for the writer, not the store's 30 s
     assert [h.chunk.index for h in hits] == [int(i) for i in np.argsort(-truth)[:2]]
     assert stored(docs.engine, doc.doc_id) == 0
-    rescoring._recent.clear()
-    Retriever(docs).search(doc.doc_id, "construction noise at the camp", 2, "dense")
+    with docs.engine.connect() as c:  # the pooled connection waits as long as before for everything else
+        assert c.exec_driver_sql("PRAGMA busy_timeout").scalar() == 30000
+    # the next search, with the vectors still in this process's memory, writes them
+    Retriever(docs).search(doc.doc_id, "a different question about caribou", 2, "dense")
     assert stored(docs.engine, doc.doc_id) == doc.chunks
 
 
-def test_a_refused_cache_write_loses_nothing(small_store, pdf_factory, caplog):
+def test_two_workers_reaching_the_same_new_chunks_embed_them_once(small_store, pdf_factory, monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    docs = small_store
+    doc = docs.ingest_file(str(pdf_factory("arctic.pdf", PAGES)), chunk_size=40, chunk_overlap=0)
+    rescoring._recent.clear()
+    exact = rescoring.exact_model(docs.index)
+    embedded: list[int] = []
+    real = exact.embed
+    monkeypatch.setattr(exact, "embed", lambda texts, **kw: embedded.append(len(texts)) or real(texts, **kw))
+    r = Retriever(docs)
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda q: [h.chunk.index for h in r.search(doc.doc_id, q, 2, "dense")],
+                            ["caribou calving", "caribou calving", "wetland fill", "noise at the camp"]))
+    assert got[0] == got[1]
+    assert sum(embedded) == 4 + doc.chunks  # four queries, each chunk once
+
+
+def test_candidates_whose_chunks_vanished_go_last(small_store, pdf_factory, monkeypatch):
+    docs = small_store
+    doc = docs.ingest_file(str(pdf_factory("arctic.pdf", PAGES)), chunk_size=40, chunk_overlap=0)
+    info = docs.get(doc.doc_id)
+    real = rescoring.vectors
+    monkeypatch.setattr(rescoring, "vectors", lambda engine, exact, keys: {k: v for k, v in
+                                                                          real(engine, exact, keys).items() if k[1] != 0})
+    got = rescoring.dense(docs, {info.doc_id: info.gen}, {info.doc_id: info.chunks}, "caribou calving", 50, False)
+    assert len(got) == info.chunks and got[-1][1] == 0  # the gone chunk 0 last, the list not emptied
+    assert [s for _, i, s in got[:-1]] == sorted((s for _, i, s in got[:-1]), reverse=True)
+
+
+def test_a_write_for_a_deleted_document_is_dropped(small_store):
     docs = small_store
     exact = rescoring.exact_model(docs.index)
     vec = exact.embed(["x"])[0]
-    with caplog.at_level(logging.WARNING, logger="lib.rescoring"):
-        rescoring._save(docs.engine, rescoring.label(exact), [(("no-such-doc", 0), "sha", vec)])  # foreign key refuses
-    assert "not stored" in caplog.text
+    # the foreign key refuses it; nothing is kept for a later retry, and nothing is stored
+    assert rescoring._save(docs.engine, rescoring.label(exact), [(("no-such-doc", 0), "sha", vec)]) is True
     assert stored(docs.engine, "no-such-doc") == 0
     # a chunk that is gone (its document deleted between the vector search and the re-scoring) is left out
     assert rescoring.vectors(docs.engine, exact, [("no-such-doc", 0)]) == {}

@@ -325,16 +325,11 @@ def rescore(run_id: str, judge: Any = None, *, engine: Any = None, services: Any
     elif judge is None and cfg.judge:
         judge = registry.get(cfg.judge)
     semantic = _semantic_label(services)
-    made_with = manifest.semantic_embedder_changed(run_id, semantic, engine)
-    if made_with and scorer is None:
-        if only_retry:
-            raise UserError(f"This run's semantic scores were made with {made_with}; they are now made with "
-                            f"{semantic}, so re-scoring only some answers would mix the two in one table. "
-                            "Re-score every answer instead (without 'only retry').")
-        m = manifest.load(run_id, engine) or {}
-        m["semantic_embedder"] = semantic
-        m.setdefault("rescored", []).append({"semantic_embedder": semantic, "at": time.strftime("%Y-%m-%d %H:%M:%S")})
-        manifest.save(run_id, "bench", m, engine)
+    made_with = manifest.semantic_embedder_changed(run_id, semantic, engine) if scorer is None else None
+    if made_with and only_retry:
+        raise UserError(f"This run's semantic scores were made with {made_with}; they are now made with "
+                        f"{semantic}, so re-scoring only some answers would mix the two in one table. "
+                        "Re-score every answer instead.")
     scorer = scorer or Scorer(judge, _embed_fn(services))
     t = store.bench_answers
     by_id = {it.id: it for it in items}
@@ -366,6 +361,11 @@ def rescore(run_id: str, judge: Any = None, *, engine: Any = None, services: Any
         return f"{r['model']} · {r['mode']} · {it.id}"
 
     run_tasks(work, todo, 4 if (judge is None or judge.concurrent) else 1, progress, threading.Event())
+    if made_with and counts["rescored"] == len(todo):  # only once every answer has its new scores
+        m = manifest.load(run_id, engine) or {}
+        m["semantic_embedder"] = semantic
+        m.setdefault("rescored", []).append({"semantic_embedder": semantic, "at": time.strftime("%Y-%m-%d %H:%M:%S")})
+        manifest.save(run_id, "bench", m, engine)
     return counts
 
 
