@@ -93,8 +93,9 @@ def mean_ci(values: Iterable[float], *, seed: int = 0, n_resamples: int = 2000,
 
     Returns ``{"mean", "ci95": [lo, hi], "n"}``. Edge cases, which scipy does not handle
     (it warns or returns NaN on degenerate data): no values gives ``mean`` and ``ci95``
-    ``None``; one value, or all (non-binary) values equal, gives the zero-width interval ``[v, v]``;
-    all-0 or all-1 outcomes (n > 1) get the Wilson score interval, e.g. 4 of 4 right → [0.51, 1.0].
+    ``None``; all-0 or all-1 outcomes get the Wilson score interval, e.g. 4 of 4 right → [0.51, 1.0] and one
+    wrong answer → [0.0, 0.79] (not a zero-width interval that would look certain); one other value, or all
+    values equal to another, gives the zero-width interval ``[v, v]``.
     """
     _check_level(level)
     arr = _as_scores(values)
@@ -102,7 +103,7 @@ def mean_ci(values: Iterable[float], *, seed: int = 0, n_resamples: int = 2000,
     if n == 0:
         return {"mean": None, "ci95": None, "n": 0}
     m = float(arr.mean())
-    if n > 1 and _constant(arr) and m in (0.0, 1.0):
+    if _constant(arr) and m in (0.0, 1.0):
         # All right or all wrong: a percentile bootstrap collapses to a point and would look certain. For 0/1
         # outcomes use the Wilson score interval instead (statsmodels), which is honest about small n.
         from statsmodels.stats.proportion import proportion_confint

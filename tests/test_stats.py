@@ -60,6 +60,9 @@ def test_mean_ci_edge_cases_without_warnings():
 
         lo, hi = proportion_confint(4, 4, alpha=0.05, method="wilson")
         assert mean_ci([1, 1, 1, 1]) == {"mean": 1.0, "ci95": [round(lo, 4), 1.0], "n": 4}
+        # one answer is no certainty either: a single wrong answer is 0 with [0, 0.79], not [0, 0]
+        assert mean_ci([0]) == {"mean": 0.0, "ci95": [0.0, 0.7935], "n": 1}
+        assert mean_ci([1])["ci95"] == [0.2065, 1.0]
         assert mean_ci([0, 0, 0])["ci95"][0] == 0.0 and 0.4 < mean_ci([0, 0, 0])["ci95"][1] < 0.6
         assert mean_ci([0.25] * 7) == {"mean": 0.25, "ci95": [0.25, 0.25], "n": 7}
 
