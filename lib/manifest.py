@@ -140,5 +140,9 @@ def check_resume(run_id: str, kind: str, current: Mapping[str, Any], engine: Any
     diffs = [d for d in differences(stored, current) if not d.startswith(skip)] if skip else differences(stored, current)
     if diffs:
         listed = "; ".join(diffs[:8]) + (f"; and {len(diffs) - 8} more" if len(diffs) > 8 else "")
+        hint = "Start a new run instead (or restore the original settings)."
+        if any("exact re-scoring" in d or d.startswith("semantic_embedder") for d in diffs):
+            hint = ("This version re-scores int8 search results and scores meaning with the exact model, which no "
+                    "setting turns back: start a new run instead.")
         raise UserError(f"Run '{run_id}' was made with another configuration, so resuming it would mix results. "
-                        f"Differences: {listed}. Start a new run instead (or restore the original settings).")
+                        f"Differences: {listed}. {hint}")

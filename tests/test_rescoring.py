@@ -253,7 +253,7 @@ def test_runs_name_the_rescoring_and_score_with_the_exact_model(services, tmp_pa
     engine = store.get_engine(f"sqlite:///{tmp_path / 'm.db'}")
     old = {"kind": "benchmark", "embedder": "all-MiniLM-L6-v2 (onnx-int8)"}
     manifest.save("run-before", "benchmark", old, engine)
-    with pytest.raises(UserError, match=r"embedder: .*onnx-int8\)\" → .*exact re-scoring\)"):
+    with pytest.raises(UserError, match=r"embedder: .*onnx-int8\)\" → .*exact re-scoring\)\".*no setting turns back"):
         manifest.check_resume("run-before", "benchmark", {**old, "embedder": label}, engine)
     texts = ["Wetland fill would be avoided.", "The project would not affect caribou calving."]
     assert np.allclose(_embed_fn(services)(texts), Embedder().embed(texts), atol=1e-4)
