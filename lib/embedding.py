@@ -171,8 +171,7 @@ def get_exact_embedder(model: str | None = None) -> Embedder:
     score depends on the ingest backend."""
     backend = "torch" if effective_backend(model) == "torch" else "onnx"
     with _load_lock:
-        emb = _embedder(model, backend)
-    return emb
+        return _embedder(model, backend)
 
 
 @lru_cache(maxsize=4)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sqlalchemy import and_, or_, select
+from sqlalchemy import and_, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from . import store
@@ -40,19 +40,22 @@ SAVE_WAIT_MS = 1000  # how long storing new exact vectors waits for another SQLi
 log = logging.getLogger(__name__)
 
 
-def applies(index: Any) -> bool:
-    """Whether dense search over this index re-scores: int8 vectors, bare chunk text embedded (what is stored)."""
+def _on() -> bool:
+    """Re-scoring is on, and the embedded text is the bare chunk text (what the store keeps)."""
     from . import ingest_pipeline
 
-    return ENABLED and not ingest_pipeline.CONTEXTUAL and getattr(index.embedder, "backend", "") == "onnx-int8"
+    return ENABLED and not ingest_pipeline.CONTEXTUAL
+
+
+def applies(index: Any) -> bool:
+    """Whether dense search over this index re-scores: int8 vectors, and re-scoring on."""
+    return _on() and getattr(index.embedder, "backend", "") == "onnx-int8"
 
 
 def manifest_label(embedder_label: str) -> str:
     """"all-MiniLM-L6-v2 (onnx-int8)" → "all-MiniLM-L6-v2 (onnx-int8, exact re-scoring)" where re-scoring applies:
     a run's manifest names what its retrieval was made with (its semantic scores have their own entry)."""
-    from . import ingest_pipeline
-
-    if ENABLED and not ingest_pipeline.CONTEXTUAL and embedder_label.endswith("(onnx-int8)"):
+    if _on() and embedder_label.endswith("(onnx-int8)"):
         return embedder_label[:-1] + ", exact re-scoring)"
     return embedder_label
 
@@ -93,13 +96,6 @@ def label(exact: Any) -> str:
 
 def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _where(table: Any, keys: list[tuple[str, int]]) -> Any:
-    by_doc: dict[str, list[int]] = {}
-    for d, i in keys:
-        by_doc.setdefault(d, []).append(i)
-    return or_(*(and_(table.c.doc_id == d, table.c.idx.in_(ids)) for d, ids in by_doc.items()))
 
 
 # Vectors made or read lately in this process, keyed by (model, doc_id, idx, text sha): benchmark workers that
@@ -154,7 +150,7 @@ def vectors(engine: Any, exact: Any, keys: list[tuple[str, int]]) -> dict[str, A
     t, ev = store.chunks, store.exact_vectors
     with engine.connect() as c:
         texts = {(r.doc_id, r.idx): r.text for r in c.execute(select(t.c.doc_id, t.c.idx, t.c.text)
-                                                                .where(_where(t, keys)))}
+                                                                .where(store.chunk_keys(t, keys)))}
     shas = {key: _sha(text) for key, text in texts.items()}
     out: dict[Any, Any] = {}
     for key, sha in shas.items():
@@ -165,7 +161,7 @@ def vectors(engine: Any, exact: Any, keys: list[tuple[str, int]]) -> dict[str, A
     if rest:
         with engine.connect() as c:
             for r in c.execute(select(ev.c.doc_id, ev.c.idx, ev.c.text_sha, ev.c.vector)
-                               .where(and_(ev.c.model == model, _where(ev, rest)))):
+                               .where(and_(ev.c.model == model, store.chunk_keys(ev, rest)))):
                 key = (r.doc_id, r.idx)
                 if r.text_sha == shas.get(key):
                     out[key] = np.frombuffer(r.vector, dtype="<f4")

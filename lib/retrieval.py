@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import select
 
 from . import lexical, store
 from .chunking import Chunk, is_navigation
@@ -167,10 +167,7 @@ class Retriever:
         if not ranked:
             return ranked
         t = store.chunks
-        by_doc: dict[str, list[int]] = {}
-        for d, i in (key for key, _ in ranked):
-            by_doc.setdefault(d, []).append(i)
-        cond = or_(*(and_(t.c.doc_id == d, t.c.idx.in_(ids)) for d, ids in by_doc.items()))
+        cond = store.chunk_keys(t, [key for key, _ in ranked])
         with self.docs.engine.connect() as c:
             rows = c.execute(select(t.c.doc_id, t.c.idx, t.c.navigation, t.c.text).where(cond)).fetchall()
         nav = {(r.doc_id, r.idx) for r in rows
@@ -213,13 +210,8 @@ class Retriever:
         if not keys:
             return {}
         t = store.chunks
-        by_doc: dict[str, list[int]] = {}
-        for d, i in keys:
-            by_doc.setdefault(d, []).append(i)
-        # one (doc_id = ? AND idx IN (…)) per document: the primary-key index serves it (a row-value IN does not)
-        cond = or_(*(and_(t.c.doc_id == d, t.c.idx.in_(ids)) for d, ids in by_doc.items()))
         with self.docs.engine.connect() as c:
-            rows = c.execute(select(t).where(cond)).fetchall()
+            rows = c.execute(select(t).where(store.chunk_keys(t, keys))).fetchall()
         return {(r.doc_id, r.idx): Chunk(r.idx, r.text, r.page_start, r.page_end, r.char_start, r.char_end,
                                          r.n_tokens, r.section or "") for r in rows}
 

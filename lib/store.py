@@ -15,9 +15,11 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    and_,
     create_engine,
     event,
     func,
+    or_,
 )
 from sqlalchemy.engine import Engine
 
@@ -351,6 +353,15 @@ doc_metadata = Table(  # one row per document and field (lib/metadata.py): the v
     Column("source", String(16), nullable=False),  # pdf_metadata | cover_text | model | person
     Column("updated_at", DateTime, server_default=func.now()),
 )
+
+
+def chunk_keys(table: Table, keys: list[tuple[str, int]]):  # noqa: ANN201 - a SQLAlchemy condition
+    """Rows of ``table`` (doc_id, idx columns) for these (doc_id, chunk index) pairs: one (doc_id = ? AND idx IN
+    (…)) per document, which the primary-key index serves (a row-value IN does not)."""
+    by_doc: dict[str, list[int]] = {}
+    for d, i in keys:
+        by_doc.setdefault(d, []).append(i)
+    return or_(*(and_(table.c.doc_id == d, table.c.idx.in_(ids)) for d, ids in by_doc.items()))
 
 
 def database_url() -> str:

@@ -183,10 +183,15 @@ def _current_manifest(cfg: RunConfig, services: Any, doc_ids: Sequence[str]) -> 
                           semantic_embedder=_semantic_label(services), settings=cfg.settings())
 
 
+def _embed_model(services: Any) -> str | None:
+    """The embedding model the services were built for (None: the configured default)."""
+    return getattr(services.docs.index.embedder, "_model", None) if services is not None else None
+
+
 def _semantic_label(services: Any) -> str:
     from ..embedding import exact_label
 
-    return exact_label(getattr(services.docs.index.embedder, "_model", None) if services is not None else None)
+    return exact_label(_embed_model(services))
 
 
 def run_benchmark(
@@ -296,8 +301,7 @@ def _embed_fn(services: Any):  # noqa: ANN202 - a function from texts to unit ve
     """The exact model (fp32, torch's vectors) whatever the ingest backend: semantic scores never depend on it."""
     from ..embedding import get_exact_embedder
 
-    model = getattr(services.docs.index.embedder, "_model", None) if services is not None else None
-    return get_exact_embedder(model).embed
+    return get_exact_embedder(_embed_model(services)).embed
 
 
 def rescore(run_id: str, judge: Any = None, *, engine: Any = None, services: Any = None, only_retry: bool = False,
