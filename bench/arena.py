@@ -26,11 +26,12 @@ def main() -> None:
     ap.add_argument("--cycles", type=int, default=20)
     args = ap.parse_args()
 
-    from lib import arena, store
-    from lib.arena_ratings import Vote, ratings
+    from lib.core.stats.ratings import Vote, ratings
+    from lib.review import arena
+    from lib.storage.engine import get_engine
     from tests.test_arena import make_run
 
-    engine = store.get_engine(f"sqlite:///{tempfile.mkdtemp(prefix='arena_bench_')}/a.db")
+    engine = get_engine(f"sqlite:///{tempfile.mkdtemp(prefix='arena_bench_')}/a.db")
     aid = arena.create_arena(f"bench:{make_run(engine, n_items=args.items, fail=())}", engine=engine)
     n_pairs = len(arena.arena_pairs(arena.get_arena(aid, engine), engine))
     for who in ("warm-up A", "warm-up B"):  # some votes in the arena, as in use

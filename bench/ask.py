@@ -32,10 +32,11 @@ def main() -> None:
     args = ap.parse_args()
     os.environ["NEPAQA_HOME"] = tempfile.mkdtemp(prefix="nepaqa_bench_ask_")
 
-    from lib import config
-    from lib.ask import ask, ask_grid
-    from lib.benchmark.dataset import load_sample_items
-    from lib.services import get_services
+    from lib.app.services import get_services
+    from lib.core import config
+    from lib.evaluation.benchmark.dataset import load_sample_items
+    from lib.models import registry
+    from lib.qa.ask import ask, ask_grid
 
     svc = get_services()
     doc = svc.docs.ingest_file(str(config.SAMPLE_PDF))
@@ -61,7 +62,7 @@ def main() -> None:
         print(f"{mode:6} {med:9.2f} {mean:8.2f} {tok:10.0f} {med / base:7.1f}")
     kept, total = rows["pdf"][3]
     print(f"full PDF: document is {total:,} tokens for this model; the prompt keeps {kept:.1%} of it "
-          f"(window {__import__('lib.providers.registry', fromlist=['get']).get(args.model).context_window} tokens)")
+          f"(window {registry.get(args.model).context_window} tokens)")
     by_id = {it["ID"]: it for it in load_sample_items()}
     t = time.perf_counter()
     for item_id in ("EIS00001", "EIS00017", "EIS00111"):  # the Ask page's demo items and modes

@@ -26,11 +26,12 @@ def main() -> None:
     args = ap.parse_args()
     os.environ["NEPAQA_HOME"] = tempfile.mkdtemp(prefix="nepaqa_bench_bm_")
 
-    from lib import config
-    from lib.benchmark import report
-    from lib.benchmark.dataset import load_items
-    from lib.benchmark.runner import RunConfig, answers, load_run, run_benchmark
-    from lib.services import get_services
+    from lib.app.services import get_services
+    from lib.core import config
+    from lib.evaluation.benchmark import report
+    from lib.evaluation.benchmark.dataset import load_items
+    from lib.evaluation.benchmark.runner import run_benchmark
+    from lib.evaluation.benchmark.runs import RunConfig, answers, load_run
 
     svc = get_services()
     svc.docs.ingest_file(str(config.SAMPLE_PDF))

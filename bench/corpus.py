@@ -34,10 +34,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def source_texts() -> list[str]:
-    from lib import config
-    from lib.chunking import chunk_pages
-    from lib.embedding import get_embedder
-    from lib.pdf import read_pdf_file
+    from lib.core import config
+    from lib.documents.chunking import chunk_pages
+    from lib.documents.pdf import read_pdf_file
+    from lib.models.embedding import get_embedder
 
     emb = get_embedder()
     ex = read_pdf_file(config.SAMPLE_PDF, 10**9)
@@ -69,9 +69,11 @@ def main() -> None:
         os.environ["NEPAQA_HOME"] = args.home
     os.environ.setdefault("NEPAQA_HOME", tempfile.mkdtemp(prefix="nepaqa_corpus_"))
 
-    from lib import config, lexical, store
-    from lib.chunking import Chunk
-    from lib.services import get_services
+    from lib.app.services import get_services
+    from lib.collection import lexical
+    from lib.core import config
+    from lib.documents.chunking import Chunk
+    from lib.storage import tables
 
     svc = get_services()
     docs, index = svc.docs, svc.docs.index
@@ -98,12 +100,12 @@ def main() -> None:
         metas = [{"gen": gen, "idx": c.index, "page_start": c.page_start, "page_end": c.page_end} for c in chunks]
         index.add(doc_id, [f"{doc_id}-{gen}-{c.index}" for c in chunks], [c.text for c in chunks], vecs, metas)
         with docs.engine.begin() as c:
-            c.execute(store.documents.insert().values(
+            c.execute(tables.documents.insert().values(
                 doc_id=doc_id, name=f"Synthetic EIS {d:03d}", sha256=f"{d:064d}", status=f"ready:{gen}", n_bytes=0,
                 n_pages=chunks[-1].page_end, n_chars=sum(len(x.text) for x in chunks), n_tokens=0,
                 n_chunks=len(chunks), empty_pages="[]", chunk_size=200, chunk_overlap=40, embed_model="random",
                 seconds=0.0))
-            c.execute(store.chunks.insert(), [{"doc_id": doc_id, "idx": x.index, "text": x.text,
+            c.execute(tables.chunks.insert(), [{"doc_id": doc_id, "idx": x.index, "text": x.text,
                                                "page_start": x.page_start, "page_end": x.page_end, "char_start": 0,
                                                "char_end": 0, "n_tokens": 200, "section": x.section} for x in chunks])
             lexical.write(c, doc_id, chunks, None)  # the bare text, as the product writes it
@@ -112,14 +114,14 @@ def main() -> None:
               file=sys.stderr, flush=True)
     load_s = time.perf_counter() - started
 
-    from lib.benchmark.dataset import load_items
+    from lib.evaluation.benchmark.dataset import load_items
 
     items, _ = load_items(config.SAMPLE_QUESTIONS)
     queries = [it.question for it in items][: args.queries]
     scopes = {"all": None, "10": doc_ids[:10], "1": doc_ids[:1]}
     from sqlalchemy import delete
 
-    from lib import rescoring
+    from lib.retrieval import rescoring
 
     svc.retriever.search_scope(None, "warm up", 5, "hybrid")
     rescores = rescoring.applies(svc.docs.index)
@@ -127,7 +129,7 @@ def main() -> None:
     def forget() -> None:
         """No exact vector stored yet (lib/rescoring.py): every search below pays for its own, as after ingest."""
         with svc.docs.engine.begin() as c:
-            c.execute(delete(store.exact_vectors))
+            c.execute(delete(tables.exact_vectors))
         rescoring._recent.clear()
 
     def timed(scope: list[str] | None, method: str) -> list[float]:

@@ -26,7 +26,7 @@ def main() -> None:
     args = ap.parse_args()
     os.environ["NEPAQA_HOME"] = tempfile.mkdtemp(prefix="nepaqa_bench_exam_")
 
-    from lib import enviroexam as ee
+    from lib.evaluation import exam as ee
 
     t = time.perf_counter()
     res = ee.run_exam(args.model, args.shots, False, None, args.limit)

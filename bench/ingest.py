@@ -78,7 +78,7 @@ def sentences() -> list[str]:
     """Real EIS sentences: the sample EIS's text and every NEPAQuAD gold passage."""
     import pymupdf
 
-    from lib import config
+    from lib.core import config
 
     text = []
     with pymupdf.open(config.SAMPLE_PDF) as doc:
@@ -162,11 +162,11 @@ def levers(pdf: Path, models: Path) -> list[tuple[str, float, float]]:
     import numpy as np
 
     os.environ["NEPAQA_MODEL_CACHE"] = str(models)
-    from lib import config
-    from lib.chunking import chunk_pages
-    from lib.embedding import Embedder, default_model_path
-    from lib.embedding_onnx import OnnxEmbedder
-    from lib.pdf import read_pdf_file
+    from lib.core import config
+    from lib.documents.chunking import chunk_pages
+    from lib.documents.pdf import read_pdf_file
+    from lib.models.embedding import Embedder, default_model_path
+    from lib.models.embedding_onnx import OnnxEmbedder
 
     ex = read_pdf_file(str(pdf), config.max_upload_bytes())
     tch = Embedder()
@@ -200,7 +200,7 @@ def levers(pdf: Path, models: Path) -> list[tuple[str, float, float]]:
     run(f"ONNX int8, {len(q.sessions)} sessions, batch {q.batch_size}, not length-sorted", q, ref)
     single = OnnxEmbedder(default_model_path(), "m", "onnx-int8", sessions=1, threads=1)
     run(f"ONNX int8, 1 session x 1 thread, batch {single.batch_size}", single, ref)
-    from lib import embedding_onnx
+    from lib.models import embedding_onnx
 
     kept, embedding_onnx.KEEP_FP32 = embedding_onnx.KEEP_FP32, ()  # every MatMul int8 (a separate export)
     try:
@@ -226,7 +226,7 @@ def main() -> None:
           f"({pdf.stat().st_size / 1e6:.1f} MB)")
 
     # One-time cache: a small ingest exports the embedder (ONNX fp32 and int8); its cost is reported apart.
-    from lib import config
+    from lib.core import config
 
     t = time.perf_counter()
     ours(config.SAMPLE_PDF, work, "onnx-int8", models, "warm-int8")

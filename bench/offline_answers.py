@@ -26,7 +26,7 @@ _GLYPH = re.compile(r"[\u2022\u25aa\u25a0\u25cf\u25e6\uf020-\uf0ff\ufffd]|(?:^|\
 
 
 def sentences(text: str) -> list[str]:
-    from lib.providers.extractive import split_sentences
+    from lib.models.extractive import split_sentences
 
     return split_sentences(_CITE.sub("", text or ""))
 
@@ -87,8 +87,8 @@ def cut_off(text: str) -> bool:
 
 
 def main() -> None:
-    from lib import stats
-    from lib.benchmark.runner import answers, load_run
+    from lib.core.stats import inference as stats
+    from lib.evaluation.benchmark.runs import answers, load_run
 
     if len(sys.argv) < 2:
         sys.exit("usage: python bench/offline_answers.py RUN_ID [RUN_ID ...]")

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 def fresh_store(backend: str):  # noqa: ANN201 - the services of a new, empty store
     os.environ["NEPAQA_HOME"] = tempfile.mkdtemp(prefix="nepaqa_bench_rescore_")
     os.environ["NEPAQA_EMBED_BACKEND"] = backend
-    from lib import services
+    from lib.app import services
 
     return services.get_services()
 
@@ -44,8 +44,8 @@ def eval_sets(svc) -> tuple[dict, dict]:  # noqa: ANN001
     """Ingest the sample and the other EISs; return (sets: name → [(question, gold)], doc ids by set name)."""
     from retrieval import build_other_eis_pdfs
 
-    from lib import config
-    from lib.benchmark.dataset import load_items
+    from lib.core import config
+    from lib.evaluation.benchmark.dataset import load_items
 
     items, _ = load_items(config.SAMPLE_QUESTIONS)
     folder = Path(tempfile.mkdtemp(prefix="nepaqa_other_eis_"))
@@ -96,7 +96,8 @@ def main() -> None:
     ap.add_argument("--pages", type=int, default=600)
     ap.add_argument("--questions", type=int, default=300)
     args = ap.parse_args()
-    from lib import config, rescoring
+    from lib.core import config
+    from lib.retrieval import rescoring
 
     report: dict = {"sets": {}, "long": {}}
     # 1. evaluation sets

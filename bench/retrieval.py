@@ -38,7 +38,7 @@ def build_other_eis_pdfs(folder: Path) -> dict[str, list[dict]]:
     """One PDF per other train EIS, made of its distinct gold passages (a page each); its questions with them."""
     import pymupdf
 
-    from lib import config
+    from lib.core import config
 
     rows = list(csv.DictReader((config.DATA_DIR / "nepa" / "NEPAQuAD1_train.csv").open(encoding="utf-8-sig")))
     sample = config.SAMPLE_PDF.stem
@@ -58,8 +58,8 @@ def build_other_eis_pdfs(folder: Path) -> dict[str, list[dict]]:
 
 def evaluate(search, questions: list[tuple[str, str]]) -> dict:
     """hit@k per question and per distinct passage, with n and 95% intervals."""
-    from lib.retrieval_eval import first_hit_rank
-    from lib.stats import mean_ci
+    from lib.core.stats.inference import mean_ci
+    from lib.evaluation.metrics.passage_overlap import first_hit_rank
 
     per_q: dict[int, list[float]] = {k: [] for k in KS}
     per_passage: dict[str, dict[int, list[float]]] = defaultdict(lambda: {k: [] for k in KS})
@@ -115,9 +115,11 @@ def main() -> None:
     args = ap.parse_args()
     os.environ["NEPAQA_HOME"] = tempfile.mkdtemp(prefix="nepaqa_bench_ret_")
 
-    from lib import config, ingest_pipeline, services
-    from lib.benchmark.dataset import load_items
-    from lib.retrieval import _Bm25
+    from lib.app import services
+    from lib.collection import ingest as ingest_pipeline
+    from lib.core import config
+    from lib.evaluation.benchmark.dataset import load_items
+    from lib.retrieval.retriever import _Bm25
 
     items, _ = load_items(config.SAMPLE_QUESTIONS)
     sample_q = [(it.question, it.context) for it in items]
@@ -145,7 +147,7 @@ def main() -> None:
             print(line("rank_bm25 (old, in memory)", r))
 
     # table-of-contents chunks (chunking.is_navigation, marked at ingest): ranked last (the default) or not
-    from lib.chunking import is_navigation
+    from lib.documents.chunking import is_navigation
 
     print("\ntable-of-contents chunks in the sample: "
           f"{sum(is_navigation(c.text) for c in svc.docs.chunks(doc.doc_id))} of {doc.chunks}; ranked as any other "
@@ -194,7 +196,7 @@ def main() -> None:
         report[f"collection/doc_first_top{m}"] = r
         print(line(f"doc-first, top {m} docs", r))
     # every other EIS's questions across the whole collection: more evaluation sets, right document only
-    from lib.stats import mean_ci
+    from lib.core.stats.inference import mean_ci
 
     sets = {name: [(q["question"], q["context"]) for q in qs] for name, qs in others.items()}
     sets[config.SAMPLE_PDF.stem] = sample_q

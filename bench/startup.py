@@ -40,7 +40,7 @@ def main() -> None:
     args = ap.parse_args()
     home = Path(tempfile.mkdtemp(prefix="nepaqa_startup_"))
     env = {**os.environ, "NEPAQA_HOME": str(home)}
-    from lib import config
+    from lib.core import config
 
     subprocess.run([sys.executable, "-m", "lib", "ingest", str(config.SAMPLE_PDF)], cwd=ROOT, env=env, check=True,
                    capture_output=True)

@@ -1,4 +1,4 @@
-"""NEPA QA Studio core: everything the pages and the command line share.
+"""NEPA QA Studio: everything the pages and the command line share, as layered packages (README: module map).
 
 Nothing in this package imports Streamlit.
 """
@@ -12,4 +12,6 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
-__version__ = "0.1.0"
+from lib.core.version import __version__  # noqa: E402 - after the environment above
+
+__all__ = ["__version__"]

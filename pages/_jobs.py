@@ -6,8 +6,8 @@ import time
 
 import streamlit as st
 
-from lib import jobs
-from lib.errors import UserError
+from lib.core.errors import UserError
+from lib.storage import jobs
 from pages._ui import plain
 
 ICONS = {"queued": "⏳", "running": "⏳", "done": "✅", "failed": "❌", "cancelled": "⏹️", "interrupted": "⚠️"}

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import streamlit as st
 
-from lib import annotations as ann
+from lib.review import annotations as ann
 from pages._ui import plain, run_safely
 
 

@@ -11,12 +11,13 @@ import time
 import pandas as pd
 import streamlit as st
 
-from lib import arena, charts
-from lib import arena_judge as aj
-from lib.arena_ratings import ELO_SCALE, MIN_VOTES, ratings, win_matrix
-from lib.contexts import MODE_LABELS
-from lib.errors import UserError
-from lib.providers import registry
+from lib.app import charts
+from lib.core.errors import UserError
+from lib.core.stats.ratings import ELO_SCALE, MIN_VOTES, ratings, win_matrix
+from lib.models import registry
+from lib.qa.contexts import MODE_LABELS
+from lib.review import arena, arena_csv
+from lib.review import arena_judge as aj
 from pages._reviewer import reviewer_identity
 from pages._ui import passage_text, plain, run_safely, tidy
 
@@ -404,7 +405,7 @@ with tab_judge:
 
 with tab_arenas:
     st.subheader("Votes as CSV")
-    st.download_button("Download this arena's votes (CSV)", arena.votes_csv(aid), file_name=f"arena_{aid}_votes.csv",
+    st.download_button("Download this arena's votes (CSV)", arena_csv.votes_csv(aid), file_name=f"arena_{aid}_votes.csv",
                        mime="text/csv", disabled=not summary["n_votes"])
     up = st.file_uploader("Import votes (CSV exported from an arena over the same answers)", type=["csv"],
                           key=f"arena_import_{aid}",
@@ -415,7 +416,7 @@ with tab_arenas:
         st.success(f"Imported: {got['new']} new vote(s), {got['replaced']} replaced (the file's vote differs), "
                    f"{got['unchanged']} already here unchanged.")
     if up is not None and st.button("Import into this arena"):
-        from lib.textfile import decode_text
+        from lib.core.textfile import decode_text
 
         text = run_safely(decode_text, up.getvalue(), "votes file")
         got = run_safely(arena.import_votes_csv, text, aid) if text is not None else None

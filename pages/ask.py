@@ -6,13 +6,15 @@ import time
 import pandas as pd
 import streamlit as st
 
-from lib import ask as ask_lib
-from lib import citations, config, csv_safe, page_render
-from lib.benchmark.dataset import load_sample_items
-from lib.contexts import MODE_LABELS, MODES
-from lib.errors import UserError
-from lib.providers import registry
-from lib.verdict import looks_closed
+from lib.core import config, csv_safe
+from lib.core.errors import UserError
+from lib.core.verdict import looks_closed
+from lib.documents import page_render
+from lib.evaluation.benchmark.dataset import load_sample_items
+from lib.models import registry
+from lib.qa import ask as ask_lib
+from lib.qa import citations
+from lib.qa.contexts import MODE_LABELS, MODES
 from pages._ui import page_png, plain, run_safely, scope_picker, services, titled
 
 st.title("💬 Ask")

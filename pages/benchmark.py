@@ -4,22 +4,18 @@ import json
 import pandas as pd
 import streamlit as st
 
-from lib import annotations, charts, config, csv_safe, estimates, jobs
-from lib.benchmark import report
-from lib.benchmark.dataset import QUESTION_TYPES, Item, load_items
-from lib.benchmark.generate import pick_passages
-from lib.benchmark.runner import (
-    RunConfig,
-    answers,
-    list_runs,
-    load_run,
-    rescore,
-    select_items,
-    summarize,
-)
-from lib.contexts import MODE_LABELS, MODES
-from lib.job_kinds import benchmark_params, generate_params
-from lib.providers import registry
+from lib.app import charts, estimates
+from lib.app.job_handlers import benchmark_params, generate_params
+from lib.core import config, csv_safe
+from lib.evaluation.benchmark import report
+from lib.evaluation.benchmark.dataset import QUESTION_TYPES, Item, load_items
+from lib.evaluation.benchmark.generate import pick_passages
+from lib.evaluation.benchmark.runner import rescore, summarize
+from lib.evaluation.benchmark.runs import RunConfig, answers, list_runs, load_run, select_items
+from lib.models import registry
+from lib.qa.contexts import MODE_LABELS, MODES
+from lib.review import annotations
+from lib.storage import jobs
 from pages._jobs import watch
 from pages._ui import code, plain, run_safely, services, tidy
 

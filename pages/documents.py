@@ -5,14 +5,15 @@ import json
 import pandas as pd
 import streamlit as st
 
-from lib import config, jobs
-from lib import metadata as meta_lib
-from lib.ask import scope_ids
-from lib.chunking import is_navigation
-from lib.errors import UserError
-from lib.job_kinds import ingest_params, stage_upload
-from lib.providers import registry
-from lib.retrieval import METHODS
+from lib.app.job_handlers import ingest_params, stage_upload
+from lib.core import config
+from lib.core.errors import UserError
+from lib.documents import metadata as meta_lib
+from lib.documents.chunking import is_navigation
+from lib.models import registry
+from lib.qa.ask import scope_ids
+from lib.retrieval.retriever import METHODS
+from lib.storage import jobs
 from pages._jobs import watch
 from pages._ui import code, passage_text, plain, run_safely, scope_picker, services
 
@@ -123,16 +124,6 @@ def _shown(value) -> str:
     return ", ".join(value) if isinstance(value, list) else str(value)
 
 
-SORTS = {  # label -> key of a row; unknown values sort last whichever the direction
-    "Title": lambda d: titles[d.doc_id].casefold(),
-    "Lead agency": lambda d: (_value(d.doc_id, "lead_agency") or "").casefold() or None,
-    "Document type": lambda d: _value(d.doc_id, "document_type"),
-    "Publish date": lambda d: _value(d.doc_id, "publish_date"),
-    "Pages": lambda d: d.pages,
-    "Tags": lambda d: ", ".join(tags[d.doc_id]) or None,
-    "Date added": lambda d: docs.index(d),
-}
-
 # The filters sit in the sidebar, beside the chunking settings: they narrow the documents table and its picker.
 with st.sidebar:
     st.subheader("Find documents")
@@ -153,24 +144,19 @@ with st.sidebar:
         f_years = st.slider("Year published", years[0], years[-1], (years[0], years[-1]), key="docs_f_year")
         if tuple(f_years) == (years[0], years[-1]):
             f_years = None  # the full range keeps documents whose year is unknown too
-    sort_by = st.selectbox("Sort by", list(SORTS), key="docs_sort")
+    sort_by = st.selectbox("Sort by", meta_lib.SORTS, key="docs_sort")
     descending = st.toggle("Descending", key="docs_desc")
 
 
 def _filtered() -> list:
-    where = {"text": f_text, "states": f_states, "document_type": f_types, "year": f_years, "tag": f_tags}
-    where = {k: v for k, v in where.items() if v}
+    where = {"text": f_text, "lead_agency": f_agencies, "states": f_states, "document_type": f_types,
+             "year": f_years, "tag": f_tags}
     try:
-        ids = set(meta_lib.collection_filter(docs, where, metas=metas))
+        ids = set(meta_lib.collection_filter(docs, {k: v for k, v in where.items() if v}, metas=metas))
     except UserError as exc:
         st.error(plain(str(exc)), icon="⚠️")
         return []
-    if f_agencies:
-        ids &= set().union(*(meta_lib.collection_filter(docs, {"lead_agency": a}, metas=metas) for a in f_agencies))
-    shown = [d for d in docs if d.doc_id in ids]
-    key = SORTS[sort_by]
-    known = sorted((d for d in shown if key(d) is not None), key=key, reverse=descending)
-    return known + [d for d in shown if key(d) is None]
+    return meta_lib.sort_documents([d for d in docs if d.doc_id in ids], sort_by, metas, tags, descending)
 
 
 def metadata_panel(doc_id: str) -> None:

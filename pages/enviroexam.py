@@ -5,12 +5,14 @@ import time
 import pandas as pd
 import streamlit as st
 
-from lib import charts, csv_safe, estimates, jobs
-from lib import enviroexam as ee
-from lib import translate as tr
-from lib.errors import UserError
-from lib.job_kinds import exam_params
-from lib.providers import registry
+from lib.app import charts, estimates
+from lib.app.job_handlers import exam_params
+from lib.core import csv_safe
+from lib.core.errors import UserError
+from lib.evaluation import exam as ee
+from lib.evaluation.exam import translate as tr
+from lib.models import registry
+from lib.storage import jobs
 from pages._jobs import watch
 from pages._ui import plain, run_safely, tidy
 

@@ -2,9 +2,9 @@
 import pandas as pd
 import streamlit as st
 
-from lib import config
-from lib.embedding import warm_status
-from lib.redact import redact
+from lib.core import config
+from lib.core.redact import redact
+from lib.models.embedding import warm_status
 from pages._ui import code, plain, services
 
 st.title("🌲 NEPA QA Studio")
@@ -67,7 +67,7 @@ else:  # this page does not wait for the model: it loads in the background
     st.markdown(f"- **Embedding:** `{emb.name}` (offline): loading in the background; the first start on a machine "
                 "also converts it to ONNX once (about 30 s)")
 try:
-    from lib.providers import registry
+    from lib.models import registry
 
     rows = [
         {"model": p.label, "id": p.id, "available": "✅" if ok else "—", "note": reason}

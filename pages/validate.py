@@ -7,14 +7,15 @@ import time
 import pandas as pd
 import streamlit as st
 
-from lib import annotations as ann
-from lib import charts
-from lib import judge_review as jr
-from lib.agreement import LabelsCSVError, agreement_report, decode_csv_bytes, kappa_band, read_labels_csv
-from lib.benchmark.dataset import QUESTION_TYPES
-from lib.benchmark.generate import GUIDELINES
-from lib.errors import UserError
-from lib.providers import registry
+from lib.app import charts
+from lib.core.errors import UserError
+from lib.core.stats.agreement import agreement_report, kappa_band
+from lib.evaluation.benchmark.dataset import QUESTION_TYPES
+from lib.evaluation.benchmark.generate import GUIDELINES
+from lib.models import registry
+from lib.review import annotations as ann
+from lib.review import judge_review as jr
+from lib.review.labels_csv import LabelsCSVError, decode_csv_bytes, read_labels_csv
 from pages._reviewer import reviewer_identity, signin_state
 from pages._ui import plain, run_safely, tidy
 

@@ -33,7 +33,7 @@ def session_home() -> Path:
 
 @pytest.fixture(scope="session")
 def services(session_home: Path):
-    from lib.services import get_services
+    from lib.app.services import get_services
 
     return get_services()
 
@@ -52,7 +52,7 @@ def pg_url():
 
     from sqlalchemy import create_engine, text
 
-    from lib import store
+    from lib.storage import engine as engine_mod
 
     admin = os.environ.get("NEPAQA_TEST_PG_URL")
     assert admin, "set NEPAQA_TEST_PG_URL to a PostgreSQL admin URL (bash .ci/run starts one and sets it)"
@@ -62,7 +62,7 @@ def pg_url():
         c.execute(text(f'CREATE DATABASE "{name}"'))
     url = admin.rsplit("/", 1)[0] + "/" + name
     yield url
-    store._engine_for(url).dispose()
+    engine_mod.forget(url)
     with eng.connect() as c:
         c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     eng.dispose()
@@ -126,7 +126,7 @@ def settle(at, timeout: float = 600.0):
     """Wait until no job is running (jobs run on threads of this process under AppTest), then rerun the page."""
     import time
 
-    from lib import jobs
+    from lib.storage import jobs
 
     deadline = time.monotonic() + timeout
     while any(j.active for j in jobs.list_jobs(50)) and time.monotonic() < deadline:

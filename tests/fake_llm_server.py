@@ -162,7 +162,7 @@ class FakeLLMServer:
 def openai_loopback(monkeypatch, key: str, model: str, timeout: float = 5, retries: int = 0):  # noqa: ANN001
     """A FakeLLMServer configured as the OpenAI endpoint (key, model, timeout, retries) with a fresh model registry,
     for the tests of the features that call a connected model."""
-    from lib.providers import registry
+    from lib.models import registry
 
     with FakeLLMServer() as srv:
         monkeypatch.setenv("OPENAI_API_KEY", key)

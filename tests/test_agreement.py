@@ -1,8 +1,9 @@
 """Agreement statistics against published worked examples."""
 import pytest
 
-from lib.agreement import Label, agreement_report, alpha_band, kappa_band, read_labels_csv
-from lib.errors import UserError
+from lib.core.errors import UserError
+from lib.core.stats.agreement import Label, agreement_report, alpha_band, kappa_band
+from lib.review.labels_csv import read_labels_csv
 
 
 def labels_from_counts(rows):
@@ -113,7 +114,7 @@ def test_cli_agreement(tmp_path):
 
 # ---- issue 10: encodings, text kept as written, our own safe CSV read back ---------------------------------------
 
-from lib.agreement import decode_csv_bytes  # noqa: E402
+from lib.review.labels_csv import decode_csv_bytes  # noqa: E402
 
 CSV = "item_id,annotator,label,value\r\ni1,Zoë,answer_correct,YES\r\ni1,Zoë,comment,\"Café; see Table ES-3\"\r\n"
 
@@ -158,7 +159,7 @@ def test_read_labels_csv_keeps_text_and_reads_our_escapes():
 
 
 def test_read_labels_csv_reports_every_bad_row():
-    from lib.agreement import LabelsCSVError
+    from lib.review.labels_csv import LabelsCSVError
 
     text = ("item_id,annotator,label,value\n1,A,x,yes\n2,A,x,\n,A,x,no\n1,A,x,no\n"
             "i2,A,comment,Proof on Page 12 says 1,200 Acres\n")

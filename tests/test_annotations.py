@@ -3,10 +3,12 @@ import multiprocessing as mp
 import pytest
 from sqlalchemy import func, select
 
-from lib import annotations as ann
-from lib import store
-from lib.benchmark.dataset import Item
-from lib.errors import UserError
+from lib.core.errors import UserError
+from lib.evaluation.benchmark.dataset import Item
+from lib.review import annotations as ann
+from lib.review import reviewers
+from lib.storage import tables
+from lib.storage.engine import get_engine
 
 
 def make_items(n):
@@ -16,7 +18,7 @@ def make_items(n):
 
 @pytest.fixture
 def engine(tmp_path):
-    return store.get_engine(f"sqlite:///{tmp_path / 'labels.db'}")
+    return get_engine(f"sqlite:///{tmp_path / 'labels.db'}")
 
 
 def test_batch_is_seeded_and_shared(engine):
@@ -50,13 +52,13 @@ def test_disagreements_and_adjudication(engine):
     final = {(r["item_id"], r["label"]): (r["value"], r["how"]) for r in ann.adjudicated_set(engine)}
     assert final[("I1", "answer_correct")] == ("yes", "adjudicated")
     assert final[("I1", "type_correct")] == ("yes", "unanimous")
-    assert all(lb.annotator != ann.ADJUDICATOR for lb in ann.labels(engine))
+    assert all(lb.annotator != reviewers.ADJUDICATOR for lb in ann.labels(engine))
     assert ann.done_items("A", ["I1", "I2"], engine) == {"I1"}
 
 
 def _writer(url, who, n, q):
     try:
-        eng = store.get_engine(url)
+        eng = get_engine(url)
         for i in range(n):
             ann.save_label(f"I{i}", who, "answer_correct", "yes" if i % 2 else "no", eng)
             ann.save_label(f"I{i}", who, "proof_supports", "yes", eng)
@@ -78,16 +80,16 @@ def concurrent_writers(url, n=60):
 
 def test_two_processes_saving_at_once_sqlite(tmp_path):
     url = f"sqlite:///{tmp_path / 'shared.db'}"
-    store.get_engine(url)  # create tables first, as the app does at start
+    get_engine(url)  # create tables first, as the app does at start
     assert concurrent_writers(url) == ["ok", "ok"]
-    eng = store.get_engine(url)
+    eng = get_engine(url)
     with eng.connect() as c:
-        assert c.execute(select(func.count()).select_from(store.labels)).scalar() == 2 * 60 * 2
-        assert c.execute(select(func.count()).select_from(store.label_history)).scalar() == 2 * 60 * 2
+        assert c.execute(select(func.count()).select_from(tables.labels)).scalar() == 2 * 60 * 2
+        assert c.execute(select(func.count()).select_from(tables.label_history)).scalar() == 2 * 60 * 2
 
 
 def test_postgres_store_and_two_processes_at_once(pg_url):
-    eng = store.get_engine(pg_url)
+    eng = get_engine(pg_url)
     assert eng.dialect.name == "postgresql"
     ann.add_items(make_items(5), "pg", eng)
     ann.save_label("I1", "ann", "answer_correct", "yes", eng)
@@ -95,13 +97,14 @@ def test_postgres_store_and_two_processes_at_once(pg_url):
     assert [(lb.value) for lb in ann.labels(eng)] == ["no"]
     assert concurrent_writers(pg_url) == ["ok", "ok"]
     with eng.connect() as c:
-        assert c.execute(select(func.count()).select_from(store.labels)).scalar() == 1 + 2 * 60 * 2
+        assert c.execute(select(func.count()).select_from(tables.labels)).scalar() == 1 + 2 * 60 * 2
 
 
 # ---- issue 10: all-or-nothing imports, text kept as written, safe exports, identity ----------------------------
 
-from lib import config  # noqa: E402
-from lib.agreement import Label, read_labels_csv  # noqa: E402
+from lib.core import config  # noqa: E402
+from lib.core.stats.agreement import Label  # noqa: E402
+from lib.review.labels_csv import read_labels_csv  # noqa: E402
 
 HEADER = "item_id,annotator,label,value\n"
 
@@ -157,7 +160,7 @@ def test_round_trip_keeps_free_text_as_written(engine, tmp_path):
     assert got[("I1", "Alice", "answer_correct")] == "yes"
     assert ann.import_labels_csv(ann.labels_csv(engine), engine=engine) == 5  # re-import over the same store
     assert _values(engine)[("I1", "Alice", "comment")] == COMMENT
-    other = store.get_engine(f"sqlite:///{tmp_path / 'other.db'}")
+    other = get_engine(f"sqlite:///{tmp_path / 'other.db'}")
     ann.import_labels_csv(ann.labels_csv(engine), engine=other)
     assert _values(other)[("I1", "Alice", "comment")] == COMMENT
     assert Label("I1", "Alice", "comment", COMMENT) in read_labels_csv(ann.labels_csv(engine))
@@ -187,7 +190,7 @@ def test_exports_are_neutralised_and_round_trip_byte_for_byte(engine, tmp_path, 
     assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
     final = ann.adjudicated_csv(engine)
     assert f"'{evil_id}" in final and "\n=1+1" not in final and f"\n{evil_id}" not in final
-    other = store.get_engine(f"sqlite:///{tmp_path / 'copy.db'}")
+    other = get_engine(f"sqlite:///{tmp_path / 'copy.db'}")
     ann.import_labels_csv(exported, engine=other, by="Judy Adjudicator")
     assert ann.labels_csv(other) == exported  # byte for byte
     assert ann.adjudicated_csv(other) == final
@@ -208,36 +211,36 @@ def test_import_of_final_labels_needs_an_adjudicator(engine, monkeypatch):
                                   "GPT-4 judge", "local/smollm2-135m", "openai/gpt-4o-mini", "LLM", "adjudicator",
                                   "smollm2", "extractive"])
 def test_reserved_names_cannot_be_typed(engine, name):
-    assert ann.reserved_name_reason(name)
+    assert reviewers.reserved_name_reason(name)
     with pytest.raises(UserError, match="reserved"):
         ann.save_label("I1", name, "answer_correct", "yes", engine)
     with pytest.raises(UserError, match="reserved"):
-        ann.check_reviewer_name(name)
+        reviewers.check_reviewer_name(name)
     assert ann.labels(engine, include_adjudicated=True) == []
 
 
 @pytest.mark.parametrize("name", ["Alice", "Bob O'Brien", "ana.lopez@epa.gov", "Dr. Smith", "Judith", "Judgeman",
                                   "Ben Okafor (NEPA reviewer)"])
 def test_ordinary_names_are_fine(engine, name):
-    assert ann.reserved_name_reason(name) is None
+    assert reviewers.reserved_name_reason(name) is None
     ann.save_label("I1", name, "answer_correct", "yes", engine)
 
 
 def test_adjudicators_setting(engine, monkeypatch):
     assert "NEPAQA_ADJUDICATORS" in config.DEFAULTS and config.DEFAULTS["NEPAQA_ADJUDICATORS"] == ""
     monkeypatch.delenv("NEPAQA_ADJUDICATORS", raising=False)
-    assert ann.adjudicators() == [] and ann.adjudicator_for("Alice") is None
+    assert reviewers.adjudicators() == [] and reviewers.adjudicator_for("Alice") is None
     with pytest.raises(UserError, match="NEPAQA_ADJUDICATORS"):
         ann.adjudicate("I1", "answer_correct", "yes", engine, by="Alice")
     monkeypatch.setenv("NEPAQA_ADJUDICATORS", " Alice Smith , bob@epa.gov,,")
-    assert ann.adjudicators() == ["Alice Smith", "bob@epa.gov"]
-    assert ann.adjudicator_for("alice smith") == "Alice Smith"
-    assert ann.adjudicator_for("Mallory", "BOB@epa.gov") == "bob@epa.gov"
+    assert reviewers.adjudicators() == ["Alice Smith", "bob@epa.gov"]
+    assert reviewers.adjudicator_for("alice smith") == "Alice Smith"
+    assert reviewers.adjudicator_for("Mallory", "BOB@epa.gov") == "bob@epa.gov"
     with pytest.raises(UserError, match="not listed"):
         ann.adjudicate("I1", "answer_correct", "yes", engine, by="Mallory")
     assert ann.labels(engine, include_adjudicated=True) == []
     ann.adjudicate("I1", "answer_correct", "yes", engine, by="Bob@EPA.gov")
-    assert _values(engine) == {("I1", ann.ADJUDICATOR, "answer_correct"): "yes"}
+    assert _values(engine) == {("I1", reviewers.ADJUDICATOR, "answer_correct"): "yes"}
 
 
 # ---- the Validate page (AppTest), on a private database -----------------------------------------------------------
@@ -251,7 +254,7 @@ from tests.conftest import ROOT  # noqa: E402
 def page_db(tmp_path, monkeypatch):
     monkeypatch.setenv("NEPAQA_DATABASE_URL", f"sqlite:///{tmp_path / 'page.db'}")
     monkeypatch.delenv("NEPAQA_ADJUDICATORS", raising=False)
-    eng = store.get_engine()
+    eng = get_engine()
     ann.add_items(make_items(2), "set", eng)
     for who, v in (("Ada", "yes"), ("Ben", "no")):
         ann.save_review("I0", who, {"type_correct": "yes", "answer_correct": v, "proof_supports": "yes"}, eng)
@@ -305,7 +308,7 @@ def test_page_adjudication_needs_the_setting(page_db, monkeypatch):
     identify(at, "cleo")
     next(b for b in at.button if b.label == "Set final label").click().run()
     assert not at.exception
-    assert _values(page_db)[("I0", ann.ADJUDICATOR, "answer_correct")] == "yes"  # the radio's first value
+    assert _values(page_db)[("I0", reviewers.ADJUDICATOR, "answer_correct")] == "yes"  # the radio's first value
 
 
 def test_page_with_login_takes_identity_from_it(page_db, monkeypatch):
@@ -408,9 +411,9 @@ def test_experts_list_and_typo_guard(engine, monkeypatch):
     ann.adjudicate("I0", "answer_correct", "yes", engine)
     assert ann.experts(engine) == ["Ada Lovelace", "ben"]  # no [adjudicated], no unlabelled adjudicator; case-blind
     known = ann.experts(engine)
-    assert ann.similar_expert("ada lovelace", known) == "Ada Lovelace"
-    assert ann.similar_expert("Ada Lovelance", known) == "Ada Lovelace"  # one letter off
-    assert ann.similar_expert("Dana Scully", known) is None
+    assert reviewers.similar_expert("ada lovelace", known) == "Ada Lovelace"
+    assert reviewers.similar_expert("Ada Lovelance", known) == "Ada Lovelace"  # one letter off
+    assert reviewers.similar_expert("Dana Scully", known) is None
     ann.save_label("I0", "ben", "comment", "the passage says otherwise", engine)
     assert ann.item_labels("I0", engine)["ben"] == {"answer_correct": "yes", "comment": "the passage says otherwise"}
-    assert ann.item_labels("I0", engine)[ann.ADJUDICATOR] == {"answer_correct": "yes"}
+    assert ann.item_labels("I0", engine)[reviewers.ADJUDICATOR] == {"answer_correct": "yes"}

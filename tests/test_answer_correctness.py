@@ -4,9 +4,14 @@ import json
 import numpy as np
 import pytest
 
-from lib.metrics.answer_correctness import CLASSIFY_EXAMPLES, AnswerCorrectness, classify_prompt, statements_prompt
-from lib.metrics.base import JUDGE_FAILED, NO_ANSWER, NO_STATEMENTS, OK, Sample
-from lib.providers import registry
+from lib.evaluation.metrics.answer_correctness import (
+    CLASSIFY_EXAMPLES,
+    AnswerCorrectness,
+    classify_prompt,
+    statements_prompt,
+)
+from lib.evaluation.metrics.base import JUDGE_FAILED, NO_ANSWER, NO_STATEMENTS, OK, Sample
+from lib.models import registry
 from tests.fake_llm_server import openai_loopback
 
 KEY = "sk-test-SUPERSECRETKEY1234567890"

@@ -7,13 +7,16 @@ import sys
 import pytest
 from sqlalchemy import insert, select
 
-from lib import arena, store
-from lib import arena_judge as aj
-from lib.arena_ratings import ratings, read_votes_csv, win_matrix
-from lib.benchmark.dataset import Item
-from lib.benchmark.runner import RunConfig, create_run
-from lib.errors import UserError
-from lib.providers import registry
+from lib.core.errors import UserError
+from lib.core.stats.ratings import ratings, win_matrix
+from lib.evaluation.benchmark.dataset import Item
+from lib.evaluation.benchmark.runs import RunConfig, create_run
+from lib.models import registry
+from lib.review import arena, arena_csv
+from lib.review import arena_judge as aj
+from lib.review.arena_csv import read_votes_csv
+from lib.storage import tables
+from lib.storage.engine import get_engine
 from tests.conftest import ROOT
 from tests.fake_llm_server import openai_loopback
 
@@ -23,7 +26,7 @@ M1, M2 = "local/smollm2-135m", "local/extractive"
 
 @pytest.fixture
 def engine(tmp_path):
-    return store.get_engine(f"sqlite:///{tmp_path / 'arena.db'}")
+    return get_engine(f"sqlite:///{tmp_path / 'arena.db'}")
 
 
 def make_run(engine, n_items=4, fail=(("I3", M2, "gold"),)):
@@ -44,7 +47,7 @@ def make_run(engine, n_items=4, fail=(("I3", M2, "gold"),)):
                              "error": "boom" if failed else None,
                              "contexts": json.dumps(ctx)})
     with engine.begin() as c:
-        c.execute(insert(store.bench_answers), rows)
+        c.execute(insert(tables.bench_answers), rows)
     return run_id
 
 
@@ -189,11 +192,11 @@ def test_csv_round_trip_and_all_or_nothing(engine, tmp_path):
     for who, vote in (("Ada", "left"), ("Ben", "right"), ("Ada", "tie"), ("Cy", "both_bad")):
         p = arena.next_pair(aid, who, engine)
         arena.cast_vote(aid, who, p, vote, "=HYPERLINK(\"http://x\")" if who == "Ben" else "", 4.5, engine=engine)
-    text = arena.votes_csv(aid, engine)
+    text = arena_csv.votes_csv(aid, engine)
     assert "'=HYPERLINK" in text  # a spreadsheet shows it as text, not a live formula
     other = arena.create_arena(f"bench:{run_id}", name="copy", engine=engine)
-    assert arena.import_votes_csv(text, other, engine) == {"new": 4, "replaced": 0, "unchanged": 0}
-    assert arena.import_votes_csv(text, other, engine) == {"new": 0, "replaced": 0, "unchanged": 4}
+    assert arena_csv.import_votes_csv(text, other, engine) == {"new": 4, "replaced": 0, "unchanged": 0}
+    assert arena_csv.import_votes_csv(text, other, engine) == {"new": 0, "replaced": 0, "unchanged": 4}
     keep = ("item_key", "pair_key", "annotator", "left_answer", "right_answer", "left_model", "left_mode",
             "right_model", "right_mode", "vote", "reason", "seconds")
     a = sorted(tuple(r[k] for k in keep) for r in arena.votes(aid, engine))
@@ -214,14 +217,14 @@ def test_csv_round_trip_and_all_or_nothing(engine, tmp_path):
     bad = lines[:3] + [lines[3].replace(",tie,", ",maybe,")] + lines[4:]
     assert ",maybe," in bad[3]
     with pytest.raises(UserError, match="row 4"):
-        arena.import_votes_csv("\n".join(bad), third, engine)
+        arena_csv.import_votes_csv("\n".join(bad), third, engine)
     assert arena.votes(third, engine) == []
     with pytest.raises(UserError, match="missing: annotator"):
-        arena.import_votes_csv("left_answer,right_answer,left_model,left_mode,right_model,right_mode,vote\n", third,
+        arena_csv.import_votes_csv("left_answer,right_answer,left_model,left_mode,right_model,right_mode,vote\n", third,
                                engine)
     foreign = text.replace("bench:", "bench:9")  # answers this arena does not hold
     with pytest.raises(UserError, match="not in this arena"):
-        arena.import_votes_csv(foreign, third, engine)
+        arena_csv.import_votes_csv(foreign, third, engine)
     assert arena.votes(third, engine) == []
 
 
@@ -328,12 +331,12 @@ def test_votes_are_in_the_sql_store(engine):
     aid = arena.create_arena(f"bench:{make_run(engine)}", engine=engine)
     arena.cast_vote(aid, "Ada", arena.next_pair(aid, "Ada", engine), "left", engine=engine)
     with engine.connect() as c:
-        assert c.execute(select(store.arena_votes.c.vote)).scalars().all() == ["left"]
+        assert c.execute(select(tables.arena_votes.c.vote)).scalars().all() == ["left"]
 
 
 def test_postgresql_store(pg_url):
     """The same arena on PostgreSQL: votes (upserted), the CSV round trip, and the judge's table."""
-    engine = store.get_engine(pg_url)
+    engine = get_engine(pg_url)
     run_id = make_run(engine)
     aid = arena.create_arena(f"bench:{run_id}", min_experts=2, engine=engine)
     for who in ("Ada", "Ben"):
@@ -345,7 +348,7 @@ def test_postgresql_store(pg_url):
     assert len(rows) == 6 and {r["vote"] for r in rows} == {"right"}
     assert arena.expert_agreement(rows)["n_pairs"] == 3  # Ben was given Ada's pairs first
     other = arena.create_arena(f"bench:{run_id}", engine=engine)
-    assert arena.import_votes_csv(arena.votes_csv(aid, engine), other, engine)["new"] == 6
+    assert arena_csv.import_votes_csv(arena_csv.votes_csv(aid, engine), other, engine)["new"] == 6
     with engine.begin() as c:
         c.execute(aj._upsert(engine, {"arena_id": aid, "pair_key": rows[0]["pair_key"], "judge": "j", "status": "failed"}))
         c.execute(aj._upsert(engine, {"arena_id": aid, "pair_key": rows[0]["pair_key"], "judge": "j", "status": "ok",
@@ -359,12 +362,12 @@ def test_left_out_is_counted_when_the_arena_is_made(engine):
     run_id = make_run(engine)
     aid = arena.create_arena(f"bench:{run_id}", engine=engine)
     with engine.begin() as c:
-        c.execute(store.bench_answers.delete().where(store.bench_answers.c.status == "failed"))
+        c.execute(tables.bench_answers.delete().where(tables.bench_answers.c.status == "failed"))
     assert arena.arena_summary(arena.get_arena(aid, engine), engine)["left_out"] == {(M2, "gold"): 1}
 
 
 def test_ask_batches_are_sources_and_only_retrieved_passages_are_shown(engine):
-    from lib.ask import AskResult, save_history
+    from lib.qa.ask import AskResult, save_history
 
     def res(model, mode, text, contexts):
         return AskResult(model=model, mode=mode, answer=text, closed=False, verdict=None, contexts=contexts,
@@ -385,19 +388,19 @@ def test_import_keeps_each_votes_time(engine):
     run_id = make_run(engine)
     aid = arena.create_arena(f"bench:{run_id}", engine=engine)
     arena.cast_vote(aid, "Ada", arena.next_pair(aid, "Ada", engine), "left", engine=engine)
-    text = arena.votes_csv(aid, engine).replace(arena.votes(aid, engine)[0]["created_at"], "2026-01-02 03:04:05")
+    text = arena_csv.votes_csv(aid, engine).replace(arena.votes(aid, engine)[0]["created_at"], "2026-01-02 03:04:05")
     other = arena.create_arena(f"bench:{run_id}", engine=engine)
-    arena.import_votes_csv(text, other, engine)
+    arena_csv.import_votes_csv(text, other, engine)
     assert arena.votes(other, engine)[0]["created_at"].startswith("2026-01-02 03:04:05")
     with pytest.raises(UserError, match="created_at 'soon' is not a date"):
-        arena.import_votes_csv(text.replace("2026-01-02 03:04:05", "soon"), other, engine)
+        arena_csv.import_votes_csv(text.replace("2026-01-02 03:04:05", "soon"), other, engine)
 
 
 def test_non_answers_and_identical_answers_are_not_asked(engine):
-    from lib.providers.extractive import NO_CONTEXT
+    from lib.models.extractive import NO_CONTEXT
 
     run_id = make_run(engine, fail=())
-    t = store.bench_answers
+    t = tables.bench_answers
     with engine.begin() as c:  # the extractive baseline had nothing to quote on I0 (gold), and on I1 the two
         c.execute(t.update().where(t.c.item_id == "I0", t.c.model == M2, t.c.mode == "gold").values(answer=NO_CONTEXT))
         c.execute(t.update().where(t.c.item_id == "I1", t.c.mode == "rag").values(answer="The same words."))  # models agree
@@ -439,7 +442,7 @@ def test_default_names_say_where_the_answers_come_from(engine):
     name = arena.get_arena(aid, engine)["name"]
     assert name.startswith("Benchmark of ") and name.endswith("· 4 systems"), name
     with pytest.raises(UserError, match="never compared"):  # two models in RAG, two others in gold: two groups
-        from lib.ask import AskResult, save_history
+        from lib.qa.ask import AskResult, save_history
 
         def res(model, mode):
             return AskResult(model=model, mode=mode, answer=f"{model} {mode}.", closed=False, verdict=None,

@@ -9,8 +9,9 @@ import time
 import numpy as np
 import pytest
 
-from lib.arena_ratings import Vote, ratings, read_votes_csv
-from lib.errors import UserError
+from lib.core.errors import UserError
+from lib.core.stats.ratings import Vote, ratings
+from lib.review.arena_csv import read_votes_csv
 from tests.conftest import ROOT
 
 TRUE = {"m0": -1.0, "m1": -0.4, "m2": 0.0, "m3": 0.5, "m4": 0.9}  # centred: mean 0

@@ -5,10 +5,10 @@ import sys
 
 import pytest
 
-from lib import ask as ask_lib
-from lib.errors import UserError
-from lib.providers import registry
-from lib.providers.base import Answer, Provider, ProviderError, Request
+from lib.core.errors import UserError
+from lib.models import registry
+from lib.models.base import Answer, Provider, ProviderError, Request
+from lib.qa import ask as ask_lib
 from tests.conftest import ROOT
 
 GOLD = ("In addition to public participation, federal and state regulatory agencies took part. During these "
@@ -88,7 +88,7 @@ def test_history_round_trip(session_home):
     back = ask_lib.load_batch(batch)
     assert [(r.model, r.mode, r.answer) for r in back] == [(r.model, r.mode, r.answer) for r in results]
     assert any(h["batch_id"] == batch for h in ask_lib.load_history())
-    from lib import manifest
+    from lib.qa import manifest
 
     man = manifest.load(batch)  # every Ask batch stores what it was made with
     assert man["kind"] == "ask" and [m["id"] for m in man["models"]] == ["local/extractive"]
@@ -116,8 +116,8 @@ def test_cli_models_and_ask(tmp_path):
 
 
 def test_extractive_quotes_whole_sentences_and_cites_their_sources():
-    from lib.citations import cited_numbers
-    from lib.providers.extractive import context_sentences
+    from lib.models.extractive import context_sentences
+    from lib.qa.citations import cited_numbers
 
     ctx = ("[1] (FEIS A, p. 71)\nWetlands at the site total 12\nacres. Mitigation would replace them at a two to one "
            "ratio.\n\n[2] (FEIS B, p. 10)\nCaribou calve on the coastal plain each June.")

@@ -9,19 +9,22 @@ import time
 import pytest
 from sqlalchemy import func, select
 
-from lib import config, store
-from lib.benchmark.dataset import load_items
-from lib.benchmark.generate import parse_generated_csv, pick_passages
-from lib.benchmark.runner import RunConfig, answers, rescore, run_benchmark, summarize
-from lib.chunking import Chunk
-from lib.providers import registry
-from lib.providers.base import Answer, Provider, ProviderError, Request
+from lib.core import config
+from lib.documents.chunking import Chunk
+from lib.evaluation.benchmark.dataset import load_items
+from lib.evaluation.benchmark.generate import parse_generated_csv, pick_passages
+from lib.evaluation.benchmark.runner import rescore, run_benchmark, summarize
+from lib.evaluation.benchmark.runs import RunConfig, answers
+from lib.models import registry
+from lib.models.base import Answer, Provider, ProviderError, Request
+from lib.storage import tables
+from lib.storage.engine import get_engine
 from tests.conftest import ROOT
 
 
 def count_answers(url, run_id):
-    eng = store.get_engine(url)
-    t = store.bench_answers
+    eng = get_engine(url)
+    t = tables.bench_answers
     with eng.connect() as c:
         total = c.execute(select(func.count()).select_from(t).where(t.c.run_id == run_id)).scalar()
         distinct = c.execute(select(func.count()).select_from(
@@ -99,7 +102,7 @@ def flaky():
 
 
 def test_failures_recorded_then_retried(tmp_path, flaky):
-    eng = store.get_engine(f"sqlite:///{tmp_path / 'b.db'}")
+    eng = get_engine(f"sqlite:///{tmp_path / 'b.db'}")
     items, _ = load_items(config.SAMPLE20)
     cfg = RunConfig(models=["test/flaky"], modes=["none"], limit=4)
     s1 = run_benchmark(items, cfg, None, run_id="r1", engine=eng)
@@ -112,7 +115,7 @@ def test_failures_recorded_then_retried(tmp_path, flaky):
 
 
 def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
-    eng = store.get_engine(f"sqlite:///{tmp_path / 'c.db'}")
+    eng = get_engine(f"sqlite:///{tmp_path / 'c.db'}")
     items, _ = load_items(config.SAMPLE20)
     s = run_benchmark(items, RunConfig(models=["extractive"], modes=["rag", "gold"], limit=6), services,
                       run_id="rag", engine=eng)
@@ -177,7 +180,7 @@ def test_judge_failures_are_counted_then_retried_on_resume(tmp_path, monkeypatch
     with FakeLLMServer() as srv:
         srv.default = ("ok", "I cannot classify these statements.")
         _judge_env(monkeypatch, srv)
-        eng = store.get_engine(f"sqlite:///{tmp_path / 'j.db'}")
+        eng = get_engine(f"sqlite:///{tmp_path / 'j.db'}")
         items, _ = load_items(config.SAMPLE20)
         chosen = [it for it in items if it.question_type != "closed"][:3] + [items[0]]
         s = run_benchmark(chosen, RunConfig(models=["extractive"], modes=["gold"], judge="openai"), None,
@@ -204,7 +207,7 @@ def test_rescore_with_a_judge_does_not_generate_again(tmp_path, monkeypatch, fla
     from tests.fake_llm_server import FakeLLMServer
 
     flaky.fail = False
-    eng = store.get_engine(f"sqlite:///{tmp_path / 'r.db'}")
+    eng = get_engine(f"sqlite:///{tmp_path / 'r.db'}")
     items, _ = load_items(config.SAMPLE20)
     chosen = [it for it in items if it.question_type != "closed"][:2]
     s1 = run_benchmark(chosen, RunConfig(models=["test/flaky"], modes=["none", "gold"]), None, run_id="rs", engine=eng)
@@ -224,11 +227,11 @@ def test_rescore_with_a_judge_does_not_generate_again(tmp_path, monkeypatch, fla
 
 
 def test_resume_with_a_changed_configuration_is_refused(tmp_path, monkeypatch, flaky):
-    from lib import prompts
-    from lib.errors import UserError
+    from lib.core.errors import UserError
+    from lib.models import prompts
 
     flaky.fail = False
-    eng = store.get_engine(f"sqlite:///{tmp_path / 'm.db'}")
+    eng = get_engine(f"sqlite:///{tmp_path / 'm.db'}")
     items, _ = load_items(config.SAMPLE20)
     run_benchmark(items[:2], RunConfig(models=["test/flaky"], modes=["none"]), None, run_id="man", engine=eng)
     monkeypatch.setattr(prompts, "OPEN_NO_CONTEXT", prompts.OPEN_NO_CONTEXT + " Be brief.")
@@ -274,8 +277,8 @@ def test_two_openai_models_side_by_side_and_cli_contract(tmp_path, monkeypatch):
 
 def test_generate_with_a_real_client_counts_and_queues(tmp_path, monkeypatch):
     """Generation through the openai client against a local server: generated → well-formed → kept."""
-    from lib import annotations as ann
-    from lib.benchmark.generate import generate
+    from lib.evaluation.benchmark.generate import generate
+    from lib.review import annotations as ann
     from tests.fake_llm_server import FakeLLMServer
 
     passage = ("The proposed action would build an interceptor site at Fort Drum. Wetlands near the access road "
@@ -296,7 +299,7 @@ def test_generate_with_a_real_client_counts_and_queues(tmp_path, monkeypatch):
     item = rep.items[0]
     assert item.question_type == "closed" and item.answer == "yes" and item.page_number == 12
     assert item.position == "middle" and item.proof.startswith("Wetlands")
-    eng = store.get_engine(f"sqlite:///{tmp_path / 'g.db'}")
+    eng = get_engine(f"sqlite:///{tmp_path / 'g.db'}")
     assert ann.add_items(rep.items, "generated:test", eng) == 1
     assert ann.items(source="generated:test", engine=eng)[0]["question"] == "Would wetlands be avoided?"
 
@@ -304,12 +307,12 @@ def test_generate_with_a_real_client_counts_and_queues(tmp_path, monkeypatch):
 def test_rescore_reads_text_verdicts_again_and_a_resume_after_rescore_is_accepted(tmp_path, monkeypatch, flaky):
     """A parser fixed after the run: rescore re-reads verdicts that came from text (without new answers), and
     the run resumes afterwards (its manifest was updated, not left to refuse the next resume)."""
-    from lib import ask as ask_lib
+    from lib.qa import ask as ask_lib
     from tests.fake_llm_server import FakeLLMServer
 
     flaky.fail = False
     flaky.reply = "The right-of-way crosses two wetlands. Therefore, the answer is: No."
-    eng = store.get_engine(f"sqlite:///{tmp_path / 'p.db'}")
+    eng = get_engine(f"sqlite:///{tmp_path / 'p.db'}")
     items, _ = load_items(config.SAMPLE20)
     closed = [it for it in items if it.question_type == "closed"]
     truth = {it.id: it.answer.lower() for it in closed}
@@ -351,7 +354,7 @@ def test_cli_refuses_flags_that_differ_from_the_run_being_resumed(tmp_path):
 def test_holm_adjusts_the_family_of_paired_tests():
     from statsmodels.stats.multitest import multipletests
 
-    from lib.benchmark.report import holm
+    from lib.evaluation.benchmark.report import holm
 
     tests = [{"p_value": p, "within_noise": False} for p in (0.01, 0.02, 0.04, 0.3)]
     out = holm([dict(t) for t in tests])
@@ -364,12 +367,12 @@ def test_semantic_scores_of_an_older_embedder_are_never_mixed(tmp_path, flaky):
     """Semantic scores come from the exact model (torch's vectors). A run scored before that, with the int8
     ingest model, is not partly re-scored ("only retry" would mix the two in one table); re-scoring every answer
     is allowed and recorded in its manifest."""
-    from lib import manifest
-    from lib.embedding import Embedder
-    from lib.errors import UserError
+    from lib.core.errors import UserError
+    from lib.models.embedding import Embedder
+    from lib.qa import manifest
 
     flaky.fail = False
-    eng = store.get_engine(f"sqlite:///{tmp_path / 's.db'}")
+    eng = get_engine(f"sqlite:///{tmp_path / 's.db'}")
     items, _ = load_items(config.SAMPLE20)
     chosen = [it for it in items if it.question_type != "closed"][:2]
     run_benchmark(chosen, RunConfig(models=["test/flaky"], modes=["gold"]), None, run_id="old", engine=eng)

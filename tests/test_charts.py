@@ -1,7 +1,7 @@
 """Charts and tables built in lib/charts.py (pages only lay them out): n and intervals travel with every score."""
 import pandas as pd
 
-from lib import charts
+from lib.app import charts
 
 
 def _frame() -> pd.DataFrame:
@@ -59,7 +59,7 @@ def test_exam_leaderboard_names_every_bar_and_labels_runs_made_here():
 
 
 def test_a_paired_test_on_too_few_items_makes_no_claim():
-    from lib.benchmark.report import MIN_TEST_N, describe_test
+    from lib.evaluation.benchmark.report import MIN_TEST_N, describe_test
 
     t = {"a": ("m", "rag"), "b": ("m", "gold"), "kind": "open", "test": "paired bootstrap", "n": 3, "diff": 0.08,
          "p_value": 0.001, "p_adjusted": 0.008, "within_noise": False}
@@ -71,7 +71,8 @@ def test_a_paired_test_on_too_few_items_makes_no_claim():
 
 
 def test_arena_charts_draw_unbounded_ends_and_say_so():
-    from lib.arena_ratings import ratings, read_votes_csv, win_matrix
+    from lib.core.stats.ratings import ratings, win_matrix
+    from lib.review.arena_csv import read_votes_csv
 
     votes = read_votes_csv("left_model,right_model,vote\n" + "a,b,left\n" * 3 + "b,c,tie\nc,b,left\n" * 3)
     r = ratings(votes, n_bootstrap=50)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from lib import store
-from lib.documents import DocumentStore
-from lib.index import VectorIndex, make_client
-from lib.retrieval import Retriever
+from lib.collection.document_store import DocumentStore
+from lib.collection.vectors import VectorIndex, make_client
+from lib.retrieval.retriever import Retriever
+from lib.storage.engine import get_engine
 
 
 def free_port() -> int:
@@ -48,7 +48,7 @@ def test_index_and_query_through_chroma_server(chroma_server, services, tmp_path
     client = make_client(chroma_server)
     assert type(client).__name__ != "PersistentClient"
     index = VectorIndex(client, services.docs.index.embedder)
-    docs = DocumentStore(index, store.get_engine(f"sqlite:///{tmp_path / 'db.sqlite'}"))
+    docs = DocumentStore(index, get_engine(f"sqlite:///{tmp_path / 'db.sqlite'}"))
     path = pdf_factory("srv.pdf", ["Groundwater wells will be monitored quarterly near the launch site. " * 20,
                                    "Air emissions from generators stay below permit limits. " * 20])
     res = docs.ingest_file(str(path))

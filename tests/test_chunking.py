@@ -1,8 +1,8 @@
 import pytest
 
-from lib.chunking import chunk_pages, join_pages
-from lib.errors import UserError
-from lib.pdf import Page
+from lib.core.errors import UserError
+from lib.documents.chunking import chunk_pages, join_pages
+from lib.documents.pdf import Page
 
 
 def words(n: int, start: int = 0) -> str:
@@ -56,7 +56,7 @@ def test_real_tokenizer_never_exceeds_model_window(services):
 
 
 def test_table_of_contents_chunks_are_recognised():
-    from lib.chunking import is_navigation
+    from lib.documents.chunking import is_navigation
 
     toc = ("ES.1.3 Decisions to be Made ........................................................ ES-1 \n"
            "ES.1.4 Scope of the Analysis .................................................... ES-2")

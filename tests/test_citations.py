@@ -7,8 +7,9 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from lib import citations, originals, page_render
-from lib.errors import UserError
+from lib.core.errors import UserError
+from lib.documents import originals, page_render
+from lib.qa import citations
 from tests.conftest import ROOT, SAMPLE_PDF
 
 HL = page_render.HIGHLIGHT_RGB
@@ -229,7 +230,7 @@ def test_sample_eis_page_five(home):
 def test_ask_page_sources_open_the_page(fake_doc):
     from streamlit.testing.v1 import AppTest
 
-    from lib.ask import AskResult
+    from lib.qa.ask import AskResult
 
     contexts = [ctx(fake_doc, 2, 2, FIRST, doc_name="Fake FEIS", section="3.2 Rivers", score=0.8),
                 ctx(fake_doc, 2, 2, FIRST, doc_name="Fake FEIS", score=0.7),

@@ -1,10 +1,12 @@
 """Many EISs, one question: the persistent lexical index, scoped and balanced retrieval, section paths."""
 import pytest
 
-from lib import lexical, store
-from lib.documents import DocumentStore
-from lib.index import VectorIndex, make_client
-from lib.retrieval import Retriever
+from lib.collection import lexical
+from lib.collection.document_store import DocumentStore
+from lib.collection.vectors import VectorIndex, make_client
+from lib.retrieval.retriever import Retriever
+from lib.storage import engine as engine_mod
+from lib.storage.engine import get_engine
 
 CARIBOU = ["The Porcupine caribou herd calves on the coastal plain each June. Calving grounds would be avoided by "
            "seasonal restrictions on drilling. " * 12,
@@ -16,7 +18,7 @@ WETLAND = ["Wetland delineation found two wetlands near the access road at Fort 
 
 def make_store(tmp_path, services, url=None):
     index = VectorIndex(make_client("", str(tmp_path / "chroma")), services.docs.index.embedder)
-    return DocumentStore(index, store.get_engine(url or f"sqlite:///{tmp_path / 'c.db'}"))
+    return DocumentStore(index, get_engine(url or f"sqlite:///{tmp_path / 'c.db'}"))
 
 
 @pytest.fixture
@@ -90,7 +92,7 @@ def test_lexical_index_follows_ingest_reindex_delete_and_interrupt(two_docs):
 
 def test_lexical_index_survives_a_restart_without_a_rebuild(two_docs, services, tmp_path):
     docs, a, b = two_docs
-    store._engine_for.cache_clear()  # a new process: new engine, new client, new retriever
+    engine_mod._engine_for.cache_clear()  # a new process: new engine, new client, new retriever
     again = make_store(tmp_path, services)
     before = lexical.count(again.engine, b.doc_id)
     hits = lexical.search(again.engine, None, "wetland delineation Fort Drum", 3)
@@ -120,7 +122,8 @@ def test_reindex_keeps_sections_and_pdf_metadata_and_a_reupload_keeps_a_missing_
                                                                                          pdf_factory):
     import pymupdf
 
-    from lib import metadata, originals
+    from lib.documents import metadata as metadata
+    from lib.documents import originals
 
     path = pdf_factory("outlined.pdf", CARIBOU)
     with pymupdf.open(path) as d:
@@ -148,7 +151,7 @@ def test_dense_scope_plans_agree_with_exact_search_and_skip_other_generations(tm
     filter; each must give exactly the brute-force top k of the scope's live vectors."""
     import numpy as np
 
-    from lib import index as index_mod
+    from lib.collection import vectors as index_mod
 
     idx = VectorIndex(make_client("", str(tmp_path / "chroma")), services.docs.index.embedder)
     rng = np.random.default_rng(7)
@@ -199,7 +202,7 @@ def test_dense_scope_plans_agree_with_exact_search_and_skip_other_generations(tm
 
 
 def test_snippets_escape_the_pdf_text_and_mark_only_query_terms():
-    from lib.corpus_search import snippet
+    from lib.retrieval.corpus_search import snippet
 
     out = snippet('Wetlands & <img src=x onerror="alert(1)"> AMP plan: wetland amplifier', ["amp", "wetland"])
     assert out == ('<mark>Wetlands</mark> &amp; &lt;img src=x onerror=&quot;alert(1)&quot;&gt; <mark>AMP</mark> '
@@ -208,7 +211,7 @@ def test_snippets_escape_the_pdf_text_and_mark_only_query_terms():
 
 
 def test_corpus_search_ranks_documents_and_says_when_no_word_matched(two_docs):
-    from lib.corpus_search import search_documents
+    from lib.retrieval.corpus_search import search_documents
 
     docs, a, b = two_docs
     results = search_documents(Retriever(docs), "caribou calving", None)
@@ -220,7 +223,7 @@ def test_corpus_search_ranks_documents_and_says_when_no_word_matched(two_docs):
 def test_headings_detected_by_type_when_the_pdf_has_no_outline(tmp_path, services):
     import pymupdf
 
-    from lib.pdf import detect_headings, read_pdf_file
+    from lib.documents.pdf import detect_headings, read_pdf_file
 
     doc = pymupdf.open()
     body = ("Caribou of the Teshekpuk herd use the area for calving and insect relief during the summer months "
@@ -251,7 +254,7 @@ def test_headings_detected_by_type_when_the_pdf_has_no_outline(tmp_path, service
 
 def test_snippets_show_symbol_font_bullets_as_bullets():
     """U+F0B7 (a Wingdings bullet in the extracted text) draws as an empty box in a browser."""
-    from lib.corpus_search import snippet
+    from lib.retrieval.corpus_search import snippet
 
     out = snippet("Wetlands\n\uf0b7 The FTD footprint has 25 acres of wetland \uf0a7 streams", ["wetland"])
     assert out == "<mark>Wetlands</mark> • The FTD footprint has 25 acres of <mark>wetland</mark> • streams"

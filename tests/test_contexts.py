@@ -1,8 +1,8 @@
 import pytest
 
-from lib.contexts import Context, gold_context, pdf_context, rag_context, truncate_to_tokens
-from lib.errors import UserError
-from lib.pdf import Page
+from lib.core.errors import UserError
+from lib.documents.pdf import Page
+from lib.qa.contexts import Context, gold_context, pdf_context, rag_context, truncate_to_tokens
 
 
 def count(text: str) -> int:
@@ -51,8 +51,8 @@ def test_gold_context_requires_passage():
 
 
 def test_rag_context_cites_pages():
-    from lib.chunking import Chunk
-    from lib.retrieval import Hit
+    from lib.documents.chunking import Chunk
+    from lib.retrieval.retriever import Hit
 
     hits = [Hit(Chunk(0, "first text", 3, 3, 0, 10, 2), 0.9, 1), Hit(Chunk(5, "second", 7, 8, 50, 56, 1), 0.5, 2)]
     ctx = rag_context(hits)
@@ -64,9 +64,9 @@ def test_rag_context_cites_pages():
 def test_rag_numbers_are_the_pages_numbers():
     """Two chunks of one page and one of another document reach the model as [1] and [2], the numbers the page
     shows; an answer's [2] is the other document."""
-    from lib.chunking import Chunk
-    from lib.citations import cited_numbers, number_sources
-    from lib.retrieval import Hit
+    from lib.documents.chunking import Chunk
+    from lib.qa.citations import cited_numbers, number_sources
+    from lib.retrieval.retriever import Hit
 
     hits = [Hit(Chunk(0, "Wetlands at the site total 12 acres.", 71, 71, 0, 10, 8), 0.9, 1, "docA", "FEIS A"),
             Hit(Chunk(1, "Mitigation replaces them two to one.", 71, 71, 10, 20, 8), 0.8, 2, "docA", "FEIS A"),

@@ -2,9 +2,9 @@ import json
 
 import pytest
 
-from lib import config
-from lib.benchmark.dataset import QUESTION_TYPES, load_items
-from lib.errors import UserError
+from lib.core import config
+from lib.core.errors import UserError
+from lib.evaluation.benchmark.dataset import QUESTION_TYPES, load_items
 
 HEADER = "ID,EIS_filename,question_type,question,groundtruth_answer,context,page_number,position\n"
 

@@ -1,9 +1,9 @@
 import pytest
 
-from lib import store
-from lib.documents import DocumentStore
-from lib.errors import UserError
-from lib.index import VectorIndex, make_client
+from lib.collection.document_store import DocumentStore
+from lib.collection.vectors import VectorIndex, make_client
+from lib.core.errors import UserError
+from lib.storage.engine import get_engine
 from tests.conftest import SAMPLE_PDF
 
 PARAGRAPH = (
@@ -17,7 +17,7 @@ PARAGRAPH = (
 def fresh(tmp_path, services):
     """A DocumentStore on its own Chroma folder and SQLite file, sharing the session's embedder."""
     index = VectorIndex(make_client("", str(tmp_path / "chroma")), services.docs.index.embedder)
-    return DocumentStore(index, store.get_engine(f"sqlite:///{tmp_path / 'db.sqlite'}"))
+    return DocumentStore(index, get_engine(f"sqlite:///{tmp_path / 'db.sqlite'}"))
 
 
 def test_sample_ingest_summary(sample_doc, services):

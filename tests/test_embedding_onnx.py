@@ -7,12 +7,12 @@ import json
 import numpy as np
 import pytest
 
-from lib import config
-from lib.chunking import chunk_pages
-from lib.embedding import Embedder, default_model_path, effective_backend, get_embedder
-from lib.embedding_onnx import OnnxEmbedder, cache_folder, export
-from lib.errors import UserError
-from lib.pdf import read_pdf_file
+from lib.core import config
+from lib.core.errors import UserError
+from lib.documents.chunking import chunk_pages
+from lib.documents.pdf import read_pdf_file
+from lib.models.embedding import Embedder, default_model_path, effective_backend, get_embedder
+from lib.models.embedding_onnx import OnnxEmbedder, cache_folder, export
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +79,7 @@ def test_export_is_cached_and_its_key_follows_the_recipe(monkeypatch):
     assert path.exists() and seconds == 0.0  # exported once already by the session's embedder
     meta = json.loads((path.parent / "export.json").read_text())
     assert meta["backend"] == "onnx-int8"
-    from lib import embedding_onnx
+    from lib.models import embedding_onnx
 
     before = cache_folder(__import__("pathlib").Path(model), "onnx-int8")
     monkeypatch.setattr(embedding_onnx, "KEEP_FP32", ("layer.5/",))

@@ -5,11 +5,13 @@ import threading
 import pytest
 from sqlalchemy import func, select
 
-from lib import enviroexam as ee
-from lib import manifest, store
-from lib.errors import UserError
-from lib.providers import registry
-from lib.providers.base import Answer, ModelOptions, Provider, ProviderError, Request
+from lib.core.errors import UserError
+from lib.evaluation import exam as ee
+from lib.models import registry
+from lib.models.base import Answer, ModelOptions, Provider, ProviderError, Request
+from lib.qa import manifest
+from lib.storage import tables
+from lib.storage.engine import get_engine
 
 EXTRACT_TABLE = [
     ("答案：B", "B"),
@@ -120,7 +122,7 @@ def test_five_shot_prompt():
 
 
 def test_run_resumes_without_repeating_answers(tmp_path):
-    eng = store.get_engine(f"sqlite:///{tmp_path / 'exam.db'}")
+    eng = get_engine(f"sqlite:///{tmp_path / 'exam.db'}")
     courses = ["environmental_science", "modern_biology"]
     first = ee.run_exam("smollm2", 0, False, courses, limit=1, engine=eng)
     assert first["n_questions"] == 2 and first["unparsed"] == 0 and first["failed"] == 0
@@ -135,7 +137,7 @@ def test_run_resumes_without_repeating_answers(tmp_path):
     assert second["run_id"] != first["run_id"]
     assert second["n_questions"] == 4 and set(second["courses"]) == set(courses)
     with eng.connect() as c:
-        assert c.execute(select(func.count()).select_from(store.exam_answers)).scalar() == 2 + 4
+        assert c.execute(select(func.count()).select_from(tables.exam_answers)).scalar() == 2 + 4
     assert ee.summarize("smollm2", 0, False, "test", courses, 1, engine=eng)["n_questions"] == 2
     five = ee.run_exam("smollm2", 5, False, courses[:1], limit=1, engine=eng)
     assert five["shots"] == 5 and five["n_questions"] == 1
@@ -188,11 +190,11 @@ def fake():
 
 @pytest.fixture
 def eng(tmp_path):
-    return store.get_engine(f"sqlite:///{tmp_path / 'exam.db'}")
+    return get_engine(f"sqlite:///{tmp_path / 'exam.db'}")
 
 
 def rows(eng, run_id):
-    t = store.exam_answers
+    t = tables.exam_answers
     with eng.connect() as c:
         return [dict(r) for r in c.execute(select(t).where(t.c.run_id == run_id)).mappings()]
 
@@ -339,7 +341,7 @@ def test_store_made_before_rotations_is_upgraded(fake, tmp_path):
                 parsed, raw) VALUES ('smollm2|0-shot|direct|test', 'smollm2', 0, 0, 'test', 'modern_biology', 0,
                 NULL, 'A', 0, 0, 'no idea');
         """)
-    eng = store.get_engine(f"sqlite:///{path}")
+    eng = get_engine(f"sqlite:///{path}")
     plain = ee.run_exam(fake.id, 0, False, [COURSE], limit=1, engine=eng)
     circ = ee.run_exam(fake.id, 0, False, [COURSE], limit=1, engine=eng, circular=True)
     assert circ["n_questions"] == 1 and len(rows(eng, circ["run_id"])) == 4 and plain["n_questions"] == 1

@@ -1,11 +1,13 @@
 """Estimates before work (issue 13): from measured times of the same model and mode, else a stated guess."""
 from sqlalchemy import insert
 
-from lib import estimates, store
+from lib.app import estimates
+from lib.storage import tables
+from lib.storage.engine import get_engine
 
 
 def _engine(tmp_path):
-    return store.get_engine(f"sqlite:///{tmp_path / 'est.db'}")
+    return get_engine(f"sqlite:///{tmp_path / 'est.db'}")
 
 
 def test_duration_words():
@@ -16,13 +18,13 @@ def test_duration_words():
 def test_answer_rate_is_the_median_of_measured_answers(tmp_path):
     eng = _engine(tmp_path)
     with eng.begin() as c:
-        c.execute(insert(store.bench_runs).values(run_id="r", config="{}", items="[]"))
-        c.execute(insert(store.bench_answers), [
+        c.execute(insert(tables.bench_runs).values(run_id="r", config="{}", items="[]"))
+        c.execute(insert(tables.bench_answers), [
             {"run_id": "r", "item_id": f"I{i}", "model": "local/smollm2-135m", "mode": "rag", "status": "ok",
              "seconds": s} for i, s in enumerate((2.0, 3.0, 100.0))])
-        c.execute(insert(store.bench_answers).values(run_id="r", item_id="F", model="local/smollm2-135m", mode="rag",
+        c.execute(insert(tables.bench_answers).values(run_id="r", item_id="F", model="local/smollm2-135m", mode="rag",
                                                      status="failed", seconds=500.0))  # a failure is no timing
-        c.execute(insert(store.ask_history).values(batch_id="b", question="q", model="local/smollm2-135m", mode="rag",
+        c.execute(insert(tables.ask_history).values(batch_id="b", question="q", model="local/smollm2-135m", mode="rag",
                                                    closed=0, seconds=4.0))
     rate = estimates.answer_rate("local/smollm2-135m", "rag", eng)
     assert (rate.seconds, rate.n, rate.measured) == (3.5, 4, True)
@@ -45,7 +47,7 @@ def test_benchmark_estimate_adds_local_calls_and_overlaps_remote_ones(tmp_path):
 def test_exam_rate_from_stored_answer_times(tmp_path):
     eng = _engine(tmp_path)
     with eng.begin() as c:
-        c.execute(insert(store.exam_answers), [
+        c.execute(insert(tables.exam_answers), [
             {"run_id": "x", "model": "local/smollm2-135m", "shots": 0, "cot": 0, "split": "test", "course": "c",
              "q_index": i, "gold": "A", "correct": 1, "parsed": 1, "seconds": s} for i, s in enumerate((0.2, 0.4, 0.6))])
     rate = estimates.exam_rate("local/smollm2-135m", 0, False, eng)
@@ -60,7 +62,7 @@ def test_generation_rate_from_finished_jobs(tmp_path):
 
     eng = _engine(tmp_path)
     with eng.begin() as c:
-        c.execute(insert(store.jobs).values(
+        c.execute(insert(tables.jobs).values(
             job_id="g1", kind="generate", title="t", status="done", progress=1.0, created_at=1.0, started_at=10.0,
             ended_at=70.0, params=json.dumps({"model": "local/smollm2-135m", "chunks": [1, 2],
                                               "per_type": {"closed": 2, "recall": 1, "funnel": 0}})))

@@ -12,12 +12,14 @@ import re
 import pandas as pd
 import pytest
 
-from lib import ask as ask_lib
-from lib import csv_safe, store
-from lib import enviroexam as ee
-from lib.benchmark import report
-from lib.benchmark.dataset import Item
-from lib.benchmark.runner import RunConfig, run_benchmark
+from lib.core import csv_safe
+from lib.evaluation import exam as ee
+from lib.evaluation.benchmark import report
+from lib.evaluation.benchmark.dataset import Item
+from lib.evaluation.benchmark.runner import run_benchmark
+from lib.evaluation.benchmark.runs import RunConfig
+from lib.qa import ask as ask_lib
+from lib.storage.engine import get_engine
 
 HYPERLINK = '=HYPERLINK("http://x","Click")'
 DDE = "+cmd|' /C calc'!A0"
@@ -43,7 +45,7 @@ def assert_no_live_formula(rows: list[dict[str, str]]) -> None:
 
 
 def test_benchmark_answers_csv_neutralised_json_raw(tmp_path):
-    eng = store.get_engine(f"sqlite:///{tmp_path / 'exports.db'}")
+    eng = get_engine(f"sqlite:///{tmp_path / 'exports.db'}")
     # one sentence (no split before "@"), so the extractive baseline quotes it whole: the answer starts with "="
     passage = f"{HYPERLINK} shows the wetland mitigation plan for the selected site. {AT} is the acreage total."
     item = Item(id=DDE, question_type="recall", question=HYPERLINK, answer=MINUS, context=passage, doc="not-indexed")
@@ -73,7 +75,7 @@ def test_benchmark_answers_csv_neutralised_json_raw(tmp_path):
 
 
 def test_ask_history_csv_neutralised_json_raw(tmp_path):
-    eng = store.get_engine(f"sqlite:///{tmp_path / 'history.db'}")
+    eng = get_engine(f"sqlite:///{tmp_path / 'history.db'}")
     passage = f"{MINUS} is what the table says about the wetlands at the site. {AT} totals the acres."
     answered = ask_lib.ask(HYPERLINK, "extractive", "gold", gold=passage, closed=False)
     assert not answered.error and answered.answer.startswith(MINUS)

@@ -6,10 +6,13 @@ import sys
 
 import pytest
 
-from lib import config, store
-from lib.benchmark.dataset import load_items
-from lib.benchmark.runner import RunConfig, answers, run_benchmark
-from lib.providers import registry
+from lib.core import config
+from lib.evaluation.benchmark.dataset import load_items
+from lib.evaluation.benchmark.runner import run_benchmark
+from lib.evaluation.benchmark.runs import RunConfig, answers
+from lib.models import registry
+from lib.storage import tables
+from lib.storage.engine import get_engine
 from tests.conftest import ROOT
 from tests.fake_llm_server import FakeLLMServer
 
@@ -65,7 +68,7 @@ def test_any_provider_response_ends_as_one_failed_cell_and_the_run_completes(ser
     chosen = [it for it in items if it.question_type != "closed"][: len(odd) + 2]
     # The run asks the items one at a time, in order: each hostile reply meets one item, then two good ones.
     server.script.extend(list(odd.values()) + [("json", ANTHROPIC_OK if family == "anthropic" else OPENAI_OK)] * 2)
-    eng = store.get_engine(f"sqlite:///{tmp_path / 'f.db'}")
+    eng = get_engine(f"sqlite:///{tmp_path / 'f.db'}")
     s = run_benchmark(chosen, RunConfig(models=[family], modes=["none"]), None, run_id="fuzz", engine=eng,
                       max_workers=1)
     rows = answers("fuzz", eng)
@@ -79,15 +82,15 @@ def test_any_provider_response_ends_as_one_failed_cell_and_the_run_completes(ser
 
 
 def test_a_key_echoed_by_the_server_is_never_stored_or_printed(server, tmp_path):
-    from lib.ask import ask, save_history
+    from lib.qa.ask import ask, save_history
 
     server.script.append(("echo_key",))
     r = ask("Did USFWS attend?", "openai", "none", closed=True)
     assert r.error is None and "Bearer ***" in r.answer and KEY not in r.answer and KEY[8:] not in r.answer
-    eng = store.get_engine(f"sqlite:///{tmp_path / 'k.db'}")
+    eng = get_engine(f"sqlite:///{tmp_path / 'k.db'}")
     save_history([r], None, eng)
     with eng.connect() as c:
-        dump = "\n".join(str(tuple(row)) for t in store.metadata.sorted_tables
+        dump = "\n".join(str(tuple(row)) for t in tables.metadata.sorted_tables
                          for row in c.execute(t.select()).fetchall())
     assert KEY not in dump and KEY[8:] not in dump
     items, _ = load_items(config.SAMPLE20)
@@ -117,7 +120,7 @@ def test_ask_exits_1_when_its_cell_fails_and_2_for_user_errors(server, tmp_path)
 def test_contexts_fit_the_answering_model(services, sample_doc):
     """A 48,000-character gold passage (one 'word', a handful of tokens to the embedder) is cut to SmolLM2's
     window with the same notice as full-PDF mode, and the answer comes back."""
-    from lib.ask import ask
+    from lib.qa.ask import ask
 
     passage = "Wetlands. " + "■" * 48_000
     r = ask("What does the passage say?", "smollm2", "gold", gold=passage)
@@ -131,9 +134,9 @@ def test_contexts_fit_the_answering_model(services, sample_doc):
 
 
 def test_chunks_are_bounded_in_characters():
-    from lib.chunking import MAX_CHARS_PER_TOKEN, chunk_pages
-    from lib.embedding import get_embedder
-    from lib.pdf import Page
+    from lib.documents.chunking import MAX_CHARS_PER_TOKEN, chunk_pages
+    from lib.documents.pdf import Page
+    from lib.models.embedding import get_embedder
 
     emb = get_embedder()
     pages = [Page(1, "Normal text about wetlands. " * 20 + "\n" + "■" * 48_000 + "\nMore text.")]
@@ -182,7 +185,7 @@ def test_every_user_error_follows_the_contract(tmp_path):
 
 
 def test_benchmark_files_in_utf16_read_and_odd_page_numbers_are_reported(tmp_path):
-    from lib.benchmark.dataset import load_items
+    from lib.evaluation.benchmark.dataset import load_items
 
     text = config.SAMPLE20.read_text(encoding="utf-8")
     items, problems = load_items(text.encode("utf-16"), "csv")
@@ -214,7 +217,7 @@ def test_bench_with_a_hostile_provider_completes_and_exits_0(server, tmp_path):
 
 
 def test_redaction_leaves_eis_prose_alone_and_catches_keys():
-    from lib.redact import redact
+    from lib.core.redact import redact
 
     prose = ("The risk-assessment and task-specific mitigation plan (Map key: wetlands; Basic 2015/2016) applies "
              "to the right-of-way. Table key: NEPA-2019-0001234-EIS.")

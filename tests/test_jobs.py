@@ -14,7 +14,9 @@ import pytest
 from sqlalchemy import func, select
 from streamlit.testing.v1 import AppTest
 
-from lib import config, jobs, store
+from lib.core import config
+from lib.storage import jobs, tables
+from lib.storage.engine import get_engine
 from tests.conftest import ROOT
 
 T = 180
@@ -32,7 +34,7 @@ def _env(home: Path, **extra: str) -> dict:
 
 def _answers(engine, run_id: str) -> tuple[int, int]:
     """(rows, distinct cells) of a run's answers: equal when nothing was written twice."""
-    t = store.bench_answers
+    t = tables.bench_answers
     with engine.connect() as c:
         rows = c.execute(select(func.count()).select_from(t).where(t.c.run_id == run_id)).scalar()
         cells = len(c.execute(select(t.c.item_id, t.c.model, t.c.mode).where(t.c.run_id == run_id)
@@ -63,13 +65,13 @@ def test_cli_ingest_runs_the_job_code_and_records_it(tmp_path, pdf_factory):
 def test_cancel_keeps_finished_answers_and_resume_completes_the_run(tmp_path, monkeypatch):
     """A benchmark job against a slow model: cancelled mid-run it stops, keeps its answers; resumed, it
     continues the same run without answering anything twice."""
-    from lib.benchmark.dataset import load_items
-    from lib.benchmark.runner import RunConfig
-    from lib.job_kinds import benchmark_params
-    from lib.providers import registry
+    from lib.app.job_handlers import benchmark_params
+    from lib.evaluation.benchmark.dataset import load_items
+    from lib.evaluation.benchmark.runs import RunConfig
+    from lib.models import registry
     from tests.fake_llm_server import FakeLLMServer
 
-    eng = store.get_engine()
+    eng = get_engine()
     with FakeLLMServer() as srv:
         srv.default = ("sleep", 0.3)
         monkeypatch.setenv("OPENAI_API_KEY", "test-key-for-the-local-server")
@@ -115,7 +117,7 @@ def test_a_killed_cli_run_shows_interrupted_and_resumes_from_saved_rows(tmp_path
                                  "--models", "openai/gpt-slow", "--modes", "none", "--workers", "1",
                                  "--run-id", "killed"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
-        eng = store.get_engine(f"sqlite:///{home / 'nepaqa.db'}")
+        eng = get_engine(f"sqlite:///{home / 'nepaqa.db'}")
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             try:
@@ -180,7 +182,7 @@ def long_pdf(path: Path, topic: str, pages: int = 150) -> Path:
 
 
 def test_cancelling_an_ingest_stops_it_at_once_and_leaves_nothing(services):
-    from lib.job_kinds import ingest_params
+    from lib.app.job_handlers import ingest_params
 
     pdf = long_pdf(Path(config.paths().home) / "cancel_me.pdf", "Wetland delineation plot")
     import hashlib
@@ -214,7 +216,7 @@ def test_a_failed_upload_job_says_why(services, bad_files):
 def test_interrupted_only_when_no_process_holds_the_job(tmp_path, monkeypatch):
     """A job row left 'running' by a process that is gone reads as interrupted; one whose process holds its
     lease does not, even queued for long; a resume is claimed once."""
-    eng = store.get_engine(f"sqlite:///{tmp_path / 'j.db'}")
+    eng = get_engine(f"sqlite:///{tmp_path / 'j.db'}")
     ghost = jobs._insert("ingest", "ghost", {"path": "x.pdf"}, "cli", eng, "running")  # no process behind it
     live_id = jobs._new_id()
     lease = jobs._hold(live_id, "ingest", eng)  # as another process would hold it

@@ -7,14 +7,15 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 from sqlalchemy import select
 
-from lib import annotations as ann
-from lib import judge_review as jr
-from lib import store
-from lib.agreement import agreement_report
-from lib.benchmark.dataset import Item
-from lib.errors import UserError
-from lib.providers import registry
-from lib.providers.extractive import ExtractiveProvider
+from lib.core.errors import UserError
+from lib.core.stats.agreement import agreement_report
+from lib.evaluation.benchmark.dataset import Item
+from lib.models import registry
+from lib.models.extractive import ExtractiveProvider
+from lib.review import annotations as ann
+from lib.review import judge_review as jr
+from lib.storage import tables
+from lib.storage.engine import get_engine
 from tests.fake_llm_server import openai_loopback
 
 KEY = "sk-test-JUDGESECRETKEY1234567890"
@@ -31,7 +32,7 @@ def reply(tc="yes", ac="yes", ps="yes"):
 
 @pytest.fixture
 def engine(tmp_path):
-    return store.get_engine(f"sqlite:///{tmp_path / 'judge.db'}")
+    return get_engine(f"sqlite:///{tmp_path / 'judge.db'}")
 
 
 @pytest.fixture
@@ -41,7 +42,7 @@ def server(monkeypatch):
 
 
 def stored(engine):
-    t = store.judge_labels
+    t = tables.judge_labels
     with engine.connect() as c:
         return [dict(r) for r in c.execute(select(t).order_by(t.c.item_id, t.c.label)).mappings()]
 

@@ -11,10 +11,11 @@ import pymupdf
 import pytest
 from sqlalchemy import insert
 
-from lib import metadata as M
-from lib import store
-from lib.errors import UserError
-from lib.pdf import ExtractedPdf, Page, read_pdf_file
+from lib.core.errors import UserError
+from lib.documents import metadata as M
+from lib.documents.pdf import ExtractedPdf, Page, read_pdf_file
+from lib.storage import tables
+from lib.storage.engine import get_engine
 from tests.conftest import ROOT, SAMPLE_PDF
 from tests.fake_llm_server import FakeLLMServer
 
@@ -234,10 +235,10 @@ def test_document_type_words(text, expected):
 # ----- storage ---------------------------------------------------------------------------------------------------
 @pytest.fixture
 def engine(tmp_path):
-    eng = store.get_engine(f"sqlite:///{tmp_path / 'meta.db'}")
+    eng = get_engine(f"sqlite:///{tmp_path / 'meta.db'}")
     for doc_id, name in (("doc_a", "a_file"), ("doc_b", "b_file"), ("doc_c", "c_file")):
         with eng.begin() as c:
-            c.execute(insert(store.documents).values(
+            c.execute(insert(tables.documents).values(
                 doc_id=doc_id, name=name, sha256=doc_id.ljust(64, "0"), status="ready:1", n_bytes=1, n_pages=1,
                 n_chars=1, chunk_size=200, chunk_overlap=40, embed_model="test"))
     return eng
@@ -428,7 +429,7 @@ KEY = "sk-test-SUPERSECRETKEY1234567890"
 
 @pytest.fixture
 def llm(monkeypatch):
-    from lib.providers import registry
+    from lib.models import registry
 
     with FakeLLMServer() as srv:
         monkeypatch.setenv("OPENAI_API_KEY", KEY)
@@ -476,7 +477,7 @@ def test_a_connected_model_fills_only_the_gaps(engine, llm):
 
 
 def test_the_bundled_models_are_refused(engine):
-    from lib.providers.base import Provider
+    from lib.models.base import Provider
 
     class Tiny(Provider):
         family, model_name, label, weak = "local", "tiny-test", "Tiny test model", True
@@ -486,7 +487,7 @@ def test_the_bundled_models_are_refused(engine):
 
     with pytest.raises(UserError, match="cannot fill metadata reliably"):
         M.fill_with_model("doc_a", Tiny(), ["text"], engine)
-    from lib.providers.extractive import ExtractiveProvider
+    from lib.models.extractive import ExtractiveProvider
 
     with pytest.raises(UserError, match="cannot fill metadata reliably"):
         M.fill_with_model("doc_a", ExtractiveProvider(), ["text"], engine)

@@ -2,11 +2,11 @@
 order with pages, never a fragment or a bullet glyph; SmolLM2 gets the decoding a tiny model needs and stops looping."""
 import re
 
-from lib import ask as ask_lib
-from lib.providers import registry
-from lib.providers.base import Request
-from lib.providers.extractive import ExtractiveProvider, context_sentences, is_whole, split_sentences
-from lib.providers.local_gguf import BRIEF_INSTRUCTION
+from lib.models import registry
+from lib.models.base import Request
+from lib.models.extractive import ExtractiveProvider, context_sentences, is_whole, split_sentences
+from lib.models.local_gguf import BRIEF_INSTRUCTION
+from lib.qa import ask as ask_lib
 
 # What a RAG context looks like (lib.contexts.rag_context): numbered sources with a label ending in pages. The
 # first source starts mid-sentence (a chunk boundary) and carries a Wingdings bullet; the second repeats a
@@ -91,7 +91,7 @@ def test_smollm2_no_longer_loops_on_the_sample():
     """Two sample questions on which the old decoding repeated a sentence until its budget ran out (measured:
     bench/offline_answers.py). Greedy and deterministic, so this is the answer a user gets: no sentence repeats,
     and the answer stays within the short budget."""
-    from lib.benchmark.dataset import load_sample_items
+    from lib.evaluation.benchmark.dataset import load_sample_items
 
     by_id = {it["ID"]: it for it in load_sample_items()}
     for item_id in ("EIS00013", "EIS00108"):
@@ -108,7 +108,7 @@ def test_extractive_on_the_sample_gold_passages_quotes_whole_sentences_of_them()
     sentences of the passage, checked against the passage text (bench/offline_answers.spliced, which does not use
     the code that picks the sentences), with no list marker or heading."""
     from bench.offline_answers import _GLYPH, spliced
-    from lib.benchmark.dataset import load_sample_items
+    from lib.evaluation.benchmark.dataset import load_sample_items
 
     items = load_sample_items()
     by_id = {it["ID"]: it for it in items}

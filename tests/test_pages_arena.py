@@ -1,7 +1,8 @@
 """AppTest: the Arena page hides which system wrote which answer until the vote, then shows ratings."""
 from streamlit.testing.v1 import AppTest
 
-from lib import arena, store
+from lib.review import arena
+from lib.storage.engine import get_engine
 from tests.conftest import ROOT
 from tests.test_annotations import identify
 from tests.test_arena import make_run
@@ -23,7 +24,7 @@ def vote_tab_text(at: AppTest) -> str:
 
 
 def test_names_hidden_until_the_vote_then_ratings():
-    make_run(store.get_engine())
+    make_run(get_engine())
     for a in arena.arenas():  # a fresh page: no arena from another test
         arena.delete_arena(a["arena_id"])
     at = page().run()
@@ -69,7 +70,7 @@ def test_names_hidden_until_the_vote_then_ratings():
 def test_second_arena_undo_and_delete():
     """Starting a second arena from the Arenas tab opens it (it once crashed: the arena picker's state was set after
     the widget was drawn); the systems follow the answers picked; a vote can be taken back; an arena can be deleted."""
-    make_run(store.get_engine())
+    make_run(get_engine())
     for a in arena.arenas():
         arena.delete_arena(a["arena_id"])
     at = page().run()

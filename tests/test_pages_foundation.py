@@ -84,7 +84,7 @@ def test_documents_tags_filter_and_retrieval_across_documents(services, pdf_fact
     at.toggle(key="try_bal").set_value(True).run()
     at.text_input(key="try_query").input("wetland mitigation bank").run()
     assert not at.exception
-    from lib import metadata as M
+    from lib.documents import metadata as M
     from pages._ui import plain
 
     title = {n: plain(M.display_title(M.get(d, services.docs.engine), n)) for n, d in ids.items()}

@@ -1,9 +1,9 @@
 """AppTest: the Ask, Benchmark, Validate and EnviroExam pages with the offline models."""
 from streamlit.testing.v1 import AppTest
 
-from lib import annotations as ann
-from lib import config
-from lib.benchmark.dataset import load_items
+from lib.core import config
+from lib.evaluation.benchmark.dataset import load_items
+from lib.review import annotations as ann
 from tests.conftest import ROOT, settle
 
 T = 300
@@ -33,7 +33,7 @@ def test_ask_page_fills_grid(services, sample_doc):
             assert f"**{label}** · {mode}" in text
     assert any("Sources: p." in c.value for c in at.caption)
     assert len(at.dataframe) >= 1  # the history table
-    from lib import metadata as M
+    from lib.documents import metadata as M
 
     chosen = at.selectbox(key="ask_doc").value
     title = M.display_title(M.get(chosen, services.docs.engine), services.docs.get(chosen).name)
@@ -124,7 +124,7 @@ def test_enviroexam_results_and_run():
     assert (board["source"] == "run here").sum() == 0  # a limit-2 run is partial: never ranked with full runs
     assert (at.dataframe[1].value["questions"] == 4).any()  # it sits in the "Partial runs" table
     # each answer's time is stored, so the next estimate is measured, not guessed
-    from lib import estimates
+    from lib.app import estimates
 
     assert estimates.exam_rate("local/smollm2-135m", 0, False).n >= 4
     # the quiz says how many are unanswered before scoring them wrong

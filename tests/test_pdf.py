@@ -1,7 +1,7 @@
 import pytest
 
-from lib.errors import UserError
-from lib.pdf import extract_pdf, read_pdf_file
+from lib.core.errors import UserError
+from lib.documents.pdf import extract_pdf, read_pdf_file
 
 MB = 1024 * 1024
 

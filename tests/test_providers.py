@@ -3,8 +3,8 @@ import logging
 
 import pytest
 
-from lib.providers import registry
-from lib.providers.base import ProviderError, Request
+from lib.models import registry
+from lib.models.base import ProviderError, Request
 from tests.fake_llm_server import FakeLLMServer
 
 KEY = "sk-test-SUPERSECRETKEY1234567890"
@@ -105,7 +105,7 @@ def test_unconfigured_models_are_unavailable_with_reason(monkeypatch):
 
 
 def test_ids_are_concrete_and_aliases_resolve(server, monkeypatch):
-    from lib.errors import UserError
+    from lib.core.errors import UserError
 
     monkeypatch.setenv("OPENAI_MODEL", "gpt-4o-mini, gpt-4o")
     monkeypatch.setenv("ANTHROPIC_MODEL", "claude-3-5-haiku-latest,claude-sonnet-4-5")
@@ -136,7 +136,7 @@ def test_openai_asks_for_a_json_schema_verdict(server):
 
 
 def test_a_server_that_ignores_the_schema_is_read_as_text_not_failed(server):
-    from lib import ask as ask_lib
+    from lib.qa import ask as ask_lib
 
     server.script.append(("ok", "Yes, the U.S. Fish and Wildlife Service took part."))
     ans = registry.get("openai").generate(CLOSED)
@@ -178,7 +178,7 @@ def test_plugins_register_models_the_way_built_ins_do(monkeypatch):
     """An installed package adds a model family through the nepaqa.models entry point with the same hook."""
     import importlib.metadata as md
 
-    from lib.providers.base import Answer, Provider
+    from lib.models.base import Answer, Provider
 
     class Echo(Provider):
         family, model_name, label = "plugin", "echo", "Echo (plugin)"
@@ -241,7 +241,7 @@ def test_a_broken_stream_is_one_clear_failure(server, pid, how):
 def test_a_streamed_key_is_never_shown_even_in_part(server):
     """A hostile server streams the caller's key back a few characters at a time: what the page would draw at
     every step (ask_grid's partial text) never holds any part of the key longer than the pattern's prefix."""
-    from lib import ask as ask_lib
+    from lib.qa import ask as ask_lib
 
     server.default = ("echo_key",)
     server.stream_delay = 0.15  # slow enough for the page to draw several partial answers
@@ -260,8 +260,8 @@ def test_a_local_models_time_is_its_own_not_the_queue(request):
     import threading
     import time as _time
 
-    from lib.ask import ask
-    from lib.providers.base import Answer, ModelOptions, Provider
+    from lib.models.base import Answer, ModelOptions, Provider
+    from lib.qa.ask import ask
 
     class Slow(Provider):
         family, model_name, label, concurrent, local = "test", "slow-local", "Slow local", False, True

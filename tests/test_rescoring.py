@@ -9,11 +9,13 @@ import numpy as np
 import pytest
 from sqlalchemy import func, select, update
 
-from lib import rescoring, store
-from lib.documents import DocumentStore
-from lib.embedding import Embedder
-from lib.index import VectorIndex, make_client
-from lib.retrieval import Retriever
+from lib.collection.document_store import DocumentStore
+from lib.collection.vectors import VectorIndex, make_client
+from lib.models.embedding import Embedder
+from lib.retrieval import rescoring
+from lib.retrieval.retriever import Retriever
+from lib.storage import tables
+from lib.storage.engine import get_engine
 
 QUESTIONS = [
     "What are the impacts on groundwater at the FTD site?",
@@ -72,11 +74,11 @@ def test_dense_search_over_int8_gives_the_exact_order_and_scores(services, sampl
 @pytest.fixture
 def small_store(tmp_path, services):
     index = VectorIndex(make_client("", str(tmp_path / "chroma")), services.docs.index.embedder)
-    return DocumentStore(index, store.get_engine(f"sqlite:///{tmp_path / 's.db'}"))
+    return DocumentStore(index, get_engine(f"sqlite:///{tmp_path / 's.db'}"))
 
 
 def stored(engine, doc_id: str) -> int:
-    ev = store.exact_vectors
+    ev = tables.exact_vectors
     with engine.connect() as c:
         return int(c.execute(select(func.count()).select_from(ev).where(ev.c.doc_id == doc_id)).scalar())
 
@@ -104,7 +106,7 @@ def test_exact_vectors_are_made_once_and_follow_the_chunks(small_store, pdf_fact
     assert embedded == [1]  # the query only: the chunks' exact vectors come from the store
 
     # a stored vector whose text no longer matches is made again, and only that one
-    ev = store.exact_vectors
+    ev = tables.exact_vectors
     with docs.engine.begin() as c:
         c.execute(update(ev).where((ev.c.doc_id == doc.doc_id) & (ev.c.idx == 0)).values(text_sha="stale"))
     rescoring._recent.clear()  # this process's recent vectors too: as in another process
@@ -149,7 +151,7 @@ def test_a_search_while_another_writer_holds_the_database(small_store, pdf_facto
     other = sqlite3.connect(docs.engine.url.database, timeout=0)
     other.execute("BEGIN IMMEDIATE")  # holds the write lock
     try:
-        with caplog.at_level(logging.WARNING, logger="lib.rescoring"):
+        with caplog.at_level(logging.WARNING, logger="lib.retrieval.rescoring"):
             started = time.perf_counter()
             hits = Retriever(docs).search(doc.doc_id, "construction noise at the camp", 2, "dense")
             waited = time.perf_counter() - started
@@ -210,7 +212,7 @@ def test_a_write_for_a_deleted_document_is_dropped(small_store):
 
 def test_exact_vectors_in_postgresql(tmp_path, services, pdf_factory, pg_url):
     index = VectorIndex(make_client("", str(tmp_path / "chroma")), services.docs.index.embedder)
-    docs = DocumentStore(index, store.get_engine(pg_url))
+    docs = DocumentStore(index, get_engine(pg_url))
     doc = docs.ingest_file(str(pdf_factory("arctic.pdf", PAGES)), chunk_size=40, chunk_overlap=0)
     r = Retriever(docs)
     first = r.search(doc.doc_id, "permafrost thaw drainage", 2, "dense")
@@ -227,8 +229,8 @@ def test_an_int8_export_keeps_its_fp32_model_for_rescoring(tmp_path, monkeypatch
     """The exact model comes with the int8 export, not from a second export."""
     from pathlib import Path
 
-    from lib.embedding import default_model_path
-    from lib.embedding_onnx import cache_folder, export
+    from lib.models.embedding import default_model_path
+    from lib.models.embedding_onnx import cache_folder, export
 
     monkeypatch.setenv("NEPAQA_MODEL_CACHE", str(tmp_path / "models"))
     model = Path(default_model_path())
@@ -243,14 +245,14 @@ def test_an_int8_export_keeps_its_fp32_model_for_rescoring(tmp_path, monkeypatch
 def test_runs_name_the_rescoring_and_score_with_the_exact_model(services, tmp_path):
     """A run's manifest says re-scoring was on (a run made before it is not resumed with it), and semantic scores
     use the exact vectors whatever the ingest backend."""
-    from lib import manifest
-    from lib.benchmark.runner import _embed_fn
-    from lib.errors import UserError
+    from lib.core.errors import UserError
+    from lib.evaluation.benchmark.runner import _embed_fn
+    from lib.qa import manifest
 
     label = manifest.embedder_name(services)
     assert label == "all-MiniLM-L6-v2 (onnx-int8, exact re-scoring)"
     assert rescoring.label(rescoring.exact_model(services.docs.index)).startswith("all-MiniLM-L6-v2 (onnx ")
-    engine = store.get_engine(f"sqlite:///{tmp_path / 'm.db'}")
+    engine = get_engine(f"sqlite:///{tmp_path / 'm.db'}")
     old = {"kind": "benchmark", "embedder": "all-MiniLM-L6-v2 (onnx-int8)"}
     manifest.save("run-before", "benchmark", old, engine)
     with pytest.raises(UserError, match=r"embedder: .*onnx-int8\)\" → .*exact re-scoring\)\".*no setting turns back"):

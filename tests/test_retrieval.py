@@ -1,7 +1,8 @@
 import pytest
 
-from lib.errors import UserError
-from lib.retrieval import reciprocal_rank_fusion, tokenize
+from lib.core.errors import UserError
+from lib.core.text import tokenize
+from lib.retrieval.retriever import reciprocal_rank_fusion
 
 
 def test_rrf_formula():
@@ -51,7 +52,7 @@ def test_table_of_contents_chunks_rank_after_the_text(services, pdf_factory):
     filler = "The project area includes gravel pads, an airstrip and a camp for two hundred workers. " * 6
     doc = services.docs.ingest_file(str(pdf_factory("toc_eis.pdf", [toc, filler, body, filler])), chunk_size=64,
                                     chunk_overlap=0)
-    from lib.chunking import is_navigation
+    from lib.documents.chunking import is_navigation
 
     chunks = services.docs.chunks(doc.doc_id)
     assert any(is_navigation(c.text) for c in chunks) and not all(is_navigation(c.text) for c in chunks)

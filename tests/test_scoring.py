@@ -2,13 +2,13 @@
 import numpy as np
 import pytest
 
-from lib.benchmark.dataset import Item
-from lib.benchmark.scoring import Scorer, headline_metric, public_metric_name
-from lib.metrics.base import Sample
-from lib.metrics.closed_accuracy import ClosedAccuracy
-from lib.metrics.retrieval_hit import RetrievalHit
-from lib.metrics.semantic_similarity import SemanticSimilarity
-from lib.metrics.token_f1_proxy import TokenF1Proxy, f1_from_counts, token_f1
+from lib.evaluation.benchmark.dataset import Item
+from lib.evaluation.benchmark.scoring import Scorer, headline_metric, public_metric_name
+from lib.evaluation.metrics.base import Sample
+from lib.evaluation.metrics.closed_accuracy import ClosedAccuracy
+from lib.evaluation.metrics.retrieval_hit import RetrievalHit
+from lib.evaluation.metrics.semantic_similarity import SemanticSimilarity
+from lib.evaluation.metrics.token_f1_proxy import TokenF1Proxy, f1_from_counts, token_f1
 
 
 def fake_embed(texts):

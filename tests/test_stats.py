@@ -7,7 +7,7 @@ import pytest
 from scipy import stats as sps
 from statsmodels.stats.contingency_tables import mcnemar
 
-from lib.stats import (
+from lib.core.stats.inference import (
     MIN_N,
     binomial_test,
     majority_baseline,

@@ -9,20 +9,21 @@ import time
 
 import pytest
 
-from lib import leases, store
-from lib.documents import DocumentStore
-from lib.index import VectorIndex, make_client
-from lib.maintenance import check, repair
+from lib.collection.document_store import DocumentStore
+from lib.collection.maintenance import check, repair
+from lib.collection.vectors import VectorIndex, make_client
+from lib.storage import leases, tables
+from lib.storage.engine import get_engine
 from tests.conftest import ROOT, SAMPLE_PDF
 from tests.test_chroma_server import chroma_server  # noqa: F401 - fixture
 
 SWEEPER = """
 import json, os, sys, time
-from lib import config
-from lib.documents import DocumentStore
-from lib.embedding import get_embedder
-from lib.index import VectorIndex, make_client
-from lib.maintenance import repair
+from lib.collection.document_store import DocumentStore
+from lib.collection.maintenance import repair
+from lib.collection.vectors import VectorIndex, make_client
+from lib.core import config
+from lib.models.embedding import get_embedder
 emb = get_embedder()
 skipped, removed, n = set(), 0, 0
 while not os.path.exists(sys.argv[1]):
@@ -39,13 +40,13 @@ print(json.dumps({"sweeps": n, "skipped": sorted(skipped), "removed": removed}),
 
 SLOW_COMMIT = """
 import sys, time
-from lib import doc_repository
-from lib.cli import main
-commit = doc_repository.DocumentRepository.commit
+from lib.app.cli import main
+from lib.collection import repository
+commit = repository.DocumentRepository.commit
 def slow(self, *args, **kwargs):
     time.sleep(2.0)
     return commit(self, *args, **kwargs)
-doc_repository.DocumentRepository.commit = slow
+repository.DocumentRepository.commit = slow
 sys.exit(main(["ingest", sys.argv[1]]))
 """
 
@@ -110,7 +111,7 @@ def test_the_same_new_file_ingested_twice_at_once(tmp_path):
 
 def test_two_reindexes_of_one_document_take_turns(services, tmp_path, pdf_factory):
     index = VectorIndex(make_client("", str(tmp_path / "chroma")), services.docs.index.embedder)
-    docs = DocumentStore(index, store.get_engine(f"sqlite:///{tmp_path / 'r.db'}"))
+    docs = DocumentStore(index, get_engine(f"sqlite:///{tmp_path / 'r.db'}"))
     path = pdf_factory("r.pdf", ["Groundwater wells will be monitored quarterly near the launch site. " * 60,
                                  "Air emissions from generators stay below permit limits. " * 60])
     doc = docs.ingest_file(str(path))
@@ -134,15 +135,15 @@ def test_two_reindexes_of_one_document_take_turns(services, tmp_path, pdf_factor
 
 
 def test_a_dead_writers_lease_expires_at_once_and_a_stale_one_after_30_s(tmp_path):
-    eng = store.get_engine(f"sqlite:///{tmp_path / 'l.db'}")
+    eng = get_engine(f"sqlite:///{tmp_path / 'l.db'}")
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     now = time.time()
     with eng.begin() as c:
-        c.execute(store.leases.insert().values(name="doc:dead", holder="x", host=leases.HOST, pid=int(dead.stdout),
+        c.execute(tables.leases.insert().values(name="doc:dead", holder="x", host=leases.HOST, pid=int(dead.stdout),
                                                purpose="killed", heartbeat_at=now, acquired_at=now))
-        c.execute(store.leases.insert().values(name="doc:far", holder="y", host="another-host", pid=1,
+        c.execute(tables.leases.insert().values(name="doc:far", holder="y", host="another-host", pid=1,
                                                purpose="other machine", heartbeat_at=now, acquired_at=now))
-        c.execute(store.leases.insert().values(name="doc:old", holder="z", host="another-host", pid=1,
+        c.execute(tables.leases.insert().values(name="doc:old", holder="z", host="another-host", pid=1,
                                                purpose="silent", heartbeat_at=now - 31, acquired_at=now - 60))
     assert leases.live("doc:", eng) == {"doc:far"}
     assert leases.Lease("doc:dead", eng).try_acquire()  # a resume right after kill -9 proceeds
@@ -152,7 +153,7 @@ def test_a_dead_writers_lease_expires_at_once_and_a_stale_one_after_30_s(tmp_pat
 
 def test_check_finds_missing_vectors_and_fix_restores_them(tmp_path, services, pdf_factory):
     index = VectorIndex(make_client("", str(tmp_path / "chroma")), services.docs.index.embedder)
-    docs = DocumentStore(index, store.get_engine(f"sqlite:///{tmp_path / 'c.db'}"))
+    docs = DocumentStore(index, get_engine(f"sqlite:///{tmp_path / 'c.db'}"))
     doc = docs.ingest_file(str(pdf_factory("c.pdf", ["Caribou calving grounds lie north of the pipeline. " * 40])))
     index.delete_doc(doc.doc_id)  # what the old start-up sweep did to an ingest in flight
     (entry,) = check(docs)
@@ -163,7 +164,7 @@ def test_check_finds_missing_vectors_and_fix_restores_them(tmp_path, services, p
     assert repair(docs) == {"removed": 0, "skipped_live": []}
     # a document indexed by an earlier version (name alone: torch) is named as such, for re-indexing
     with docs.engine.begin() as c:
-        c.execute(store.documents.update().values(embed_model="all-MiniLM-L6-v2"))
+        c.execute(tables.documents.update().values(embed_model="all-MiniLM-L6-v2"))
     (old,) = check(docs)
     assert old["embedded_with"] == "all-MiniLM-L6-v2 (torch)" and old["same_embedder_as_queries"] is False
 
@@ -172,7 +173,7 @@ def test_cli_check_exit_codes(tmp_path, pdf_factory):
     env = {**os.environ, "NEPAQA_HOME": str(tmp_path / "home")}
     assert cli(env, "ingest", str(pdf_factory("e.pdf", ["Noise would stay below 65 dBA at the fence. " * 40]))).returncode == 0
     assert cli(env, "check").returncode == 0
-    wipe = ("from lib.services import get_services; d = get_services().docs; "
+    wipe = ("from lib.app.services import get_services; d = get_services().docs; "
             "[d.index.delete_doc(x.doc_id) for x in d.list()]")
     subprocess.run([sys.executable, "-c", wipe], cwd=ROOT, env=env, check=True, timeout=300)
     bad = cli(env, "check")
@@ -195,9 +196,9 @@ def test_processes_opening_a_new_store_at_once_all_get_it(tmp_path):
     go = tmp_path / "go"
     script = ("import sys, time, pathlib\n"
               "sys.path.insert(0, sys.argv[1])\n"
-              "from lib import store\n"
+              "from lib.storage.engine import get_engine\n"
               "while not pathlib.Path(sys.argv[2]).exists(): time.sleep(0.001)\n"
-              "store.get_engine(sys.argv[3])\n")
+              "get_engine(sys.argv[3])\n")
     procs = [subprocess.Popen([sys.executable, "-c", script, str(ROOT), str(go), url], stderr=subprocess.PIPE,
                               text=True) for _ in range(8)]
     time.sleep(3)  # every process has imported and waits at the line

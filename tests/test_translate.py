@@ -3,11 +3,12 @@ the loopback server; cached; marked and never scored; the tiny local model is no
 import pytest
 from sqlalchemy import func, select
 
-from lib import enviroexam as ee
-from lib import store
-from lib import translate as tr
-from lib.errors import UserError
-from lib.providers import registry
+from lib.core.errors import UserError
+from lib.evaluation import exam as ee
+from lib.evaluation.exam import translate as tr
+from lib.models import registry
+from lib.storage import tables
+from lib.storage.engine import get_engine
 from tests.fake_llm_server import openai_loopback
 
 KEY = "sk-test-TRANSLATESECRETKEY123456"
@@ -15,7 +16,7 @@ KEY = "sk-test-TRANSLATESECRETKEY123456"
 
 @pytest.fixture
 def engine(tmp_path):
-    return store.get_engine(f"sqlite:///{tmp_path / 'tr.db'}")
+    return get_engine(f"sqlite:///{tmp_path / 'tr.db'}")
 
 
 @pytest.fixture
@@ -41,7 +42,7 @@ def test_translation_is_asked_once_then_cached(server, engine):
     again = tr.translate("openai/gpt-translate", text, engine)
     assert again == first and len(server.requests) == 1  # from the cache: no second call
     with engine.connect() as c:
-        assert c.execute(select(func.count()).select_from(store.translations)).scalar() == 1
+        assert c.execute(select(func.count()).select_from(tables.translations)).scalar() == 1
 
 
 def test_a_failed_or_hostile_translation_is_a_clear_message_and_not_cached(server, engine):
@@ -52,7 +53,7 @@ def test_a_failed_or_hostile_translation_is_a_clear_message_and_not_cached(serve
     out = tr.translate("openai/gpt-translate", "另一个问题", engine)
     assert KEY not in out  # a key a server echoes is redacted before it is stored or shown
     with engine.connect() as c:
-        assert c.execute(select(func.count()).select_from(store.translations)).scalar() == 1
+        assert c.execute(select(func.count()).select_from(tables.translations)).scalar() == 1
 
 
 def test_the_tiny_model_is_refused(engine):

@@ -1,6 +1,6 @@
 import pytest
 
-from lib.verdict import NO, UNCLEAR, YES, is_negated, looks_closed, parse_verdict
+from lib.core.verdict import NO, UNCLEAR, YES, is_negated, looks_closed, parse_verdict
 
 # Answers phrased the way chat models answer yes/no questions about Environmental Impact Statements.
 TABLE = [

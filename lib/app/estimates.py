@@ -1,0 +1,185 @@
+"""Time estimates shown before long work starts, from what the same model took on this machine.
+
+Each estimate comes from the median of the most recent measured times of that model (and context mode, or exam
+setting); where nothing has been measured yet, a stated rough guess is used and said to be one. Local models run
+one call at a time, so their calls add up; remote ones run ``workers`` at a time."""
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+
+from lib.models import registry
+from lib.storage import tables
+from lib.storage.engine import get_engine
+
+RECENT = 60  # the latest measured calls of one kind are used: settings and machines change
+
+# Rough guesses (seconds per call) for when nothing has been measured yet: local models on 2 cores, a remote API.
+GUESS_LOCAL = {"none": 3.0, "pdf": 20.0, "rag": 4.0, "gold": 3.0}
+GUESS_REMOTE = {"none": 4.0, "pdf": 15.0, "rag": 5.0, "gold": 4.0}
+GUESS_EXTRACTIVE = 0.3
+GUESS_EXAM = {"local": 1.0, "remote": 3.0}
+GUESS_GENERATE = {"local": 15.0, "remote": 10.0}
+
+
+@dataclass
+class Rate:
+    """Seconds per call for one model (and mode), with how many calls it is measured on (0: a rough guess)."""
+
+    seconds: float
+    n: int
+
+    @property
+    def measured(self) -> bool:
+        return self.n > 0
+
+
+@dataclass
+class Estimate:
+    calls: int
+    seconds: float
+    parts: list[dict[str, Any]] = field(default_factory=list)  # one per model (and mode): calls, rate, n
+
+    @property
+    def guessed(self) -> bool:
+        return any(p["measured_n"] == 0 for p in self.parts)
+
+    def text(self, name: Any = None) -> str:
+        """'≈ 2 min (from …)' or '≈ 40 s (partly a rough guess: …)'. ``name`` turns a part into plain words."""
+        name = name or (lambda p: p["what"])
+        guessed = list(dict.fromkeys(name(p) for p in self.parts if p["measured_n"] == 0))
+        how = ("partly a rough guess: nothing measured here yet for " + ", ".join(guessed)) if guessed else \
+            "from the median time of each model's recent calls on this machine"
+        return f"≈ {duration(self.seconds)} ({how})"
+
+
+def duration(seconds: float) -> str:
+    """'45 s', '3 min', '1 h 20 min'."""
+    s = max(0.0, float(seconds))
+    if s < 90:
+        return f"{max(1, round(s))} s"
+    minutes = round(s / 60)
+    return f"{minutes} min" if minutes < 90 else f"{minutes // 60} h {minutes % 60} min"
+
+
+def _median(values: Sequence[float | None]) -> Rate | None:
+    vals = [float(v) for v in values if v is not None and v >= 0]
+    return Rate(statistics.median(vals), len(vals)) if vals else None
+
+
+def _is_local(model_id: str) -> bool:
+
+    try:
+        m = registry.get(model_id)
+    except Exception:  # noqa: BLE001 - an unknown id is estimated like a remote model
+        return False
+    return bool(m.local) or not m.concurrent
+
+
+def answer_rate(model_id: str, mode: str, engine: Any = None) -> Rate:
+    """Seconds per answer of a model in a context mode: benchmark answers and Ask questions, latest first."""
+
+    engine = engine or get_engine()
+    values: list[float] = []
+    for t in (tables.bench_answers, tables.ask_history):
+        cond = [t.c.model == model_id, t.c.mode == mode, t.c.error.is_(None)]
+        if t is tables.bench_answers:
+            cond = [t.c.model == model_id, t.c.mode == mode, t.c.status == "ok"]
+        with engine.connect() as c:
+            values += [r[0] for r in c.execute(select(t.c.seconds).where(*cond).order_by(t.c.id.desc()).limit(RECENT))]
+    got = _median(values)
+    if got:
+        return got
+    if model_id == registry.EXTRACTIVE:
+        return Rate(GUESS_EXTRACTIVE, 0)
+    return Rate((GUESS_LOCAL if _is_local(model_id) else GUESS_REMOTE).get(mode, 5.0), 0)
+
+
+def _total(parts: list[dict[str, Any]], workers: int) -> float:
+    local = sum(p["calls"] * p["seconds"] for p in parts if p["local"])
+    remote = sum(p["calls"] * p["seconds"] for p in parts if not p["local"]) / max(1, workers)
+    return local + remote  # local calls queue behind one another; remote ones overlap
+
+
+def benchmark(n_items: int, models: Sequence[str], modes: Sequence[str], engine: Any = None,
+              workers: int = 4, from_mode: dict[str, int] | None = None) -> Estimate:
+    """A run of ``n_items`` items over models × modes. ``from_mode`` gives per mode how many items can run in it
+    (items whose document is not indexed run only without context and with the gold passage)."""
+    parts = []
+    for m in models:
+        for mode in modes:
+            calls = (from_mode or {}).get(mode, n_items)
+            rate = answer_rate(m, mode, engine)
+            parts.append({"what": f"{m} · {mode}", "model": m, "mode": mode, "calls": calls, "seconds": rate.seconds, "measured_n": rate.n,
+                          "local": _is_local(m)})
+    return Estimate(sum(p["calls"] for p in parts), _total(parts, workers), parts)
+
+
+TARGET_S = 60.0  # defaults aim at about a minute of work
+
+
+def items_that_fit(seconds_per_item: float, available: int, target: float = TARGET_S) -> int:
+    """How many items a default run should take so it finishes in about ``target`` seconds: 0 (all of them) when
+    all fit, else at least 1."""
+    if seconds_per_item <= 0:
+        return 0
+    fit = int(target // seconds_per_item)
+    return 0 if fit >= available else max(1, fit)
+
+
+def _job_rates(kind: str, model_id: str, calls_of: Any, engine: Any) -> Rate | None:
+    """Seconds per call from finished jobs of a kind with that model (jobs record start, end and parameters)."""
+    t = tables.jobs
+    with engine.connect() as c:
+        rows = c.execute(select(t.c.params, t.c.started_at, t.c.ended_at).where(
+            t.c.kind == kind, t.c.status == "done").order_by(t.c.created_at.desc()).limit(RECENT)).all()
+    values = []
+    for params, start, end in rows:
+        try:
+            p = json.loads(params)
+        except ValueError:
+            continue
+        calls = calls_of(p) if p.get("model") == model_id else 0
+        if calls and start and end and end > start:
+            values.append((end - start) / calls)
+    return _median(values)
+
+
+def generation(model_id: str, n_passages: int, per_type: dict[str, int], engine: Any = None) -> Estimate:
+    """Item writing: one call per passage and question type."""
+    engine = engine or get_engine()
+    calls = n_passages * sum(1 for n in per_type.values() if n > 0)
+    rate = _job_rates("generate", model_id, lambda p: len(p.get("chunks") or []) * sum(
+        1 for n in (p.get("per_type") or {}).values() if n > 0), engine)
+    local = _is_local(model_id)
+    rate = rate or Rate(GUESS_GENERATE["local" if local else "remote"], 0)
+    part = {"what": f"{model_id} writing items", "model": model_id, "mode": None, "calls": calls, "seconds": rate.seconds, "measured_n": rate.n,
+            "local": local}
+    return Estimate(calls, _total([part], 4), [part])
+
+
+def exam_rate(model_id: str, shots: int, cot: bool, engine: Any = None) -> Rate:
+    """Seconds per exam question for a model and setting, from the exam's stored answer times."""
+    engine = engine or get_engine()
+    t = tables.exam_answers
+    with engine.connect() as c:
+        values = [r[0] for r in c.execute(select(t.c.seconds).where(
+            t.c.model == model_id, t.c.shots == shots, t.c.cot == int(cot), t.c.seconds.is_not(None)).order_by(
+            t.c.id.desc()).limit(RECENT))]
+    got = _median(values)
+    if got:
+        return got
+    guess = GUESS_EXAM["local" if _is_local(model_id) else "remote"] * (1 + shots / 5) * (4 if cot else 1)
+    return Rate(guess, 0)
+
+
+def exam(model_id: str, n_questions: int, shots: int, cot: bool, engine: Any = None, workers: int = 4) -> Estimate:
+    rate = exam_rate(model_id, shots, cot, engine)
+    part = {"what": f"{model_id} on the exam", "model": model_id, "mode": None, "calls": n_questions, "seconds": rate.seconds, "measured_n": rate.n,
+            "local": _is_local(model_id)}
+    return Estimate(n_questions, _total([part], workers), [part])

@@ -1,0 +1,208 @@
+"""The job handlers: ingest, benchmark, exam and item generation, each ``fn(params, ctx) -> result``, registered
+with lib/storage/jobs.py when this module is imported (the app's face and the command line import it).
+
+The command line and the app run these same functions (through ``jobs.run_foreground`` and ``jobs.submit``), so
+a job started on either face does the same work and records the same row. Parameters are plain JSON, so an
+interrupted job can be resumed from its row after a restart.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from lib.app.services import get_services
+from lib.core import config
+from lib.core.errors import UserError
+from lib.documents.pdf import read_pdf_file
+from lib.evaluation.benchmark.dataset import Item
+from lib.evaluation.benchmark.generate import generate
+from lib.evaluation.benchmark.runner import run_benchmark
+from lib.evaluation.benchmark.runs import RunConfig, load_run, new_run_id
+from lib.evaluation.exam.runner import run_exam
+from lib.models import registry
+from lib.review import annotations
+from lib.storage import jobs
+from lib.storage.jobs import JobCancelledError, JobContext
+from lib.storage.leases import Lease, holder_of
+
+# Share of an ingest's time each stage takes (measured: embedding dominates), for one overall progress figure.
+INGEST_WEIGHTS = {"extract": 0.10, "chunk": 0.10, "embed": 0.70, "index": 0.10}
+
+
+def _services() -> Any:
+
+    return get_services()
+
+
+def stage_upload(data: bytes) -> str:
+    """Keep an uploaded file under NEPAQA_HOME/uploads until its ingest job has finished with it, so the job
+    outlives the page that received the upload (and can be resumed after a restart)."""
+    folder = config.paths().home / "uploads"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{uuid.uuid4().hex[:12]}.pdf"
+    tmp = path.with_suffix(".part")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+    return str(path)
+
+
+def ingest_params(path: str, name: str | None = None, chunk_size: int | None = None,
+                  chunk_overlap: int | None = None, staged: bool = False) -> dict[str, Any]:
+    return {"path": path, "name": name, "chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "staged": staged}
+
+
+def run_ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+    """Index one PDF (or re-index a document with new chunk settings: ``reindex`` names it)."""
+    done_before = {"extract": 0.0, "chunk": 0.10, "embed": 0.20, "index": 0.90}
+
+    def progress(stage: str, frac: float, msg: str) -> None:
+        overall = done_before.get(stage, 0.0) + INGEST_WEIGHTS.get(stage, 0.0) * max(0.0, min(1.0, frac))
+        if stage == "index":  # writing and switching: too late to stop cleanly, so it finishes
+            ctx.report(stage, overall, f"{stage}: {msg}")
+        else:  # a cancel stops here, before anything is committed (the vectors written so far are taken back)
+            ctx.progress(stage, overall, f"{stage}: {msg}")
+
+    docs = _services().docs
+    if params.get("reindex"):
+        res = docs.reindex(params["reindex"], int(params["chunk_size"]), int(params["chunk_overlap"]), progress)
+    else:
+
+        started = time.perf_counter()
+        ctx.progress("extract", 0.0, "extract: reading PDF")
+        path = params["path"]
+        if not Path(path).exists() and params.get("staged"):
+            raise UserError("The uploaded file is no longer kept (it was cleaned up); upload it again.")
+        try:
+            extracted = read_pdf_file(path, config.max_upload_bytes(), params.get("name"))
+            res = docs.ingest_extracted(extracted, started, chunk_size=params.get("chunk_size"),
+                                        chunk_overlap=params.get("chunk_overlap"), progress=progress)
+        except (UserError, JobCancelledError):
+            # A file that is not a readable PDF will not get better on resume, and a cancelled upload is the
+            # user's "no": drop the kept copy. An interrupted one (the app stopped) keeps it, for Resume.
+            discard_staged(params)
+            raise
+        discard_staged(params)  # committed: the original is kept with the document now
+    ctx.link(doc_id=res.doc_id)
+    return {"doc_id": res.doc_id, "name": res.name, "pages": res.pages, "chunks": res.chunks, "chars": res.chars,
+            "tokens": res.tokens,
+            "empty_pages": res.empty_pages, "seconds": res.seconds, "skipped": res.skipped,
+            "stage_seconds": res.stage_seconds}
+
+
+def discard_staged(params: dict[str, Any]) -> None:
+    """A failed ingest of an upload will not be resumed: drop the kept copy."""
+    if params.get("staged") and params.get("path"):
+        Path(params["path"]).unlink(missing_ok=True)
+
+
+def benchmark_params(items: list[Any] | None, cfg: Any, run_id: str | None = None,
+                     max_workers: int = 4) -> dict[str, Any]:
+    """A new run gets its id now, so the job links to it from the first answer and a resume continues it."""
+
+    return {"items": [it.as_dict() for it in items] if items is not None else None,
+            "config": cfg.as_dict() if cfg is not None else None, "run_id": run_id or new_run_id(),
+            "max_workers": max_workers}
+
+
+def run_benchmark_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+    run_id = params["run_id"]
+    held = _run_lease(f"run:bench:{run_id}", ctx)
+    try:
+        return _benchmark(params, ctx, run_id)
+    finally:
+        held.release()
+
+
+def _benchmark(params: dict[str, Any], ctx: JobContext, run_id: str) -> dict[str, Any]:
+
+    resuming = load_run(run_id) is not None
+    items = None if resuming or params.get("items") is None else [Item(**d) for d in params["items"]]
+    cfg = None if resuming or params.get("config") is None else RunConfig(**params["config"])
+    svc = _services()
+    ctx.link(run_id=run_id)
+    slim = {"done": resuming}
+
+    def progress(done: int, total: int, msg: str) -> None:
+        if not slim["done"]:  # the run exists now and stores its own items: drop the copy in the job's row
+            slim["done"] = True
+            ctx.slim_params({k: v for k, v in params.items() if k != "items"})
+        ctx.progress("bench", done / max(total, 1), f"{done}/{total} {msg}")
+
+    summary = run_benchmark(items, cfg, svc, run_id=run_id, progress=progress, cancel=ctx.cancel,
+                            max_workers=int(params.get("max_workers") or 4))
+    return {"run_id": summary.run_id, "summary": summary.cli_dict()}
+
+
+def _run_lease(name: str, ctx: JobContext) -> Any:
+    """One job at a time per benchmark or exam run: a second job on the same run (two Resume clicks, the app and
+    the CLI) is refused at once instead of answering, paying for and deleting the same rows twice."""
+
+    lease = Lease(name, ctx.engine, f"job {ctx.job_id}")
+    if not lease.try_acquire():
+        raise UserError(f"This run is already being worked on ({holder_of(name, ctx.engine) or 'another job'}); "
+                        "wait for it to finish or cancel it first.")
+    return lease
+
+
+def exam_params(model: str, shots: int, cot: bool, courses: list[str] | None, limit: int | None, split: str,
+                circular: bool, restart: bool, max_workers: int = 4) -> dict[str, Any]:
+    return {"model": model, "shots": shots, "cot": cot, "courses": courses, "limit": limit, "split": split,
+            "circular": circular, "restart": restart, "max_workers": max_workers}
+
+
+def run_exam_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+
+    def progress(done: int, total: int, msg: str) -> None:
+        ctx.progress("exam", done / max(total, 1), f"{done}/{total} {msg}")
+
+    key = json.dumps({k: params.get(k) for k in ("model", "shots", "cot", "courses", "limit", "split", "circular")},
+                     sort_keys=True)
+    held = _run_lease(f"run:exam:{hashlib.sha256(key.encode()).hexdigest()[:16]}", ctx)
+    try:
+        res = run_exam(params["model"], int(params["shots"]), bool(params["cot"]), params.get("courses"),
+                       params.get("limit"), params.get("split", "test"), progress=progress, cancel=ctx.cancel,
+                       circular=bool(params.get("circular")), restart=bool(params.get("restart")),
+                       max_workers=int(params.get("max_workers") or 4))
+    finally:
+        held.release()
+    ctx.link(run_id=res["run_id"])
+    return {"run_id": res["run_id"], "summary": {k: res.get(k) for k in (
+        "model", "shots", "circular", "partial", "n_questions", "n_courses", "failed", "unparsed", "M", "sigma",
+        "cv", "I")}}
+
+
+def generate_params(doc_id: str, chunk_indices: list[int], model: str, per_type: dict[str, int]) -> dict[str, Any]:
+    return {"doc_id": doc_id, "chunks": chunk_indices, "model": model, "per_type": per_type}
+
+
+def run_generate_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+
+    docs = _services().docs
+    info = docs.get(params["doc_id"])
+    by_idx = {c.index: c for c in docs.chunks(info.doc_id)}
+    passages = [by_idx[i] for i in params["chunks"] if i in by_idx]
+    if not passages:
+        raise UserError("None of the chosen passages is in the document any more (it was re-indexed); pick again.")
+
+    def progress(done: int, total: int, msg: str) -> None:  # never raises: generate stops on ctx.cancel itself
+        ctx.report("generate", done / max(total, 1), f"{done}/{total} {msg}")
+
+    rep = generate(registry.get(params["model"]), passages, info.name, info.pages, params["per_type"],
+                   progress=progress, cancel=ctx.cancel)
+    source = ""
+    if rep.items:  # kept even when cancelled: they are finished items
+        source = f"generated:{info.name}:{time.strftime('%Y-%m-%d %H:%M')}"
+        annotations.add_items(rep.items, source)
+    ctx.link(source=source)
+    return {"source": source, "generated": rep.generated, "well_formed": rep.well_formed, "kept": rep.kept,
+            "problems": rep.problems[:200], "items": [it.as_dict() for it in rep.items]}
+
+
+
+HANDLERS = {"ingest": run_ingest, "benchmark": run_benchmark_job, "exam": run_exam_job, "generate": run_generate_job}
+for _kind, _handler in HANDLERS.items():
+    jobs.register(_kind, _handler)

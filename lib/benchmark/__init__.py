@@ -1,1 +1,0 @@
-"""NEPAQuAD-style benchmarks: import, generate, run and score."""

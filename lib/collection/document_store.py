@@ -1,0 +1,87 @@
+"""Documents: one front over the four parts that each do one job.
+
+- ``doc_repository.DocumentRepository``: the SQL rows (documents, pages, chunks; lexical index and metadata in the
+  same transactions);
+- ``ingest_pipeline.IngestPipeline``: PDF → chunks → embeddings → a committed generation, atomically;
+- ``index.VectorIndex``: the vectors (Chroma), with lease-held writes;
+- ``maintenance``: the lease-aware sweep and the vectors-match-chunks check.
+
+``DocumentStore`` only composes them, so pages and the CLI keep one object to hold (``services().docs``).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy.engine import Engine
+
+from lib.collection.ingest import STAGES, IngestPipeline, IngestResult, document_title, embed_text
+from lib.collection.maintenance import repair
+from lib.collection.repository import DocInfo, DocumentRepository
+from lib.documents import originals
+from lib.storage import leases
+
+if TYPE_CHECKING:
+    from lib.collection.vectors import VectorIndex
+    from lib.documents.chunking import Chunk
+    from lib.documents.pdf import Page
+
+__all__ = ["STAGES", "DocInfo", "DocumentStore", "IngestResult", "document_title", "embed_text"]
+
+
+class DocumentStore:
+    """The documents: read through the repository, written through the ingest pipeline."""
+
+    def __init__(self, index: VectorIndex, engine: Engine | None = None) -> None:
+        self.index = index
+        self.repo = DocumentRepository(engine)
+        self.engine = self.repo.engine
+        self.pipeline = IngestPipeline(self.repo, index)
+        # No sweep here: another process may be writing right now. Maintenance is explicit and lease-aware
+        # (maintenance.repair: `python -m lib repair`, and once when the app starts).
+
+    # reading
+    def list(self) -> list[DocInfo]:
+        return self.repo.list()
+
+    def get(self, doc_id: str) -> DocInfo:
+        return self.repo.get(doc_id)
+
+    def find(self, name_or_id: str) -> DocInfo | None:
+        return self.repo.find(name_or_id)
+
+    def chunks(self, doc_id: str) -> list[Chunk]:
+        return self.repo.chunks(doc_id)
+
+    def pages(self, doc_id: str) -> list[Page]:
+        return self.repo.pages(doc_id)
+
+    # writing
+    def ingest_file(self, path: str, name: str | None = None, **kw: Any) -> IngestResult:
+        return self.pipeline.ingest_file(path, name, **kw)
+
+    def ingest_bytes(self, data: bytes, name: str, **kw: Any) -> IngestResult:
+        return self.pipeline.ingest_bytes(data, name, **kw)
+
+    def ingest_extracted(self, ex: Any, started: float, **kw: Any) -> IngestResult:
+        return self.pipeline.ingest_extracted(ex, started, **kw)
+
+    def reindex(self, doc_id: str, chunk_size: int, chunk_overlap: int, progress: Any = None) -> IngestResult:
+        return self.pipeline.reindex(doc_id, chunk_size, chunk_overlap, progress)
+
+    def delete(self, doc_id: str) -> None:
+
+        self.repo.get(doc_id)  # raises UserError for an unknown id
+        with leases.held(f"doc:{doc_id}", self.engine, "deleting"):
+            self.repo.delete(doc_id)
+            originals.delete(doc_id)
+            with self.index.writing(self.engine):
+                self.index.delete_doc(doc_id)
+
+    # maintenance
+    def vector_writes(self) -> Any:
+        return self.index.writing(self.engine)
+
+    def repair(self) -> dict[str, Any]:
+        """Lease-aware sweep of vectors no committed generation owns (see maintenance.repair)."""
+
+        return repair(self)

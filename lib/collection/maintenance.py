@@ -1,0 +1,94 @@
+"""Maintenance of the store: an explicit, lease-aware sweep, and a check that every document has its vectors.
+
+Nothing here runs in a constructor. ``repair`` runs when asked (``python -m lib repair``) and once when the
+app starts; it never touches a document whose writer holds a live lease, so another process's ingest in
+flight is safe.
+"""
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any
+
+from lib.collection.vector_ids import chunk_id
+from lib.models.embedding import embedder_label
+from lib.storage import leases
+
+
+def repair(docs: Any) -> dict[str, Any]:
+    """Remove vectors that no committed document generation owns (left by a hard kill), skipping documents
+    whose writer's lease is live. Returns {"removed": n, "skipped_live": [doc ids]}."""
+    # Vectors first, then leases and committed generations: a write that starts after this read is not in
+    # it, and one that committed or took its lease before the lease read is seen as such.
+    got = docs.index.collection.get(include=["metadatas"])
+    writing = {name.split(":", 1)[1] for name in leases.live("doc:", docs.engine)}
+    committed = {d.doc_id: d.gen for d in docs.list()}
+    stale, skipped = [], set()
+    for cid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
+        doc_id = (meta or {}).get("doc_id")
+        if committed.get(doc_id) == (meta or {}).get("gen"):
+            continue
+        if doc_id in writing:
+            skipped.add(doc_id)
+            continue
+        stale.append(cid)
+    if stale:
+        with docs.index.writing(docs.engine):
+            for i in range(0, len(stale), 5000):
+                docs.index.collection.delete(ids=stale[i : i + 5000])
+    return {"removed": len(stale), "skipped_live": sorted(skipped)}
+
+
+def check(docs: Any, fix: bool = False, progress: Any = None) -> list[dict[str, Any]]:
+    """One entry per document: its chunks in SQL, its vectors of the committed generation, and whether they
+    match. With ``fix``, a document missing vectors is embedded again from its stored chunks."""
+    got = docs.index.collection.get(include=["metadatas"])
+    per: Counter = Counter()
+    for meta in got["metadatas"] or []:
+        per[((meta or {}).get("doc_id"), (meta or {}).get("gen"))] += 1
+
+    current = embedder_label()
+    out = []
+    for d in docs.list():
+        vectors = per[(d.doc_id, d.gen)]
+        ok = vectors == d.chunks and (vectors == 0 or searchable(docs, d.doc_id, d.gen))
+        made_by = d.embed_model if d.embed_model.endswith(")") else f"{d.embed_model} (torch)"  # older rows: torch
+        entry = {"doc_id": d.doc_id, "name": d.name, "chunks": d.chunks, "vectors": vectors, "ok": ok,
+                 "embedded_with": made_by, "same_embedder_as_queries": made_by == current}
+        if fix and not entry["ok"]:
+            entry["vectors"] = reembed(docs, d.doc_id, progress)
+            entry["ok"] = entry["vectors"] == d.chunks
+            entry["fixed"] = entry["ok"]
+        out.append(entry)
+    return out
+
+
+def reembed(docs: Any, doc_id: str, progress: Any = None) -> int:
+    """Embed a document's stored chunks again under a new generation and switch to it (under its lease)."""
+    with leases.held(f"doc:{doc_id}", docs.engine, "re-embedding missing vectors"):
+        chunks = docs.chunks(doc_id)
+        vectors = docs.index.embedder.embed([c.text for c in chunks],
+                                            progress=(lambda f, m: progress("embed", f, m)) if progress else None)
+        gen = time.time_ns()
+        ids = [chunk_id(doc_id, gen, c.index) for c in chunks]
+        metas = [{"gen": gen, "idx": c.index, "page_start": c.page_start, "page_end": c.page_end} for c in chunks]
+        with docs.index.writing(docs.engine):
+            docs.index.add(doc_id, ids, [c.text for c in chunks], vectors, metas)
+        docs.repo.set_generation(doc_id, gen)
+        with docs.index.writing(docs.engine):
+            docs.index.drop_other_generations(doc_id, gen)
+    return len(chunks)
+
+
+def searchable(docs: Any, doc_id: str, gen: int) -> bool:
+    """Whether this process's index answers a nearest-neighbour query for the document (not only lists its
+    vectors): Chroma's embedded client keeps its search index in memory, so vectors written by another process
+    after this one started are listed but not found until this process restarts."""
+    got = docs.index.collection.get(where={"$and": [{"doc_id": doc_id}, {"gen": gen}]}, include=["embeddings"],
+                                    limit=1)
+    embs = got.get("embeddings")
+    if embs is None or len(embs) == 0:
+        return False
+    res = docs.index.collection.query(query_embeddings=[embs[0]], n_results=1,
+                                      where={"$and": [{"doc_id": doc_id}, {"gen": gen}]}, include=["metadatas"])
+    return bool(res["ids"] and res["ids"][0])

@@ -1,0 +1,156 @@
+"""The documents' SQL repository: document rows, page text and chunks (SQLite or PostgreSQL), read and written.
+
+It knows nothing of PDFs, embeddings or vectors: the ingest pipeline (ingest_pipeline.py) decides what to write,
+the vector index (index.py) holds the vectors, and maintenance (maintenance.py) checks the two agree.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.engine import Engine
+
+from lib.collection import lexical
+from lib.core.errors import UserError
+from lib.documents import metadata as metadata
+from lib.documents.chunking import Chunk, is_navigation
+from lib.documents.pdf import ExtractedPdf, Page
+from lib.storage import tables
+from lib.storage.engine import get_engine
+
+
+@dataclass
+class DocInfo:
+    doc_id: str
+    name: str
+    pages: int
+    chunks: int
+    chars: int
+    tokens: int
+    empty_pages: list[int]
+    chunk_size: int
+    chunk_overlap: int
+    gen: int
+    seconds: float
+    embed_model: str = ""  # what made its vectors: "all-MiniLM-L6-v2 (onnx-int8)"; older rows: the name alone (torch)
+
+
+class DocumentRepository:
+    """Reads and writes the documents, pages and chunks tables (and, in the same transactions, the lexical index
+    and the metadata)."""
+
+    def __init__(self, engine: Engine | None = None) -> None:
+        self.engine = engine or get_engine()
+
+    def list(self) -> list[DocInfo]:
+        with self.engine.connect() as c:
+            rows = c.execute(select(tables.documents).order_by(tables.documents.c.created_at)).fetchall()
+        return [info_of(r) for r in rows]
+
+    def get(self, doc_id: str) -> DocInfo:
+        r = self.row(doc_id)
+        if r is None:
+            known = ", ".join(d.doc_id for d in self.list()) or "none yet"
+            raise UserError(f"No indexed document with id '{doc_id}'. Known ids: {known}.")
+        return info_of(r)
+
+    def row(self, doc_id: str) -> Any:
+        with self.engine.connect() as c:
+            return c.execute(select(tables.documents).where(tables.documents.c.doc_id == doc_id)).first()
+
+    def by_sha(self, sha256: str) -> Any:
+        with self.engine.connect() as c:
+            return c.execute(select(tables.documents).where(tables.documents.c.sha256 == sha256)).first()
+
+    def find(self, name_or_id: str) -> DocInfo | None:
+        """A document by id, by name, by file name without '.pdf', or by its title (case-insensitive)."""
+        key = name_or_id.strip().lower().removesuffix(".pdf")
+        listed = self.list()
+        for d in listed:
+            if key in (d.doc_id.lower(), d.name.lower(), d.name.lower().removesuffix(".pdf")):
+                return d
+
+        metas = metadata.get_many([d.doc_id for d in listed], self.engine)
+        for d in listed:
+            title = (metas[d.doc_id].get("title") or {}).get("value")
+            if title and " ".join(str(title).split()).lower() == " ".join(key.split()):
+                return d
+        return None
+
+    def chunks(self, doc_id: str) -> list[Chunk]:
+        with self.engine.connect() as c:
+            rows = c.execute(
+                select(tables.chunks).where(tables.chunks.c.doc_id == doc_id).order_by(tables.chunks.c.idx)
+            ).fetchall()
+        return [
+            Chunk(r.idx, r.text, r.page_start, r.page_end, r.char_start, r.char_end, r.n_tokens, r.section or "")
+            for r in rows
+        ]
+
+    def pages(self, doc_id: str) -> list[Page]:
+        with self.engine.connect() as c:
+            rows = c.execute(
+                select(tables.pages).where(tables.pages.c.doc_id == doc_id).order_by(tables.pages.c.number)
+            ).fetchall()
+        return [Page(r.number, r.text) for r in rows]
+
+    def commit(
+        self, ex: ExtractedPdf, doc_id: str, gen: int, chunks: list[Chunk], size: int, overlap: int,
+        n_tokens: int, is_new: bool, seconds: float, embed_model: str,
+    ) -> None:
+        """Switch a document to generation ``gen``: its row, pages (when new), chunks, lexical index and (when
+        new) metadata, in one transaction."""
+        row = {
+            "name": ex.name, "status": f"ready:{gen}", "n_bytes": ex.n_bytes, "n_pages": ex.n_pages,
+            "n_chars": ex.n_chars, "n_tokens": n_tokens, "n_chunks": len(chunks),
+            "empty_pages": json.dumps(ex.empty_pages), "chunk_size": size, "chunk_overlap": overlap,
+            "embed_model": embed_model, "seconds": round(seconds, 3),
+        }
+        with self.engine.begin() as c:
+            if is_new:
+                c.execute(insert(tables.documents).values(doc_id=doc_id, sha256=ex.sha256, **row))
+                c.execute(insert(tables.pages), [{"doc_id": doc_id, "number": p.number, "text": p.text} for p in ex.pages])
+            else:
+                c.execute(update(tables.documents).where(tables.documents.c.doc_id == doc_id).values(**row))
+                c.execute(delete(tables.chunks).where(tables.chunks.c.doc_id == doc_id))
+                c.execute(delete(tables.exact_vectors).where(tables.exact_vectors.c.doc_id == doc_id))
+            if chunks:
+                c.execute(insert(tables.chunks), [
+                    {"doc_id": doc_id, "idx": ch.index, "text": ch.text, "page_start": ch.page_start,
+                     "page_end": ch.page_end, "char_start": ch.char_start, "char_end": ch.char_end,
+                     "n_tokens": ch.n_tokens, "section": ch.section or None,
+                     "navigation": int(is_navigation(ch.text))}
+                    for ch in chunks
+                ])
+            # The lexical index and the metadata switch in the same transaction as the chunks.
+            lexical.write(c, doc_id, chunks, None)  # the lexical index keeps the bare text (see ingest_pipeline)
+            if is_new:
+
+                metadata.save_extracted(c, doc_id, metadata.extract(ex))
+
+    def set_generation(self, doc_id: str, gen: int) -> None:
+        with self.engine.begin() as c:
+            c.execute(update(tables.documents).where(tables.documents.c.doc_id == doc_id).values(status=f"ready:{gen}"))
+
+    def delete(self, doc_id: str) -> None:
+        """Every row of a document (chunks, pages, lexical index, metadata, the document) in one transaction."""
+
+        with self.engine.begin() as c:
+            c.execute(delete(tables.chunks).where(tables.chunks.c.doc_id == doc_id))
+            c.execute(delete(tables.exact_vectors).where(tables.exact_vectors.c.doc_id == doc_id))
+            c.execute(delete(tables.pages).where(tables.pages.c.doc_id == doc_id))
+            c.execute(delete(tables.documents).where(tables.documents.c.doc_id == doc_id))
+            lexical.delete(c, doc_id)
+            metadata.delete(c, doc_id)
+
+
+def info_of(r: Any) -> DocInfo:
+    status = r.status
+    gen = int(status.split(":", 1)[1]) if ":" in status else 0
+    return DocInfo(
+        doc_id=r.doc_id, name=r.name, pages=r.n_pages, chunks=r.n_chunks, chars=r.n_chars, tokens=r.n_tokens,
+        empty_pages=json.loads(r.empty_pages or "[]"), chunk_size=r.chunk_size, chunk_overlap=r.chunk_overlap,
+        gen=gen, seconds=r.seconds, embed_model=r.embed_model or "",
+    )

@@ -1,0 +1,119 @@
+"""Layered configuration: defaults, then environment variables, then ``.streamlit/secrets.toml``.
+
+Keys (API keys, server URLs) live only in the environment or in the secrets file; they are
+never written anywhere by this project.
+"""
+from __future__ import annotations
+
+import math
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from lib.core.errors import UserError
+
+REPO_ROOT = Path(__file__).resolve().parents[2]  # lib/core/config.py -> the repository
+DATA_DIR = REPO_ROOT / "data"
+SAMPLE_PDF = DATA_DIR / "eis" / "eis_Continental_United_States_Interceptor_Site.pdf"
+SAMPLE_QUESTIONS = DATA_DIR / "nepa" / "NEPAQuAD1_CONUS_pages.csv"
+SAMPLE20 = DATA_DIR / "nepa" / "NEPAQuAD1_sample20.csv"
+
+DEFAULTS: dict[str, str] = {
+    "NEPAQA_HOME": str(Path.home() / ".nepaqa"),
+    "NEPAQA_EMBED_MODEL": "",  # empty: the bundled all-MiniLM-L6-v2
+    "NEPAQA_EMBED_BACKEND": "onnx-int8",  # onnx-int8 | onnx | torch (see lib/embedding_onnx.py)
+    "NEPAQA_MODEL_CACHE": "",  # empty: NEPAQA_HOME/models (the embedder exported to ONNX, once per machine)
+    "NEPAQA_CHROMA_URL": "",  # empty: persistent Chroma under NEPAQA_HOME
+    "NEPAQA_DATABASE_URL": "",  # empty: SQLite under NEPAQA_HOME
+    "NEPAQA_MAX_UPLOAD_MB": "1024",
+    "NEPAQA_CHUNK_SIZE": "200",
+    "NEPAQA_CHUNK_OVERLAP": "40",
+    # Who may set final labels on Validate (Adjudicate tab): comma-separated names or e-mails, matched without
+    # regard to case against the signed-in user (st.login) or the typed reviewer name. Empty: nobody can adjudicate.
+    "NEPAQA_ADJUDICATORS": "",
+}
+
+
+def _secrets_path() -> Path:
+    override = os.environ.get("NEPAQA_SECRETS")
+    if override:
+        return Path(override)
+    local = Path.cwd() / ".streamlit" / "secrets.toml"
+    return local if local.exists() else REPO_ROOT / ".streamlit" / "secrets.toml"
+
+
+def _load_secrets() -> dict[str, str]:
+    path = _secrets_path()
+    if not path.exists():
+        return {}
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+    # Only top-level scalars are settings; tables (e.g. [auth]) belong to Streamlit.
+    return {k: str(v) for k, v in data.items() if isinstance(v, (str, int, float, bool))}
+
+
+def get(name: str, default: str | None = None) -> str | None:
+    """The value of a setting: secrets.toml wins over the environment, which wins over defaults."""
+    secrets = _load_secrets()
+    if name in secrets and secrets[name] != "":
+        return secrets[name]
+    if os.environ.get(name):
+        return os.environ[name]
+    if name in DEFAULTS and DEFAULTS[name] != "":
+        return DEFAULTS[name]
+    return default
+
+
+def source_of(name: str) -> str:
+    """Where a setting comes from: 'secrets', 'environment', 'default' or 'unset'."""
+    if _load_secrets().get(name):
+        return "secrets"
+    if os.environ.get(name):
+        return "environment"
+    if DEFAULTS.get(name):
+        return "default"
+    return "unset"
+
+
+@dataclass(frozen=True)
+class Paths:
+    home: Path
+
+    @property
+    def chroma(self) -> Path:
+        return self.home / "chroma"
+
+    @property
+    def database(self) -> Path:
+        return self.home / "nepaqa.db"
+
+    @property
+    def uploads(self) -> Path:
+        return self.home / "uploads"
+
+
+def home() -> Path:
+    path = Path(get("NEPAQA_HOME") or DEFAULTS["NEPAQA_HOME"]).expanduser()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def paths() -> Paths:
+    return Paths(home())
+
+
+def max_upload_bytes() -> int:
+
+
+    raw = get("NEPAQA_MAX_UPLOAD_MB") or "1024"
+    try:
+        mb = float(raw)
+    except ValueError:
+        mb = float("nan")
+    if not math.isfinite(mb) or mb <= 0:
+        raise UserError(f"NEPAQA_MAX_UPLOAD_MB must be a positive number of megabytes (got '{raw}').")
+    return int(mb * 1024 * 1024)

@@ -1,0 +1,237 @@
+"""Token-sized chunking with LangChain's splitters; every chunk knows its pages and character offsets."""
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import functools
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from lib.core.errors import UserError
+from lib.documents.pdf import Page
+
+PAGE_SEPARATOR = "\n\n"
+SEPARATORS = ["\n\n", "\n", ". ", "; ", ", ", " ", ""]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    index: int
+    text: str
+    page_start: int
+    page_end: int
+    char_start: int  # offset into the document text (pages joined by PAGE_SEPARATOR)
+    char_end: int
+    n_tokens: int
+    section: str = ""  # heading path from the PDF outline, e.g. "ES.4.0 Environmental Consequences › ES.4.3 Water"
+
+
+# Navigation text: a table of contents, a list of tables or figures. Its chunks repeat every heading with a page
+# number, so they match many queries by words and by meaning while answering none; they are marked at ingest and
+# ranked after every other chunk (kept, so citations and the full text stay whole).
+_LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|_{5,}")
+_PAGE_REF = re.compile(r"\s*[\w.–-]{0,10}[0-9ivxlcIVXLC]\s*$")  # "ES-12", "4-3", "iv" at a line's end
+_TOC_START = re.compile(r"^\s*(?:(?:[A-Z]{1,3}[.-])?\d+(?:[.-]\d+)*\.?|Table|Figure|Chapter|Appendix|Section|"
+                        r"Attachment|Exhibit|Part)\b", re.I)
+_TOC_HEADING = re.compile(r"\b(?:table of contents|contents|list of (?:tables|figures|exhibits|appendices))\b", re.I)
+
+
+def _leader_line(line: str) -> bool:
+    """Dot leaders followed by a page reference at the end of the line."""
+    found = list(_LEADER.finditer(line))
+    return bool(found) and bool(_PAGE_REF.fullmatch(line[found[-1].end():]))
+
+
+def is_navigation(text: str) -> bool:
+    """A table-of-contents-like chunk: two numbered (or Table/Figure) headings with dot leaders and page numbers;
+    one such line when leaders fill a quarter of the text; a page reference after leaders filling 40% of it; or
+    a contents heading over dot-leader lines. A data table whose rows use dot leaders ("Acres disturbed ..... 45")
+    is not one. Linear in the text (it runs on every chunk at ingest)."""
+    if "...." not in text and ". . . ." not in text and "……" not in text and "_____" not in text:
+        return False
+    lines = text.splitlines()
+    leader_lines = [ln for ln in lines if _leader_line(ln)]
+    toc_lines = sum(1 for ln in leader_lines if _TOC_START.match(ln))
+    if toc_lines >= 2:
+        return True
+    leaders = sum(len(m.group(0)) for m in _LEADER.finditer(text))
+    size = max(1, len(text.strip()))
+    if (toc_lines == 1 and leaders >= 0.25 * size) or (leaders >= 0.4 * size and leader_lines):
+        return True
+    return bool(_TOC_HEADING.search(text)) and bool(leader_lines)
+
+
+def assign_sections(chunks: list[Chunk], toc: Sequence[Sequence], pages: Sequence[Page]) -> list[Chunk]:
+    """Give each chunk the outline path in force where it starts (or at a heading inside its first lines).
+
+    Each outline entry is placed where its title first appears on its page (else at the page's start); a chunk
+    gets the last heading of each level placed at or before its start. Model-free, from the PDF's own outline.
+    """
+    if not toc or not chunks:
+        return chunks
+    text, starts = join_pages(pages)
+    index = {p.number: i for i, p in enumerate(pages)}
+    marks: list[tuple[int, int, str]] = []  # (offset, level, title)
+    for level, title, page, *_ in toc:
+        title = " ".join(str(title).split())
+        if not title or page not in index:
+            continue
+        i = index[page]
+        begin = starts[i]
+        end = starts[i + 1] if i + 1 < len(starts) else len(text)
+        found = _find_heading(text[begin:end], title)
+        marks.append((begin + (found if found >= 0 else 0), max(1, int(level)), title))
+    marks.sort(key=lambda m: m[0])
+    stack: list[str] = []
+    j = 0
+    out = []
+    for c in chunks:
+        while j < len(marks) and marks[j][0] <= c.char_start + HEADING_SLACK:
+            _, level, title = marks[j]
+            stack = stack[: level - 1] + [title]
+            j += 1
+        out.append(dataclasses.replace(c, section=" › ".join(stack)))
+    return out
+
+
+HEADING_SLACK = 120  # a heading in a chunk's first line or two names that chunk's section
+
+
+def _find_heading(page_text: str, title: str) -> int:
+    flat = " ".join(page_text.split()).lower()
+    key = title.lower()[:60]
+    pos = flat.find(key)
+    if pos < 0:
+        return -1
+    # map the offset in the whitespace-collapsed text back to the page text (close enough for ordering)
+    return int(pos * len(page_text) / max(1, len(flat)))
+
+
+def join_pages(pages: Sequence[Page]) -> tuple[str, list[int]]:
+    """The document text and the offset where each page starts in it."""
+    parts: list[str] = []
+    starts: list[int] = []
+    pos = 0
+    for page in pages:
+        starts.append(pos)
+        parts.append(page.text)
+        pos += len(page.text) + len(PAGE_SEPARATOR)
+    return PAGE_SEPARATOR.join(parts), starts
+
+
+def page_at(offset: int, page_starts: list[int], page_numbers: list[int]) -> int:
+    return page_numbers[max(0, bisect.bisect_right(page_starts, offset) - 1)]
+
+
+def validate_params(chunk_size: int, chunk_overlap: int, max_tokens: int) -> None:
+    if chunk_size < 16:
+        raise UserError(f"Chunk size {chunk_size} is too small; use at least 16 tokens.")
+    if chunk_size > max_tokens:
+        raise UserError(
+            f"Chunk size {chunk_size} tokens is over the embedding model's window of {max_tokens} tokens; "
+            f"text past that would be cut off. Use {max_tokens} or fewer."
+        )
+    if not 0 <= chunk_overlap < chunk_size:
+        raise UserError(f"Chunk overlap must be at least 0 and less than the chunk size ({chunk_size}).")
+
+
+def chunk_pages(
+    pages: Sequence[Page],
+    count_tokens: Callable[[str], int],
+    chunk_size: int,
+    chunk_overlap: int,
+    max_tokens: int,
+) -> list[Chunk]:
+    """Split the document into chunks of at most ``chunk_size`` tokens (never over ``max_tokens``)."""
+    validate_params(chunk_size, chunk_overlap, max_tokens)
+    # The splitter measures the same small pieces many times while merging: count each once.
+    count_tokens = functools.lru_cache(maxsize=200_000)(count_tokens)
+    text, starts = join_pages(pages)
+    numbers = [p.number for p in pages]
+    from langchain_text_splitters import RecursiveCharacterTextSplitter  # heavy: reading the store needs no splitter
+
+    splitter = RecursiveCharacterTextSplitter(
+        chunk_size=chunk_size,
+        chunk_overlap=chunk_overlap,
+        length_function=count_tokens,
+        separators=SEPARATORS,
+        keep_separator="end",
+        strip_whitespace=True,
+    )
+    chunks: list[Chunk] = []
+    cursor = 0
+    for piece in splitter.split_text(text):
+        # Locate each chunk ourselves: LangChain's start_index assumes the overlap is in characters.
+        start = text.find(piece, cursor)
+        if start < 0:
+            start = text.find(piece)
+        cursor = start + 1
+        n = count_tokens(piece)
+        # The splitter sums piece lengths; re-check the real count so nothing is truncated by the embedder.
+        pieces = [(piece, start, n)] if n <= max_tokens else _hard_split(piece, start, count_tokens, max_tokens)
+        # A token count can hide a huge chunk (a 48,000-character run of one symbol is a handful of unknown
+        # tokens): bound characters too, so no chunk is far longer than its tokens suggest.
+        max_chars = chunk_size * MAX_CHARS_PER_TOKEN
+        pieces = [part for sub in pieces for part in _char_split(*sub, max_chars, count_tokens)]
+        for sub, sub_start, sub_n in pieces:
+            if not sub.strip():
+                continue
+            end = sub_start + len(sub)
+            chunks.append(
+                Chunk(
+                    index=len(chunks),
+                    text=sub,
+                    page_start=page_at(sub_start, starts, numbers),
+                    page_end=page_at(max(sub_start, end - 1), starts, numbers),
+                    char_start=sub_start,
+                    char_end=end,
+                    n_tokens=sub_n,
+                )
+            )
+    return chunks
+
+
+MAX_CHARS_PER_TOKEN = 8  # English averages about 4 characters a token; 8 leaves room for long words and numbers
+
+
+def _char_split(text: str, start: int, n: int, max_chars: int,
+                count_tokens: Callable[[str], int]) -> list[tuple[str, int, int]]:
+    """Cut a piece longer than ``max_chars`` characters, at the last space before the bound where there is one."""
+    if len(text) <= max_chars:
+        return [(text, start, n)]
+    out = []
+    pos = 0
+    while pos < len(text):
+        end = min(len(text), pos + max_chars)
+        if end < len(text):
+            space = text.rfind(" ", pos + max_chars // 2, end)
+            end = space + 1 if space > 0 else end
+        part = text[pos:end]
+        out.append((part, start + pos, count_tokens(part)))
+        pos = end
+    return out
+
+
+def _hard_split(
+    text: str, start: int, count_tokens: Callable[[str], int], max_tokens: int
+) -> list[tuple[str, int, int]]:
+    """Split an over-long piece on word boundaries so each part fits ``max_tokens``."""
+    out: list[tuple[str, int, int]] = []
+    words = text.split(" ")
+    cur: list[str] = []
+    cur_start = start
+    pos = start
+    for word in words:
+        trial = " ".join([*cur, word])
+        if cur and count_tokens(trial) > max_tokens:
+            part = " ".join(cur)
+            out.append((part, cur_start, count_tokens(part)))
+            cur, cur_start = [word], pos
+        else:
+            cur.append(word)
+        pos += len(word) + 1
+    if cur:
+        part = " ".join(cur)
+        out.append((part, cur_start, count_tokens(part)))
+    return out

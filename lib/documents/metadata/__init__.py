@@ -1,0 +1,76 @@
+"""Document metadata: who, what, where and when an EIS is, with where each value came from. This package's face;
+its modules each do one job: ``fields`` (the fields, vocabularies, checks), ``extract`` (rules at ingest),
+``records`` (stored values and tags), ``fill`` (a connected model fills gaps), ``query`` (filters, sorts, names),
+``export_ceq`` (the data standard's JSON).
+
+Field names and values follow the CEQ NEPA and Permitting Data and Technology Standard, v1.2 (published by CEQ
+with the Permitting Council and GSA on permitting.innovation.gov; its toolkit is GSA-TTS/pic-standards, whose
+``src/jsonschema/nepa.schema.json`` and ``src/database/schema-v1.2.0.sql`` this package follows):
+
+- ``project``: ``project_id``, ``project_title``, ``project_description``, ``project_sector``, ``project_sponsor``,
+  ``lead_agency``, ``participating_agencies``, ``location`` (an object with a text ``description``);
+- ``process``: ``process_id``, ``project_id``, ``process_type`` (``CE`` | ``EA`` | ``EIS``), ``process_status``,
+  ``lead_agency``, ``joint_lead_agency``, ``cooperating_agencies``, ``federal_unique_id``, ``agency_id``;
+- ``document``: ``document_id``, ``process_id``, ``document_type`` (the schema lists ``NOI``, ``Draft EIS``,
+  ``Final EIS``, ``ROD``; we add the supplemental and programmatic variants, ``EA`` and ``FONSI``), ``title``,
+  ``publish_date`` (ISO date), ``prepared_by``, ``volume_title``, ``url``, ``notes``;
+- v1.2's provenance properties on every record: ``data_source_system``, ``data_record_version``, ``last_updated``
+  and an ``other`` object for additional data.
+
+The collection exports as the schema's root object, ``{"projects": [...], "processes": [...], "documents": [...]}``.
+Our own fields ``states`` (USPS codes) and ``eis_number`` (the CEQ/EPA filing number or the agency's EIS number as
+printed) sit beside the standard's fields, never instead of them.
+
+Values are extracted at ingest by rules (``extract``: the PDF's info dictionary and the first pages' text only, so it
+costs milliseconds whatever the length of the PDF), can be filled by a connected model on request
+(``fill_with_model``) and edited by a person (``set_values``). Each value keeps its source: ``pdf_metadata``,
+``cover_text``, ``model`` or ``person``; a person's value is never overwritten by extraction or a model.
+"""
+from lib.documents.metadata.export_ceq import STANDARD, export_ceq
+from lib.documents.metadata.extract import COVER_PAGES, classify, extract, project_title_from
+from lib.documents.metadata.fields import (
+    DOCUMENT_TYPES,
+    FEDERAL_AGENCIES,
+    FIELD_LABELS,
+    FIELDS,
+    LIST_FIELDS,
+    PROCESS_TYPES,
+    SOURCE_LABELS,
+    SOURCES,
+    STATES,
+    TAGS,
+    canonical_agency,
+    normalize,
+    year_of,
+)
+from lib.documents.metadata.fill import fill_with_model
+from lib.documents.metadata.query import (
+    FILTER_KEYS,
+    SORTS,
+    citation_name,
+    collection_filter,
+    display_title,
+    parse_where,
+    parse_year_range,
+    sort_documents,
+)
+from lib.documents.metadata.records import (
+    cli_metadata,
+    delete,
+    get,
+    get_many,
+    missing,
+    normalize_tags,
+    save_extracted,
+    set_values,
+    tags_many,
+)
+
+__all__ = [
+    "COVER_PAGES", "DOCUMENT_TYPES", "FEDERAL_AGENCIES", "FIELDS", "FIELD_LABELS", "FILTER_KEYS", "LIST_FIELDS",
+    "PROCESS_TYPES", "SORTS", "SOURCES", "SOURCE_LABELS", "STANDARD", "STATES", "TAGS", "canonical_agency",
+    "citation_name", "classify", "cli_metadata", "collection_filter", "delete", "display_title", "export_ceq",
+    "extract", "fill_with_model", "get", "get_many", "missing", "normalize", "normalize_tags", "parse_where",
+    "parse_year_range", "project_title_from", "save_extracted", "set_values", "sort_documents", "tags_many",
+    "year_of",
+]

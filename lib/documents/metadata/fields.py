@@ -1,0 +1,263 @@
+"""The metadata fields, their vocabularies (document and process types, states, federal agencies) and the
+rules a value must follow to be stored (``normalize``); the standard behind them is described in
+lib/documents/metadata/__init__.py."""
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from typing import Any
+
+from lib.core.errors import UserError
+
+FIELDS: tuple[str, ...] = (
+    "title", "project_title", "lead_agency", "cooperating_agencies", "process_type", "document_type",
+    "publish_date", "location", "states", "eis_number",
+)
+LIST_FIELDS = frozenset({"cooperating_agencies", "states"})
+FIELD_LABELS = {  # plain words on the pages; the standard's names stay in the CLI, the export and the help text
+    "title": "Title", "project_title": "Project", "lead_agency": "Lead agency",
+    "cooperating_agencies": "Cooperating agencies", "process_type": "Review type (EIS, EA, CE)",
+    "document_type": "Document type", "publish_date": "Published", "location": "Location", "states": "States",
+    "eis_number": "EIS number",
+}
+TAGS = "tags"  # a person's own labels ("caribou", "Alaska LNG"): stored beside the fields, not a field of the standard
+MAX_TAGS = 50
+MAX_TAG_CHARS = 60
+SOURCES: tuple[str, ...] = ("pdf_metadata", "cover_text", "model", "person")
+SOURCE_LABELS = {"pdf_metadata": "PDF metadata", "cover_text": "cover text", "model": "model", "person": "person"}
+PROCESS_TYPES: tuple[str, ...] = ("EIS", "EA", "CE")
+DOCUMENT_TYPES: tuple[str, ...] = (
+    "NOI", "Draft EIS", "Final EIS", "Supplemental Draft EIS", "Supplemental Final EIS", "Programmatic Draft EIS",
+    "Programmatic Final EIS", "EA", "FONSI", "ROD",
+)
+PROCESS_OF = {t: ("EA" if t in ("EA", "FONSI") else "EIS") for t in DOCUMENT_TYPES}
+_DOC_TYPE_ALIASES = {
+    "deis": "Draft EIS", "feis": "Final EIS", "sdeis": "Supplemental Draft EIS", "sfeis": "Supplemental Final EIS",
+    "pdeis": "Programmatic Draft EIS", "pfeis": "Programmatic Final EIS", "record of decision": "ROD",
+    "notice of intent": "NOI", "environmental assessment": "EA", "finding of no significant impact": "FONSI",
+    "draft environmental impact statement": "Draft EIS", "final environmental impact statement": "Final EIS",
+}
+MAX_VALUE_CHARS = 500
+
+STATES: dict[str, str] = {
+    "AL": "Alabama", "AK": "Alaska", "AZ": "Arizona", "AR": "Arkansas", "CA": "California", "CO": "Colorado",
+    "CT": "Connecticut", "DE": "Delaware", "FL": "Florida", "GA": "Georgia", "HI": "Hawaii", "ID": "Idaho",
+    "IL": "Illinois", "IN": "Indiana", "IA": "Iowa", "KS": "Kansas", "KY": "Kentucky", "LA": "Louisiana",
+    "ME": "Maine", "MD": "Maryland", "MA": "Massachusetts", "MI": "Michigan", "MN": "Minnesota", "MS": "Mississippi",
+    "MO": "Missouri", "MT": "Montana", "NE": "Nebraska", "NV": "Nevada", "NH": "New Hampshire", "NJ": "New Jersey",
+    "NM": "New Mexico", "NY": "New York", "NC": "North Carolina", "ND": "North Dakota", "OH": "Ohio",
+    "OK": "Oklahoma", "OR": "Oregon", "PA": "Pennsylvania", "RI": "Rhode Island", "SC": "South Carolina",
+    "SD": "South Dakota", "TN": "Tennessee", "TX": "Texas", "UT": "Utah", "VT": "Vermont", "VA": "Virginia",
+    "WA": "Washington", "WV": "West Virginia", "WI": "Wisconsin", "WY": "Wyoming", "DC": "District of Columbia",
+    "PR": "Puerto Rico", "GU": "Guam", "VI": "U.S. Virgin Islands", "AS": "American Samoa",
+    "MP": "Northern Mariana Islands",
+}
+_STATE_BY_NAME = {name.lower(): code for code, name in STATES.items()} | {
+    "virgin islands": "VI", "us virgin islands": "VI", "washington dc": "DC", "washington d.c.": "DC",
+}
+
+# Federal agencies that lead or cooperate on EISs: (canonical name, abbreviations, other spellings, parent).
+# A sub-agency named on a cover wins over its department ("Department of Defense" + "Missile Defense Agency").
+_AGENCY_TABLE: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str | None], ...] = (
+    ("Department of Defense", ("DoD", "DOD"), (), None),
+    ("Department of the Army", (), ("U.S. Army", "United States Army"), "Department of Defense"),
+    ("Department of the Navy", ("DON",), ("U.S. Navy", "United States Navy"), "Department of Defense"),
+    ("Department of the Air Force", ("USAF",), ("U.S. Air Force", "United States Air Force"), "Department of Defense"),
+    ("U.S. Army Corps of Engineers", ("USACE",), ("Army Corps of Engineers", "Corps of Engineers"), "Department of the Army"),
+    ("Missile Defense Agency", ("MDA",), (), "Department of Defense"),
+    ("National Guard Bureau", ("NGB",), (), "Department of Defense"),
+    ("Department of the Interior", ("DOI",), ("Interior Department",), None),
+    ("Bureau of Land Management", ("BLM",), (), "Department of the Interior"),
+    ("National Park Service", ("NPS",), (), "Department of the Interior"),
+    ("U.S. Fish and Wildlife Service", ("USFWS", "FWS"), ("Fish and Wildlife Service", "Fish & Wildlife Service"), "Department of the Interior"),
+    ("Bureau of Reclamation", ("USBR",), (), "Department of the Interior"),
+    ("Bureau of Ocean Energy Management", ("BOEM",), (), "Department of the Interior"),
+    ("Bureau of Safety and Environmental Enforcement", ("BSEE",), (), "Department of the Interior"),
+    ("Bureau of Indian Affairs", ("BIA",), (), "Department of the Interior"),
+    ("Office of Surface Mining Reclamation and Enforcement", ("OSMRE",), ("Office of Surface Mining",), "Department of the Interior"),
+    ("U.S. Geological Survey", ("USGS",), ("Geological Survey",), "Department of the Interior"),
+    ("Department of Agriculture", ("USDA",), (), None),
+    ("Forest Service", ("USFS",), ("USDA Forest Service", "U.S. Forest Service"), "Department of Agriculture"),
+    ("Natural Resources Conservation Service", ("NRCS",), (), "Department of Agriculture"),
+    ("Rural Utilities Service", ("RUS",), (), "Department of Agriculture"),
+    ("Animal and Plant Health Inspection Service", ("APHIS",), (), "Department of Agriculture"),
+    ("Department of Transportation", ("USDOT",), (), None),
+    ("Federal Highway Administration", ("FHWA",), (), "Department of Transportation"),
+    ("Federal Transit Administration", ("FTA",), (), "Department of Transportation"),
+    ("Federal Railroad Administration", ("FRA",), (), "Department of Transportation"),
+    ("Federal Aviation Administration", ("FAA",), (), "Department of Transportation"),
+    ("Maritime Administration", ("MARAD",), (), "Department of Transportation"),
+    ("Department of Energy", ("DOE",), (), None),
+    ("National Nuclear Security Administration", ("NNSA",), (), "Department of Energy"),
+    ("Bonneville Power Administration", ("BPA",), (), "Department of Energy"),
+    ("Western Area Power Administration", ("WAPA",), (), "Department of Energy"),
+    ("Federal Energy Regulatory Commission", ("FERC",), (), None),
+    ("Nuclear Regulatory Commission", ("NRC",), (), None),
+    ("Environmental Protection Agency", ("EPA", "USEPA"), (), None),
+    ("Department of Commerce", ("DOC",), (), None),
+    ("National Oceanic and Atmospheric Administration", ("NOAA",), (), "Department of Commerce"),
+    ("National Marine Fisheries Service", ("NMFS",), ("NOAA Fisheries",), "National Oceanic and Atmospheric Administration"),
+    ("Department of Homeland Security", ("DHS",), (), None),
+    ("U.S. Customs and Border Protection", ("CBP",), ("Customs and Border Protection",), "Department of Homeland Security"),
+    ("Federal Emergency Management Agency", ("FEMA",), (), "Department of Homeland Security"),
+    ("U.S. Coast Guard", ("USCG",), ("Coast Guard",), "Department of Homeland Security"),
+    ("Department of Housing and Urban Development", ("HUD",), (), None),
+    ("Department of Veterans Affairs", (), (), None),
+    ("Department of State", (), ("State Department",), None),
+    ("Tennessee Valley Authority", ("TVA",), (), None),
+    ("General Services Administration", ("GSA",), (), None),
+    ("National Aeronautics and Space Administration", ("NASA",), (), None),
+    ("Surface Transportation Board", ("STB",), (), None),
+    ("International Boundary and Water Commission", ("IBWC",), (), None),
+)
+FEDERAL_AGENCIES: tuple[str, ...] = tuple(a[0] for a in _AGENCY_TABLE)
+_PARENT = {a[0]: a[3] for a in _AGENCY_TABLE}
+
+
+def words_pattern(name: str) -> str:
+    words = name.replace("&", " and ").split()
+    return r"\s+".join(r"(?:and|&)" if w.lower() == "and" else re.escape(w) for w in words)
+
+
+def _agency_key(text: str) -> str:
+    return " ".join(text.replace("&", " and ").split()).lower()
+
+
+def _agency_name_regex() -> tuple[re.Pattern[str], dict[str, str]]:
+    spellings: dict[str, str] = {}
+    for canonical, _abbrs, others, _parent in _AGENCY_TABLE:
+        for s in (canonical, *others):
+            base = re.sub(r"^(?:U\.S\.|United States)\s+", "", s)
+            spellings.setdefault(_agency_key(base), canonical)
+    alts = sorted(spellings, key=len, reverse=True)  # longest first: "Corps of Engineers" before "Army"
+    prefix = r"(?:(?:U\.\s?S\.|US|United\s+States|USDA)\s+)?"
+    pat = re.compile(prefix + "(" + "|".join(words_pattern(a) for a in alts) + r")\b", re.IGNORECASE)
+    return pat, spellings
+
+
+AGENCY_NAME_RE, _AGENCY_SPELLINGS = _agency_name_regex()
+_STATE_BEFORE = re.compile(r"(?:State\s+of\s+)?(?:" + "|".join(sorted(
+    (words_pattern(n) for n in STATES.values()), key=len, reverse=True)) + r")(?:[ \t]+State)?[ \t]+$", re.IGNORECASE)
+_AGENCY_ABBR = {abbr: a[0] for a in _AGENCY_TABLE for abbr in a[1]}
+AGENCY_ABBR_RE = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(sorted(_AGENCY_ABBR, key=len, reverse=True)) + r")(?![A-Za-z])")
+
+
+def find_agencies(text: str) -> list[tuple[int, str, bool]]:
+    """(position, canonical name, by full name?) for every known agency in ``text``, names before abbreviations."""
+    found: list[tuple[int, str, bool]] = []
+    taken: list[tuple[int, int]] = []
+    for m in AGENCY_NAME_RE.finditer(text):
+        canonical = _AGENCY_SPELLINGS.get(_agency_key(m.group(1)))
+        if _STATE_BEFORE.search(text[max(0, m.start() - 40):m.start()]):
+            taken.append(m.span())  # "Arizona Department of Transportation": a state's agency, not the federal one
+            continue
+        if canonical:
+            found.append((m.start(), canonical, True))
+            taken.append(m.span())
+    for m in AGENCY_ABBR_RE.finditer(text):
+        if not any(a <= m.start() < b for a, b in taken):
+            found.append((m.start(), _AGENCY_ABBR[m.group(1)], False))
+    return sorted(found)
+
+
+def canonical_agency(text: str) -> str | None:
+    """The canonical name of the one known agency ``text`` names (most specific where a department and its
+    sub-agency are both named), else None."""
+    return pick_lead(find_agencies(text))
+
+
+def pick_lead(found: list[tuple[int, str, bool]]) -> str | None:
+    if not found:
+        return None
+    names = {c for _, c, _ in found}
+    ancestors: set[str] = set()
+    for c in names:
+        p = _PARENT.get(c)
+        while p:
+            ancestors.add(p)
+            p = _PARENT.get(p)
+    keep = [f for f in found if f[1] not in ancestors]
+    by_name = [f for f in keep if f[2]]
+    return (by_name or keep)[0][1] if keep else None
+
+
+def state_code(name: str) -> str | None:
+    key = " ".join(name.replace(",", " ").split()).lower()
+    if key.startswith("washington") and ("d.c" in key or key.endswith(" dc")):
+        return "DC"
+    return _STATE_BY_NAME.get(key) or _STATE_BY_NAME.get(key.removeprefix("u.s. "))
+
+
+def as_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        parts = value.split(";") if ";" in value else value.split(",")
+    elif isinstance(value, (list, tuple)):
+        parts = [str(v) for v in value if v is not None]
+    else:
+        raise UserError(f"Expected a list or a comma-separated text, got {type(value).__name__}.")
+    return list(dict.fromkeys(" ".join(p.split()) for p in parts if p.strip()))
+
+
+def _date_value(value: str) -> str:
+    s = value.strip()
+    try:
+        if re.fullmatch(r"\d{4}", s):
+            y = int(s)
+        elif re.fullmatch(r"\d{4}-\d{2}", s):
+            y, mo = int(s[:4]), int(s[5:])
+            _dt.date(y, mo, 1)
+        elif re.fullmatch(r"\d{4}-\d{2}-\d{2}", s):
+            y = _dt.date.fromisoformat(s).year
+        else:
+            raise ValueError(s)
+        if not 1900 <= y <= 2100:
+            raise ValueError(s)
+    except ValueError:
+        raise UserError(f"publish_date must be an ISO date: YYYY-MM-DD, YYYY-MM or YYYY (got '{value}').") from None
+    return s
+
+
+def normalize(key: str, value: Any) -> Any:
+    """A field's value checked and put in its stored form; None clears it. Raises UserError saying what is wrong."""
+    if key == "year":
+        raise UserError("'year' is derived from publish_date: set publish_date instead (YYYY-MM-DD, YYYY-MM or YYYY).")
+    if key not in FIELDS:
+        raise UserError(f"Unknown metadata field '{key}'. Known fields: {', '.join(FIELDS)}.")
+    if value is None or (isinstance(value, str) and not value.strip()) or value == []:
+        return None
+    if key == "states":
+        codes = []
+        for item in as_list(value):
+            code = item.upper() if item.upper() in STATES else state_code(item)
+            if not code:
+                raise UserError(f"'{item}' is not a U.S. state or territory: use two-letter USPS codes such as "
+                                "AK, MI, NY, DC or PR (or full names), separated by commas.")
+            codes.append(code)
+        return sorted(set(codes))
+    if key == "cooperating_agencies":
+        items = [i[:200] for i in as_list(value)]
+        return items or None
+    if not isinstance(value, (str, int, float)):
+        raise UserError(f"{key} takes a text value, not a {type(value).__name__}.")
+    s = " ".join(str(value).split())
+    if key == "document_type":
+        hit = next((t for t in DOCUMENT_TYPES if t.lower() == s.lower()), None) or _DOC_TYPE_ALIASES.get(s.lower())
+        if not hit:
+            raise UserError(f"Unknown document_type '{s}'. Use one of: {', '.join(DOCUMENT_TYPES)}.")
+        return hit
+    if key == "process_type":
+        if s.upper() not in PROCESS_TYPES:
+            raise UserError(f"Unknown process_type '{s}'. Use one of: {', '.join(PROCESS_TYPES)}.")
+        return s.upper()
+    if key == "publish_date":
+        return _date_value(s)
+    if len(s) > MAX_VALUE_CHARS:
+        raise UserError(f"{key} is {len(s)} characters long; at most {MAX_VALUE_CHARS} are kept.")
+    return s
+
+
+def year_of(publish_date: Any) -> int | None:
+    m = re.match(r"(\d{4})", str(publish_date or ""))
+    return int(m.group(1)) if m else None

@@ -1,0 +1,111 @@
+"""A connected model fills the metadata fields still unknown, from the first pages' text (its prompt is in
+lib/models/prompts.py); what it gives is checked like a person's input and stored with source ``model``."""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import and_, insert, select
+from sqlalchemy import delete as _sa_delete
+from sqlalchemy.engine import Engine
+
+from lib.core.errors import UserError
+from lib.documents.metadata.extract import COVER_PAGES
+from lib.documents.metadata.fields import DOCUMENT_TYPES, PROCESS_TYPES, normalize
+from lib.documents.metadata.records import get, missing, require_document
+from lib.models import prompts
+from lib.models.base import ProviderError, Request
+from lib.models.registry import is_llm
+from lib.storage import tables
+from lib.storage.engine import get_engine
+
+_FIELD_HELP = {
+    "title": "the document's full title as printed on its cover",
+    "project_title": "the project's name, without document-type words such as 'Final Environmental Impact Statement'",
+    "lead_agency": "the federal lead agency",
+    "cooperating_agencies": "a list of the cooperating agencies' names",
+    "process_type": "one of " + ", ".join(PROCESS_TYPES),
+    "document_type": "one of " + ", ".join(DOCUMENT_TYPES),
+    "publish_date": "the publication date as YYYY-MM-DD, YYYY-MM or YYYY",
+    "location": "the project's location in words (place, county, state)",
+    "states": "a list of two-letter USPS codes of the states or territories where the project is",
+    "eis_number": "the EIS number printed on the document (CEQ/EPA number such as 20170012, or an agency number "
+                  "such as DOE/EIS-0250)",
+}
+
+
+def _parse_json_object(text: str) -> dict:
+    s = (text or "").strip()
+    s = re.sub(r"^```(?:json)?\s*|\s*```$", "", s)
+    a, b = s.find("{"), s.rfind("}")
+    if a < 0 or b <= a:
+        raise ValueError("no JSON object")
+    obj = json.loads(s[a:b + 1])
+    if not isinstance(obj, dict):
+        raise ValueError("not an object")
+    return obj
+
+
+def fill_with_model(doc_id: str, model: Any, pages_text: str | Iterable[str], engine: Engine | None = None) -> dict[str, Any]:
+    """Ask a connected model for the fields still unknown, from the first pages' text, and store what it gives
+    (checked like a person's input) with source ``model``. Known values, a person's included, are never changed.
+    Returns ``{"filled": {field: value}, "rejected": {field: reason}, "asked": [fields]}``."""
+    if getattr(model, "weak", False) or not is_llm(model):
+        raise UserError(f"{getattr(model, 'label', None) or getattr(model, 'id', 'This model')} cannot fill metadata "
+                        "reliably: configure a connected model (OpenAI, Anthropic, an OpenAI-compatible server or a "
+                        "larger local GGUF model) and choose it.")
+    current = get(doc_id, engine)
+    asked = missing(current)
+    if not asked:
+        return {"filled": {}, "rejected": {}, "asked": []}
+    pages = [pages_text] if isinstance(pages_text, str) else list(pages_text)
+    text = "\n\n".join(p for p in pages[:COVER_PAGES] if p and p.strip())
+    if not text.strip():
+        raise UserError("This document has no text on its first pages to read metadata from.")
+    budget_tokens = max(500, int(getattr(model, "context_window", 4096)) - 900)
+    count = getattr(model, "count_tokens", lambda s: (len(s) + 3) // 4)
+    while count(text) > budget_tokens and len(text) > 2000:
+        text = text[: int(len(text) * 0.8)]
+    wanted = "\n".join(f'- "{k}": {_FIELD_HELP[k]}' for k in asked)
+    req = Request(prompt=prompts.METADATA_FILL.format(fields=wanted, pages=text), system=prompts.METADATA_SYSTEM,
+                  max_tokens=600)
+    try:
+        answer = model.generate(req)
+    except ProviderError as exc:
+        raise UserError(f"The model call failed: {exc}") from exc
+    try:
+        obj = _parse_json_object(answer.text)
+    except (ValueError, json.JSONDecodeError):
+        raise UserError("The model did not reply with a JSON object; nothing was changed. Try again or choose "
+                        "another model.") from None
+    filled: dict[str, Any] = {}
+    rejected: dict[str, str] = {}
+    for key in asked:
+        if key not in obj or obj[key] in (None, "", [], "null"):
+            continue
+        try:
+            value = normalize(key, obj[key])
+        except UserError as exc:
+            rejected[key] = str(exc)
+            continue
+        if value is not None:
+            filled[key] = value
+    if filled:
+        t = tables.doc_metadata
+        now = _dt.datetime.now(_dt.UTC).replace(tzinfo=None)
+        with (engine or get_engine()).begin() as c:
+            require_document(c, doc_id)
+            rows = {r.key: r for r in c.execute(select(t.c.key, t.c.value, t.c.source).where(t.c.doc_id == doc_id))}
+            for key in list(filled):
+                r = rows.get(key)
+                if r is not None and (r.source == "person" or r.value not in (None, "null", "[]", '""')):
+                    filled.pop(key)  # someone filled it meanwhile: theirs stays
+                    continue
+                if r is not None:
+                    c.execute(_sa_delete(t).where(and_(t.c.doc_id == doc_id, t.c.key == key)))
+                c.execute(insert(t).values(doc_id=doc_id, key=key, value=json.dumps(filled[key]), source="model",
+                                           updated_at=now))
+    return {"filled": filled, "rejected": rejected, "asked": asked}

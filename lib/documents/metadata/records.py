@@ -1,0 +1,148 @@
+"""Stored metadata: each document's field values with their source, and its tags, read and written in the
+SQL store. A person's value is never overwritten by extraction or a model."""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import and_, insert, select, update
+from sqlalchemy import delete as _sa_delete
+from sqlalchemy.engine import Engine
+
+from lib.core.errors import UserError
+from lib.documents.metadata.fields import FIELDS, MAX_TAG_CHARS, MAX_TAGS, SOURCES, TAGS, as_list, normalize
+from lib.storage import tables
+from lib.storage.engine import get_engine
+
+
+def empty_record() -> dict[str, dict]:
+    return {k: {"value": None, "source": None} for k in FIELDS}
+
+
+def save_extracted(conn: Any, doc_id: str, fields: dict[str, dict]) -> None:
+    """Write extracted values inside the caller's transaction (a SQLAlchemy connection). A value a person set is
+    kept; every other field is replaced by what the rules found now (or removed when they found nothing)."""
+    t = tables.doc_metadata
+    rows = conn.execute(select(t.c.key, t.c.source).where(t.c.doc_id == doc_id)).fetchall()
+    person = {r.key for r in rows if r.source == "person"}
+    stale = [r.key for r in rows if r.source in ("pdf_metadata", "cover_text") and r.key not in person]
+    if stale:
+        conn.execute(_sa_delete(t).where(and_(t.c.doc_id == doc_id, t.c.key.in_(stale))))
+    have = {r.key for r in rows} - set(stale)
+    now = _dt.datetime.now(_dt.UTC).replace(tzinfo=None)
+    for key, item in fields.items():
+        if key not in FIELDS or key in person or item.get("source") not in ("pdf_metadata", "cover_text"):
+            continue
+        try:
+            value = normalize(key, item.get("value"))
+        except UserError:  # a value the rules should not have produced: left out, the ingest goes on
+            continue
+        if value is None:
+            continue
+        row = {"value": json.dumps(value), "source": item["source"], "updated_at": now}
+        if key in have:  # a model's value is replaced by one the document itself prints
+            conn.execute(update(t).where(and_(t.c.doc_id == doc_id, t.c.key == key)).values(**row))
+        else:
+            conn.execute(insert(t).values(doc_id=doc_id, key=key, **row))
+
+
+def get_many(doc_ids: Iterable[str], engine: Engine | None = None) -> dict[str, dict[str, dict]]:
+    """``{doc_id: {field: {"value", "source"}}}`` with every field present for every id asked for."""
+    ids = list(dict.fromkeys(doc_ids))
+    out = {d: empty_record() for d in ids}
+    if not ids:
+        return out
+    t = tables.doc_metadata
+    with (engine or get_engine()).connect() as c:
+        rows = c.execute(select(t.c.doc_id, t.c.key, t.c.value, t.c.source).where(t.c.doc_id.in_(ids))).fetchall()
+    for r in rows:
+        if r.key in FIELDS and r.doc_id in out:
+            out[r.doc_id][r.key] = {"value": json.loads(r.value) if r.value is not None else None, "source": r.source}
+    return out
+
+
+def get(doc_id: str, engine: Engine | None = None) -> dict[str, dict]:
+    """``{field: {"value", "source"}}`` for every field of FIELDS, in that order; value and source are None where
+    nothing is known."""
+    return get_many([doc_id], engine)[doc_id]
+
+
+def require_document(c: Any, doc_id: str) -> None:
+    if c.execute(select(tables.documents.c.doc_id).where(tables.documents.c.doc_id == doc_id)).first() is None:
+        raise UserError(f"No indexed document with id '{doc_id}'.")
+
+
+def set_values(doc_id: str, values: dict[str, Any], engine: Engine | None = None, source: str = "person") -> dict[str, dict]:
+    """Set fields of one document (all checked before any is written). Lists accept comma-separated text (or
+    semicolon-separated where a name has a comma). An empty value clears the field; a person's clearing is kept as
+    a value of None with source ``person``, so no model fills it back. Returns the document's metadata after."""
+    if source not in SOURCES:
+        raise UserError(f"Unknown metadata source '{source}'. Known: {', '.join(SOURCES)}.")
+    if not values:
+        raise UserError("Nothing to set: give at least one field, e.g. lead_agency=\"Bureau of Land Management\".")
+    values = dict(values)
+    tags = normalize_tags(values.pop(TAGS)) if TAGS in values else None
+    clean = {k: normalize(k, v) for k, v in values.items()}
+    if tags is not None:
+        clean[TAGS] = tags or None
+    t = tables.doc_metadata
+    now = _dt.datetime.now(_dt.UTC).replace(tzinfo=None)
+    with (engine or get_engine()).begin() as c:
+        require_document(c, doc_id)
+        for key, value in clean.items():
+            if value is None and source != "person":
+                continue
+            c.execute(_sa_delete(t).where(and_(t.c.doc_id == doc_id, t.c.key == key)))
+            c.execute(insert(t).values(doc_id=doc_id, key=key, value=json.dumps(value) if value is not None else None,
+                                       source=source, updated_at=now))
+    return get(doc_id, engine)
+
+
+def normalize_tags(value: Any) -> list[str]:
+    """Tags in their stored form: trimmed, lower case, unique, sorted. A list, or text separated by commas."""
+    out = set()
+    for item in as_list(value) if value not in (None, "") else []:
+        tag = " ".join(str(item).split()).lower()
+        if not tag:
+            continue
+        if len(tag) > MAX_TAG_CHARS:
+            raise UserError(f"The tag '{tag[:40]}…' is {len(tag)} characters long; tags are at most {MAX_TAG_CHARS}.")
+        out.add(tag)
+    if len(out) > MAX_TAGS:
+        raise UserError(f"{len(out)} tags given; a document keeps at most {MAX_TAGS}.")
+    return sorted(out)
+
+
+def tags_many(doc_ids: Iterable[str], engine: Engine | None = None) -> dict[str, list[str]]:
+    """``{doc_id: [tag, …]}`` (an empty list where a document has none)."""
+    ids = list(dict.fromkeys(doc_ids))
+    out: dict[str, list[str]] = {d: [] for d in ids}
+    if not ids:
+        return out
+    t = tables.doc_metadata
+    with (engine or get_engine()).connect() as c:
+        rows = c.execute(select(t.c.doc_id, t.c.value).where(and_(t.c.doc_id.in_(ids), t.c.key == TAGS))).fetchall()
+    for r in rows:
+        if r.value is not None:
+            out[r.doc_id] = list(json.loads(r.value))
+    return out
+
+
+def delete(conn: Any, doc_id: str) -> None:
+    """Remove a document's metadata inside the caller's transaction."""
+    conn.execute(_sa_delete(tables.doc_metadata).where(tables.doc_metadata.c.doc_id == doc_id))
+
+
+
+def missing(meta: dict[str, dict]) -> list[str]:
+    """Fields with no value that nobody cleared on purpose: what a model may fill."""
+    return [k for k in FIELDS if meta.get(k, {}).get("value") in (None, [], "") and meta.get(k, {}).get("source") != "person"]
+
+
+def cli_metadata(doc_id: str, engine: Engine | None = None, meta: dict[str, dict] | None = None) -> dict[str, dict]:
+    """For ``python -m lib docs``: ``{field: {"value": v, "source": s}}`` in FIELDS order (value and source None
+    where unknown)."""
+    meta = meta if meta is not None else get(doc_id, engine)
+    return {k: {"value": meta[k]["value"], "source": meta[k]["source"]} for k in FIELDS}

@@ -1,0 +1,65 @@
+"""The original PDF of each document, kept under NEPAQA_HOME (``originals/<doc_id>.pdf``) so that a citation can
+open its page. Documents indexed before this was kept have none: callers say so and suggest re-indexing."""
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from lib.core import config
+from lib.core.errors import UserError
+
+# Document ids are hex digests today; anything that could leave the folder (a separator, "..") is refused.
+_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+
+
+def folder() -> Path:
+    return config.paths().home / "originals"
+
+
+def _file(doc_id: str) -> Path:
+    if not isinstance(doc_id, str) or not _SAFE_ID.match(doc_id) or ".." in doc_id:
+        raise UserError(f"'{doc_id}' is not a valid document id.")
+    return folder() / f"{doc_id}.pdf"
+
+
+def save(doc_id: str, data: bytes) -> Path:
+    """Keep ``data`` as the original of ``doc_id``; atomic: a reader sees the old file or the new one, never half."""
+    target = _file(doc_id)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{doc_id}.", suffix=".part", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return target
+
+
+def path(doc_id: str) -> Path | None:
+    """The kept original of ``doc_id``, or None when there is none (or the id is not a valid one)."""
+    try:
+        p = _file(doc_id)
+    except UserError:
+        return None
+    return p if p.is_file() else None
+
+
+def delete(doc_id: str) -> bool:
+    """Remove the original of ``doc_id``; True when there was one. Missing is not an error."""
+    try:
+        p = _file(doc_id)
+    except UserError:
+        return False
+    try:
+        p.unlink()
+        return True
+    except FileNotFoundError:
+        return False

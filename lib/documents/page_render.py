@@ -1,0 +1,211 @@
+"""One page of a document's original PDF as a PNG, with a cited passage highlighted (PyMuPDF).
+
+Pages are numbered from 1, as printed in citations. Every render uses the same zoom unless told otherwise, so two
+renders of one page have the same size. The passage is found by aligning its words with the page's words (the
+page's text layer, in reading order): the longest common runs, kept together when they sit where the passage
+puts them, give the lines to highlight. Line breaks, end-of-line hyphens, case and punctuation do not matter, so a
+chunk's text (cut from the same text layer) or a sentence a person types both find their place. The original file
+is never changed: the highlight is added to the page in memory and drawn with the page.
+"""
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from difflib import SequenceMatcher
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sqlalchemy import select
+
+from lib.core.errors import UserError
+from lib.documents import originals
+from lib.storage import tables
+from lib.storage.engine import get_engine
+
+if TYPE_CHECKING:
+    import pymupdf
+
+DEFAULT_ZOOM = 1.5  # 108 dpi: a US Letter page is 918 × 1188 pixels
+MIN_ZOOM, MAX_ZOOM = 0.25, 4.0
+HIGHLIGHT_RGB = (255, 235, 59)  # a yellow marker, multiplied with the page (text stays dark)
+MIN_RUN = 3  # words: a shorter common run between passage and page is taken as chance
+MAX_EXTRA_GAP = 3  # words a page may hold between two runs beyond what the passage holds there (a page number)
+
+Rect = tuple[float, float, float, float]
+
+
+class NoOriginalError(UserError):
+    """The document is unknown, or its original PDF was not kept (indexed before citations could open pages)."""
+
+
+def _doc_name(doc_id: str) -> str | None:
+    """The document's name from the store, or None when the store does not know it (or cannot be read)."""
+    try:
+        with get_engine().connect() as c:
+            r = c.execute(select(tables.documents.c.name).where(tables.documents.c.doc_id == doc_id)).first()
+        return None if r is None else str(r[0])
+    except Exception:  # noqa: BLE001 - only used to word the message better
+        return None
+
+
+def _original(doc_id: str) -> Path:
+    p = originals.path(doc_id)
+    if p is not None:
+        return p
+    name = _doc_name(doc_id)
+    if name is None:
+        raise NoOriginalError(f"No document with id '{doc_id}' has its original PDF kept here. "
+                         "Check the id with `python -m lib docs`.")
+    raise NoOriginalError(f"The original PDF of '{name}' was not kept (it was indexed before citations could open "
+                     "pages). Ingest the same PDF again (`python -m lib ingest FILE` or an upload) to keep it.")
+
+
+def _open(doc_id: str) -> pymupdf.Document:
+    import pymupdf  # heavy: imported on first use, off start-up
+    path = _original(doc_id)
+    try:
+        doc = pymupdf.open(path)
+    except Exception as exc:  # a damaged file under NEPAQA_HOME
+        raise UserError(f"The kept original of document '{doc_id}' cannot be read ({type(exc).__name__}). "
+                        "Re-index the document to keep a fresh copy.") from exc
+    if doc.needs_pass:
+        doc.close()
+        raise UserError(f"The kept original of document '{doc_id}' is password-protected and cannot be shown.")
+    return doc
+
+
+def _load_page(doc: pymupdf.Document, doc_id: str, page: int) -> pymupdf.Page:
+    n = doc.page_count
+    if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= n:
+        raise UserError(f"Page {page} is out of range: document '{doc_id}' has {n} page{'s' if n != 1 else ''} "
+                        f"(numbered 1 to {n}).")
+    return doc.load_page(page - 1)
+
+
+def page_count(doc_id: str) -> int:
+    """How many pages the kept original of ``doc_id`` has."""
+    doc = _open(doc_id)
+    try:
+        return doc.page_count
+    finally:
+        doc.close()
+
+
+# ----- finding the passage ----------------------------------------------------------------------------------
+_EDGE_PUNCT = re.compile(r"^[^\w]+|[^\w]+$")
+_HYPHEN_BREAK = re.compile(r"(\w)[-\u00ad\u2010]\s*\n\s*(\w)")
+
+
+def _norm(word: str) -> str:
+    w = unicodedata.normalize("NFKC", word).casefold().replace("\u2019", "'").replace("\u00ad", "")
+    return _EDGE_PUNCT.sub("", w)
+
+
+def _passage_tokens(text: str) -> list[str]:
+    text = _HYPHEN_BREAK.sub(r"\1\2", unicodedata.normalize("NFKC", text or ""))
+    return [t for t in (_norm(w) for w in text.split()) if t]
+
+
+def _page_tokens(words: list) -> tuple[list[str], list[list[int]]]:
+    """The page's words as tokens, each with the indexes of the words it came from (an end-of-line hyphenated
+    word and its continuation make one token)."""
+    tokens: list[str] = []
+    owners: list[list[int]] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        raw = w[4]
+        nxt = words[i + 1] if i + 1 < len(words) else None
+        if (nxt is not None and raw[-1:] in ("-", "\u00ad", "\u2010") and len(raw) > 1
+                and (nxt[5], nxt[6]) != (w[5], w[6])):
+            t = _norm(raw[:-1] + nxt[4])
+            if t:
+                tokens.append(t)
+                owners.append([i, i + 1])
+            i += 2
+            continue
+        t = _norm(raw)
+        if t:
+            tokens.append(t)
+            owners.append([i])
+        i += 1
+    return tokens, owners
+
+
+def _aligned_span(page_tokens: list[str], passage: list[str]) -> tuple[int, int] | None:
+    """[first, last] page-token indexes of the passage's place on the page, or None when it is not there."""
+    if not page_tokens or not passage:
+        return None
+    blocks = [b for b in SequenceMatcher(None, page_tokens, passage, autojunk=False).get_matching_blocks() if b.size]
+    need = min(MIN_RUN, len(passage))
+    blocks = [b for b in blocks if b.size >= need]
+    if not blocks:
+        return None
+    # Blocks are in order on both sides. Grow a cluster from the longest run, taking a neighbour only when the page
+    # holds about as many words between the two as the passage does: a stray common phrase elsewhere is left out.
+    anchor = max(range(len(blocks)), key=lambda j: blocks[j].size)
+    lo = hi = anchor
+    while lo > 0:
+        a, b = blocks[lo - 1], blocks[lo]
+        if (b.a - (a.a + a.size)) > (b.b - (a.b + a.size)) + MAX_EXTRA_GAP:
+            break
+        lo -= 1
+    while hi < len(blocks) - 1:
+        a, b = blocks[hi], blocks[hi + 1]
+        if (b.a - (a.a + a.size)) > (b.b - (a.b + a.size)) + MAX_EXTRA_GAP:
+            break
+        hi += 1
+    return blocks[lo].a, blocks[hi].a + blocks[hi].size - 1
+
+
+def _rects_on(page: pymupdf.Page, text: str) -> list[pymupdf.Rect]:
+    import pymupdf  # heavy: imported on first use, off start-up
+    words = page.get_text("words", sort=False)
+    tokens, owners = _page_tokens(words)
+    span = _aligned_span(tokens, _passage_tokens(text))
+    if span is None:
+        return []
+    first, last = owners[span[0]][0], owners[span[1]][-1]
+    lines: dict[tuple[int, int], pymupdf.Rect] = {}
+    for w in words[first:last + 1]:
+        r = pymupdf.Rect(w[:4])
+        key = (w[5], w[6])
+        lines[key] = lines[key] | r if key in lines else r
+    return [r for r in lines.values() if not r.is_empty]
+
+
+def highlight_rects(doc_id: str, page: int, text: str) -> list[Rect]:
+    """The rectangles (PDF points, page coordinates, one per line) that the highlight of ``text`` covers on
+    ``page`` (from 1); empty when the passage is not on that page."""
+    doc = _open(doc_id)
+    try:
+        p = _load_page(doc, doc_id, page)
+        return [tuple(round(v, 2) for v in r) for r in _rects_on(p, text)]
+    finally:
+        doc.close()
+
+
+def render_page(doc_id: str, page: int, highlight: str | None = None, zoom: float = DEFAULT_ZOOM) -> bytes:
+    """Page ``page`` (from 1) of the kept original of ``doc_id`` as PNG bytes, with ``highlight`` marked where it
+    is found on the page. Raises UserError for an unknown document, one without a kept original, or a page out of
+    range."""
+    import pymupdf  # heavy: imported on first use, off start-up
+    try:
+        zoom = float(zoom)
+    except (TypeError, ValueError):
+        zoom = float("nan")
+    if not math.isfinite(zoom) or not MIN_ZOOM <= zoom <= MAX_ZOOM:
+        raise UserError(f"Zoom must be a number from {MIN_ZOOM:g} to {MAX_ZOOM:g} (got {zoom!r}).")
+    doc = _open(doc_id)
+    try:
+        p = _load_page(doc, doc_id, page)
+        rects = _rects_on(p, highlight) if highlight and highlight.strip() else []
+        if rects:
+            annot = p.add_highlight_annot(rects)
+            annot.set_colors(stroke=[c / 255 for c in HIGHLIGHT_RGB])
+            annot.update()
+        pix = p.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), annots=True, alpha=False)
+        return pix.tobytes("png")
+    finally:
+        doc.close()  # nothing is saved: the highlight lived only in memory

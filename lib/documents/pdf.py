@@ -1,0 +1,216 @@
+"""PDF text extraction with PyMuPDF, page by page, with checks that explain bad input."""
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lib.core.errors import UserError
+
+PDF_MAGIC = b"%PDF-"
+# A page with fewer letters and digits than this is treated as having no text layer.
+MIN_PAGE_CHARS = 3
+
+
+_SYMBOL_FONT = re.compile("[\uf020-\uf0ff]")
+
+
+def symbol_bullets(text: str) -> str:
+    """Text for a reader: the private-use characters symbol fonts (Wingdings, Symbol) leave in extracted text
+    (U+F0B7 is their bullet), which browsers draw as empty boxes, shown as "•". The indexed text is unchanged."""
+    return _SYMBOL_FONT.sub("•", text)
+
+
+@dataclass
+class Page:
+    number: int  # 1-based physical page number
+    text: str
+
+
+@dataclass
+class ExtractedPdf:
+    name: str
+    sha256: str
+    n_bytes: int
+    pages: list[Page]
+    empty_pages: list[int] = field(default_factory=list)
+    pdf_metadata: dict = field(default_factory=dict)  # the PDF's own title, author, subject, keywords, dates
+    toc: list = field(default_factory=list)  # the outline: [level, title, page] rows, as PyMuPDF's get_toc()
+    data: bytes | None = field(default=None, repr=False)  # the original file, kept under NEPAQA_HOME for citations
+
+    @property
+    def n_pages(self) -> int:
+        return len(self.pages)
+
+    @property
+    def n_chars(self) -> int:
+        return sum(len(p.text) for p in self.pages)
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _describe_non_pdf(head: bytes) -> str:
+    signatures = {
+        b"PK\x03\x04": "a ZIP archive (perhaps a .docx or .xlsx file)",
+        b"\xd0\xcf\x11\xe0": "an old Microsoft Office file",
+        b"\x89PNG": "a PNG image",
+        b"\xff\xd8\xff": "a JPEG image",
+        b"{\\rtf": "an RTF document",
+        b"<!DOCTYPE html": "an HTML page",
+        b"<html": "an HTML page",
+    }
+    for magic, what in signatures.items():
+        if head.startswith(magic):
+            return what
+    try:
+        head.decode("utf-8")
+        return "a plain text file"
+    except UnicodeDecodeError:
+        return "not a PDF"
+
+
+def check_size(n_bytes: int, name: str, max_bytes: int) -> None:
+    if n_bytes > max_bytes:
+        raise UserError(
+            f"'{name}' is {n_bytes / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit. "
+            "Split the PDF, or raise NEPAQA_MAX_UPLOAD_MB (and server.maxUploadSize in .streamlit/config.toml)."
+        )
+
+
+def check_pdf_bytes(data: bytes, name: str, max_bytes: int) -> None:
+    """Raise UserError for input that cannot be a usable PDF, before PyMuPDF sees it."""
+    if len(data) == 0:
+        raise UserError(f"'{name}' is an empty file (0 bytes). Choose the PDF again; the upload may have failed.")
+    check_size(len(data), name, max_bytes)
+    if PDF_MAGIC not in data[:1024]:
+        what = _describe_non_pdf(data[:16].lstrip())
+        raise UserError(
+            f"'{name}' is not a PDF: its content looks like {what}. Export or save the document as PDF and upload that."
+        )
+
+
+def extract_pdf(data: bytes, name: str, max_bytes: int) -> ExtractedPdf:
+    """Extract every page's text. Raises UserError for corrupt, encrypted, zero-page or textless files."""
+    check_pdf_bytes(data, name, max_bytes)
+    import pymupdf  # imported here: commands that only read the store never load it
+
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except Exception as exc:  # PyMuPDF raises FileDataError/RuntimeError for damaged files
+        raise UserError(
+            f"'{name}' is damaged and cannot be read as a PDF ({type(exc).__name__}). "
+            "Download it again or re-save it from the original application."
+        ) from exc
+    try:
+        if doc.needs_pass or doc.is_encrypted:
+            raise UserError(
+                f"'{name}' is password-protected. Remove the password (e.g. print to a new PDF) and upload it again."
+            )
+        if doc.page_count == 0:
+            raise UserError(f"'{name}' has no pages. Check that the export finished and upload the full PDF.")
+        pages: list[Page] = []
+        empty: list[int] = []
+        meta, toc = info_and_outline(doc)
+        for i in range(doc.page_count):
+            try:
+                text = doc.load_page(i).get_text("text", sort=False)
+            except Exception:  # one damaged page must not sink the document
+                text = ""
+            text = text.replace("\x00", "").strip()
+            if sum(ch.isalnum() for ch in text) < MIN_PAGE_CHARS:
+                empty.append(i + 1)
+                text = ""
+            pages.append(Page(number=i + 1, text=text))
+    finally:
+        doc.close()
+    if len(empty) == len(pages):
+        raise UserError(
+            f"'{name}' has no text layer on any of its {len(pages)} pages: it looks scanned. "
+            "Run OCR on it first (for example `ocrmypdf in.pdf out.pdf`) and upload the result."
+        )
+    return ExtractedPdf(name=name, sha256=sha256_bytes(data), n_bytes=len(data), pages=pages, empty_pages=empty,
+                        pdf_metadata=meta, toc=toc, data=data)
+
+
+def info_and_outline(doc: Any) -> tuple[dict, list]:
+    """An open PDF's info dictionary (non-empty text values) and outline ([level, title, page] rows): the PDF's
+    own bookmarks, or, where it has none, headings detected by font size and weight."""
+    try:
+        meta = {k: v for k, v in (doc.metadata or {}).items() if isinstance(v, str) and v.strip()}
+        toc = [[int(lv), str(t).strip(), int(pg)] for lv, t, pg, *_ in doc.get_toc(simple=True) if str(t).strip()]
+    except Exception:  # a broken outline or info dictionary must not sink the document
+        meta, toc = {}, []
+    if not toc:
+        try:
+            toc = detect_headings(doc)
+        except Exception:  # detection is a bonus: a page it cannot read leaves the document without sections
+            toc = []
+    return meta, toc
+
+
+_NUMBERED = re.compile(r"^(?:(?:chapter|section|appendix)\s+)?([A-Z]{1,3}[.-]?)?(\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+\S",
+                       re.IGNORECASE)
+HEADING_SCALE = 1.15  # a numbered line this much larger than the body text (or bold at body size) is a heading
+TITLE_SCALE = 1.35  # an unnumbered line must be this much larger
+
+
+def detect_headings(doc: Any, max_pages: int = 2000) -> list[list]:
+    """Headings found by type: the body size is the most common font size (by characters); a line is a heading
+    when it is short and either numbered ("4.3 Water Resources", "ES.3.1 …", "Chapter 2 …") and larger or bold,
+    or unnumbered and much larger. Its level is its numbering depth (or 1). Not tuned to any document."""
+
+    lines: list[tuple[int, str, float, bool]] = []
+    sizes: Counter = Counter()
+    for number, page in enumerate(doc, start=1):
+        if number > max_pages:
+            break
+        for block in page.get_text("dict", flags=0).get("blocks", []):
+            for line in block.get("lines", []):
+                spans = [sp for sp in line.get("spans", []) if sp.get("text", "").strip()]
+                if not spans:
+                    continue
+                text = " ".join(" ".join(sp["text"] for sp in spans).split())
+                size = min(float(sp.get("size", 0)) for sp in spans)
+                bold = all(int(sp.get("flags", 0)) & 16 or "bold" in str(sp.get("font", "")).lower() for sp in spans)
+                for sp in spans:
+                    sizes[round(float(sp.get("size", 0)), 1)] += len(sp["text"])
+                lines.append((number, text, size, bold))
+    if not sizes:
+        return []
+    body = sizes.most_common(1)[0][0]
+    toc: list[list] = []
+    for number, text, size, bold in lines:
+        if not 3 <= len(text) <= 120 or text.endswith((".", ",", ";")) and not _NUMBERED.match(text):
+            continue
+        m = _NUMBERED.match(text)
+        if m and (size >= body * HEADING_SCALE or (bold and size >= body * 0.98)):
+            level = m.group(2).count(".") + 1
+        elif not m and size >= body * TITLE_SCALE and any(c.isalpha() for c in text):
+            level = 1
+        else:
+            continue
+        if toc and toc[-1][2] == number and toc[-1][1] == text:
+            continue
+        toc.append([min(level, 6), text, number])
+    return toc
+
+
+def check_pdf_path(path: str | Path, max_bytes: int) -> Path:
+    """The cheap checks of a PDF path (exists, a file, not too big), before any reading."""
+    p = Path(path)
+    if not p.exists():
+        raise UserError(f"No such file: {p}")
+    if p.is_dir():
+        raise UserError(f"{p} is a folder, not a PDF file.")
+    check_size(p.stat().st_size, p.name, max_bytes)  # before reading a huge file into memory
+    return p
+
+
+def read_pdf_file(path: str | Path, max_bytes: int, name: str | None = None) -> ExtractedPdf:
+    p = check_pdf_path(path, max_bytes)
+    return extract_pdf(p.read_bytes(), name or p.stem, max_bytes)

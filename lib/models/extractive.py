@@ -1,0 +1,237 @@
+"""Extractive baseline: answers with the whole context sentences most similar to the question. No LLM.
+
+Sentences come from pysbd (a maintained rule-based splitter that knows "U.S.", "e.g." and "Fig. 3"). Only whole
+sentences are quoted: a piece that starts mid-sentence (a chunk's first words), ends without a full stop (a chunk's
+last words, a table cell), or is a heading, a dot-leader line or a list of bullets is never a candidate. Quoted
+sentences appear in document order, each with its source number and page where the context gives one."""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from lib.core.text import tokenize
+from lib.core.verdict import NO, YES, is_negated
+from lib.models.base import Answer, ModelOptions, Provider, Request
+from lib.models.embedding import get_exact_embedder
+
+NO_CONTEXT = "(no context: the extractive baseline only quotes a given passage)"
+NO_SENTENCE = "(the context has no whole sentence to quote: it is headings, tables or fragments)"
+NON_ANSWERS = (NO_CONTEXT, NO_SENTENCE)  # what it says when it has nothing to quote: not an answer to compare
+
+MAX_CANDIDATES = 64
+MIN_WORDS = 4
+
+# "[2] (FEIS › 4.3 Wetlands, p. 71)", as rag_context writes a source's header
+_SOURCE_HEADER = re.compile(r"^\[(\d{1,3})\] \((.*)\)$")
+_PAGE_HEADER = re.compile(r"^\[page (\d+)\]$")  # full-PDF mode's page markers
+_DOC_HEADER = re.compile(r"^=== .* ===$")  # full-PDF mode over several documents
+_PAGES_IN_LABEL = re.compile(r"\bpp?\. (\d+)(?:[–-](\d+))?$")
+# bullets and the private-use glyphs PDF symbol fonts leave behind (Wingdings bullets come out as U+F0B7 and kin)
+_GLYPHS = re.compile(r"[\u2022\u2023\u2043\u2219\u25aa\u25ab\u25a0\u25a1\u25cf\u25cb\u25e6\u2610\u2611\u2612"
+                     r"\u27a2\u2713\u2714\u00b7\uf020-\uf0ff\ufffd]")
+_LEADERS = re.compile(r"(\.\s?){4,}|…{2,}|_{4,}")
+_BULLET = re.compile(r"^(?:[-–—*•▪◦■●o\uf020-\uf0ff]|\(?[a-z0-9]\)|[0-9]{1,2}\.)[\t ]+")  # "-\t", "• ", "(a) ", "1. " list markers
+_INLINE_ITEM = re.compile(r"(?:(?<=[:.;])|(?<=[:.;] ))[ \t]+(?=(?:[-–•▪o\uf020-\uf0ff])[\t ]+[A-Z])")
+_SECTION_NO = re.compile(r"^(?:[A-Z]{1,3}[.-])?\d+(?:\.\d+)+\.?\s+|^(?:[A-Z]{1,3}[.-])?\d+\.\d*\s+(?=[A-Z])")
+_SMALL = {"a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "the", "to", "with",
+          "within", "under", "over", "vs", "per"}
+_STARTS_BADLY = re.compile(r"^[a-z,;:.)\]}–—]")  # a chunk's first words, cut from the sentence before
+_ENDS_WELL = re.compile(r"[.!?][\"”')\]]*$")
+
+
+@dataclass
+class Sentence:
+    text: str
+    source: int | None  # the numbered source it comes from (RAG), else None
+    page: str  # "p. 71", "pp. 71–72" or ""
+    order: int  # position in the context
+
+
+@lru_cache(maxsize=1)
+def _segmenter():  # noqa: ANN202 - pysbd.Segmenter
+    import pysbd  # heavy: imported on first use, off start-up
+
+    return pysbd.Segmenter(language="en", clean=False)
+
+
+def clean(text: str) -> str:
+    """One line of prose: bullets and symbol-font glyphs removed, whitespace collapsed, hyphenated line breaks
+    ("wet-\\nlands") joined."""
+    text = re.sub(r"(\w)-\n(\w)", r"\1\2", text)
+    return " ".join(_GLYPHS.sub(" ", text).split())
+
+
+_KEEP = "\ue000"  # stands in for the "!" of "![", which pysbd takes for a sentence end
+
+
+def split_sentences(text: str) -> list[str]:
+    """pysbd's sentences of ``text`` (after ``clean``), stripped. A piece that starts in lower case or with
+    closing punctuation continues the one before (pysbd split it at a mark that does not end a sentence)."""
+    text = clean(text).replace("![", _KEEP + "[")
+    if not text:
+        return []
+    out: list[str] = []
+    for piece in (p.strip() for p in _segmenter().segment(text)):
+        if not piece:
+            continue
+        if out and _STARTS_BADLY.match(piece):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return [p.replace(_KEEP, "!") for p in out]
+
+
+def strip_heading(sentence: str) -> str:
+    """A sentence with the numbered heading the PDF text glued to its front taken off: "ES.1.6 Coordination with
+    Regulatory Agencies In addition to public participation, …" → "In addition to public participation, …". The
+    heading runs while words are capitalised or small; the sentence starts at the first capitalised word followed
+    by a lower-case word that is not a small one. A numbered heading with no sentence after it returns ""."""
+    m = _SECTION_NO.match(sentence)
+    if not m:
+        return sentence
+    words = sentence[m.end():].split(" ")
+    for i, w in enumerate(words[:-1]):
+        nxt = words[i + 1]
+        if w[:1].isupper() and nxt[:1].islower() and nxt.strip(",;:").lower() not in _SMALL:
+            return " ".join(words[i:])
+        if not (w[:1].isupper() or w.lower() in _SMALL or w[:1].isdigit()):
+            return ""  # lower-case prose right after the number: not a heading we can take off safely
+    return ""
+
+
+def _heading_line(line: str) -> bool:
+    """A line that is a heading of its own ("Wetlands", "Coordination with Regulatory Agencies"): short, no
+    closing punctuation, and every longer word capitalised."""
+    words = line.split()
+    return (0 < len(words) <= 8 and not re.search(r"[.!?:;,]$", line)
+            and all(w[:1].isupper() or w[:1].isdigit() or w.lower() in _SMALL for w in words))
+
+
+def is_whole(sentence: str) -> bool:
+    """A quotable sentence: does not start in lower case or with closing punctuation; ends with a full stop, question or
+    exclamation mark; has at least MIN_WORDS words; no dot leaders (a table of contents)."""
+    return (len(sentence.split()) >= MIN_WORDS and not _STARTS_BADLY.match(sentence)
+            and bool(_ENDS_WELL.search(sentence)) and not _LEADERS.search(sentence))
+
+
+def context_sentences(context: str) -> list[Sentence]:
+    """The context's whole sentences with their source number and page. The lines of a passage are joined first:
+    PDF text breaks lines mid-sentence, and a sentence must stay whole."""
+    out: list[Sentence] = []
+    source: int | None = None
+    page = ""
+    lines: list[str] = []
+
+    def flush() -> None:
+        for s in split_sentences("\n".join(lines)):
+            s = strip_heading(s)
+            if s and is_whole(s):
+                out.append(Sentence(s, source, page, len(out)))
+        lines.clear()
+
+    # list items run together on one line ("Tax Revenues: o Local governments … o Both counties …") go on lines
+    context = _INLINE_ITEM.sub("\n", context)
+    for line in context.splitlines():
+        stripped = line.strip()
+        head = _SOURCE_HEADER.match(stripped)
+        page_mark = _PAGE_HEADER.match(stripped)
+        if head or page_mark or _DOC_HEADER.match(stripped) or (not stripped and lines and source is None):
+            flush()
+            if head:
+                source = int(head.group(1))
+                m = _PAGES_IN_LABEL.search(head.group(2))
+                page = m.group(0) if m else ""
+            elif page_mark:
+                page = f"p. {page_mark.group(1)}"
+            continue
+        bullet = _BULLET.match(stripped)
+        if bullet:  # a list item starts a new passage, without its marker
+            flush()
+            stripped = stripped[bullet.end():].strip()
+        if _heading_line(stripped):  # a heading line stands alone (and is never quoted: it is no sentence)
+            flush()
+            lines.append(stripped)
+            flush()
+            continue
+        lines.append(stripped)
+    flush()
+    return out
+
+
+def _dedupe(sentences: list[Sentence]) -> list[Sentence]:
+    """Overlapping chunks repeat sentences: keep the first copy of each."""
+    seen: set[str] = set()
+    out = []
+    for s in sentences:
+        key = " ".join(tokenize(s.text))
+        if key and key not in seen:
+            seen.add(key)
+            out.append(s)
+    return out
+
+
+def _cite(s: Sentence) -> str:
+    ref = " ".join(x for x in (f"[{s.source}]" if s.source else "", f"({s.page})" if s.page else "") if x)
+    return f"{s.text} {ref}" if ref else s.text
+
+
+class ExtractiveProvider(Provider):
+    family, model_name = "local", "extractive"
+    local = True  # runs here (on the embedder), beside the other local work
+    count_unit = "counted in words"
+    aliases = ("extractive",)
+    label = "Extractive baseline (no LLM)"
+    options = ModelOptions(temperature=None, context_window=100_000)
+    note = ("quotes the 2 whole sentences of the context closest to the question, with their sources and pages; "
+            "instant, deterministic, a floor to beat")
+
+    def __init__(self, n_sentences: int = 2) -> None:
+        super().__init__()
+        self.n = n_sentences
+
+    def manifest_entry(self) -> dict:
+        return super().manifest_entry() | {"sentences": self.n, "splitter": "pysbd 0.3 (whole sentences only)"}
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def _generate(self, req: Request) -> Answer:
+
+        if not (req.context or "").strip():
+            return Answer(
+                text=NO_CONTEXT,
+                tokens_in=self.count_tokens(req.question), verdict="unclear" if req.closed else None,
+            )
+        tagged = _dedupe(context_sentences(req.context))
+        if not tagged:
+            return Answer(
+                text=NO_SENTENCE,
+                tokens_in=self.count_tokens(req.question + " " + req.context), verdict="unclear" if req.closed else None,
+            )
+        if len(tagged) > MAX_CANDIDATES:
+            # A whole document has thousands of sentences: embed only those sharing the most words with the question.
+            q_words = set(tokenize(req.question))
+            ranked = sorted(range(len(tagged)), key=lambda i: -len(q_words & set(tokenize(tagged[i].text))))
+            tagged = [tagged[i] for i in sorted(ranked[:MAX_CANDIDATES])]
+        emb = get_exact_embedder()  # exact vectors: the baseline's answers do not depend on the ingest backend
+        vecs = emb.embed([req.question, *(s.text for s in tagged)])
+        sims = vecs[1:] @ vecs[0]
+        top = sorted(np.argsort(-sims)[: self.n].tolist())  # back in document order
+        # each quoted sentence carries its source number and page, so the answer cites like a model's would
+        text = " ".join(_cite(tagged[i]) for i in top)
+        verdict = None
+        if req.closed:
+            # A heuristic, stated honestly: the best-matching sentence negated means "no", else "yes".
+            # is_negated reads didn't/isn't/cannot/never/none but not "Order No. 11990" or "no action alternative".
+            verdict = NO if is_negated(tagged[int(np.argmax(sims))].text) else YES
+            text = f"{verdict.capitalize()}. {text}"
+        return Answer(text=text, tokens_in=self.count_tokens(req.question + " " + req.context),
+                      tokens_out=self.count_tokens(text), verdict=verdict)
+
+
+def register_models(register: Callable[[Provider], Provider]) -> None:
+    register(ExtractiveProvider())

@@ -1,0 +1,120 @@
+"""The registry of concrete answering models. Adding a model family: one file, one line in ``BUILTIN_FAMILIES``.
+
+Ids are ``family/model`` (``openai/gpt-4o-mini``, ``local/smollm2-135m``). Short aliases (``smollm2``,
+``extractive``, ``openai``) are accepted where a user types a model, and resolve to one concrete id; results are
+always keyed by the concrete id.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import logging
+
+from lib.core.errors import UserError
+from lib.models import extractive, local_gguf, remote
+from lib.models.base import Provider
+
+_REGISTRY: dict[str, Provider] = {}
+_ALIASES: dict[str, str] = {}
+_LOADED = [False]
+
+
+def register(model: Provider) -> Provider:
+    _REGISTRY[model.id] = model
+    for alias in model.aliases:
+        _ALIASES.setdefault(alias, model.id)
+    return model
+
+
+BUILTIN_FAMILIES = (local_gguf, extractive, remote)  # each has register_models(register), as a plugin would
+
+
+def _builtins() -> None:
+    """Built-in model families register exactly as plugins do: a ``register_models(register)`` hook per module.
+    Installed packages add families through the ``nepaqa.models`` entry-point group with the same hook."""
+    for family in BUILTIN_FAMILIES:
+        family.register_models(register)
+    for ep in importlib.metadata.entry_points(group="nepaqa.models"):
+        try:
+            ep.load()(register)
+        except Exception as exc:  # noqa: BLE001 - a broken plugin must not take the built-in models down
+            logging.getLogger(__name__).warning("model plugin %s failed to load: %s", ep.name, type(exc).__name__)
+    for family in ("openai", "anthropic", "compat"):
+        first = next((p.id for p in _REGISTRY.values() if p.family == family), None)
+        if first:
+            _ALIASES.setdefault(family, first)
+            if family == "compat":
+                _ALIASES.setdefault("openai-compatible", first)
+
+
+def all_providers() -> list[Provider]:
+    if not _LOADED[0]:
+        _LOADED[0] = True
+        _builtins()
+    return list(_REGISTRY.values())
+
+
+all_models = all_providers
+
+
+def status_all() -> list[tuple[Provider, bool, str]]:
+    return [(p, *p.available()) for p in all_providers()]
+
+
+def available_ids() -> list[str]:
+    return [p.id for p, ok, _ in status_all() if ok]
+
+
+def resolve(model_id: str) -> str:
+    """The concrete id for an id or alias; raises a UserError naming what is known."""
+    all_providers()
+    name = (model_id or "").strip()
+    if name in _REGISTRY:
+        return name
+    if name in _ALIASES:
+        return _ALIASES[name]
+    family = name.split("/", 1)[0] if "/" in name else ""
+    setting = {"openai": "OPENAI_MODEL", "anthropic": "ANTHROPIC_MODEL", "compat": "OPENAI_COMPAT_MODEL",
+               "gguf": "NEPAQA_GGUF_PATH"}.get(family)
+    if setting:
+        listed = ", ".join(p.id for p in _REGISTRY.values() if p.family == family) or "none"
+        raise UserError(f"Model '{name}' is not configured (configured {family} models: {listed}). "
+                        f"Add it to {setting} (comma-separated) in the environment or .streamlit/secrets.toml.")
+    known = ", ".join([*_REGISTRY, *sorted(_ALIASES)])
+    raise UserError(f"Unknown model '{name}'. Known: {known}.")
+
+
+def get(model_id: str) -> Provider:
+    p = _REGISTRY[resolve(model_id)]
+    ok, why = p.available()
+    if not ok:
+        raise UserError(f"Model '{p.id}' is not available: {why}.")
+    return p
+
+
+def resolve_all(model_ids: list[str]) -> list[str]:
+    """Concrete ids for a list of ids or aliases, once each, in order."""
+    return list(dict.fromkeys(resolve(m) for m in model_ids))
+
+
+def reset() -> None:
+    """Forget the registry so the next call re-reads configuration (tests, changed secrets)."""
+    _REGISTRY.clear()
+    _ALIASES.clear()
+    _LOADED[0] = False
+
+
+SMOLLM2, EXTRACTIVE = "local/smollm2-135m", "local/extractive"
+OFFLINE_DEFAULTS = (SMOLLM2, EXTRACTIVE)
+
+
+def is_llm(model: Provider) -> bool:
+    """A language model (can write, judge, translate); the extractive baseline is not one."""
+    return model.id != EXTRACTIVE
+
+
+def judge_warning(model: Provider) -> str | None:
+    """A plain warning when a model is too weak to stand in for experts or a RAGAS judge."""
+    if model.weak:
+        return (f"{model.label} is far too small to judge answers or label items: its verdicts would be close to "
+                "noise. Configure a connected model (OpenAI, Anthropic or a larger local GGUF) for this.")
+    return None

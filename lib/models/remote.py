@@ -1,0 +1,319 @@
+"""OpenAI, any OpenAI-compatible server (Ollama, vLLM, llama.cpp server, LM Studio) and Anthropic, through
+their official SDKs. Timeouts and retries with backoff on 429/5xx are the SDKs' own (max_retries).
+
+One model class per family; each configured model name (``OPENAI_MODEL=gpt-4o-mini,gpt-4o``) is one concrete
+model. Models of one family and endpoint share one SDK client.
+"""
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from lib.core import config
+from lib.core.redact import install_log_redaction, redact
+from lib.models.base import (
+    JSON_SCHEMA,
+    TOOL_USE,
+    VERDICT_SCHEMA,
+    Answer,
+    ModelOptions,
+    Provider,
+    ProviderError,
+    Request,
+    structured_verdict,
+)
+
+# Known context windows (tokens); anything else gets the family's default or the *_CONTEXT setting.
+KNOWN_WINDOWS = {
+    "gpt-4o": 128_000, "gpt-4o-mini": 128_000, "gpt-4.1": 1_047_576, "gpt-4.1-mini": 1_047_576,
+    "gpt-4.1-nano": 1_047_576, "gpt-4-turbo": 128_000, "gpt-3.5-turbo": 16_385,
+}
+
+
+def timeout_s() -> float:
+    return float(config.get("NEPAQA_PROVIDER_TIMEOUT") or 60)
+
+
+def max_retries() -> int:
+    """Retries on 408/409/429/5xx and timeouts, with exponential backoff (the SDKs' own)."""
+    return int(config.get("NEPAQA_PROVIDER_RETRIES") or 3)
+
+
+def model_names(setting: str, default: str) -> list[str]:
+    """The comma-separated model names of a setting (``OPENAI_MODEL=gpt-4o-mini,gpt-4o``), in order, once each."""
+    raw = config.get(setting) or default
+    return list(dict.fromkeys(n.strip() for n in raw.split(",") if n.strip())) or [default]
+
+
+def _describe(label: str, exc: BaseException) -> ProviderError:
+    """A short, key-free message for a failed call."""
+    name = type(exc).__name__
+    status = getattr(exc, "status_code", None)
+    if "Timeout" in name:
+        why = "the request timed out; the server may be overloaded, try again or raise the timeout"
+    elif status == 429 or "RateLimit" in name:
+        why = "rate limited (429) after retries; wait a minute or lower the concurrency"
+    elif status in (401, 403) or "Authentication" in name or "PermissionDenied" in name:
+        why = f"the server refused the key ({status}); check the key in .streamlit/secrets.toml or the environment"
+    elif status is not None and status >= 500:
+        why = f"server error {status} after retries"
+    elif "Connection" in name:
+        why = "could not connect to the server; check the URL and that it is running"
+    elif status is not None:
+        why = f"request rejected ({status})"
+    else:
+        why = f"unexpected response ({name})"
+    return ProviderError(redact(f"{label}: {why}"))
+
+
+def public_url(url: str | None) -> str | None:
+    """A base URL as a manifest may keep it: scheme, host, port and path, without user, password or query."""
+    if not url:
+        return None
+
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}".rstrip("/")
+
+
+def reasoning_model(name: str) -> bool:
+    """OpenAI's reasoning models take no temperature and count output as max_completion_tokens."""
+    return bool(re.match(r"^(o\d|gpt-5)", name))
+
+
+def _int(value: object) -> int | None:
+    """A token count from a usage field, or None when the server sent something that is not a count."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+class _Clients:
+    """One SDK client per (family, key, base URL, timeout, retries), shared by that family's models."""
+
+    _lock = threading.Lock()
+    _cache: dict[tuple, object] = {}
+
+    @classmethod
+    def get(cls, sdk: str, key: str | None, base: str | None):  # noqa: ANN206 - an SDK client
+        ident = (sdk, key, base, timeout_s(), max_retries())
+        with cls._lock:
+            if ident not in cls._cache:
+                install_log_redaction()
+                if sdk == "openai":
+                    import openai as module  # heavy SDK: imported when the first client is made
+                    make = module.OpenAI
+                else:
+                    import anthropic as module  # heavy SDK: imported when the first client is made
+                    make = module.Anthropic
+                cls._cache[ident] = make(api_key=key, base_url=base or None, timeout=timeout_s(),
+                                         max_retries=max_retries())
+            return cls._cache[ident]
+
+
+class OpenAIModel(Provider):
+    """A chat-completions model through the official ``openai`` SDK (OpenAI itself, or an OpenAI-compatible
+    server when ``family`` is ``compat``)."""
+
+    def __init__(self, family: str, model_name: str, label: str, key_name: str | None, base_url_name: str,
+                 model_setting: str, context_window: int, url_required: bool = False,
+                 capabilities: frozenset[str] = frozenset({JSON_SCHEMA})) -> None:
+        super().__init__()
+        self.family, self.model_name, self.label = family, model_name, label
+        self.key_name, self.base_url_name, self.model_setting = key_name, base_url_name, model_setting
+        temperature = None if family == "openai" and reasoning_model(model_name) else 0.0
+        self.options = ModelOptions(temperature=temperature, context_window=context_window)
+        self.capabilities = capabilities
+        self.needs = (base_url_name,) if url_required else ((key_name,) if key_name else ())
+
+    def manifest_entry(self) -> dict:
+        return super().manifest_entry() | {"endpoint": public_url(config.get(self.base_url_name)) or "default"}
+
+    @property
+    def model(self) -> str:
+        return self.model_name
+
+    def available(self) -> tuple[bool, str]:
+        ok, why = super().available()
+        return (ok, f"model {self.model_name}" if ok else why)
+
+    def client(self):  # noqa: ANN201 - openai.OpenAI
+        key = (config.get(self.key_name) if self.key_name else None) or "not-needed"
+        return _Clients.get("openai", key, config.get(self.base_url_name))
+
+    def _generate(self, req: Request) -> Answer:
+        msgs = ([{"role": "system", "content": req.system}] if req.system else []) + [
+            {"role": "user", "content": req.prompt}
+        ]
+        budget_key = "max_completion_tokens" if self.family == "openai" and reasoning_model(self.model_name) else "max_tokens"
+        kwargs: dict = {"model": self.model_name, "messages": msgs, budget_key: req.max_tokens}
+        if self.options.temperature is not None:
+            kwargs["temperature"] = self.options.temperature
+        structured = req.closed and req.structured and JSON_SCHEMA in self.capabilities
+        if structured:
+            kwargs["response_format"] = {"type": "json_schema",
+                                         "json_schema": {"name": "verdict", "strict": True, "schema": VERDICT_SCHEMA}}
+        try:
+            if req.on_token is not None and not structured:
+                text, usage = self._stream(kwargs, req.on_token)
+            else:
+                resp = self.client().chat.completions.create(**kwargs)
+                text = resp.choices[0].message.content
+                usage = getattr(resp, "usage", None)
+            if not isinstance(text, str):
+                raise TypeError("message content is not text")
+            tin = _int(getattr(usage, "prompt_tokens", None))
+            tout = _int(getattr(usage, "completion_tokens", None))
+        except Exception as exc:  # noqa: BLE001 - whatever a server sends ends as one key-free failure
+            raise _describe(self.label, exc) from None
+        ans = Answer(text=text.strip(), tokens_in=tin if tin is not None else self.count_tokens(req.system + req.prompt),
+                     tokens_out=tout if tout is not None else self.count_tokens(text))
+        if structured:
+            _read_structured(ans, text)
+        return ans
+
+
+    def _stream(self, kwargs: dict, on_token: Callable[[str], None]) -> tuple[str, object]:
+        """Chat completion as server-sent events: each delta goes to ``on_token``; returns (text, usage)."""
+        # Token usage in a stream is an OpenAI option; other servers (a custom base URL) may refuse it.
+        official = self.family == "openai" and not config.get(self.base_url_name)
+        extra = {"stream_options": {"include_usage": True}} if official else {}
+        parts: list[str] = []
+        usage = None
+        finished = False
+        for chunk in self.client().chat.completions.create(**kwargs, stream=True, **extra):
+            usage = getattr(chunk, "usage", None) or usage
+            choices = getattr(chunk, "choices", None) or []
+            if not choices:
+                continue
+            finished = finished or bool(getattr(choices[0], "finish_reason", None))
+            delta = getattr(choices[0].delta, "content", None)
+            if delta is None:
+                continue
+            if not isinstance(delta, str):
+                raise TypeError("a streamed piece is not text")
+            parts.append(delta)
+            on_token(delta)
+        if not finished:  # a cut-off stream is a failed call, never a short answer
+            raise TypeError("the answer stream ended before the model finished")
+        return "".join(parts), usage
+
+
+def _read_structured(ans: Answer, text: str) -> None:
+    """Fill the verdict from a JSON reply; a reply that ignored the requested structure is left for the text
+    parser and recorded as such."""
+    try:
+        parsed = structured_verdict(json.loads(text))
+    except (json.JSONDecodeError, TypeError):
+        parsed = None
+    if parsed is None:
+        ans.verdict_source = "text"
+        return
+    verdict, explanation = parsed
+    ans.verdict, ans.verdict_source = verdict, "structured"
+    ans.text = f"{verdict.capitalize()}. {explanation}".strip()
+
+
+class AnthropicModel(Provider):
+    """A Claude model through the official ``anthropic`` SDK. Temperature goes in the request body (SDK 2.x
+    has no argument for it); closed questions use a forced tool call for the verdict."""
+
+    family = "anthropic"
+    needs = ("ANTHROPIC_API_KEY",)
+
+    def __init__(self, model_name: str) -> None:
+        super().__init__()
+        self.model_name = model_name
+        self.label = f"Anthropic {model_name}"
+        self.options = ModelOptions(temperature=0.0, context_window=200_000)
+        self.capabilities = frozenset({TOOL_USE})
+
+    @property
+    def model(self) -> str:
+        return self.model_name
+
+    def available(self) -> tuple[bool, str]:
+        ok, why = super().available()
+        return (ok, f"model {self.model_name}" if ok else why)
+
+    def manifest_entry(self) -> dict:
+        return super().manifest_entry() | {"endpoint": public_url(config.get("ANTHROPIC_BASE_URL")) or "default"}
+
+    def client(self):  # noqa: ANN201 - anthropic.Anthropic
+        return _Clients.get("anthropic", config.get("ANTHROPIC_API_KEY"), config.get("ANTHROPIC_BASE_URL"))
+
+    def _generate(self, req: Request) -> Answer:
+        kwargs: dict = {"system": req.system} if req.system else {}
+        if self.options.temperature is not None:
+            kwargs["extra_body"] = {"temperature": self.options.temperature}
+        structured = req.closed and req.structured and TOOL_USE in self.capabilities
+        if structured:
+            kwargs["tools"] = [{"name": "record_verdict", "description": "Record the yes/no verdict and why.",
+                                "input_schema": VERDICT_SCHEMA}]
+            kwargs["tool_choice"] = {"type": "tool", "name": "record_verdict"}
+        try:
+            call = {"model": self.model_name, "max_tokens": req.max_tokens,
+                    "messages": [{"role": "user", "content": req.prompt}], **kwargs}
+            if req.on_token is not None and not structured:
+                with self.client().messages.stream(**call) as events:
+                    for piece in events.text_stream:
+                        req.on_token(piece)
+                    resp = events.get_final_message()
+                if getattr(resp, "stop_reason", None) is None:  # a cut-off stream is a failed call
+                    raise TypeError("the answer stream ended before the model finished")
+            else:
+                resp = self.client().messages.create(**call)
+            blocks = resp.content
+            if not isinstance(blocks, list):
+                raise TypeError("the reply has no content list")
+            texts = [b.text for b in blocks if getattr(b, "type", "") == "text"]
+            tool_input = next((getattr(b, "input", None) for b in blocks if getattr(b, "type", "") == "tool_use"), None)
+            if not all(isinstance(t, str) for t in texts) or (not texts and tool_input is None):
+                raise TypeError("the reply holds no text")
+            text = "".join(texts)
+            usage = getattr(resp, "usage", None)
+            tin, tout = _int(getattr(usage, "input_tokens", None)), _int(getattr(usage, "output_tokens", None))
+        except Exception as exc:  # noqa: BLE001 - whatever a server sends ends as one key-free failure
+            raise _describe(self.label, exc) from None
+        ans = Answer(text=text.strip(), tokens_in=tin if tin is not None else self.count_tokens(req.system + req.prompt),
+                     tokens_out=tout if tout is not None else self.count_tokens(text))
+        if structured:
+            parsed = structured_verdict(tool_input)
+            if parsed is None:
+                ans.verdict_source = "text"
+            else:
+                ans.verdict, ans.verdict_source = parsed[0], "structured"
+                ans.text = f"{parsed[0].capitalize()}. {parsed[1]}".strip()
+        return ans
+
+
+def openai_models() -> list[Provider]:
+    out: list[Provider] = []
+    for name in model_names("OPENAI_MODEL", "gpt-4o-mini"):
+        window = int(config.get("OPENAI_CONTEXT") or KNOWN_WINDOWS.get(name, 128_000))
+        out.append(OpenAIModel("openai", name, f"OpenAI {name}", "OPENAI_API_KEY", "OPENAI_BASE_URL",
+                               "OPENAI_MODEL", window))
+    return out
+
+
+def compat_models() -> list[Provider]:
+    """Models of an OpenAI-compatible server; listed only once its URL is set. Such servers differ in what
+    they honour, so verdicts are asked in text unless OPENAI_COMPAT_JSON_SCHEMA=1 says it supports the schema."""
+    if not config.get("OPENAI_COMPAT_BASE_URL"):
+        return []
+    caps = frozenset({JSON_SCHEMA}) if (config.get("OPENAI_COMPAT_JSON_SCHEMA") or "0") in ("1", "true") else frozenset()
+    window = int(config.get("OPENAI_COMPAT_CONTEXT") or 8192)
+    return [OpenAIModel("compat", name, f"{name} (OpenAI-compatible server)", "OPENAI_COMPAT_API_KEY",
+                        "OPENAI_COMPAT_BASE_URL", "OPENAI_COMPAT_MODEL", window, url_required=True, capabilities=caps)
+            for name in model_names("OPENAI_COMPAT_MODEL", "default")]
+
+
+def anthropic_models() -> list[Provider]:
+    return [AnthropicModel(name) for name in model_names("ANTHROPIC_MODEL", "claude-3-5-haiku-latest")]
+
+
+def register_models(register: Callable[[Provider], Provider]) -> None:
+    for model in (*openai_models(), *anthropic_models(), *compat_models()):
+        register(model)

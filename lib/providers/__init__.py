@@ -1,1 +1,0 @@
-"""Answering models behind one interface (base.Provider) and a registry."""

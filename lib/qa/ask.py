@@ -1,0 +1,342 @@
+"""Ask: one question, several models × context modes, answered concurrently where providers allow."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from sqlalchemy import insert, select
+
+from lib.core.errors import UserError
+from lib.core.redact import redact
+from lib.core.verdict import looks_closed, parse_verdict
+from lib.models import prompts, registry
+from lib.models.base import Provider, ProviderError, Request
+from lib.qa import manifest
+from lib.qa.contexts import (
+    MODES,
+    Context,
+    fit_to_window,
+    gold_context,
+    multi_pdf_context,
+    none_context,
+    pdf_context,
+    rag_context,
+)
+from lib.storage import tables
+from lib.storage.engine import get_engine
+
+ANSWER_BUDGET_OPEN = 200
+ANSWER_BUDGET_CLOSED = 48
+DEFAULT_K = 3
+
+
+@dataclass
+class AskResult:
+    model: str
+    mode: str
+    answer: str | None
+    closed: bool
+    verdict: str | None
+    contexts: list[dict] = field(default_factory=list)
+    truncated: bool = False
+    kept_fraction: float = 1.0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    seconds: float = 0.0
+    error: str | None = None
+    total_tokens: int = 0
+    verdict_probs: dict[str, float] | None = None
+    question: str = ""
+    verdict_source: str | None = None  # structured | likelihood | heuristic | text
+    per_document: str = ""  # full PDF over several documents: what was kept of each
+
+
+    def cli_dict(self) -> dict[str, Any]:
+        keys = ("model", "mode", "answer", "closed", "verdict", "verdict_source", "contexts", "truncated",
+                "kept_fraction", "tokens_in", "tokens_out", "seconds")
+        d = {k: asdict(self)[k] for k in keys}
+        d["contexts"] = [{k: c.get(k) for k in ("doc_id", "doc_name", "section", "page_start", "page_end", "text")}
+                         for c in self.contexts]
+        if self.error:
+            d["error"] = self.error
+        return d
+
+    def notice(self) -> str | None:
+        """The truncation notice, saying how this model's tokens were counted (its tokenizer, or an estimate)."""
+
+        try:
+            unit = registry.get(self.model).count_unit
+        except Exception:  # noqa: BLE001 - a model no longer configured: the figure stands without the unit
+            unit = ""
+        return Context("pdf", truncated=self.truncated, kept_fraction=self.kept_fraction,
+                       total_tokens=self.total_tokens, per_document=self.per_document).notice(unit)
+
+
+_counters: dict[tuple[str, str, int], dict[str, int]] = {}
+_cache_lock = threading.Lock()
+
+
+def build_context(
+    mode: str, question: str, provider: Provider, closed: bool, services: Any = None,
+    doc_id: str | Sequence[str] | None = None, k: int = DEFAULT_K, gold: str | None = None, balanced: bool = False,
+) -> Context:
+    """The context for one mode. ``doc_id`` is one document id, or a scope: a list of ids (``[]``-free), or the
+    string "*" for the whole collection."""
+    if mode not in MODES:
+        raise UserError(f"Unknown mode '{mode}'; use one of {', '.join(MODES)}.")
+    if mode == "none":
+        return none_context()
+    if mode == "gold":
+        return fit_to_window(gold_context(gold), _context_budget(provider, question, closed), provider.count_tokens)
+    if services is None or not doc_id:
+        raise UserError(f"Mode '{mode}' needs an indexed document: pick one (or use --doc DOC_ID).")
+    scope = scope_ids(services, doc_id)
+    if mode == "rag":
+        hits = services.retriever.search_scope(scope, question, k, "hybrid", balanced=balanced)
+        ctx = rag_context(hits)
+        return fit_to_window(ctx, _context_budget(provider, question, closed), provider.count_tokens)
+    ids = scope if scope is not None else [d.doc_id for d in services.docs.list()]
+    budget = _context_budget(provider, question, closed)
+    if len(ids) == 1:
+        info = services.docs.get(ids[0])
+        return pdf_context(services.docs.pages(ids[0]), budget, _cached_counter(provider, info.doc_id, info.gen))
+    docs = []
+    for d in ids:
+        info = services.docs.get(d)
+        docs.append((d, info.name, services.docs.pages(d)))
+    return multi_pdf_context(docs, budget, provider.count_tokens)
+
+
+def scope_ids(services: Any, doc_id: str | Sequence[str]) -> list[str] | None:
+    """A list of document ids, or None for the whole collection ("*")."""
+    if isinstance(doc_id, str):
+        return None if doc_id == "*" else [doc_id]
+    ids = list(dict.fromkeys(doc_id))
+    if not ids:
+        raise UserError("The scope holds no document: pick at least one, or widen the filter.")
+    return ids
+
+
+def _context_budget(provider: Provider, question: str, closed: bool) -> int:
+    """Tokens of the answering model's window left for the context after the prompt and the answer."""
+    answer_budget = ANSWER_BUDGET_CLOSED if closed else ANSWER_BUDGET_OPEN
+    overhead = provider.count_tokens(prompts.overhead(question, closed))
+    budget = provider.context_window - overhead - answer_budget - 16  # chat-template tokens
+    if not provider.local:  # estimated counts: leave a margin
+        budget = int(budget * 0.95)
+    return max(0, budget)
+
+
+def _cached_counter(provider: Provider, doc_id: str, gen: int) -> Callable[[str], int]:
+    """Page token counts are reused across questions for the same model and document."""
+    with _cache_lock:
+        memo = _counters.setdefault((provider.id, doc_id, gen), {})
+
+    def count(text: str) -> int:
+        if text not in memo:
+            memo[text] = provider.count_tokens(text)
+        return memo[text]
+
+    return count
+
+
+def ask(
+    question: str, model_id: str, mode: str, services: Any = None, doc_id: str | Sequence[str] | None = None,
+    k: int = DEFAULT_K, gold: str | None = None, closed: bool | None = None, balanced: bool = False,
+    on_token: Callable[[str], None] | None = None,
+) -> AskResult:
+    """Answer one question with one model in one mode. Provider failures land in ``error``, not raised.
+    ``on_token`` receives the answer's pieces as they arrive, where the model streams."""
+    question = (question or "").strip()
+    if not question:
+        raise UserError("The question is empty.")
+    provider = registry.get(model_id)
+    is_closed = looks_closed(question) if closed is None else closed
+    started = time.perf_counter()
+    ctx = build_context(mode, question, provider, is_closed, services, doc_id, k, gold, balanced)
+    context_seconds = time.perf_counter() - started
+    provider.take_busy()  # from here, only this answer's calls
+    req = Request(
+        prompt=prompts.render(question, ctx.text, is_closed), system=prompts.SYSTEM, question=question,
+        context=ctx.text, closed=is_closed, max_tokens=ANSWER_BUDGET_CLOSED if is_closed else ANSWER_BUDGET_OPEN,
+        structured=is_closed, on_token=on_token,
+    )
+    res = AskResult(model=provider.id, mode=mode, answer=None, closed=is_closed, verdict=None, contexts=ctx.passages,
+                    truncated=ctx.truncated, kept_fraction=round(ctx.kept_fraction, 4),
+                    total_tokens=ctx.total_tokens, question=question, per_document=ctx.per_document)
+    try:
+        choice = provider.choose(req, ["yes", "no"]) if is_closed else None
+        if choice is not None:
+            verdict, probs = choice
+            res.answer = verdict.capitalize()
+            res.verdict = verdict
+            res.verdict_probs = {k2: round(v, 4) for k2, v in probs.items()}
+            res.verdict_source = "likelihood"
+            res.tokens_in = provider.count_tokens(req.system + "\n" + req.prompt)
+            res.tokens_out = 1
+        else:
+            ans = provider.generate(req)
+            res.answer, res.tokens_in, res.tokens_out = ans.text, ans.tokens_in, ans.tokens_out
+            if is_closed:
+                # Structured output first; a reply that ignored the structure is read by the text parser.
+                res.verdict = ans.verdict or parse_verdict(ans.text)
+                res.verdict_source = ans.verdict_source or ("heuristic" if ans.verdict else "text")
+    except ProviderError as exc:
+        res.error = redact(str(exc))
+    except UserError as exc:
+        res.error = redact(str(exc))
+    except Exception as exc:  # noqa: BLE001 - one error boundary per cell: anything unexpected fails this cell only
+        res.error = redact(f"{provider.label}: unexpected failure ({type(exc).__name__}); the other cells go on")
+    # Nothing stored or shown carries a key, even one a server echoed back in its answer.
+    if res.answer:
+        res.answer = redact(res.answer)
+    res.contexts = [dict(c, text=redact(c["text"])) if isinstance(c.get("text"), str) else c for c in res.contexts]
+    # Time to answer: the context plus the model's own time, not time queued behind other calls to a local model
+    # (a benchmark's workers share it), so estimates built from these times add up to what a run takes.
+    model_seconds = provider.take_busy() or (time.perf_counter() - started - context_seconds)  # a plugin's own
+    res.seconds = round(context_seconds + model_seconds, 3)  # generate() that skips serial(): its wall time
+    return res
+
+
+def ask_grid(
+    question: str, model_ids: Sequence[str], modes: Sequence[str], services: Any = None,
+    doc_id: str | Sequence[str] | None = None, k: int = DEFAULT_K, gold: str | None = None,
+    closed: bool | None = None, on_result: Callable[[AskResult], None] | None = None, max_workers: int = 4,
+    balanced: bool = False, on_partial: Callable[[str, str, str], None] | None = None,
+) -> list[AskResult]:
+    """Every (model, mode) cell; cells finish in any order and each is reported as it arrives.
+
+    With ``on_partial``, cells whose model streams report their text so far as ``(model, mode, text)``, from this
+    (the caller's) thread, a few times a second, so a page can draw it. The text shown is redacted and held back
+    to its last whole word, so a key a hostile server echoes is never on screen even for a moment."""
+    model_ids = [_concrete(m) for m in model_ids]
+    cells = [(m, mode) for m in model_ids for mode in modes]
+    results: list[AskResult] = []
+    buffers: dict[tuple[str, str], list[str]] = {cell: [] for cell in cells}
+    shown: dict[tuple[str, str], str] = {}
+    finished: set[tuple[str, str]] = set()
+
+    def collector(cell: tuple[str, str]) -> Callable[[str], None] | None:
+        return buffers[cell].append if on_partial else None  # list.append is atomic across threads
+
+    def flush() -> None:
+        for cell, parts in buffers.items():
+            if cell in finished or not parts:
+                continue
+            text = safe_partial("".join(parts))
+            if text and text != shown.get(cell):
+                shown[cell] = text
+                on_partial(cell[0], cell[1], text)  # type: ignore[misc]
+
+    with ThreadPoolExecutor(max_workers=max_workers) as pool:
+        futures = {pool.submit(_safe_ask, question, m, mode, services, doc_id, k, gold, closed, balanced,
+                               collector((m, mode))): (m, mode)
+                   for m, mode in cells}
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, timeout=0.25 if on_partial else None, return_when=FIRST_COMPLETED)
+            for fut in done:
+                r = fut.result()
+                finished.add(futures[fut])
+                results.append(r)
+                if on_result:
+                    on_result(r)
+            if on_partial:
+                flush()
+    order = {cell: i for i, cell in enumerate(cells)}
+    return sorted(results, key=lambda r: order[(r.model, r.mode)])
+
+
+def _concrete(model_id: str) -> str:
+    try:
+        return registry.resolve(model_id)
+    except UserError:
+        return model_id  # reported as that cell's error
+
+
+def safe_partial(text: str) -> str:
+    """Streamed text fit to show before the answer is complete: up to its last whitespace (a key arriving in
+    pieces is only shown whole, and then redacted), with keys redacted."""
+    cut = max(text.rfind(" "), text.rfind("\n"))
+    return redact(text[:cut]) if cut > 0 else ""
+
+
+def _safe_ask(question: str, model_id: str, mode: str, *args: Any) -> AskResult:
+    try:
+        return ask(question, model_id, mode, *args)
+    except UserError as exc:
+        return AskResult(model=model_id, mode=mode, answer=None, closed=False, verdict=None, error=str(exc),
+                         question=question)
+
+
+# ----- history ---------------------------------------------------------------------------------
+def batch_manifest(results: Sequence[AskResult], doc_id: str | None, services: Any = None,
+                   k: int = DEFAULT_K) -> dict[str, Any]:
+    """What an Ask batch was made with (see manifest.py)."""
+
+    models = []
+    for mid in dict.fromkeys(r.model for r in results):
+        try:
+            models.append(registry.get(mid))
+        except UserError:
+            continue
+    ids = [] if not doc_id else ([doc_id] if isinstance(doc_id, str) else list(doc_id))
+    if ids == ["*"] and services is not None:
+        ids = [d.doc_id for d in services.docs.list()]
+    docs = manifest.document_entries(services, ids) if services is not None and ids else []
+    return manifest.build("ask", models, prompts=prompts.templates(), documents=docs,
+                          embedder=manifest.embedder_name(services),
+                          settings={"k": k, "modes": sorted({r.mode for r in results}),
+                                    "answer_budget": {"open": ANSWER_BUDGET_OPEN, "closed": ANSWER_BUDGET_CLOSED}})
+
+
+def save_history(results: Sequence[AskResult], doc_id: str | None, engine: Any = None, services: Any = None,
+                 k: int = DEFAULT_K) -> str:
+
+    batch = uuid.uuid4().hex[:12]
+    engine = engine or get_engine()
+    rows = [{
+        "batch_id": batch, "doc_id": doc_id if isinstance(doc_id, str) or doc_id is None else ",".join(doc_id),
+        "question": r.question, "model": r.model, "mode": r.mode,
+        "closed": int(r.closed), "answer": r.answer, "verdict": r.verdict, "verdict_source": r.verdict_source,
+        "error": r.error,
+        "contexts": json.dumps(r.contexts), "truncated": int(r.truncated), "kept_fraction": r.kept_fraction,
+        "tokens_in": r.tokens_in, "tokens_out": r.tokens_out, "seconds": r.seconds,
+    } for r in results]
+    if rows:
+        with engine.begin() as c:
+            c.execute(insert(tables.ask_history), rows)
+        manifest.save(batch, "ask", batch_manifest(results, doc_id, services, k), engine)
+    return batch
+
+
+def load_history(engine: Any = None, limit: int = 500) -> list[dict[str, Any]]:
+    engine = engine or get_engine()
+    t = tables.ask_history
+    with engine.connect() as c:
+        rows = c.execute(select(t).order_by(t.c.id.desc()).limit(limit)).mappings().all()
+    out = []
+    for r in rows:
+        d = dict(r)
+        d["created_at"] = str(d["created_at"])
+        d["contexts"] = json.loads(d["contexts"] or "[]")
+        out.append(d)
+    return out
+
+
+def load_batch(batch_id: str, engine: Any = None) -> list[AskResult]:
+    engine = engine or get_engine()
+    t = tables.ask_history
+    with engine.connect() as c:
+        rows = c.execute(select(t).where(t.c.batch_id == batch_id).order_by(t.c.id)).mappings().all()
+    return [AskResult(model=r["model"], mode=r["mode"], answer=r["answer"], closed=bool(r["closed"]),
+                      verdict=r["verdict"], verdict_source=r.get("verdict_source"), contexts=json.loads(r["contexts"] or "[]"), truncated=bool(r["truncated"]),
+                      kept_fraction=r["kept_fraction"] or 1.0, tokens_in=r["tokens_in"] or 0,
+                      tokens_out=r["tokens_out"] or 0, seconds=r["seconds"] or 0.0, error=r["error"],
+                      question=r["question"]) for r in rows]

@@ -1,0 +1,178 @@
+"""Context builders for the four modes: none, full PDF (cut to the window), RAG (top-k chunks) and gold."""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from lib.core.errors import UserError
+from lib.documents.pdf import Page
+from lib.qa.citations import number_sources
+
+MODES = ("none", "pdf", "rag", "gold")
+MODE_LABELS = {"none": "No context", "pdf": "Full PDF", "rag": "Retrieved passages (RAG)", "gold": "Gold passage"}
+
+
+@dataclass
+class Context:
+    mode: str
+    text: str = ""
+    passages: list[dict] = field(default_factory=list)  # {"page_start", "page_end", "text"}
+    truncated: bool = False
+    kept_fraction: float = 1.0
+    total_tokens: int = 0
+    kept_tokens: int = 0
+    parts: list[str] = field(default_factory=list)  # RAG: one block per passage, in order
+    per_document: str = ""  # several documents: what was kept of each
+
+    def notice(self, unit: str = "") -> str | None:
+        """'truncated: kept 38% of 612K tokens', with how the model's tokens were counted where ``unit`` says."""
+        if not self.truncated:
+            return None
+        note = f"truncated: kept {self.kept_fraction:.0%} of {_short(self.total_tokens)} tokens"
+        note += f" ({unit})" if unit else ""
+        return f"{note} ({self.per_document})" if self.per_document else note
+
+
+def _short(n: int) -> str:
+    return f"{n / 1000:.0f}K" if n >= 10_000 else f"{n:,}"
+
+
+def none_context() -> Context:
+    return Context("none")
+
+
+def gold_context(passage: str | None) -> Context:
+    if not passage or not passage.strip():
+        raise UserError("Gold mode needs a passage: paste one, or pick a NEPAQuAD item.")
+    return Context("gold", text=passage.strip(), passages=[{"page_start": None, "page_end": None, "text": passage.strip()}])
+
+
+def rag_context(hits: Sequence) -> Context:
+    """The retrieved chunks as numbered sources, exactly as the page will number them (citations.number_sources:
+    chunks of one document whose pages overlap are one source), each headed by its document, section and pages,
+    so an answer's [2] means the page's source [2]."""
+
+    chunks = [{"doc_id": getattr(h, "doc_id", "") or None, "doc_name": getattr(h, "doc_name", "") or None,
+               "section": h.chunk.section, "page_start": h.chunk.page_start, "page_end": h.chunk.page_end,
+               "text": h.chunk.text, "score": round(h.score, 4)} for h in hits]
+    sources = number_sources(chunks)
+    parts = [f"[{s.n}] ({s.label})\n{s.text}" for s in sources]
+    passages = [{"n": s.n, "doc_id": s.doc_id or "", "doc_name": s.doc_name or "", "section": s.section or "",
+                 "page_start": s.page_start, "page_end": s.page_end, "text": s.text, "score": s.score,
+                 "chunks": len(s.contexts)} for s in sources]
+    return Context("rag", text="\n\n".join(parts), passages=passages, parts=parts)
+
+
+def multi_pdf_context(docs: Sequence[tuple[str, str, Sequence[Page]]], budget: int,
+                      count_tokens: Callable[[str], int]) -> Context:
+    """Full-PDF mode over several documents: the window is split evenly between them, and the context says
+    what it kept of each."""
+    share = max(0, budget // max(1, len(docs)))
+    blocks, passages, notes = [], [], []
+    total = used = 0
+    for doc_id, name, pages in docs:
+        ctx = pdf_context(pages, share - count_tokens(f"=== {name} ==="), count_tokens)
+        blocks.append(f"=== {name} ===\n{ctx.text}")
+        total += ctx.total_tokens
+        used += ctx.kept_tokens
+        notes.append(f"{name}: kept {ctx.kept_fraction:.0%}")
+        passages.append({"doc_id": doc_id, "doc_name": name, "page_start": ctx.passages[0]["page_start"],
+                         "page_end": ctx.passages[0]["page_end"],
+                         "text": f"{ctx.passages[0]['text']} (kept {ctx.kept_fraction:.0%} of this document)"})
+    return Context("pdf", text="\n\n".join(blocks), passages=passages, truncated=used < total,
+                   kept_fraction=(used / total) if total else 1.0, total_tokens=total, kept_tokens=used,
+                   per_document="; ".join(notes))
+
+
+def truncate_to_tokens(text: str, budget: int, count_tokens: Callable[[str], int]) -> tuple[str, int]:
+    """The longest word-boundary prefix of ``text`` with at most ``budget`` tokens, and its token count."""
+    if budget <= 0 or not text:
+        return "", 0
+    n = count_tokens(text)
+    if n <= budget:
+        return text, n
+    words = text.split(" ")
+    lo, hi = 0, len(words)
+    # Binary search on the number of words; start near the proportional guess to save tokenizer calls.
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if count_tokens(" ".join(words[:mid])) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    kept = " ".join(words[:lo]).rstrip()
+    if lo < len(words) and len(words[lo]) > 200:
+        # The next "word" is a long run with no spaces (a table rule, a symbol run): fill the rest of the
+        # budget with a character cut of it rather than stopping short.
+        base = len(" ".join(words[: lo + 1])) - len(words[lo])
+        a, b = base, base + len(words[lo])
+        while a < b:
+            mid = (a + b + 1) // 2
+            if count_tokens(text[:mid]) <= budget:
+                a = mid
+            else:
+                b = mid - 1
+        if a > base:
+            kept = text[:a]
+    return kept, count_tokens(kept) if kept else 0
+
+
+def fit_to_window(ctx: Context, budget: int, count_tokens: Callable[[str], int]) -> Context:
+    """Hold a RAG or gold context to ``budget`` tokens of the answering model, with the same visible notice as
+    full-PDF mode. RAG keeps whole chunks in retrieval order and cuts the one that crosses the budget."""
+    if not ctx.text or ctx.mode in ("none", "pdf"):
+        return ctx
+    total = count_tokens(ctx.text)
+    if total <= budget:
+        ctx.total_tokens = ctx.kept_tokens = total
+        return ctx
+    if ctx.mode == "gold":
+        kept, used = truncate_to_tokens(ctx.text, budget, count_tokens)
+        passages = [dict(ctx.passages[0], text=kept)] if ctx.passages else []
+        return Context("gold", text=kept, passages=passages, truncated=True, kept_fraction=used / total,
+                       total_tokens=total, kept_tokens=used)
+    parts = ctx.parts or [ctx.text]
+    kept_parts, passages, used = [], [], 0
+    for part, passage in zip(parts, ctx.passages, strict=False):
+        sep = count_tokens("\n\n") if kept_parts else 0
+        n = count_tokens(part)
+        if used + sep + n <= budget:
+            kept_parts.append(part)
+            passages.append(passage)
+            used += sep + n
+            continue
+        cut, m = truncate_to_tokens(part, budget - used - sep, count_tokens)
+        if cut.strip():
+            kept_parts.append(cut)
+            passages.append(dict(passage, text=cut.split("\n", 1)[-1]))
+            used += sep + m
+        break
+    return Context("rag", text="\n\n".join(kept_parts), passages=passages, truncated=True,
+                   kept_fraction=used / total, total_tokens=total, kept_tokens=used, parts=kept_parts)
+
+
+def pdf_context(pages: Sequence[Page], budget: int, count_tokens: Callable[[str], int]) -> Context:
+    """All page text, whole pages first, then a word-boundary cut of the page that crosses the budget."""
+    texts = [f"[page {p.number}]\n{p.text}" for p in pages if p.text]
+    counts = [count_tokens(t) for t in texts]
+    total = sum(counts)
+    kept_parts: list[str] = []
+    used = 0
+    for text, n in zip(texts, counts, strict=True):
+        if used + n <= budget:
+            kept_parts.append(text)
+            used += n
+            continue
+        part, m = truncate_to_tokens(text, budget - used, count_tokens)
+        if part:
+            kept_parts.append(part)
+            used += m
+        break
+    truncated = used < total
+    return Context(
+        "pdf", text="\n\n".join(kept_parts), truncated=truncated,
+        kept_fraction=(used / total) if total else 1.0, total_tokens=total, kept_tokens=used,
+        passages=[{"page_start": pages[0].number if pages else None,
+                   "page_end": pages[-1].number if pages else None,
+                   "text": f"{len(kept_parts)} page(s) of text, {used:,} tokens"}],
+    )

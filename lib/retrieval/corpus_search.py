@@ -1,0 +1,63 @@
+"""Corpus search: documents ranked by their best passages, like a search engine's results page.
+
+Snippets are made safe first (HTML-escaped: PDF text is untrusted) and only then get our own <mark> tags around
+the query's terms, so nothing in a document can add markup to the page.
+"""
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from lib.collection.lexical import query_terms
+from lib.documents.pdf import symbol_bullets
+
+SNIPPET_CHARS = 320
+
+
+@dataclass
+class DocResult:
+    doc_id: str
+    name: str
+    best_rank: int
+    score: float
+    passages: list[dict] = field(default_factory=list)  # {"page_start", "page_end", "section", "snippet_html"}
+    matched_terms: list[str] = field(default_factory=list)  # query words found in its passages (none: by meaning)
+
+
+def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
+    """An escaped window of ``text`` around the first query term, with the terms marked."""
+
+    flat = " ".join(symbol_bullets(text).split())
+    lower = flat.lower()
+    first = min((i for t in terms if (i := lower.find(t)) >= 0), default=0)
+    start = max(0, first - width // 3)
+    window = flat[start : start + width]
+    pieces, pos = [], 0
+    if terms:  # find the terms in the raw text, then escape every piece: our <mark> never splits an &entity;
+        pattern = re.compile(r"\b(" + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
+                             + r")\w*", re.IGNORECASE)
+        for m in pattern.finditer(window):
+            pieces.append(html.escape(window[pos:m.start()]) + f"<mark>{html.escape(m.group(0))}</mark>")
+            pos = m.end()
+    pieces.append(html.escape(window[pos:]))
+    return ("…" if start else "") + "".join(pieces) + ("…" if start + width < len(flat) else "")
+
+
+def search_documents(retriever: Any, query: str, doc_ids: list[str] | None = None, k: int = 30,
+                     per_doc: int = 3) -> list[DocResult]:
+    """Hybrid search over the scope; hits grouped by document, documents in the order of their best hit."""
+    terms = [t for t in query_terms(query) if len(t) > 2]
+    hits = retriever.search_scope(doc_ids, query, k, "hybrid")
+    results: dict[str, DocResult] = {}
+    for h in hits:
+        r = results.setdefault(h.doc_id, DocResult(h.doc_id, h.doc_name, h.rank, h.score))
+        if len(r.passages) < per_doc:
+            r.passages.append({"page_start": h.chunk.page_start, "page_end": h.chunk.page_end,
+                               "section": h.chunk.section, "snippet_html": snippet(h.chunk.text, terms),
+                               "text": h.chunk.text})
+    for r in results.values():
+        text = " ".join(p["text"] for p in r.passages).lower()
+        r.matched_terms = [t for t in terms if re.search(r"\b" + re.escape(t), text)]
+    return sorted(results.values(), key=lambda r: r.best_rank)

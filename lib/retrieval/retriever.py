@@ -1,0 +1,223 @@
+"""Retrieval over a scope of documents: dense (Chroma), lexical (the persistent full-text index, lexical.py) and
+hybrid (reciprocal-rank fusion of the two)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+
+from lib.collection import lexical
+from lib.collection.document_store import DocumentStore
+from lib.collection.vectors import query_scope
+from lib.core.errors import UserError
+from lib.core.text import tokenize
+from lib.documents.chunking import Chunk, is_navigation
+from lib.documents.metadata import citation_name, get_many
+from lib.retrieval import rescoring
+from lib.storage import tables
+
+METHODS = ("hybrid", "dense", "lexical")
+METHOD_ALIASES = {"bm25": "lexical"}
+RRF_K = 60  # the constant from Cormack et al. (2009); not tuned here
+CANDIDATES = 50  # how deep each ranker's list goes into the fusion
+NAVIGATION_SLACK = 20  # single-method lists go this much deeper than k, for table-of-contents chunks to give way
+MAX_BALANCED_TOP_UP = 50  # documents a balanced search looks up one by one when the shared lists missed them
+
+@dataclass
+class Hit:
+    chunk: Chunk
+    score: float
+    rank: int
+    doc_id: str = ""
+    doc_name: str = ""  # how citations name the document: its project title or title (file name if neither)
+    doc_file: str = ""  # the name it was indexed under
+
+    def as_dict(self) -> dict:
+        return {
+            "doc_id": self.doc_id,
+            "doc_name": self.doc_name,
+            "doc_file": self.doc_file,
+            "page_start": self.chunk.page_start,
+            "page_end": self.chunk.page_end,
+            "section": self.chunk.section,
+            "text": self.chunk.text,
+            "score": round(float(self.score), 6),
+            "chunk_index": self.chunk.index,
+        }
+
+
+class _Bm25:
+    """The in-memory rank_bm25 index of one document, kept only as the baseline bench/retrieval.py compares the
+    persistent lexical index with."""
+
+    def __init__(self, chunks: list[Chunk]) -> None:
+        from rank_bm25 import BM25Okapi  # heavy: imported on first use, off start-up
+
+        self.chunks = chunks
+        self.model = BM25Okapi([tokenize(c.text) or ["<empty>"] for c in chunks])
+
+    def top(self, query: str, n: int) -> list[tuple[int, float]]:
+        terms = tokenize(query)
+        if not terms:
+            return []
+        scores = self.model.get_scores(terms)
+        order = sorted(range(len(scores)), key=lambda i: -scores[i])[:n]
+        return [(i, float(scores[i])) for i in order if scores[i] > 0]
+
+
+class Retriever:
+    """Search over a scope of documents: one, a chosen set, or the whole collection."""
+
+    def __init__(self, docs: DocumentStore) -> None:
+        self.docs = docs
+        self._lexical_ok: set[tuple[str, int]] = set()
+
+    def search(self, doc_id: str, query: str, k: int = 5, method: str = "hybrid") -> list[Hit]:
+        """One document (kept for callers that search a single EIS)."""
+        return self.search_scope([doc_id], query, k, method)
+
+    def search_scope(self, doc_ids: Sequence[str] | None, query: str, k: int = 5, method: str = "hybrid",
+                     balanced: bool = False, *, rescore: bool = True) -> list[Hit]:
+        """The k best chunks over ``doc_ids`` (None: every document). ``balanced`` takes the best chunks of each
+        document in turn, so every project in the scope is represented (comparison questions). ``rescore=False``
+        keeps int8 scores (rescoring.py): a balanced search's per-document top-ups, where re-scoring 2 × 50
+        candidates for each of up to 50 documents would cost minutes the first time."""
+        method = METHOD_ALIASES.get(method, method)
+        if method not in METHODS:
+            raise UserError(f"Unknown retrieval method '{method}'; use one of {', '.join(METHODS)} (bm25 = lexical).")
+        if k < 1:
+            raise UserError("k must be at least 1.")
+        if not query.strip():
+            raise UserError("The query is empty; type a question or some key words.")
+        infos = {d.doc_id: d for d in self.docs.list()}
+        if doc_ids is None:
+            scope = infos
+        else:
+            unknown = [d for d in doc_ids if d not in infos]
+            if unknown:
+                self.docs.get(unknown[0])  # raises the UserError that names the known ids
+            scope = {d: infos[d] for d in dict.fromkeys(doc_ids)}
+        total = sum(d.chunks for d in scope.values())
+        if not total:
+            return []
+        k = min(k, total)
+        live = {d: info.gen for d, info in scope.items()}
+        sizes = {d: info.chunks for d, info in scope.items()}
+        whole = doc_ids is None
+        depth = min(total, max(CANDIDATES, k * (3 if balanced else 1)))
+        dense: list = []
+        # each list goes deeper than k, so table-of-contents chunks can give way to the next ones
+        deep = min(total, max(depth, k + NAVIGATION_SLACK))
+        if method == "dense":
+            dense = self._dense(live, sizes, query, deep, whole, rescore)
+            ranked = [((d, i), s) for d, i, s in dense]
+        elif method == "lexical":
+            ranked = [((d, i), s) for d, i, s in self._lexical(scope, query, deep, whole)]
+        else:
+            # the two rankers run side by side (the embedder, Chroma and SQLite all release the GIL while they work)
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                lex = pool.submit(self._lexical, scope, query, depth, whole)
+                dense = self._dense(live, sizes, query, depth, whole, rescore)
+                lists = [[(d, i) for d, i, _ in dense], [(d, i) for d, i, _ in lex.result()]]
+            ranked = reciprocal_rank_fusion(lists)
+        if method != "lexical" and not dense and self.docs.index.embedded:
+            # Embedded Chroma keeps its search index in memory per process: vectors another process wrote after
+            # this one started are invisible here. Say so instead of quietly degrading to keywords.
+            raise UserError("The vector index in this process does not see these documents' vectors yet (they were "
+                            "written by another process after this one started). Restart the app, or run "
+                            "`python -m lib check`; for several writers use server mode (NEPAQA_CHROMA_URL).")
+        # a document written after the list above was read may answer the whole-collection query: not in scope
+        ranked = [(key, s) for key, s in ranked if key[0] in scope]
+        if self.navigation_last:
+            ranked = self._navigation_last(ranked)
+        if balanced:
+            # a document none of whose chunks reached the rankers' depth still gets its best ones (searched alone)
+            seen = {key[0] for key, _ in ranked}
+            per_doc = max(1, -(-k // len(scope)))
+            for d in [d for d, info in scope.items() if d not in seen and info.chunks][:MAX_BALANCED_TOP_UP]:
+                ranked += [((h.doc_id, h.chunk.index), h.score)
+                           for h in self.search_scope([d], query, per_doc, method, rescore=False)]
+        ranked = balance(ranked, k) if balanced else ranked[:k]
+        chunks = self._fetch([key for key, _ in ranked])
+        names = self._names({key[0]: scope[key[0]].name for key, _ in ranked})
+        return [Hit(chunks[key], s, r + 1, key[0], names[key[0]], scope[key[0]].name)
+                for r, (key, s) in enumerate(ranked) if key in chunks]
+
+    navigation_last = True  # table-of-contents chunks after all others (bench/retrieval.py measures both)
+
+    def _navigation_last(self, ranked: list[tuple[tuple[str, int], float]]) -> list[tuple[tuple[str, int], float]]:
+        """The same ranking with table-of-contents chunks (marked at ingest) moved after all others, in order."""
+        if not ranked:
+            return ranked
+        t = tables.chunks
+        cond = tables.chunk_keys(t, [key for key, _ in ranked])
+        with self.docs.engine.connect() as c:
+            rows = c.execute(select(t.c.doc_id, t.c.idx, t.c.navigation, t.c.text).where(cond)).fetchall()
+        nav = {(r.doc_id, r.idx) for r in rows
+               if (r.navigation if r.navigation is not None else is_navigation(r.text))}
+        if not nav:
+            return ranked
+        return [x for x in ranked if x[0] not in nav] + [x for x in ranked if x[0] in nav]
+
+    def _names(self, files: dict[str, str]) -> dict[str, str]:
+
+        metas = get_many(list(files), self.docs.engine)
+        return {d: citation_name(metas[d], f) for d, f in files.items()}
+
+    def _dense(self, live: dict[str, int], sizes: dict[str, int], query: str, n: int,
+               whole: bool, rescore: bool = True) -> list[tuple[str, int, float]]:
+
+        if rescore and rescoring.applies(self.docs.index):  # int8 vectors: exact order among the candidates (rescoring.py)
+            return rescoring.dense(self.docs, live, sizes, query, n, whole)
+        vec = self.docs.index.embedder.embed_query(query)
+        return query_scope(self.docs.index, live, vec, n, whole_collection=whole, sizes=sizes)
+
+    def _lexical(self, scope: dict, query: str, n: int, whole: bool) -> list[tuple[str, int, float]]:
+        for doc_id, info in scope.items():
+            if (doc_id, info.gen) not in self._lexical_ok:
+                self._backfill(doc_id, info)
+        return lexical.search(self.docs.engine, None if whole else list(scope), query, n)
+
+    def _backfill(self, doc_id: str, info: Any) -> None:
+        """A store made before the lexical index existed gets its rows once, from the stored chunks."""
+        if lexical.count(self.docs.engine, doc_id) != info.chunks:
+            chunks = self.docs.chunks(doc_id)
+            with self.docs.engine.begin() as c:
+                lexical.write(c, doc_id, chunks, None)
+        self._lexical_ok.add((doc_id, info.gen))
+
+    def _fetch(self, keys: list[tuple[str, int]]) -> dict[tuple[str, int], Chunk]:
+        if not keys:
+            return {}
+        t = tables.chunks
+        with self.docs.engine.connect() as c:
+            rows = c.execute(select(t).where(tables.chunk_keys(t, keys))).fetchall()
+        return {(r.doc_id, r.idx): Chunk(r.idx, r.text, r.page_start, r.page_end, r.char_start, r.char_end,
+                                         r.n_tokens, r.section or "") for r in rows}
+
+
+def balance(ranked: list[tuple[tuple[str, int], float]], k: int) -> list[tuple[tuple[str, int], float]]:
+    """Round-robin over documents in the order of their best chunk: each document's 1st, then each one's 2nd…"""
+    per: dict[str, list] = {}
+    for key, s in ranked:
+        per.setdefault(key[0], []).append((key, s))
+    out: list = []
+    depth = 0
+    while len(out) < k and any(len(v) > depth for v in per.values()):
+        for hits in per.values():
+            if depth < len(hits) and len(out) < k:
+                out.append(hits[depth])
+        depth += 1
+    return out
+
+
+def reciprocal_rank_fusion(rankings: list[list[Any]], k: int = RRF_K) -> list[tuple[Any, float]]:
+    """Fuse ranked lists of ids: score(d) = sum over lists of 1 / (k + rank), rank starting at 1."""
+    scores: dict[Any, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))

@@ -1,0 +1,334 @@
+"""Expert review: items to review, batches, labels (one per item × expert × label, history kept), adjudicated
+labels, and labels exported and imported as CSV. Who may do what is lib/review/reviewers.py's."""
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable, Sequence
+
+from sqlalchemy import insert, select
+from sqlalchemy.engine import Engine
+
+from lib.core.csv_safe import rows_to_csv
+from lib.core.errors import UserError
+from lib.core.stats.agreement import Label
+from lib.evaluation.benchmark.dataset import QUESTION_TYPES, Item
+from lib.review.labels_csv import LABEL_COLUMNS, LabelsCSVError, RowProblem, parse_labels_csv
+from lib.review.reviewers import (
+    ADJUDICATOR,
+    ADJUDICATORS_SETTING,
+    adjudicator_for,
+    adjudicators,
+    check_import_rights,
+    check_reviewer_name,
+    require_adjudicator,
+    reserved_name_reason,
+)
+from lib.storage import tables
+from lib.storage.engine import get_engine, upsert
+
+# The labels an expert records for an item.
+LABELS = {
+    "type_correct": ("yes", "no"),
+    "true_type": None,  # one of the ten question types, when type_correct is no
+    "answer_correct": ("yes", "no", "unsure"),
+    "proof_supports": ("yes", "no"),
+    "comment": None,  # free text
+}
+AGREEMENT_LABELS = ("type_correct", "answer_correct", "proof_supports")
+MAX_ITEM_ID = 64  # tables.labels.item_id is String(64)
+
+
+def _engine(engine: Engine | None) -> Engine:
+    return engine or get_engine()
+
+
+
+def add_items(items: Iterable[Item], source: str, engine: Engine | None = None) -> int:
+    """Put items in the review pool (re-adding an item updates it). Returns how many."""
+    engine = _engine(engine)
+    n = 0
+    with engine.begin() as c:
+        for it in items:
+            row = {"item_id": it.id, "source": source, "question_type": it.question_type, "question": it.question,
+                   "answer": it.answer, "proof": it.proof or it.context, "page_number": it.page_number,
+                   "doc_name": it.doc}
+            c.execute(upsert(engine, tables.review_items, row, ["item_id"],
+                              [k for k in row if k != "item_id"]))
+            n += 1
+    return n
+
+
+def sources(engine: Engine | None = None) -> list[str]:
+    with _engine(engine).connect() as c:
+        return [r[0] for r in c.execute(select(tables.review_items.c.source).distinct().order_by(tables.review_items.c.source))]
+
+
+def items(item_ids: Sequence[str] | None = None, source: str | None = None, engine: Engine | None = None) -> list[dict]:
+    t = tables.review_items
+    q = select(t)
+    if source:
+        q = q.where(t.c.source == source)
+    if item_ids is not None:
+        q = q.where(t.c.item_id.in_(list(item_ids)))
+    with _engine(engine).connect() as c:
+        rows = [dict(r) for r in c.execute(q.order_by(t.c.item_id)).mappings()]
+    if item_ids is not None:
+        order = {i: n for n, i in enumerate(item_ids)}
+        rows.sort(key=lambda r: order[r["item_id"]])
+    return rows
+
+
+def create_batch(source: str, n: int | None, seed: int = 0, engine: Engine | None = None) -> str:
+    """A seeded random sample of n items from a source (all items when n is None). The same source, n and
+    seed give the same batch, so every expert reviews the same items."""
+    engine = _engine(engine)
+    pool = [r["item_id"] for r in items(source=source, engine=engine)]
+    if not pool:
+        raise UserError(f"No items to review in '{source}'. Import a benchmark or generate items first.")
+    chosen = random.Random(seed).sample(pool, min(n, len(pool))) if n else pool
+    batch_id = f"{source}:{seed}:{len(chosen)}"
+    with engine.begin() as c:
+        c.execute(upsert(engine, tables.review_batches,
+                          {"batch_id": batch_id, "source": source, "seed": seed, "item_ids": json.dumps(chosen)},
+                          ["batch_id"], ["item_ids"]))
+    return batch_id
+
+
+def batches(engine: Engine | None = None) -> list[dict]:
+    t = tables.review_batches
+    with _engine(engine).connect() as c:
+        return [{"batch_id": r.batch_id, "source": r.source, "seed": r.seed, "item_ids": json.loads(r.item_ids)}
+                for r in c.execute(select(t).order_by(t.c.created_at))]
+
+
+def batch_items(batch_id: str, engine: Engine | None = None) -> list[str]:
+    t = tables.review_batches
+    with _engine(engine).connect() as c:
+        r = c.execute(select(t.c.item_ids).where(t.c.batch_id == batch_id)).first()
+    if r is None:
+        raise UserError(f"No review batch '{batch_id}'.")
+    return json.loads(r[0])
+
+
+def _normalise_type(value: str) -> str:
+    v = value.strip().lower().replace("_", "-").replace(" ", "-")
+    return {"problemsolving": "problem-solving"}.get(v, v)
+
+
+def check_value(label: str, value: str) -> tuple[str, str | None]:
+    """The value as stored and None, or the value and why it is refused. Only controlled values (yes/no/unsure,
+    question type names) are normalised; free text such as a comment is kept exactly as written (stripped of
+    surrounding white space only)."""
+    if label not in LABELS:
+        return value, f"unknown label '{label}'; use {', '.join(LABELS)}"
+    value = (value or "").strip()
+    allowed = LABELS[label]
+    if allowed:
+        if value.lower() not in allowed:
+            return value, f"'{value}' is not a valid value for {label}; use {', '.join(allowed)}"
+        return value.lower(), None
+    if label == "true_type" and value:
+        qtype = _normalise_type(value)
+        if qtype not in QUESTION_TYPES:
+            return value, f"'{value}' is not one of the ten question types ({', '.join(QUESTION_TYPES)})"
+        return qtype, None
+    return value, None
+
+
+def _write(engine: Engine, rows: Sequence[dict]) -> None:
+    """Upsert rows and append them to the history, all in one transaction."""
+    with engine.begin() as c:
+        for row in rows:
+            c.execute(upsert(engine, tables.labels, row, ["item_id", "annotator", "label"], ["value"]))
+            c.execute(insert(tables.label_history).values(**row))
+
+
+def _row(item_id: str, annotator: str, label: str, value: str) -> dict:
+    item_id = (item_id or "").strip()
+    if not item_id or len(item_id) > MAX_ITEM_ID:
+        raise UserError(f"An item id must have 1 to {MAX_ITEM_ID} characters.")
+    value, why = check_value(label, value)
+    if why:
+        raise UserError(why[0].upper() + why[1:] + ".")
+    return {"item_id": item_id, "annotator": annotator, "label": label, "value": value}
+
+
+def save_label(item_id: str, annotator: str, label: str, value: str, engine: Engine | None = None) -> None:
+    """Record (or replace) one expert's label; every save is also appended to the history. Reserved names
+    (``[adjudicated]``, anything in brackets, judge-like names) are refused: final labels go through ``adjudicate``."""
+    _write(_engine(engine), [_row(item_id, check_reviewer_name(annotator), label, value)])
+
+
+def save_review(item_id: str, annotator: str, values: dict[str, str], engine: Engine | None = None) -> None:
+    """One reviewer's labels for one item, saved together (all or none)."""
+    who = check_reviewer_name(annotator)
+    rows = [_row(item_id, who, label, value) for label, value in values.items()
+            if value]  # an unanswered field (None or "") records nothing
+    if rows:
+        _write(_engine(engine), rows)
+
+
+def labels(engine: Engine | None = None, include_adjudicated: bool = False) -> list[Label]:
+    t = tables.labels
+    with _engine(engine).connect() as c:
+        rows = c.execute(select(t.c.item_id, t.c.annotator, t.c.label, t.c.value).order_by(t.c.id)).fetchall()
+    return [Label(*r) for r in rows if include_adjudicated or r[1] != ADJUDICATOR]
+
+
+def experts(engine: Engine | None = None) -> list[str]:
+    """The names a reviewer picks from: everyone who has labelled here, sorted without case. Adjudicators are not
+    offered until they have labelled: the list must not advertise the names that may set final labels."""
+    t = tables.labels
+    with _engine(engine).connect() as c:
+        names = [r[0] for r in c.execute(select(t.c.annotator).distinct()) if r[0] != ADJUDICATOR]
+    return sorted(dict.fromkeys(names), key=str.casefold)
+
+
+def item_labels(item_id: str, engine: Engine | None = None) -> dict[str, dict[str, str]]:
+    """Every label of one item by reviewer (the final labels under ADJUDICATOR): {name: {label: value}}."""
+    t = tables.labels
+    with _engine(engine).connect() as c:
+        rows = c.execute(select(t.c.annotator, t.c.label, t.c.value).where(t.c.item_id == item_id).order_by(t.c.id))
+        out: dict[str, dict[str, str]] = {}
+        for who, label, value in rows:
+            out.setdefault(who, {})[label] = value
+    return out
+
+
+def history(engine: Engine | None = None) -> list[dict]:
+    t = tables.label_history
+    with _engine(engine).connect() as c:
+        return [dict(r) | {"at": str(r["at"])} for r in c.execute(select(t).order_by(t.c.id)).mappings()]
+
+
+def done_items(annotator: str, item_ids: Sequence[str], engine: Engine | None = None) -> set[str]:
+    """Items this expert has finished (all three yes/no labels recorded)."""
+    mine: dict[str, set[str]] = {}
+    for lb in labels(engine):
+        if lb.annotator == annotator:
+            mine.setdefault(lb.item_id, set()).add(lb.label)
+    return {i for i in item_ids if set(AGREEMENT_LABELS) <= mine.get(i, set())}
+
+
+def disagreements(item_ids: Sequence[str] | None = None, engine: Engine | None = None) -> list[dict]:
+    """Items where experts gave different values for a label, with each expert's value."""
+    by: dict[tuple[str, str], dict[str, str]] = {}
+    for lb in labels(engine):
+        if lb.label in AGREEMENT_LABELS and (item_ids is None or lb.item_id in item_ids):
+            by.setdefault((lb.item_id, lb.label), {})[lb.annotator] = lb.value
+    final = {(lb.item_id, lb.label): lb.value for lb in labels(engine, True) if lb.annotator == ADJUDICATOR}
+    return [{"item_id": i, "label": lb, "values": v, "final": final.get((i, lb))}
+            for (i, lb), v in sorted(by.items()) if len(set(v.values())) > 1]
+
+
+def adjudicate(item_id: str, label: str, value: str, engine: Engine | None = None, *, by: str | None = None) -> None:
+    """Set the final label. ``by`` is the person adjudicating: they must be listed in NEPAQA_ADJUDICATORS (a
+    UserError otherwise, and when none is listed). The page always passes it; ``by=None`` is for code and tests
+    that set final labels directly, with no person behind them."""
+    if by is not None:
+        require_adjudicator(by)
+    _write(_engine(engine), [_row(item_id, ADJUDICATOR, label, value)])
+
+
+def adjudicated_set(engine: Engine | None = None) -> list[dict]:
+    """Final label per item and label: the adjudicator's where given, else the experts' value when they agree."""
+    all_labels = labels(engine, True)
+    by: dict[tuple[str, str], dict[str, str]] = {}
+    for lb in all_labels:
+        if lb.label in AGREEMENT_LABELS:
+            by.setdefault((lb.item_id, lb.label), {})[lb.annotator] = lb.value
+    out = []
+    for (i, lb), vals in sorted(by.items()):
+        if ADJUDICATOR in vals:
+            out.append({"item_id": i, "label": lb, "value": vals[ADJUDICATOR], "how": "adjudicated"})
+        elif len(set(vals.values())) == 1:
+            out.append({"item_id": i, "label": lb, "value": next(iter(vals.values())), "how": "unanimous"})
+        else:
+            out.append({"item_id": i, "label": lb, "value": None, "how": "disputed"})
+    return out
+
+
+def labels_csv(engine: Engine | None = None) -> str:
+    """Every label (final labels included) as CSV that is safe to open in a spreadsheet; ``import_labels_csv``
+    reads it back exactly. (Written with CRLF rows so that a carriage return inside a comment is quoted too.)"""
+
+    return rows_to_csv((lb.__dict__ for lb in labels(engine, include_adjudicated=True)), LABEL_COLUMNS)
+
+
+def adjudicated_csv(engine: Engine | None = None) -> str:
+    """The adjudicated set as CSV that is safe to open in a spreadsheet."""
+
+    return rows_to_csv(adjudicated_set(engine), ["item_id", "label", "value", "how"])
+
+
+def _check_rows(rows: Iterable[Label | tuple[int, Label]], by: str | None) -> tuple[list[dict], list[RowProblem]]:
+    good: list[dict] = []
+    problems: list[RowProblem] = []
+    adjudicator = None
+    reserved: dict[str, str | None] = {}  # one check per distinct name
+    for n, entry in enumerate(rows, start=2):
+        line, lb = entry if isinstance(entry, tuple) else (n, entry)
+        item_id, annotator, value = (lb.item_id or "").strip(), (lb.annotator or "").strip(), lb.value or ""
+        if not item_id or len(item_id) > MAX_ITEM_ID:
+            problems.append(RowProblem(line, "item_id", f"an item id must have 1 to {MAX_ITEM_ID} characters"))
+            continue
+        if annotator == ADJUDICATOR:
+            if adjudicator is None:
+                adjudicator = "" if not adjudicators() else (adjudicator_for(by) or "")
+            if not adjudicator:
+                why = (f"no adjudicator is listed in {ADJUDICATORS_SETTING}" if not adjudicators()
+                       else f"you are not listed in {ADJUDICATORS_SETTING}")
+                problems.append(RowProblem(line, "annotator", f"{ADJUDICATOR} rows set final labels, which only an "
+                                           f"adjudicator can import; {why}"))
+                continue
+        else:
+            if annotator not in reserved:
+                reserved[annotator] = reserved_name_reason(annotator) if annotator else "empty"
+            why = reserved[annotator]
+            if why:
+                problems.append(RowProblem(line, "annotator", f"'{annotator}' cannot be used: {why}"))
+                continue
+        if lb.label not in LABELS:
+            problems.append(RowProblem(line, "label", f"unknown label '{lb.label}'; use {', '.join(LABELS)}"))
+            continue
+        value, why = check_value(lb.label, value)
+        if why or not value:
+            problems.append(RowProblem(line, "value", why or "empty"))
+            continue
+        good.append({"item_id": item_id, "annotator": annotator, "label": lb.label, "value": value})
+    return good, problems
+
+
+def import_labels(rows: Iterable[Label | tuple[int, Label]], engine: Engine | None = None, *,
+                  by: str | None = None) -> int:
+    """Import labels all or nothing: every row is checked first (label names, controlled values, reserved names;
+    ``[adjudicated]`` rows only when ``by`` is a listed adjudicator), then all are written in one transaction.
+    Rows are Labels (numbered as CSV lines from 2) or (line, Label) pairs. Any bad row raises a LabelsCSVError
+    whose ``problems`` name each row, column and reason; nothing is changed then. Returns how many were saved."""
+    good, problems = _check_rows(rows, by)
+    if problems:
+        raise LabelsCSVError(problems)
+    if not good:
+        raise UserError("The labels file has no rows.")
+    _write(_engine(engine), good)
+    return len(good)
+
+
+def import_labels_csv(text: str, engine: Engine | None = None, *, by: str | None = None,
+                      importer: str | None = None, sign_in: bool = False) -> int:
+    """Import a labels CSV (already decoded, see ``labels_csv.decode_csv_bytes``) all or nothing, with one report of
+    every bad row, the file's (empty cells, duplicates) and the labels' (values, names) together. With sign-in on
+    (``sign_in``), a reviewer who is not an adjudicator imports only their own labels (``importer``; see
+    ``reviewers.check_import_rights``): a file with bad rows is reported first, then one with others' labels."""
+    rows, problems = parse_labels_csv(text)
+    if sign_in and not adjudicator_for(by):
+        if problems:
+            raise LabelsCSVError(problems)
+        check_import_rights((lb.annotator for _, lb in rows), importer, by, sign_in)
+    good, more = _check_rows(rows, by)
+    problems = sorted(problems + more, key=lambda p: p.row)
+    if problems:
+        raise LabelsCSVError(problems)
+    _write(_engine(engine), good)
+    return len(good)

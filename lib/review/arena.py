@@ -1,0 +1,505 @@
+"""The blind arena (issue 14): arenas over stored answers, the pair an expert sees next, and their votes. The
+statistics are in lib/core/stats (``ratings``: Bradley–Terry; ``agreement``: the experts'); the votes' CSV in
+``arena_csv``; the judge model's votes in ``arena_judge``.
+
+An **arena** is made from one benchmark run or from the Ask history. It fixes, when it is made, the answers it
+holds (ids into ``bench_answers`` / ``ask_history``: later answers do not change it) and the **systems** it
+compares (a concrete model in a context mode). A **pair** is two answers to the same question from two systems
+that differ in one thing only: two models in the same mode, or one model in two modes. Failed or empty answers are
+not put in pairs; ``arena_summary`` counts them per system, so a reader sees what is missing.
+
+**Sampling** (``next_pair``): among the pairs this expert has not voted on, first (when the arena asks for each
+pair to be seen by at least k experts) the pairs other experts have voted on fewer than k times; then the system
+pair with the fewest votes; ties go to the system pair whose win probability has the widest 95% Wilson interval;
+then the question pair with the fewest votes; then a fixed pseudo-random order. Which answer is on the left is
+pseudo-random per expert and pair (a hash), so it is the same on every redraw and balanced over many pairs.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import time as _time
+import uuid
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from sqlalchemy import delete, func, insert, select
+from sqlalchemy.engine import Engine
+
+from lib.core.errors import UserError
+from lib.core.stats.agreement import pair_agreement
+from lib.core.stats.inference import wilson_interval
+from lib.core.stats.ratings import VOTES, Vote
+from lib.evaluation.benchmark.runs import list_runs
+from lib.models.extractive import NON_ANSWERS
+from lib.qa.contexts import MODE_LABELS
+from lib.review.annotations import check_reviewer_name
+from lib.storage import tables
+from lib.storage.engine import get_engine, upsert
+
+ASK_SOURCE = "ask"
+MAX_REASON = 2000
+
+
+@dataclass
+class Answer:
+    answer_id: str  # bench:<row id> | ask:<row id>
+    item_key: str  # bench:<run_id>:<item_id> | ask:<batch_id>
+    question: str
+    model: str
+    mode: str
+    text: str
+    passages: list[dict] = field(default_factory=list)  # what the model was given (RAG: numbered sources)
+    gold: str = ""  # the item's gold passage, where the source has one
+
+    @property
+    def system(self) -> tuple[str, str]:
+        return (self.model, self.mode)
+
+
+@dataclass
+class Pair:
+    pair_key: str
+    item_key: str
+    question: str
+    left: Answer
+    right: Answer
+    gold: str = ""
+    passages: list[dict] = field(default_factory=list)  # retrieved passages either answer was given, once each
+
+
+def system_key(model: str, mode: str) -> str:
+    """The name a system carries in ratings and CSVs: the concrete model id and the mode id."""
+    return f"{model} · {mode}"
+
+
+def system_label(model: str, mode: str, model_label: Any = None) -> str:
+    """Plain words for people: the model's label and the mode's."""
+    name = model_label(model) if model_label else model
+    return f"{name} · {MODE_LABELS.get(mode, mode)}"
+
+
+def comparable(a: tuple[str, str], b: tuple[str, str]) -> bool:
+    """Two systems make a pair when they differ in exactly one thing: the model, or the mode."""
+    return (a[0] == b[0]) != (a[1] == b[1])
+
+
+def pair_key(a: str, b: str) -> str:
+    return "|".join(sorted((a, b)))
+
+
+def _engine(engine: Engine | None) -> Engine:
+    return engine or get_engine()
+
+
+# ----- answers from a source ---------------------------------------------------------------------------------------
+def usable(text: str | None) -> bool:
+    """An answer there is something to compare in: not empty, and not the extractive baseline's "nothing to
+    quote" notice (which would also name the system)."""
+
+    t = (text or "").strip()
+    return bool(t) and t not in NON_ANSWERS
+
+
+def _bench_answers(run_id: str, c: Any, ids: set[int] | None) -> list[Answer]:
+    runs, ans = tables.bench_runs, tables.bench_answers
+    row = c.execute(select(runs.c["items"]).where(runs.c.run_id == run_id)).first()
+    if row is None:
+        raise UserError(f"Benchmark run '{run_id}' is not in the store.")
+    items = {it["id"]: it for it in json.loads(row[0])}
+    q = select(ans).where(ans.c.run_id == run_id, ans.c.status == "ok")
+    out = []
+    for r in c.execute(q.order_by(ans.c.id)).mappings():
+        it = items.get(r["item_id"])
+        if it is None or (ids is not None and r["id"] not in ids) or not usable(r["answer"]):
+            continue
+        out.append(Answer(f"bench:{r['id']}", f"bench:{run_id}:{r['item_id']}", it.get("question") or "", r["model"],
+                          r["mode"], r["answer"], json.loads(r["contexts"] or "[]"), it.get("context") or ""))
+    return out
+
+
+def _ask_answers(c: Any, ids: set[int] | None, batch: str | None = None) -> list[Answer]:
+    t = tables.ask_history
+    q = select(t).where(t.c.error.is_(None))
+    if batch:
+        q = q.where(t.c.batch_id == batch)
+    out = []
+    for r in c.execute(q.order_by(t.c.id)).mappings():
+        if (ids is not None and r["id"] not in ids) or not usable(r["answer"]):
+            continue
+        passages = json.loads(r["contexts"] or "[]")
+        gold = passages[0].get("text", "") if r["mode"] == "gold" and passages else ""
+        out.append(Answer(f"ask:{r['id']}", f"ask:{r['batch_id']}", r["question"], r["model"], r["mode"], r["answer"],
+                          passages, gold))
+    return out
+
+
+def _load(source: str, engine: Engine, answer_ids: Sequence[str] | None = None) -> list[Answer]:
+    want = None
+    if answer_ids is not None:
+        want = {int(a.split(":", 1)[1]) for a in answer_ids}
+    with engine.connect() as c:
+        if source == ASK_SOURCE:
+            return _ask_answers(c, want)
+        if source.startswith("ask:"):
+            return _ask_answers(c, want, source.split(":", 1)[1])
+        if source.startswith("bench:"):
+            return _bench_answers(source.split(":", 1)[1], c, want)
+    raise UserError(f"Unknown arena source '{source}': use a benchmark run (bench:RUN_ID), one Ask batch "
+                    "(ask:BATCH_ID) or the whole Ask history (ask).")
+
+
+def _failed(source: str, engine: Engine) -> Counter:
+    """Answers that cannot be put in a pair (failed calls, empty answers, "nothing to quote"), per system."""
+    with engine.connect() as c:
+        if source == ASK_SOURCE or source.startswith("ask:"):
+            t = tables.ask_history
+            q = select(t.c.model, t.c.mode, t.c.answer, t.c.error)
+            if source.startswith("ask:"):
+                q = q.where(t.c.batch_id == source.split(":", 1)[1])
+            rows = [(m, mo, a, "failed" if err is not None else "ok") for m, mo, a, err in c.execute(q)]
+        else:
+            t = tables.bench_answers
+            rows = c.execute(select(t.c.model, t.c.mode, t.c.answer, t.c.status)
+                             .where(t.c.run_id == source.split(":", 1)[1])).fetchall()
+    return Counter((m, mo) for m, mo, a, status in rows if status != "ok" or not usable(a))
+
+
+def _same(x: Answer, y: Answer) -> bool:
+    return " ".join(x.text.split()) == " ".join(y.text.split())
+
+
+def _pairs_of(answers: Sequence[Answer], systems: set[tuple[str, str]] | None = None,
+              identical: list | None = None) -> list[tuple[Answer, Answer]]:
+    """Every comparable pair of answers to the same question (one answer per system and question: the first).
+    Two answers with the same text are not a question for an expert: they go to ``identical`` instead."""
+    by_item: dict[str, dict[tuple[str, str], Answer]] = defaultdict(dict)
+    for a in answers:
+        if systems is None or a.system in systems:
+            by_item[a.item_key].setdefault(a.system, a)
+    out = []
+    for item in by_item.values():
+        for x, y in itertools.combinations(sorted(item.values(), key=lambda a: a.answer_id), 2):
+            if comparable(x.system, y.system):
+                if _same(x, y):
+                    if identical is not None:
+                        identical.append((x, y))
+                    continue
+                out.append((x, y))
+    return out
+
+
+def sources(engine: Engine | None = None, ask_batches: int = 20) -> list[dict[str, Any]]:
+    """Where an arena can come from: each benchmark run, the whole Ask history, and the latest Ask batches (one
+    question each), with the systems that have at least one comparable pair and the number of pairs."""
+
+    engine = _engine(engine)
+    out = []
+    for run in list_runs(engine):
+        answers = _load(f"bench:{run['run_id']}", engine)
+        out.append({"source": f"bench:{run['run_id']}", "run": run, "kind": "bench", **_shape(answers)})
+    answers = _load(ASK_SOURCE, engine)
+    if answers:
+        out.append({"source": ASK_SOURCE, "run": None, "kind": "ask", **_shape(answers)})
+        latest = list(dict.fromkeys(a.item_key for a in reversed(answers)))[:ask_batches]
+        for key in latest:
+            mine = [a for a in answers if a.item_key == key]
+            out.append({"source": key, "run": None, "kind": "ask_batch", "question": mine[0].question,
+                        **_shape(mine)})
+    return [s for s in out if s["n_pairs"]]
+
+
+def _shape(answers: Sequence[Answer]) -> dict[str, Any]:
+    pairs = _pairs_of(answers)
+    systems = sorted({s for x, y in pairs for s in (x.system, y.system)})
+    return {"systems": systems, "n_pairs": len(pairs), "n_questions": len({x.item_key for x, _ in pairs})}
+
+
+def _groups(systems: Sequence[tuple[str, str]], pairs: Sequence[tuple[Answer, Answer]]) -> int:
+    """How many groups the systems fall into when linked by the pairs (1: every system is compared with every other,
+    directly or through others)."""
+    from scipy.sparse.csgraph import connected_components  # heavy: imported on first use, off start-up
+
+    if not systems:
+        return 0
+    where = {s: i for i, s in enumerate(systems)}
+    link = np.zeros((len(systems), len(systems)))
+    for x, y in pairs:
+        link[where[x.system], where[y.system]] = 1
+    return int(connected_components(link, directed=False)[0])
+
+
+# ----- arenas --------------------------------------------------------------------------------------------------------
+def create_arena(source: str, systems: Sequence[Sequence[str]] | None = None, name: str | None = None,
+                 min_experts: int = 1, engine: Engine | None = None) -> str:
+    """Make an arena over the source's answers to date, for the given systems (all that pair up, if None)."""
+    engine = _engine(engine)
+    if not 1 <= int(min_experts) <= 10:
+        raise UserError("Experts per pair must be between 1 and 10.")
+    chosen = None if systems is None else {(str(m), str(mo)) for m, mo in systems}
+    loaded = _load(source, engine)
+    pairs = _pairs_of(loaded, chosen)
+    if not pairs:
+        raise UserError("These answers make no pair to compare: an arena needs two models answering the same "
+                        "questions in one context mode, or one model in two modes, with answers that did not fail.")
+    used = sorted({s for x, y in pairs for s in (x.system, y.system)})
+    if _groups(used, pairs) > 1:
+        raise UserError("These systems fall into groups that are never compared, even through other systems (a pair "
+                        "is two models with the same context, or one model with two kinds of context), so their "
+                        "ratings could not be put on one scale. Add systems that link them (e.g. the same model "
+                        "with both kinds of context), or start one arena per group.")
+    answer_ids = sorted({a.answer_id for x, y in pairs for a in (x, y)}, key=lambda a: (a.split(":")[0], int(a.split(":")[1])))
+    arena_id = uuid.uuid4().hex[:12]
+    with engine.begin() as c:
+        c.execute(insert(tables.arenas).values(
+            arena_id=arena_id, name=(name or "").strip()[:200] or _default_name(source, loaded, len(used)), source=source,
+            answers=json.dumps(answer_ids), systems=json.dumps([list(s) for s in used]), min_experts=int(min_experts),
+            left_out=json.dumps([[m, mo, n] for (m, mo), n in sorted(_failed(source, engine).items())
+                                 if (m, mo) in set(used)])))
+    return arena_id
+
+
+def _default_name(source: str, answers: Sequence[Answer], n_systems: int) -> str:
+    """A name a reviewer can tell apart: where the answers come from, and how many systems."""
+
+    if source.startswith("bench:"):
+        run_id = source.split(":", 1)[1]
+        try:
+            when = _time.strftime("%d %b %H:%M", _time.strptime(run_id[:15], "%Y%m%d-%H%M%S"))
+            what = f"Benchmark of {when}"
+        except ValueError:
+            what = f"Benchmark {run_id[:24]}"
+    elif source.startswith("ask:"):
+        q = answers[0].question if answers else ""
+        what = "Ask: " + (q if len(q) <= 50 else q[:50].rsplit(" ", 1)[0] + " …")
+    else:
+        what = "Ask history"
+    return f"{what} · {n_systems} systems"
+
+
+def arenas(engine: Engine | None = None) -> list[dict[str, Any]]:
+    t = tables.arenas
+    with _engine(engine).connect() as c:
+        rows = c.execute(select(t).order_by(t.c.created_at.desc(), t.c.arena_id)).mappings().all()
+    return [_arena_dict(r) for r in rows]
+
+
+def _arena_dict(r: Any) -> dict[str, Any]:
+    return {"arena_id": r["arena_id"], "name": r["name"], "source": r["source"],
+            "answers": json.loads(r["answers"]), "systems": [tuple(s) for s in json.loads(r["systems"])],
+            "min_experts": int(r["min_experts"] or 1), "created_at": str(r["created_at"]),
+            "left_out": {(m, mo): int(n) for m, mo, n in json.loads(r.get("left_out") or "[]")}}
+
+
+def get_arena(arena_id: str, engine: Engine | None = None) -> dict[str, Any]:
+    t = tables.arenas
+    with _engine(engine).connect() as c:
+        r = c.execute(select(t).where(t.c.arena_id == arena_id)).mappings().first()
+    if r is None:
+        raise UserError(f"Arena '{arena_id}' is not in the store.")
+    return _arena_dict(r)
+
+
+def arena_answers(arena: dict[str, Any], engine: Engine | None = None) -> dict[str, Answer]:
+    return {a.answer_id: a for a in _load(arena["source"], _engine(engine), arena["answers"])}
+
+
+def arena_pairs(arena: dict[str, Any], engine: Engine | None = None) -> list[tuple[Answer, Answer]]:
+    return _pairs_of(list(arena_answers(arena, engine).values()), set(arena["systems"]))
+
+
+def delete_arena(arena_id: str, engine: Engine | None = None) -> None:
+    with _engine(engine).begin() as c:
+        c.execute(delete(tables.arena_judge_votes).where(tables.arena_judge_votes.c.arena_id == arena_id))
+        c.execute(delete(tables.arena_votes).where(tables.arena_votes.c.arena_id == arena_id))
+        c.execute(delete(tables.arenas).where(tables.arenas.c.arena_id == arena_id))
+
+
+# ----- votes ---------------------------------------------------------------------------------------------------------
+def votes(arena_id: str, engine: Engine | None = None) -> list[dict[str, Any]]:
+    t = tables.arena_votes
+    with _engine(engine).connect() as c:
+        rows = c.execute(select(t).where(t.c.arena_id == arena_id).order_by(t.c.id)).mappings().all()
+    return [dict(r) | {"created_at": str(r["created_at"])} for r in rows]
+
+
+def oriented(row: dict[str, Any]) -> str:
+    """A vote relative to its pair's order (the pair key's first answer): first | second | tie | both_bad, the same
+    whichever side each expert saw it on."""
+    if row["vote"] in ("tie", "both_bad"):
+        return row["vote"]
+    winner = row["left_answer"] if row["vote"] == "left" else row["right_answer"]
+    return "first" if winner == row["pair_key"].split("|")[0] else "second"
+
+
+def _wilson_width(score: float, n: int) -> float:
+    if n == 0:
+        return 1.0
+    lo, hi = wilson_interval(score, n)
+    return hi - lo
+
+
+def _hash(*parts: str) -> int:
+    return int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:8], "big")
+
+
+def pair_passages(x: Answer, y: Answer) -> list[dict]:
+    seen, out = set(), []
+    for a in (x, y):
+        if a.mode != "rag":  # gold: the reference passage is shown apart; full PDF: a summary, not a passage
+            continue
+        for p in a.passages:
+            key = (p.get("doc_name"), p.get("page_start"), (p.get("text") or "")[:200])
+            if key not in seen:
+                seen.add(key)
+                out.append(p)
+    return out
+
+
+@dataclass
+class Snapshot:
+    """One read of an arena: its record, answers, pairs and votes (a page draws a pair, the progress and a vote
+    from one read)."""
+    arena: dict[str, Any]
+    answers: dict[str, Answer]
+    pairs: list[tuple[Answer, Answer]]
+    votes: list[dict[str, Any]]
+
+
+def snapshot(arena_id: str, engine: Engine | None = None) -> Snapshot:
+    engine = _engine(engine)
+    info = get_arena(arena_id, engine)
+    answers = arena_answers(info, engine)
+    return Snapshot(info, answers, _pairs_of(list(answers.values()), set(info["systems"])), votes(arena_id, engine))
+
+
+def next_pair(arena_id: str, annotator: str, engine: Engine | None = None, snap: Snapshot | None = None,
+              prefer: str | None = None) -> Pair | None:
+    """The pair this expert should vote on next (see the module's note on sampling), or None when they have voted
+    on every pair. ``prefer``: a pair key to give first if the expert has not voted on it (an undone vote)."""
+    snap = snap or snapshot(arena_id, engine)
+    cast = snap.votes
+    mine = {v["pair_key"] for v in cast if v["annotator"] == annotator}
+    experts_on: Counter = Counter(v["pair_key"] for v in cast)
+    per_system: dict[tuple, list[float]] = defaultdict(lambda: [0.0, 0])  # score of the first system, n
+    for v in cast:
+        a, b = (v["left_model"], v["left_mode"]), (v["right_model"], v["right_mode"])
+        key = tuple(sorted((a, b)))
+        first_won = {"left": a == key[0], "right": b == key[0]}.get(v["vote"])
+        per_system[key][0] += 0.5 if first_won is None else float(first_won)
+        per_system[key][1] += 1
+    width = {key: _wilson_width(score, int(n)) for key, (score, n) in per_system.items()}  # once per system pair
+    k = snap.arena["min_experts"]
+    best, best_rank = None, None
+    for x, y in snap.pairs:
+        pk = pair_key(x.answer_id, y.answer_id)
+        if pk in mine:
+            continue
+        skey = tuple(sorted((x.system, y.system)))
+        needs_more = 0 if k > 1 and 0 < experts_on[pk] < k else 1
+        rank = (pk != prefer, needs_more, per_system[skey][1], -width.get(skey, 1.0), experts_on[pk], _hash(annotator, pk))
+        if best_rank is None or rank < best_rank:
+            best, best_rank = (x, y), rank
+    if best is None:
+        return None
+    x, y = best
+    pk = pair_key(x.answer_id, y.answer_id)
+    left, right = (x, y) if _hash("side", annotator, pk) % 2 == 0 else (y, x)
+    return Pair(pk, x.item_key, x.question, left, right, x.gold or y.gold, pair_passages(x, y))
+
+
+def progress(arena_id: str, annotator: str, engine: Engine | None = None,
+             snap: Snapshot | None = None) -> tuple[int, int]:
+    """(pairs this expert has voted on, pairs in the arena)."""
+    snap = snap or snapshot(arena_id, engine)
+    return sum(1 for v in snap.votes if v["annotator"] == annotator), len(snap.pairs)
+
+
+def upsert_vote(engine: Engine, row: dict[str, Any]) -> Any:
+    keys = ("arena_id", "pair_key", "annotator")
+    return upsert(engine, tables.arena_votes, row, keys, [k for k in row if k not in keys])
+
+
+def vote_row(arena_id: str, answers: dict[str, Answer], annotator: str, left_id: str, right_id: str, vote: str,
+              reason: str | None, seconds: float | None) -> dict[str, Any]:
+    """A checked vote row; raises UserError with a plain reason."""
+
+    annotator = check_reviewer_name(annotator)
+    if vote not in VOTES:
+        raise UserError(f"A vote is one of {', '.join(VOTES)}, not '{vote}'.")
+    missing = [a for a in (left_id, right_id) if a not in answers]
+    if missing:
+        raise UserError(f"Answer {missing[0]} is not in this arena.")
+    left, right = answers[left_id], answers[right_id]
+    if left.item_key != right.item_key or not comparable(left.system, right.system):
+        raise UserError(f"Answers {left_id} and {right_id} are not a pair of this arena.")
+    return {"arena_id": arena_id, "item_key": left.item_key, "pair_key": pair_key(left_id, right_id),
+            "annotator": annotator, "left_answer": left_id, "right_answer": right_id,
+            "left_model": left.model, "left_mode": left.mode, "right_model": right.model, "right_mode": right.mode,
+            "vote": vote, "reason": (reason or "").strip()[:MAX_REASON] or None,
+            "seconds": None if seconds is None else round(float(seconds), 2)}
+
+
+def cast_vote(arena_id: str, annotator: str, pair: Pair, vote: str, reason: str | None = None,
+              seconds: float | None = None, engine: Engine | None = None, snap: Snapshot | None = None) -> None:
+    """Store one expert's vote on a pair as they saw it (left/right as shown). A second vote on the same pair by
+    the same expert replaces the first."""
+    engine = _engine(engine)
+    answers = snap.answers if snap is not None else arena_answers(get_arena(arena_id, engine), engine)
+    row = vote_row(arena_id, answers, annotator, pair.left.answer_id, pair.right.answer_id, vote, reason, seconds)
+    row["created_at"] = func.now()  # a second vote is dated when it was cast
+    with engine.begin() as c:
+        c.execute(upsert_vote(engine, row))
+
+
+def take_back(arena_id: str, annotator: str, pair_key: str, engine: Engine | None = None) -> dict[str, Any] | None:
+    """Delete this expert's vote on one pair (the page's undo: the pair it last saw this expert vote on). Returns the
+    vote taken back, or None when there was none."""
+    t = tables.arena_votes
+    engine = _engine(engine)
+    where = (t.c.arena_id == arena_id) & (t.c.annotator == annotator) & (t.c.pair_key == pair_key)
+    with engine.begin() as c:
+        row = c.execute(select(t).where(where)).mappings().first()
+        if row is None:
+            return None
+        c.execute(delete(t).where(where))
+    return dict(row)
+
+
+def voters(engine: Engine | None = None) -> list[str]:
+    """Everyone who has voted in any arena."""
+    t = tables.arena_votes
+    with _engine(engine).connect() as c:
+        return [r[0] for r in c.execute(select(t.c.annotator).distinct().order_by(t.c.annotator))]
+
+
+def rating_votes(rows: Sequence[dict[str, Any]]) -> list[Vote]:
+    """Stored votes as the ratings read them: systems named by ``system_key``."""
+    return [Vote(system_key(r["left_model"], r["left_mode"]), system_key(r["right_model"], r["right_mode"]),
+                 r["vote"], r["annotator"], r["item_key"]) for r in rows]
+
+
+# ----- summaries -----------------------------------------------------------------------------------------------------
+def arena_summary(arena: dict[str, Any], engine: Engine | None = None) -> dict[str, Any]:
+    """Counts for the page: pairs, questions, votes, experts, and answers left out per system (failed or empty)."""
+    engine = _engine(engine)
+    same: list = []
+    pairs = _pairs_of(list(arena_answers(arena, engine).values()), set(arena["systems"]), same)
+    cast = votes(arena["arena_id"], engine)
+    groups = _groups(list(arena["systems"]), pairs)
+    return {"n_pairs": len(pairs), "n_questions": len({x.item_key for x, _ in pairs}), "n_votes": len(cast),
+            "experts": sorted({v["annotator"] for v in cast}),
+            "pairs_voted": len({v["pair_key"] for v in cast}),
+            "left_out": arena.get("left_out", {}),  # counted when the arena was made (a resume may delete failures)
+            "groups": int(groups),  # >1: some systems are never compared, even through others
+            "identical": len(same)}  # pairs of identical answers, not asked
+
+
+def expert_agreement(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Experts' agreement on the pairs several of them voted on, on the vote relative to the pair (first / second /
+    tie / both bad): see ``lib.core.stats.agreement.pair_agreement``."""
+    return pair_agreement({(r["pair_key"], r["annotator"]): oriented(r) for r in rows})

@@ -1,0 +1,306 @@
+"""A judge model labels review items the way the experts do, and is calibrated against them.
+
+The judge records the three agreement labels of the expert review (``annotations.AGREEMENT_LABELS``, with the
+value sets of ``annotations.LABELS``) in its own table, ``judge_labels``, so the experts' own agreement
+statistics never see it. ``judge_agreement`` then reports, per label, percent agreement and Cohen's κ of the
+judge against each expert and against the adjudicated set's final label.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sklearn.metrics import cohen_kappa_score
+from sqlalchemy import func, select
+from sqlalchemy.engine import Engine
+
+from lib.core.errors import UserError
+from lib.core.pool import run_tasks
+from lib.core.redact import redact
+from lib.evaluation.benchmark.generate import GUIDELINES
+from lib.models import registry
+from lib.models.base import Provider, ProviderError, Request
+from lib.models.extractive import ExtractiveProvider
+from lib.review import annotations as ann
+from lib.storage import tables
+from lib.storage.engine import get_engine, upsert
+
+JUDGE_LABELS: tuple[str, ...] = tuple(ann.AGREEMENT_LABELS)
+VALUES: dict[str, tuple[str, ...]] = {name: tuple(ann.LABELS[name]) for name in JUDGE_LABELS}
+QUESTIONS = {
+    "type_correct": "Is the question of its claimed type?",
+    "answer_correct": "Is the answer correct?",
+    "proof_supports": "Does the proof support the answer?",
+}
+SMALL_SAMPLE = 10  # below this many shared items, agreement figures are rough
+MAX_REPLY_TOKENS = 120
+RAW_LIMIT = 4000
+
+SYSTEM = (
+    "You are an expert reviewer of U.S. National Environmental Policy Act (NEPA) documents. You check "
+    "question-answer items drawn from Environmental Impact Statements, exactly as a human NEPA expert would, "
+    "and reply with a JSON object only."
+)
+
+PROMPT = """Review one benchmark item built from an Environmental Impact Statement (EIS).
+
+The ten question types:
+{definitions}
+
+The item:
+Claimed question type: {qtype}
+Question: {question}
+Answer: {answer}
+Proof (the passage of the EIS the item was built from):
+\"\"\"
+{proof}
+\"\"\"
+
+Decide three things:
+{checks}
+
+Reply with only this JSON object, one value per key, each value exactly one of the listed strings:
+{schema}"""
+
+
+def _engine(engine: Engine | None) -> Engine:
+    return engine or get_engine()
+
+
+def is_llm(provider: Provider) -> bool:
+    """False for the extractive baseline, which copies sentences and cannot judge."""
+
+    return not isinstance(provider, ExtractiveProvider)
+
+
+def render(item: dict, proof_chars: int = 6000) -> str:
+    definitions = "\n".join(f"- {t}: {d}" for t, d in GUIDELINES.items())  # the text the experts read
+    checks = "\n".join(
+        f"- {name}: {QUESTIONS[name]} ({' / '.join(VALUES[name])})"
+        + (" Use unsure only when the proof and your knowledge cannot settle it." if "unsure" in VALUES[name] else "")
+        for name in JUDGE_LABELS
+    )
+    schema = "{" + ", ".join(f'"{n}": "{"|".join(VALUES[n])}"' for n in JUDGE_LABELS) + "}"
+    proof = (item.get("proof") or "").strip()
+    if len(proof) > proof_chars:
+        proof = proof[:proof_chars].rstrip() + " […]"
+    return PROMPT.format(definitions=definitions, qtype=item.get("question_type") or "", question=item.get("question") or "",
+                         answer=item.get("answer") or "", proof=proof or "(none)", checks=checks, schema=schema)
+
+
+def _proof_budget(provider: Provider) -> int:
+    """Characters of proof that fit the judge's context window beside the rest of the prompt (≈3 chars a token,
+    on the safe side; no tokenizer is loaded for this)."""
+    overhead = len(SYSTEM) + len(render({}, 0))
+    return max(600, min(12_000, (provider.context_window - MAX_REPLY_TOKENS - 64) * 3 - overhead))
+
+
+_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.S | re.I)
+
+
+def parse_reply(text: str) -> dict[str, str]:
+    """The judge's labels from its reply. Raises ValueError (a plain, key-free reason) when the reply is not
+    a JSON object, lacks a label, or gives a value outside the label's set."""
+    s = (text or "").strip()
+    m = _FENCE.match(s)
+    if m:
+        s = m.group(1)
+    try:
+        obj = json.loads(s)
+    except json.JSONDecodeError:
+        start, end = s.find("{"), s.rfind("}")
+        try:
+            obj = json.loads(s[start:end + 1]) if 0 <= start < end else None
+        except json.JSONDecodeError:
+            obj = None
+        if obj is None:
+            raise ValueError("the reply is not valid JSON") from None
+    if not isinstance(obj, dict):
+        raise ValueError("the reply is JSON but not an object with one value per label")
+    out, problems = {}, []
+    for name in JUDGE_LABELS:
+        if name not in obj:
+            problems.append(f"{name} is missing")
+            continue
+        raw = obj[name]
+        value = raw.strip().lower() if isinstance(raw, str) else None
+        if value not in VALUES[name]:
+            problems.append(f"{name} = {json.dumps(raw)[:40]} is not one of {', '.join(VALUES[name])}")
+        else:
+            out[name] = value
+    if problems:
+        raise ValueError("; ".join(problems))
+    return out
+
+
+def _upsert(engine: Engine, row: dict) -> Any:
+    return upsert(engine, tables.judge_labels, {**row, "created_at": func.now()}, ("item_id", "judge", "label"),
+                  ("value", "raw", "status", "error", "created_at"))
+
+
+def _save(engine: Engine, item_id: str, judge: str, values: dict[str, str] | None, raw: str | None,
+          error: str | None) -> None:
+    """One transaction per item: all its labels, or all marked failed."""
+    with engine.begin() as c:
+        for name in JUDGE_LABELS:
+            c.execute(_upsert(engine, {
+                "item_id": item_id, "judge": judge, "label": name,
+                "value": values[name] if values else None, "raw": raw,
+                "status": "ok" if values else "failed", "error": error,
+            }))
+
+
+def done_items(judge_id: str, engine: Engine | None = None) -> set[str]:
+    """Items this judge has labelled successfully (every label ok)."""
+    t = tables.judge_labels
+    with _engine(engine).connect() as c:
+        rows = c.execute(select(t.c.item_id, t.c.label).where(t.c.judge == judge_id, t.c.status == "ok")).fetchall()
+    got: dict[str, set[str]] = {}
+    for item_id, label in rows:
+        got.setdefault(item_id, set()).add(label)
+    return {i for i, names in got.items() if set(JUDGE_LABELS) <= names}
+
+
+def judge_items(
+    model_id: str, item_ids: Sequence[str] | None = None, engine: Engine | None = None,
+    progress: Callable[[int, int, str], None] | None = None, cancel: threading.Event | None = None,
+    max_workers: int = 4,
+) -> dict[str, int]:
+    """Have a judge label the review items it has not labelled yet (all review items, or ``item_ids``).
+    Resumable: items labelled before are skipped, failed ones are tried again. Returns counts
+    {labelled, failed, skipped, cancelled}; ``skipped`` also counts ids that are not in the review pool."""
+    provider = registry.get(model_id)
+    if not is_llm(provider):
+        raise UserError(f"'{provider.label}' is not a language model and cannot judge items; pick an LLM.")
+    judge = provider.id  # the concrete id, whatever alias was passed
+    engine = _engine(engine)
+    pool = ann.items(list(item_ids) if item_ids is not None else None, engine=engine)
+    done = done_items(judge, engine)
+    todo = [it for it in pool if it["item_id"] not in done]
+    counts = {"labelled": 0, "failed": 0, "skipped": (len(item_ids) if item_ids is not None else len(pool)) - len(todo),
+              "cancelled": 0}
+    cancel = cancel or threading.Event()
+    budget = _proof_budget(provider)
+    lock = threading.Lock()
+
+    def work(item: dict) -> str:
+        if cancel.is_set():
+            with lock:
+                counts["cancelled"] += 1
+            return f"{item['item_id']}: cancelled"
+        raw: str | None = None
+        try:
+            ans = provider.generate(Request(prompt=render(item, budget), system=SYSTEM, max_tokens=MAX_REPLY_TOKENS))
+            raw = redact(ans.text)[:RAW_LIMIT]
+            values, error = parse_reply(ans.text), None
+        except ProviderError as exc:
+            values, error = None, redact(str(exc))
+        except ValueError as exc:
+            values, error = None, redact(str(exc))
+        except Exception as exc:  # noqa: BLE001 - one item's failure, recorded and retried, never the batch's end
+            values, error = None, redact(f"unexpected failure ({type(exc).__name__})")
+        _save(engine, item["item_id"], judge, values, raw, error)
+        with lock:
+            counts["labelled" if values else "failed"] += 1
+        return f"{item['item_id']}: " + ("labelled" if values else f"failed ({error})")
+
+    run_tasks(work, [(it,) for it in todo], max_workers if provider.concurrent else 1, progress, cancel)
+    return counts
+
+
+def judges(engine: Engine | None = None) -> list[str]:
+    """Every judge with stored labels."""
+    t = tables.judge_labels
+    with _engine(engine).connect() as c:
+        return [r[0] for r in c.execute(select(t.c.judge).distinct().order_by(t.c.judge))]
+
+
+def judge_rows(judge_id: str, engine: Engine | None = None) -> list[dict]:
+    """The judge's stored rows (one per item × label), failures included."""
+    t = tables.judge_labels
+    with _engine(engine).connect() as c:
+        q = select(t).where(t.c.judge == judge_id).order_by(t.c.item_id, t.c.label)
+        return [dict(r) | {"created_at": str(r["created_at"])} for r in c.execute(q).mappings()]
+
+
+def compare(judge: dict[str, str], other: dict[str, str]) -> dict[str, Any]:
+    """Percent agreement (0–100) and Cohen's κ over the items both labelled, with n. κ is None, with the
+    reason in ``note``, where it is undefined."""
+    common = sorted(set(judge) & set(other))
+    n = len(common)
+    if not n:
+        return {"n": 0, "agree": 0, "percent": None, "kappa": None, "note": "no item labelled by both"}
+    yj = [judge[i] for i in common]
+    yo = [other[i] for i in common]
+    agree = sum(a == b for a, b in zip(yj, yo, strict=True))
+    cats = sorted(set(yj) | set(yo))
+    kappa, note = None, None
+    if len(cats) < 2:
+        note = f"κ undefined: every label on these items is '{cats[0]}' (no variation to correct for chance)"
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            k = float(cohen_kappa_score(yj, yo, labels=cats))
+        if math.isnan(k):
+            note = "κ undefined for these labels"
+        else:
+            kappa = round(k, 4)
+    if note is None and n < SMALL_SAMPLE:
+        note = f"small sample (n < {SMALL_SAMPLE})"
+    return {"n": n, "agree": agree, "percent": round(100 * agree / n, 2), "kappa": kappa, "note": note}
+
+
+def _judge_id(judge_id: str, engine: Engine) -> str:
+    """The stored id: as given when it has labels, else the registry's concrete id for an alias."""
+    if judge_id in judges(engine):
+        return judge_id
+    try:
+        return registry.get(judge_id).id
+    except UserError:
+        return judge_id
+
+
+def judge_agreement(judge_id: str, engine: Engine | None = None) -> dict[str, dict[str, Any]]:
+    """Per label: ``{"n_judged", "vs_experts": {expert: {n, agree, percent, kappa, note}}, "vs_adjudicated":
+    {...}}``. Experts are the annotators of the expert labels (the adjudicator excluded); the adjudicated
+    label is the adjudicated set's final value (the adjudicator's where set, else the experts' unanimous
+    value; disputed items are left out)."""
+    engine = _engine(engine)
+    judge = _judge_id(judge_id, engine)
+    mine: dict[str, dict[str, str]] = {name: {} for name in JUDGE_LABELS}
+    for r in judge_rows(judge, engine):
+        if r["status"] == "ok" and r["label"] in mine and r["value"] is not None:
+            mine[r["label"]][r["item_id"]] = r["value"]
+    experts: dict[str, dict[str, dict[str, str]]] = {name: {} for name in JUDGE_LABELS}
+    for lb in ann.labels(engine):
+        if lb.label in experts:
+            experts[lb.label].setdefault(lb.annotator, {})[lb.item_id] = lb.value
+    final: dict[str, dict[str, str]] = {name: {} for name in JUDGE_LABELS}
+    for r in ann.adjudicated_set(engine):
+        if r["label"] in final and r["value"] is not None:
+            final[r["label"]][r["item_id"]] = r["value"]
+    return {
+        name: {
+            "n_judged": len(mine[name]),
+            "vs_experts": {who: compare(mine[name], vals) for who, vals in sorted(experts[name].items())},
+            "vs_adjudicated": compare(mine[name], final[name]),
+        }
+        for name in JUDGE_LABELS
+    }
+
+
+def sentence(judge_id: str, other: str, r: dict[str, Any]) -> str:
+    """A plain sentence for one comparison, e.g. 'On 12 items, the judge agreed with Alice on 83% (κ 0.61).'"""
+    if not r["n"]:
+        return f"The judge {judge_id} and {other} have labelled no item in common yet."
+    kappa = f"κ {r['kappa']:.2f}" if r["kappa"] is not None else "κ undefined"
+    text = (f"On {r['n']} item{'s' if r['n'] != 1 else ''}, the judge {judge_id} agreed with {other} on "
+            f"{r['percent']:.0f}% ({kappa}).")
+    if r["n"] < SMALL_SAMPLE:
+        text += f" Small sample: fewer than {SMALL_SAMPLE} items, so treat this as rough."
+    return text

@@ -1,0 +1,401 @@
+"""Long work as jobs: a row in the ``jobs`` table, a worker thread, progress, cancel, interrupted, resume.
+
+- ``submit`` records a job and runs it on a thread of this process (the app's server process), so navigating,
+  reloading the browser or clicking a widget never stops it. At most ``SLOTS`` jobs run at once here; the rest wait
+  as *queued*.
+- ``run_foreground`` runs the same job code in the caller's thread (the command line), recorded in the same table,
+  so the app's sidebar shows command-line jobs too.
+- A running job holds the lease ``job:<id>`` (leases.py): its heartbeat says it is alive. A job marked running
+  whose lease is gone (the process was stopped or killed) is shown as **interrupted**, and ``resume`` starts it
+  again from its parameters: benchmark and exam runs continue from their saved rows; an ingest starts over
+  (it is atomic, so nothing half-done was kept).
+- ``cancel`` sets a flag in the table, so any process can cancel any job; the worker sees it within a second.
+
+What each kind of job does is registered from above (``register``: lib/app/job_handlers.py registers ingest,
+benchmark, exam and generation), so this module names no handler and loads nothing by name. A handler is
+``fn(params, ctx) -> result dict``; it reports with ``ctx.progress`` and stops early when ``ctx.cancel`` is set
+(or by raising ``JobCancelledError``).
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import insert, select, update
+
+from lib.core.errors import UserError
+from lib.core.progress import ProgressFn
+from lib.core.redact import redact
+from lib.storage import leases, tables
+from lib.storage.engine import get_engine
+
+Handler = Callable[[dict[str, Any], "JobContext"], dict[str, Any]]
+_handlers: dict[str, Handler] = {}  # kind -> handler, filled by ``register``
+ACTIVE = ("queued", "running")
+RESUMABLE = ("interrupted", "cancelled", "failed")
+SLOTS = 2  # jobs running at once in one process (2 cores here; more only slows each one)
+PROGRESS_EVERY_S = 0.3
+QUEUED_GRACE_S = 120.0  # a queued row with no live process behind it for this long is interrupted
+
+
+
+def register(kind: str, handler: Handler) -> None:
+    """Name a kind of job and the function that runs it (called by the app layer when it is imported)."""
+    _handlers[kind] = handler
+
+
+def kinds() -> tuple[str, ...]:
+    """The kinds of job registered in this process."""
+    return tuple(_handlers)
+
+
+class JobCancelledError(Exception):
+    """Raised inside a job to stop it at a safe point after a cancel request."""
+
+
+@dataclass
+class Job:
+    job_id: str
+    kind: str
+    title: str
+    status: str
+    progress: float
+    message: str
+    params: dict[str, Any]
+    result: dict[str, Any]
+    error: str | None
+    cancel_requested: bool
+    origin: str
+    resumed_from: str | None
+    created_at: float
+    started_at: float | None
+    ended_at: float | None
+
+    @property
+    def active(self) -> bool:
+        return self.status in ACTIVE
+
+    @property
+    def seconds(self) -> float | None:
+        if self.started_at is None:
+            return None
+        return (self.ended_at or time.time()) - self.started_at
+
+    @property
+    def resumable(self) -> bool:
+        """Interrupted and cancelled jobs resume; a failed one only where the failure may pass (a model or server
+        error in a benchmark, exam or generation). A failed ingest is a file the user must fix or upload again."""
+        if self.status == "failed" and self.kind == "ingest":
+            return False
+        return self.status in RESUMABLE and self.kind in _handlers
+
+
+class JobContext:
+    """What a handler gets: progress reporting, the cancel flag, and a place for its result link."""
+
+    def __init__(self, job_id: str, engine: Any, printer: ProgressFn | None = None) -> None:
+        self.job_id, self.engine, self.printer = job_id, engine, printer
+        self.cancel = threading.Event()
+        self.result: dict[str, Any] = {}
+        self._last_write = 0.0
+
+    def report(self, stage: str, fraction: float, message: str = "") -> None:
+        """Record progress (0..1 of the whole job). Never raises: a progress row that cannot be written now (the
+        store busy with a big commit) is skipped, never the job's end."""
+        if self.printer:
+            self.printer(stage, fraction, message)
+        now = time.monotonic()
+        if now - self._last_write >= PROGRESS_EVERY_S or fraction >= 1.0:
+            self._last_write = now
+            try:
+                with self.engine.begin() as c:
+                    c.execute(update(tables.jobs).where(tables.jobs.c.job_id == self.job_id)
+                              .values(progress=max(0.0, min(1.0, float(fraction))), message=redact(message)[:500]))
+            except Exception:  # noqa: BLE001 - the next report writes again
+                pass
+
+    def progress(self, stage: str, fraction: float, message: str = "") -> None:
+        """``report``, then raise JobCancelledError once a cancel was requested, so a handler whose inner code
+        only offers a progress callback still stops there. Use ``report`` where stopping would lose work."""
+        self.report(stage, fraction, message)
+        if self.cancel.is_set():
+            raise JobCancelledError()
+
+    def slim_params(self, params: dict[str, Any]) -> None:
+        """Replace the stored parameters with what a resume still needs (a started run keeps its own items)."""
+        with self.engine.begin() as c:
+            c.execute(update(tables.jobs).where(tables.jobs.c.job_id == self.job_id).values(params=json.dumps(params)))
+
+    def link(self, **result: Any) -> None:
+        """Record the result link now (a benchmark's run id is known before its first answer)."""
+        self.result.update(result)
+        with self.engine.begin() as c:
+            c.execute(update(tables.jobs).where(tables.jobs.c.job_id == self.job_id)
+                      .values(result=json.dumps(self.result)))
+
+
+_local_active: set[str] = set()  # jobs this process has accepted and not finished
+_local_lock = threading.Lock()
+_slots = threading.BoundedSemaphore(SLOTS)
+
+
+def _engine(engine: Any) -> Any:
+    return engine or get_engine()
+
+
+def _new_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+
+
+def _insert(kind: str, title: str, params: dict[str, Any], origin: str, engine: Any, status: str,
+            resumed_from: str | None = None, job_id: str | None = None) -> str:
+    if kind not in _handlers:
+        raise UserError(f"Unknown job kind '{kind}'; known: {', '.join(_handlers) or 'none registered'}.")
+    job_id = job_id or _new_id()
+    now = time.time()
+    with engine.begin() as c:
+        c.execute(insert(tables.jobs).values(
+            job_id=job_id, kind=kind, title=title, status=status, progress=0.0, message="waiting to start",
+            params=json.dumps(params), result=json.dumps({}), cancel_requested=0, origin=origin,
+            resumed_from=resumed_from, created_at=now, started_at=now if status == "running" else None))
+    return job_id
+
+
+def _watch_cancel(ctx: JobContext, stop: threading.Event) -> None:
+    """Poll the table's cancel flag, so a cancel from any page or process reaches the worker."""
+    while not stop.wait(0.5):
+        try:
+            with ctx.engine.connect() as c:
+                flag = c.execute(select(tables.jobs.c.cancel_requested)
+                                 .where(tables.jobs.c.job_id == ctx.job_id)).scalar()
+        except Exception:  # noqa: BLE001 - a missed poll is retried
+            continue
+        if flag:
+            ctx.cancel.set()
+            return
+
+
+def _finish(engine: Any, job_id: str, **values: Any) -> None:
+    values["ended_at"] = time.time()
+    if values.get("result"):  # results quote model output (generation problems): keys never stored
+        values["result"] = redact(values["result"])
+    if "error" in values and values["error"]:
+        values["error"] = redact(str(values["error"]))[:2000]
+    with engine.begin() as c:
+        c.execute(update(tables.jobs).where(tables.jobs.c.job_id == job_id).values(**values))
+
+
+def _hold(job_id: str, kind: str, engine: Any) -> leases.Lease:
+    """The job's lease, taken before its row exists and held (with its heartbeat) until it ends, queued time
+    included: while it is held, no process reads the job as interrupted."""
+    lease = leases.Lease(f"job:{job_id}", engine, f"job {kind}")
+    if not lease.try_acquire():  # a fresh id: only fails when the store is unwritable
+        raise UserError("Could not record the job; is the store writable?")
+    return lease
+
+
+def _execute(job_id: str, kind: str, params: dict[str, Any], engine: Any, printer: ProgressFn | None,
+             foreground: bool, lease: leases.Lease) -> dict[str, Any]:
+    ctx = JobContext(job_id, engine, printer)
+    stop = threading.Event()
+    watcher = threading.Thread(target=_watch_cancel, args=(ctx, stop), name=f"job-cancel:{job_id}", daemon=True)
+    try:
+        with engine.begin() as c:
+            started = c.execute(update(tables.jobs).where(tables.jobs.c.job_id == job_id,
+                                                         tables.jobs.c.status.in_(ACTIVE))
+                                .values(status="running", started_at=time.time(), message="starting")).rowcount
+        if not started:  # cancelled while it waited for a slot
+            return {}
+        watcher.start()
+        result = _handlers[kind](params, ctx)
+        result = {**ctx.result, **(result or {})}
+        status = "cancelled" if ctx.cancel.is_set() else "done"
+        done = {"progress": 1.0, "message": "finished"} if status == "done" else {
+            "message": "cancelled; finished answers are kept" if kind != "ingest" else "cancelled; not indexed"}
+        _finish(engine, job_id, status=status, result=json.dumps(result, default=str), **done)
+        return result
+    except JobCancelledError:
+        _finish(engine, job_id, status="cancelled", result=json.dumps(ctx.result, default=str),
+                message="cancelled; not indexed" if kind == "ingest" else "cancelled; finished answers are kept")
+        if foreground:
+            raise UserError("Cancelled; finished work is kept.") from None
+        return ctx.result
+    except UserError as exc:
+        _finish(engine, job_id, status="failed", error=str(exc), result=json.dumps(ctx.result, default=str))
+        raise
+    except KeyboardInterrupt:
+        _finish(engine, job_id, status="interrupted", result=json.dumps(ctx.result, default=str),
+                message="stopped from the keyboard; resume to continue")
+        raise
+    except Exception as exc:
+        _finish(engine, job_id, status="failed", result=json.dumps(ctx.result, default=str),
+                error=f"unexpected failure ({type(exc).__name__}): {exc}")
+        raise
+    finally:
+        stop.set()
+        with contextlib.suppress(Exception):  # never mask the job's own outcome; the lease expires by itself
+            lease.release()
+
+
+def _open(kind: str, title: str, params: dict[str, Any], origin: str, engine: Any, status: str,
+          resumed_from: str | None) -> tuple[str, leases.Lease]:
+    """A new job: its lease first, then its row, then this process's note that it is running it."""
+    job_id = _new_id()
+    lease = _hold(job_id, kind, engine)
+    try:
+        _insert(kind, title, params, origin, engine, status, resumed_from, job_id)
+    except BaseException:
+        lease.release()
+        raise
+    with _local_lock:
+        _local_active.add(job_id)
+    return job_id, lease
+
+
+def submit(kind: str, params: dict[str, Any], title: str, engine: Any = None,
+           resumed_from: str | None = None) -> str:
+    """Record a job and run it in the background of this process. Returns its id at once."""
+    engine = _engine(engine)
+    job_id, lease = _open(kind, title, params, "app", engine, "queued", resumed_from)
+
+    def worker() -> None:
+        try:
+            with _slots:
+                _execute(job_id, kind, params, engine, None, False, lease)
+        except BaseException:  # noqa: BLE001 - recorded in the row by _execute; a worker thread has no caller
+            pass
+        finally:
+            with _local_lock:
+                _local_active.discard(job_id)
+
+    threading.Thread(target=worker, name=f"job:{job_id}", daemon=True).start()
+    return job_id
+
+
+def run_foreground(kind: str, params: dict[str, Any], title: str, printer: ProgressFn | None = None,
+                   engine: Any = None, resumed_from: str | None = None) -> dict[str, Any]:
+    """Run a job in this thread (the command line), recorded like any other. Returns its result."""
+    engine = _engine(engine)
+    job_id, lease = _open(kind, title, params, "cli", engine, "running", resumed_from)
+    try:
+        return _execute(job_id, kind, params, engine, printer, True, lease)
+    finally:
+        with _local_lock:
+            _local_active.discard(job_id)
+
+
+def cancel(job_id: str, engine: Any = None) -> None:
+    engine = _engine(engine)
+    job = get(job_id, engine)
+    if not job.active:
+        raise UserError(f"Job {job_id} is not running ({job.status}); nothing to cancel.")
+    with engine.begin() as c:
+        c.execute(update(tables.jobs).where(tables.jobs.c.job_id == job_id).values(cancel_requested=1))
+        if job.status == "queued":  # not started: it never will
+            c.execute(update(tables.jobs).where(tables.jobs.c.job_id == job_id, tables.jobs.c.status == "queued")
+                      .values(status="cancelled", ended_at=time.time(), message="cancelled before it started"))
+
+
+def claim_resume(job_id: str, engine: Any = None) -> Job:
+    """Mark an interrupted, cancelled or failed job as *resumed*, once: a second click, tab or process that asks
+    to resume the same job is refused instead of starting a second worker on the same run."""
+    engine = _engine(engine)
+    job = get(job_id, engine)
+    if not job.resumable:
+        raise UserError(f"Job {job_id} is {job.status}; only an interrupted, cancelled or failed job can be resumed.")
+    with engine.begin() as c:
+        claimed = c.execute(update(tables.jobs).where(tables.jobs.c.job_id == job_id,
+                                                     tables.jobs.c.status.in_(RESUMABLE))
+                            .values(status="resumed", message="resumed as a new job")).rowcount
+    if not claimed:
+        raise UserError(f"Job {job_id} was resumed already (or changed meanwhile); see the jobs list.")
+    return job
+
+
+def resume(job_id: str, engine: Any = None) -> str:
+    """Start an interrupted (or cancelled, or failed) job again, in the background, from its parameters and its
+    result link. The original is marked resumed, so it is resumed once."""
+    engine = _engine(engine)
+    job = claim_resume(job_id, engine)
+    return submit(job.kind, resume_params(job), job.title, engine, resumed_from=job_id)
+
+
+def resume_params(job: Job) -> dict[str, Any]:
+    """A job's parameters for running it again: a benchmark continues its own run from the saved rows, an exam
+    continues from its saved answers (never starting over), an ingest starts again (it is atomic)."""
+    params = dict(job.params)
+    if job.kind == "benchmark" and job.result.get("run_id"):
+        params["run_id"] = job.result["run_id"]
+    if job.kind == "exam":
+        params["restart"] = False
+    return params
+
+
+def _row(r: Any) -> Job:
+    m = r._mapping
+    return Job(job_id=r.job_id, kind=r.kind, title=r.title, status=r.status, progress=float(r.progress or 0.0),
+               message=r.message or "", params=json.loads(m.get("params") or "{}"),
+               result=json.loads(m.get("result") or "{}"),
+               error=r.error, cancel_requested=bool(r.cancel_requested), origin=r.origin or "app",
+               resumed_from=r.resumed_from, created_at=float(r.created_at), started_at=r.started_at,
+               ended_at=r.ended_at)
+
+
+def _mark_interrupted(rows: list[Any], engine: Any) -> list[Any]:
+    """Jobs recorded as running whose process is gone (no live ``job:`` lease) become interrupted."""
+    candidates = [r for r in rows if r.status in ACTIVE and r.job_id not in _local_active]
+    if not candidates:
+        return rows
+    alive = leases.live("job:", engine)
+    now = time.time()
+    gone = [r.job_id for r in candidates if f"job:{r.job_id}" not in alive
+            and (r.status == "running" or now - float(r.created_at) > QUEUED_GRACE_S)]
+    if not gone:
+        return rows
+    with engine.begin() as c:
+        c.execute(update(tables.jobs).where(tables.jobs.c.job_id.in_(gone), tables.jobs.c.status.in_(ACTIVE))
+                  .values(status="interrupted", ended_at=now,
+                          message="the process running it stopped (a restart?); resume to continue"))
+    cols = [tables.jobs.c[k] for k in rows[0]._mapping]
+    with engine.connect() as c:
+        return c.execute(select(*cols).where(tables.jobs.c.job_id.in_([r.job_id for r in rows]))
+                         .order_by(tables.jobs.c.created_at.desc())).fetchall()
+
+
+def list_jobs(limit: int = 20, engine: Any = None, kind: str | None = None, light: bool = False) -> list[Job]:
+    """The latest jobs, newest first, with interrupted ones recognised. ``light`` leaves out parameters and
+    results (a benchmark's items, a generation's items), for views polled every second or two; ``get`` reads
+    one job whole."""
+    engine = _engine(engine)
+    cols = [c for c in tables.jobs.c if not (light and c.name in ("params", "result"))]
+    q = select(*cols).order_by(tables.jobs.c.created_at.desc()).limit(limit)
+    if kind:
+        q = q.where(tables.jobs.c.kind == kind)
+    with engine.connect() as c:
+        rows = c.execute(q).fetchall()
+    return [_row(r) for r in _mark_interrupted(rows, engine)]
+
+
+def get(job_id: str, engine: Any = None) -> Job:
+    engine = _engine(engine)
+    with engine.connect() as c:
+        r = c.execute(select(tables.jobs).where(tables.jobs.c.job_id == job_id)).first()
+    if r is None:
+        raise UserError(f"No job '{job_id}'.")
+    return _row(_mark_interrupted([r], engine)[0])
+
+
+def wait(job_id: str, timeout: float = 600.0, engine: Any = None) -> Job:
+    """Block until a job finishes (tests and scripts)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        job = get(job_id, engine)
+        if not job.active or time.monotonic() > deadline:
+            return job
+        time.sleep(0.2)

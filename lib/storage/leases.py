@@ -1,0 +1,144 @@
+"""Leases: who is writing what, held in the SQL store so every process (and every machine, with PostgreSQL)
+sees them.
+
+A lease is a row named after what it guards (``doc:<doc_id>`` while a document is written, ``vector-writer``
+while the embedded Chroma index is written). Its holder renews a heartbeat every few seconds. A lease has
+expired when its heartbeat is older than ``EXPIRY_S`` or, at once, when it names a process on this host that
+no longer exists (so a resume right after a kill -9 proceeds). Maintenance never touches what a live lease
+guards; a writer that finds a lease held waits for it.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from lib.core.errors import UserError
+from lib.storage import tables
+from lib.storage.engine import get_engine
+
+EXPIRY_S = 30.0
+HEARTBEAT_S = 5.0
+HOST = socket.gethostname()
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def expired(row: Any, now: float | None = None) -> bool:
+    now = time.time() if now is None else now
+    if now - float(row.heartbeat_at) > EXPIRY_S:
+        return True
+    return row.host == HOST and not _pid_alive(int(row.pid))
+
+
+class Lease:
+    """One held lease; renews itself from a background thread until released."""
+
+    def __init__(self, name: str, engine: Any, purpose: str = "") -> None:
+        self.name, self.engine, self.purpose = name, engine, purpose
+        self.holder = uuid.uuid4().hex
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def try_acquire(self) -> bool:
+        t = tables.leases
+        now = time.time()
+        row = {"name": self.name, "holder": self.holder, "host": HOST, "pid": os.getpid(), "purpose": self.purpose,
+               "heartbeat_at": now, "acquired_at": now}
+        for _ in range(2):
+            try:
+                with self.engine.begin() as c:
+                    c.execute(insert(t).values(**row))
+                self._start_heartbeat()
+                return True
+            except IntegrityError:
+                with self.engine.begin() as c:
+                    cur = c.execute(select(t).where(t.c.name == self.name)).first()
+                    if cur is None:
+                        continue
+                    if not expired(cur):
+                        return False
+                    # Take over an expired lease: delete exactly the row we judged expired.
+                    c.execute(delete(t).where(t.c.name == self.name, t.c.holder == cur.holder))
+        return False
+
+    def acquire(self, timeout: float = 600.0, on_wait: Any = None) -> Lease:
+        deadline = time.monotonic() + timeout
+        waited = False
+        while not self.try_acquire():
+            if time.monotonic() > deadline:
+                holder = holder_of(self.name, self.engine)
+                raise UserError(f"'{self.name}' is busy ({holder or 'another process'}) and stayed busy for "
+                                f"{timeout:.0f} s; try again when it has finished.")
+            if on_wait and not waited:
+                on_wait(holder_of(self.name, self.engine))
+            waited = True
+            time.sleep(0.25)
+        return self
+
+    def _start_heartbeat(self) -> None:
+        def beat() -> None:
+            t = tables.leases
+            while not self._stop.wait(HEARTBEAT_S):
+                try:
+                    with self.engine.begin() as c:
+                        c.execute(update(t).where(t.c.name == self.name, t.c.holder == self.holder)
+                                  .values(heartbeat_at=time.time()))
+                except Exception:  # noqa: BLE001 - a missed beat is retried; expiry allows 6 of them
+                    continue
+
+        self._thread = threading.Thread(target=beat, name=f"lease:{self.name}", daemon=True)
+        self._thread.start()
+
+    def release(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        t = tables.leases
+        with self.engine.begin() as c:
+            c.execute(delete(t).where(t.c.name == self.name, t.c.holder == self.holder))
+
+
+@contextmanager
+def held(name: str, engine: Any = None, purpose: str = "", timeout: float = 600.0,
+         on_wait: Any = None) -> Iterator[Lease]:
+    """``with held("doc:abc"): ...`` — acquire (waiting while another live process holds it), then release."""
+    lease = Lease(name, engine or get_engine(), purpose).acquire(timeout, on_wait)
+    try:
+        yield lease
+    finally:
+        lease.release()
+
+
+def holder_of(name: str, engine: Any = None) -> str | None:
+    t = tables.leases
+    with (engine or get_engine()).connect() as c:
+        r = c.execute(select(t).where(t.c.name == name)).first()
+    if r is None or expired(r):
+        return None
+    return f"{r.purpose or 'a writer'}, process {r.pid} on {r.host}"
+
+
+def live(prefix: str = "", engine: Any = None) -> set[str]:
+    """Names of the leases that are live now (optionally those starting with ``prefix``)."""
+    t = tables.leases
+    with (engine or get_engine()).connect() as c:
+        rows = c.execute(select(t)).fetchall()
+    now = time.time()
+    return {r.name for r in rows if r.name.startswith(prefix) and not expired(r, now)}

@@ -1,0 +1,196 @@
+"""Every CREATE and ALTER the store runs, as numbered steps kept in a ledger inside the database.
+
+``upgrade`` runs when a process first opens a store: it reads the ledger (``schema_ledger``: one row per step
+taken) and takes the steps the store lacks, in order, recording each. A store made before the ledger existed has
+no rows and takes every step; each step looks before it changes anything and keeps every row, so it is safe on
+a store of any earlier version and when two processes open one new store at once (the loser's "already exists"
+is not an error: it looks again).
+
+Changing a table in ``tables.py`` means adding a step here and updating ``TABLES_FINGERPRINT`` (a test fails
+until both are done). ``add_missing_columns`` is the step for new nullable columns.
+
+Why not Alembic: every step here is dialect-specific DDL that Alembic's operations do not abstract (an FTS5
+virtual table, a tsvector column with a GIN index, SQLite's table rebuild to change a constraint), stores made
+before any ledger need a catch-up step either way, two processes opening one new store at once need the
+idempotent steps and retry this module has, and Alembic's runner loads its migration scripts from a folder by
+path rather than by import. The ledger is a table and a list.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import insert, inspect, select, text
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.schema import CreateIndex, CreateTable
+
+from lib.core.errors import UserError
+from lib.core.version import __version__
+from lib.storage import tables
+
+Step = Callable[[Engine], None]
+
+
+def add_missing_columns(engine: Engine) -> None:
+    """Tables the code defines and the store lacks are created; nullable columns added since a table was made are
+    added to it; PostgreSQL's VARCHAR columns made narrower before are widened (SQLite does not enforce lengths)."""
+    tables.metadata.create_all(engine)
+    insp = inspect(engine)
+    with engine.begin() as c:
+        for table in tables.metadata.sorted_tables:
+            have = {col["name"]: col for col in insp.get_columns(table.name)}
+            for col in table.columns:
+                if col.name not in have and col.nullable and not col.primary_key:
+                    ddl = col.type.compile(dialect=engine.dialect)
+                    c.execute(text(f'ALTER TABLE {table.name} ADD COLUMN "{col.name}" {ddl}'))
+                elif col.name in have and engine.dialect.name == "postgresql":
+                    old, new = getattr(have[col.name]["type"], "length", None), getattr(col.type, "length", None)
+                    if old and new and old < new:
+                        c.execute(text(f'ALTER TABLE {table.name} ALTER COLUMN "{col.name}" TYPE VARCHAR({new})'))
+
+
+def full_text_index(engine: Engine) -> None:
+    """The lexical index beside the chunks (lib/collection/lexical.py reads and writes it): SQLite's FTS5, or a
+    tsvector table with a GIN index on PostgreSQL."""
+    with engine.begin() as c:
+        if engine.dialect.name == "sqlite":
+            # doc_id is an indexed column so a scope is one more term of the MATCH (cheap), not a filter applied
+            # after every matching row of the collection was ranked
+            c.execute(text("CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5("
+                           "body, doc_id, idx UNINDEXED, tokenize = 'unicode61')"))
+        else:
+            c.execute(text("CREATE TABLE IF NOT EXISTS chunk_lexemes (doc_id VARCHAR(64) NOT NULL, idx INTEGER NOT "
+                           "NULL, tsv tsvector NOT NULL, PRIMARY KEY (doc_id, idx))"))
+            c.execute(text("CREATE INDEX IF NOT EXISTS chunk_lexemes_tsv ON chunk_lexemes USING GIN (tsv)"))
+
+
+_OLD_EXAM_KEY = re.compile(r"UNIQUE\s*\(\s*run_id\s*,\s*course\s*,\s*q_index\s*\)", re.I)
+
+
+def exam_rotation_key(engine: Engine) -> None:
+    """A store made before circular evaluation keys exam answers by (run, course, question) only; rotations need
+    the rotation in that key. Rebuild the key, keeping every answer (SQLite cannot alter a constraint)."""
+    uniques = inspect(engine).get_unique_constraints("exam_answers")
+    if not any(set(u["column_names"]) == {"run_id", "course", "q_index"} for u in uniques):
+        return
+    if engine.dialect.name != "sqlite":
+        with engine.begin() as c:
+            c.execute(text("UPDATE exam_answers SET rotation = 0 WHERE rotation IS NULL"))
+            c.execute(text("ALTER TABLE exam_answers DROP CONSTRAINT IF EXISTS uq_exam_answer"))
+            c.execute(text("ALTER TABLE exam_answers ADD CONSTRAINT uq_exam_answer "
+                           "UNIQUE (run_id, course, q_index, rotation)"))
+        return
+    t = tables.exam_answers
+    raw = engine.raw_connection()
+    con = raw.driver_connection
+    before = con.isolation_level
+    con.isolation_level = None  # explicit transaction: the rebuild is all or nothing
+    try:
+        con.execute("BEGIN IMMEDIATE")
+        sql = con.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'exam_answers'").fetchone()
+        if sql and _OLD_EXAM_KEY.search(sql[0]):  # still the old key once the write lock is held
+            have = {r[1] for r in con.execute("PRAGMA table_info(exam_answers)")}
+            cols = ", ".join(f'"{c.name}"' for c in t.columns if c.name in have)
+            con.execute("ALTER TABLE exam_answers RENAME TO exam_answers_before_rotation")
+            con.execute(str(CreateTable(t).compile(dialect=engine.dialect)))
+            con.execute(f"INSERT INTO exam_answers ({cols}) SELECT {cols} FROM exam_answers_before_rotation")
+            con.execute("UPDATE exam_answers SET rotation = 0 WHERE rotation IS NULL")
+            con.execute("DROP TABLE exam_answers_before_rotation")
+            for ix in t.indexes:
+                con.execute(str(CreateIndex(ix).compile(dialect=engine.dialect)))
+        con.execute("COMMIT")
+    except BaseException:
+        if con.in_transaction:
+            con.execute("ROLLBACK")
+        raise
+    finally:
+        con.isolation_level = before
+        raw.close()
+
+
+# The ledger: (number, name, step). Numbers only grow; a step, once released, is never changed or removed.
+STEPS: tuple[tuple[int, str, Step], ...] = (
+    (1, "tables and the columns added before the ledger", add_missing_columns),
+    (2, "full-text index of the chunks", full_text_index),
+    (3, "exam answers keyed by option rotation", exam_rotation_key),
+)
+LATEST = STEPS[-1][0]
+
+# What tables.py defines as of step LATEST (tables_fingerprint()): a change to the tables without a new step
+# fails tests/storage/test_schema.py.
+TABLES_FINGERPRINT = "165acf111ffd0048"
+
+
+def tables_fingerprint() -> str:
+    """A short hash of every table, column, type and constraint tables.py defines."""
+    parts = []
+    for t in sorted(tables.metadata.sorted_tables, key=lambda t: t.name):
+        cols = [f"{c.name}:{c.type}:{int(bool(c.nullable))}:{int(bool(c.primary_key))}" for c in t.columns]
+        keys = sorted(",".join(sorted(col.name for col in k.columns)) for k in t.constraints if k.name)
+        parts.append(f"{t.name}({';'.join(cols)})[{'|'.join(keys)}]")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def taken(engine: Engine) -> set[int]:
+    """The steps this store has recorded (none for a new store or one made before the ledger)."""
+    if not inspect(engine).has_table("schema_ledger"):
+        return set()
+    with engine.connect() as c:
+        return {int(r[0]) for r in c.execute(select(tables.schema_ledger.c.step))}
+
+
+_lock = threading.Lock()
+
+
+def upgrade(engine: Engine, attempts: int = 5) -> list[int]:
+    """Take the steps this store lacks, in order; returns the steps taken now (none when it is up to date)."""
+    with _lock:
+        for attempt in range(attempts):
+            try:
+                return _upgrade(engine)
+            except DBAPIError as exc:
+                msg = str(exc.orig).lower()
+                if attempt == attempts - 1 or not any(w in msg for w in ("already exists", "duplicate", "locked")):
+                    raise
+                time.sleep(0.2 * (attempt + 1))
+    return []
+
+
+def _upgrade(engine: Engine) -> list[int]:
+    have = taken(engine)
+    newer = sorted(s for s in have if s > LATEST)
+    if newer:
+        raise UserError(f"This store ({engine.url.render_as_string(hide_password=True)}) was upgraded by a newer "
+                        f"version of NEPA QA Studio (schema step {newer[-1]}; this version knows steps up to "
+                        f"{LATEST}). Update the app, or point NEPAQA_HOME / NEPAQA_DATABASE_URL at another store.")
+    done: list[int] = []
+    for number, name, step in STEPS:
+        if number in have:
+            continue
+        step(engine)
+        _record(engine, number, name)
+        done.append(number)
+    return done
+
+
+def _record(engine: Engine, number: int, name: str) -> None:
+    try:
+        with engine.begin() as c:
+            c.execute(insert(tables.schema_ledger).values(step=number, name=name, applied_at=time.time(),
+                                                         app_version=__version__))
+    except IntegrityError:  # another process took the same step at the same time
+        pass
+
+
+def ledger(engine: Engine) -> list[dict[str, Any]]:
+    """The steps this store has taken, in order, with when and by which version."""
+    if not inspect(engine).has_table("schema_ledger"):
+        return []
+    with engine.connect() as c:
+        rows = c.execute(select(tables.schema_ledger).order_by(tables.schema_ledger.c.step)).fetchall()
+    return [dict(r._mapping) for r in rows]

@@ -1,0 +1,111 @@
+"""The schema ledger (lib/storage/schema.py): every CREATE and ALTER is a numbered step recorded in the store, and a
+store made by main before the ledger existed opens, upgrades step by step, and keeps every row."""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, func, inspect, insert, select, text
+
+from lib.collection import lexical
+from lib.core.errors import UserError
+from lib.evaluation import exam as ee
+from lib.evaluation.benchmark.runner import summarize
+from lib.review import annotations as ann
+from lib.storage import schema, tables
+from lib.storage.engine import get_engine
+from tests.conftest import ROOT
+
+FIXTURES = Path(__file__).parent / "fixtures"
+# Rows per table in the fixtures, as main wrote them (make_store_before_ledger.py): the upgrade keeps each one.
+ROWS = {"documents": 1, "pages": 3, "chunks": 4, "doc_metadata": 7, "exact_vectors": 4, "jobs": 1, "labels": 5,
+        "label_history": 5, "review_items": 2, "bench_runs": 1, "bench_answers": 4, "bench_scores": 8,
+        "run_manifests": 2, "ask_history": 1, "exam_answers": 1}
+
+
+def _counts(engine) -> dict[str, int]:
+    with engine.connect() as c:
+        return {name: c.execute(select(func.count()).select_from(tables.metadata.tables[name])).scalar()
+                for name in ROWS}
+
+
+def test_the_tables_match_the_ledgers_last_step():
+    """A change to tables.py without a ledger step (and a new fingerprint) fails here, not in a user's store."""
+    assert schema.tables_fingerprint() == schema.TABLES_FINGERPRINT, (
+        "tables.py changed: add a step to schema.STEPS that makes the change in existing stores, then set "
+        f"TABLES_FINGERPRINT = {schema.tables_fingerprint()!r}")
+    assert [n for n, _, _ in schema.STEPS] == list(range(1, schema.LATEST + 1))
+
+
+def test_a_new_store_takes_every_step_once(tmp_path):
+    url = f"sqlite:///{tmp_path / 'new.db'}"
+    engine = get_engine(url)
+    assert [r["step"] for r in schema.ledger(engine)] == list(range(1, schema.LATEST + 1))
+    assert all(r["app_version"] for r in schema.ledger(engine))
+    assert schema.upgrade(create_engine(url)) == []  # a second process opening it takes no step
+    names = set(inspect(engine).get_table_names())
+    assert set(tables.metadata.tables) <= names and "chunks_fts" in names
+
+
+def test_a_store_from_a_newer_version_is_refused_with_a_reason(tmp_path):
+    url = f"sqlite:///{tmp_path / 'newer.db'}"
+    engine = get_engine(url)
+    with engine.begin() as c:
+        c.execute(insert(tables.schema_ledger).values(step=schema.LATEST + 1, name="from the future", applied_at=0.0))
+    with pytest.raises(UserError, match="newer version"):
+        schema.upgrade(create_engine(url))
+
+
+def test_a_sqlite_store_made_by_main_before_the_ledger_opens_and_upgrades(tmp_path):
+    home = tmp_path / "home"
+    with tarfile.open(FIXTURES / "store_before_ledger.tar.gz") as tar:
+        tar.extractall(home, filter="data")
+    with sqlite3.connect(home / "nepaqa.db") as con:  # as main left it: no ledger
+        assert "schema_ledger" not in {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
+    engine = get_engine(f"sqlite:///{home / 'nepaqa.db'}")
+    assert [r["step"] for r in schema.ledger(engine)] == list(range(1, schema.LATEST + 1))
+    assert _counts(engine) == ROWS
+    # what was stored reads back as before
+    assert {lb.annotator for lb in ann.labels(engine)} == {"Ada Expert", "Ben Expert"}
+    run = summarize("fixture-run", engine)
+    assert run.answers == 4 and run.failures == 0 and set(run.scores) == {"local/extractive"}
+    assert [r["run_id"] for r in ee.results(engine)] == ["exam-fixture"]
+    engine.dispose()
+    # the whole app over it: listed, searched (full-text index and Chroma), its job listed
+    env = {**os.environ, "NEPAQA_HOME": str(home)}
+
+    def cli(*args: str) -> object:
+        out = subprocess.run([sys.executable, "-m", "lib", *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                             timeout=300)
+        assert out.returncode == 0, out.stderr[-1500:]
+        return json.loads(out.stdout)
+
+    [doc] = cli("docs")
+    assert doc["name"] == "tiny_eis" and doc["chunks"] == 4
+    assert doc["metadata"]["lead_agency"]["value"] == "U.S. Army Corps of Engineers"
+    for method in ("lexical", "dense", "hybrid"):
+        hits = cli("search", "--all", "--method", method, "-k", "2", "how many acres of wetland are restored")
+        assert hits and hits[0]["doc_id"] == doc["doc_id"] and "240 acres" in hits[0]["text"], method
+    assert [j["kind"] for j in cli("jobs")] == ["ingest"]
+
+
+def test_a_postgresql_store_made_by_main_before_the_ledger_opens_and_upgrades(pg_url):
+    dump = (FIXTURES / "store_before_ledger.pg.sql").read_text(encoding="utf-8")
+    raw = create_engine(pg_url)
+    with raw.begin() as c:  # the dump as psql would run it (it sets its own search path)
+        c.exec_driver_sql(dump)
+    raw.dispose()
+    engine = get_engine(pg_url)
+    assert [r["step"] for r in schema.ledger(engine)] == list(range(1, schema.LATEST + 1))
+    assert _counts(engine) == ROWS
+    hits = lexical.search(engine, None, "acres of wetland restored", 2)
+    assert hits and hits[0][1] in range(4)
+    with engine.connect() as c:
+        assert c.execute(text("SELECT count(*) FROM chunk_lexemes")).scalar() == 4
+    assert schema.upgrade(create_engine(pg_url)) == []
