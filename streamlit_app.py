@@ -15,7 +15,7 @@ PAGES = [
 ]
 
 nav = st.navigation(PAGES)
-from lib.models.embedding import warm_up_in_background  # noqa: E402
+from lib.models import warm_up_in_background  # noqa: E402
 
 warm_up_in_background()  # once per process: the embedder loads while the first page is already on screen
 from pages._jobs import jobs_panel  # noqa: E402 - after st.navigation, which the shared widgets expect

@@ -26,7 +26,7 @@ def main() -> None:
     ap.add_argument("--cycles", type=int, default=20)
     args = ap.parse_args()
 
-    from lib.core.stats.ratings import Vote, ratings
+    from lib.core.stats.bradley_terry import Vote, ratings
     from lib.review import arena
     from lib.storage.engine import get_engine
     from tests.test_arena import make_run

@@ -6,7 +6,7 @@ import time
 
 import streamlit as st
 
-from lib.core.errors import UserError
+from lib.core import UserError
 from lib.storage import jobs
 from pages._ui import plain
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 import streamlit as st
 
 from lib.review import annotations as ann
+from lib.review import reviewers
 from pages._ui import plain, run_safely
 
 
@@ -33,13 +34,11 @@ def reviewer_identity(also_known: Iterable[str] = ()) -> tuple[str, str | None]:
     signed_in = user.get("is_logged_in") is True
     who = ""
     if signed_in:
-        who = str(user.get("email") or user.get("name") or "").strip()
+        who, adjudicator = reviewers.signed_in_reviewer(user)
         c_who, c_out = st.columns([5, 1])
         c_who.text(f"Reviewing as {who} (signed in)")
         if c_out.button("Log out"):
             st.logout()
-        # Only the verified e-mail grants adjudication: a display name is often the user's own to set.
-        adjudicator = ann.adjudicator_for(user.get("email")) if user.get("email") else None
     elif login_configured:
         st.info("Sign in to review: labels are tied to your account.")
         if st.button("Log in", type="primary"):
@@ -59,14 +58,14 @@ def reviewer_identity(also_known: Iterable[str] = ()) -> tuple[str, str | None]:
         if pick == add_new or (pick is None and (not known or str(st.session_state.get("expert_name", "")).strip())):
             typed = c_new.text_input("Your name, as it should appear on your labels", key="expert_name")
             if typed.strip():
-                who = run_safely(ann.check_reviewer_name, typed) or ""
-                meant = ann.similar_expert(who, known) if who else None
+                who = run_safely(reviewers.check_reviewer_name, typed) or ""
+                meant = reviewers.similar_expert(who, known) if who else None
                 if meant:
                     c_new.warning(f"“{plain(meant)}” is already an expert. If that is you, pick it from the list so your "
                                   "labels stay under one name.", icon="⚠️")
         elif pick:
             who = pick
-        adjudicator = ann.adjudicator_for(who)
+        adjudicator = reviewers.adjudicator_for(who)
         if who:
             st.session_state["_reviewer"] = who
     return who, adjudicator

@@ -9,9 +9,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from lib.app.services import Services, get_services
-from lib.core import config
-from lib.core.errors import UserError
+from lib.app import Services, get_services
+from lib.core import UserError, config
 
 
 def _leave_pages_folder_mode() -> None:
@@ -30,7 +29,7 @@ _leave_pages_folder_mode()
 
 @st.cache_resource(show_spinner="Loading the embedding model and index…")
 def _services(home: str, chroma_url: str, model: str) -> Services:
-    from lib.collection.maintenance import repair
+    from lib.collection import repair
 
     svc = get_services()
     repair(svc.docs)  # once when the app starts: lease-aware, it never touches a document being written
@@ -178,7 +177,7 @@ def code(text: object) -> str:
 def passage_text(text: object) -> str:
     """A PDF passage for reading: symbol-font bullets (U+F020–U+F0FF, which browsers draw as empty boxes) as "•",
     and the PDF's line breaks and runs of spaces as single spaces. For st.text (it is still untrusted text)."""
-    from lib.documents.pdf import symbol_bullets
+    from lib.documents import symbol_bullets
 
     return " ".join(symbol_bullets("" if text is None else str(text)).split())
 

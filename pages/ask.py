@@ -6,15 +6,12 @@ import time
 import pandas as pd
 import streamlit as st
 
-from lib.core import config, csv_safe
-from lib.core.errors import UserError
-from lib.core.verdict import looks_closed
+from lib.core import UserError, config, csv_safe, looks_closed
 from lib.documents import page_render
-from lib.evaluation.benchmark.dataset import load_sample_items
+from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
+from lib.qa import MODE_LABELS, MODES, citations
 from lib.qa import ask as ask_lib
-from lib.qa import citations
-from lib.qa.contexts import MODE_LABELS, MODES
 from pages._ui import page_png, plain, run_safely, scope_picker, services, titled
 
 st.title("💬 Ask")

@@ -1,23 +1,27 @@
-"""Benchmark: import or generate NEPAQuAD-style items, run models × modes, score, chart and download."""
-import json
+"""Benchmark: import or generate NEPAQuAD-style items, run models × modes, score, chart and download (the Results
+tab is drawn by pages/_benchmark_results.py)."""
 
 import pandas as pd
 import streamlit as st
 
-from lib.app import charts, estimates
-from lib.app.job_handlers import benchmark_params, generate_params
-from lib.core import config, csv_safe
-from lib.evaluation.benchmark import report
-from lib.evaluation.benchmark.dataset import QUESTION_TYPES, Item, load_items
-from lib.evaluation.benchmark.generate import pick_passages
-from lib.evaluation.benchmark.runner import rescore, summarize
-from lib.evaluation.benchmark.runs import RunConfig, answers, list_runs, load_run, select_items
+from lib.app import benchmark_params, charts, estimates, generate_params
+from lib.core import config
+from lib.evaluation.benchmark import (
+    QUESTION_TYPES,
+    Item,
+    RunConfig,
+    list_runs,
+    load_items,
+    pick_passages,
+    select_items,
+)
 from lib.models import registry
-from lib.qa.contexts import MODE_LABELS, MODES
+from lib.qa import MODE_LABELS, MODES
 from lib.review import annotations
 from lib.storage import jobs
+from pages._benchmark_results import results_tab
 from pages._jobs import watch
-from pages._ui import code, plain, run_safely, services, tidy
+from pages._ui import code, plain, run_safely, services
 
 st.title("📊 Benchmark")
 st.caption("Which model, with which context, answers EIS questions well? Closed items score 1/0 on the yes/no "
@@ -227,155 +231,5 @@ with tab_run:
                        "See the Results tab.")
 
 # ----- results -------------------------------------------------------------------------------------
-def model_name(mid: str) -> str:
-    return available.get(mid, mid)
-
-
 with tab_results:
-    runs = list_runs()
-    if not runs:
-        st.info("No runs yet. Run a benchmark in tab 2, or `python -m lib bench ...`.")
-    else:
-        ids = [r["run_id"] for r in runs]
-        names = {r["run_id"]: run_name(r) for r in runs}
-        default = ids.index(st.session_state["bench_run"]) if st.session_state.get("bench_run") in ids else 0
-        run_id = st.selectbox("Run", ids, index=default, key="results_run", format_func=names.get)
-        cfg = next(r for r in runs if r["run_id"] == run_id)
-        summary = summarize(run_id)
-        df = report.answers_frame(run_id)
-        m = st.columns(6)
-        m[0].metric("Items", summary.n_items)
-        m[1].metric("Answers", summary.answers)
-        m[2].metric("Failed answers", summary.failures, help="Counted, shown, and retried when the run is resumed.")
-        m[3].metric("Judge failures", summary.judge_failures, help="The answer exists but the judge could not score it; retried on resume and by rescore.")
-        m[4].metric("No statements", summary.no_statements)
-        m[5].metric("Unclear yes/no", summary.unclear, help="Counted as wrong in closed accuracy.")
-        proxy = not report.published_comparable(summary.metric)
-        if proxy:
-            st.warning("Open questions in this run are scored with the **token-F1 proxy (not RAGAS)**: word overlap "
-                       "plus embedding similarity, an offline stand-in. It is not comparable with published RAGAS "
-                       "figures; configure a judge model and rescore for RAGAS answer correctness.", icon="⚖️")
-        else:
-            st.caption(f"Open questions scored with RAGAS answer correctness; judge: {label_of(summary.judge)}.")
-        with st.expander("Configuration (manifest)"):
-            man = summary.manifest or {}
-            def opts(o: dict) -> str:
-                t = o.get("temperature")
-                return (f"temperature {'not sent (model default or no sampling)' if t is None else f'{t:g}'}, "
-                        f"window {o.get('context_window'):,} tokens" + (f", seed {o['seed']}" if o.get("seed") is not None else ""))
-
-            rows = [("run id (for `python -m lib bench --run-id`)", run_id),
-                    ("started", str(cfg.get("created_at", ""))[:19]),
-                    ("models", ", ".join(x["id"] for x in man.get("models", []))),
-                    *((f"options sent to {x['id']}", opts(x["options"])) for x in man.get("models", [])),
-                    ("judge", (man.get("judge") or {}).get("id", "none (token-F1 proxy)")),
-                    ("embedder", man.get("embedder")), ("app version", man.get("app_version")),
-                    *((f"document {d['name']}", f"sha256 {str(d['sha256'])[:12]}…, chunks {d['chunk_size']}/"
-                       f"{d['chunk_overlap']} tokens, index generation {d['gen']}") for d in man.get("documents", [])),
-                    *((f"setting {k}", str(v)) for k, v in man.get("settings", {}).items() if v is not None),
-                    *((f"prompt {k}", f"sha256 {v}") for k, v in man.get("prompts", {}).items())]
-            st.dataframe(tidy(pd.DataFrame(rows, columns=["what", "value"])), hide_index=True, width="stretch")
-        with st.expander("Rescore this run (no new answers)"):
-            st.caption("Scores the stored answers again: with a judge model for RAGAS answer correctness, or with "
-                       "the current yes/no parser. No answer is generated again.")
-            judge_opts = ["(keep the run's scoring)", *[mid for mid in available if mid != registry.EXTRACTIVE]]
-            new_judge = st.selectbox("Judge", judge_opts, format_func=lambda j: available.get(j, j), key="rescore_judge")
-            if not new_judge.startswith("("):
-                warn = registry.judge_warning(registry.get(new_judge))
-                if warn:
-                    st.warning(warn)
-            if st.button("Rescore", key="rescore_run"):
-                done = run_safely(rescore, run_id, None if new_judge.startswith("(") else new_judge, services=svc)
-                if done is not None:
-                    st.toast(f"{done['rescored']} answers re-scored")
-                    st.rerun()
-        if df.empty:
-            st.info("This run has no answers yet.")
-        else:
-            stored = load_run(run_id)
-            items_r, cfg_r = stored
-            rows_r = answers(run_id)
-            common = report.comparable_items(items_r, cfg_r, rows_r)
-            info = summary.comparison
-            if info["left_out"]:
-                st.info(f"Comparisons below use the **{info['items']} items answered in every model × mode cell**; "
-                        f"{info['left_out']} left out: " + "; ".join(f"{n} {why}" for why, n in info["reasons"].items()) + ".")
-            comp = report.comparison_frame(df, common)
-            left, right = st.columns(2)
-            with left:
-                st.markdown("**Closed questions: accuracy** (exact yes/no)")
-                closed_t = charts.score_table(comp, "closed", label_of)  # st.table renders Markdown in cells
-                mb = report.majority([it for it in items_r if it.id in set(common)])
-                if mb:
-                    closed_t = pd.concat([closed_t, charts.majority_row(mb)])
-                st.table(closed_t.set_index("model"))
-            with right:
-                st.markdown(f"**Open questions: {report.metric_label(summary.metric)}**")
-                st.table(charts.score_table(comp, "open", label_of).set_index("model"))
-            if not proxy:
-                st.markdown(f"**{report.PUBLISHED_LABEL}**")
-                st.dataframe(report.PUBLISHED_TABLE2, hide_index=True, width="stretch")
-                st.caption("The paper scored all items (closed ones too) with RAGAS answer correctness; the table above "
-                           "scores open items with it and closed items by exact yes/no, so read them side by side, not as one ranking.")
-            c1, c2 = st.columns(2)
-            if not comp[comp["kind"] == "closed"].empty:
-                c1.altair_chart(charts.score_bars(comp[comp["kind"] == "closed"], "closed accuracy", model_name))
-            if not comp[comp["kind"] == "open"].empty:
-                c2.altair_chart(charts.score_bars(comp[comp["kind"] == "open"], "open score", model_name))
-            st.caption("Bars: mean on the common items; lines: 95% interval; grey bars have n < 5 (too few to read).")
-            tests = report.paired_tests(df, common, cfg_r.models, cfg_r.modes)
-            if tests:
-                st.markdown("**Are the differences real?** (same items, paired)")
-                for t in tests:
-                    st.text(report.describe_test(t, lambda mid: available.get(mid, mid)))
-            tm = report.by_type_mode(df, common)
-            if not tm.empty:
-                st.altair_chart(charts.type_mode_heatmap(tm, model_name))
-            pos = report.by_position(df, common)
-            if not pos.empty:
-                st.altair_chart(charts.position_lines(pos, model_name))
-            hits = report.retrieval_detail(cfg_r, rows_r)
-            if hits:
-                st.markdown("**Retrieval hit@k** (RAG answers whose chunks contain the gold passage): " + "; ".join(
-                    f"{label_of(mo)} {h['mean']:.0%} (95% {charts.ci_text(*h['ci95'])}, n = {h['n']})" for mo, h in hits.items()))
-
-            st.subheader("Items")
-            view = df[["item_id", "question_type", "model", "mode", "status", "score", "score_status", "verdict",
-                       "verdict_source", "answer"]].copy()
-            view["model"] = view["model"].map(lambda mid: available.get(mid, mid))
-            view["mode"] = view["mode"].map(lambda m: MODE_LABELS.get(m, m))
-            view["score"] = view["score"].round(3)
-            view = view.astype(object).where(view.notna(), "—")
-            st.dataframe(view, hide_index=True, width="stretch", height=260)
-            pick = st.selectbox("Open an item", sorted(df["item_id"].unique()), key="open_item")
-            sub = df[df["item_id"] == pick]
-            first = sub.iloc[0]
-            st.markdown(f"**{plain(first['question_type'])}**")
-            st.text(first["question"])
-            st.caption("Expected answer")
-            st.text(first["expected"])
-            with st.expander("Gold passage"):
-                st.text(first["gold_context"])
-            for _, r in sub.iterrows():
-                with st.container(border=True):
-                    st.markdown(f"**{label_of(r['model'])} · {MODE_LABELS.get(r['mode']) or plain(r['mode'])}** "
-                                f"— score {r['score'] if pd.notna(r['score']) else '—'} ({plain(r['score_status'])})")
-                    st.text(r["answer"] if r["status"] == "ok" else f"⚠️ {r['error']}")
-                    mets = r["metrics"] if isinstance(r["metrics"], dict) else {}
-                    st.caption(" · ".join(f"{plain(report.metric_label(k))}: {v['value'] if v['value'] is not None else '—'} "
-                                          f"({plain(v['status'])})"
-                                          for k, v in mets.items()) + f" · {r['seconds']} s · {r['tokens_in']} in / {r['tokens_out']} out"
-                               + (f" · kept {r['kept_fraction']:.0%} of the PDF" if r["truncated"] else ""))
-                    for c in r["contexts"]:
-                        if c.get("page_start"):
-                            st.caption(f"p. {c['page_start']}" if c["page_start"] == c["page_end"]
-                                       else f"pp. {c['page_start']}–{c['page_end']}")
-                            st.text(c["text"][:300] + "…")
-            d1, d2 = st.columns(2)
-            export = df.drop(columns=["gold_context"]).copy()
-            export["metrics"] = export["metrics"].map(json.dumps)
-            d1.download_button("Download answers (CSV)", csv_safe.to_csv(export), f"{run_id}.csv", "text/csv")
-            d2.download_button("Download run (JSON)", json.dumps(
-                {"run_id": run_id, "created_at": cfg["created_at"], "config": cfg["config"],
-                 "summary": summary.cli_dict(), "answers": df.drop(columns=["gold_context"]).to_dict(orient="records")},
-                default=str, indent=1), f"{run_id}.json", "application/json")
+    results_tab(svc, available, label_of, run_name)

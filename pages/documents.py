@@ -5,14 +5,13 @@ import json
 import pandas as pd
 import streamlit as st
 
-from lib.app.job_handlers import ingest_params, stage_upload
-from lib.core import config
-from lib.core.errors import UserError
+from lib.app import ingest_params, stage_upload
+from lib.core import UserError, config
+from lib.documents import is_navigation
 from lib.documents import metadata as meta_lib
-from lib.documents.chunking import is_navigation
 from lib.models import registry
-from lib.qa.ask import scope_ids
-from lib.retrieval.retriever import METHODS
+from lib.qa import scope_ids
+from lib.retrieval import METHODS
 from lib.storage import jobs
 from pages._jobs import watch
 from pages._ui import code, passage_text, plain, run_safely, scope_picker, services

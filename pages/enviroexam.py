@@ -5,10 +5,8 @@ import time
 import pandas as pd
 import streamlit as st
 
-from lib.app import charts, estimates
-from lib.app.job_handlers import exam_params
-from lib.core import csv_safe
-from lib.core.errors import UserError
+from lib.app import charts, estimates, exam_params
+from lib.core import UserError, csv_safe
 from lib.evaluation import exam as ee
 from lib.evaluation.exam import translate as tr
 from lib.models import registry

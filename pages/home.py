@@ -2,9 +2,8 @@
 import pandas as pd
 import streamlit as st
 
-from lib.core import config
-from lib.core.redact import redact
-from lib.models.embedding import warm_status
+from lib.core import config, redact
+from lib.models import warm_status
 from pages._ui import code, plain, services
 
 st.title("🌲 NEPA QA Studio")

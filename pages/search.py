@@ -1,10 +1,9 @@
 """Search the collection: documents ranked with their best passages, query terms highlighted, metadata beside."""
 import streamlit as st
 
-from lib.core.errors import UserError
-from lib.documents import metadata as metadata
-from lib.documents import page_render
-from lib.retrieval.corpus_search import search_documents
+from lib.core import UserError
+from lib.documents import metadata, page_render
+from lib.retrieval import search_documents
 from pages._ui import page_png, plain, run_safely, services
 
 st.title("🔎 Search the collection")

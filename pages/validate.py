@@ -1,4 +1,5 @@
-"""Validate: NEPA experts review benchmark items; the page reports agreement between experts.
+"""Validate: NEPA experts review benchmark items; the page reports agreement between experts (the Adjudicate and
+Judge tabs are drawn by pages/_validate_adjudicate.py and pages/_validate_judge.py).
 
 Text that comes from items, comments, names or files is shown with st.text or in tables, never as Markdown.
 """
@@ -8,16 +9,15 @@ import pandas as pd
 import streamlit as st
 
 from lib.app import charts
-from lib.core.errors import UserError
-from lib.core.stats.agreement import agreement_report, kappa_band
-from lib.evaluation.benchmark.dataset import QUESTION_TYPES
-from lib.evaluation.benchmark.generate import GUIDELINES
-from lib.models import registry
+from lib.core import UserError
+from lib.core.stats import agreement_report, kappa_band
+from lib.evaluation.benchmark import GUIDELINES, QUESTION_TYPES
+from lib.review import LabelsCSVError, decode_csv_bytes
 from lib.review import annotations as ann
-from lib.review import judge_review as jr
-from lib.review.labels_csv import LabelsCSVError, decode_csv_bytes, read_labels_csv
 from pages._reviewer import reviewer_identity, signin_state
-from pages._ui import plain, run_safely, tidy
+from pages._ui import plain
+from pages._validate_adjudicate import adjudicate_tab
+from pages._validate_judge import judge_tab
 
 st.title("✅ Validate")
 st.caption("Experts check each item: is the question of its type, is the answer right, does the proof support it. "
@@ -252,137 +252,10 @@ with tab_stats:
                     st.dataframe(cm, width="stretch")
 
 with tab_adjudicate:
-    dis = ann.disagreements()
-    listed = ann.adjudicators()
-    if not listed:
-        st.info(ann.HOW_TO_ADJUDICATE)
-    elif not adjudicator:
-        st.info(f"Only the adjudicators listed in {ann.ADJUDICATORS_SETTING} can set final labels; "
-                + ("you are not listed." if who else "sign in or pick your name above.") +
-                ("" if signed_in else " Names are typed, not authenticated (see the note at the top)."))
-    if not dis:
-        st.info("No disagreements to settle.")
-    else:
-        meta = {it["item_id"]: it for it in ann.items(list(dict.fromkeys(d["item_id"] for d in dis)))}
-
-        def q_of(item_id: str) -> str:
-            q = (meta.get(item_id) or {}).get("question") or item_id
-            return q if len(q) <= 90 else q[:89] + "…"
-
-        st.caption(f"{len(dis)} question(s) on {len({d['item_id'] for d in dis})} item(s) where experts disagree.")
-        st.dataframe(pd.DataFrame([{"question": q_of(d["item_id"]), "on": LABEL_NAMES.get(d["label"], d["label"]),
-                                    "experts said": " · ".join(f"{k}: {v}" for k, v in d["values"].items()),
-                                    "final": d["final"] or "not settled"} for d in dis]),
-                     hide_index=True, width="stretch")
-        # picked by position: two items may share a question's wording (NEPAQuAD reuses it across EISs)
-        pick = st.selectbox("Open a disagreement", range(len(dis)), key="adj_pick", format_func=lambda i: (
-            f"{q_of(dis[i]['item_id'])} — {LABEL_NAMES.get(dis[i]['label'], dis[i]['label'])} ({dis[i]['item_id']})"))
-        d = dis[pick or 0]
-        it = meta.get(d["item_id"]) or {}
-        left, right = st.columns([3, 2])
-        with left:
-            st.caption(f"Claimed type: {plain(it.get('question_type', ''))}. "
-                       f"{plain(TYPE_GUIDE.get(it.get('question_type', ''), ''))}")
-            st.markdown("**Question**")
-            st.text(it.get("question", ""))
-            st.markdown("**Answer**")
-            st.text(it.get("answer", ""))
-            st.markdown("**Proof / gold passage**" + (f" · page {it['page_number']}" if it.get("page_number") else ""))
-            st.text(it.get("proof") or "")
-        with right:
-            st.markdown(f"**Every expert on this item** (disputed: {LABEL_NAMES.get(d['label'], d['label'])})")
-            by_expert = {k: v for k, v in ann.item_labels(d["item_id"]).items() if k != ann.ADJUDICATOR}
-            for col, (name, v) in zip(st.columns(max(1, len(by_expert))), by_expert.items(), strict=False):
-                with col.container(border=True):
-                    st.markdown(f"**{plain(name)}**")
-                    # names, labels and comments are people's words: text, never Markdown
-                    st.text("\n".join(f"{LABEL_NAMES[k]}: {v.get(k, '—')}" for k in LABEL_NAMES)
-                            + (f"\nSuggested type: {v['true_type']}" if v.get("true_type") else ""))
-                    if v.get("comment"):
-                        st.caption("Comment")
-                        st.text(v["comment"])
-            if d["final"]:
-                st.caption(f"Final label set: {plain(d['final'])}.")
-            if adjudicator:
-                value = st.radio("Final label",
-                                 ["yes", "no", "unsure"] if d["label"] == "answer_correct" else ["yes", "no"],
-                                 horizontal=True, key=f"adj_value_{d['item_id']}_{d['label']}")
-                if st.button("Set final label", type="primary"):
-                    try:
-                        ann.adjudicate(d["item_id"], d["label"], value, by=adjudicator)
-                    except UserError as exc:
-                        st.error(plain(exc), icon="⚠️")
-                    else:
-                        st.rerun()
+    adjudicate_tab(who, adjudicator, signed_in, LABEL_NAMES, TYPE_GUIDE)
 
 with tab_judge:
-    st.caption("A judge model labels the queued items with the experts' three questions (type correct, answer "
-               "correct, proof supports it). Its labels are stored apart and never enter the experts' agreement "
-               "figures; the tables show how often it agrees with each expert and with the adjudicated label, so you "
-               "can tell whether it could stand in for them on items generated at scale.")
-    judge_models = {p.id: p.label for p, ok, _ in registry.status_all() if ok and jr.is_llm(p)}
-    queue = ann.items()
-    judge_pick = None
-    if not queue:
-        st.info("No items in the validation queue yet.")
-    elif not judge_models:
-        st.info("No judge model is configured. Set an API key (OpenAI, Anthropic, an OpenAI-compatible server) or "
-                "a local GGUF model; the extractive baseline is no language model and cannot judge.")
-    else:
-        c1, c2 = st.columns([3, 2])
-        judge_pick = c1.selectbox("Judge model", list(judge_models), key="judge_model",
-                                  format_func=lambda i: f"{judge_models[i]} · {i}")
-        warn = registry.judge_warning(registry.get(judge_pick))
-        if warn:
-            st.warning(warn)
-        every = "(all queued items)"
-        judge_src = c2.selectbox("Items", [every, *ann.sources()], key="judge_source")
-        judge_ids = [it["item_id"] for it in queue if judge_src == every or it["source"] == judge_src]
-        judged = jr.done_items(judge_pick)
-        pending = [i for i in judge_ids if i not in judged]
-        st.caption(f"{len(judge_ids) - len(pending)} of {len(judge_ids)} items already labelled by this judge; "
-                   "items that failed (a reply that was not the JSON asked for) are tried again.")
-        if st.button(f"Label {len(pending)} item(s) with the judge", type="secondary" if warn else "primary",
-                     disabled=not pending,
-                      key="judge_run"):
-            st.button("Cancel", key="cancel_judge", help="Stops after the items in flight; finished ones are kept.")
-            judge_bar = st.progress(0.0, text="starting…")
-
-            def judge_progress(done: int, total: int, _msg: str) -> None:
-                judge_bar.progress(done / total, text=f"{done}/{total} items")
-
-            res = run_safely(jr.judge_items, judge_pick, pending, progress=judge_progress)
-            if res is not None:
-                judge_bar.progress(1.0, text="done")
-                st.success(f"{res['labelled']} labelled, {res['failed']} failed, {res['skipped']} already done"
-                           + (f", {res['cancelled']} cancelled" if res["cancelled"] else "") + ".")
-    known_judges = jr.judges()
-    if known_judges:
-        st.markdown("**Agreement with the experts**")
-        shown = st.selectbox("Judge", known_judges, key="judge_shown",
-                             index=known_judges.index(judge_pick) if judge_pick in known_judges else 0)
-        jrep = jr.judge_agreement(shown)
-        for name, r in jrep.items():
-            st.markdown(f"**{LABEL_NAMES[name]}** · {r['n_judged']} item(s) labelled by the judge")
-            pairs = [(f"expert: {who}", who, c) for who, c in r["vs_experts"].items()]
-            pairs.append(("adjudicated label", "the adjudicated label", r["vs_adjudicated"]))
-            st.dataframe(tidy(pd.DataFrame([{"compared with": col, "n": c["n"], "% agreement": c["percent"],
-                                        "Cohen's κ": c["kappa"], "κ reading": kappa_band(c["kappa"]),
-                                        "note": c["note"] or ""} for col, _, c in pairs])),
-                         hide_index=True, width="stretch")
-            st.text("\n".join(jr.sentence(shown, other, c) for _, other, c in pairs))
-            if any(0 < c["n"] < jr.SMALL_SAMPLE for _, _, c in pairs):
-                st.warning(f"Some of these figures rest on fewer than {jr.SMALL_SAMPLE} items: treat them as rough "
-                           "until more items are labelled by both.", icon="⚠️")
-        st.caption("κ is Cohen's kappa (agreement corrected for chance; Landis & Koch readings). n is the number of "
-                   "items both labelled. The adjudicated label is the final one: the adjudicator's where set, else "
-                   "the experts' unanimous value; disputed items are left out.")
-        jrows = jr.judge_rows(shown)
-        failed = [r for r in jrows if r["status"] == "failed"]
-        with st.expander(f"The judge's labels ({len(jrows)} rows, {len(failed)} failed)"):
-            st.dataframe(tidy(pd.DataFrame([{k: r[k] for k in ("item_id", "label", "value", "status", "error", "raw",
-                                                          "created_at")} for r in jrows])),
-                         hide_index=True, width="stretch")
+    judge_tab(LABEL_NAMES)
 
 with tab_io:
     labels_all = ann.labels(include_adjudicated=True)
@@ -402,14 +275,8 @@ with tab_io:
     if up is not None and st.button("Import"):
         try:
             text = decode_csv_bytes(up.getvalue(), up.name)
-            if login_configured and not adjudicator:
-                # With sign-in on, a reviewer imports only their own labels; an adjudicator may import anyone's.
-                others = sorted({lb.annotator for lb in read_labels_csv(text)} - {who})
-                if others or not signed_in:
-                    raise UserError("With sign-in on, you can import only your own labels (annotator "
-                                    f"'{who or 'signed-in user'}'); this file also holds labels of "
-                                    f"{len(others)} other name(s). Ask an adjudicator to import it.")
-            n = ann.import_labels_csv(text, by=adjudicator)
+            n = ann.import_labels_csv(text, by=adjudicator, importer=who if signed_in else None,
+                                      sign_in=login_configured)
         except LabelsCSVError as exc:
             st.error(f"Nothing was imported: {len(exc.problems)} row(s) of the file have problems, listed below "
                      "(row 1 is the header). Fix them and import the whole file again.", icon="⚠️")

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import insert, select
 
 from lib.core.errors import UserError
-from lib.core.stats.ratings import ratings, win_matrix
+from lib.core.stats.bradley_terry import ratings, win_matrix
 from lib.evaluation.benchmark.dataset import Item
 from lib.evaluation.benchmark.runs import RunConfig, create_run
 from lib.models import registry

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from lib.core.errors import UserError
-from lib.core.stats.ratings import Vote, ratings
+from lib.core.stats.bradley_terry import Vote, ratings
 from lib.review.arena_csv import read_votes_csv
 from tests.conftest import ROOT
 

@@ -71,7 +71,7 @@ def test_a_paired_test_on_too_few_items_makes_no_claim():
 
 
 def test_arena_charts_draw_unbounded_ends_and_say_so():
-    from lib.core.stats.ratings import ratings, win_matrix
+    from lib.core.stats.bradley_terry import ratings, win_matrix
     from lib.review.arena_csv import read_votes_csv
 
     votes = read_votes_csv("left_model,right_model,vote\n" + "a,b,left\n" * 3 + "b,c,tie\nc,b,left\n" * 3)

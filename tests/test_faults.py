@@ -217,7 +217,7 @@ def test_bench_with_a_hostile_provider_completes_and_exits_0(server, tmp_path):
 
 
 def test_redaction_leaves_eis_prose_alone_and_catches_keys():
-    from lib.core.redact import redact
+    from lib.core.redaction import redact
 
     prose = ("The risk-assessment and task-specific mitigation plan (Map key: wetlands; Basic 2015/2016) applies "
              "to the right-of-way. Table key: NEPA-2019-0001234-EIS.")

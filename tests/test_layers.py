@@ -53,6 +53,7 @@ class _Walker(ast.NodeVisitor):
         self.module, self.is_package, self.lines = module, is_package, lines
         self.depth = 0
         self.found: list[tuple[int, str, bool]] = []  # (line, module, inside a function)
+        self.submodule_imports: list[tuple[str, tuple[str, ...]]] = []  # (package, the names: maybe submodules)
         self.problems: list[str] = []
 
     def _commented(self, node: ast.stmt) -> bool:
@@ -88,6 +89,7 @@ class _Walker(ast.NodeVisitor):
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:  # noqa: N802
         targets = _resolve(self.module, self.is_package, node)
         self.found += [(node.lineno, t, self.depth > 0) for t in targets]
+        self.submodule_imports.append((targets[0], tuple(targets[1:])))
         if self.depth:
             self._local(node, targets[:1])
 
@@ -129,10 +131,14 @@ def _scan() -> tuple[dict[str, set[str]], list[str]]:
             allowed = set(LAYERS[: LAYERS.index(own) + 1])
         else:
             problems.append(f"{module} is in lib/{own}/, which is not a layer package {LAYERS}")
+        # ``from lib.core import config`` needs the submodule, not the names the package's face defines: no edge to
+        # the face then (Python imports a submodule of a package whose face is still loading).
+        only_submodules = {pkg for pkg, names in walker.submodule_imports if names and all(n in modules for n in names)}
+        faces_used = {pkg for pkg, names in walker.submodule_imports if not all(n in modules for n in names)}
         for line, target, _local in walker.found:
             if target not in modules:
                 continue  # not lib, or a name imported from a module rather than a module itself
-            if target != module:
+            if target != module and (target not in only_submodules or target in faces_used):
                 graph[module].add(target)
             pkg = _package_of(target)
             if allowed is None:
@@ -191,6 +197,47 @@ def test_no_module_imports_in_a_circle() -> None:
     # through __init__, which is as much a circle as any other.
     cycles = _cycles(graph)
     assert not cycles, "modules that import each other in a circle:\n" + "\n".join(", ".join(c) for c in cycles)
+
+
+def test_no_face_hides_one_of_its_modules():
+    """A package's face that re-exports a function under the name of one of its own modules (``ask`` the module
+    and ``ask`` the function) makes ``from lib.qa import ask`` mean the one or the other by import order."""
+    import importlib
+
+    hidden = []
+    for init in sorted(LIB.rglob("__init__.py")):
+        package = _module_name(init)
+        face = importlib.import_module(package)
+        for sub in sorted(p.stem for p in init.parent.glob("*.py") if p.name != "__init__.py"):
+            got = getattr(face, sub, None)
+            if got is not None and getattr(got, "__name__", None) != f"{package}.{sub}":
+                hidden.append(f"{package}.{sub} is hidden by the face's {sub!r} ({type(got).__name__})")
+    assert not hidden, "\n".join(hidden)
+
+
+def test_pages_import_package_faces_only():
+    """Pages (and the app's entry) import a package's face (``from lib.review import arena``), and only names the
+    face lists in ``__all__``, never a module by its path."""
+    import importlib
+
+    problems = []
+    for path in sorted([*(LIB.parent / "pages").glob("*.py"), LIB.parent / "streamlit_app.py"]):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "lib" for a in node.names):
+                problems.append(f"{path.name}:{node.lineno} imports lib by path (import …)")
+            if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith("lib"):
+                continue
+            face = (LIB.parent / Path(*node.module.split(".")) / "__init__.py")
+            if not face.exists():
+                problems.append(f"{path.name}:{node.lineno} imports {node.module}, a module, not a package's face")
+                continue
+            listed = set(getattr(importlib.import_module(node.module), "__all__", ()))
+            missing = [a.name for a in node.names if a.name not in listed]
+            if missing:
+                problems.append(f"{path.name}:{node.lineno} imports {', '.join(missing)} from {node.module}, which "
+                                "its face does not list")
+    assert not problems, "\n".join(problems)
 
 
 def test_the_walk_sees_local_and_importlib_imports(tmp_path: Path) -> None:

@@ -15,9 +15,9 @@ from lib.app.services import get_services
 from lib.collection.maintenance import check, repair
 from lib.core import config
 from lib.core.errors import UserError
-from lib.core.redact import redact
+from lib.core.redaction import redact
 from lib.core.stats.agreement import cli_report
-from lib.core.stats.ratings import ratings
+from lib.core.stats.bradley_terry import ratings
 from lib.core.textfile import read_text
 from lib.core.verdict import parse_verdict
 from lib.documents.metadata import (

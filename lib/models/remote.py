@@ -13,7 +13,7 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from lib.core import config
-from lib.core.redact import install_log_redaction, redact
+from lib.core.redaction import install_log_redaction, redact
 from lib.models.base import (
     JSON_SCHEMA,
     TOOL_USE,

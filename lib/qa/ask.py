@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import insert, select
 
 from lib.core.errors import UserError
-from lib.core.redact import redact
+from lib.core.redaction import redact
 from lib.core.verdict import looks_closed, parse_verdict
 from lib.models import prompts, registry
 from lib.models.base import Provider, ProviderError, Request

@@ -32,8 +32,8 @@ from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
 from lib.core.stats.agreement import pair_agreement
+from lib.core.stats.bradley_terry import VOTES, Vote
 from lib.core.stats.inference import wilson_interval
-from lib.core.stats.ratings import VOTES, Vote
 from lib.evaluation.benchmark.runs import list_runs
 from lib.models.extractive import NON_ANSWERS
 from lib.qa.contexts import MODE_LABELS

@@ -11,7 +11,7 @@ from sqlalchemy.engine import Engine
 
 from lib.core.csv_safe import rows_to_csv, unneutralise
 from lib.core.errors import UserError
-from lib.core.stats.ratings import VOTES, Vote
+from lib.core.stats.bradley_terry import VOTES, Vote
 from lib.review.arena import arena_answers, get_arena, oriented, upsert_vote, vote_row, votes
 from lib.storage.engine import get_engine
 

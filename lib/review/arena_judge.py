@@ -21,7 +21,7 @@ from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
 from lib.core.pool import run_tasks
-from lib.core.redact import redact
+from lib.core.redaction import redact
 from lib.models import registry
 from lib.models.base import Provider, ProviderError, Request
 from lib.review import arena

@@ -15,13 +15,12 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sklearn.metrics import cohen_kappa_score
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
 from lib.core.pool import run_tasks
-from lib.core.redact import redact
+from lib.core.redaction import redact
 from lib.evaluation.benchmark.generate import GUIDELINES
 from lib.models import registry
 from lib.models.base import Provider, ProviderError, Request
@@ -231,6 +230,7 @@ def judge_rows(judge_id: str, engine: Engine | None = None) -> list[dict]:
 def compare(judge: dict[str, str], other: dict[str, str]) -> dict[str, Any]:
     """Percent agreement (0–100) and Cohen's κ over the items both labelled, with n. κ is None, with the
     reason in ``note``, where it is undefined."""
+    from sklearn.metrics import cohen_kappa_score  # heavy: imported on first use, off start-up
     common = sorted(set(judge) & set(other))
     n = len(common)
     if not n:

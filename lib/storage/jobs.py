@@ -31,7 +31,7 @@ from sqlalchemy import insert, select, update
 
 from lib.core.errors import UserError
 from lib.core.progress import ProgressFn
-from lib.core.redact import redact
+from lib.core.redaction import redact
 from lib.storage import leases, tables
 from lib.storage.engine import get_engine
 

@@ -11,7 +11,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, func, inspect, insert, select, text
+from sqlalchemy import create_engine, func, insert, inspect, select, text
 
 from lib.collection import lexical
 from lib.core.errors import UserError

@@ -26,8 +26,8 @@ costs milliseconds whatever the length of the PDF), can be filled by a connected
 (``fill_with_model``) and edited by a person (``set_values``). Each value keeps its source: ``pdf_metadata``,
 ``cover_text``, ``model`` or ``person``; a person's value is never overwritten by extraction or a model.
 """
-from lib.documents.metadata.export_ceq import STANDARD, export_ceq
-from lib.documents.metadata.extract import COVER_PAGES, classify, extract, project_title_from
+from lib.documents.metadata.ceq_export import STANDARD, export_ceq
+from lib.documents.metadata.extraction import COVER_PAGES, classify, extract, project_title_from
 from lib.documents.metadata.fields import (
     DOCUMENT_TYPES,
     FEDERAL_AGENCIES,

@@ -13,7 +13,7 @@ from sqlalchemy import delete as _sa_delete
 from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
-from lib.documents.metadata.extract import COVER_PAGES
+from lib.documents.metadata.extraction import COVER_PAGES
 from lib.documents.metadata.fields import DOCUMENT_TYPES, PROCESS_TYPES, normalize
 from lib.documents.metadata.records import get, missing, require_document
 from lib.models import prompts

@@ -9,9 +9,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from itertools import combinations
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from lib.core.stats import inference as stats
 from lib.evaluation.benchmark.dataset import Item
@@ -19,18 +17,27 @@ from lib.evaluation.benchmark.runs import RunConfig, answers, load_run
 from lib.evaluation.benchmark.scoring import METRIC_LABELS, headline_metric, public_metric_name
 from lib.qa.contexts import MODE_LABELS
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 # NEPAQuAD paper (Phan et al. 2024), Table 2: RAGAS answer correctness (%) by model and context, over the
 # whole NEPAQuAD1.0 benchmark (n = 1,599 questions of ten types, 49% closed). Published figures.
-PUBLISHED_TABLE2 = pd.DataFrame(
-    [
-        ("GPT-4", 67.00, 63.70, 74.36, 76.60),
-        ("Claude", 64.53, 66.46, 75.16, 76.84),
-        ("Gemini", 62.84, 65.90, 75.46, 81.15),
-        ("Mistral", 64.95, 61.81, 72.88, 75.34),
-        ("Llama3.1", 66.35, 59.52, 74.01, 72.73),
-    ],
-    columns=["model", "none", "pdf", "rag", "gold"],
+PUBLISHED_TABLE2_ROWS = (
+    ("GPT-4", 67.00, 63.70, 74.36, 76.60),
+    ("Claude", 64.53, 66.46, 75.16, 76.84),
+    ("Gemini", 62.84, 65.90, 75.46, 81.15),
+    ("Mistral", 64.95, 61.81, 72.88, 75.34),
+    ("Llama3.1", 66.35, 59.52, 74.01, 72.73),
 )
+
+
+def published_table2() -> pd.DataFrame:
+    """The published Table 2 as a frame (model, none, pdf, rag, gold)."""
+    import pandas as pd  # heavy: imported on first use, off start-up
+
+    return pd.DataFrame(PUBLISHED_TABLE2_ROWS, columns=["model", "none", "pdf", "rag", "gold"])
+
+
 PUBLISHED_N = 1599
 PUBLISHED_LABEL = ("Published: NEPAQuAD Table 2 (Phan et al. 2024), RAGAS answer correctness %, "
                    f"n = {PUBLISHED_N:,} questions per cell (all ten types)")
@@ -147,6 +154,7 @@ def comparison_info(items: Sequence[Item], cfg: RunConfig, rows: list[dict[str, 
 def answers_frame(run_id: str, engine: Any = None) -> pd.DataFrame:
     """One row per stored answer with the item's fields and its headline score (closed accuracy for closed
     items, the run's open metric else)."""
+    import pandas as pd  # heavy: imported on first use, off start-up
     stored = load_run(run_id, engine)
     if stored is None:
         return pd.DataFrame()
@@ -170,6 +178,7 @@ def answers_frame(run_id: str, engine: Any = None) -> pd.DataFrame:
 
 def _summarise(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Mean with n and 95% interval per group, over scored rows; ``small`` marks n < 5."""
+    import pandas as pd  # heavy: imported on first use, off start-up
     s = df[(df["status"] == "ok") & df["score"].notna()]
     rows = []
     for key, g in s.groupby(keys):
@@ -182,6 +191,7 @@ def _summarise(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
 def comparison_frame(df: pd.DataFrame, common: Sequence[str]) -> pd.DataFrame:
     """Per model × mode × kind on the common items only."""
+    import pandas as pd  # heavy: imported on first use, off start-up
     if df.empty:
         return _summarise(df.assign(score=[]), ["model", "mode", "kind"]) if "status" in df else pd.DataFrame()
     return _summarise(df[df["item_id"].isin(set(common))], ["model", "mode", "kind"])

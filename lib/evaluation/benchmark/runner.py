@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from lib.core.errors import UserError
 from lib.core.pool import run_tasks
 from lib.core.progress import CountProgressFn
-from lib.core.redact import redact
+from lib.core.redaction import redact
 from lib.evaluation.benchmark import report
 from lib.evaluation.benchmark.dataset import Item
 from lib.evaluation.benchmark.runs import RunConfig, answers, create_run, load_run, save_config, select_items

@@ -14,7 +14,7 @@ from sqlalchemy.exc import IntegrityError
 
 from lib.core.errors import UserError
 from lib.core.pool import run_tasks
-from lib.core.redact import redact
+from lib.core.redaction import redact
 from lib.evaluation.exam.dataset import LETTERS, ROTATIONS, Question, course_title, courses, load_course
 from lib.evaluation.exam.prompting import (
     EXTRACTOR_VERSION,

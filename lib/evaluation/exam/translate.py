@@ -12,7 +12,7 @@ from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 
 from lib.core.errors import UserError
-from lib.core.redact import redact
+from lib.core.redaction import redact
 from lib.models import registry
 from lib.models.base import ProviderError, Request
 from lib.storage import tables

@@ -42,7 +42,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from lib.core.redact import redact
+from lib.core.redaction import redact
 from lib.evaluation.metrics.base import JUDGE_FAILED, NO_ANSWER, NO_STATEMENTS, OK, MetricResult, Sample
 from lib.evaluation.metrics.semantic_similarity import Embed, cosine
 from lib.evaluation.metrics.token_f1_proxy import W_FACTUAL, W_SEMANTIC, f1_from_counts
