@@ -10,7 +10,7 @@ Chunk texts are the sample EIS's chunks and the NEPAQuAD gold passages, each var
 a document/chunk tag added) so no two are equal. Vectors are random unit vectors of the embedder's dimension
 (latency does not depend on what they mean); queries are real NEPAQuAD questions, embedded by the real model
 inside each timed call. With the int8 backend, searches re-score their candidates with exact vectors made on
-first need (lib/rescoring.py): each method and scope starts with none stored (as after an ingest) and is timed
+first need (lib/retrieval/rescoring.py): each method and scope starts with none stored (as after an ingest) and is timed
 again on the same questions ("asked again"). Prints a human summary on stderr and, as the last line of stdout, one line of JSON:
 {"chunks": N, "latency_ms": {"hybrid": {"all": {"p50", "p95"}, "10": {…}, "1": {…}}, "dense": {…},
 "lexical": {…}}, "add_document_s": …, "load_s": …, "mode": "embedded" | "server"}.
@@ -127,7 +127,7 @@ def main() -> None:
     rescores = rescoring.applies(svc.docs.index)
 
     def forget() -> None:
-        """No exact vector stored yet (lib/rescoring.py): every search below pays for its own, as after ingest."""
+        """No exact vector stored yet (lib/retrieval/rescoring.py): every search below pays for its own, as after ingest."""
         with svc.docs.engine.begin() as c:
             c.execute(delete(tables.exact_vectors))
         rescoring._recent.clear()

@@ -1,4 +1,4 @@
-"""Does int8 ingest cost retrieval quality, and what does exact re-scoring (lib/rescoring.py) cost at query time?
+"""Does int8 ingest cost retrieval quality, and what does exact re-scoring (lib/retrieval/rescoring.py) cost at query time?
 
     python bench/rescoring.py [--pages 600] [--questions 300]
 

@@ -116,7 +116,7 @@ def main() -> None:
     os.environ["NEPAQA_HOME"] = tempfile.mkdtemp(prefix="nepaqa_bench_ret_")
 
     from lib.app import services
-    from lib.collection import ingest as ingest_pipeline
+    from lib.collection import ingest
     from lib.core import config
     from lib.evaluation.benchmark.dataset import load_items
     from lib.retrieval.retriever import _Bm25
@@ -126,7 +126,7 @@ def main() -> None:
     report: dict = {}
     header = "  " + " " * 26 + "   ".join(f"hit@{k}: per question [95%] | per passage" for k in KS)
     for contextual in (True, False):  # plain (the product's default) last: the runs below use its store
-        ingest_pipeline.CONTEXTUAL = contextual
+        ingest.CONTEXTUAL = contextual
         os.environ["NEPAQA_HOME"] = tempfile.mkdtemp(prefix="nepaqa_bench_ret_")
         svc = services.get_services()
         doc = svc.docs.ingest_file(str(config.SAMPLE_PDF), chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap)

@@ -1,3 +1,4 @@
+"""``python -m lib``: the command line (lib/app/cli.py)."""
 import sys
 
 from lib.app.cli import main

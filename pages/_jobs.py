@@ -1,5 +1,5 @@
 """The jobs panel every page shows in the sidebar, and the small live view of one job a page shows where it was
-started. Jobs run on threads of the server process (lib/jobs.py), so this only reads their rows."""
+started. Jobs run on threads of the server process (lib/storage/jobs.py), so this only reads their rows."""
 from __future__ import annotations
 
 import time

@@ -8,17 +8,18 @@ from typing import Any
 
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
 from lib.app import Services, get_services
+from lib.collection import repair
 from lib.core import UserError, config
+from lib.documents import metadata, originals, page_render, symbol_bullets
 
 
 def _leave_pages_folder_mode() -> None:
     """Streamlit treats a `pages/` folder as the old automatic navigation until streamlit_app.py has run
     st.navigation once in the process. A first visit straight to /documents would get that old sidebar;
     switch the flag and rerun so st.navigation (the real one) takes over."""
-    from streamlit.runtime.pages_manager import PagesManager
-
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False
         st.rerun()
@@ -29,7 +30,6 @@ _leave_pages_folder_mode()
 
 @st.cache_resource(show_spinner="Loading the embedding model and index…")
 def _services(home: str, chroma_url: str, model: str) -> Services:
-    from lib.collection import repair
 
     svc = get_services()
     repair(svc.docs)  # once when the app starts: lease-aware, it never touches a document being written
@@ -42,7 +42,6 @@ def services() -> Services:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _page_png(doc: str, number: int, highlight: str | None, kept: int) -> tuple[bytes, int, int]:
-    from lib.documents import page_render
 
     rects = page_render.highlight_rects(doc, number, highlight) if highlight else []
     return page_render.render_page(doc, number, highlight or None), len(rects), page_render.page_count(doc)
@@ -52,8 +51,6 @@ def page_png(doc: str, number: int, highlight: str | None) -> tuple[bytes, int, 
     """A rendered PDF page, the number of lines highlighted on it, and the document's page count. The kept
     original's mtime is part of the cache key, so a deleted or replaced original is never served from the cache.
     Raises NoOriginalError, UserError or OSError for the caller to show."""
-    from lib.documents import originals
-
     kept = originals.path(doc)
     return _page_png(doc, number, highlight, kept.stat().st_mtime_ns if kept else 0)
 
@@ -78,8 +75,6 @@ def doc_picker(label: str = "Document", key: str = "doc") -> str | None:
 
 def titled(docs: list, with_size: bool = False) -> dict[str, str]:
     """Documents by title (their file name where no title is known), for lists and pickers."""
-    from lib.documents import metadata as metadata
-
     metas = metadata.get_many([d.doc_id for d in docs], services().docs.engine)
     return {d.doc_id: metadata.display_title(metas[d.doc_id], d.name)
             + (f" ({d.pages} pages, {d.chunks} chunks)" if with_size else f" ({d.pages} pages)") for d in docs}
@@ -107,7 +102,6 @@ def scope_picker(key: str = "scope") -> tuple[str | list[str] | None, bool]:
     elif how == "All documents":
         scope = "*"
     else:
-        from lib.documents import metadata as metadata
 
         engine = services().docs.engine
         metas = metadata.get_many([d.doc_id for d in docs], engine)
@@ -177,8 +171,6 @@ def code(text: object) -> str:
 def passage_text(text: object) -> str:
     """A PDF passage for reading: symbol-font bullets (U+F020–U+F0FF, which browsers draw as empty boxes) as "•",
     and the PDF's line breaks and runs of spaces as single spaces. For st.text (it is still untrusted text)."""
-    from lib.documents import symbol_bullets
-
     return " ".join(symbol_bullets("" if text is None else str(text)).split())
 
 

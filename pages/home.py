@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.core import config, redact
-from lib.models import warm_status
+from lib.models import registry, warm_status
 from pages._ui import code, plain, services
 
 st.title("🌲 NEPA QA Studio")
@@ -66,8 +66,6 @@ else:  # this page does not wait for the model: it loads in the background
     st.markdown(f"- **Embedding:** `{emb.name}` (offline): loading in the background; the first start on a machine "
                 "also converts it to ONNX once (about 30 s)")
 try:
-    from lib.models import registry
-
     rows = [
         {"model": p.label, "id": p.id, "available": "✅" if ok else "—", "note": reason}
         for p, ok, reason in registry.status_all()

@@ -104,6 +104,6 @@ if shown:
                 where_txt = ", ".join(x for x in (p["section"], f"p. {p['page_start']}" if p["page_start"] ==
                                                   p["page_end"] else f"pp. {p['page_start']}–{p['page_end']}") if x)
                 st.caption(plain(where_txt))
-                # escaped first (lib.corpus_search.snippet), then our own <mark> tags
+                # escaped first (lib.retrieval.corpus_search.snippet), then our own <mark> tags
                 st.html(f"<div style='font-size:0.92rem;line-height:1.45'>{p['snippet_html']}</div>")
                 open_page(r.doc_id, p, key=f"sr_open_{r.doc_id}_{p['page_start']}_{i}")

@@ -263,7 +263,7 @@ with tab_io:
         columns=["item_id", "annotator", "label", "value"])
     final = pd.DataFrame(ann.adjudicated_set())
     c1, c2, c3, c4 = st.columns(4)
-    # CSV cells that a spreadsheet would run as a formula get a leading apostrophe (lib.csv_safe); JSON is raw.
+    # CSV cells that a spreadsheet would run as a formula get a leading apostrophe (lib.core.csv_safe); JSON is raw.
     c1.download_button("Labels (CSV)", ann.labels_csv(), "labels.csv", "text/csv")
     c2.download_button("Labels (JSON)", df.to_json(orient="records"), "labels.json", "application/json")
     c3.download_button("Adjudicated set (CSV)", ann.adjudicated_csv(), "adjudicated.csv", "text/csv")

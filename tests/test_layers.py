@@ -240,6 +240,22 @@ def test_pages_import_package_faces_only():
     assert not problems, "\n".join(problems)
 
 
+def test_every_module_opens_with_a_docstring_and_stays_small():
+    """A newcomer reads what a module does in its first lines; no module grows past 600 lines, no page past 350."""
+    problems = []
+    for path in sorted(LIB.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if not (ast.get_docstring(ast.parse(text)) or "").strip():
+            problems.append(f"{path.relative_to(LIB.parent)} has no docstring")
+        if len(text.splitlines()) > 600:
+            problems.append(f"{path.relative_to(LIB.parent)} has {len(text.splitlines())} lines (at most 600)")
+    for path in sorted((LIB.parent / "pages").glob("*.py")):
+        n = len(path.read_text(encoding="utf-8").splitlines())
+        if n > 350:
+            problems.append(f"pages/{path.name} has {n} lines (at most 350)")
+    assert not problems, "\n".join(problems)
+
+
 def test_the_walk_sees_local_and_importlib_imports(tmp_path: Path) -> None:
     """The checker itself: a function-local upward import and an importlib string are both caught."""
     src = ("import importlib\n\ndef f():\n    from lib.app import cli\n    return importlib.import_module('lib.app.cli')\n"

@@ -3,7 +3,7 @@ reused by the command line or a notebook). Benchmark scores carry their n and 95
 are drawn grey and say so; the EnviroExam charts show per-course accuracy of runs whose question counts are in
 the leaderboard and run tables beside them.
 
-Functions take plain frames from lib/benchmark/report.py, lib/enviroexam.py and lib/agreement.py, plus a
+Functions take plain frames from lib/evaluation/benchmark/report.py, lib/evaluation/exam/ and lib/core/stats/agreement.py, plus a
 ``label`` function from model id to display name (the page's registry labels), and return Altair charts or
 pandas frames.
 """

@@ -68,7 +68,6 @@ def _stderr_progress(stage: str, frac: float, msg: str) -> None:
 def _run_job(kind: str, params: dict, title: str) -> dict:
     """Run a job in the foreground: the same code as the app's background jobs, recorded in the same table.
     Progress goes to stderr: every change of stage, the end, and otherwise at most twice a second."""
-
     return run_foreground(kind, params, title, _printer())
 
 
@@ -403,7 +402,6 @@ def _bench(a: argparse.Namespace) -> Any:
 
 def _refuse_changed_flags(a: argparse.Namespace, cfg: Any) -> None:
     """A resume uses the run's own configuration; flags that ask for another one are refused, never ignored."""
-
     asked = {
         "--models": registry.resolve_all([m for m in a.models.split(",") if m]) if a.models else None,
         "--modes": [m for m in a.modes.split(",") if m] if a.modes else None,

@@ -83,7 +83,6 @@ def _is_local(model_id: str) -> bool:
 
 def answer_rate(model_id: str, mode: str, engine: Any = None) -> Rate:
     """Seconds per answer of a model in a context mode: benchmark answers and Ask questions, latest first."""
-
     engine = engine or get_engine()
     values: list[float] = []
     for t in (tables.bench_answers, tables.ask_history):

@@ -102,7 +102,6 @@ def discard_staged(params: dict[str, Any]) -> None:
 def benchmark_params(items: list[Any] | None, cfg: Any, run_id: str | None = None,
                      max_workers: int = 4) -> dict[str, Any]:
     """A new run gets its id now, so the job links to it from the first answer and a resume continues it."""
-
     return {"items": [it.as_dict() for it in items] if items is not None else None,
             "config": cfg.as_dict() if cfg is not None else None, "run_id": run_id or new_run_id(),
             "max_workers": max_workers}
@@ -140,7 +139,6 @@ def _benchmark(params: dict[str, Any], ctx: JobContext, run_id: str) -> dict[str
 def _run_lease(name: str, ctx: JobContext) -> Any:
     """One job at a time per benchmark or exam run: a second job on the same run (two Resume clicks, the app and
     the CLI) is refused at once instead of answering, paying for and deleting the same rows twice."""
-
     lease = Lease(name, ctx.engine, f"job {ctx.job_id}")
     if not lease.try_acquire():
         raise UserError(f"This run is already being worked on ({holder_of(name, ctx.engine) or 'another job'}); "

@@ -1,9 +1,9 @@
-"""Documents: one front over the four parts that each do one job.
+"""The document store: one front over the four parts of the collection that each do one job.
 
-- ``doc_repository.DocumentRepository``: the SQL rows (documents, pages, chunks; lexical index and metadata in the
+- ``repository.DocumentRepository``: the SQL rows (documents, pages, chunks; lexical index and metadata in the
   same transactions);
-- ``ingest_pipeline.IngestPipeline``: PDF → chunks → embeddings → a committed generation, atomically;
-- ``index.VectorIndex``: the vectors (Chroma), with lease-held writes;
+- ``ingest.IngestPipeline``: PDF → chunks → embeddings → a committed generation, atomically;
+- ``vectors.VectorIndex``: the vectors (Chroma), with lease-held writes;
 - ``maintenance``: the lease-aware sweep and the vectors-match-chunks check.
 
 ``DocumentStore`` only composes them, so pages and the CLI keep one object to hold (``services().docs``).
@@ -83,5 +83,4 @@ class DocumentStore:
 
     def repair(self) -> dict[str, Any]:
         """Lease-aware sweep of vectors no committed generation owns (see maintenance.repair)."""
-
         return repair(self)

@@ -192,7 +192,6 @@ def embed_text(chunk: Chunk, title: str) -> str:
 
 def _kept_info_and_outline(doc_id: str) -> tuple[dict, list]:
     """The PDF metadata and outline of a document's kept original; empty when none was kept."""
-
     kept = originals.path(doc_id)
     if kept is None:
         return {}, []

@@ -2,7 +2,7 @@
 
 SQLite's FTS5 with its bm25 ranking in the embedded default; PostgreSQL full-text search (tsvector, GIN index,
 ts_rank) when NEPAQA_DATABASE_URL points at PostgreSQL. Rows are written in the same SQL transaction that
-switches a document to its new generation (doc_repository.commit), so the lexical index and the chunks never
+switches a document to its new generation (repository.DocumentRepository.commit), so the lexical index and the chunks never
 disagree, survive restarts without a rebuild, and are removed with the document. Chroma's own sparse (BM25)
 index is not available in its local mode, so it cannot serve the embedded default.
 

@@ -1,7 +1,7 @@
 """The documents' SQL repository: document rows, page text and chunks (SQLite or PostgreSQL), read and written.
 
-It knows nothing of PDFs, embeddings or vectors: the ingest pipeline (ingest_pipeline.py) decides what to write,
-the vector index (index.py) holds the vectors, and maintenance (maintenance.py) checks the two agree.
+It knows nothing of PDFs, embeddings or vectors: the ingest pipeline (ingest.py) decides what to write,
+the vector index (vectors.py) holds the vectors, and maintenance (maintenance.py) checks the two agree.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from sqlalchemy.engine import Engine
 
 from lib.collection import lexical
 from lib.core.errors import UserError
-from lib.documents import metadata as metadata
+from lib.documents import metadata
 from lib.documents.chunking import Chunk, is_navigation
 from lib.documents.pdf import ExtractedPdf, Page
 from lib.storage import tables
@@ -125,7 +125,7 @@ class DocumentRepository:
                     for ch in chunks
                 ])
             # The lexical index and the metadata switch in the same transaction as the chunks.
-            lexical.write(c, doc_id, chunks, None)  # the lexical index keeps the bare text (see ingest_pipeline)
+            lexical.write(c, doc_id, chunks, None)  # the lexical index keeps the bare text (see ingest.CONTEXTUAL)
             if is_new:
 
                 metadata.save_extracted(c, doc_id, metadata.extract(ex))
@@ -136,7 +136,6 @@ class DocumentRepository:
 
     def delete(self, doc_id: str) -> None:
         """Every row of a document (chunks, pages, lexical index, metadata, the document) in one transaction."""
-
         with self.engine.begin() as c:
             c.execute(delete(tables.chunks).where(tables.chunks.c.doc_id == doc_id))
             c.execute(delete(tables.exact_vectors).where(tables.exact_vectors.c.doc_id == doc_id))

@@ -163,7 +163,6 @@ def detect_headings(doc: Any, max_pages: int = 2000) -> list[list]:
     """Headings found by type: the body size is the most common font size (by characters); a line is a heading
     when it is short and either numbered ("4.3 Water Resources", "ES.3.1 …", "Chapter 2 …") and larger or bold,
     or unnumbered and much larger. Its level is its numbering depth (or 1). Not tuned to any document."""
-
     lines: list[tuple[int, str, float, bool]] = []
     sizes: Counter = Counter()
     for number, page in enumerate(doc, start=1):

@@ -87,7 +87,6 @@ class Embedder:
 
 def backend_setting() -> str:
     """NEPAQA_EMBED_BACKEND: onnx-int8 (default), onnx (fp32) or torch."""
-
     value = (config.get("NEPAQA_EMBED_BACKEND") or "onnx-int8").strip().lower()
     if value not in BACKENDS:
         raise UserError(f"NEPAQA_EMBED_BACKEND is '{value}'; use one of: {', '.join(BACKENDS)}.")
@@ -165,7 +164,7 @@ def get_embedder(model: str | None = None) -> Embedder:
 
 def get_exact_embedder(model: str | None = None) -> Embedder:
     """The model with exact (fp32) vectors, equal to torch's: on ONNX Runtime (exported once from the same
-    weights, beside the int8 file) unless the backend is torch. Re-scoring int8 search results (lib/rescoring.py)
+    weights, beside the int8 file) unless the backend is torch. Re-scoring int8 search results (lib/retrieval/rescoring.py)
     and everything that compares texts by meaning (the semantic metrics, the extractive baseline) use it, so no
     score depends on the ingest backend."""
     backend = "torch" if effective_backend(model) == "torch" else "onnx"
@@ -189,7 +188,6 @@ _warm_lock = threading.Lock()
 def warm_up_in_background(model: str | None = None) -> None:
     """Load the embedder on a background thread, once per process (the app calls this at start, so the first
     search or ingest does not wait and no page blocks on it). ``warm_status`` tells how it went."""
-
     with _warm_lock:
         if _warm["state"] != "idle":
             return
@@ -201,7 +199,7 @@ def warm_up_in_background(model: str | None = None) -> None:
         t = time.perf_counter()
         try:
             get_embedder(model)
-            get_exact_embedder(model)  # searches re-score int8 results with it (lib/rescoring.py); the same one otherwise
+            get_exact_embedder(model)  # searches re-score int8 results with it (lib/retrieval/rescoring.py); the same one otherwise
             _warm.update(state="ready", seconds=round(time.perf_counter() - t, 1))
         except Exception as exc:  # noqa: BLE001 - shown on the Home page; the first real use raises it again
             _warm.update(state="failed", error=str(exc))

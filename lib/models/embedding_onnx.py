@@ -112,7 +112,7 @@ def export(model_dir: Path, backend: str) -> tuple[Path, float]:
 
 
 def _keep_exact(fp32: Path, model_dir: Path) -> None:
-    """The fp32 file an int8 export starts from is the exact model search re-scores with (lib/rescoring.py): put
+    """The fp32 file an int8 export starts from is the exact model search re-scores with (lib/retrieval/rescoring.py): put
     it in its own cache folder instead of exporting it a second time."""
     target = cache_folder(model_dir, "onnx")
     if (target / "model.onnx").exists():
@@ -158,7 +158,6 @@ def _export_fp32(model_dir: Path, out: Path) -> None:
 @contextmanager
 def _quiet() -> Iterator[None]:
     """The exporter and the quantiser warn about tracing details that do not apply here; keep the console clean."""
-
     root = logging.getLogger()
     level = root.level
     root.setLevel(logging.ERROR)

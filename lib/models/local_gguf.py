@@ -13,6 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from lib.core import config
 from lib.models.base import LIKELIHOOD, Answer, ModelOptions, Provider, ProviderError, Request
 
@@ -38,7 +40,6 @@ _LOAD_LOCK = threading.Lock()
 
 def file_sha256(path: Path) -> str:
     """sha256 of a model file, computed once per (path, size, mtime) in a process."""
-
     st = path.stat()
     key = (str(path), st.st_size, st.st_mtime_ns)
     if key not in _HASHES:
@@ -197,8 +198,6 @@ class LlamaCppProvider(Provider):
             tokens = llm.tokenize(self._chat_prompt(req).encode("utf-8"), add_bos=False, special=True)
             if len(tokens) >= self.context_window:
                 raise ProviderError(f"{self.label}: the prompt ({len(tokens)} tokens) does not fit the window")
-            import numpy as np  # heavy: imported on first use, off start-up
-
             llm.reset()
             llm.eval(tokens)
             # Without logits_all, llama.cpp keeps only the last position's logits: exactly the next token's.

@@ -69,7 +69,6 @@ class AskResult:
 
     def notice(self) -> str | None:
         """The truncation notice, saying how this model's tokens were counted (its tokenizer, or an estimate)."""
-
         try:
             unit = registry.get(self.model).count_unit
         except Exception:  # noqa: BLE001 - a model no longer configured: the figure stands without the unit
@@ -279,7 +278,6 @@ def _safe_ask(question: str, model_id: str, mode: str, *args: Any) -> AskResult:
 def batch_manifest(results: Sequence[AskResult], doc_id: str | None, services: Any = None,
                    k: int = DEFAULT_K) -> dict[str, Any]:
     """What an Ask batch was made with (see manifest.py)."""
-
     models = []
     for mid in dict.fromkeys(r.model for r in results):
         try:

@@ -51,7 +51,6 @@ def rag_context(hits: Sequence) -> Context:
     """The retrieved chunks as numbered sources, exactly as the page will number them (citations.number_sources:
     chunks of one document whose pages overlap are one source), each headed by its document, section and pages,
     so an answer's [2] means the page's source [2]."""
-
     chunks = [{"doc_id": getattr(h, "doc_id", "") or None, "doc_name": getattr(h, "doc_name", "") or None,
                "section": h.chunk.section, "page_start": h.chunk.page_start, "page_end": h.chunk.page_end,
                "text": h.chunk.text, "score": round(h.score, 4)} for h in hits]

@@ -48,8 +48,7 @@ def document_entries(services: Any, doc_ids: Iterable[str], engine: Any = None) 
 
 def embedder_name(services: Any = None) -> str:
     """The embedder as a run uses it, without loading it: name and backend, and whether int8 search results are
-    re-scored exactly (lib/rescoring.py; runs made before that are not resumed with it)."""
-
+    re-scored exactly (lib/retrieval/rescoring.py; runs made before that are not resumed with it)."""
     return rescoring.manifest_label(embedder_label())
 
 

@@ -28,7 +28,6 @@ class DocResult:
 
 def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
     """An escaped window of ``text`` around the first query term, with the terms marked."""
-
     flat = " ".join(symbol_bullets(text).split())
     lower = flat.lower()
     first = min((i for t in terms if (i := lower.find(t)) >= 0), default=0)

@@ -13,7 +13,7 @@ dense search over int8 vectors:
 4. returns the n best by exact score.
 
 The cost moves from ingest to the first searches that reach a chunk (bench/rescoring.py measures both sides;
-bench/corpus.py the latency). A balanced search's per-document top-ups keep int8 scores (retrieval.py), since
+bench/corpus.py the latency). A balanced search's per-document top-ups keep int8 scores (retriever.py), since
 re-scoring 100 candidates in each of up to 50 documents would take minutes the first time.
 Documents indexed with an exact backend (onnx, torch) are searched as before: this applies only while the
 configured backend is onnx-int8.
@@ -31,7 +31,7 @@ import numpy as np
 from sqlalchemy import and_, func, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from lib.collection import ingest as ingest_pipeline
+from lib.collection import ingest
 from lib.collection.vectors import query_scope
 from lib.models.embedding import get_exact_embedder
 from lib.storage import tables
@@ -46,8 +46,7 @@ log = logging.getLogger(__name__)
 
 def _on() -> bool:
     """Re-scoring is on, and the embedded text is the bare chunk text (what the store keeps)."""
-
-    return ENABLED and not ingest_pipeline.CONTEXTUAL
+    return ENABLED and not ingest.CONTEXTUAL
 
 
 def applies(index: Any) -> bool:
@@ -71,7 +70,6 @@ def exact_model(index: Any) -> Any:
 def dense(docs: Any, live: dict[str, int], sizes: dict[str, int], query: str, n: int,
           whole: bool) -> list[tuple[str, int, float]]:
     """(doc_id, chunk index, exact cosine) of the n best chunks, re-scored from the int8 index's candidates."""
-
     exact = exact_model(docs.index)
     q = exact.embed_query(query)
     total = sum(sizes.values()) if sizes else None
@@ -215,7 +213,6 @@ def _save(engine: Any, model: str, rows: list[tuple[tuple[str, int], str, Any]])
 
 def coverage(engine: Any, doc_id: str, exact_label: str) -> int:
     """How many of a document's chunks have a stored exact vector."""
-
     ev = tables.exact_vectors
     with engine.connect() as c:
         return int(c.execute(select(func.count()).select_from(ev).where(and_(ev.c.doc_id == doc_id,

@@ -252,13 +252,11 @@ def adjudicated_set(engine: Engine | None = None) -> list[dict]:
 def labels_csv(engine: Engine | None = None) -> str:
     """Every label (final labels included) as CSV that is safe to open in a spreadsheet; ``import_labels_csv``
     reads it back exactly. (Written with CRLF rows so that a carriage return inside a comment is quoted too.)"""
-
     return rows_to_csv((lb.__dict__ for lb in labels(engine, include_adjudicated=True)), LABEL_COLUMNS)
 
 
 def adjudicated_csv(engine: Engine | None = None) -> str:
     """The adjudicated set as CSV that is safe to open in a spreadsheet."""
-
     return rows_to_csv(adjudicated_set(engine), ["item_id", "label", "value", "how"])
 
 

@@ -46,7 +46,9 @@ MAX_REASON = 2000
 
 
 @dataclass
-class Answer:
+class ArenaAnswer:
+    """One stored answer an arena holds (a benchmark answer or an Ask answer), with what its model was given."""
+
     answer_id: str  # bench:<row id> | ask:<row id>
     item_key: str  # bench:<run_id>:<item_id> | ask:<batch_id>
     question: str
@@ -66,8 +68,8 @@ class Pair:
     pair_key: str
     item_key: str
     question: str
-    left: Answer
-    right: Answer
+    left: ArenaAnswer
+    right: ArenaAnswer
     gold: str = ""
     passages: list[dict] = field(default_factory=list)  # retrieved passages either answer was given, once each
 
@@ -100,12 +102,11 @@ def _engine(engine: Engine | None) -> Engine:
 def usable(text: str | None) -> bool:
     """An answer there is something to compare in: not empty, and not the extractive baseline's "nothing to
     quote" notice (which would also name the system)."""
-
     t = (text or "").strip()
     return bool(t) and t not in NON_ANSWERS
 
 
-def _bench_answers(run_id: str, c: Any, ids: set[int] | None) -> list[Answer]:
+def _bench_answers(run_id: str, c: Any, ids: set[int] | None) -> list[ArenaAnswer]:
     runs, ans = tables.bench_runs, tables.bench_answers
     row = c.execute(select(runs.c["items"]).where(runs.c.run_id == run_id)).first()
     if row is None:
@@ -117,12 +118,12 @@ def _bench_answers(run_id: str, c: Any, ids: set[int] | None) -> list[Answer]:
         it = items.get(r["item_id"])
         if it is None or (ids is not None and r["id"] not in ids) or not usable(r["answer"]):
             continue
-        out.append(Answer(f"bench:{r['id']}", f"bench:{run_id}:{r['item_id']}", it.get("question") or "", r["model"],
+        out.append(ArenaAnswer(f"bench:{r['id']}", f"bench:{run_id}:{r['item_id']}", it.get("question") or "", r["model"],
                           r["mode"], r["answer"], json.loads(r["contexts"] or "[]"), it.get("context") or ""))
     return out
 
 
-def _ask_answers(c: Any, ids: set[int] | None, batch: str | None = None) -> list[Answer]:
+def _ask_answers(c: Any, ids: set[int] | None, batch: str | None = None) -> list[ArenaAnswer]:
     t = tables.ask_history
     q = select(t).where(t.c.error.is_(None))
     if batch:
@@ -133,12 +134,12 @@ def _ask_answers(c: Any, ids: set[int] | None, batch: str | None = None) -> list
             continue
         passages = json.loads(r["contexts"] or "[]")
         gold = passages[0].get("text", "") if r["mode"] == "gold" and passages else ""
-        out.append(Answer(f"ask:{r['id']}", f"ask:{r['batch_id']}", r["question"], r["model"], r["mode"], r["answer"],
+        out.append(ArenaAnswer(f"ask:{r['id']}", f"ask:{r['batch_id']}", r["question"], r["model"], r["mode"], r["answer"],
                           passages, gold))
     return out
 
 
-def _load(source: str, engine: Engine, answer_ids: Sequence[str] | None = None) -> list[Answer]:
+def _load(source: str, engine: Engine, answer_ids: Sequence[str] | None = None) -> list[ArenaAnswer]:
     want = None
     if answer_ids is not None:
         want = {int(a.split(":", 1)[1]) for a in answer_ids}
@@ -169,15 +170,15 @@ def _failed(source: str, engine: Engine) -> Counter:
     return Counter((m, mo) for m, mo, a, status in rows if status != "ok" or not usable(a))
 
 
-def _same(x: Answer, y: Answer) -> bool:
+def _same(x: ArenaAnswer, y: ArenaAnswer) -> bool:
     return " ".join(x.text.split()) == " ".join(y.text.split())
 
 
-def _pairs_of(answers: Sequence[Answer], systems: set[tuple[str, str]] | None = None,
-              identical: list | None = None) -> list[tuple[Answer, Answer]]:
+def _pairs_of(answers: Sequence[ArenaAnswer], systems: set[tuple[str, str]] | None = None,
+              identical: list | None = None) -> list[tuple[ArenaAnswer, ArenaAnswer]]:
     """Every comparable pair of answers to the same question (one answer per system and question: the first).
     Two answers with the same text are not a question for an expert: they go to ``identical`` instead."""
-    by_item: dict[str, dict[tuple[str, str], Answer]] = defaultdict(dict)
+    by_item: dict[str, dict[tuple[str, str], ArenaAnswer]] = defaultdict(dict)
     for a in answers:
         if systems is None or a.system in systems:
             by_item[a.item_key].setdefault(a.system, a)
@@ -196,7 +197,6 @@ def _pairs_of(answers: Sequence[Answer], systems: set[tuple[str, str]] | None = 
 def sources(engine: Engine | None = None, ask_batches: int = 20) -> list[dict[str, Any]]:
     """Where an arena can come from: each benchmark run, the whole Ask history, and the latest Ask batches (one
     question each), with the systems that have at least one comparable pair and the number of pairs."""
-
     engine = _engine(engine)
     out = []
     for run in list_runs(engine):
@@ -213,13 +213,13 @@ def sources(engine: Engine | None = None, ask_batches: int = 20) -> list[dict[st
     return [s for s in out if s["n_pairs"]]
 
 
-def _shape(answers: Sequence[Answer]) -> dict[str, Any]:
+def _shape(answers: Sequence[ArenaAnswer]) -> dict[str, Any]:
     pairs = _pairs_of(answers)
     systems = sorted({s for x, y in pairs for s in (x.system, y.system)})
     return {"systems": systems, "n_pairs": len(pairs), "n_questions": len({x.item_key for x, _ in pairs})}
 
 
-def _groups(systems: Sequence[tuple[str, str]], pairs: Sequence[tuple[Answer, Answer]]) -> int:
+def _groups(systems: Sequence[tuple[str, str]], pairs: Sequence[tuple[ArenaAnswer, ArenaAnswer]]) -> int:
     """How many groups the systems fall into when linked by the pairs (1: every system is compared with every other,
     directly or through others)."""
     from scipy.sparse.csgraph import connected_components  # heavy: imported on first use, off start-up
@@ -263,9 +263,8 @@ def create_arena(source: str, systems: Sequence[Sequence[str]] | None = None, na
     return arena_id
 
 
-def _default_name(source: str, answers: Sequence[Answer], n_systems: int) -> str:
+def _default_name(source: str, answers: Sequence[ArenaAnswer], n_systems: int) -> str:
     """A name a reviewer can tell apart: where the answers come from, and how many systems."""
-
     if source.startswith("bench:"):
         run_id = source.split(":", 1)[1]
         try:
@@ -304,11 +303,11 @@ def get_arena(arena_id: str, engine: Engine | None = None) -> dict[str, Any]:
     return _arena_dict(r)
 
 
-def arena_answers(arena: dict[str, Any], engine: Engine | None = None) -> dict[str, Answer]:
+def arena_answers(arena: dict[str, Any], engine: Engine | None = None) -> dict[str, ArenaAnswer]:
     return {a.answer_id: a for a in _load(arena["source"], _engine(engine), arena["answers"])}
 
 
-def arena_pairs(arena: dict[str, Any], engine: Engine | None = None) -> list[tuple[Answer, Answer]]:
+def arena_pairs(arena: dict[str, Any], engine: Engine | None = None) -> list[tuple[ArenaAnswer, ArenaAnswer]]:
     return _pairs_of(list(arena_answers(arena, engine).values()), set(arena["systems"]))
 
 
@@ -347,7 +346,7 @@ def _hash(*parts: str) -> int:
     return int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:8], "big")
 
 
-def pair_passages(x: Answer, y: Answer) -> list[dict]:
+def pair_passages(x: ArenaAnswer, y: ArenaAnswer) -> list[dict]:
     seen, out = set(), []
     for a in (x, y):
         if a.mode != "rag":  # gold: the reference passage is shown apart; full PDF: a summary, not a passage
@@ -365,8 +364,8 @@ class Snapshot:
     """One read of an arena: its record, answers, pairs and votes (a page draws a pair, the progress and a vote
     from one read)."""
     arena: dict[str, Any]
-    answers: dict[str, Answer]
-    pairs: list[tuple[Answer, Answer]]
+    answers: dict[str, ArenaAnswer]
+    pairs: list[tuple[ArenaAnswer, ArenaAnswer]]
     votes: list[dict[str, Any]]
 
 
@@ -424,16 +423,15 @@ def upsert_vote(engine: Engine, row: dict[str, Any]) -> Any:
     return upsert(engine, tables.arena_votes, row, keys, [k for k in row if k not in keys])
 
 
-def vote_row(arena_id: str, answers: dict[str, Answer], annotator: str, left_id: str, right_id: str, vote: str,
+def vote_row(arena_id: str, answers: dict[str, ArenaAnswer], annotator: str, left_id: str, right_id: str, vote: str,
               reason: str | None, seconds: float | None) -> dict[str, Any]:
     """A checked vote row; raises UserError with a plain reason."""
-
     annotator = check_reviewer_name(annotator)
     if vote not in VOTES:
         raise UserError(f"A vote is one of {', '.join(VOTES)}, not '{vote}'.")
     missing = [a for a in (left_id, right_id) if a not in answers]
     if missing:
-        raise UserError(f"Answer {missing[0]} is not in this arena.")
+        raise UserError(f"ArenaAnswer {missing[0]} is not in this arena.")
     left, right = answers[left_id], answers[right_id]
     if left.item_key != right.item_key or not comparable(left.system, right.system):
         raise UserError(f"Answers {left_id} and {right_id} are not a pair of this arena.")

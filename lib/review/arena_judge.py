@@ -22,10 +22,10 @@ from sqlalchemy.engine import Engine
 from lib.core.errors import UserError
 from lib.core.pool import run_tasks
 from lib.core.redaction import redact
+from lib.core.stats.agreement import two_rater_agreement
 from lib.models import registry
 from lib.models.base import Provider, ProviderError, Request
 from lib.review import arena
-from lib.review.judge_review import compare
 from lib.storage import tables
 from lib.storage.engine import get_engine, upsert
 
@@ -213,7 +213,7 @@ def _three(v: str) -> str:
 
 def judge_vs_experts(arena_id: str, judge: str, engine: Engine | None = None) -> dict[str, Any]:
     """The judge against the experts, on three categories (first better, second better, no preference), as percent
-    and Cohen's κ with n (``judge_review.compare``), counted two ways:
+    and Cohen's κ with n (``lib.core.stats.agreement.two_rater_agreement``), counted two ways:
 
     - ``overall`` and ``per_expert``: per expert vote on a judged pair (the unit is a vote; a pair several experts
       voted on counts once per expert, so n is votes, not independent pairs);
@@ -223,7 +223,6 @@ def judge_vs_experts(arena_id: str, judge: str, engine: Engine | None = None) ->
     Also how many pairs the judge judged and failed, how many of its verdicts flipped outright with the order
     (first in one order, second in the other) and how many changed in another way (a preference in one order, a
     tie or both bad in the other)."""
-
     engine = _engine(engine)
     rows = judge_rows(arena_id, judge, engine)
     ok = [r for r in rows if r["status"] == "ok"]
@@ -249,7 +248,7 @@ def judge_vs_experts(arena_id: str, judge: str, engine: Engine | None = None) ->
             majority[pk] = top[0][0]
     return {"judge": judge, "n_judged": len(verdict), "n_failed": sum(1 for r in rows if r["status"] == "failed"),
             "n_unreadable": sum(1 for r in rows if r["status"] == "unreadable"),
-            "n_flipped": flipped, "n_changed": changed, "overall": compare(mine, theirs),
-            "per_expert": {who: compare(j, e) for who, (j, e) in sorted(per_expert.items())},
-            "vs_majority": compare({pk: _three(verdict[pk]) for pk in majority}, majority),
+            "n_flipped": flipped, "n_changed": changed, "overall": two_rater_agreement(mine, theirs),
+            "per_expert": {who: two_rater_agreement(j, e) for who, (j, e) in sorted(per_expert.items())},
+            "vs_majority": two_rater_agreement({pk: _three(verdict[pk]) for pk in majority}, majority),
             "no_majority": len(by_pair) - len(majority)}

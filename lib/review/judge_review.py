@@ -8,10 +8,8 @@ judge against each expert and against the adjudicated set's final label.
 from __future__ import annotations
 
 import json
-import math
 import re
 import threading
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,6 +19,8 @@ from sqlalchemy.engine import Engine
 from lib.core.errors import UserError
 from lib.core.pool import run_tasks
 from lib.core.redaction import redact
+from lib.core.stats.agreement import SMALL_SHARED as SMALL_SAMPLE
+from lib.core.stats.agreement import two_rater_agreement
 from lib.evaluation.benchmark.generate import GUIDELINES
 from lib.models import registry
 from lib.models.base import Provider, ProviderError, Request
@@ -36,7 +36,6 @@ QUESTIONS = {
     "answer_correct": "Is the answer correct?",
     "proof_supports": "Does the proof support the answer?",
 }
-SMALL_SAMPLE = 10  # below this many shared items, agreement figures are rough
 MAX_REPLY_TOKENS = 120
 RAW_LIMIT = 4000
 
@@ -54,7 +53,7 @@ The ten question types:
 The item:
 Claimed question type: {qtype}
 Question: {question}
-Answer: {answer}
+ArenaAnswer: {answer}
 Proof (the passage of the EIS the item was built from):
 \"\"\"
 {proof}
@@ -73,7 +72,6 @@ def _engine(engine: Engine | None) -> Engine:
 
 def is_llm(provider: Provider) -> bool:
     """False for the extractive baseline, which copies sentences and cannot judge."""
-
     return not isinstance(provider, ExtractiveProvider)
 
 
@@ -227,34 +225,6 @@ def judge_rows(judge_id: str, engine: Engine | None = None) -> list[dict]:
         return [dict(r) | {"created_at": str(r["created_at"])} for r in c.execute(q).mappings()]
 
 
-def compare(judge: dict[str, str], other: dict[str, str]) -> dict[str, Any]:
-    """Percent agreement (0–100) and Cohen's κ over the items both labelled, with n. κ is None, with the
-    reason in ``note``, where it is undefined."""
-    from sklearn.metrics import cohen_kappa_score  # heavy: imported on first use, off start-up
-    common = sorted(set(judge) & set(other))
-    n = len(common)
-    if not n:
-        return {"n": 0, "agree": 0, "percent": None, "kappa": None, "note": "no item labelled by both"}
-    yj = [judge[i] for i in common]
-    yo = [other[i] for i in common]
-    agree = sum(a == b for a, b in zip(yj, yo, strict=True))
-    cats = sorted(set(yj) | set(yo))
-    kappa, note = None, None
-    if len(cats) < 2:
-        note = f"κ undefined: every label on these items is '{cats[0]}' (no variation to correct for chance)"
-    else:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            k = float(cohen_kappa_score(yj, yo, labels=cats))
-        if math.isnan(k):
-            note = "κ undefined for these labels"
-        else:
-            kappa = round(k, 4)
-    if note is None and n < SMALL_SAMPLE:
-        note = f"small sample (n < {SMALL_SAMPLE})"
-    return {"n": n, "agree": agree, "percent": round(100 * agree / n, 2), "kappa": kappa, "note": note}
-
-
 def _judge_id(judge_id: str, engine: Engine) -> str:
     """The stored id: as given when it has labels, else the registry's concrete id for an alias."""
     if judge_id in judges(engine):
@@ -287,8 +257,8 @@ def judge_agreement(judge_id: str, engine: Engine | None = None) -> dict[str, di
     return {
         name: {
             "n_judged": len(mine[name]),
-            "vs_experts": {who: compare(mine[name], vals) for who, vals in sorted(experts[name].items())},
-            "vs_adjudicated": compare(mine[name], final[name]),
+            "vs_experts": {who: two_rater_agreement(mine[name], vals) for who, vals in sorted(experts[name].items())},
+            "vs_adjudicated": two_rater_agreement(mine[name], final[name]),
         }
         for name in JUDGE_LABELS
     }

@@ -120,7 +120,7 @@ bench_answers = Table(
     UniqueConstraint("run_id", "item_id", "model", "mode", name="uq_bench_answer"),
 )
 
-leases = Table(  # who is writing what (lib/leases.py)
+leases = Table(  # who is writing what (lib/storage/leases.py)
     "leases",
     metadata,
     Column("name", String(200), primary_key=True),
@@ -132,7 +132,7 @@ leases = Table(  # who is writing what (lib/leases.py)
     Column("acquired_at", Float, nullable=False),
 )
 
-jobs = Table(  # long work: ingest, benchmark runs, exam runs, generation (lib/jobs.py)
+jobs = Table(  # long work: ingest, benchmark runs, exam runs, generation (lib/storage/jobs.py)
     "jobs",
     metadata,
     Column("job_id", String(40), primary_key=True),
@@ -248,7 +248,7 @@ exam_answers = Table(
     UniqueConstraint("run_id", "course", "q_index", "rotation", name="uq_exam_answer"),
 )
 
-translations = Table(  # machine translations shown beside exam questions (lib/translate.py); never scored
+translations = Table(  # machine translations shown beside exam questions (lib/evaluation/exam/translate.py); never scored
     "translations",
     metadata,
     Column("key", String(64), primary_key=True),  # sha256 of model and source text
@@ -258,7 +258,7 @@ translations = Table(  # machine translations shown beside exam questions (lib/t
     Column("created_at", DateTime, server_default=func.now()),
 )
 
-judge_labels = Table(  # a judge model's labels, kept apart from the experts' (lib/judge_review.py)
+judge_labels = Table(  # a judge model's labels, kept apart from the experts' (lib/review/judge_review.py)
     "judge_labels",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
@@ -274,7 +274,7 @@ judge_labels = Table(  # a judge model's labels, kept apart from the experts' (l
 )
 
 
-arenas = Table(  # a blind arena over stored answers (lib/arena.py): which answers, which systems
+arenas = Table(  # a blind arena over stored answers (lib/review/arena.py): which answers, which systems
     "arenas",
     metadata,
     Column("arena_id", String(40), primary_key=True),
@@ -287,7 +287,7 @@ arenas = Table(  # a blind arena over stored answers (lib/arena.py): which answe
     Column("left_out", Text),  # JSON [[model, mode, n]]: failed or empty answers not paired, counted at creation
 )
 
-arena_votes = Table(  # experts' blind votes (lib/arena.py); one per expert and pair, a second vote replaces it
+arena_votes = Table(  # experts' blind votes (lib/review/arena.py); one per expert and pair, a second vote replaces it
     "arena_votes",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
@@ -308,7 +308,7 @@ arena_votes = Table(  # experts' blind votes (lib/arena.py); one per expert and 
     UniqueConstraint("arena_id", "pair_key", "annotator", name="uq_arena_vote"),
 )
 
-arena_judge_votes = Table(  # a judge model's votes on the experts' pairs, both orders (lib/arena_judge.py)
+arena_judge_votes = Table(  # a judge model's votes on the experts' pairs, both orders (lib/review/arena_judge.py)
     "arena_judge_votes",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
@@ -326,7 +326,7 @@ arena_judge_votes = Table(  # a judge model's votes on the experts' pairs, both 
 )
 
 
-exact_vectors = Table(  # exact (fp32) vectors of chunks indexed with int8, made when a search first needs them (lib/rescoring.py)
+exact_vectors = Table(  # exact (fp32) vectors of chunks indexed with int8, made when a search first needs them (lib/retrieval/rescoring.py)
     "exact_vectors",
     metadata,
     Column("doc_id", String(64), ForeignKey("documents.doc_id", ondelete="CASCADE"), primary_key=True),
@@ -337,7 +337,7 @@ exact_vectors = Table(  # exact (fp32) vectors of chunks indexed with int8, made
 )
 
 
-doc_metadata = Table(  # one row per document and field (lib/metadata.py): the value and where it came from
+doc_metadata = Table(  # one row per document and field (lib/documents/metadata/): the value and where it came from
     "doc_metadata",
     metadata,
     Column("doc_id", String(64), ForeignKey("documents.doc_id", ondelete="CASCADE"), primary_key=True),

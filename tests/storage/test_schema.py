@@ -2,6 +2,7 @@
 store made by main before the ledger existed opens, upgrades step by step, and keeps every row."""
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import sqlite3
@@ -96,7 +97,7 @@ def test_a_sqlite_store_made_by_main_before_the_ledger_opens_and_upgrades(tmp_pa
 
 
 def test_a_postgresql_store_made_by_main_before_the_ledger_opens_and_upgrades(pg_url):
-    dump = (FIXTURES / "store_before_ledger.pg.sql").read_text(encoding="utf-8")
+    dump = gzip.decompress((FIXTURES / "store_before_ledger.pg.sql.gz").read_bytes()).decode("utf-8")
     raw = create_engine(pg_url)
     with raw.begin() as c:  # the dump as psql would run it (it sets its own search path)
         c.exec_driver_sql(dump)

@@ -16,6 +16,7 @@ import numpy as np
 from lib.core.stats.inference import mean_ci
 
 POSITIVE = "yes"
+SMALL_SHARED = 10  # below this many items both raters labelled, agreement figures are rough
 
 
 @dataclass(frozen=True)
@@ -212,3 +213,32 @@ def pair_agreement(cells: dict[tuple[str, str], str]) -> dict[str, Any]:
             "percent_ci95": None if ci is None else [round(100 * ci[0], 1), round(100 * ci[1], 1)],
             "cohen": cohen_pairs(shared, raters, sub),  # per two experts: κ and n (2+ shared pairs)
             "fleiss": fleiss, "fleiss_n": fleiss_n, "fleiss_m": m, "alpha": kripp_alpha(shared, raters, sub)}
+
+
+def two_rater_agreement(judge: dict[str, str], other: dict[str, str]) -> dict[str, Any]:
+    """Two raters' labels ({item: label}; a judge model and an expert, in review and in the arena): percent
+    agreement (0–100) and Cohen's κ over the items both labelled, with n. κ is None, with the reason in ``note``,
+    where it is undefined; below SMALL_SHARED items the note says the sample is small."""
+    from sklearn.metrics import cohen_kappa_score  # heavy: imported on first use, off start-up
+    common = sorted(set(judge) & set(other))
+    n = len(common)
+    if not n:
+        return {"n": 0, "agree": 0, "percent": None, "kappa": None, "note": "no item labelled by both"}
+    yj = [judge[i] for i in common]
+    yo = [other[i] for i in common]
+    agree = sum(a == b for a, b in zip(yj, yo, strict=True))
+    cats = sorted(set(yj) | set(yo))
+    kappa, note = None, None
+    if len(cats) < 2:
+        note = f"κ undefined: every label on these items is '{cats[0]}' (no variation to correct for chance)"
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            k = float(cohen_kappa_score(yj, yo, labels=cats))
+        if math.isnan(k):
+            note = "κ undefined for these labels"
+        else:
+            kappa = round(k, 4)
+    if note is None and n < SMALL_SHARED:
+        note = f"small sample (n < {SMALL_SHARED})"
+    return {"n": n, "agree": agree, "percent": round(100 * agree / n, 2), "kappa": kappa, "note": note}

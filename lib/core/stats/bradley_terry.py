@@ -119,7 +119,6 @@ def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
     """The arena's figures: per model its rating, Elo-style display, 95% bootstrap interval and vote count; the
     position bias among decisive votes; vote totals. Ratings are centred (mean 0 over models; where the votes do
     not connect every model, over the largest group they connect, named in ``centred_on``)."""
-
     if n_bootstrap < 1:
         raise UserError("--bootstrap must be at least 1.")
     if seed < 0:

@@ -56,10 +56,11 @@ FILTER_KEYS = ("lead_agency", "states", "document_type", "process_type", "year",
 def collection_filter(docs: Iterable[Any], where: dict[str, Any], engine: Engine | None = None,
                       metas: dict[str, dict] | None = None) -> list[str]:
     """The ids of ``docs`` (DocInfo or ids, order kept) whose metadata matches every condition of ``where``:
-    ``lead_agency`` (case-insensitive substring, or the same agency by abbreviation; a list: any of them), ``states`` (any of; list or
-    comma-separated), ``document_type`` and ``process_type`` (one or several, case-insensitive), ``year``
-    ("2010-2020", "2015", "2010-"), ``text``/``title`` (substring of title, project title, file name, EIS number or
-    location) and ``tag`` (any of one or several tags, comma-separated). Unknown values never match a condition."""
+    ``lead_agency`` (case-insensitive substring, or the same agency by abbreviation; a list: any of them),
+    ``states`` (any of; list or comma-separated), ``document_type`` and ``process_type`` (one or several,
+    case-insensitive), ``year`` ("2010-2020", "2015", "2010-"), ``text``/``title`` (substring of title, project
+    title, file name, EIS number or location) and ``tag`` (any of one or several tags, comma-separated). Unknown
+    values never match a condition."""
     docs = list(docs)
     unknown = [k for k in where if k not in FILTER_KEYS]
     if unknown:
@@ -71,8 +72,9 @@ def collection_filter(docs: Iterable[Any], where: dict[str, Any], engine: Engine
     conds = {k: v for k, v in where.items() if v not in (None, "", [], ())}
 
     if isinstance(conds.get("lead_agency"), (list, tuple, set)):  # several agencies: any of them
-        ids = [d for d in ids if d in set().union(*(collection_filter(
-            ids, {"lead_agency": a}, engine, metas) for a in conds.pop("lead_agency")))]
+        any_of = set().union(*(collection_filter(ids, {"lead_agency": a}, engine, metas)
+                               for a in conds.pop("lead_agency")))
+        ids = [d for d in ids if d in any_of]
     agency = str(conds["lead_agency"]).strip().lower() if "lead_agency" in conds else None
     agency_canon = canonical_agency(str(conds["lead_agency"])) if agency else None
     states = set(normalize("states", conds["states"]) or []) if "states" in conds else None

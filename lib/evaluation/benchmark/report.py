@@ -259,7 +259,6 @@ MIN_TEST_N = 5  # fewer paired items than this: no claim either way
 def describe_test(t: dict[str, Any], label: Any = str) -> str:
     """The plain sentence the page shows for one paired comparison; below MIN_TEST_N items it says only that
     there are too few to compare (a p-value on 3 items is no evidence a reader should act on)."""
-
     (ma, mo_a), (mb, mo_b) = t["a"], t["b"]
     mo_a, mo_b = MODE_LABELS.get(mo_a, mo_a), MODE_LABELS.get(mo_b, mo_b)
     a = f"{label(ma)} · {mo_a}" if ma != mb else mo_a

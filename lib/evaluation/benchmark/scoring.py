@@ -1,4 +1,4 @@
-"""Scoring a benchmark answer: which metrics apply, computed by the metric modules in lib/metrics.
+"""Scoring a benchmark answer: which metrics apply, computed by the metric modules in lib/evaluation/metrics.
 
 Closed items: closed accuracy (exact yes/no). Other items: RAGAS answer correctness (0.75 × factual F1 over
 statements + 0.25 × semantic similarity) when a judge model is configured, else the token-F1 proxy (not

@@ -28,7 +28,6 @@ Keep the option letters. Reply with the translation only, nothing else.
 def translators() -> dict[str, str]:
     """Models that can translate: connected language models (not the tiny local one, not the extractive
     baseline), by id with their label."""
-
     return {p.id: p.label for p, ok, _ in registry.status_all() if ok and registry.is_llm(p) and not p.weak}
 
 
@@ -45,7 +44,6 @@ def cached(model_id: str, text: str, engine: Any = None) -> str | None:
 
 def translate(model_id: str, text: str, engine: Any = None) -> str:
     """The English translation of ``text`` by ``model_id``: from the cache, or asked once and cached."""
-
     engine = engine or get_engine()
     hit = cached(model_id, text, engine)
     if hit is not None:

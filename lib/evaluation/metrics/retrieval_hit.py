@@ -1,5 +1,5 @@
 """Retrieval hit@k: 1 when the chunks given to a RAG answer contain the item's gold passage
-(trigram overlap coefficient ≥ 0.5, see retrieval_eval.is_hit), else 0."""
+(trigram overlap coefficient ≥ 0.5, see passage_overlap.is_hit), else 0."""
 from __future__ import annotations
 
 from lib.evaluation.metrics.base import OK, MetricResult, Sample

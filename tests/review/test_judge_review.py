@@ -8,7 +8,7 @@ from sklearn.metrics import cohen_kappa_score
 from sqlalchemy import select
 
 from lib.core.errors import UserError
-from lib.core.stats.agreement import agreement_report
+from lib.core.stats.agreement import agreement_report, two_rater_agreement
 from lib.evaluation.benchmark.dataset import Item
 from lib.models import registry
 from lib.models.extractive import ExtractiveProvider
@@ -199,7 +199,7 @@ def test_kappa_against_adjudicated(server, engine):
 
 
 def test_no_shared_items():
-    r = jr.compare({"I1": "yes"}, {"I2": "no"})
+    r = two_rater_agreement({"I1": "yes"}, {"I2": "no"})
     assert (r["n"], r["percent"], r["kappa"]) == (0, None, None) and r["note"]
     assert "no item" in jr.sentence("J", "Alice", r)
 

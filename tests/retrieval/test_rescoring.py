@@ -1,4 +1,4 @@
-"""Exact re-scoring (lib/rescoring.py): dense search over int8 vectors returns the exact model's order and scores,
+"""Exact re-scoring (lib/retrieval/rescoring.py): dense search over int8 vectors returns the exact model's order and scores,
 each chunk's exact vector is made once and follows its document, and a refused cache write loses nothing."""
 from __future__ import annotations
 

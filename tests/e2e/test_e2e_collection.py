@@ -14,7 +14,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from tests.browser import ROOT, Browser, StreamlitServer
+from tests.e2e.browser import ROOT, Browser, StreamlitServer
 
 DOCS = {
     "Arctic Refuge Leasing EIS": ["Final Environmental Impact Statement\nArctic Refuge Coastal Plain Oil and Gas "

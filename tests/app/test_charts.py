@@ -1,4 +1,4 @@
-"""Charts and tables built in lib/charts.py (pages only lay them out): n and intervals travel with every score."""
+"""Charts and tables built in lib/app/charts.py (pages only lay them out): n and intervals travel with every score."""
 import pandas as pd
 
 from lib.app import charts

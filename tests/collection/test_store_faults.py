@@ -14,8 +14,8 @@ from lib.collection.maintenance import check, repair
 from lib.collection.vectors import VectorIndex, make_client
 from lib.storage import leases, tables
 from lib.storage.engine import get_engine
+from tests.collection.test_chroma_server import chroma_server  # noqa: F401 - fixture
 from tests.conftest import ROOT, SAMPLE_PDF
-from tests.test_chroma_server import chroma_server  # noqa: F401 - fixture
 
 SWEEPER = """
 import json, os, sys, time

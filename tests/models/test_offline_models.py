@@ -8,7 +8,7 @@ from lib.models.extractive import ExtractiveProvider, context_sentences, is_whol
 from lib.models.local_gguf import BRIEF_INSTRUCTION
 from lib.qa import ask as ask_lib
 
-# What a RAG context looks like (lib.contexts.rag_context): numbered sources with a label ending in pages. The
+# What a RAG context looks like (lib.qa.contexts.rag_context): numbered sources with a label ending in pages. The
 # first source starts mid-sentence (a chunk boundary) and carries a Wingdings bullet; the second repeats a
 # sentence of the first (chunks overlap) and ends mid-sentence.
 RAG = """[1] (FEIS › 4.3 Wetlands, p. 71)

@@ -2,7 +2,7 @@
 benchmark → validate → exam. The end-to-end test runs it with its assertions; with --screenshots it also saves
 the README's pictures (one per page), so they are made by the same steps a new user takes:
 
-    .venv/bin/python -m tests.tour --screenshots docs
+    .venv/bin/python -m tests.e2e.tour --screenshots docs
 
 (not run by CI, so a test run leaves the tree clean)."""
 from __future__ import annotations
@@ -17,11 +17,11 @@ from pathlib import Path
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.browser import Browser, StreamlitServer  # noqa: E402
+from tests.e2e.browser import Browser, StreamlitServer, bound  # noqa: E402
 
 DEMO_CELLS = 18  # 3 questions × 2 offline models × 3 modes
 FIRST_ITEM = "Did the U.S. Fish and Wildlife Service participate in the EIS process for the FCTC sites?"
@@ -133,7 +133,7 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     started = time.perf_counter()
     button.click()
     # polled every 50 ms (Selenium's default 0.5 s would hide the figure): click to the next item on screen
-    WebDriverWait(b.driver, 60, poll_frequency=0.05).until(
+    WebDriverWait(b.driver, bound(60), poll_frequency=0.05).until(
         lambda d: "1 of 20 reviewed by you" in d.find_element(By.TAG_NAME, "body").text)
     saved_in = time.perf_counter() - started
     print(f"tour: a save, as the reviewer sees it (click to the next item on screen): {saved_in:.2f} s")
@@ -149,7 +149,7 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     from selenium.webdriver.support import expected_conditions as EC
 
     # the three answers are in once Save turns primary (the page redraws as each key lands); then the keyboard saves
-    WebDriverWait(b.driver, 30, ignored_exceptions=[StaleElementReferenceException]).until(EC.presence_of_element_located(
+    WebDriverWait(b.driver, bound(30), ignored_exceptions=[StaleElementReferenceException]).until(EC.presence_of_element_located(
         (By.XPATH, "//button[@data-testid='stBaseButton-primary'][contains(normalize-space(.), 'Save and next')]")))
     ActionChains(b.driver).key_down(Keys.CONTROL).send_keys(Keys.ENTER).key_up(Keys.CONTROL).perform()
     b.wait_text("1 of 20 reviewed by you", 60)

@@ -1,7 +1,7 @@
 """End to end: `streamlit run` on 127.0.0.1 driven by headless Chromium (Debian's chromium + chromium-driver)."""
 import pytest
 
-from tests.browser import Browser, StreamlitServer
+from tests.e2e.browser import Browser, StreamlitServer
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +29,7 @@ def test_readme_tour(app):
     """The README's tour (tests/tour.py): sample → demo → own question → benchmark → validate → exam, asserting that
     the demo survives typing in the question box, an upload error is visible without a click, two experts label
     (one with keyboard shortcuts) and the adjudication view shows the item."""
-    from tests.tour import walk
+    from tests.e2e.tour import walk
 
     server, b = app
     walk(server, b)

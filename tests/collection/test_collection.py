@@ -122,8 +122,7 @@ def test_reindex_keeps_sections_and_pdf_metadata_and_a_reupload_keeps_a_missing_
                                                                                          pdf_factory):
     import pymupdf
 
-    from lib.documents import metadata as metadata
-    from lib.documents import originals
+    from lib.documents import metadata, originals
 
     path = pdf_factory("outlined.pdf", CARIBOU)
     with pymupdf.open(path) as d:
