@@ -29,7 +29,7 @@ def main() -> None:
     from lib.core.stats.bradley_terry import Vote, ratings
     from lib.review import arena
     from lib.storage.engine import get_engine
-    from tests.test_arena import make_run
+    from tests.review.test_arena import make_run
 
     engine = get_engine(f"sqlite:///{tempfile.mkdtemp(prefix='arena_bench_')}/a.db")
     aid = arena.create_arena(f"bench:{make_run(engine, n_items=args.items, fail=())}", engine=engine)

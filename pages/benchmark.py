@@ -154,7 +154,6 @@ def run_name(r: dict) -> str:
     return charts.run_title(r, lambda m: available.get(m, m), MODE_LABELS)
 
 
-
 # ----- run -----------------------------------------------------------------------------------------
 with tab_run:
     loaded = st.session_state.get("bench_items")

@@ -200,7 +200,6 @@ def run_generate_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
             "problems": rep.problems[:200], "items": [it.as_dict() for it in rep.items]}
 
 
-
 HANDLERS = {"ingest": run_ingest, "benchmark": run_benchmark_job, "exam": run_exam_job, "generate": run_generate_job}
 for _kind, _handler in HANDLERS.items():
     jobs.register(_kind, _handler)

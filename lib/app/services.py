@@ -1,4 +1,5 @@
-"""Builds the heavy, shared objects (embedder, Chroma client, stores) once per process."""
+"""The shared objects every command and page works with (the vector index, opened on first use; the document
+store; the retriever), built once per process and home."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,7 +19,6 @@ class LazyIndex:
     def __getattr__(self, attr: str):  # noqa: ANN204 - delegates to the real VectorIndex
         if attr.startswith("__"):
             raise AttributeError(attr)
-
         return getattr(get_index(*self._args), attr)
 
 

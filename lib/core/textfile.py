@@ -49,7 +49,6 @@ def _looks_utf16(data: bytes) -> bool:
     return len(sample) >= 2 and (sample[1::2].count(0) > len(sample) // 4 or sample[0::2].count(0) > len(sample) // 4)
 
 
-
 def read_text(path: str, what: str = "file") -> str:
     """A user's text file by path, with the error contract's messages for a missing path or a folder."""
     p = Path(path)

@@ -43,7 +43,6 @@ def _engine(engine: Engine | None) -> Engine:
     return engine or get_engine()
 
 
-
 def add_items(items: Iterable[Item], source: str, engine: Engine | None = None) -> int:
     """Put items in the review pool (re-adding an item updates it). Returns how many."""
     engine = _engine(engine)

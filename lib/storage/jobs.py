@@ -44,7 +44,6 @@ PROGRESS_EVERY_S = 0.3
 QUEUED_GRACE_S = 120.0  # a queued row with no live process behind it for this long is interrupted
 
 
-
 def register(kind: str, handler: Handler) -> None:
     """Name a kind of job and the function that runs it (called by the app layer when it is imported)."""
     _handlers[kind] = handler

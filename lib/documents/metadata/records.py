@@ -135,7 +135,6 @@ def delete(conn: Any, doc_id: str) -> None:
     conn.execute(_sa_delete(tables.doc_metadata).where(tables.doc_metadata.c.doc_id == doc_id))
 
 
-
 def missing(meta: dict[str, dict]) -> list[str]:
     """Fields with no value that nobody cleared on purpose: what a model may fill."""
     return [k for k in FIELDS if meta.get(k, {}).get("value") in (None, [], "") and meta.get(k, {}).get("source") != "person"]
