@@ -30,7 +30,6 @@ _leave_pages_folder_mode()
 
 @st.cache_resource(show_spinner="Loading the embedding model and index…")
 def _services(home: str, chroma_url: str, model: str) -> Services:
-
     svc = get_services()
     repair(svc.docs)  # once when the app starts: lease-aware, it never touches a document being written
     return svc
@@ -42,7 +41,6 @@ def services() -> Services:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _page_png(doc: str, number: int, highlight: str | None, kept: int) -> tuple[bytes, int, int]:
-
     rects = page_render.highlight_rects(doc, number, highlight) if highlight else []
     return page_render.render_page(doc, number, highlight or None), len(rects), page_render.page_count(doc)
 

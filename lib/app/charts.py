@@ -27,6 +27,7 @@ LEVELS = ["Bachelor", "Master", "Doctor"]
 
 def ci_text(lo: float | None, hi: float | None) -> str:
     import pandas as pd  # heavy: imported on first use, off start-up
+
     return "—" if lo is None or pd.isna(lo) else f"{lo:.2f}–{hi:.2f}"
 
 
@@ -38,6 +39,7 @@ def _context(mode: str) -> str:
 def score_table(frame: pd.DataFrame, kind: str, label: Label) -> pd.DataFrame:
     """One row per model × mode: mean score, 95% interval, n, and a note where n is too small."""
     import pandas as pd  # heavy: imported on first use, off start-up
+
     sub = frame[frame["kind"] == kind]
     return pd.DataFrame({
         "model": [label(m) for m in sub["model"]],
@@ -51,6 +53,7 @@ def score_table(frame: pd.DataFrame, kind: str, label: Label) -> pd.DataFrame:
 def majority_row(mb: dict) -> pd.DataFrame:
     """The majority baseline as a row of the closed-accuracy table."""
     import pandas as pd  # heavy: imported on first use, off start-up
+
     return pd.DataFrame([{"model": f"Majority baseline (always '{mb['answer']}')", "mode": "—",
                           "score": round(mb["accuracy"], 3), "95% interval": ci_text(*mb["ci95"]), "n": mb["n"],
                           "note": "answers the more common gold answer"}])
@@ -59,6 +62,7 @@ def majority_row(mb: dict) -> pd.DataFrame:
 def score_bars(frame: pd.DataFrame, title: str, label: Label) -> alt.FacetChart:
     """Bars of the mean per context mode, one panel per model, with 95% interval rules; grey where n < 5."""
     import altair as alt  # heavy: imported on first use, off start-up
+
     frame = frame.assign(label=frame["model"].map(label), context=frame["mode"].map(_context),
                          reading=frame["small"].map(lambda sm: SMALL if sm else "n ≥ 5"))
     base = alt.Chart(frame).encode(x=alt.X("context:N", sort=[MODE_LABELS[m] for m in MODES], title=None))
@@ -74,6 +78,7 @@ def score_bars(frame: pd.DataFrame, title: str, label: Label) -> alt.FacetChart:
 def type_mode_heatmap(tm: pd.DataFrame, label: Label) -> alt.FacetChart:
     """Question type × context mode, one panel per model; each cell shows its score and n."""
     import altair as alt  # heavy: imported on first use, off start-up
+
     tm = tm.assign(label=tm["model"].map(label), reading=tm["small"].map(lambda sm: SMALL if sm else ""),
                    context=tm["mode"].map(_context),
                    cell=[f"{v:.2f} (n={n})" for v, n in zip(tm["score"], tm["n"], strict=True)])
@@ -91,6 +96,7 @@ def type_mode_heatmap(tm: pd.DataFrame, label: Label) -> alt.FacetChart:
 def position_lines(pos: pd.DataFrame, label: Label) -> alt.Chart:
     """Score by where the gold passage sits in the document (beginning / middle / end)."""
     import altair as alt  # heavy: imported on first use, off start-up
+
     pos = pos.assign(label=pos["model"].map(label), context=pos["mode"].map(_context))
     return alt.Chart(pos).mark_line(point=True).encode(
         x=alt.X("position:N", sort=POSITIONS),
@@ -106,6 +112,7 @@ def type_counts(types: list[str]) -> alt.Chart:
     """How many loaded items there are of each question type."""
     import altair as alt  # heavy: imported on first use, off start-up
     import pandas as pd  # heavy: imported on first use, off start-up
+
     counts = pd.DataFrame(types, columns=["type"]).value_counts().reset_index()
     base = alt.Chart(counts).encode(
         x=alt.X("count:Q", title="items", axis=alt.Axis(tickMinStep=1, format="d")),
@@ -119,6 +126,7 @@ def type_counts(types: list[str]) -> alt.Chart:
 def exam_leaderboard(board_rows: list[dict]) -> pd.DataFrame:
     """The leaderboard table: published models and full runs made here, with n and the failure counts."""
     import pandas as pd  # heavy: imported on first use, off start-up
+
     board = pd.DataFrame(board_rows)
     board["n"] = board["n_questions"].astype("Int64")
     return board[["model", "M", "sigma", "cv", "I", "source", "n", "failed", "unparsed"]]
@@ -128,6 +136,7 @@ def exam_leaderboard_chart(board: pd.DataFrame, published: str, here: str) -> al
     """Every model named on its bar (no label is dropped for overlap), runs made here in green with the I value
     at the end of the bar, so the model run here is easy to find among the published ones."""
     import altair as alt  # heavy: imported on first use, off start-up
+
     data = board.dropna(subset=["I"])
     order = list(data.sort_values("I", ascending=False)["model"])  # best first (a layered chart drops sort="-x")
     base = alt.Chart(data).encode(
@@ -145,6 +154,7 @@ def exam_leaderboard_chart(board: pd.DataFrame, published: str, here: str) -> al
 def exam_per_course(runs: list[dict], meta: pd.DataFrame) -> pd.DataFrame:
     """One row per run × course: accuracy (%), with the course's title and level."""
     import pandas as pd  # heavy: imported on first use, off start-up
+
     return pd.DataFrame([{"model": r["label"] + (" (partial)" if r["partial"] else ""), "shots": r["shots"],
                           "course": c, "accuracy": a}
                          for r in runs for c, a in r["courses"].items()]).merge(meta, on="course")
@@ -152,6 +162,7 @@ def exam_per_course(runs: list[dict], meta: pd.DataFrame) -> pd.DataFrame:
 
 def course_heatmap(per: pd.DataFrame, order: list[str]) -> alt.Chart:
     import altair as alt  # heavy: imported on first use, off start-up
+
     return alt.Chart(per).mark_rect().encode(
         x=alt.X("title:N", title=None, sort=order), y=alt.Y("model:N", title=None),
         color=alt.Color("accuracy:Q", scale=alt.Scale(domain=[0, 100], scheme="greens")),
@@ -160,6 +171,7 @@ def course_heatmap(per: pd.DataFrame, order: list[str]) -> alt.Chart:
 
 def course_bars(one: pd.DataFrame, title: str) -> alt.Chart:
     import altair as alt  # heavy: imported on first use, off start-up
+
     return alt.Chart(one).mark_bar().encode(
         x=alt.X("accuracy:Q", scale=alt.Scale(domain=[0, 100])), y=alt.Y("title:N", sort="-x", title=None),
         color="level:N", tooltip=["title", "level", "accuracy"]).properties(title=title)
@@ -167,6 +179,7 @@ def course_bars(one: pd.DataFrame, title: str) -> alt.Chart:
 
 def level_bars(per: pd.DataFrame) -> alt.Chart:
     import altair as alt  # heavy: imported on first use, off start-up
+
     lvl = per.groupby(["model", "level"])["accuracy"].mean().reset_index()
     return alt.Chart(lvl).mark_bar().encode(
         x=alt.X("level:N", sort=LEVELS), y="accuracy:Q", color="model:N",
@@ -176,6 +189,7 @@ def level_bars(per: pd.DataFrame) -> alt.Chart:
 def shots_bars(per: pd.DataFrame) -> alt.Chart | None:
     """0-shot against 5-shot per model, when both were run."""
     import altair as alt  # heavy: imported on first use, off start-up
+
     base = per.assign(base=per["model"].str.replace(r" · \d-shot", "", regex=True))
     if base["shots"].nunique() < 2:
         return None
@@ -189,6 +203,7 @@ def quiz_bars(rows: list[dict]) -> alt.Chart:
     """The user's quiz score beside the models' accuracy on that course."""
     import altair as alt  # heavy: imported on first use, off start-up
     import pandas as pd  # heavy: imported on first use, off start-up
+
     return alt.Chart(pd.DataFrame(rows)).mark_bar().encode(
         x=alt.X("accuracy:Q", scale=alt.Scale(domain=[0, 100])), y=alt.Y("who:N", sort="-x", title=None),
         color=alt.condition(alt.datum.who == "you", alt.value("#2e7d32"), alt.value("#9e9e9e")))
@@ -198,6 +213,7 @@ def quiz_bars(rows: list[dict]) -> alt.Chart:
 def share_correct(agg: pd.DataFrame) -> alt.Chart:
     """Share of items judged correct under the either / all rules, per label."""
     import altair as alt  # heavy: imported on first use, off start-up
+
     return alt.Chart(agg).mark_bar().encode(
         x=alt.X("share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")), y="rule:N",
         color="rule:N", row=alt.Row("label:N", title=None)).properties(height=60, title="Share correct")
@@ -206,6 +222,7 @@ def share_correct(agg: pd.DataFrame) -> alt.Chart:
 def share_correct_by_type(pt: pd.DataFrame) -> alt.Chart:
     """Horizontal bars, one row of types per label, so ten type names never overlap; each type says its n."""
     import altair as alt  # heavy: imported on first use, off start-up
+
     return alt.Chart(pt).mark_bar().encode(
         y=alt.Y("type:N", title=None, axis=alt.Axis(labelLimit=220)), x=alt.X("share:Q", axis=alt.Axis(format="%"),
                                                                               scale=alt.Scale(domain=[0, 1])),
@@ -218,6 +235,7 @@ def share_correct_by_type(pt: pd.DataFrame) -> alt.Chart:
 def items_table(items: list) -> pd.DataFrame:
     """Loaded benchmark items as a table a reader scans: type, question, expected answer, page, document."""
     import pandas as pd  # heavy: imported on first use, off start-up
+
     return pd.DataFrame([{"type": it.question_type, "question": it.question, "expected answer": it.answer,
                           "page": it.page_number if it.page_number is not None else "",
                           "document": it.doc, "id": it.id} for it in items])
@@ -226,6 +244,7 @@ def items_table(items: list) -> pd.DataFrame:
 def run_title(run: dict, model_label, mode_labels: dict, with_date: bool = True) -> str:
     """A run in plain words: "SmolLM2 + Extractive baseline · RAG, Gold passage · 20 items · 30 Nov 2026 15:02"."""
     import pandas as pd  # heavy: imported on first use, off start-up
+
     c = run.get("config") or {}
     models = " + ".join(model_label(m) for m in c.get("models", []))
     modes = ", ".join(mode_labels.get(m, m) for m in c.get("modes", []))
@@ -247,6 +266,7 @@ def arena_table(result: dict, name: Callable[[str], str]) -> pd.DataFrame:
     """One row per system, best first: rating (log-odds, centred), the Elo-style figure, its 95% interval (or that
     the votes do not bound it yet), votes."""
     import pandas as pd  # heavy: imported on first use, off start-up
+
     rows = [{"system": name(s), "rating": round(m["rating"], 2), "Elo-style": round(m["elo"]),
              "95% interval (rating)": (f"{m['ci95'][0]:+.2f} to {m['ci95'][1]:+.2f}" if None not in m["ci95"] else
                                        "too few votes (n < 5)" if result.get("unbounded", {}).get(s, "").startswith(
@@ -260,6 +280,7 @@ def arena_ratings_table(result: dict, name: Callable[[str], str], systems: list[
     """``arena_table`` with every system of the arena (those without votes: n = 0, no rating) and each system's
     left-out answers; ratings as text ("—" where there is none). ``systems`` and ``left_out`` are by system key."""
     import pandas as pd  # heavy: imported on first use, off start-up
+
     table = arena_table(result, name)
     unvoted = [k for k in systems if k not in result["models"]]
     if unvoted:
@@ -276,6 +297,7 @@ def arena_ratings_table(result: dict, name: Callable[[str], str], systems: list[
 def arena_pair_table(matrix: list[dict], name: Callable[[str], str]) -> pd.DataFrame:
     """Votes per pair of systems (each pair once): n, win rate with its Wilson interval, wins, losses, ties, both bad."""
     import pandas as pd  # heavy: imported on first use, off start-up
+
     return pd.DataFrame([{
         "system": name(m["model"]), "against": name(m["opponent"]), "votes (n)": m["n"],
         "win rate": f"{m['win_rate']:.0%}", "95% interval": f"{m['ci95'][0]:.0%}–{m['ci95'][1]:.0%}",
@@ -288,6 +310,7 @@ def arena_ratings_chart(result: dict, name: Callable[[str], str]) -> alt.Chart:
     do not bound yet has its point and no interval line (the table says why)."""
     import altair as alt  # heavy: imported on first use, off start-up
     import pandas as pd  # heavy: imported on first use, off start-up
+
     frame = pd.DataFrame([{"system": name(s), "rating": m["rating"], "elo": m["elo"], "n": m["n"],
                            "lo": m["ci95"][0], "hi": m["ci95"][1],
                            "interval": "not bounded by the votes yet" if None in m["ci95"] else "95% bootstrap"}
@@ -314,6 +337,7 @@ def win_rate_heatmap(rows: list[dict], name: Callable[[str], str]) -> alt.Chart:
     """Win rate of the row's system over the column's (ties as half), with the number of votes in each cell."""
     import altair as alt  # heavy: imported on first use, off start-up
     import pandas as pd  # heavy: imported on first use, off start-up
+
     frame = pd.DataFrame(rows).assign(
         system=lambda d: d["model"].map(name), opponent_name=lambda d: d["opponent"].map(name),
         cell=lambda d: [f"{w:.0%} (n={n})" for w, n in zip(d["win_rate"], d["n"], strict=True)])

@@ -91,8 +91,6 @@ def _services():  # noqa: ANN202 - imported lazily so `--help` stays fast
 
 @command("ingest")
 def _ingest(a: argparse.Namespace) -> Any:
-
-
     if a.chunk_size is not None and a.chunk_size < 16:
         raise UserError(f"--chunk-size must be at least 16 tokens (got {a.chunk_size}).")
     if a.chunk_overlap is not None and a.chunk_overlap < 0:
@@ -108,7 +106,6 @@ def _ingest(a: argparse.Namespace) -> Any:
 
 @command("jobs")
 def _jobs(a: argparse.Namespace) -> Any:
-
     if a.action == "list":
         if a.limit < 1:
             raise UserError("--limit must be at least 1.")
@@ -127,7 +124,6 @@ def _jobs(a: argparse.Namespace) -> Any:
 
 @command("docs")
 def _docs(a: argparse.Namespace) -> Any:
-
     docs = _services().docs
     listed = sorted(docs.list(), key=lambda d: d.doc_id)
     metas = get_many([d.doc_id for d in listed], docs.engine)
@@ -138,7 +134,6 @@ def _docs(a: argparse.Namespace) -> Any:
 
 @command("meta")
 def _meta(a: argparse.Namespace) -> Any:
-
     docs = _services().docs
     docs.get(a.doc_id)
     if a.set:
@@ -154,14 +149,12 @@ def _meta(a: argparse.Namespace) -> Any:
 
 @command("export-metadata")
 def _export_metadata(a: argparse.Namespace) -> Any:
-
     docs = _services().docs
     return export_ceq(docs.list(), docs.engine)
 
 
 @command("page")
 def _page(a: argparse.Namespace) -> Any:
-
     if a.page < 1:
         raise UserError("Pages are numbered from 1, as printed in citations.")
 
@@ -188,13 +181,11 @@ def _page(a: argparse.Namespace) -> Any:
 
 @command("repair")
 def _repair(a: argparse.Namespace) -> Any:
-
     return repair(_services().docs)
 
 
 @command("check")
 def _check(a: argparse.Namespace) -> Any:
-
     report = check(_services().docs, fix=a.fix, progress=_stderr_progress)
     if not all(d["ok"] for d in report):
         bad = [d["doc_id"] for d in report if not d["ok"]]
@@ -365,7 +356,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 @command("bench")
 def _bench(a: argparse.Namespace) -> Any:
-
     stored = load_run(a.run_id) if a.run_id else None
     if stored is not None:
         _refuse_changed_flags(a, stored[1])
@@ -420,7 +410,6 @@ def _refuse_changed_flags(a: argparse.Namespace, cfg: Any) -> None:
 
 @command("rescore")
 def _rescore(a: argparse.Namespace) -> Any:
-
     if load_run(a.run_id) is None:
         raise UserError(f"No benchmark run '{a.run_id}'.")
     svc = _services()
@@ -430,7 +419,6 @@ def _rescore(a: argparse.Namespace) -> Any:
 
 @command("verdict")
 def _verdict(a: argparse.Namespace) -> Any:
-
     text = read_text(a.file, "answers file")
     # One answer per line of the file: only \n (or \r\n) ends a line; form feeds and Unicode separators inside an
     # answer (common in PDF text) do not split it.
@@ -442,19 +430,16 @@ def _verdict(a: argparse.Namespace) -> Any:
 
 @command("arena-ratings")
 def _arena_ratings(a: argparse.Namespace) -> Any:
-
     return ratings(read_votes_csv(read_text(a.votes_csv, "votes file")), seed=a.seed, n_bootstrap=a.bootstrap)
 
 
 @command("agreement")
 def _agreement(a: argparse.Namespace) -> Any:
-
     return cli_report(read_labels_csv(read_text(a.labels_csv, "labels file")))
 
 
 @command("exam")
 def _exam(a: argparse.Namespace) -> Any:
-
     courses = [c.strip() for c in a.courses.split(",") if c.strip()] if a.courses else None
     if a.limit is not None and a.limit < 1:
         raise UserError("--limit must be at least 1 (leave it out for every question).")
@@ -472,13 +457,11 @@ def _exam(a: argparse.Namespace) -> Any:
 
 @command("models")
 def _models(a: argparse.Namespace) -> Any:
-
     return [{"id": p.id, "label": p.label, "available": ok, "reason": why} for p, ok, why in registry.status_all()]
 
 
 @command("ask")
 def _ask(a: argparse.Namespace) -> Any:
-
     scoped = a.doc or a.docs or a.all or a.where
     svc = _services() if a.mode in ("pdf", "rag") or scoped else None
     scope = _scope(a, svc) if svc is not None else None  # unknown documents: a clear error before any model loads

@@ -73,7 +73,6 @@ def _median(values: Sequence[float | None]) -> Rate | None:
 
 
 def _is_local(model_id: str) -> bool:
-
     try:
         m = registry.get(model_id)
     except Exception:  # noqa: BLE001 - an unknown id is estimated like a remote model

@@ -34,7 +34,6 @@ INGEST_WEIGHTS = {"extract": 0.10, "chunk": 0.10, "embed": 0.70, "index": 0.10}
 
 
 def _services() -> Any:
-
     return get_services()
 
 
@@ -117,7 +116,6 @@ def run_benchmark_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]
 
 
 def _benchmark(params: dict[str, Any], ctx: JobContext, run_id: str) -> dict[str, Any]:
-
     resuming = load_run(run_id) is not None
     items = None if resuming or params.get("items") is None else [Item(**d) for d in params["items"]]
     cfg = None if resuming or params.get("config") is None else RunConfig(**params["config"])
@@ -153,7 +151,6 @@ def exam_params(model: str, shots: int, cot: bool, courses: list[str] | None, li
 
 
 def run_exam_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
-
     def progress(done: int, total: int, msg: str) -> None:
         ctx.progress("exam", done / max(total, 1), f"{done}/{total} {msg}")
 
@@ -178,7 +175,6 @@ def generate_params(doc_id: str, chunk_indices: list[int], model: str, per_type:
 
 
 def run_generate_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
-
     docs = _services().docs
     info = docs.get(params["doc_id"])
     by_idx = {c.index: c for c in docs.chunks(info.doc_id)}

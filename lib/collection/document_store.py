@@ -69,7 +69,6 @@ class DocumentStore:
         return self.pipeline.reindex(doc_id, chunk_size, chunk_overlap, progress)
 
     def delete(self, doc_id: str) -> None:
-
         self.repo.get(doc_id)  # raises UserError for an unknown id
         with leases.held(f"doc:{doc_id}", self.engine, "deleting"):
             self.repo.delete(doc_id)

@@ -107,8 +107,6 @@ def paths() -> Paths:
 
 
 def max_upload_bytes() -> int:
-
-
     raw = get("NEPAQA_MAX_UPLOAD_MB") or "1024"
     try:
         mb = float(raw)

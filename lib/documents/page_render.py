@@ -63,6 +63,7 @@ def _original(doc_id: str) -> Path:
 
 def _open(doc_id: str) -> pymupdf.Document:
     import pymupdf  # heavy: imported on first use, off start-up
+
     path = _original(doc_id)
     try:
         doc = pymupdf.open(path)
@@ -161,6 +162,7 @@ def _aligned_span(page_tokens: list[str], passage: list[str]) -> tuple[int, int]
 
 def _rects_on(page: pymupdf.Page, text: str) -> list[pymupdf.Rect]:
     import pymupdf  # heavy: imported on first use, off start-up
+
     words = page.get_text("words", sort=False)
     tokens, owners = _page_tokens(words)
     span = _aligned_span(tokens, _passage_tokens(text))
@@ -191,6 +193,7 @@ def render_page(doc_id: str, page: int, highlight: str | None = None, zoom: floa
     is found on the page. Raises UserError for an unknown document, one without a kept original, or a page out of
     range."""
     import pymupdf  # heavy: imported on first use, off start-up
+
     try:
         zoom = float(zoom)
     except (TypeError, ValueError):

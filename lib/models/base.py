@@ -142,7 +142,6 @@ class Provider(ABC):
         return self.options.context_window
 
     def available(self) -> tuple[bool, str]:
-
         missing = [n for n in self.needs if not config.get(n)]
         if missing:
             return False, f"set {' and '.join(missing)} in the environment or .streamlit/secrets.toml"

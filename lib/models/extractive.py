@@ -200,7 +200,6 @@ class ExtractiveProvider(Provider):
         return len(text.split())
 
     def _generate(self, req: Request) -> Answer:
-
         if not (req.context or "").strip():
             return Answer(
                 text=NO_CONTEXT,

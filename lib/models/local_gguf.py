@@ -88,7 +88,7 @@ class LlamaCppProvider(Provider):
         if not Path(self.path).exists():
             return False, f"GGUF file not found: {self.path}"
         try:
-            import llama_cpp  # noqa: F401
+            import llama_cpp  # noqa: F401 - heavy; imported here only to ask whether llama-cpp-python is installed
         except ImportError:
             return False, "llama-cpp-python is not installed"
         return True, self.note or "ready"
@@ -219,7 +219,6 @@ class LlamaCppProvider(Provider):
 
 
 def register_models(register: Callable[[Provider], Provider]) -> None:
-
     register(LlamaCppProvider(
         "local", "smollm2-135m", "SmolLM2-135M (tiny local model)", smollm2_path(),
         n_ctx=int(config.get("NEPAQA_SMOLLM_CONTEXT") or 2048),

@@ -104,9 +104,11 @@ class _Clients:
                 install_log_redaction()
                 if sdk == "openai":
                     import openai as module  # heavy SDK: imported when the first client is made
+
                     make = module.OpenAI
                 else:
                     import anthropic as module  # heavy SDK: imported when the first client is made
+
                     make = module.Anthropic
                 cls._cache[ident] = make(api_key=key, base_url=base or None, timeout=timeout_s(),
                                          max_retries=max_retries())

@@ -296,7 +296,6 @@ def batch_manifest(results: Sequence[AskResult], doc_id: str | None, services: A
 
 def save_history(results: Sequence[AskResult], doc_id: str | None, engine: Any = None, services: Any = None,
                  k: int = DEFAULT_K) -> str:
-
     batch = uuid.uuid4().hex[:12]
     engine = engine or get_engine()
     rows = [{

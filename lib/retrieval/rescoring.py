@@ -63,7 +63,6 @@ def manifest_label(embedder_label: str) -> str:
 
 
 def exact_model(index: Any) -> Any:
-
     return get_exact_embedder(getattr(index.embedder, "_model", None))
 
 

@@ -163,13 +163,11 @@ class Retriever:
         return [x for x in ranked if x[0] not in nav] + [x for x in ranked if x[0] in nav]
 
     def _names(self, files: dict[str, str]) -> dict[str, str]:
-
         metas = get_many(list(files), self.docs.engine)
         return {d: citation_name(metas[d], f) for d, f in files.items()}
 
     def _dense(self, live: dict[str, int], sizes: dict[str, int], query: str, n: int,
                whole: bool, rescore: bool = True) -> list[tuple[str, int, float]]:
-
         if rescore and rescoring.applies(self.docs.index):  # int8 vectors: exact order among the candidates (rescoring.py)
             return rescoring.dense(self.docs, live, sizes, query, n, whole)
         vec = self.docs.index.embedder.embed_query(query)

@@ -424,14 +424,14 @@ def upsert_vote(engine: Engine, row: dict[str, Any]) -> Any:
 
 
 def vote_row(arena_id: str, answers: dict[str, ArenaAnswer], annotator: str, left_id: str, right_id: str, vote: str,
-              reason: str | None, seconds: float | None) -> dict[str, Any]:
+             reason: str | None, seconds: float | None) -> dict[str, Any]:
     """A checked vote row; raises UserError with a plain reason."""
     annotator = check_reviewer_name(annotator)
     if vote not in VOTES:
         raise UserError(f"A vote is one of {', '.join(VOTES)}, not '{vote}'.")
     missing = [a for a in (left_id, right_id) if a not in answers]
     if missing:
-        raise UserError(f"ArenaAnswer {missing[0]} is not in this arena.")
+        raise UserError(f"Answer {missing[0]} is not in this arena.")
     left, right = answers[left_id], answers[right_id]
     if left.item_key != right.item_key or not comparable(left.system, right.system):
         raise UserError(f"Answers {left_id} and {right_id} are not a pair of this arena.")

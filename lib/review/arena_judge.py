@@ -13,7 +13,6 @@ import json
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import func, select
@@ -21,6 +20,7 @@ from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
 from lib.core.pool import run_tasks
+from lib.core.progress import CountProgressFn
 from lib.core.redaction import redact
 from lib.core.stats.agreement import two_rater_agreement
 from lib.models import registry
@@ -155,7 +155,7 @@ def pending(arena_id: str, judge: str, engine: Engine | None = None, retry_unrea
 
 
 def judge_pairs(arena_id: str, model_id: str, engine: Engine | None = None,
-                progress: Callable[[int, int, str], None] | None = None, cancel: threading.Event | None = None,
+                progress: CountProgressFn | None = None, cancel: threading.Event | None = None,
                 max_workers: int = 4, retry_unreadable: bool = False) -> dict[str, int]:
     """Have a judge vote, in both orders, on every pair the experts voted on that it has not judged yet. Returns
     counts {judged, unreadable, failed, cancelled}. Each pair's two calls are saved together, with a key-free

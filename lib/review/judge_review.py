@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import func, select
@@ -18,6 +18,7 @@ from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
 from lib.core.pool import run_tasks
+from lib.core.progress import CountProgressFn
 from lib.core.redaction import redact
 from lib.core.stats.agreement import SMALL_SHARED as SMALL_SAMPLE
 from lib.core.stats.agreement import two_rater_agreement
@@ -53,7 +54,7 @@ The ten question types:
 The item:
 Claimed question type: {qtype}
 Question: {question}
-ArenaAnswer: {answer}
+Answer: {answer}
 Proof (the passage of the EIS the item was built from):
 \"\"\"
 {proof}
@@ -165,7 +166,7 @@ def done_items(judge_id: str, engine: Engine | None = None) -> set[str]:
 
 def judge_items(
     model_id: str, item_ids: Sequence[str] | None = None, engine: Engine | None = None,
-    progress: Callable[[int, int, str], None] | None = None, cancel: threading.Event | None = None,
+    progress: CountProgressFn | None = None, cancel: threading.Event | None = None,
     max_workers: int = 4,
 ) -> dict[str, int]:
     """Have a judge label the review items it has not labelled yet (all review items, or ``item_ids``).

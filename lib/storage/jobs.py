@@ -12,7 +12,9 @@
 - ``cancel`` sets a flag in the table, so any process can cancel any job; the worker sees it within a second.
 
 What each kind of job does is registered from above (``register``: lib/app/job_handlers.py registers ingest,
-benchmark, exam and generation), so this module names no handler and loads nothing by name. A handler is
+benchmark, exam and generation), so this module names no handler and loads nothing by name. Registration is per
+process: the pages and the command line import lib.app, which registers every kind; a process that imports only
+this module can list jobs but sees no kind it could run or resume. A handler is
 ``fn(params, ctx) -> result dict``; it reports with ``ctx.progress`` and stops early when ``ctx.cancel`` is set
 (or by raising ``JobCancelledError``).
 """

@@ -20,9 +20,9 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Every wait below is written in seconds on an idle machine and stretched by the machine's load when it starts
-# (a 2-core runner that also runs the test session, the server and Chromium is slower than the tour was written
-# on): by 1.5 at rest, up to 4 under load. NEPAQA_E2E_SLOWDOWN sets the factor outright.
+# Every wait below is written in seconds on an idle machine and stretched by the machine's load at the moment the
+# wait starts (a 2-core runner that also runs the test session, the server and Chromium is slower than the tour
+# was written on): by 1.5 at rest, up to 4 under load. NEPAQA_E2E_SLOWDOWN sets the factor outright.
 MIN_SLOWDOWN, MAX_SLOWDOWN = 1.5, 4.0
 
 

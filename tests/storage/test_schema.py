@@ -12,7 +12,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, func, insert, inspect, select, text
+from sqlalchemy import Index, create_engine, func, insert, inspect, select, text
 
 from lib.collection import lexical
 from lib.core.errors import UserError
@@ -42,6 +42,28 @@ def test_the_tables_match_the_ledgers_last_step():
         "tables.py changed: add a step to schema.STEPS that makes the change in existing stores, then set "
         f"TABLES_FINGERPRINT = {schema.tables_fingerprint()!r}")
     assert [n for n, _, _ in schema.STEPS] == list(range(1, schema.LATEST + 1))
+
+
+def test_the_fingerprint_sees_what_ddl_makes():
+    """An index, a unique flag or an ON DELETE added to tables.py changes the fingerprint (and so needs a step)."""
+    base = schema.tables_fingerprint()
+    ix = Index("ix_probe", tables.labels.c.value)
+    try:
+        assert schema.tables_fingerprint() != base
+    finally:
+        tables.labels.indexes.discard(ix)
+    tables.labels.c.value.unique = True
+    try:
+        assert schema.tables_fingerprint() != base
+    finally:
+        tables.labels.c.value.unique = None
+    fk = next(iter(tables.chunks.c.doc_id.foreign_keys))
+    fk.ondelete, before = None, fk.ondelete
+    try:
+        assert schema.tables_fingerprint() != base
+    finally:
+        fk.ondelete = before
+    assert schema.tables_fingerprint() == base
 
 
 def test_a_new_store_takes_every_step_once(tmp_path):

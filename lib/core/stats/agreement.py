@@ -75,6 +75,7 @@ def percent_agreement(items: list[str], raters: list[str], cells: dict) -> float
 
 def _confusion(ya: list[str], yb: list[str], cats: list[str]) -> list[list[int]]:
     from sklearn.metrics import confusion_matrix  # heavy: imported on first use, off start-up
+
     with warnings.catch_warnings():  # one shared category is a valid 1×1 matrix here
         warnings.simplefilter("ignore", UserWarning)
         return confusion_matrix(ya, yb, labels=cats).tolist()
@@ -82,6 +83,7 @@ def _confusion(ya: list[str], yb: list[str], cats: list[str]) -> list[list[int]]
 
 def cohen_pairs(items: list[str], raters: list[str], cells: dict) -> dict[str, dict[str, Any]]:
     from sklearn.metrics import cohen_kappa_score  # heavy: imported on first use, off start-up
+
     out = {}
     for a, b in itertools.combinations(raters, 2):
         common = [it for it in items if (it, a) in cells and (it, b) in cells]
@@ -104,6 +106,7 @@ def fleiss(items: list[str], raters: list[str], cells: dict) -> float | None:
         aggregate_raters,
         fleiss_kappa,
     )
+
     if len(raters) < 3:
         return None
     complete = [it for it in items if all((it, r) in cells for r in raters)]
@@ -118,6 +121,7 @@ def fleiss(items: list[str], raters: list[str], cells: dict) -> float | None:
 
 def kripp_alpha(items: list[str], raters: list[str], cells: dict) -> float | None:
     import krippendorff  # heavy: imported on first use, off start-up
+
     cats = sorted(set(cells.values()))
     if len(items) < 2 or len(raters) < 2:
         return None
@@ -220,6 +224,7 @@ def two_rater_agreement(judge: dict[str, str], other: dict[str, str]) -> dict[st
     agreement (0–100) and Cohen's κ over the items both labelled, with n. κ is None, with the reason in ``note``,
     where it is undefined; below SMALL_SHARED items the note says the sample is small."""
     from sklearn.metrics import cohen_kappa_score  # heavy: imported on first use, off start-up
+
     common = sorted(set(judge) & set(other))
     n = len(common)
     if not n:

@@ -71,6 +71,7 @@ def _constant(arr: np.ndarray) -> bool:
 def _bootstrap_mean(arr: np.ndarray, *, seed: int, n_resamples: int, level: float):
     """``scipy.stats.bootstrap`` of the mean, percentile method, seeded; needs >1 distinct value."""
     from scipy import stats as _sps  # heavy: imported on first use, off start-up
+
     cells = arr.size * n_resamples
     batch = None if cells <= _MAX_BOOTSTRAP_CELLS else max(1, _MAX_BOOTSTRAP_CELLS // arr.size)
     return _sps.bootstrap(
@@ -193,6 +194,7 @@ def mcnemar_test(a_correct: Sequence[object], b_correct: Sequence[object]) -> di
     """
     # heavy: imported on first use, off start-up
     from statsmodels.stats.contingency_tables import mcnemar as _sm_mcnemar
+
     xa, xb = _as_binary(a_correct, "a_correct"), _as_binary(b_correct, "b_correct")
     if xa.size != xb.size:
         raise ValueError(f"paired outcomes need equal lengths, got {xa.size} and {xb.size}")
@@ -254,6 +256,7 @@ def binomial_test(successes: int, n: int, p: float = 0.5) -> dict:
     ``p_value`` 1.0. Counts outside ``0 <= successes <= n`` raise ``ValueError``.
     """
     from scipy import stats as _sps  # heavy: imported on first use, off start-up
+
     successes, n = int(successes), int(n)
     if n < 0 or not 0 <= successes <= n:
         raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")

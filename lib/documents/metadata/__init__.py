@@ -1,7 +1,7 @@
 """Document metadata: who, what, where and when an EIS is, with where each value came from. This package's face;
-its modules each do one job: ``fields`` (the fields, vocabularies, checks), ``extract`` (rules at ingest),
+its modules each do one job: ``fields`` (the fields, vocabularies, checks), ``extraction`` (rules at ingest),
 ``records`` (stored values and tags), ``fill`` (a connected model fills gaps), ``query`` (filters, sorts, names),
-``export_ceq`` (the data standard's JSON).
+``ceq_export`` (the data standard's JSON).
 
 Field names and values follow the CEQ NEPA and Permitting Data and Technology Standard, v1.2 (published by CEQ
 with the Permitting Council and GSA on permitting.innovation.gov; its toolkit is GSA-TTS/pic-standards, whose

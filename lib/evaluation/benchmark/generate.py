@@ -6,10 +6,11 @@ from __future__ import annotations
 import csv
 import io
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lib.core.progress import CountProgressFn
 from lib.documents.chunking import Chunk
 from lib.evaluation.benchmark.dataset import QUESTION_TYPES, Item
 from lib.evaluation.metrics.passage_overlap import overlap_coefficient
@@ -142,7 +143,7 @@ def parse_generated_csv(text: str, qtype: str) -> tuple[list[tuple[str, str, str
 
 def generate(
     provider: Any, passages: Sequence[Chunk], doc_name: str, n_pages: int,
-    per_type: dict[str, int] | None = None, progress: Callable[[int, int, str], None] | None = None,
+    per_type: dict[str, int] | None = None, progress: CountProgressFn | None = None,
     cancel: Any = None,
 ) -> GenerationReport:
     """Ask the model for items passage by passage. With ``cancel`` (a threading.Event) set, it stops between

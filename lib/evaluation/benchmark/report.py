@@ -155,6 +155,7 @@ def answers_frame(run_id: str, engine: Any = None) -> pd.DataFrame:
     """One row per stored answer with the item's fields and its headline score (closed accuracy for closed
     items, the run's open metric else)."""
     import pandas as pd  # heavy: imported on first use, off start-up
+
     stored = load_run(run_id, engine)
     if stored is None:
         return pd.DataFrame()
@@ -179,6 +180,7 @@ def answers_frame(run_id: str, engine: Any = None) -> pd.DataFrame:
 def _summarise(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Mean with n and 95% interval per group, over scored rows; ``small`` marks n < 5."""
     import pandas as pd  # heavy: imported on first use, off start-up
+
     s = df[(df["status"] == "ok") & df["score"].notna()]
     rows = []
     for key, g in s.groupby(keys):
@@ -192,6 +194,7 @@ def _summarise(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 def comparison_frame(df: pd.DataFrame, common: Sequence[str]) -> pd.DataFrame:
     """Per model × mode × kind on the common items only."""
     import pandas as pd  # heavy: imported on first use, off start-up
+
     if df.empty:
         return _summarise(df.assign(score=[]), ["model", "mode", "kind"]) if "status" in df else pd.DataFrame()
     return _summarise(df[df["item_id"].isin(set(common))], ["model", "mode", "kind"])

@@ -38,7 +38,6 @@ def public_metric_name(metric: str) -> str:
 
 
 def judge_templates() -> dict[str, str]:
-
     return dict(getattr(answer_correctness, "PROMPTS", {}))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +14,7 @@ from sqlalchemy.exc import IntegrityError
 
 from lib.core.errors import UserError
 from lib.core.pool import run_tasks
+from lib.core.progress import CountProgressFn
 from lib.core.redaction import redact
 from lib.evaluation.exam.dataset import LETTERS, ROTATIONS, Question, course_title, courses, load_course
 from lib.evaluation.exam.prompting import (
@@ -118,7 +119,7 @@ def answer_question(provider: Any, q: Question, shots: Sequence[Question], cot: 
 def run_exam(
     model: str, shots: int = 0, cot: bool = False, course_list: Sequence[str] | None = None,
     limit: int | None = None, split: str = "test", engine: Any = None,
-    progress: Callable[[int, int, str], None] | None = None, cancel: threading.Event | None = None,
+    progress: CountProgressFn | None = None, cancel: threading.Event | None = None,
     max_workers: int = 4, circular: bool = False, restart: bool = False,
 ) -> dict[str, Any]:
     """Run (or resume) the exam and return its summary (see summarize_run).
