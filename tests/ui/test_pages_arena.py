@@ -1,11 +1,11 @@
 """AppTest: the Arena page hides which system wrote which answer until the vote, then shows ratings."""
 from streamlit.testing.v1 import AppTest
-from tests.test_annotations import identify
-from tests.test_arena import make_run
 
 from lib.review import arena
 from lib.storage.engine import get_engine
 from tests.conftest import ROOT
+from tests.review.test_annotations import identify
+from tests.review.test_arena import make_run
 
 LABELS = ("SmolLM2", "Extractive", "local/smollm2", "local/extractive", "Retrieved passages", "Gold passage")
 

@@ -76,7 +76,7 @@ def test_benchmark_page_runs_sample_and_charts(services, sample_doc):
 
 
 def test_validate_two_reviewers_then_stats(tmp_path):
-    from tests.test_annotations import identify
+    from tests.review.test_annotations import identify
 
     items, _ = load_items(config.SAMPLE20)
     ann.add_items(items[:3], "apptest-set")
