@@ -9,10 +9,10 @@ from lib.app import ingest_params, stage_upload
 from lib.core import UserError, config
 from lib.documents import is_navigation
 from lib.documents import metadata as meta_lib
-from lib.models import registry
 from lib.qa import scope_ids
 from lib.retrieval import METHODS
 from lib.storage import jobs
+from pages._documents_metadata import metadata_panel
 from pages._jobs import watch
 from pages._ui import code, passage_text, plain, run_safely, scope_picker, services
 
@@ -158,88 +158,6 @@ def _filtered() -> list:
     return meta_lib.sort_documents([d for d in docs if d.doc_id in ids], sort_by, metas, tags, descending)
 
 
-def metadata_panel(doc_id: str) -> None:
-    """Each value with its source; a form to correct them (saved as the person's); a connected model fills gaps."""
-    meta = metas[doc_id]
-    flash = st.session_state.pop("meta_flash", None)
-    if flash:
-        st.success(flash)
-    st.dataframe(
-        pd.DataFrame([
-            {"field": meta_lib.FIELD_LABELS.get(k, k), "value": _shown(v["value"]),
-             "source": meta_lib.SOURCE_LABELS.get(v["source"], "—"), "name in the standard": k}
-            for k, v in meta.items()
-        ]),
-        hide_index=True, width="stretch",
-    )
-    connected = [p for p, ok, _ in registry.status_all() if ok and not p.weak and registry.is_llm(p)]
-    gaps = meta_lib.missing(meta)
-    c1, c2 = st.columns([2, 3])
-    model_id = None
-    if connected:
-        labels = {p.id: f"{p.label} ({p.id})" for p in connected}
-        model_id = c2.selectbox("Model for the gaps", list(labels), format_func=labels.get, key="meta_fill_model")
-        why = "No gaps: every field has a value." if not gaps else f"Asks {len(gaps)} missing field(s) from the first pages."
-    else:
-        why = ("Only the bundled models are configured: SmolLM2-135M is too small to read a cover reliably and the "
-               "extractive baseline is not a language model. Configure OpenAI, Anthropic, an OpenAI-compatible server "
-               "or a larger local GGUF model to fill gaps.")
-    fill = c1.button("Fill gaps with a connected model", key="meta_fill", disabled=not connected or not gaps, help=why)
-    if not connected:
-        st.caption(why)
-    if fill and model_id:
-        pages_text = [p.text for p in svc.docs.pages(doc_id)[: meta_lib.COVER_PAGES]]
-        with st.spinner("Asking the model…"):
-            res = run_safely(meta_lib.fill_with_model, doc_id, registry.get(model_id), pages_text, svc.docs.engine)
-        if res is not None:
-            filled = ", ".join(res["filled"]) or "nothing (the pages do not state the missing fields)"
-            rejected = f" Rejected: {', '.join(res['rejected'])}." if res["rejected"] else ""
-            st.session_state["meta_flash"] = plain(f"The model filled: {filled}.{rejected}")
-            st.rerun()
-
-    with st.form(f"tags_form_{doc_id}"):
-        new_tags = st.multiselect("Tags", sorted({t for ts in tags.values() for t in ts}), default=tags[doc_id],
-                                  accept_new_options=True, key=f"tags_{doc_id}",
-                                  help="Your own labels (e.g. caribou, arctic): type a new one and press Enter. "
-                                       "Filter by them in the sidebar and in search scopes.")
-        save_tags = st.form_submit_button("Save tags")
-    if save_tags and run_safely(meta_lib.set_values, doc_id, {meta_lib.TAGS: new_tags}, svc.docs.engine) is not None:
-        st.session_state["meta_flash"] = "Saved the tags."
-        st.rerun()
-
-    if st.toggle("Edit metadata", key="meta_edit"):
-        with st.form(f"meta_form_{doc_id}"):
-            new = {}
-            for k in meta_lib.FIELDS:
-                cur = meta[k]["value"]
-                wkey = f"meta_{k}_{doc_id}"
-                if k in ("document_type", "process_type"):
-                    options = ["", *(meta_lib.DOCUMENT_TYPES if k == "document_type" else meta_lib.PROCESS_TYPES)]
-                    new[k] = st.selectbox(meta_lib.FIELD_LABELS[k], options, index=options.index(cur) if cur in options else 0, key=wkey)
-                elif k == "states":
-                    new[k] = st.multiselect(meta_lib.FIELD_LABELS[k], list(meta_lib.STATES), default=cur or [], key=wkey,
-                                            format_func=lambda c: f"{c} · {meta_lib.STATES[c]}")
-                elif k == "cooperating_agencies":
-                    new[k] = st.text_area(meta_lib.FIELD_LABELS[k], "\n".join(cur or []), key=wkey, help="One agency per line.")
-                else:
-                    new[k] = st.text_input(meta_lib.FIELD_LABELS[k], cur or "", key=wkey,
-                                           help="YYYY-MM-DD, YYYY-MM or YYYY" if k == "publish_date" else None)
-            saved = st.form_submit_button("Save metadata")
-        if saved:
-            changed = {}
-            for k, v in new.items():
-                if k == "cooperating_agencies":
-                    v = [line.strip() for line in v.splitlines() if line.strip()]
-                before = meta[k]["value"]
-                if (v or None) != (before or None):
-                    changed[k] = "; ".join(v) if k == "cooperating_agencies" else v
-            if not changed:
-                st.info("Nothing changed.")
-            elif run_safely(meta_lib.set_values, doc_id, changed, svc.docs.engine) is not None:
-                st.session_state["meta_flash"] = f"Saved {', '.join(changed)} (source: person)."
-                st.rerun()
-
-
 with tab_docs:
     if not docs:
         st.info("No documents yet. Upload a PDF or load the sample in **Add documents**.")
@@ -274,7 +192,7 @@ with tab_docs:
             chosen = st.selectbox("Document", list(names), format_func=names.get, key="docs_pick")
             info = next(d for d in docs if d.doc_id == chosen)
             with st.expander("Metadata", expanded=True):
-                metadata_panel(chosen)
+                metadata_panel(svc, chosen, metas[chosen], tags[chosen], sorted({t for ts in tags.values() for t in ts}))
             chunks = svc.docs.chunks(chosen)
             st.markdown(f"**Chunks of {plain(titles[chosen])}** ({len(chunks)}; size {info.chunk_size}, overlap {info.chunk_overlap} tokens)")
             st.dataframe(

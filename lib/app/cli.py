@@ -35,6 +35,7 @@ from lib.evaluation.benchmark.dataset import load_items
 from lib.evaluation.benchmark.runner import rescore, summarize
 from lib.evaluation.benchmark.runs import RunConfig, load_run
 from lib.evaluation.exam.scores import summarize_run
+from lib.evaluation.metadata_eval import evaluate as evaluate_metadata
 from lib.models import registry
 from lib.qa.ask import ask
 from lib.review.arena_csv import read_votes_csv
@@ -136,6 +137,8 @@ def _docs(a: argparse.Namespace) -> Any:
 def _meta(a: argparse.Namespace) -> Any:
     docs = _services().docs
     docs.get(a.doc_id)
+    if a.re_extract:
+        docs.reextract_metadata(a.doc_id)
     if a.set:
         values = {}
         for item in a.set:
@@ -145,6 +148,11 @@ def _meta(a: argparse.Namespace) -> Any:
             values[key.strip()] = value.strip().strip("\"'")
         set_values(a.doc_id, values, docs.engine)
     return {**cli_metadata(a.doc_id, docs.engine), "tags": tags_many([a.doc_id], docs.engine)[a.doc_id]}
+
+
+@command("metadata-eval")
+def _metadata_eval(a: argparse.Namespace) -> Any:
+    return evaluate_metadata(a.target, a.csv)
 
 
 @command("export-metadata")
@@ -292,8 +300,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--set", action="append", default=[], metavar='KEY="VALUE"',
                    help='e.g. --set lead_agency="U.S. Army Corps of Engineers" (repeatable); --set tags="caribou, arctic" '
                         'replaces the tags')
+    s.add_argument("--re-extract", action="store_true",
+                   help="read the metadata again with today's rules (a person's values are kept; where the document "
+                        "reads otherwise, 'extracted' says what it reads)")
 
     sub.add_parser("export-metadata", help="the collection's metadata in the CEQ NEPA Data Standard's JSON shape")
+
+    s = sub.add_parser("metadata-eval", help="per-field precision and recall of the metadata rules on your own PDFs")
+    s.add_argument("target", help="a folder of PDFs with one CSV of expected values, or that CSV (a 'file' column "
+                                  "and one column per field; an empty cell: the document does not say)")
+    s.add_argument("--csv", help="the CSV of expected values, where the folder holds several")
 
     s = sub.add_parser("page", help="render one PDF page as PNG, with a passage highlighted")
     s.add_argument("doc_id")

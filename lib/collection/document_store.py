@@ -17,7 +17,7 @@ from sqlalchemy.engine import Engine
 from lib.collection.ingest import STAGES, IngestPipeline, IngestResult, document_title, embed_text
 from lib.collection.maintenance import repair
 from lib.collection.repository import DocInfo, DocumentRepository
-from lib.documents import originals
+from lib.documents import metadata, originals
 from lib.storage import leases
 
 if TYPE_CHECKING:
@@ -67,6 +67,18 @@ class DocumentStore:
 
     def reindex(self, doc_id: str, chunk_size: int, chunk_overlap: int, progress: Any = None) -> IngestResult:
         return self.pipeline.reindex(doc_id, chunk_size, chunk_overlap, progress)
+
+    def stored_pdf(self, doc_id: str) -> Any:
+        """The document as read at ingest (pages, PDF properties, first pages' layout): what metadata is read from."""
+        return self.pipeline.stored_pdf(doc_id)
+
+    def reextract_metadata(self, doc_id: str) -> dict[str, dict]:
+        """Read a document's metadata again with today's rules (from its kept original's properties and layout, or
+        its stored text), keeping a person's values and noting where the rules now read otherwise."""
+        ex = self.pipeline.stored_pdf(doc_id)
+        with self.engine.begin() as c:
+            metadata.save_extracted(c, doc_id, metadata.extract(ex))
+        return metadata.get(doc_id, self.engine)
 
     def delete(self, doc_id: str) -> None:
         self.repo.get(doc_id)  # raises UserError for an unknown id

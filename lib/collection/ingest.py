@@ -20,7 +20,7 @@ from lib.core.errors import UserError
 from lib.core.progress import ProgressFn
 from lib.documents import originals
 from lib.documents.chunking import Chunk, assign_sections, chunk_pages
-from lib.documents.pdf import ExtractedPdf, extract_pdf, info_and_outline, read_pdf_file
+from lib.documents.pdf import ExtractedPdf, extract_pdf, first_pages_layout, info_and_outline, read_pdf_file
 from lib.storage import leases
 
 if TYPE_CHECKING:
@@ -77,14 +77,19 @@ class IngestPipeline:
         return self.ingest_extracted(extracted, started, **kw)
 
     def reindex(self, doc_id: str, chunk_size: int, chunk_overlap: int, progress: ProgressFn | None = None) -> IngestResult:
-        info = self.repo.get(doc_id)
-        r = self.repo.row(doc_id)
-        pages = self.repo.pages(doc_id)
-        meta, toc = _kept_info_and_outline(doc_id)  # sections and PDF metadata survive a re-index
-        extracted = ExtractedPdf(info.name, r.sha256, r.n_bytes, pages, info.empty_pages, pdf_metadata=meta, toc=toc)
+        extracted = self.stored_pdf(doc_id)
         return self.ingest_extracted(
             extracted, time.perf_counter(), chunk_size=chunk_size, chunk_overlap=chunk_overlap, progress=progress
         )
+
+    def stored_pdf(self, doc_id: str) -> ExtractedPdf:
+        """A document as it was read at ingest: its stored pages, and from its kept original the PDF's properties,
+        outline and first pages' layout (sections and metadata survive a re-index)."""
+        info = self.repo.get(doc_id)
+        r = self.repo.row(doc_id)
+        meta, toc, layout, share = _kept_pdf_facts(doc_id)
+        return ExtractedPdf(info.name, r.sha256, r.n_bytes, self.repo.pages(doc_id), info.empty_pages,
+                            pdf_metadata=meta, toc=toc, layout=layout, image_share=share)
 
     def ingest_extracted(
         self,
@@ -190,15 +195,18 @@ def embed_text(chunk: Chunk, title: str) -> str:
     return lexical.context_text(chunk, title) if CONTEXTUAL else chunk.text
 
 
-def _kept_info_and_outline(doc_id: str) -> tuple[dict, list]:
-    """The PDF metadata and outline of a document's kept original; empty when none was kept."""
+def _kept_pdf_facts(doc_id: str) -> tuple[dict, list, list, dict]:
+    """The PDF metadata, outline, first pages' layout and image shares of a document's kept original; empty when
+    none was kept."""
     kept = originals.path(doc_id)
     if kept is None:
-        return {}, []
+        return {}, [], [], {}
     import pymupdf  # heavy: imported on first use, off start-up
 
     try:
         with pymupdf.open(kept) as doc:
-            return info_and_outline(doc)
+            meta, toc = info_and_outline(doc)
+            layout, share = first_pages_layout(doc)
+            return meta, toc, layout, share
     except Exception:  # a damaged kept copy: re-index from the stored text without them
-        return {}, []
+        return {}, [], [], {}

@@ -100,8 +100,8 @@ class DocumentRepository:
         self, ex: ExtractedPdf, doc_id: str, gen: int, chunks: list[Chunk], size: int, overlap: int,
         n_tokens: int, is_new: bool, seconds: float, embed_model: str,
     ) -> None:
-        """Switch a document to generation ``gen``: its row, pages (when new), chunks, lexical index and (when
-        new) metadata, in one transaction."""
+        """Switch a document to generation ``gen``: its row, pages (when new), chunks, lexical index and the
+        metadata the rules read (a person's values kept), in one transaction."""
         row = {
             "name": ex.name, "status": f"ready:{gen}", "n_bytes": ex.n_bytes, "n_pages": ex.n_pages,
             "n_chars": ex.n_chars, "n_tokens": n_tokens, "n_chunks": len(chunks),
@@ -126,9 +126,8 @@ class DocumentRepository:
                 ])
             # The lexical index and the metadata switch in the same transaction as the chunks.
             lexical.write(c, doc_id, chunks, None)  # the lexical index keeps the bare text (see ingest.CONTEXTUAL)
-            if is_new:
-
-                metadata.save_extracted(c, doc_id, metadata.extract(ex))
+            # read again on every re-index (the rules may have improved); a person's values are kept
+            metadata.save_extracted(c, doc_id, metadata.extract(ex))
 
     def set_generation(self, doc_id: str, gen: int) -> None:
         with self.engine.begin() as c:

@@ -30,6 +30,22 @@ class Page:
     text: str
 
 
+@dataclass(frozen=True)
+class LayoutLine:
+    """One line of text on one of the first pages, as laid out: what the metadata rules read to find a title page
+    by its largest type. ``line`` is its 1-based place among the page's lines from the top."""
+
+    page: int
+    line: int
+    text: str
+    size: float  # the largest font size in the line, in points
+    bold: bool
+    y: float  # the top of the line, in points from the top of the page
+
+
+LAYOUT_PAGES = 8  # the first pages whose layout is kept: covers, inside covers, title pages and abstracts
+
+
 @dataclass
 class ExtractedPdf:
     name: str
@@ -39,6 +55,8 @@ class ExtractedPdf:
     empty_pages: list[int] = field(default_factory=list)
     pdf_metadata: dict = field(default_factory=dict)  # the PDF's own title, author, subject, keywords, dates
     toc: list = field(default_factory=list)  # the outline: [level, title, page] rows, as PyMuPDF's get_toc()
+    layout: list[LayoutLine] = field(default_factory=list)  # the first LAYOUT_PAGES pages' lines with their type
+    image_share: dict[int, float] = field(default_factory=dict)  # of those pages, the share each covers in images
     data: bytes | None = field(default=None, repr=False)  # the original file, kept under NEPAQA_HOME for citations
 
     @property
@@ -126,6 +144,7 @@ def extract_pdf(data: bytes, name: str, max_bytes: int) -> ExtractedPdf:
                 empty.append(i + 1)
                 text = ""
             pages.append(Page(number=i + 1, text=text))
+        layout, image_share = first_pages_layout(doc)
     finally:
         doc.close()
     if len(empty) == len(pages):
@@ -134,7 +153,43 @@ def extract_pdf(data: bytes, name: str, max_bytes: int) -> ExtractedPdf:
             "Run OCR on it first (for example `ocrmypdf in.pdf out.pdf`) and upload the result."
         )
     return ExtractedPdf(name=name, sha256=sha256_bytes(data), n_bytes=len(data), pages=pages, empty_pages=empty,
-                        pdf_metadata=meta, toc=toc, data=data)
+                        pdf_metadata=meta, toc=toc, layout=layout, image_share=image_share, data=data)
+
+
+def first_pages_layout(doc: Any, n_pages: int = LAYOUT_PAGES) -> tuple[list[LayoutLine], dict[int, float]]:
+    """The lines of the first pages with their font size and weight, top to bottom, and the share of each page
+    that images cover. A page that cannot be read is left out; this never raises."""
+    lines: list[LayoutLine] = []
+    share: dict[int, float] = {}
+    for i in range(min(n_pages, doc.page_count)):
+        try:
+            page = doc.load_page(i)
+            r = page.rect
+            area = max(1.0, r.width * r.height)
+            covered = sum(_overlap(im["bbox"], (r.x0, r.y0, r.x1, r.y1)) for im in page.get_image_info())
+            share[i + 1] = round(min(1.0, covered / area), 3)
+            found = []
+            for block in page.get_text("dict", flags=0).get("blocks", []):
+                for line in block.get("lines", []):
+                    spans = [sp for sp in line.get("spans", []) if sp.get("text", "").strip()]
+                    if not spans:
+                        continue
+                    text = " ".join(" ".join(sp["text"] for sp in spans).split()).replace("\x00", "")
+                    size = round(max(float(sp.get("size", 0)) for sp in spans), 1)
+                    bold = all(int(sp.get("flags", 0)) & 16 or "bold" in str(sp.get("font", "")).lower() for sp in spans)
+                    found.append((round(float(line["bbox"][1]), 1), float(line["bbox"][0]), text, size, bold))
+            for n, (y, _x, text, size, bold) in enumerate(sorted(found), start=1):
+                lines.append(LayoutLine(page=i + 1, line=n, text=text, size=size, bold=bool(bold), y=y))
+        except Exception:  # noqa: BLE001 - layout is evidence for metadata; a page it cannot read just gives none
+            continue
+    return lines, share
+
+
+def _overlap(a: Any, b: Any) -> float:
+    """The area two (x0, y0, x1, y1) boxes share."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return max(0.0, w) * max(0.0, h)
 
 
 def info_and_outline(doc: Any) -> tuple[dict, list]:

@@ -53,6 +53,10 @@ class Request:
     closed: bool = False
     max_tokens: int = 256
     structured: bool = False
+    # A JSON schema the reply must follow (metadata, judges): sent as OpenAI's response_format or Anthropic's
+    # forced tool call where the model declares one; the parsed object lands in Answer.extra["structured"].
+    schema: dict | None = field(default=None, compare=False)
+    schema_name: str = "reply"
     # Called with each piece of text as it arrives, where the model can stream (remote APIs, GGUF). Models that
     # do not stream ignore it; a structured (JSON or tool) reply is never streamed.
     on_token: Callable[[str], None] | None = field(default=None, repr=False, compare=False)

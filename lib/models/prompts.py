@@ -47,10 +47,15 @@ Answer (Yes or No):"""
 # A connected model fills a document's unknown metadata fields (lib/documents/metadata/fill.py): {fields} lists the
 # fields asked for, one '- "key": what it is' line each; {pages} is the first pages' text.
 METADATA_SYSTEM = "You read document covers and reply with JSON only."
-METADATA_FILL = """Below are the first pages of a U.S. environmental review document (NEPA). Reply with one JSON object \
-and nothing else, with exactly these keys:
+METADATA_FILL = """Below are the first pages of a U.S. environmental review document (NEPA) and the PDF's own \
+properties. Reply with one JSON object and nothing else, with exactly these keys:
 {fields}
-Use null for anything the pages do not state. Copy names and numbers as printed; do not guess.
+Use null for anything the pages do not state. Copy names and numbers as printed; do not guess. The properties \
+may be a file label rather than the title.
+
+<properties>
+{properties}
+</properties>
 
 <pages>
 {pages}

@@ -154,11 +154,15 @@ class OpenAIModel(Provider):
         if self.options.temperature is not None:
             kwargs["temperature"] = self.options.temperature
         structured = req.closed and req.structured and JSON_SCHEMA in self.capabilities
+        schema = req.schema is not None and JSON_SCHEMA in self.capabilities
         if structured:
             kwargs["response_format"] = {"type": "json_schema",
                                          "json_schema": {"name": "verdict", "strict": True, "schema": VERDICT_SCHEMA}}
+        elif schema:
+            kwargs["response_format"] = {"type": "json_schema",
+                                         "json_schema": {"name": req.schema_name, "strict": True, "schema": req.schema}}
         try:
-            if req.on_token is not None and not structured:
+            if req.on_token is not None and not (structured or schema):
                 text, usage = self._stream(kwargs, req.on_token)
             else:
                 resp = self.client().chat.completions.create(**kwargs)
@@ -174,6 +178,8 @@ class OpenAIModel(Provider):
                      tokens_out=tout if tout is not None else self.count_tokens(text))
         if structured:
             _read_structured(ans, text)
+        elif schema:
+            ans.extra["structured"] = _json_object(text)
         return ans
 
 
@@ -201,6 +207,15 @@ class OpenAIModel(Provider):
         if not finished:  # a cut-off stream is a failed call, never a short answer
             raise TypeError("the answer stream ended before the model finished")
         return "".join(parts), usage
+
+
+def _json_object(text: str) -> dict | None:
+    """A reply's JSON object, or None where the server sent something else (it is then read as text)."""
+    try:
+        obj = json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        return None
+    return obj if isinstance(obj, dict) else None
 
 
 def _read_structured(ans: Answer, text: str) -> None:
@@ -251,14 +266,19 @@ class AnthropicModel(Provider):
         if self.options.temperature is not None:
             kwargs["extra_body"] = {"temperature": self.options.temperature}
         structured = req.closed and req.structured and TOOL_USE in self.capabilities
+        schema = req.schema is not None and TOOL_USE in self.capabilities and not structured
         if structured:
             kwargs["tools"] = [{"name": "record_verdict", "description": "Record the yes/no verdict and why.",
                                 "input_schema": VERDICT_SCHEMA}]
             kwargs["tool_choice"] = {"type": "tool", "name": "record_verdict"}
+        elif schema:
+            kwargs["tools"] = [{"name": f"record_{req.schema_name}", "description": "Record what was asked for.",
+                                "input_schema": req.schema}]
+            kwargs["tool_choice"] = {"type": "tool", "name": f"record_{req.schema_name}"}
         try:
             call = {"model": self.model_name, "max_tokens": req.max_tokens,
                     "messages": [{"role": "user", "content": req.prompt}], **kwargs}
-            if req.on_token is not None and not structured:
+            if req.on_token is not None and not (structured or schema):
                 with self.client().messages.stream(**call) as events:
                     for piece in events.text_stream:
                         req.on_token(piece)
@@ -281,6 +301,8 @@ class AnthropicModel(Provider):
             raise _describe(self.label, exc) from None
         ans = Answer(text=text.strip(), tokens_in=tin if tin is not None else self.count_tokens(req.system + req.prompt),
                      tokens_out=tout if tout is not None else self.count_tokens(text))
+        if schema:
+            ans.extra["structured"] = tool_input if isinstance(tool_input, dict) else None
         if structured:
             parsed = structured_verdict(tool_input)
             if parsed is None:

@@ -345,6 +345,9 @@ doc_metadata = Table(  # one row per document and field (lib/documents/metadata/
     Column("value", Text),  # JSON
     Column("source", String(16), nullable=False),  # pdf_metadata | cover_text | model | person
     Column("updated_at", DateTime, server_default=func.now()),
+    Column("confidence", Float),  # the rules' weight of the value (lib/documents/metadata/evidence.py); None otherwise
+    Column("evidence", Text),  # JSON: where the value was read ({"page", "line", "rule"} or {"property"}), or the model
+    Column("extracted", Text),  # JSON, on a person's row: what the rules read now, where it differs from the person
 )
 
 

@@ -13,6 +13,7 @@ from sqlalchemy import insert
 
 from lib.core.errors import UserError
 from lib.documents import metadata as M
+from lib.documents.metadata.extraction import VOCABULARY_PAGES
 from lib.documents.pdf import ExtractedPdf, Page, read_pdf_file
 from lib.storage import tables
 from lib.storage.engine import get_engine
@@ -28,6 +29,11 @@ def values(fields: dict) -> dict:
 
 def sources(fields: dict) -> dict:
     return {k: v["source"] for k, v in fields.items()}
+
+
+def vs(item: dict) -> tuple:
+    """A field's value and source (its confidence and evidence are checked where they matter)."""
+    return item["value"], item["source"]
 
 
 # ----- extraction: the sample ------------------------------------------------------------------------------------
@@ -49,9 +55,15 @@ def test_sample_metadata_from_its_info_dictionary_and_cover(sample_ex):
         "publish_date": "2017-02",  # "February 2017" on the cover: month precision, no invented day
         "states": ["ME", "MI", "NY", "OH"],  # the PDF keywords; the cover's "Fort Belvoir, VA 22060" is an address
     }
-    assert sources(m) == {"title": "pdf_metadata", "project_title": "pdf_metadata", "lead_agency": "pdf_metadata",
+    assert sources(m) == {"title": "pdf_metadata", "project_title": "pdf_metadata", "lead_agency": "cover_text",
                           "process_type": "pdf_metadata", "document_type": "pdf_metadata",
                           "publish_date": "cover_text", "states": "pdf_metadata"}
+    # every value says where it was read and how sure the rules are; agreeing evidence counts
+    assert m["title"]["evidence"]["property"] == "Title" and m["title"]["evidence"]["agreeing"] == 2  # and the cover
+    lead = m["lead_agency"]
+    assert lead["evidence"]["page"] == 1 and lead["evidence"]["agreeing"] >= 3  # cover lines, address block, Author
+    assert all(M.THRESHOLD <= v["confidence"] <= 1 for v in m.values())
+    assert m["publish_date"]["evidence"]["rule"] == "a date on the title page"
     assert list(m) == [k for k in M.FIELDS if k in m]
 
 
@@ -77,7 +89,8 @@ def test_only_the_first_pages_are_read():
             raise AssertionError("extract read past the first pages")
 
     cover = Page(1, "Draft Environmental Impact Statement\nfor the Lake Erie Wind Project\nMarch 2, 2020")
-    pages = [cover] + [Page(i, "Body text. " * 300) for i in range(2, 15)] + [Untouchable() for _ in range(900)]
+    pages = [cover] + [Page(i, "Body text. " * 300) for i in range(2, VOCABULARY_PAGES + 1)] + [
+        Untouchable() for _ in range(900)]
     ex = ExtractedPdf("big", "0" * 64, 1, pages)
     started = time.perf_counter()
     m = M.extract(ex)
@@ -140,7 +153,7 @@ def test_fhwa_final_eis_with_lead_and_cooperating_agencies_and_number(pdf_factor
     assert values(m) == {
         "title": "Interstate 11 Corridor Tier 1 Final Environmental Impact Statement and Preliminary Section 4(f) "
                  "Evaluation",
-        "project_title": "Interstate 11 Corridor Tier 1",
+        "project_title": "Interstate 11 Corridor",  # "Tier 1" is the review's tier, not the project's name
         "lead_agency": "Federal Highway Administration",
         "cooperating_agencies": ["U.S. Army Corps of Engineers", "Bureau of Land Management",
                                  "U.S. Fish and Wildlife Service", "Arizona Department of Transportation"],
@@ -201,12 +214,12 @@ def test_pdf_info_dictionary_author_keywords_and_creation_date(tmp_path):
                       "keywords": "Texas; coastal storm risk; LA", "creationDate": "D:20231215090000-06'00'"})
     doc.save(tmp_path / "gbpp.pdf")
     m = M.extract(read_pdf_file(tmp_path / "gbpp.pdf", 10**9))
-    assert m["title"] == {"value": "Galveston Bay Park Plan Programmatic Final Environmental Impact Statement",
-                          "source": "cover_text"}
-    assert m["document_type"] == {"value": "Programmatic Final EIS", "source": "cover_text"}
-    assert m["lead_agency"] == {"value": "U.S. Army Corps of Engineers", "source": "pdf_metadata"}
-    assert m["states"] == {"value": ["LA", "TX"], "source": "pdf_metadata"}
-    assert m["publish_date"] == {"value": "2023-12-15", "source": "pdf_metadata"}  # no date on the cover
+    assert vs(m["title"]) == ("Galveston Bay Park Plan Programmatic Final Environmental Impact Statement",
+                              "cover_text")
+    assert vs(m["document_type"]) == ("Programmatic Final EIS", "cover_text")
+    assert vs(m["lead_agency"]) == ("U.S. Army Corps of Engineers", "pdf_metadata")
+    assert vs(m["states"]) == (["LA", "TX"], "pdf_metadata")
+    assert vs(m["publish_date"]) == ("2023-12", "pdf_metadata")  # no date on the cover: the creation month  # no date on the cover
 
 
 def test_a_pdf_with_no_metadata_gives_nothing(pdf_factory, bad_files):
@@ -245,22 +258,23 @@ def engine(tmp_path):
 
 
 def test_save_get_edit_and_keep_a_persons_values(engine, sample_ex):
-    assert M.get("doc_a", engine) == {k: {"value": None, "source": None} for k in M.FIELDS}
+    assert {k: vs(v) for k, v in M.get("doc_a", engine).items()} == {k: (None, None) for k in M.FIELDS}
     with engine.begin() as c:
         M.save_extracted(c, "doc_a", M.extract(sample_ex))
     got = M.get("doc_a", engine)
     assert list(got) == list(M.FIELDS)
-    assert got["lead_agency"] == {"value": "Missile Defense Agency", "source": "pdf_metadata"}
-    assert got["states"] == {"value": ["ME", "MI", "NY", "OH"], "source": "pdf_metadata"}
-    assert got["location"] == {"value": None, "source": None}
+    assert vs(got["lead_agency"]) == ("Missile Defense Agency", "cover_text")
+    assert got["lead_agency"]["confidence"] >= M.SURE and got["lead_agency"]["evidence"]["page"] == 1
+    assert vs(got["states"]) == (["ME", "MI", "NY", "OH"], "pdf_metadata")
+    assert vs(got["location"]) == (None, None)
 
     after = M.set_values("doc_a", {"lead_agency": "Department of Defense", "states": "mi, OH, New York",
                                    "cooperating_agencies": "U.S. Army Corps of Engineers; National Guard Bureau",
                                    "publish_date": "2017-02-03", "document_type": "feis"}, engine)
-    assert after["lead_agency"] == {"value": "Department of Defense", "source": "person"}
-    assert after["states"] == {"value": ["MI", "NY", "OH"], "source": "person"}
+    assert vs(after["lead_agency"]) == ("Department of Defense", "person")
+    assert vs(after["states"]) == (["MI", "NY", "OH"], "person")
     assert after["cooperating_agencies"]["value"] == ["U.S. Army Corps of Engineers", "National Guard Bureau"]
-    assert after["document_type"] == {"value": "Final EIS", "source": "person"}
+    assert vs(after["document_type"]) == ("Final EIS", "person")
     assert after["title"]["source"] == "pdf_metadata"  # untouched fields keep their source
 
     # a later extraction (a re-ingest) never overwrites what a person set, but refreshes the rest
@@ -268,19 +282,19 @@ def test_save_get_edit_and_keep_a_persons_values(engine, sample_ex):
         M.save_extracted(c, "doc_a", {"lead_agency": {"value": "Forest Service", "source": "cover_text"},
                                       "title": {"value": "A New Title Here", "source": "cover_text"}})
     got = M.get("doc_a", engine)
-    assert got["lead_agency"] == {"value": "Department of Defense", "source": "person"}
-    assert got["publish_date"] == {"value": "2017-02-03", "source": "person"}
-    assert got["title"] == {"value": "A New Title Here", "source": "cover_text"}
-    assert got["project_title"] == {"value": None, "source": None}  # no longer found: no longer claimed
+    assert vs(got["lead_agency"]) == ("Department of Defense", "person")
+    assert vs(got["publish_date"]) == ("2017-02-03", "person")
+    assert vs(got["title"]) == ("A New Title Here", "cover_text")
+    assert vs(got["project_title"]) == (None, None)  # no longer found: no longer claimed
 
     # clearing is a person's value too: it stays empty and no model fills it
     M.set_values("doc_a", {"location": ""}, engine)
-    assert M.get("doc_a", engine)["location"] == {"value": None, "source": "person"}
+    assert vs(M.get("doc_a", engine)["location"]) == (None, "person")
     assert "location" not in M.missing(M.get("doc_a", engine))
 
     with engine.begin() as c:
         M.delete(c, "doc_a")
-    assert M.get("doc_a", engine) == {k: {"value": None, "source": None} for k in M.FIELDS}
+    assert {k: vs(v) for k, v in M.get("doc_a", engine).items()} == {k: (None, None) for k in M.FIELDS}
 
 
 @pytest.mark.parametrize("values_, message", [
@@ -308,8 +322,8 @@ def test_cli_metadata_shape_is_fixed(engine):
     M.set_values("doc_c", {"title": "Sample Title Here", "states": "AK"}, engine)
     out = M.cli_metadata("doc_c", engine)
     assert list(out) == list(M.FIELDS)
-    assert out["title"] == {"value": "Sample Title Here", "source": "person"}
-    assert out["eis_number"] == {"value": None, "source": None}
+    assert vs(out["title"]) == ("Sample Title Here", "person")
+    assert vs(out["eis_number"]) == (None, None)
     assert json.dumps(out) == json.dumps(M.cli_metadata("doc_c", engine))
 
 
@@ -463,10 +477,10 @@ def test_a_connected_model_fills_only_the_gaps(engine, llm):
     assert '"eis_number"' in prompt and '"lead_agency"' not in prompt and '"location"' not in prompt
     assert "May 4, 2012" in prompt
     got = M.get("doc_a", engine)
-    assert got["lead_agency"] == {"value": "Bureau of Land Management", "source": "person"}
-    assert got["eis_number"] == {"value": "20120150", "source": "model"}
-    assert got["location"] == {"value": None, "source": "person"}
-    assert got["states"] == {"value": None, "source": None}
+    assert vs(got["lead_agency"]) == ("Bureau of Land Management", "person")
+    assert vs(got["eis_number"]) == ("20120150", "model")
+    assert vs(got["location"]) == (None, "person")
+    assert vs(got["states"]) == (None, None)
 
     # nothing missing but the refused field: one more call asks only for it; a non-JSON reply changes nothing
     server.script.append(("ok", "I could not find it."))
@@ -496,8 +510,9 @@ def test_the_bundled_models_are_refused(engine):
 # ----- ingest and the Documents page -----------------------------------------------------------------------------
 def test_ingest_stores_the_sample_metadata(services, sample_doc):
     got = M.get(sample_doc.doc_id, services.docs.engine)
-    assert got["lead_agency"] == {"value": "Missile Defense Agency", "source": "pdf_metadata"}
-    assert got["document_type"] == {"value": "Final EIS", "source": "pdf_metadata"}
+    assert vs(got["lead_agency"]) == ("Missile Defense Agency", "cover_text")
+    assert got["lead_agency"]["confidence"] >= M.SURE and got["lead_agency"]["evidence"]["page"] == 1
+    assert vs(got["document_type"]) == ("Final EIS", "pdf_metadata")
 
 
 def test_documents_page_metadata_table_filters_edit_and_fill_button(services, sample_doc, pdf_factory):
@@ -524,9 +539,11 @@ def test_documents_page_metadata_table_filters_edit_and_fill_button(services, sa
     # the metadata panel: each value with its source
     at.selectbox(key="docs_pick").select(sid).run()
     panel = at.dataframe[1].value.set_index("name in the standard")  # plain labels in "field"
-    assert panel.loc["lead_agency", "source"] == "PDF metadata"
+    assert panel.loc["lead_agency", "source"] == "cover text"
+    assert panel.loc["lead_agency", "where"].startswith("p. 1, line ")
+    assert panel.loc["title", "where"] == "PDF property Title" and float(panel.loc["title", "confidence"]) >= 0.9
     assert panel.loc["publish_date", "value"] == "2017-02" and panel.loc["publish_date", "source"] == "cover text"
-    assert panel.loc["eis_number", "source"] == "—"
+    assert (panel.loc["eis_number", "source"], panel.loc["eis_number", "value"]) == ("—", M.NOT_FOUND)
     fill = at.button(key="meta_fill")
     assert fill.disabled  # only the bundled models in the tests
     assert any("Only the bundled models are configured" in c.value for c in at.caption)
@@ -555,15 +572,15 @@ def test_documents_page_metadata_table_filters_edit_and_fill_button(services, sa
     at.text_input(key=f"meta_publish_date_{sid}").input("Feb 2017")
     next(b for b in at.button if b.label == "Save metadata").click().run()
     assert any("must be an ISO date" in e.value for e in at.error)
-    assert M.get(sid, engine)["publish_date"] == {"value": "2017-02", "source": "cover_text"}
+    assert vs(M.get(sid, engine)["publish_date"]) == ("2017-02", "cover_text")
     at.text_input(key=f"meta_publish_date_{sid}").input("2017-02-01")
     at.text_input(key=f"meta_location_{sid}").input("Michigan, Ohio, New York")
     next(b for b in at.button if b.label == "Save metadata").click().run()
     assert not at.exception
     got = M.get(sid, engine)
-    assert got["publish_date"] == {"value": "2017-02-01", "source": "person"}
-    assert got["location"] == {"value": "Michigan, Ohio, New York", "source": "person"}
-    assert got["lead_agency"]["source"] == "pdf_metadata"  # unchanged fields keep their source
+    assert vs(got["publish_date"]) == ("2017-02-01", "person")
+    assert vs(got["location"]) == ("Michigan, Ohio, New York", "person")
+    assert got["lead_agency"]["source"] == "cover_text"  # unchanged fields keep their source
     assert any("Saved publish_date, location" in s.value for s in at.success)
 
     # untrusted titles are shown as text: Markdown in a title is escaped where Markdown renders
@@ -573,7 +590,7 @@ def test_documents_page_metadata_table_filters_edit_and_fill_button(services, sa
     chunks_line = next(m.value for m in at.markdown if m.value.startswith("**Chunks of"))
     assert "\\!\\[x\\]\\(http\\://attacker.test/p.png\\)" in chunks_line and "\\*\\*bold\\*\\*" in chunks_line
     services.docs.delete(i11.doc_id)
-    assert M.get(i11.doc_id, engine)["title"] == {"value": None, "source": None}
+    assert vs(M.get(i11.doc_id, engine)["title"]) == (None, None)
 
 
 def test_documents_page_fills_gaps_with_a_connected_model(services, pdf_factory, llm):
@@ -591,14 +608,19 @@ def test_documents_page_fills_gaps_with_a_connected_model(services, pdf_factory,
     fill = at.button(key="meta_fill")
     assert not fill.disabled
     server.script.append(("ok", json.dumps({"publish_date": "2021-03-15", "eis_number": "20210042",
-                                            "cooperating_agencies": None, "title": "ignored: known"})))
+                                            "cooperating_agencies": None, "title": None,
+                                            "lead_agency": "ignored: the rules are sure of it"})))
     fill.click().run()
     assert not at.exception
+    asked = server.requests[-1]["body"]["response_format"]["json_schema"]["schema"]["required"]
+    assert "lead_agency" not in asked and "title" in asked  # a label (sure) is not asked; a text-rule title is
     got = M.get(noi.doc_id, engine)
-    assert got["publish_date"] == {"value": "2021-03-15", "source": "model"}
-    assert got["eis_number"] == {"value": "20210042", "source": "model"}
+    assert vs(got["publish_date"]) == ("2021-03-15", "model")
+    assert vs(got["eis_number"]) == ("20210042", "model")
     assert got["title"]["source"] == "cover_text" and got["cooperating_agencies"]["value"] is None
-    assert any("The model filled: publish" in s.value for s in at.success)
+    assert vs(got["lead_agency"]) == ("U.S. Army Corps of Engineers", "cover_text")
+    assert any("The model filled: publish" in s.value and "Ignored \\(not asked\\): lead" in s.value  # escaped: plain text
+               for s in at.success)
     panel = at.dataframe[1].value.set_index("name in the standard")  # plain labels in "field"
     assert panel.loc["eis_number", "source"] == "model"
     services.docs.delete(noi.doc_id)

@@ -1,7 +1,9 @@
-"""Document metadata: who, what, where and when an EIS is, with where each value came from. This package's face;
-its modules each do one job: ``fields`` (the fields, vocabularies, checks), ``extraction`` (rules at ingest),
-``records`` (stored values and tags), ``fill`` (a connected model fills gaps), ``query`` (filters, sorts, names),
-``ceq_export`` (the data standard's JSON).
+"""Document metadata: who, what, where and when an EIS is, with where each value came from and how sure the rules
+are. This package's face; its modules each do one job: ``fields`` (the fields, vocabularies, checks),
+``patterns`` (dates, states, numbers, document types in text), ``layout`` (mending broken words, finding the title
+page by its type), ``evidence`` (weighing candidates: confidence and threshold), ``extraction`` (the rules at
+ingest), ``explain`` (the page's plain words), ``records`` (stored values and tags), ``fill`` (a connected model
+fills gaps), ``query`` (filters, sorts, names), ``ceq_export`` (the data standard's JSON).
 
 Field names and values follow the CEQ NEPA and Permitting Data and Technology Standard, v1.2 (published by CEQ
 with the Permitting Council and GSA on permitting.innovation.gov; its toolkit is GSA-TTS/pic-standards, whose
@@ -21,13 +23,18 @@ The collection exports as the schema's root object, ``{"projects": [...], "proce
 Our own fields ``states`` (USPS codes) and ``eis_number`` (the CEQ/EPA filing number or the agency's EIS number as
 printed) sit beside the standard's fields, never instead of them.
 
-Values are extracted at ingest by rules (``extract``: the PDF's info dictionary and the first pages' text only, so it
-costs milliseconds whatever the length of the PDF), can be filled by a connected model on request
-(``fill_with_model``) and edited by a person (``set_values``). Each value keeps its source: ``pdf_metadata``,
-``cover_text``, ``model`` or ``person``; a person's value is never overwritten by extraction or a model.
+Values are extracted at ingest by rules (``extract``: the PDF's properties and the first pages' text and layout
+only, so it costs milliseconds whatever the length of the PDF), can be filled by a connected model on request
+(``fill_with_model``) and edited by a person (``set_values``). Each value keeps its source (``pdf_metadata``,
+``cover_text``, ``model`` or ``person``), its evidence (page and line, or the property) and, for the rules, a
+confidence; a value below ``THRESHOLD`` is not stored. A person's value is never overwritten by extraction or a
+model; where the rules later read otherwise, their reading is kept beside it.
 """
 from lib.documents.metadata.ceq_export import STANDARD, export_ceq
-from lib.documents.metadata.extraction import COVER_PAGES, classify, extract, project_title_from
+from lib.documents.metadata.evidence import SURE, THRESHOLD
+from lib.documents.metadata.explain import NOT_FOUND, disagreements
+from lib.documents.metadata.explain import rows as panel_rows
+from lib.documents.metadata.extraction import COVER_PAGES, extract
 from lib.documents.metadata.fields import (
     DOCUMENT_TYPES,
     FEDERAL_AGENCIES,
@@ -44,6 +51,8 @@ from lib.documents.metadata.fields import (
     year_of,
 )
 from lib.documents.metadata.fill import fill_with_model
+from lib.documents.metadata.layout import mend_words
+from lib.documents.metadata.patterns import classify, place_only, project_title_from
 from lib.documents.metadata.query import (
     FILTER_KEYS,
     SORTS,
@@ -64,13 +73,15 @@ from lib.documents.metadata.records import (
     save_extracted,
     set_values,
     tags_many,
+    unsure,
 )
 
 __all__ = [
-    "COVER_PAGES", "DOCUMENT_TYPES", "FEDERAL_AGENCIES", "FIELDS", "FIELD_LABELS", "FILTER_KEYS", "LIST_FIELDS",
-    "PROCESS_TYPES", "SORTS", "SOURCES", "SOURCE_LABELS", "STANDARD", "STATES", "TAGS", "canonical_agency",
-    "citation_name", "classify", "cli_metadata", "collection_filter", "delete", "display_title", "export_ceq",
-    "extract", "fill_with_model", "get", "get_many", "missing", "normalize", "normalize_tags", "parse_where",
-    "parse_year_range", "project_title_from", "save_extracted", "set_values", "sort_documents", "tags_many",
-    "year_of",
+    "COVER_PAGES", "DOCUMENT_TYPES", "FEDERAL_AGENCIES", "FIELDS", "FIELD_LABELS", "FILTER_KEYS", "LIST_FIELDS", "NOT_FOUND",
+    "PROCESS_TYPES", "SORTS", "SOURCES", "SOURCE_LABELS", "STANDARD", "STATES", "SURE", "TAGS", "THRESHOLD",
+    "canonical_agency",
+    "citation_name", "classify", "cli_metadata", "collection_filter", "delete", "disagreements", "display_title", "export_ceq",
+    "extract", "fill_with_model", "get", "get_many", "mend_words", "missing", "normalize", "normalize_tags",
+    "panel_rows", "parse_where", "parse_year_range", "place_only", "project_title_from", "save_extracted", "set_values",
+    "sort_documents", "tags_many", "unsure", "year_of",
 ]

@@ -1,294 +1,416 @@
-"""Metadata read from a PDF by rules at ingest: its info dictionary and the text of its first pages, in
-milliseconds whatever its length. Nothing is guessed: a field that was not found is left out."""
+"""Metadata read from a PDF by rules at ingest, with evidence weighed: the PDF's properties (Title, Author,
+Subject, Keywords, dates), the title page found by its layout, labels ("Lead Agency:"), the lines above and below
+the title, and the contact block. Each field's candidates are combined in lib/documents/metadata/evidence.py; a
+field whose best value is below the threshold is left empty. Only the first pages are read, so it costs
+milliseconds whatever the length of the PDF."""
 from __future__ import annotations
 
-import datetime as _dt
 import logging
 import re
+from collections import Counter
 from typing import Any
 
+from lib.documents.metadata.evidence import THRESHOLD, Candidate, decide, decide_list
 from lib.documents.metadata.fields import (
     AGENCY_ABBR_RE,
     AGENCY_NAME_RE,
     FIELDS,
     MAX_VALUE_CHARS,
-    PROCESS_OF,
-    STATES,
+    ancestors_of,
     canonical_agency,
     find_agencies,
     pick_lead,
-    state_code,
-    words_pattern,
+)
+from lib.documents.metadata.layout import Line, TitleBlock, mend_words, only_agency, title_block, vocabulary
+from lib.documents.metadata.patterns import (
+    LABEL_LINE,
+    ZIP_LINE,
+    classify,
+    cover_title,
+    find_date,
+    find_eis_number,
+    keyword_states,
+    pdf_date,
+    project_title_from,
+    states_in,
+    usable_title,
 )
 
-_MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
-     "december"], start=1)}
-_MONTH_ABBR = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10,
-               "nov": 11, "dec": 12}
-_MONTH_RE = r"(January|February|March|April|May|June|July|August|September|October|November|December|Jan\.?|Feb\.?|Mar\.?|Apr\.?|Jun\.?|Jul\.?|Aug\.?|Sept?\.?|Oct\.?|Nov\.?|Dec\.?)"
-_DATE_PATTERNS = (
-    ("mdy", re.compile(_MONTH_RE + r"\s+(\d{1,2}),?\s+(\d{4})\b", re.IGNORECASE)),
-    ("dmy", re.compile(r"\b(\d{1,2})\s+" + _MONTH_RE + r",?\s+(\d{4})\b", re.IGNORECASE)),
-    ("my", re.compile(r"\b" + _MONTH_RE + r",?\s+(\d{4})\b", re.IGNORECASE)),
-    ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
-    ("us", re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")),
-)
-_ZIP_LINE = re.compile(r"\b[A-Z][A-Za-z.]*,?\s+\d{5}(?:-\d{4})?\b")
+COVER_PAGES = 5  # the first pages with text that are read: covers, title pages, abstracts, contact blocks
+VOCABULARY_PAGES = 20  # the pages whose words tell a broken word from a whole one
 
 
-def _month(word: str) -> int | None:
-    w = word.lower().rstrip(".")
-    return _MONTHS.get(w) or _MONTH_ABBR.get(w)
-
-
-def _plausible_year(y: int) -> bool:
-    return 1969 <= y <= _dt.date.today().year + 1
-
-
-def _find_date(text: str) -> str | None:
-    """The first date printed in ``text`` as ISO: YYYY-MM-DD, or YYYY-MM where only month and year are printed."""
-    best: tuple[int, str] | None = None
-    for kind, pat in _DATE_PATTERNS:
-        for m in pat.finditer(text):
-            try:
-                if kind == "mdy":
-                    y, mo, d = int(m.group(3)), _month(m.group(1)), int(m.group(2))
-                elif kind == "dmy":
-                    y, mo, d = int(m.group(3)), _month(m.group(2)), int(m.group(1))
-                elif kind == "my":
-                    y, mo, d = int(m.group(2)), _month(m.group(1)), None
-                elif kind == "iso":
-                    y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
-                else:
-                    y, mo, d = int(m.group(3)), int(m.group(1)), int(m.group(2))
-                if not mo or not _plausible_year(y):
-                    continue
-                iso = f"{y:04d}-{mo:02d}" if d is None else _dt.date(y, mo, d).isoformat()
-            except ValueError:
-                continue
-            if best is None or m.start() < best[0]:
-                best = (m.start(), iso)
-            break  # the first match of each pattern is enough
-    return best[1] if best else None
-
-
-def _pdf_date(raw: str) -> str | None:
-    """'D:20170201103501-06'00'' -> '2017-02-01'."""
-    m = re.match(r"(?:D:)?(\d{4})(\d{2})?(\d{2})?", (raw or "").strip())
-    if not m or not _plausible_year(int(m.group(1))):
-        return None
-    y, mo, d = int(m.group(1)), m.group(2), m.group(3)
+def extract(ex: Any) -> dict[str, dict]:
+    """Rule-based metadata from an ExtractedPdf. Returns ``{field: {"value", "source", "confidence",
+    "evidence"}}`` for the fields found with enough confidence; ``source`` is ``pdf_metadata`` or ``cover_text``
+    and ``evidence`` says where (``{"page": 3, "line": 2, "rule": …}`` or ``{"property": "Author", …}``). A
+    field not found, or found too weakly, is left out: nothing is guessed. It runs inside ingest, so it never
+    raises: an unexpected failure gives no metadata rather than no document."""
     try:
-        if mo and d:
-            return _dt.date(y, int(mo), int(d)).isoformat()
-        if mo and 1 <= int(mo) <= 12:
-            return f"{y:04d}-{int(mo):02d}"
-    except ValueError:
-        return None
-    return f"{y:04d}"
+        return _extract(ex)
+    except Exception:  # noqa: BLE001 - metadata is a convenience; the document must still be indexed
+        logging.getLogger(__name__).warning("metadata extraction failed for %s", getattr(ex, "name", "?"),
+                                            exc_info=True)
+        return {}
 
 
-_STATE_NAME_RE = re.compile(
-    r"(?<![A-Za-z])(?:"
-    r"(District\s+of\s+Columbia|Washington,?\s+D\.?\s?C\.?(?![A-Za-z]))"
-    r"|((?:U\.S\.\s+)?Virgin\s+Islands|Northern\s+Mariana\s+Islands|American\s+Samoa|Puerto\s+Rico|Guam)"
-    r"|(?<!West\s)(?<!George\s)("
-    + "|".join(sorted((words_pattern(n) for c, n in STATES.items() if len(c) == 2 and c not in ("DC", "PR", "GU", "VI", "AS", "MP")),
-                      key=len, reverse=True))
-    + r"))(?![A-Za-z])",
-    re.IGNORECASE,
-)
-_STATE_ABBR_RE = re.compile(r"(?<=,\s)([A-Z]{2})(?=\s*(?:$|[,.;)]))", re.MULTILINE)
+class _Cover:
+    """The first pages' mended text, their lines (with type where the layout is known) and the title block."""
+
+    def __init__(self, ex: Any) -> None:
+        all_pages = list(getattr(ex, "pages", None) or [])[:VOCABULARY_PAGES]
+        texts = [(p.number, p.text) for p in all_pages if isinstance(p.text, str) and p.text.strip()]
+        counts = {n: Counter(w.lower() for w in re.findall(r"[A-Za-z]+", t)) for n, t in texts}
+        self.pages: list[tuple[int, str]] = []
+        for number, text in texts[:COVER_PAGES]:
+            others = [w for n, c in counts.items() if n != number for w in c]
+            self.pages.append((number, mend_words(text, vocabulary([" ".join(others)]))))
+        self.vocab = vocabulary(t for _, t in texts)
+        layout = [ln for ln in (getattr(ex, "layout", None) or []) if any(ln.page == n for n, _ in self.pages)]
+        self.lines: list[Line] = []
+        for number, text in self.pages:
+            rows = text.splitlines()
+            on_page = [ln for ln in layout if ln.page == number]
+            if on_page:
+                for ln in on_page:
+                    mended = mend_words(ln.text, self.vocab)
+                    self.lines.append(Line(number, ln.line, mended, ln.size, ln.bold, _line_of(rows, mended, ln.line)))
+            else:
+                self.lines += [Line(number, i + 1, r.strip()) for i, r in enumerate(rows) if r.strip()]
+        self.block: TitleBlock | None = title_block(self.lines, dict(getattr(ex, "image_share", None) or {})) \
+            if layout else None
+        self.title_page = self.block.page if self.block else (self.pages[0][0] if self.pages else None)
+        self.text = "\n".join(t for _, t in self.pages)
+        self._starts: list[tuple[int, int]] = []  # (offset in self.text, page number)
+        offset = 0
+        for number, t in self.pages:
+            self._starts.append((offset, number))
+            offset += len(t) + 1
+
+    def where(self, offset: int) -> dict:
+        """The page and line of a character offset in ``self.text``."""
+        start, number = max((s for s in self._starts if s[0] <= offset), default=(0, self.title_page or 1))
+        return {"page": number, "line": self.text.count("\n", start, offset) + 1}
+
+    def around_title(self) -> tuple[list[Line], list[Line]]:
+        """The title page's lines above its title and the next lines below it (by layout, else by the text
+        rules' title block); ([], []) where no title was found."""
+        if self.block:
+            return list(self.block.above), list(self.block.below)
+        found = cover_title(self.page_text(self.title_page))
+        if not found:
+            return [], []
+        lines = self.page_lines(self.title_page)
+        return ([ln for ln in lines if ln.text_line < found[1] + 1],
+                [ln for ln in lines if ln.text_line > found[2] + 1][:8])
+
+    def page_text(self, number: int | None) -> str:
+        return next((t for n, t in self.pages if n == number), "")
+
+    def page_lines(self, number: int | None) -> list[Line]:
+        return [ln for ln in self.lines if ln.page == number]
 
 
-def _states_in(text: str, abbreviations: bool = True) -> list[str]:
-    """USPS codes for state names (as written, any case) and ", XX" abbreviations in ``text``, skipping address
-    lines (a state followed by a ZIP code: the agency's office, not the project)."""
-    codes: list[str] = []
-    for line in text.splitlines():
-        if _ZIP_LINE.search(line):
+def _line_of(rows: list[str], text: str, fallback: int) -> int:
+    key = " ".join(text.split())
+    for i, r in enumerate(rows):
+        if " ".join(r.split()) == key:
+            return i + 1
+    return fallback
+
+
+def _at(ln: Line, rule: str) -> dict:
+    return {"page": ln.page, "line": ln.text_line, "rule": rule}
+
+
+def _prop(name: str, rule: str) -> dict:
+    return {"property": name, "rule": rule}
+
+
+def _extract(ex: Any) -> dict[str, dict]:
+    meta = {str(k): " ".join(str(v).split()) for k, v in (getattr(ex, "pdf_metadata", None) or {}).items()
+            if isinstance(v, str) and v.strip()}
+    cover = _Cover(ex)
+    out: dict[str, dict] = {}
+
+    title = _title(meta, cover)
+    if title:
+        out["title"] = title
+    doc_type, process = _types(meta, cover, title)
+    if doc_type:
+        out["document_type"] = doc_type
+    if process:
+        out["process_type"] = process
+    publish = _publish_date(meta, cover)
+    if publish:
+        out["publish_date"] = publish
+    number = _eis_number(meta, cover)
+    if process or number:  # the fields of a NEPA review: for any other PDF (an annual report), none is guessed
+        if number:
+            out["eis_number"] = number
+        if title and (pt := project_title_from(title["value"])):
+            out["project_title"] = dict(title, value=pt, confidence=round(title["confidence"] * 0.95, 3))
+            if out["project_title"]["confidence"] < THRESHOLD:
+                out.pop("project_title")
+        coop, coop_span = _cooperating(cover)
+        if coop:
+            out["cooperating_agencies"] = coop
+        lead = _lead(meta, cover, coop_span, set(coop["value"]) if coop else set())
+        if lead:
+            out["lead_agency"] = lead
+        loc = _label_value(cover.text, r"(?:project\s+)?location")
+        if loc:
+            out["location"] = Candidate(loc[0][:MAX_VALUE_CHARS], 0.8, "cover_text",
+                                        cover.where(loc[1]) | {"rule": "Location: label"}).as_field()
+        states = _states(meta, cover, loc)
+        if states:
+            out["states"] = states
+    return {k: out[k] for k in FIELDS if k in out}
+
+
+# ----- title -----------------------------------------------------------------------------------------------------
+def _word_set(s: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", s.lower()) if w not in ("the", "a", "an", "of", "for", "and")}
+
+
+def _title(meta: dict, cover: _Cover) -> dict | None:
+    """The title page's title (by layout, else the text rules) against the PDF's Title property. A property that
+    says less than the title page (a short file label) loses to it; one that says the same wins (its word order is
+    the author's); two different titles lower each other."""
+    cands: list[Candidate] = []
+    page_title: Candidate | None = None
+    if cover.block and usable_title(cover.block.text):
+        b = cover.block
+        page_title = Candidate(b.text[:MAX_VALUE_CHARS], 0.85 if b.typed else 0.65, "cover_text",
+                               _at(b.lines[0], "title page, largest type"))
+    elif cover.pages:
+        number, text = next(((n, t) for n, t in cover.pages if cover_title(t)), cover.pages[0])
+        found = cover_title(text)
+        if found:
+            page_title = Candidate(found[0][:MAX_VALUE_CHARS], 0.7, "cover_text",
+                                   {"page": number, "line": found[1] + 1, "rule": "cover text around its document type"})
+    prop = meta.get("title", "")
+    prop_cand = None
+    if usable_title(prop):
+        typed = classify(prop) != (None, None)
+        prop_cand = Candidate(prop[:MAX_VALUE_CHARS], 0.5 + (0.25 if typed else 0) + (0.1 if len(prop.split()) >= 5 else 0),
+                              "pdf_metadata", _prop("Title", "the PDF's Title property"))
+    if page_title and prop_cand:
+        pw, tw = _word_set(prop_cand.value), _word_set(page_title.value)
+        if pw == tw:  # the same title: the property's word order, both sources behind it
+            return decide([prop_cand, Candidate(prop_cand.value, page_title.confidence, page_title.source,
+                                                page_title.evidence)])
+        typed_page = classify(page_title.value) != (None, None)
+        if pw < tw or (pw and len(pw & tw) / len(pw) >= 0.6 and len(tw) > len(pw)) or (
+                typed_page and len(pw) < 0.6 * len(tw)):
+            return page_title.as_field()  # the property is a shorter label for what the title page prints
+        if tw < pw and classify(prop_cand.value) != (None, None):
+            return prop_cand.as_field() if prop_cand.confidence >= THRESHOLD else None
+    cands = [c for c in (page_title, prop_cand) if c]
+    return decide(cands)
+
+
+# ----- document and process type ---------------------------------------------------------------------------------
+def _types(meta: dict, cover: _Cover, title: dict | None) -> tuple[dict | None, dict | None]:
+    sources: list[tuple[str, float, str, dict]] = []
+    if title:
+        sources.append((title["value"], min(0.9, title["confidence"] + 0.05), title["source"], dict(title["evidence"])))
+    if cover.block and (not title or cover.block.text != title["value"]):
+        sources.append((cover.block.text, 0.8, "cover_text", _at(cover.block.lines[0], "title page, largest type")))
+    if meta.get("subject"):
+        sources.append((meta["subject"], 0.7, "pdf_metadata", _prop("Subject", "the PDF's Subject property")))
+    if meta.get("title") and usable_title(meta["title"]) and (not title or title["value"] != meta["title"]):
+        sources.append((meta["title"], 0.6, "pdf_metadata", _prop("Title", "the PDF's Title property")))
+    page = cover.page_text(cover.title_page)
+    m = _first_type_line(page)
+    if m is not None:
+        sources.append((m[1], 0.5, "cover_text", {"page": cover.title_page, "line": m[0],
+                                                 "rule": "the first document type named on the title page"}))
+    types, processes = [], []
+    for text, conf, source, where in sources:
+        d, p = classify(text)
+        where = dict(where)
+        if d:
+            types.append(Candidate(d, conf, source, where))
+        if p:
+            processes.append(Candidate(p, conf, source, where))
+    doc_type = decide(types)
+    if doc_type:  # the process follows the document type chosen
+        from_type = [c for c in processes if c.value == classify(doc_type["value"])[1]] or processes
+        return doc_type, decide(from_type)
+    return None, decide(processes)
+
+
+def _first_type_line(text: str) -> tuple[int, str] | None:
+    for i, line in enumerate(text.splitlines()):
+        if classify(line) != (None, None):
+            return i + 1, line
+    return None
+
+
+# ----- dates and numbers -----------------------------------------------------------------------------------------
+_DEADLINE = re.compile(r"\b(?:comments?|due|deadline|received|no\s+later|expires?|until|through|ends?|closes?)\b",
+                       re.IGNORECASE)
+
+
+_PUBLISHED = re.compile(r"\b(?:published|publication|issued|released)\b", re.IGNORECASE)
+_DRAFTED = re.compile(r"\b(?:manuscript|completed|prepared|revised|printed)\b", re.IGNORECASE)
+
+
+def _publish_date(meta: dict, cover: _Cover) -> dict | None:
+    """A date standing alone on the title page is the publication date; a date in a sentence is weaker, and a
+    comment deadline is never one. The PDF's creation date counts, to the month."""
+    cands: list[Candidate] = []
+    for ln in cover.lines:
+        d = find_date(ln.text)
+        if not d or _DEADLINE.search(ln.text):
             continue
-        for m in _STATE_NAME_RE.finditer(line):
-            word = m.group(0)
-            if not (word[:1].isupper()):  # "maine" in running lowercase text is not a place name
-                continue
-            code = state_code(word)
-            if code:
-                codes.append(code)
-        if abbreviations:
-            codes += [m.group(1) for m in _STATE_ABBR_RE.finditer(line) if m.group(1) in STATES]
-    return list(dict.fromkeys(codes))
+        rest = re.sub(r"\d", "", ln.text)
+        alone = len(re.findall(r"[A-Za-z]+", rest)) <= 3
+        on_title = ln.page == cover.title_page
+        if not on_title and not alone:
+            continue  # a date in a sentence of an abstract or a foreword: what happened then, not the publication
+        conf = (0.85 if alone else 0.55) if on_title else 0.5
+        if _PUBLISHED.search(ln.text):
+            conf = 0.85  # "Date Published: January 2019", "Issued June 2020"
+        elif _DRAFTED.search(ln.text):
+            conf = 0.3  # "Manuscript Completed: November 2018": written then, published later
+        cands.append(Candidate(d, conf, "cover_text", _at(ln, "a date on the title page" if on_title else
+                                                        "a date on the first pages"), key=d[:4]))
+    d = pdf_date(meta.get("creationDate", ""))  # not modDate: a PDF saved again years later says nothing
+    if d:
+        cands.append(Candidate(d[:7], 0.6, "pdf_metadata", _prop("creationDate", "the PDF's creation date (to the "
+                                                                "month)"), key=d[:4]))
+    return decide(cands)
 
 
-def _keyword_states(keywords: str) -> list[str]:
-    codes: list[str] = []
-    for token in re.split(r"[;,\n]", keywords or ""):
-        t = token.strip()
-        if t.upper() == t and t in STATES:
-            codes.append(t)
-        else:
-            codes += _states_in(t, abbreviations=False)
-    return list(dict.fromkeys(codes))
+def _eis_number(meta: dict, cover: _Cover) -> dict | None:
+    props = " ; ".join(meta.get(k, "") for k in ("title", "subject", "keywords"))
+    if (n := find_eis_number(props)):
+        return Candidate(n, 0.85, "pdf_metadata", _prop("Title/Subject/Keywords", "an EIS number in the PDF's "
+                                                        "properties")).as_field()
+    for ln in cover.lines:
+        if (n := find_eis_number(ln.text)):
+            return Candidate(n, 0.8, "cover_text", _at(ln, "an EIS number on the first pages")).as_field()
+    return None
 
 
-_EIS_NUMBER_PATTERNS = (
-    re.compile(r"\b(?:EIS|CEQ|EPA)\s*(?:No\.?|Number|#)\s*:?\s*#?\s*(\d{8})\b", re.IGNORECASE),
-    re.compile(r"\b(DOE/EIS-\d{4}[A-Z]?(?:-[A-Z]{1,2}\d{0,2})*)\b"),
-    re.compile(r"\b((?:[A-Z]{2,6}[-/])+EIS(?:[-/][A-Z0-9]{1,8})+)\b"),
-    re.compile(r"\b((?:[A-Z]{2,6}-)+(?:[A-Z0-9]+-)*EIS)\b"),
-)
+# ----- agencies --------------------------------------------------------------------------------------------------
+_COOP = r"cooperating\s+(?:federal\s+)?agenc(?:y|ies)|in\s+cooperation\s+with"
+_LEAD = r"(?:joint\s+)?lead\s+(?:federal\s+)?agenc(?:y|ies)|responsible\s+(?:federal\s+)?agenc(?:y|ies)"
+_PREPARED = r"prepared\s+(?:by|for)|submitted\s+by|issued\s+by"
+_CONTACT = re.compile(r"\b(?:contact|for\s+(?:further|more|additional)\s+information|responsible\s+official|"
+                      r"nepa\s+coordinator|project\s+manager)\b", re.IGNORECASE)
 
 
-def _find_eis_number(text: str) -> str | None:
-    best: tuple[int, str] | None = None
-    for pat in _EIS_NUMBER_PATTERNS:
-        m = pat.search(text)
-        if m and (best is None or m.start() < best[0]):
-            best = (m.start(), m.group(1))
-    return best[1] if best else None
+_COOP_AFTER = re.compile(r"^\s*(.{3,150}?)\s*\(\s*cooperating\s+agency\s*\)\s*$", re.IGNORECASE | re.MULTILINE)
 
 
-_TYPE_PHRASES = (
-    ("NOI", re.compile(r"notice\s+of\s+intent", re.IGNORECASE)),
-    ("ROD", re.compile(r"record\s+of\s+decision", re.IGNORECASE)),
-    ("ROD", re.compile(r"\bROD\b")),
-    ("FONSI", re.compile(r"finding\s+of\s+no\s+significant\s+impact", re.IGNORECASE)),
-    ("FONSI", re.compile(r"\bFONSI\b")),
-    ("EA", re.compile(r"environmental\s+assessment", re.IGNORECASE)),
-    ("EA", re.compile(r"\b(?:Draft|Final|DRAFT|FINAL)\s+EA\b")),
-    ("EIS", re.compile(r"environmental\s+impact\s+statement", re.IGNORECASE)),
-    ("EIS", re.compile(r"\b(?:S|P)?(?:D|F)?EIS\b")),
-)
-_MODIFIERS = {
-    "draft": re.compile(r"\bdraft\b", re.IGNORECASE),
-    "final": re.compile(r"\bfinal\b", re.IGNORECASE),
-    "supplemental": re.compile(r"\bsupplement(?:al)?\b", re.IGNORECASE),
-    "programmatic": re.compile(r"\bprogrammatic\b", re.IGNORECASE),
-}
-_EIS_ABBR_MODS = {"D": "draft", "F": "final", "S": "supplemental", "P": "programmatic"}
+def _cooperating(cover: _Cover) -> tuple[dict | None, tuple[int, int] | None]:
+    coop = _label_value(cover.text, _COOP, multi=True)
+    if not coop:  # "Tennessee Valley Authority (Cooperating Agency)" on lines of their own
+        marked = list(_COOP_AFTER.finditer(cover.text))
+        if not marked:
+            return None, None
+        items = _split_agencies("; ".join(m.group(1) for m in marked))
+        span = (marked[0].start(), marked[-1].end())
+        if not items:
+            return None, span
+        return (Candidate(items, 0.8, "cover_text", cover.where(span[0]) | {"rule": "(Cooperating Agency) after a "
+                                                                           "name"}).as_field(), span)
+    items = _split_agencies(coop[0])
+    if not items:
+        return None, (coop[1], coop[2])
+    return (Candidate(items, 0.85, "cover_text", cover.where(coop[1]) | {"rule": "Cooperating Agencies: label"})
+            .as_field(), (coop[1], coop[2]))
 
 
-def classify(text: str) -> tuple[str | None, str | None]:
-    """(document_type, process_type) from the words of a title or cover; either may be None."""
-    flat = " ".join((text or "").split())
-    hits = [(m.start(), m.end(), kind) for kind, pat in _TYPE_PHRASES for m in [pat.search(flat)] if m]
-    if not hits:
-        return None, None
-    start, end, kind = min(hits)
-    if kind != "EIS":
-        return kind, PROCESS_OF[kind]
-    mods: set[str] = set()
-    word = flat[start:end]
-    if re.fullmatch(r"(?:S|P)?(?:D|F)?EIS", word):
-        mods |= {_EIS_ABBR_MODS[ch] for ch in word[:-3]}
-    window = 200
+def _lead(meta: dict, cover: _Cover, coop_span: tuple[int, int] | None, coop: set[str]) -> dict | None:
+    """Candidates from a "Lead Agency:" label, the title page's first lines (a letterhead or a logo's text above
+    the title), the agency lines just below the title, a contact or signature block, the PDF's Author, and, weakly,
+    any agency the title page names. Only agencies of the vocabulary count."""
+    cands: list[Candidate] = []
 
-    def near(name: str) -> int | None:
-        dists = [min(abs(m.start() - start), abs(m.start() - end)) for m in _MODIFIERS[name].finditer(flat)]
-        dists = [d for d in dists if d <= window]
-        return min(dists) if dists else None
+    def add(text: str, conf: float, source: str, where: dict, strong: bool = False) -> None:
+        found = find_agencies(text)
+        if not strong:
+            found = [f for f in found if f[1] not in coop]
+        name = pick_lead(found)
+        if name:
+            cands.append(Candidate(name, conf, source, where))
 
-    if not mods & {"draft", "final"}:
-        d, f = near("draft"), near("final")
-        if d is not None and (f is None or d < f):
-            mods.add("draft")
-        elif f is not None:
-            mods.add("final")
-    for name in ("supplemental", "programmatic"):
-        if near(name) is not None:
-            mods.add(name)
-    stage = "Draft" if "draft" in mods else "Final" if "final" in mods else None
-    if stage is None:
-        return None, "EIS"
-    prefix = "Supplemental " if "supplemental" in mods else "Programmatic " if "programmatic" in mods else ""
-    return f"{prefix}{stage} EIS", "EIS"
-
-
-_STRIP_FROM_TITLE = re.compile(
-    r"(?:\b(?:and\s+)?(?:preliminary\s+|final\s+|draft\s+)?section\s+4\s*\(f\)\s+evaluation\b"
-    r"|\bexecutive\s+summary\b|\bvolume\s+[IVX0-9]+\b"
-    r"|\bnotice\s+of\s+intent(?:\s+to\s+prepare(?:\s+an?)?)?\b"
-    r"|\benvironmental\s+impact\s+statement\b|\benvironmental\s+assessment\b|\brecord\s+of\s+decision\b"
-    r"|\bfinding\s+of\s+no\s+significant\s+impact\b|(?-i:\b(?:S|P)?(?:D|F)?EIS\b|\bEA\b|\bROD\b|\bFONSI\b)"
-    r"|\b(?:supplemental|supplement|programmatic|draft|final|revised)\b)",
-    re.IGNORECASE,
-)
-_EDGE_WORDS = re.compile(r"^(?:(?:for|of|on|to|the|and|an?|in|with)\b|[-–—:,;/&\s])+"
-                         r"|(?:\b(?:for|of|on|to|the|and|in|with)|[-–—:,;/&(\s])+$", re.IGNORECASE)
+    label = _label_value(cover.text, _LEAD)
+    if label:
+        add(label[0].split(";")[0], 0.9, "cover_text", cover.where(label[1]) | {"rule": "Lead Agency: label"},
+            strong=True)
+    prepared = _label_value(cover.text, _PREPARED)
+    if prepared:
+        add(prepared[0], 0.6, "cover_text", cover.where(prepared[1]) | {"rule": "Prepared by: label"})
+    in_coop = _coop_lines(cover, coop_span)
+    above, below = cover.around_title()
+    top = [ln for ln in above if (ln.page, ln.text_line) not in in_coop][:4]
+    if cover.block is None:  # no layout: only lines that are an agency's name alone
+        top = [ln for ln in top if only_agency(ln.text)]
+    if top:
+        add("\n".join(ln.text for ln in top), 0.75, "cover_text", _at(top[0], "the title page's first lines"))
+    under = [ln for ln in below[:4] if only_agency(ln.text) and (ln.page, ln.text_line) not in in_coop]
+    if under:
+        add("\n".join(ln.text for ln in under), 0.6, "cover_text", _at(under[0], "the agency line below the title"))
+    for block in _contact_blocks(cover, in_coop):
+        add("\n".join(ln.text for ln in block), 0.6, "cover_text", _at(block[0], "the contact or signature block"))
+        break
+    if (author := meta.get("author")) and (agency := canonical_agency(author)):
+        cands.append(Candidate(agency, 0.6, "pdf_metadata", _prop("Author", "the PDF's Author property")))
+    title_page = [ln for ln in cover.page_lines(cover.title_page) if (ln.page, ln.text_line) not in in_coop]
+    if title_page:
+        add("\n".join(ln.text for ln in title_page), 0.35, "cover_text",
+            _at(title_page[0], "an agency the title page names"))
+    return decide(_support_descendants(cands))
 
 
-def project_title_from(title: str) -> str | None:
-    """The title without its document-type words: 'X Final Environmental Impact Statement' -> 'X'."""
-    s = _STRIP_FROM_TITLE.sub(" ", title or "")
-    s = re.sub(r"\(\s*\)", " ", s)
-    s = " ".join(s.split())
-    for _ in range(3):
-        s = _EDGE_WORDS.sub("", s).strip()
-    return s if len(s) >= 3 and sum(ch.isalpha() for ch in s) >= 3 else None
+def _coop_lines(cover: _Cover, span: tuple[int, int] | None) -> set[tuple[int, int]]:
+    if not span:
+        return set()
+    first, last = cover.where(span[0]), cover.where(max(span[0], span[1] - 1))
+    out = set()
+    for ln in cover.lines:
+        if (first["page"], first["line"]) <= (ln.page, ln.text_line) <= (last["page"], last["line"]):
+            out.add((ln.page, ln.text_line))
+    return out
 
 
-_JUNK_TITLE = re.compile(r"^(?:microsoft\s+\w+\s*-|untitled\b|document\d*$|title$)|\.(?:docx?|pdf|indd|wpd)$", re.IGNORECASE)
-_LABEL_LINE = re.compile(r"^\s*(?:lead|joint\s+lead|cooperating|responsible|prepared|submitted|in\s+cooperation|"
-                         r"abstract|contact|for\s+further|comments?\s|distribution|approved\s+for|cleared|location|"
-                         r"designation|date|volume)\b", re.IGNORECASE)
-_CONNECTOR_END = re.compile(r"(?:\b(?:for|of|on|to|the|and|at|in|with|an?)|[-–—:,&])\s*$", re.IGNORECASE)
-_CONNECTOR_START = re.compile(r"^\s*(?:for|of|on|to|the|and|at|in|with|an?|\()\b|^\s*[a-z(]")
-_MODIFIER_ONLY = re.compile(r"^\s*(?:draft|final|supplemental|programmatic|revised)\s*$", re.IGNORECASE)
+def _contact_blocks(cover: _Cover, skip: set[tuple[int, int]]) -> list[list[Line]]:
+    """Agency lines in a contact or signature block: just after a "For further information, contact" line, or
+    just above an address (a street line and a ZIP code)."""
+    blocks = []
+    for number, _ in cover.pages:
+        if cover.title_page is not None and not cover.title_page <= number <= cover.title_page + 2:
+            continue  # the title page and the next two (a cover sheet, an abstract); not the body
+        lines = [ln for ln in cover.page_lines(number) if (ln.page, ln.text_line) not in skip]
+        for i, ln in enumerate(lines):
+            if _CONTACT.search(ln.text) and len(ln.text) < 90 and not ln.text.rstrip().endswith("."):
+                near = [x for x in lines[i:i + 5] if find_agencies(x.text) and len(x.text) < 90]
+                if near:
+                    blocks.append(near)
+            if ZIP_LINE.search(ln.text) and not find_agencies(ln.text):
+                near = [x for x in lines[max(0, i - 4):i] if find_agencies(x.text) and only_agency(x.text)]
+                if near:
+                    blocks.append(near)
+    return blocks
 
 
-def _usable_title(t: str) -> bool:
-    t = " ".join(t.split())
-    return len(t) >= 8 and len(t.split()) >= 2 and not _JUNK_TITLE.search(t) and sum(ch.isalpha() for ch in t) >= 6
+def _support_descendants(cands: list[Candidate]) -> list[Candidate]:
+    """A department named with one of its own agencies backs that agency ("U.S. Department of Transportation" over
+    "Federal Highway Administration"): its evidence counts for the agency, not against it."""
+    names = {c.value for c in cands}
+    out = []
+    for c in cands:
+        child = next((n for n in names if c.value in ancestors_of(n)), None)
+        out.append(Candidate(child, c.confidence * 0.8, c.source, c.evidence) if child else c)
+    return out
 
 
-def _title_ish(line: str) -> bool:
-    s = line.strip()
-    if not s or len(s) > 160 or _LABEL_LINE.match(s) or _find_date(s) or _ZIP_LINE.search(s):
-        return False
-    if re.search(r"\d{3}-\d{3,4}|@|https?://|www\.", s) or _find_eis_number(s):
-        return False
-    if re.fullmatch(r"[\W\d_]+", s):
-        return False
-    bare = AGENCY_NAME_RE.sub("", s)
-    bare = AGENCY_ABBR_RE.sub("", bare)
-    if not re.sub(r"[\W_]+", "", re.sub(r"\b(?:U\.?S\.?|and|of|the)\b", "", bare, flags=re.IGNORECASE)):
-        return False  # the line is only an agency's name
-    return not re.fullmatch(r"(?i)executive\s+summary", s)
-
-
-def _cover_title(cover: str) -> str | None:
-    """The title block on a cover: the lines around the first one naming a document type, joined."""
-    lines = [ln.strip() for ln in cover.splitlines()]
-    anchor = next((i for i, ln in enumerate(lines) if ln and classify(ln) != (None, None) and _title_ish(ln)), None)
-    if anchor is None:
-        return None
-    block = [anchor]
-    j = anchor - 1
-    while j >= 0 and len(block) < 5 and _title_ish(lines[j]):
-        block.insert(0, j)
-        j -= 1
-    k = anchor + 1
-    while k < len(lines) and len(block) < 8 and _title_ish(lines[k]) and (
-        _CONNECTOR_START.match(lines[k]) or _CONNECTOR_END.search(lines[k - 1]) or _MODIFIER_ONLY.match(lines[k])
-    ):
-        block.append(k)
-        k += 1
-    if all(project_title_from(lines[i]) is None for i in block):
-        # only document-type words ("Environmental Assessment", "Environmental Impact Statement / Final"): the
-        # project's name is the next line, or else the nearest title-like line above (across blank lines)
-        nxt = block[-1] + 1
-        if nxt < len(lines) and _title_ish(lines[nxt]) and project_title_from(lines[nxt]):
-            block.append(nxt)
-        else:
-            above = next((i for i in range(block[0] - 1, max(-1, block[0] - 30), -1)
-                          if lines[i] and _title_ish(lines[i]) and project_title_from(lines[i])), None)
-            if above is not None:
-                block.insert(0, above)
-    title = " ".join(" ".join(lines[i] for i in block).split())
-    return title if _usable_title(title) else None
-
-
+# ----- labels and lists ------------------------------------------------------------------------------------------
 def _label_value(text: str, label: str, multi: bool = False) -> tuple[str, int, int] | None:
     """The text after ``label:`` on its line, and where it starts and ends. A label alone on its line takes the
     next line. With ``multi``, a list continues on the next lines while it ends with a comma, semicolon or "and",
@@ -301,9 +423,10 @@ def _label_value(text: str, label: str, multi: bool = False) -> tuple[str, int, 
     end = m.end()
     for line in text[m.end():].split("\n")[1:]:
         s = line.strip()
-        if not s or re.match(r"^[A-Z][A-Za-z ]{2,40}:", s) or _LABEL_LINE.match(s) or _find_date(s):
+        if not s or re.match(r"^[A-Z][A-Za-z ]{2,40}:", s) or LABEL_LINE.match(s) or find_date(s):
             break
-        if not value or (multi and (re.search(r"(?:[,;&]|\band)$", value) or _is_agency_line(s))):
+        if not value or (multi and (re.search(r"(?:[,;&·•]|\band)$", value) or re.match(r"[·•]", s)
+                                    or _is_agency_line(s))):
             value = f"{value} {s}".strip()
             pos = text.find(line, end)
             end = pos + len(line) if pos >= 0 else end
@@ -320,10 +443,11 @@ def _is_agency_line(s: str) -> bool:
 def _split_agencies(value: str) -> list[str]:
     """Canonical names for known agencies; other organisations as written."""
     out: list[str] = []
+    value = re.sub(r"\s*[·•|]\s*", "; ", value)  # bullets between names
     items = value.split(";") if ";" in value else value.split(",")
     for item in items:
-        item = item.strip().strip(".")
-        if not item:
+        item = item.strip().strip(".;, ")
+        if sum(ch.isalpha() for ch in item) < 3:
             continue
         found = find_agencies(item)
         if found:
@@ -335,110 +459,45 @@ def _split_agencies(value: str) -> list[str]:
                 out.append(rest)
         else:
             item = re.sub(r"^(?:and|&)\s+", "", item, flags=re.IGNORECASE)
-            if len(item) >= 3 and len(item) <= 150:
+            if 3 <= len(item) <= 150:
                 out.append(" ".join(item.split()))
     return list(dict.fromkeys(out))
 
 
-COVER_PAGES = 5  # the cover and the next pages: enough for covers, title pages and abstracts
+# ----- states ----------------------------------------------------------------------------------------------------
+_COUNTY_STATE = re.compile(r"\b(?:count(?:y|ies)|parish(?:es)?|boroughs?),\s+[A-Z][a-z]", re.IGNORECASE)
+_COUNTY_WORD = re.compile(r"\b(?:count(?:y|ies)|parish(?:es)?|boroughs?)\b", re.IGNORECASE)
+_PLACE_LINE = re.compile(r"\b(?:county|counties|parish|borough|state\s+of)\b|,\s*[A-Z]{2}\s*$", re.IGNORECASE)
 
 
-def extract(ex: Any) -> dict[str, dict]:
-    """Rule-based metadata from an ExtractedPdf: its info dictionary (``pdf_metadata``) and the text of its first
-    pages. Returns ``{field: {"value": v, "source": "pdf_metadata" | "cover_text"}}`` for what was found; a field
-    that was not found is left out (nothing is guessed). It runs inside ingest, so it never raises: an unexpected
-    failure gives no metadata rather than no document."""
-    try:
-        return _extract(ex)
-    except Exception:  # noqa: BLE001 - metadata is a convenience; the document must still be indexed
-        logging.getLogger(__name__).warning("metadata extraction failed for %s", getattr(ex, "name", "?"),
-                                            exc_info=True)
-        return {}
-
-
-def _extract(ex: Any) -> dict[str, dict]:
-    meta = {str(k): " ".join(str(v).split()) for k, v in (getattr(ex, "pdf_metadata", None) or {}).items()
-            if isinstance(v, str) and v.strip()}
-    texts: list[str] = []  # the first pages with text (a scanned or blank page in front is skipped)
-    for page in (getattr(ex, "pages", None) or [])[: COVER_PAGES * 3]:
-        if (page.text or "").strip():
-            texts.append(page.text)
-            if len(texts) == COVER_PAGES:
-                break
-    cover = texts[0] if texts else ""
-    first = "\n".join(texts)
-    out: dict[str, dict] = {}
-
-    def put(key: str, value: Any, source: str) -> None:
-        if key not in out and value not in (None, "", []):
-            out[key] = {"value": value, "source": source}
-
-    # title
-    if _usable_title(meta.get("title", "")):
-        put("title", meta["title"][:MAX_VALUE_CHARS], "pdf_metadata")
-    elif cover and (t := _cover_title(cover)):
-        put("title", t[:MAX_VALUE_CHARS], "cover_text")
-
-    # document type and process type
-    meta_title = meta.get("title", "") if _usable_title(meta.get("title", "")) else ""
-    candidates = [(meta_title, "pdf_metadata"), (meta.get("subject", ""), "pdf_metadata"),
-                  (out.get("title", {}).get("value", "") if out.get("title", {}).get("source") == "cover_text" else "",
-                   "cover_text"), (cover, "cover_text")]
-    for text, source in candidates:
-        doc_type, process = classify(text)
-        if doc_type:
-            put("document_type", doc_type, source)
-            put("process_type", process, source)
-            break
-    for text, source in candidates:
-        _, process = classify(text)
-        put("process_type", process, source)
-
-    # project title: the title without its document-type words
-    if "title" in out and (pt := project_title_from(out["title"]["value"])):
-        put("project_title", pt, out["title"]["source"])
-
-    # lead agency: a "Lead Agency:" line, the PDF's author when it names a known agency, a known agency on the cover
-    coop = _label_value(first, r"cooperating\s+(?:federal\s+)?agenc(?:y|ies)", multi=True)
-    lead = _label_value(first, r"(?:joint\s+)?lead\s+(?:federal\s+)?agenc(?:y|ies)")
-    if lead:
-        value = lead[0].split(";")[0]
-        put("lead_agency", canonical_agency(value) or value[:200].strip(" ,."), "cover_text")
-    if (author := meta.get("author")) and (agency := canonical_agency(author)):
-        put("lead_agency", agency, "pdf_metadata")
-    if cover:
-        scan = cover
-        cover_coop = _label_value(cover, r"cooperating\s+(?:federal\s+)?agenc(?:y|ies)", multi=True)
-        if cover_coop:  # cooperating agencies named on the cover are not the lead
-            scan = cover[:cover_coop[1]] + cover[cover_coop[2]:]
-        put("lead_agency", pick_lead(find_agencies(scan)), "cover_text")
-
-    if coop:
-        put("cooperating_agencies", _split_agencies(coop[0]), "cover_text")
-
-    # location: a "Location:" line
-    loc = _label_value(first, r"(?:project\s+)?location")
-    if loc:
-        put("location", loc[0][:MAX_VALUE_CHARS], "cover_text")
-
-    # states: PDF keywords (and subject/title), then the cover
-    meta_states = _keyword_states(meta.get("keywords", ""))
-    meta_states += _states_in(meta.get("subject", "") + "\n" + meta_title, abbreviations=False)
-    cover_states = _states_in(cover + ("\n" + loc[0] if loc else ""))
-    states = sorted(set(meta_states) | set(cover_states))
-    if states:
-        put("states", states, "pdf_metadata" if meta_states else "cover_text")
-
-    # publish date: a date on the cover, else the PDF's creation date
-    if cover and (d := _find_date(cover)):
-        put("publish_date", d, "cover_text")
-    elif (d := _pdf_date(meta.get("creationDate", ""))):
-        put("publish_date", d, "pdf_metadata")
-
-    # EIS number: the PDF's own fields, then the first pages
-    for text, source in ((" ; ".join((meta_title, meta.get("subject", ""), meta.get("keywords", ""))), "pdf_metadata"),
-                         (first, "cover_text")):
-        if (n := _find_eis_number(text)):
-            put("eis_number", n, source)
-            break
-    return {k: out[k] for k in FIELDS if k in out}
+def _states(meta: dict, cover: _Cover, loc: tuple[str, int, int] | None) -> dict | None:
+    """States from the PDF's Keywords, Subject and Title, the title, the place lines next to it, and a Location
+    label; a state named elsewhere on the cover (an office's address, a cooperating state agency) is not taken."""
+    cands: list[Candidate] = []
+    if (codes := keyword_states(meta.get("keywords", ""))):
+        cands.append(Candidate(codes, 0.85, "pdf_metadata", _prop("Keywords", "states in the PDF's Keywords")))
+    prop_text = meta.get("subject", "") + "\n" + (meta.get("title", "") if usable_title(meta.get("title", "")) else "")
+    if (codes := states_in(prop_text, abbreviations=False)):
+        cands.append(Candidate(codes, 0.8, "pdf_metadata", _prop("Subject/Title", "states in the PDF's properties")))
+    place_lines: list[Line] = []
+    if cover.block:
+        place_lines = list(cover.block.lines) + [ln for ln in cover.block.below[:3] if _PLACE_LINE.search(ln.text)]
+        place_lines += [ln for ln in cover.block.below[3:8] if _COUNTY_STATE.search(ln.text)]
+    else:
+        found = next(((n, t, f) for n, t in cover.pages if (f := cover_title(t))), None)
+        if found:
+            number, text, (_, first, last) = found
+            rows = text.splitlines()
+            idx = list(range(first, last + 1)) + [i for i in range(last + 1, min(len(rows), last + 3))
+                                                  if _PLACE_LINE.search(rows[i])]
+            place_lines = [Line(number, i + 1, rows[i]) for i in idx]
+    for ln in place_lines:
+        text = ln.text
+        county = list(_COUNTY_WORD.finditer(text))
+        if county:  # "Dane, Grant, Iowa and Lafayette Counties, Wisconsin": the state comes after the counties
+            text = text[county[-1].end():]
+        if (codes := states_in(text)):
+            cands.append(Candidate(codes, 0.8, "cover_text", _at(ln, "the title and the place lines by it")))
+    if loc and (codes := states_in(loc[0])):
+        cands.append(Candidate(codes, 0.8, "cover_text", cover.where(loc[1]) | {"rule": "Location: label"}))
+    return decide_list(cands)

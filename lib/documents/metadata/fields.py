@@ -66,6 +66,7 @@ _AGENCY_TABLE: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str | None], .
     ("U.S. Army Corps of Engineers", ("USACE",), ("Army Corps of Engineers", "Corps of Engineers"), "Department of the Army"),
     ("Missile Defense Agency", ("MDA",), (), "Department of Defense"),
     ("National Guard Bureau", ("NGB",), (), "Department of Defense"),
+    ("U.S. Marine Corps", ("USMC",), ("United States Marine Corps", "Marine Corps"), "Department of the Navy"),
     ("Department of the Interior", ("DOI",), ("Interior Department",), None),
     ("Bureau of Land Management", ("BLM",), (), "Department of the Interior"),
     ("National Park Service", ("NPS",), (), "Department of the Interior"),
@@ -95,6 +96,8 @@ _AGENCY_TABLE: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str | None], .
     ("Nuclear Regulatory Commission", ("NRC",), (), None),
     ("Environmental Protection Agency", ("EPA", "USEPA"), (), None),
     ("Department of Commerce", ("DOC",), (), None),
+    ("National Telecommunications and Information Administration", ("NTIA",), (), "Department of Commerce"),
+    ("First Responder Network Authority", ("FirstNet",), (), "National Telecommunications and Information Administration"),
     ("National Oceanic and Atmospheric Administration", ("NOAA",), (), "Department of Commerce"),
     ("National Marine Fisheries Service", ("NMFS",), ("NOAA Fisheries",), "National Oceanic and Atmospheric Administration"),
     ("Department of Homeland Security", ("DHS",), (), None),
@@ -102,6 +105,12 @@ _AGENCY_TABLE: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str | None], .
     ("Federal Emergency Management Agency", ("FEMA",), (), "Department of Homeland Security"),
     ("U.S. Coast Guard", ("USCG",), ("Coast Guard",), "Department of Homeland Security"),
     ("Department of Housing and Urban Development", ("HUD",), (), None),
+    ("Department of Justice", ("DOJ",), (), None),
+    ("Federal Bureau of Prisons", ("BOP",), ("Bureau of Prisons",), "Department of Justice"),
+    ("Department of Health and Human Services", ("HHS",), (), None),
+    ("Indian Health Service", ("IHS",), (), "Department of Health and Human Services"),
+    ("National Science Foundation", ("NSF",), (), None),
+    ("U.S. Postal Service", ("USPS",), ("United States Postal Service", "Postal Service"), None),
     ("Department of Veterans Affairs", (), (), None),
     ("Department of State", (), ("State Department",), None),
     ("Tennessee Valley Authority", ("TVA",), (), None),
@@ -179,6 +188,16 @@ def pick_lead(found: list[tuple[int, str, bool]]) -> str | None:
     keep = [f for f in found if f[1] not in ancestors]
     by_name = [f for f in keep if f[2]]
     return (by_name or keep)[0][1] if keep else None
+
+
+def ancestors_of(name: str) -> set[str]:
+    """The departments and agencies above a known agency ("Forest Service" -> {"Department of Agriculture"})."""
+    out: set[str] = set()
+    p = _PARENT.get(name)
+    while p:
+        out.add(p)
+        p = _PARENT.get(p)
+    return out
 
 
 def state_code(name: str) -> str | None:

@@ -1,5 +1,6 @@
-"""A connected model fills the metadata fields still unknown, from the first pages' text (its prompt is in
-lib/models/prompts.py); what it gives is checked like a person's input and stored with source ``model``."""
+"""A connected model fills the metadata fields the rules left empty or found with low confidence, from the first
+pages' text and the PDF's properties, with structured output (its prompt is in lib/models/prompts.py); what it gives
+is checked like a person's input and stored with source ``model``."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -13,9 +14,10 @@ from sqlalchemy import delete as _sa_delete
 from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
+from lib.documents.metadata.evidence import SURE
 from lib.documents.metadata.extraction import COVER_PAGES
-from lib.documents.metadata.fields import DOCUMENT_TYPES, PROCESS_TYPES, normalize
-from lib.documents.metadata.records import get, missing, require_document
+from lib.documents.metadata.fields import DOCUMENT_TYPES, LIST_FIELDS, PROCESS_TYPES, normalize
+from lib.documents.metadata.records import get, require_document, unsure
 from lib.models import prompts
 from lib.models.base import ProviderError, Request
 from lib.models.registry import is_llm
@@ -37,6 +39,9 @@ _FIELD_HELP = {
 }
 
 
+_PROPERTIES = ("title", "author", "subject", "keywords", "creationDate")
+
+
 def _parse_json_object(text: str) -> dict:
     s = (text or "").strip()
     s = re.sub(r"^```(?:json)?\s*|\s*```$", "", s)
@@ -49,63 +54,97 @@ def _parse_json_object(text: str) -> dict:
     return obj
 
 
-def fill_with_model(doc_id: str, model: Any, pages_text: str | Iterable[str], engine: Engine | None = None) -> dict[str, Any]:
-    """Ask a connected model for the fields still unknown, from the first pages' text, and store what it gives
-    (checked like a person's input) with source ``model``. Known values, a person's included, are never changed.
-    Returns ``{"filled": {field: value}, "rejected": {field: reason}, "asked": [fields]}``."""
+def schema_for(fields: list[str]) -> dict:
+    """The JSON schema of a reply with exactly ``fields`` (strict: every key required, null allowed, no others)."""
+    props = {k: ({"type": ["array", "null"], "items": {"type": "string"}} if k in LIST_FIELDS else
+                 {"type": ["string", "null"]}) | {"description": _FIELD_HELP[k]} for k in fields}
+    return {"type": "object", "properties": props, "required": list(fields), "additionalProperties": False}
+
+
+def _check_type(key: str, value: Any) -> str | None:
+    """Why a value has the wrong type for its field (the schema's types), or None."""
+    if key in LIST_FIELDS:
+        if isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            return None
+        return f"{key} must be a list of names, not {type(value).__name__}"
+    if isinstance(value, str):
+        return None
+    return f"{key} must be text, not {type(value).__name__}"
+
+
+def fill_with_model(doc_id: str, model: Any, pages_text: str | Iterable[str], engine: Engine | None = None,
+                    properties: dict | None = None) -> dict[str, Any]:
+    """Ask a connected model for the fields that are empty or that the rules found with low confidence (below
+    ``SURE``), from the first pages' text and the PDF's properties, with structured output (a JSON schema or a
+    forced tool call where the model has one; a JSON reply otherwise). What it gives is checked like a person's
+    input and stored with source ``model``; a person's value is never changed. Returns ``{"filled": {field:
+    value}, "rejected": {field: reason}, "ignored": [keys not asked for], "asked": [fields]}``."""
     if getattr(model, "weak", False) or not is_llm(model):
         raise UserError(f"{getattr(model, 'label', None) or getattr(model, 'id', 'This model')} cannot fill metadata "
                         "reliably: configure a connected model (OpenAI, Anthropic, an OpenAI-compatible server or a "
                         "larger local GGUF model) and choose it.")
     current = get(doc_id, engine)
-    asked = missing(current)
+    asked = unsure(current)
     if not asked:
-        return {"filled": {}, "rejected": {}, "asked": []}
+        return {"filled": {}, "rejected": {}, "ignored": [], "asked": []}
     pages = [pages_text] if isinstance(pages_text, str) else list(pages_text)
     text = "\n\n".join(p for p in pages[:COVER_PAGES] if p and p.strip())
     if not text.strip():
         raise UserError("This document has no text on its first pages to read metadata from.")
+    props = "\n".join(f"{k}: {' '.join(str(v).split())[:300]}" for k, v in (properties or {}).items()
+                      if k in _PROPERTIES and isinstance(v, str) and v.strip()) or "(none)"
     budget_tokens = max(500, int(getattr(model, "context_window", 4096)) - 900)
     count = getattr(model, "count_tokens", lambda s: (len(s) + 3) // 4)
     while count(text) > budget_tokens and len(text) > 2000:
         text = text[: int(len(text) * 0.8)]
     wanted = "\n".join(f'- "{k}": {_FIELD_HELP[k]}' for k in asked)
-    req = Request(prompt=prompts.METADATA_FILL.format(fields=wanted, pages=text), system=prompts.METADATA_SYSTEM,
-                  max_tokens=600)
+    req = Request(prompt=prompts.METADATA_FILL.format(fields=wanted, properties=props, pages=text),
+                  system=prompts.METADATA_SYSTEM, max_tokens=600, schema=schema_for(asked),
+                  schema_name="document_metadata")
     try:
         answer = model.generate(req)
     except ProviderError as exc:
         raise UserError(f"The model call failed: {exc}") from exc
-    try:
-        obj = _parse_json_object(answer.text)
-    except (ValueError, json.JSONDecodeError):
-        raise UserError("The model did not reply with a JSON object; nothing was changed. Try again or choose "
-                        "another model.") from None
+    obj = answer.extra.get("structured") if isinstance(answer.extra.get("structured"), dict) else None
+    if obj is None:
+        try:
+            obj = _parse_json_object(answer.text)
+        except (ValueError, json.JSONDecodeError):
+            raise UserError("The model did not reply with a JSON object; nothing was changed. Try again or choose "
+                            "another model.") from None
     filled: dict[str, Any] = {}
     rejected: dict[str, str] = {}
+    ignored = sorted(k for k in obj if k not in asked)  # a field it invented, or one it was not asked for
     for key in asked:
         if key not in obj or obj[key] in (None, "", [], "null"):
+            continue
+        why = _check_type(key, obj[key])
+        if why:
+            rejected[key] = why
             continue
         try:
             value = normalize(key, obj[key])
         except UserError as exc:
             rejected[key] = str(exc)
             continue
-        if value is not None:
+        if value is not None and value != current[key]["value"]:
             filled[key] = value
     if filled:
         t = tables.doc_metadata
         now = _dt.datetime.now(_dt.UTC).replace(tzinfo=None)
+        evidence = json.dumps({"model": getattr(model, "id", "?"), "rule": "a connected model read the first pages"})
         with (engine or get_engine()).begin() as c:
             require_document(c, doc_id)
-            rows = {r.key: r for r in c.execute(select(t.c.key, t.c.value, t.c.source).where(t.c.doc_id == doc_id))}
+            rows = {r.key: r for r in c.execute(select(t.c.key, t.c.value, t.c.source, t.c.confidence)
+                                                .where(t.c.doc_id == doc_id))}
             for key in list(filled):
                 r = rows.get(key)
-                if r is not None and (r.source == "person" or r.value not in (None, "null", "[]", '""')):
+                weak_rule = r is not None and r.source in ("pdf_metadata", "cover_text") and (r.confidence or 0) < SURE
+                if r is not None and not weak_rule and (r.source == "person" or r.value not in (None, "null", "[]", '""')):
                     filled.pop(key)  # someone filled it meanwhile: theirs stays
                     continue
                 if r is not None:
                     c.execute(_sa_delete(t).where(and_(t.c.doc_id == doc_id, t.c.key == key)))
                 c.execute(insert(t).values(doc_id=doc_id, key=key, value=json.dumps(filled[key]), source="model",
-                                           updated_at=now))
-    return {"filled": filled, "rejected": rejected, "asked": asked}
+                                           updated_at=now, evidence=evidence))
+    return {"filled": filled, "rejected": rejected, "ignored": ignored, "asked": asked}

@@ -12,60 +12,87 @@ from sqlalchemy import delete as _sa_delete
 from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
+from lib.documents.metadata.evidence import SURE
 from lib.documents.metadata.fields import FIELDS, MAX_TAG_CHARS, MAX_TAGS, SOURCES, TAGS, as_list, normalize
 from lib.storage import tables
 from lib.storage.engine import get_engine
 
 
 def empty_record() -> dict[str, dict]:
-    return {k: {"value": None, "source": None} for k in FIELDS}
+    return {k: {"value": None, "source": None, "confidence": None, "evidence": None, "extracted": None} for k in FIELDS}
+
+
+_RULES = ("pdf_metadata", "cover_text")
+
+
+def _json(v: Any) -> str | None:
+    return json.dumps(v) if v is not None else None
 
 
 def save_extracted(conn: Any, doc_id: str, fields: dict[str, dict]) -> None:
     """Write extracted values inside the caller's transaction (a SQLAlchemy connection). A value a person set is
-    kept; every other field is replaced by what the rules found now (or removed when they found nothing)."""
+    kept, and where the rules now read something else, that reading is kept beside it (``extracted``) so the page
+    can say so; every other field is replaced by what the rules found now (or removed when they found nothing)."""
     t = tables.doc_metadata
-    rows = conn.execute(select(t.c.key, t.c.source).where(t.c.doc_id == doc_id)).fetchall()
-    person = {r.key for r in rows if r.source == "person"}
-    stale = [r.key for r in rows if r.source in ("pdf_metadata", "cover_text") and r.key not in person]
-    if stale:
-        conn.execute(_sa_delete(t).where(and_(t.c.doc_id == doc_id, t.c.key.in_(stale))))
-    have = {r.key for r in rows} - set(stale)
-    now = _dt.datetime.now(_dt.UTC).replace(tzinfo=None)
+    rows = {r.key: r for r in conn.execute(select(t.c.key, t.c.value, t.c.source).where(t.c.doc_id == doc_id))}
+    clean: dict[str, tuple[Any, dict]] = {}
     for key, item in fields.items():
-        if key not in FIELDS or key in person or item.get("source") not in ("pdf_metadata", "cover_text"):
+        if key not in FIELDS or item.get("source") not in _RULES:
             continue
         try:
             value = normalize(key, item.get("value"))
         except UserError:  # a value the rules should not have produced: left out, the ingest goes on
             continue
-        if value is None:
+        if value is not None:
+            clean[key] = (value, item)
+    person = {k for k, r in rows.items() if r.source == "person"}
+    stale = [k for k, r in rows.items() if r.source in _RULES and k not in clean]
+    if stale:
+        conn.execute(_sa_delete(t).where(and_(t.c.doc_id == doc_id, t.c.key.in_(stale))))
+    now = _dt.datetime.now(_dt.UTC).replace(tzinfo=None)
+    for key in person:
+        reading = clean.get(key)
+        theirs = json.loads(rows[key].value) if rows[key].value is not None else None
+        differs = reading is not None and reading[0] != theirs
+        note = {"value": reading[0], "source": reading[1]["source"], "confidence": reading[1].get("confidence"),
+                "evidence": reading[1].get("evidence")} if differs else None
+        conn.execute(update(t).where(and_(t.c.doc_id == doc_id, t.c.key == key)).values(extracted=_json(note)))
+    for key, (value, item) in clean.items():
+        if key in person:
             continue
-        row = {"value": json.dumps(value), "source": item["source"], "updated_at": now}
-        if key in have:  # a model's value is replaced by one the document itself prints
+        row = {"value": json.dumps(value), "source": item["source"], "updated_at": now,
+               "confidence": item.get("confidence"), "evidence": _json(item.get("evidence")), "extracted": None}
+        if key in rows and key not in stale:  # a model's value is replaced by one the document itself prints
             conn.execute(update(t).where(and_(t.c.doc_id == doc_id, t.c.key == key)).values(**row))
         else:
             conn.execute(insert(t).values(doc_id=doc_id, key=key, **row))
 
 
 def get_many(doc_ids: Iterable[str], engine: Engine | None = None) -> dict[str, dict[str, dict]]:
-    """``{doc_id: {field: {"value", "source"}}}`` with every field present for every id asked for."""
+    """``{doc_id: {field: {"value", "source", "confidence", "evidence", "extracted"}}}`` with every field present
+    for every id asked for. ``confidence`` and ``evidence`` say how the rules found a value (None for a person's);
+    ``extracted`` is the rules' own reading where it differs from a person's value."""
     ids = list(dict.fromkeys(doc_ids))
     out = {d: empty_record() for d in ids}
     if not ids:
         return out
     t = tables.doc_metadata
     with (engine or get_engine()).connect() as c:
-        rows = c.execute(select(t.c.doc_id, t.c.key, t.c.value, t.c.source).where(t.c.doc_id.in_(ids))).fetchall()
+        rows = c.execute(select(t.c.doc_id, t.c.key, t.c.value, t.c.source, t.c.confidence, t.c.evidence,
+                                t.c.extracted).where(t.c.doc_id.in_(ids))).fetchall()
     for r in rows:
         if r.key in FIELDS and r.doc_id in out:
-            out[r.doc_id][r.key] = {"value": json.loads(r.value) if r.value is not None else None, "source": r.source}
+            out[r.doc_id][r.key] = {
+                "value": json.loads(r.value) if r.value is not None else None, "source": r.source,
+                "confidence": r.confidence, "evidence": json.loads(r.evidence) if r.evidence else None,
+                "extracted": json.loads(r.extracted) if r.extracted else None,
+            }
     return out
 
 
 def get(doc_id: str, engine: Engine | None = None) -> dict[str, dict]:
-    """``{field: {"value", "source"}}`` for every field of FIELDS, in that order; value and source are None where
-    nothing is known."""
+    """``{field: {"value", "source", "confidence", "evidence", "extracted"}}`` for every field of FIELDS, in that
+    order; each is None where nothing is known."""
     return get_many([doc_id], engine)[doc_id]
 
 
@@ -140,8 +167,23 @@ def missing(meta: dict[str, dict]) -> list[str]:
     return [k for k in FIELDS if meta.get(k, {}).get("value") in (None, [], "") and meta.get(k, {}).get("source") != "person"]
 
 
+def unsure(meta: dict[str, dict]) -> list[str]:
+    """Fields a connected model may fill: the empty ones (not cleared by a person) and the rules' values below
+    ``SURE``. A person's value and a model's earlier one are never among them."""
+    weak = [k for k in FIELDS if meta.get(k, {}).get("source") in _RULES and (meta[k].get("confidence") or 0) < SURE]
+    return [k for k in FIELDS if k in set(missing(meta)) | set(weak)]
+
+
 def cli_metadata(doc_id: str, engine: Engine | None = None, meta: dict[str, dict] | None = None) -> dict[str, dict]:
-    """For ``python -m lib docs``: ``{field: {"value": v, "source": s}}`` in FIELDS order (value and source None
-    where unknown)."""
+    """For ``python -m lib docs`` and ``meta``: ``{field: {"value", "source", "confidence", "evidence"}}`` in
+    FIELDS order (None where unknown), plus ``"extracted"`` where the rules now read something other than a
+    person's value."""
     meta = meta if meta is not None else get(doc_id, engine)
-    return {k: {"value": meta[k]["value"], "source": meta[k]["source"]} for k in FIELDS}
+    out = {}
+    for k in FIELDS:
+        m = meta[k]
+        out[k] = {"value": m["value"], "source": m["source"], "confidence": m.get("confidence"),
+                  "evidence": m.get("evidence")}
+        if m.get("extracted"):
+            out[k]["extracted"] = m["extracted"]
+    return out

@@ -1,0 +1,61 @@
+"""A document's metadata in plain words for the Documents page: each field's value (or "not found — fill or
+edit"), its source, where it was read, the rules' confidence, and where a person's value and the document now
+disagree."""
+from __future__ import annotations
+
+from typing import Any
+
+from lib.documents.metadata.fields import FIELD_LABELS, FIELDS, SOURCE_LABELS
+
+NOT_FOUND = "not found — fill or edit"
+
+
+def shown(value: Any) -> str:
+    if value is None or value == []:
+        return ""
+    return ", ".join(value) if isinstance(value, list) else str(value)
+
+
+def where(evidence: dict | None) -> str:
+    """ "p. 3, line 2 (title page, largest type)", "PDF property Author", "model openai/gpt-4o-mini", or ""."""
+    if not evidence:
+        return ""
+    if "model" in evidence:
+        return f"model {evidence['model']}"
+    if "property" in evidence:
+        return f"PDF property {evidence['property']}"
+    if "page" in evidence:
+        text = f"p. {evidence['page']}, line {evidence.get('line', '?')}"
+        return f"{text} ({evidence['rule']})" if evidence.get("rule") else text
+    return ""
+
+
+def rows(meta: dict[str, dict]) -> list[dict]:
+    """One row per field: field (plain label), value, source, where, confidence, and the standard's name."""
+    out = []
+    for k in FIELDS:
+        m = meta.get(k) or {}
+        value = shown(m.get("value"))
+        conf = m.get("confidence")
+        out.append({
+            "field": FIELD_LABELS.get(k, k),
+            "value": value or (NOT_FOUND if m.get("source") != "person" else "(cleared by a person)"),
+            "source": SOURCE_LABELS.get(m.get("source"), "—"),
+            "where": where(m.get("evidence")),
+            "confidence": f"{conf:.2f}" if isinstance(conf, (int, float)) else "",
+            "name in the standard": k,
+        })
+    return out
+
+
+def disagreements(meta: dict[str, dict]) -> list[str]:
+    """A sentence for each field a person set where the rules now read something else."""
+    out = []
+    for k in FIELDS:
+        m = meta.get(k) or {}
+        seen = m.get("extracted")
+        if m.get("source") == "person" and seen:
+            place = where(seen.get("evidence"))
+            out.append(f"{FIELD_LABELS.get(k, k)}: kept your value '{shown(m.get('value')) or '(empty)'}'; the "
+                       f"document now reads '{shown(seen.get('value'))}'" + (f" ({place})." if place else "."))
+    return out

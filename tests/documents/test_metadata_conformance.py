@@ -1,0 +1,310 @@
+"""Metadata on covers nobody tuned the rules to: the conformance set (tests/documents/cover_layouts.py), each field
+right or empty, never wrong; evidence and confidence; mended words; fragments refused; a person's edit kept
+through re-extraction and re-indexing; a connected model filling only the unsure fields with structured output;
+and `python -m lib metadata-eval`."""
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+
+import pytest
+from sqlalchemy import insert
+
+from lib.core.errors import UserError
+from lib.documents import metadata as M
+from lib.documents.metadata.layout import vocabulary
+from lib.documents.pdf import read_pdf_file
+from lib.evaluation.metadata_eval import comparable, evaluate
+from lib.storage import tables
+from lib.storage.engine import get_engine
+from tests.conftest import ROOT
+from tests.documents.cover_layouts import CASES, EXPECTED_FIELDS, build, write_set
+from tests.fake_llm_server import FakeLLMServer
+
+
+@pytest.fixture(scope="module")
+def conformance(tmp_path_factory) -> dict:
+    folder = tmp_path_factory.mktemp("covers")
+    write_set(folder)
+    out = {}
+    for case in CASES:
+        ex = read_pdf_file(folder / f"{case.name}.pdf", 10**9)
+        out[case.name] = (case, ex, M.extract(ex))
+    return out
+
+
+def _got(fields: dict) -> dict:
+    got = {k: v["value"] for k, v in fields.items()}
+    got["year"] = got.get("publish_date")
+    return got
+
+
+@pytest.mark.parametrize("name", [c.name for c in CASES])
+def test_each_cover_gives_the_right_value_or_none(conformance, name):
+    case, _, fields = conformance[name]
+    got = _got(fields)
+    for f in EXPECTED_FIELDS:
+        want, shown = comparable(f, case.expected.get(f)), comparable(f, got.get(f))
+        assert shown is None or shown == want, f"{name}: {f} shown {got.get(f)!r}, a careful reader wrote {case.expected.get(f)!r}"
+        if want is None:
+            assert shown is None, f"{name}: {f} should be empty (the document does not say), got {got.get(f)!r}"
+    for f, item in fields.items():  # every value says where it came from and how sure the rules are
+        assert M.THRESHOLD <= item["confidence"] <= 1
+        ev = item["evidence"]
+        assert ev["rule"] and (("page" in ev and ev["line"] >= 1) or "property" in ev), (f, ev)
+
+
+def test_the_set_meets_the_precision_and_recall_goals(tmp_path):
+    assert len(CASES) >= 15
+    result = evaluate(write_set(tmp_path))
+    assert result["read"] == len(CASES) and not result["refused"]
+    table = {r["field"]: r for r in result["fields"]}
+    for f, r in table.items():
+        assert r["precision"]["n"] == r["shown"] and r["precision"]["ci95"] is not None
+        assert r["precision"]["value"] >= 0.95, (f, r)
+    for f in ("title", "lead_agency", "document_type", "year"):
+        assert table[f]["recall"]["value"] >= 0.8, (f, table[f])
+
+
+def test_the_title_page_is_found_past_a_picture_cover_and_a_file_label(conformance):
+    case, ex, fields = conformance["image_cover_regional_summary"]
+    assert ex.image_share[1] > 0.5  # page 1 is a photo whose text layer describes it
+    assert fields["title"]["evidence"]["page"] == 3 and fields["title"]["source"] == "cover_text"
+    assert fields["title"]["value"] != "Eastern Executive Summary"  # the Title property: a short file label
+    assert fields["project_title"]["value"] == "Nationwide Public Safety Broadband Network"  # not the region
+    # the agency from the title page's first line, the contact block and the Author property, all agreeing
+    assert fields["lead_agency"]["evidence"]["agreeing"] >= 3
+    _, _, label = conformance["short_label_title_property"]
+    assert label["title"]["value"].startswith("Alpine Mountain Ski Area Expansion")
+
+
+def test_an_annual_report_gets_no_nepa_field(conformance):
+    _, _, fields = conformance["annual_report_not_nepa"]
+    assert set(fields) == {"title", "publish_date"}  # the document's own title and date; nothing of a NEPA review
+
+
+def test_broken_words_are_mended_only_where_a_piece_is_not_a_word():
+    vocab = vocabulary(["The tower and the ambulance stood in the valley at sunset with firefighters.", "The sun set."])
+    text = "a cell tow er in a river val ley with fire fight ers and an ambu lance\nEnviron-\nmental Fort Belvoir"
+    mended = M.mend_words(text, vocab)
+    assert "tower" in mended and "valley" in mended and "firefighters" in mended and "ambulance" in mended
+    assert "Environmental" in mended
+    assert "Fort Belvoir" in mended  # a new capitalised word is not the end of the one before
+    assert M.mend_words("the sun set on the river", vocab) == "the sun set on the river"  # both pieces are words
+
+
+@pytest.mark.parametrize("title, project", [
+    ("Alaska Executive Summary", None),  # a region's name is not a project's
+    ("Eastern United States Final Programmatic Environmental Impact Statement", None),
+    ("Region 5 Final EIS", None),
+    ("Pipeline Final EIS", None),  # one word
+    ("The preparation of this Programmatic Environmental Impact Statement relates to the role of", None),
+    ("Record of Decision for the Chokecherry and Sierra Madre Wind Energy Project",
+     "Chokecherry and Sierra Madre Wind Energy Project"),
+    ("Nationwide Public Safety Broadband Network Final Programmatic Environmental Impact Statement for the Eastern "
+     "United States", "Nationwide Public Safety Broadband Network"),
+])
+def test_fragments_are_never_project_titles(title, project):
+    assert M.project_title_from(title) == project
+
+
+def test_a_state_named_feature_is_not_a_state(tmp_path):
+    from tests.documents.cover_layouts import Case
+
+    case = Case("river", [[("line", "Draft Environmental Impact Statement", 20, True),
+                           ("line", "Colorado River Basin Salinity Control", 20, True),
+                           ("line", "Mesa County, Colorado", 12)]], {})
+    fields = M.extract(read_pdf_file(build(case, tmp_path / "river.pdf"), 10**9))
+    assert fields["states"]["value"] == ["CO"]  # from the county line; "Colorado River" alone would not say it
+    case = Case("river2", [[("line", "Draft Environmental Impact Statement", 20, True),
+                            ("line", "Lower Colorado River Habitat Plan", 20, True),
+                            ("line", "Clark County, Nevada", 12)]], {})
+    fields = M.extract(read_pdf_file(build(case, tmp_path / "river2.pdf"), 10**9))
+    assert fields["states"]["value"] == ["NV"]
+
+
+# ----- a person's edit, re-extraction and re-indexing ------------------------------------------------------------
+@pytest.fixture
+def engine(tmp_path):
+    eng = get_engine(f"sqlite:///{tmp_path / 'meta.db'}")
+    with eng.begin() as c:
+        c.execute(insert(tables.documents).values(doc_id="doc_a", name="a", sha256="a" * 64, status="ready:1",
+                                                  n_bytes=1, n_pages=1, n_chars=1, chunk_size=200, chunk_overlap=40,
+                                                  embed_model="test"))
+    return eng
+
+
+def test_a_persons_edit_survives_re_extraction_and_the_disagreement_is_kept(engine, conformance):
+    _, _, fields = conformance["labels_agency_above"]
+    with engine.begin() as c:
+        M.save_extracted(c, "doc_a", fields)
+    M.set_values("doc_a", {"lead_agency": "Department of Transportation", "states": "AZ"}, engine)
+    with engine.begin() as c:  # the rules read the document again
+        M.save_extracted(c, "doc_a", fields)
+    got = M.get("doc_a", engine)
+    assert (got["lead_agency"]["value"], got["lead_agency"]["source"]) == ("Department of Transportation", "person")
+    assert got["lead_agency"]["confidence"] is None
+    assert got["lead_agency"]["extracted"]["value"] == "Federal Highway Administration"  # said beside the edit
+    assert got["lead_agency"]["extracted"]["evidence"]["rule"]
+    assert got["states"]["extracted"] is None  # the rules agree with the person: nothing to say
+    cli = M.cli_metadata("doc_a", engine)
+    assert cli["lead_agency"]["extracted"]["value"] == "Federal Highway Administration"
+    assert cli["title"]["confidence"] >= M.THRESHOLD and cli["title"]["evidence"]["page"] == 1
+    assert "extracted" not in cli["title"]
+
+
+def test_reindex_and_reextract_keep_edits(services, tmp_path):
+    case = next(c for c in CASES if c.name == "agency_below_title")
+    res = services.docs.ingest_file(str(build(case, tmp_path / "galveston.pdf")))
+    engine = services.docs.engine
+    got = M.get(res.doc_id, engine)
+    assert got["lead_agency"]["value"] == "U.S. Army Corps of Engineers" and got["lead_agency"]["evidence"]["page"] == 1
+    M.set_values(res.doc_id, {"lead_agency": "Department of the Army", "title": "Galveston Bay Park Plan DEIS"}, engine)
+    services.docs.reindex(res.doc_id, 150, 30)
+    after = services.docs.reextract_metadata(res.doc_id)
+    assert (after["lead_agency"]["value"], after["lead_agency"]["source"]) == ("Department of the Army", "person")
+    assert after["lead_agency"]["extracted"]["value"] == "U.S. Army Corps of Engineers"
+    assert after["title"]["value"] == "Galveston Bay Park Plan DEIS"
+    # the kept original's layout is read again: the title page's evidence survives, not only the stored text
+    assert after["document_type"]["evidence"]["rule"] == got["document_type"]["evidence"]["rule"]
+    assert after["publish_date"]["value"] == "2017-08"  # "8/2017" on the cover
+    services.docs.delete(res.doc_id)
+
+
+# ----- a connected model reads the cover when the rules are unsure -----------------------------------------------
+@pytest.fixture
+def llm(monkeypatch):
+    from lib.models import registry
+
+    with FakeLLMServer() as srv:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-metadata-000")
+        monkeypatch.setenv("OPENAI_BASE_URL", srv.url + "/v1")
+        monkeypatch.setenv("OPENAI_MODEL", "gpt-test")
+        monkeypatch.setenv("NEPAQA_PROVIDER_TIMEOUT", "2")
+        monkeypatch.setenv("NEPAQA_PROVIDER_RETRIES", "0")
+        registry.reset()
+        yield srv, registry.get("openai")
+    registry.reset()
+
+
+def _reply(obj: dict) -> tuple:
+    return ("ok", json.dumps(obj))
+
+
+def test_the_model_fills_empty_and_unsure_fields_with_structured_output(engine, llm):
+    server, model = llm
+    with engine.begin() as c:  # the rules found a title surely and a date weakly (only the PDF's creation date)
+        M.save_extracted(c, "doc_a", {
+            "title": {"value": "Palen Solar Energy Project Draft EIS", "source": "cover_text", "confidence": 0.9,
+                      "evidence": {"page": 1, "line": 2, "rule": "title page, largest type"}},
+            "publish_date": {"value": "2017-09", "source": "pdf_metadata", "confidence": 0.6,
+                             "evidence": {"property": "creationDate", "rule": "the PDF's creation date"}}})
+    M.set_values("doc_a", {"location": ""}, engine)  # a person cleared it: never asked
+    server.script.append(_reply({
+        "publish_date": "2017-08", "lead_agency": "Bureau of Land Management", "states": ["CA"],
+        "document_type": "Draft EIS", "process_type": "EIS", "project_title": None, "eis_number": None,
+        "cooperating_agencies": 7,  # a wrong type
+        "sponsor": "SolarCo"}))  # a field it invented
+    res = M.fill_with_model("doc_a", model, ["Palen Solar Energy Project\nDraft EIS\nAugust 2017"], engine,
+                            properties={"title": "Palen DEIS", "author": "BLM", "producer": "ignored"})
+    assert "title" not in res["asked"] and "location" not in res["asked"] and "publish_date" in res["asked"]
+    assert res["filled"] == {"publish_date": "2017-08", "lead_agency": "Bureau of Land Management", "states": ["CA"],
+                             "document_type": "Draft EIS", "process_type": "EIS"}
+    assert res["rejected"] == {"cooperating_agencies": "cooperating_agencies must be a list of names, not int"}
+    assert res["ignored"] == ["sponsor"]
+    body = server.requests[-1]["body"]
+    schema = body["response_format"]["json_schema"]
+    assert body["response_format"]["type"] == "json_schema" and schema["strict"] is True
+    assert set(schema["schema"]["required"]) == set(res["asked"]) and schema["schema"]["additionalProperties"] is False
+    prompt = body["messages"][-1]["content"]
+    assert "title: Palen DEIS" in prompt and "author: BLM" in prompt and "producer" not in prompt
+    got = M.get("doc_a", engine)
+    assert (got["publish_date"]["value"], got["publish_date"]["source"]) == ("2017-08", "model")
+    assert got["publish_date"]["evidence"]["model"] == "openai/gpt-test"
+    assert got["title"]["source"] == "cover_text"  # sure: not replaced
+    assert got["cooperating_agencies"]["value"] is None and "sponsor" not in got
+
+
+def test_a_model_reply_of_the_wrong_shape_changes_nothing(engine, llm):
+    server, model = llm
+    server.script.append(("ok", "Sorry, I cannot read this cover."))
+    with pytest.raises(UserError, match="did not reply with a JSON object"):
+        M.fill_with_model("doc_a", model, ["Some cover text here"], engine)
+    server.script.append(_reply({"title": ["a", "list"], "states": "ZZ"}))
+    res = M.fill_with_model("doc_a", model, ["Some cover text here"], engine)
+    assert res["filled"] == {} and set(res["rejected"]) == {"title", "states"}
+    assert all(v["value"] is None for v in M.get("doc_a", engine).values())
+
+
+def test_anthropic_is_asked_with_a_forced_tool_call(engine, monkeypatch):
+    from lib.models import registry
+
+    with FakeLLMServer() as srv:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-000")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", srv.url)
+        monkeypatch.setenv("NEPAQA_PROVIDER_RETRIES", "0")
+        registry.reset()
+        srv.script.append(("json", {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+                                    "content": [{"type": "tool_use", "id": "t1", "name": "record_document_metadata",
+                                                 "input": {"lead_agency": "Forest Service", "title": None}}],
+                                    "stop_reason": "tool_use", "usage": {"input_tokens": 5, "output_tokens": 5}}))
+        model = next(p for p, ok, _ in registry.status_all() if ok and p.family == "anthropic")
+        res = M.fill_with_model("doc_a", model, ["Forest Service\nFinal EIS"], engine)
+        registry.reset()
+    assert res["filled"] == {"lead_agency": "Forest Service"}
+    body = srv.requests[-1]["body"]
+    assert body["tool_choice"] == {"type": "tool", "name": "record_document_metadata"}
+    assert body["tools"][0]["input_schema"]["additionalProperties"] is False
+
+
+# ----- the command line ------------------------------------------------------------------------------------------
+def _cli(*args: str, home) -> subprocess.CompletedProcess:
+    env = {"NEPAQA_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home)}
+    return subprocess.run([sys.executable, "-m", "lib", *args], capture_output=True, text=True, cwd=ROOT, env=env,
+                          timeout=300)
+
+
+def test_metadata_eval_on_a_folder_with_a_bad_pdf_and_a_wrong_expectation(tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    picks = [c for c in CASES if c.name in ("record_of_decision", "environmental_assessment", "annual_report_not_nepa")]
+    with (folder / "expected.csv").open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["file", "title", "lead_agency", "document_type", "publish_date"])
+        for c in picks:
+            build(c, folder / f"{c.name}.pdf")
+            w.writerow([f"{c.name}.pdf", c.expected["title"], c.expected["lead_agency"] or "",
+                        c.expected["document_type"] or "", c.expected["year"]])
+        w.writerow(["broken.pdf", "", "", "", ""])
+        (folder / "broken.pdf").write_bytes(b"not a pdf at all")
+    r = _cli("metadata-eval", str(folder), home=tmp_path / "home")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["documents"] == 4 and out["read"] == 3
+    assert out["refused"][0]["file"] == "broken.pdf" and "not a PDF" in out["refused"][0]["reason"]
+    table = {row["field"]: row for row in out["fields"]}
+    assert table["lead_agency"]["precision"] == {"value": 1.0, "n": 2, "ci95": table["lead_agency"]["precision"]["ci95"]}
+    assert table["lead_agency"]["stated"] == 2 and table["document_type"]["right"] == 2
+    assert list(table) == ["title", "lead_agency", "document_type", "year"]
+    # an expectation the extractor does not meet is listed, not hidden
+    rows = list(csv.reader((folder / "expected.csv").open()))
+    rows[1][2] = "Forest Service"
+    with (folder / "expected.csv").open("w", newline="") as f:
+        csv.writer(f).writerows(rows)
+    out = json.loads(_cli("metadata-eval", str(folder / "expected.csv"), home=tmp_path / "home").stdout)
+    assert {"file": "record_of_decision.pdf", "field": "lead_agency", "shown": "Bureau of Land Management",
+            "expected": "Forest Service", "kind": "wrong value"} in out["differences"]
+
+
+@pytest.mark.parametrize("header, message", [
+    (["name", "title"], "no 'file' column"),
+    (["file", "agency"], "column 'agency' that is not a metadata field"),
+])
+def test_metadata_eval_refuses_a_bad_csv_with_a_reason(tmp_path, header, message):
+    (tmp_path / "e.csv").write_text(",".join(header) + "\nx.pdf,y\n")
+    r = _cli("metadata-eval", str(tmp_path / "e.csv"), home=tmp_path / "home")
+    assert r.returncode == 2 and r.stderr.startswith("error: ") and message in r.stderr
+    r = _cli("metadata-eval", str(tmp_path / "nope"), home=tmp_path / "home")
+    assert r.returncode == 2 and "No such file or folder" in r.stderr
