@@ -43,7 +43,11 @@ def test_docs_search_and_queries_file(cli_home, ingested, tmp_path):
                      "tags": []}]
     assert list(meta) == ["title", "project_title", "lead_agency", "cooperating_agencies", "process_type",
                           "document_type", "publish_date", "location", "states", "eis_number"]
-    assert meta["lead_agency"] == {"value": "Missile Defense Agency", "source": "pdf_metadata"}
+    lead = meta["lead_agency"]  # each field with its source, where it was read and the rules' confidence
+    assert (lead["value"], lead["source"], lead["evidence"]["page"]) == ("Missile Defense Agency", "cover_text", 1)
+    assert 0.9 <= lead["confidence"] <= 1 and lead["evidence"]["rule"]
+    assert meta["title"]["evidence"]["property"] == "Title"
+    assert meta["eis_number"] == {"value": None, "source": None, "confidence": None, "evidence": None}
     assert meta["document_type"]["value"] == "Final EIS"
     assert run_cli(cli_home, "docs").stdout == out  # deterministic: same store, same bytes
     hits = json.loads(run_cli(cli_home, "search", "--doc", ingested["doc_id"], "-k", "3", "--method", "bm25",
@@ -61,7 +65,8 @@ def test_docs_search_and_queries_file(cli_home, ingested, tmp_path):
     assert none.returncode == 2 and "No document matches" in none.stderr
     meta_set = json.loads(run_cli(cli_home, "meta", ingested["doc_id"], "--set", "states=MI, NY",
                                   "--set", 'eis_number="EIS No. 20170012"').stdout)
-    assert meta_set["states"] == {"value": ["MI", "NY"], "source": "person"}
+    assert (meta_set["states"]["value"], meta_set["states"]["source"]) == (["MI", "NY"], "person")
+    assert meta_set["states"]["confidence"] is None  # a person's value: no rule weight
     assert meta_set["eis_number"]["value"] == "EIS No. 20170012"
     tagged = json.loads(run_cli(cli_home, "meta", ingested["doc_id"], "--set", "tags=Missile defense, NY").stdout)
     assert tagged["tags"] == ["missile defense", "ny"]

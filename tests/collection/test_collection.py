@@ -127,13 +127,15 @@ def test_reindex_keeps_sections_and_pdf_metadata_and_a_reupload_keeps_a_missing_
     path = pdf_factory("outlined.pdf", CARIBOU)
     with pymupdf.open(path) as d:
         d.set_toc([[1, "3.4 Wildlife", 1], [2, "Caribou", 1], [1, "3.5 Soils", 2]])
-        d.set_metadata({"author": "Bureau of Land Management"})
+        d.set_metadata({"author": "Bureau of Land Management",  # read from the kept original on a re-index
+                        "title": "Arctic Refuge Leasing Program Final Environmental Impact Statement"})
         d.save(tmp_path / "outlined2.pdf")
     docs = make_store(tmp_path, services)
     first = docs.ingest_file(str(tmp_path / "outlined2.pdf"))
     assert {c.section for c in docs.chunks(first.doc_id)} == {"3.4 Wildlife › Caribou", "3.5 Soils"}
     agency = metadata.get(first.doc_id, docs.engine)["lead_agency"]
-    assert agency == {"value": "Bureau of Land Management", "source": "pdf_metadata"}
+    assert (agency["value"], agency["source"], agency["evidence"]["property"]) == (
+        "Bureau of Land Management", "pdf_metadata", "Author")
     again = docs.reindex(first.doc_id, 48, 8)
     assert again.chunks > first.chunks
     assert {c.section for c in docs.chunks(first.doc_id)} == {"3.4 Wildlife › Caribou", "3.5 Soils"}

@@ -440,6 +440,10 @@ def _is_agency_line(s: str) -> bool:
     return bool(find_agencies(s)) and len(s) < 120
 
 
+_SUB_UNIT = re.compile(r"^(?:the\s+)?(?:office|division|directorate)\s+of\b|^\S+(?:\s+\S+)?\s+(?:district|region|wing|"
+                       r"office|division|sector|command|center|centre|headquarters)\s*$", re.IGNORECASE)
+
+
 def _split_agencies(value: str) -> list[str]:
     """Canonical names for known agencies; other organisations as written."""
     out: list[str] = []
@@ -455,8 +459,10 @@ def _split_agencies(value: str) -> list[str]:
             rest = AGENCY_ABBR_RE.sub(" ", AGENCY_NAME_RE.sub(" ", item))
             rest = re.sub(r"\b(?:and|the|U\.?S\.?)\b|[&()]", " ", rest, flags=re.IGNORECASE)
             rest = " ".join(rest.split()).strip(" ,;-")
-            if len(rest.split()) >= 2:
+            if len(rest.split()) >= 2 and not _SUB_UNIT.search(rest):
                 out.append(rest)
+        elif out and _SUB_UNIT.search(item):
+            continue  # "U.S. Army Corps of Engineers, St. Paul District": the office of the agency before it
         else:
             item = re.sub(r"^(?:and|&)\s+", "", item, flags=re.IGNORECASE)
             if 3 <= len(item) <= 150:

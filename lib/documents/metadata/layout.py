@@ -114,6 +114,14 @@ _NOT_TITLE = re.compile(r"^(?:executive\s+summary|volume\s+[IVX0-9]+\b.*|vol\.?\
                         re.IGNORECASE)
 
 
+_LOGO = re.compile(r"(?!(?:S|P)?(?:D|F)?EIS$|EA$|ROD$|FONSI$)[A-Z&]{2,6}")
+_COVER_VOCAB = frozenset(_words(_COVER_WORDS))
+
+
+def _logo(text: str) -> bool:
+    return bool(_LOGO.fullmatch(text.strip())) and text.strip().lower() not in _COVER_VOCAB
+
+
 def title_line(text: str) -> bool:
     """A line that can be part of a title: not a label, a date, an address, a number, an agency's name alone, a
     volume or a boilerplate line."""
@@ -149,7 +157,7 @@ class TitleBlock:
 
     @property
     def text(self) -> str:
-        return " ".join(" ".join(ln.text for ln in self.lines).split())
+        return " ".join(" ".join(ln.text for ln in self.lines).split()).rstrip(" ,;:")
 
 
 def title_block(lines: list[Line], image_share: dict[int, float]) -> TitleBlock | None:
@@ -189,6 +197,9 @@ def title_block(lines: list[Line], image_share: dict[int, float]) -> TitleBlock 
                     and any(abs(ln.line - c.line) == 1 for c in chosen):
                 chosen.append(ln)
         chosen.sort(key=lambda ln: ln.line)
+        while len(chosen) > 1 and any(_logo(c.text) for c in (chosen[0], chosen[-1])):
+            # an acronym alone at a title's edge is a logo's text ("GCER", "TVA"), not a word of the title
+            chosen = chosen[1:] if _logo(chosen[0].text) else chosen[:-1]
         text = " ".join(ln.text for ln in chosen)
         if len(text.split()) < 2 or (image_share.get(page, 0) > 0.5 and sum(len(ln.text) for ln in chosen) < 8):
             continue

@@ -220,7 +220,8 @@ _STRIP_FROM_TITLE = re.compile(
     re.IGNORECASE,
 )
 _EDGE_WORDS = re.compile(r"^(?:(?:for|of|on|to|the|and|an?|in|with)\b|[-–—:,;/&\s])+"
-                         r"|(?:\b(?:for|of|on|to|the|and|in|with)|[-–—:,;/&(\s])+$", re.IGNORECASE)
+                         r"|(?:\b(?:for|of|on|to|the|and|in|with|including|includes|regarding)|[-–—:,;/&(\s])+$",
+                         re.IGNORECASE)
 
 
 _MAIN_TYPE = re.compile(
@@ -242,7 +243,10 @@ _STATE_NAMES_RE = re.compile(r"\b(?:" + "|".join(sorted((words_pattern(n) for n 
 
 # a report's own kind at the end of its name: "… Integrated General Reevaluation Report and [EIS]"
 _REPORT_TAIL = re.compile(r"(?:\s+(?:integrated\s+)?(?:general\s+)?(?:reevaluation|feasibility|interim|final|draft|"
-                          r"integrated)?\s*report)?(?:\s+and)?\s*$", re.IGNORECASE)
+                          r"integrated)?\s*report"
+                          # a plan at a stage is the kind of document: "… Proposed Resource Management Plan Amendments"
+                          r"|\s+(?:proposed|draft|approved|final)\s+(?:resource|land\s+use|forest|general)\s+management"
+                          r"\s+plan(?:\s+amendments?|\s+revision)?)?(?:\s+and)?\s*$", re.IGNORECASE)
 _TYPE_WORDS_ONLY = re.compile(r"(?:(?:environmental|impact|statement|assessment|record|decision|notice|intent|"
                               r"finding|significant|supplement|report|and|of|the|to|an?)\s*)+", re.IGNORECASE)
 
@@ -275,7 +279,7 @@ def project_title_from(title: str) -> str | None:
     m = _MAIN_TYPE.search(title)
     parts = [title[:m.start()], title[m.end():]] if m else [title]
     for part in parts:
-        s = _strip_edges(_REPORT_TAIL.sub("", part.strip()))
+        s = _strip_edges(_REPORT_TAIL.sub("", _strip_edges(part)))
         # document-type words left inside ("… Plants Supplement 58 Regarding …"): not a clean name
         if _project_like(s) and not _STRIP_FROM_TITLE.search(s) and not _TYPE_WORDS_ONLY.fullmatch(s):
             return s
