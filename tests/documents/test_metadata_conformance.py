@@ -26,7 +26,6 @@ from tests.documents.cover_layouts_heldout import HELDOUT
 from tests.documents.cover_layouts_heldout_b import HELDOUT_B
 from tests.fake_llm_server import FakeLLMServer
 
-
 # Held-out covers written by helpers who never saw the rules (tests/documents/cover_layouts_heldout*.py). They were
 # measured once as they came (the README gives those first figures), then general rules were added where they
 # showed a class of failure, so they are seen now. Two readings still differ from what their writer put down, and
