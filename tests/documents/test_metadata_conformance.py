@@ -260,6 +260,17 @@ def test_the_model_fills_empty_and_unsure_fields_with_structured_output(engine, 
     assert got["title"]["source"] == "cover_text"  # sure: not replaced
     assert got["cooperating_agencies"]["value"] is None and "sponsor" not in got
 
+    # a re-index reads the same weak date again: the model's fill stays; a date the rules are sure of replaces it
+    weak = {"value": "2017-09", "source": "pdf_metadata", "confidence": 0.6, "evidence": {"property": "creationDate"}}
+    with engine.begin() as c:
+        M.save_extracted(c, "doc_a", {"publish_date": weak})
+    assert M.get("doc_a", engine)["publish_date"]["source"] == "model"
+    with engine.begin() as c:
+        M.save_extracted(c, "doc_a", {"publish_date": weak | {"value": "2017-08-04", "source": "cover_text",
+                                                              "confidence": 0.85}})
+    assert (M.get("doc_a", engine)["publish_date"]["value"], M.get("doc_a", engine)["publish_date"]["source"]) == (
+        "2017-08-04", "cover_text")
+
 
 def test_a_model_reply_of_the_wrong_shape_changes_nothing(engine, llm):
     server, model = llm

@@ -32,7 +32,8 @@ def _json(v: Any) -> str | None:
 def save_extracted(conn: Any, doc_id: str, fields: dict[str, dict]) -> None:
     """Write extracted values inside the caller's transaction (a SQLAlchemy connection). A value a person set is
     kept, and where the rules now read something else, that reading is kept beside it (``extracted``) so the page
-    can say so; every other field is replaced by what the rules found now (or removed when they found nothing)."""
+    can say so. A model's value is replaced only by a reading the rules are sure of (``SURE``); every other field
+    is replaced by what the rules found now (or removed when they found nothing)."""
     t = tables.doc_metadata
     rows = {r.key: r for r in conn.execute(select(t.c.key, t.c.value, t.c.source).where(t.c.doc_id == doc_id))}
     clean: dict[str, tuple[Any, dict]] = {}
@@ -60,6 +61,8 @@ def save_extracted(conn: Any, doc_id: str, fields: dict[str, dict]) -> None:
     for key, (value, item) in clean.items():
         if key in person:
             continue
+        if key in rows and rows[key].source == "model" and (item.get("confidence") or 0) < SURE:
+            continue  # a model filled what the rules were unsure of; an unsure reading again does not undo it
         row = {"value": json.dumps(value), "source": item["source"], "updated_at": now,
                "confidence": item.get("confidence"), "evidence": _json(item.get("evidence")), "extracted": None}
         if key in rows and key not in stale:  # a model's value is replaced by one the document itself prints
