@@ -15,10 +15,16 @@ def metadata_panel(svc: Services, doc_id: str, meta: dict, doc_tags: list[str], 
     flash = st.session_state.pop("meta_flash", None)
     if flash:
         st.success(flash)
-    st.dataframe(pd.DataFrame(meta_lib.panel_rows(meta)), hide_index=True, width="stretch",
-                 column_config={"confidence": st.column_config.TextColumn(
-                     "confidence", help=f"The rules' weight of the evidence, 0–1. Below {meta_lib.THRESHOLD:.2f} a "
-                                        "value is not shown at all: a wrong value is worse than an empty one.")})
+    st.dataframe(pd.DataFrame(meta_lib.panel_rows(meta)), hide_index=True, width="stretch", column_config={
+        "field": st.column_config.TextColumn("field", width="small"),
+        "value": st.column_config.TextColumn("value", width="large"),
+        "source": st.column_config.TextColumn("source", width="small"),
+        "where": st.column_config.TextColumn("where", width="medium", help="The page and lines the value was read "
+                                             "from and the rule that read it, or the PDF property."),
+        "confidence": st.column_config.TextColumn(
+            "confidence", width="small", help=f"The rules' weight of the evidence, 0–1. Below {meta_lib.THRESHOLD:.2f} "
+                                              "a value is not shown at all: a wrong value is worse than an empty one."),
+        "name in the standard": st.column_config.TextColumn("name in the standard", width="small")})
     st.caption(f"Read from the PDF's properties and its first pages (the title page is found by its largest type). "
                f"A value the rules are less sure of than {meta_lib.THRESHOLD:.2f} is left empty; your edits are "
                "never overwritten.")
@@ -104,5 +110,6 @@ def _edit_form(svc: Services, doc_id: str, meta: dict) -> None:
         if not changed:
             st.info("Nothing changed.")
         elif run_safely(meta_lib.set_values, doc_id, changed, svc.docs.engine) is not None:
-            st.session_state["meta_flash"] = f"Saved {', '.join(changed)} (source: person)."
+            names = ", ".join(meta_lib.FIELD_LABELS.get(k, k) for k in changed)
+            st.session_state["meta_flash"] = f"Saved {names} (source: person)."
             st.rerun()

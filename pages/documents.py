@@ -179,6 +179,8 @@ with tab_docs:
                         "file", "characters", "tokens (embedder)", "chunk size (tokens)", "overlap (tokens)",
                         "pages without text", "indexing time", "id"]),
             hide_index=True, width="stretch",
+            column_config={"title": st.column_config.TextColumn("title", width="medium"),
+                           "published": st.column_config.TextColumn("published", width="small")},
         )
         st.download_button(
             "Download metadata (CEQ NEPA Data Standard JSON)",

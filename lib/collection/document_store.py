@@ -17,6 +17,7 @@ from sqlalchemy.engine import Engine
 from lib.collection.ingest import STAGES, IngestPipeline, IngestResult, document_title, embed_text
 from lib.collection.maintenance import repair
 from lib.collection.repository import DocInfo, DocumentRepository
+from lib.core.errors import UserError
 from lib.documents import metadata, originals
 from lib.storage import leases
 
@@ -75,9 +76,17 @@ class DocumentStore:
     def reextract_metadata(self, doc_id: str) -> dict[str, dict]:
         """Read a document's metadata again with today's rules (from its kept original's properties and layout, or
         its stored text), keeping a person's values and noting where the rules now read otherwise."""
+        if originals.path(doc_id) is None:
+            raise UserError("This document's original PDF was not kept (it was indexed before originals were), so "
+                            "its properties and title page cannot be read again. Upload the same PDF again to keep "
+                            "it; the index is not changed.")
         ex = self.pipeline.stored_pdf(doc_id)
-        with self.engine.begin() as c:
-            metadata.save_extracted(c, doc_id, metadata.extract(ex))
+        fields = metadata.read_or_none(ex)
+        if fields is None:
+            raise UserError("The metadata rules failed on this document; nothing was changed (the server log has "
+                            "the details).")
+        with leases.held(f"doc:{doc_id}", self.engine, "reading metadata"), self.engine.begin() as c:
+            metadata.save_extracted(c, doc_id, fields)
         return metadata.get(doc_id, self.engine)
 
     def delete(self, doc_id: str) -> None:

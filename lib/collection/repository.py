@@ -126,8 +126,12 @@ class DocumentRepository:
                 ])
             # The lexical index and the metadata switch in the same transaction as the chunks.
             lexical.write(c, doc_id, chunks, None)  # the lexical index keeps the bare text (see ingest.CONTEXTUAL)
-            # read again on every re-index (the rules may have improved); a person's values are kept
-            metadata.save_extracted(c, doc_id, metadata.extract(ex))
+            # read again on every re-index (the rules may have improved; a person's values are kept), but only
+            # from what the PDF itself gives: a document whose original was not kept has lost its properties and
+            # layout, and reading its bare text again would drop values read from them
+            fields = metadata.read_or_none(ex) if is_new or ex.pdf_metadata or ex.layout else None
+            if fields is not None:
+                metadata.save_extracted(c, doc_id, fields)
 
     def set_generation(self, doc_id: str, gen: int) -> None:
         with self.engine.begin() as c:

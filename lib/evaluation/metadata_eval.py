@@ -26,6 +26,13 @@ _LISTS = {"cooperating_agencies", "states"}
 _ALIASES = {"publish_date": "year"}
 
 
+LEGEND = {
+    "shown": "documents where the rules gave a value", "right": "of those, values equal to the CSV's",
+    "stated": "documents whose CSV cell is not empty", "precision": "right / shown", "recall": "right / stated",
+    "ci95": "95% Wilson interval", "differences": "every value shown wrongly, shown where the CSV is empty, or missed",
+}
+
+
 def _text_key(s: Any) -> str:
     s = str(s or "").replace("&", " and ").casefold()
     return " ".join(re.sub(r"[^\w\s]", " ", s).split())
@@ -114,8 +121,11 @@ def evaluate(target: str | Path, csv_path: str | Path | None = None) -> dict:
     read = 0
     for row in rows:
         name = row.get("file", "")
+        path = folder / name
+        if not path.exists() and path.with_name(path.name + ".pdf").exists():
+            path = path.with_name(path.name + ".pdf")  # "report" for report.pdf
         try:
-            ex = read_pdf_file(folder / name, config.max_upload_bytes(), name=Path(name).stem)
+            ex = read_pdf_file(path, config.max_upload_bytes(), name=Path(name).stem)
         except UserError as exc:
             refused.append({"file": name, "reason": str(exc)})
             continue
@@ -130,12 +140,14 @@ def evaluate(target: str | Path, csv_path: str | Path | None = None) -> dict:
             if shown is not None and shown == want:
                 c["right"] += 1
             elif shown is not None or want is not None:
+                kind = ("missed" if shown is None else "shown where the document does not say" if want is None
+                        else "wrong value")
                 wrong.append({"file": name, "field": f, "shown": got.get(f), "expected": row.get(f) or None,
-                              "kind": "wrong value" if shown is not None else "missed"})
+                              "kind": kind})
     table = [{"field": f, "precision": _share(c["right"], c["shown"]), "recall": _share(c["right"], c["stated"]),
               "shown": c["shown"], "right": c["right"], "stated": c["stated"]} for f, c in counts.items()]
     return {"documents": len(rows), "read": read, "refused": refused, "threshold": metadata.THRESHOLD,
-            "fields": table, "differences": wrong}
+            "legend": LEGEND, "fields": table, "differences": wrong}
 
 
 def markdown_table(result: dict) -> str:

@@ -67,6 +67,9 @@ def test_docs_search_and_queries_file(cli_home, ingested, tmp_path):
                                   "--set", 'eis_number="EIS No. 20170012"').stdout)
     assert (meta_set["states"]["value"], meta_set["states"]["source"]) == (["MI", "NY"], "person")
     assert meta_set["states"]["confidence"] is None  # a person's value: no rule weight
+    again = json.loads(run_cli(cli_home, "meta", ingested["doc_id"], "--re-extract").stdout)
+    assert (again["states"]["value"], again["states"]["source"]) == (["MI", "NY"], "person")  # the edit is kept
+    assert again["states"]["extracted"]["value"] == ["ME", "MI", "NY", "OH"]  # and what the document reads
     assert meta_set["eis_number"]["value"] == "EIS No. 20170012"
     tagged = json.loads(run_cli(cli_home, "meta", ingested["doc_id"], "--set", "tags=Missile defense, NY").stdout)
     assert tagged["tags"] == ["missile defense", "ny"]

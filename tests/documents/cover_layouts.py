@@ -1,7 +1,8 @@
-"""The metadata conformance set: seventeen EIS-like covers made here as PDFs, varying along the axes real covers
+"""The metadata conformance set: eighteen EIS-like covers made here as PDFs, varying along the axes real covers
 vary (an image cover before the title page, labels or none, the agency above or below the title, programmatic,
 supplemental, tiered, regional-summary and two-volume documents, a Record of Decision, an Environmental Assessment,
-a non-NEPA annual report, a date only in the PDF's properties, a comment deadline beside the date). Each states
+a non-NEPA annual report, a date only in the PDF's properties, a comment deadline beside the date, a title page
+whose text layer broke words in two). Each states
 the values a careful reader would write down from the document; None where the document does not say.
 
     python -m tests.documents.cover_layouts OUT_DIR   # writes the PDFs and expected.csv for `python -m lib metadata-eval`
@@ -259,6 +260,18 @@ def _cases() -> list[Case]:
             "project_title": "Shasta Lake Water Resources Investigation", "lead_agency": "Bureau of Reclamation",
             "cooperating_agencies": ["Forest Service"], "document_type": "Final EIS", "process_type": "EIS",
             "year": "2015", "states": ["CA"]}),
+        Case("broken_words_on_the_title_page", [
+            [("line", "Bureau of Reclamation", 12), ("gap", 40),
+             ("line", "Lower Sna ke River Dam Oper ations", 20, True),
+             ("line", "Final Environ mental Impact State ment", 18, True),
+             ("line", "Whitman County, Washington", 12), ("gap", 40), ("line", "September 2020", 12)],
+            [("body", "Chapter 1. The Lower Snake River dams are operated for navigation and power; this chapter "
+                      "describes the operations and the need for the action. " * 6)],
+            _body("dam operations", "the river"),
+        ], none | {
+            "title": "Lower Snake River Dam Operations Final Environmental Impact Statement",
+            "project_title": "Lower Snake River Dam Operations", "lead_agency": "Bureau of Reclamation",
+            "document_type": "Final EIS", "process_type": "EIS", "year": "2020", "states": ["WA"]}),
     ]
 
 

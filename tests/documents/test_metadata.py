@@ -581,7 +581,7 @@ def test_documents_page_metadata_table_filters_edit_and_fill_button(services, sa
     assert vs(got["publish_date"]) == ("2017-02-01", "person")
     assert vs(got["location"]) == ("Michigan, Ohio, New York", "person")
     assert got["lead_agency"]["source"] == "cover_text"  # unchanged fields keep their source
-    assert any("Saved publish_date, location" in s.value for s in at.success)
+    assert any("Saved Published, Location (source: person)" in s.value for s in at.success)  # plain labels
 
     # untrusted titles are shown as text: Markdown in a title is escaped where Markdown renders
     M.set_values(i11.doc_id, {"title": "I-11 ![x](http://attacker.test/p.png) **bold**"}, engine)

@@ -29,7 +29,7 @@ from tests.fake_llm_server import FakeLLMServer
 # Held-out covers written by helpers who never saw the rules (tests/documents/cover_layouts_heldout*.py). They were
 # measured once as they came (the README gives those first figures), then general rules were added where they
 # showed a class of failure, so they are seen now. Two readings still differ from what their writer put down, and
-# both are defensible; they are pinned here so a change to either shows.
+# both are defensible; the test accepts that reading, the writer's value or an empty field, and nothing else.
 KNOWN_DIFFERENCES = {
     ("doe_supplemental_all_caps_summary", "lead_agency"): (
         "National Nuclear Security Administration",  # the writer: the Department of Energy, whose two offices
@@ -63,8 +63,9 @@ def test_each_cover_gives_the_right_value_or_none(conformance, name):
     case, _, fields = conformance[name]
     got = _got(fields)
     for f in EXPECTED_FIELDS:
-        if (name, f) in KNOWN_DIFFERENCES:
-            assert got.get(f) == KNOWN_DIFFERENCES[name, f][0]
+        if (name, f) in KNOWN_DIFFERENCES:  # the known reading, or a fix: the writer's value or nothing
+            allowed = (comparable(f, case.expected.get(f)), None, comparable(f, KNOWN_DIFFERENCES[name, f][0]))
+            assert comparable(f, got.get(f)) in allowed
             continue
         want, shown = comparable(f, case.expected.get(f)), comparable(f, got.get(f))
         assert shown is None or shown == want, f"{name}: {f} shown {got.get(f)!r}, a careful reader wrote {case.expected.get(f)!r}"
@@ -119,6 +120,16 @@ def test_an_annual_report_gets_no_nepa_field(conformance):
     assert set(fields) == {"title", "publish_date"}  # the document's own title and date; nothing of a NEPA review
 
 
+def test_a_pdf_not_known_to_be_a_review_gets_no_agency_from_its_author_alone(tmp_path):
+    """No cover and no document type (an appendix volume, a report): the Author property alone does not make a
+    lead agency, since for a document that is not a NEPA review there is none (a change from before, when the
+    Author alone was taken)."""
+    from tests.documents.cover_layouts import Case, _body
+
+    case = Case("body_only", [_body("caribou habitat", "the refuge")], {}, {"author": "Bureau of Land Management"})
+    assert M.extract(read_pdf_file(build(case, tmp_path / "body.pdf"), 10**9)) == {}
+
+
 def test_broken_words_are_mended_only_where_a_piece_is_not_a_word():
     vocab = vocabulary(["The tower and the ambulance stood in the valley at sunset with firefighters.", "The sun set."])
     text = "a cell tow er in a river val ley with fire fight ers and an ambu lance\nEnviron-\nmental Fort Belvoir"
@@ -159,6 +170,85 @@ def test_a_state_named_feature_is_not_a_state(tmp_path):
     assert fields["states"]["value"] == ["NV"]
 
 
+# ----- covers that tempt a wrong value (from the review of this work) --------------------------------------------
+def _cover(tmp_path, name: str, pages: list, props: dict | None = None) -> dict:
+    from tests.documents.cover_layouts import Case, _body
+
+    case = Case(name, [*pages, _body("project", "the area")], {}, props or {})
+    return {k: v["value"] for k, v in M.extract(read_pdf_file(build(case, tmp_path / f"{name}.pdf"), 10**9)).items()}
+
+
+_AGENCY = ("line", "Bureau of Land Management", 12)
+_TITLE = [("gap", 30), ("line", "Big Sky Mine Expansion", 20, True), ("line", "Final Environmental Impact Statement", 18, True)]
+
+
+def test_deadlines_hearings_and_milestones_are_not_the_publication_date(tmp_path):
+    got = _cover(tmp_path, "deadline", [[_AGENCY, *_TITLE, ("line", "Comments must be received by:", 11),
+                                         ("line", "January 7, 2019", 11)]])
+    assert "publish_date" not in got
+    got = _cover(tmp_path, "hearing", [[_AGENCY, *_TITLE, ("line", "Public Hearing: March 12, 2019", 11),
+                                        ("line", "November 2018", 12)]])
+    assert got["publish_date"] == "2018-11"
+    got = _cover(tmp_path, "milestones", [[_AGENCY, *_TITLE, ("line", "Draft EIS: February 2019", 11),
+                                           ("line", "Final EIS: November 2019", 11)]])
+    assert got.get("publish_date") in (None, "2019")  # the year both agree on, never one of the two months
+
+
+@pytest.mark.parametrize("title, state", [
+    ("Tennessee Gas Pipeline Company", None), ("Washington Dulles International Airport", None),
+    ("Mount Washington Summit Improvements", None), ("Big Sky Mine Expansion", None)])
+def test_a_state_in_a_name_is_not_the_projects_state(tmp_path, title, state):
+    got = _cover(tmp_path, "named", [[_AGENCY, ("gap", 30), ("line", title, 20, True),
+                                      ("line", "Final Environmental Impact Statement", 18, True)]])
+    assert got.get("states") == state
+
+
+def test_an_office_address_filing_line_or_city_department_is_not_the_lead_or_the_state(tmp_path):
+    got = _cover(tmp_path, "office", [[("gap", 30), ("line", "Pascagoula Harbor Navigation Channel", 20, True),
+                                       ("line", "Draft Environmental Impact Statement", 18, True),
+                                       ("line", "U.S. Army Corps of Engineers", 12), ("line", "Mobile District, Mobile, AL", 12)]])
+    assert got["lead_agency"] == "U.S. Army Corps of Engineers" and "states" not in got  # not AL: the office's city
+    got = _cover(tmp_path, "filing", [[("line", "EPA EIS No. 20190045", 10), *_TITLE,
+                                       ("line", "Lead Agency: Bureau of Land Management", 11)]])
+    assert got["lead_agency"] == "Bureau of Land Management"  # the filing line above the title does not compete
+    got = _cover(tmp_path, "city", [[("line", "City of Austin Department of Transportation", 12), ("gap", 30),
+                                     ("line", "Riverside Drive Bridge Replacement", 20, True),
+                                     ("line", "Environmental Assessment", 18, True)]])
+    assert "lead_agency" not in got  # the city's department, not the federal one
+
+
+def test_none_a_heading_and_a_sentence_are_not_values(tmp_path):
+    got = _cover(tmp_path, "none", [[_AGENCY, *_TITLE, ("line", "Cooperating Agencies: None", 11)]])
+    assert "cooperating_agencies" not in got
+    got = _cover(tmp_path, "heading", [[_AGENCY, *_TITLE], [
+        ("line", "Project Location", 12, True),
+        ("line", "The mine lies north of the Nevada border in the Owyhee uplands and", 10),
+        ("line", "extends across two grazing allotments.", 10)]])
+    assert "location" not in got and "states" not in got
+    got = _cover(tmp_path, "abstract", [[_AGENCY, *_TITLE], [
+        ("line", "Abstract", 12, True),
+        ("line", "This Final EIS responds to the comments received on the Draft EIS (EIS No. 20180123), and", 10),
+        ("line", "describes the preferred alternative.", 10)]])
+    assert "eis_number" not in got  # the Draft's number, in a sentence
+
+
+def test_titles_are_whole_stamps_left_out_and_broken_words_mended(tmp_path):
+    got = _cover(tmp_path, "open", [[_AGENCY, ("gap", 30), ("line", "Final Environmental Impact Statement for the", 20, True),
+                                     ("line", "Sunrise Powerlink Transmission Project", 12)]])
+    assert got["title"] == "Final Environmental Impact Statement for the Sunrise Powerlink Transmission Project"
+    got = _cover(tmp_path, "typeonly", [[_AGENCY, ("gap", 30), ("line", "Final Environmental Impact Statement", 24, True),
+                                         ("line", "Sunrise Powerlink Transmission Project", 13)]])
+    assert got["project_title"] == "Sunrise Powerlink Transmission Project"
+    got = _cover(tmp_path, "stamp", [[_AGENCY, ("gap", 30), ("line", "Greater Sage Grouse Plan Amendment", 20, True),
+                                      ("line", "Environmental Impact Statement", 18, True), ("gap", 300),
+                                      ("line", "PRELIMINARY DRAFT", 24, True)]])
+    assert got["title"] == "Greater Sage Grouse Plan Amendment Environmental Impact Statement"
+    got = _cover(tmp_path, "broken", [[_AGENCY, ("gap", 30), ("line", "Cell Tow er Siting Pro ject", 20, True),
+                                       ("line", "Final Environ mental Impact State ment", 18, True)]])
+    assert got["title"] == "Cell Tower Siting Project Final Environmental Impact Statement"
+    assert got["document_type"] == "Final EIS"
+
+
 # ----- a person's edit, re-extraction and re-indexing ------------------------------------------------------------
 @pytest.fixture
 def engine(tmp_path):
@@ -175,6 +265,12 @@ def test_a_persons_edit_survives_re_extraction_and_the_disagreement_is_kept(engi
     with engine.begin() as c:
         M.save_extracted(c, "doc_a", fields)
     M.set_values("doc_a", {"lead_agency": "Department of Transportation", "states": "AZ"}, engine)
+    now = M.get("doc_a", engine)  # said at once, before any re-extraction
+    assert now["lead_agency"]["extracted"]["value"] == "Federal Highway Administration"
+    assert now["states"]["extracted"] is None  # the person set what the document reads
+    assert M.disagreements(now) == [
+        "Lead agency: kept your value 'Department of Transportation'; the document now reads 'Federal Highway "
+        "Administration' (p. 1, line 7 · Lead Agency: label)."]
     with engine.begin() as c:  # the rules read the document again
         M.save_extracted(c, "doc_a", fields)
     got = M.get("doc_a", engine)
@@ -204,6 +300,30 @@ def test_reindex_and_reextract_keep_edits(services, tmp_path):
     # the kept original's layout is read again: the title page's evidence survives, not only the stored text
     assert after["document_type"]["evidence"]["rule"] == got["document_type"]["evidence"]["rule"]
     assert after["publish_date"]["value"] == "2017-08"  # "8/2017" on the cover
+
+    # the Documents page: the note beside the edit, and "Read the PDF again"
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "pages" / "documents.py"), default_timeout=180).run()
+    at.selectbox(key="docs_pick").select(res.doc_id).run()
+    assert any("kept your value 'Department of the Army'" in i.value and "U.S. Army Corps of Engineers" in i.value
+               for i in at.info)
+    next(b for b in at.button if b.label == "Read the PDF again").click().run()
+    assert not at.exception and any("your edits were kept" in s.value for s in at.success)
+    panel = at.dataframe[1].value.set_index("name in the standard")
+    assert panel.loc["lead_agency", "value"] == "Department of the Army" and panel.loc["lead_agency", "source"] == "person"
+    assert panel.loc["eis_number", "value"] == M.NOT_FOUND
+
+    # a document whose original was not kept: a re-index keeps what its properties and layout gave, and reading
+    # it again is refused with the reason instead of dropping them
+    from lib.documents import originals
+
+    before = M.get(res.doc_id, services.docs.engine)
+    originals.delete(res.doc_id)
+    services.docs.reindex(res.doc_id, 200, 40)
+    assert M.get(res.doc_id, services.docs.engine) == before
+    with pytest.raises(UserError, match="original PDF was not kept"):
+        services.docs.reextract_metadata(res.doc_id)
     services.docs.delete(res.doc_id)
 
 
@@ -330,7 +450,8 @@ def test_metadata_eval_on_a_folder_with_a_bad_pdf_and_a_wrong_expectation(tmp_pa
     assert out["documents"] == 4 and out["read"] == 3
     assert out["refused"][0]["file"] == "broken.pdf" and "not a PDF" in out["refused"][0]["reason"]
     table = {row["field"]: row for row in out["fields"]}
-    assert table["lead_agency"]["precision"] == {"value": 1.0, "n": 2, "ci95": table["lead_agency"]["precision"]["ci95"]}
+    lead = table["lead_agency"]["precision"]
+    assert (lead["value"], lead["n"]) == (1.0, 2) and lead["ci95"][1] == 1.0 and 0.1 < lead["ci95"][0] < 0.5
     assert table["lead_agency"]["stated"] == 2 and table["document_type"]["right"] == 2
     assert list(table) == ["title", "lead_agency", "document_type", "year"]
     # an expectation the extractor does not meet is listed, not hidden
@@ -341,6 +462,14 @@ def test_metadata_eval_on_a_folder_with_a_bad_pdf_and_a_wrong_expectation(tmp_pa
     out = json.loads(_cli("metadata-eval", str(folder / "expected.csv"), home=tmp_path / "home").stdout)
     assert {"file": "record_of_decision.pdf", "field": "lead_agency", "shown": "Bureau of Land Management",
             "expected": "Forest Service", "kind": "wrong value"} in out["differences"]
+    rows[3][2] = ""  # the annual report: any agency shown would be one the document does not name
+    rows[1][2] = ""
+    with (folder / "expected.csv").open("w", newline="") as f:
+        csv.writer(f).writerows(rows)
+    out = json.loads(_cli("metadata-eval", str(folder), home=tmp_path / "home").stdout)
+    assert {"file": "record_of_decision.pdf", "field": "lead_agency", "shown": "Bureau of Land Management",
+            "expected": None, "kind": "shown where the document does not say"} in out["differences"]
+    assert out["legend"]["precision"] == "right / shown"
 
 
 @pytest.mark.parametrize("header, message", [

@@ -34,7 +34,7 @@ from lib.documents.metadata.ceq_export import STANDARD, export_ceq
 from lib.documents.metadata.evidence import SURE, THRESHOLD
 from lib.documents.metadata.explain import NOT_FOUND, disagreements
 from lib.documents.metadata.explain import rows as panel_rows
-from lib.documents.metadata.extraction import COVER_PAGES, extract
+from lib.documents.metadata.extraction import COVER_PAGES, extract, read_or_none
 from lib.documents.metadata.fields import (
     DOCUMENT_TYPES,
     FEDERAL_AGENCIES,
@@ -82,6 +82,6 @@ __all__ = [
     "canonical_agency",
     "citation_name", "classify", "cli_metadata", "collection_filter", "delete", "disagreements", "display_title", "export_ceq",
     "extract", "fill_with_model", "get", "get_many", "mend_words", "missing", "normalize", "normalize_tags",
-    "panel_rows", "parse_where", "parse_year_range", "place_only", "project_title_from", "save_extracted", "set_values",
+    "panel_rows", "parse_where", "parse_year_range", "place_only", "project_title_from", "read_or_none", "save_extracted", "set_values",
     "sort_documents", "tags_many", "unsure", "year_of",
 ]

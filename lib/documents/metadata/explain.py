@@ -17,7 +17,7 @@ def shown(value: Any) -> str:
 
 
 def where(evidence: dict | None) -> str:
-    """ "p. 3, line 2 (title page, largest type)", "PDF property Author", "model openai/gpt-4o-mini", or ""."""
+    """ "p. 3, lines 2–4 · title page, largest type", "PDF property Author", "model openai/gpt-4o-mini", or ""."""
     if not evidence:
         return ""
     if "model" in evidence:
@@ -25,8 +25,9 @@ def where(evidence: dict | None) -> str:
     if "property" in evidence:
         return f"PDF property {evidence['property']}"
     if "page" in evidence:
-        text = f"p. {evidence['page']}, line {evidence.get('line', '?')}"
-        return f"{text} ({evidence['rule']})" if evidence.get("rule") else text
+        first, last = evidence.get("line", "?"), evidence.get("to_line")
+        text = f"p. {evidence['page']}, " + (f"lines {first}–{last}" if last and last != first else f"line {first}")
+        return f"{text} · {evidence['rule']}" if evidence.get("rule") else text
     return ""
 
 

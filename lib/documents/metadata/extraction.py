@@ -33,6 +33,7 @@ from lib.documents.metadata.patterns import (
     pdf_date,
     project_title_from,
     states_in,
+    type_only,
     usable_title,
 )
 
@@ -46,12 +47,18 @@ def extract(ex: Any) -> dict[str, dict]:
     and ``evidence`` says where (``{"page": 3, "line": 2, "rule": …}`` or ``{"property": "Author", …}``). A
     field not found, or found too weakly, is left out: nothing is guessed. It runs inside ingest, so it never
     raises: an unexpected failure gives no metadata rather than no document."""
+    return read_or_none(ex) or {}
+
+
+def read_or_none(ex: Any) -> dict[str, dict] | None:
+    """``extract``, but None where the rules failed (as opposed to {} where they found nothing), so a caller
+    that would replace stored values keeps them instead."""
     try:
         return _extract(ex)
     except Exception:  # noqa: BLE001 - metadata is a convenience; the document must still be indexed
         logging.getLogger(__name__).warning("metadata extraction failed for %s", getattr(ex, "name", "?"),
                                             exc_info=True)
-        return {}
+        return None
 
 
 class _Cover:
@@ -62,10 +69,11 @@ class _Cover:
         texts = [(p.number, p.text) for p in all_pages if isinstance(p.text, str) and p.text.strip()]
         counts = {n: Counter(w.lower() for w in re.findall(r"[A-Za-z]+", t)) for n, t in texts}
         self.pages: list[tuple[int, str]] = []
+        page_vocab: dict[int, set[str]] = {}  # each page is mended against the words of the other pages
         for number, text in texts[:COVER_PAGES]:
             others = [w for n, c in counts.items() if n != number for w in c]
-            self.pages.append((number, mend_words(text, vocabulary([" ".join(others)]))))
-        self.vocab = vocabulary(t for _, t in texts)
+            page_vocab[number] = vocabulary([" ".join(others)])
+            self.pages.append((number, mend_words(text, page_vocab[number])))
         layout = [ln for ln in (getattr(ex, "layout", None) or []) if any(ln.page == n for n, _ in self.pages)]
         self.lines: list[Line] = []
         for number, text in self.pages:
@@ -73,8 +81,9 @@ class _Cover:
             on_page = [ln for ln in layout if ln.page == number]
             if on_page:
                 for ln in on_page:
-                    mended = mend_words(ln.text, self.vocab)
-                    self.lines.append(Line(number, ln.line, mended, ln.size, ln.bold, _line_of(rows, mended, ln.line)))
+                    mended = mend_words(ln.text, page_vocab[number])
+                    self.lines.append(Line(number, ln.line, mended, ln.size, ln.bold, _line_of(rows, mended, ln.line),
+                                           ln.y))
             else:
                 self.lines += [Line(number, i + 1, r.strip()) for i, r in enumerate(rows) if r.strip()]
         self.block: TitleBlock | None = title_block(self.lines, dict(getattr(ex, "image_share", None) or {})) \
@@ -158,7 +167,9 @@ def _extract(ex: Any) -> dict[str, dict]:
         lead = _lead(meta, cover, coop_span, set(coop["value"]) if coop else set())
         if lead:
             out["lead_agency"] = lead
-        loc = _label_value(cover.text, r"(?:project\s+)?location")
+        loc = _label_value(cover.text, r"(?:project\s+)?location", colon=True)
+        if loc and (len(loc[0]) > 150 or re.search(r"\b(?:and|or|the|of|in|to|a|an|with)$|[,;]$", loc[0])):
+            loc = None  # a heading followed by body text, not a location
         if loc:
             out["location"] = Candidate(loc[0][:MAX_VALUE_CHARS], 0.8, "cover_text",
                                         cover.where(loc[1]) | {"rule": "Location: label"}).as_field()
@@ -179,19 +190,20 @@ def _title(meta: dict, cover: _Cover) -> dict | None:
     the author's); two different titles lower each other."""
     cands: list[Candidate] = []
     page_title: Candidate | None = None
-    if cover.block and usable_title(cover.block.text):
+    if cover.block and usable_title(cover.block.text) and not _fragment(cover.block.text):
         b = cover.block
         page_title = Candidate(b.text[:MAX_VALUE_CHARS], 0.85 if b.typed else 0.65, "cover_text",
-                               _at(b.lines[0], "title page, largest type"))
+                               _at(b.lines[0], "title page, largest type") | {"to_line": b.lines[-1].text_line})
     elif cover.pages:
         number, text = next(((n, t) for n, t in cover.pages if cover_title(t)), cover.pages[0])
         found = cover_title(text)
-        if found:
+        if found and not _fragment(found[0]):
             page_title = Candidate(found[0][:MAX_VALUE_CHARS], 0.7, "cover_text",
-                                   {"page": number, "line": found[1] + 1, "rule": "cover text around its document type"})
+                                   {"page": number, "line": found[1] + 1, "to_line": found[2] + 1,
+                                    "rule": "cover text around its document type"})
     prop = meta.get("title", "")
     prop_cand = None
-    if usable_title(prop):
+    if usable_title(prop) and not _fragment(prop):
         typed = classify(prop) != (None, None)
         prop_cand = Candidate(prop[:MAX_VALUE_CHARS], 0.5 + (0.25 if typed else 0) + (0.1 if len(prop.split()) >= 5 else 0),
                               "pdf_metadata", _prop("Title", "the PDF's Title property"))
@@ -208,6 +220,13 @@ def _title(meta: dict, cover: _Cover) -> dict | None:
             return prop_cand.as_field() if prop_cand.confidence >= THRESHOLD else None
     cands = [c for c in (page_title, prop_cand) if c]
     return decide(cands)
+
+
+def _fragment(title: str) -> bool:
+    """A title left open ("… Statement for the") or only a document type ("Final Environmental Impact Statement"):
+    a piece of the title, never shown as the title."""
+    return bool(re.search(r"\b(?:for|of|the|and|to|at|in|on|an?|with|from)$", title.strip(), re.IGNORECASE)) or (
+        type_only(title))
 
 
 # ----- document and process type ---------------------------------------------------------------------------------
@@ -249,8 +268,10 @@ def _first_type_line(text: str) -> tuple[int, str] | None:
 
 
 # ----- dates and numbers -----------------------------------------------------------------------------------------
-_DEADLINE = re.compile(r"\b(?:comments?|due|deadline|received|no\s+later|expires?|until|through|ends?|closes?)\b",
-                       re.IGNORECASE)
+_DEADLINE = re.compile(r"\b(?:comments?|due|deadline|received|no\s+later|expires?|until|through|ends?|closes?|"
+                       r"hearings?|meetings?|period|scoping|workshops?|open\s+house|submit(?:ted)?\s+by)\b", re.IGNORECASE)
+_MILESTONE = re.compile(r"\b(?:draft|final|supplemental|notice\s+of\s+intent|noi|deis|feis|record\s+of\s+decision|rod)\b"
+                        r"\s*(?:eis|ea|environmental\s+impact\s+statement)?\s*[:–—-]", re.IGNORECASE)
 
 
 _PUBLISHED = re.compile(r"\b(?:published|publication|issued|released)\b", re.IGNORECASE)
@@ -261,13 +282,25 @@ def _publish_date(meta: dict, cover: _Cover) -> dict | None:
     """A date standing alone on the title page is the publication date; a date in a sentence is weaker, and a
     comment deadline is never one. The PDF's creation date counts, to the month."""
     cands: list[Candidate] = []
+    previous: dict[int, Line] = {}
+    seen: set[str] = set()
+    titled = cover.block is not None or cover_title(cover.page_text(cover.title_page)) is not None
     for ln in cover.lines:
+        if ln.text in seen:
+            continue  # a running footer or a repeated sentence is one piece of evidence, not many
+        seen.add(ln.text)
+        before = previous.get(ln.page)
+        previous[ln.page] = ln
         d = find_date(ln.text)
-        if not d or _DEADLINE.search(ln.text):
-            continue
+        if not d or _DEADLINE.search(ln.text) or (before is not None and _DEADLINE.search(before.text)
+                                                  and not find_date(before.text)):
+            continue  # a deadline or a hearing, on its line or announced by the line before
+        if _MILESTONE.search(ln.text):
+            cands.append(Candidate(d, 0.4, "cover_text", _at(ln, "a date beside a stage of the review"), key=d[:7]))
+            continue  # "Draft EIS: February 2019": the history of the review, not this document's date
         rest = re.sub(r"\d", "", ln.text)
         alone = len(re.findall(r"[A-Za-z]+", rest)) <= 3
-        on_title = ln.page == cover.title_page
+        on_title = titled and ln.page == cover.title_page  # a first page with no title is body text
         if not on_title and not alone:
             continue  # a date in a sentence of an abstract or a foreword: what happened then, not the publication
         conf = (0.85 if alone else 0.55) if on_title else 0.5
@@ -276,12 +309,19 @@ def _publish_date(meta: dict, cover: _Cover) -> dict | None:
         elif _DRAFTED.search(ln.text):
             conf = 0.3  # "Manuscript Completed: November 2018": written then, published later
         cands.append(Candidate(d, conf, "cover_text", _at(ln, "a date on the title page" if on_title else
-                                                        "a date on the first pages"), key=d[:4]))
+                                                        "a date on the first pages"), key=d[:7]))
     d = pdf_date(meta.get("creationDate", ""))  # not modDate: a PDF saved again years later says nothing
-    if d:
+    printed = [int(y) for y in re.findall(r"\b(19[6-9]\d|20\d\d)\b", cover.page_text(cover.title_page))]
+    if d and not (printed and max(printed) < int(d[:4])):  # a scan made years after the years its cover prints
         cands.append(Candidate(d[:7], 0.6, "pdf_metadata", _prop("creationDate", "the PDF's creation date (to the "
-                                                                "month)"), key=d[:4]))
-    return decide(cands)
+                                                                "month)"), key=d[:7]))
+    best = decide(cands)
+    if best is None and cands:  # the months disagree: the year alone, where every candidate agrees on it
+        years = {c.value[:4] for c in cands if c.confidence >= 0.5}
+        if len(years) == 1:
+            best = decide([Candidate(c.value[:4], c.confidence, c.source, c.evidence) for c in cands
+                           if c.confidence >= 0.5])
+    return best
 
 
 def _eis_number(meta: dict, cover: _Cover) -> dict | None:
@@ -290,9 +330,10 @@ def _eis_number(meta: dict, cover: _Cover) -> dict | None:
         return Candidate(n, 0.85, "pdf_metadata", _prop("Title/Subject/Keywords", "an EIS number in the PDF's "
                                                         "properties")).as_field()
     for ln in cover.lines:
-        if (n := find_eis_number(ln.text)):
+        standalone = len(ln.text) <= 60 and not ln.text.rstrip().endswith(".")
+        if (ln.page == cover.title_page and len(ln.text) <= 90 or standalone) and (n := find_eis_number(ln.text)):
             return Candidate(n, 0.8, "cover_text", _at(ln, "an EIS number on the first pages")).as_field()
-    return None
+    return None  # a number in a sentence ("… the Draft EIS (EIS No. 20180123) …") is another document's
 
 
 # ----- agencies --------------------------------------------------------------------------------------------------
@@ -331,40 +372,43 @@ def _lead(meta: dict, cover: _Cover, coop_span: tuple[int, int] | None, coop: se
     any agency the title page names. Only agencies of the vocabulary count."""
     cands: list[Candidate] = []
 
-    def add(text: str, conf: float, source: str, where: dict, strong: bool = False) -> None:
-        found = find_agencies(text)
+    def add(lines: list[Line], conf: float, rule: str, strong: bool = False) -> None:
+        """The lead among these lines (a department with its own agency: the agency), cited at its line."""
+        found = find_agencies("\n".join(ln.text for ln in lines))
         if not strong:
             found = [f for f in found if f[1] not in coop]
         name = pick_lead(found)
         if name:
-            cands.append(Candidate(name, conf, source, where))
+            at = next((ln for ln in lines if name in {c for _, c, _ in find_agencies(ln.text)}), lines[0])
+            cands.append(Candidate(name, conf, "cover_text", _at(at, rule)))
 
-    label = _label_value(cover.text, _LEAD)
-    if label:
-        add(label[0].split(";")[0], 0.9, "cover_text", cover.where(label[1]) | {"rule": "Lead Agency: label"},
-            strong=True)
-    prepared = _label_value(cover.text, _PREPARED)
-    if prepared:
-        add(prepared[0], 0.6, "cover_text", cover.where(prepared[1]) | {"rule": "Prepared by: label"})
+    def add_label(found: tuple[str, int, int] | None, conf: float, rule: str, strong: bool = False) -> None:
+        if found:
+            name = pick_lead(find_agencies(found[0].split(";")[0]))
+            if name and (strong or name not in coop):
+                cands.append(Candidate(name, conf, "cover_text", cover.where(found[1]) | {"rule": rule}))
+
+    add_label(_label_value(cover.text, _LEAD), 0.9, "Lead Agency: label", strong=True)
+    add_label(_label_value(cover.text, _PREPARED), 0.6, "Prepared by: label")
     in_coop = _coop_lines(cover, coop_span)
     above, below = cover.around_title()
-    top = [ln for ln in above if (ln.page, ln.text_line) not in in_coop][:4]
-    if cover.block is None:  # no layout: only lines that are an agency's name alone
-        top = [ln for ln in top if only_agency(ln.text)]
+    # a letterhead or a logo's text: lines that are an agency's name and nothing else (not a filing line)
+    top = [ln for ln in above if (ln.page, ln.text_line) not in in_coop and only_agency(ln.text)
+           and not find_eis_number(ln.text)][:4]
     if top:
-        add("\n".join(ln.text for ln in top), 0.75, "cover_text", _at(top[0], "the title page's first lines"))
+        add(top, 0.75, "the title page's first lines")
     under = [ln for ln in below[:4] if only_agency(ln.text) and (ln.page, ln.text_line) not in in_coop]
     if under:
-        add("\n".join(ln.text for ln in under), 0.6, "cover_text", _at(under[0], "the agency line below the title"))
+        add(under, 0.6, "the agency line below the title")
     for block in _contact_blocks(cover, in_coop):
-        add("\n".join(ln.text for ln in block), 0.6, "cover_text", _at(block[0], "the contact or signature block"))
+        add(block, 0.6, "the contact or signature block")
         break
     if (author := meta.get("author")) and (agency := canonical_agency(author)):
         cands.append(Candidate(agency, 0.6, "pdf_metadata", _prop("Author", "the PDF's Author property")))
-    title_page = [ln for ln in cover.page_lines(cover.title_page) if (ln.page, ln.text_line) not in in_coop]
+    title_page = [ln for ln in cover.page_lines(cover.title_page) if (ln.page, ln.text_line) not in in_coop
+                  and not find_eis_number(ln.text)]
     if title_page:
-        add("\n".join(ln.text for ln in title_page), 0.35, "cover_text",
-            _at(title_page[0], "an agency the title page names"))
+        add(title_page, 0.35, "an agency the title page names")
     return decide(_support_descendants(cands))
 
 
@@ -411,11 +455,12 @@ def _support_descendants(cands: list[Candidate]) -> list[Candidate]:
 
 
 # ----- labels and lists ------------------------------------------------------------------------------------------
-def _label_value(text: str, label: str, multi: bool = False) -> tuple[str, int, int] | None:
+def _label_value(text: str, label: str, multi: bool = False, colon: bool = False) -> tuple[str, int, int] | None:
     """The text after ``label:`` on its line, and where it starts and ends. A label alone on its line takes the
     next line. With ``multi``, a list continues on the next lines while it ends with a comma, semicolon or "and",
     or while the next line is a known agency's name."""
-    pat = re.compile(r"^[ \t]*(?:" + label + r")[ \t]*(?:[:\-–—][ \t]*(.*)|$)", re.IGNORECASE | re.MULTILINE)
+    tail = r"[ \t]*:[ \t]*(.*)" if colon else r"[ \t]*(?:[:\-–—][ \t]*(.*)|$)"  # colon: "Location:" only
+    pat = re.compile(r"^[ \t]*(?:" + label + r")" + tail, re.IGNORECASE | re.MULTILINE)
     m = pat.search(text)
     if not m:
         return None
@@ -444,9 +489,23 @@ _SUB_UNIT = re.compile(r"^(?:the\s+)?(?:office|division|directorate)\s+of\b|^\S+
                        r"office|division|sector|command|center|centre|headquarters)\s*$", re.IGNORECASE)
 
 
+_NO_LIST = re.compile(r"^\s*(?:none|n/?a|not\s+applicable|tbd|to\s+be\s+determined|see\b.*|pending)\.?\s*$",
+                      re.IGNORECASE)
+_ORGANISATION = re.compile(r"\b(?:department|agency|service|bureau|commission|administration|authority|office|council|"
+                           r"county|city|town|tribe|tribal|nation|pueblo|band|board|corps|district|division|survey|"
+                           r"institute|state|commonwealth|government|parks?|game|fish|wildlife|conservation|"
+                           r"environmental|protection|water|natural\s+resources|port|forest|navy|army|air\s+force|"
+                           r"guard|coast|marine|highway|transportation|railroad|regional|metropolitan|university|"
+                           r"rancheria|reservation|indians|community|village|association|corporation|committee)\b",
+                           re.IGNORECASE)
+
+
 def _split_agencies(value: str) -> list[str]:
-    """Canonical names for known agencies; other organisations as written."""
+    """Canonical names for known agencies; other organisations as written; nothing for "None" or text that
+    names no organisation."""
     out: list[str] = []
+    if _NO_LIST.match(value):
+        return out
     value = re.sub(r"\s*[·•|]\s*", "; ", value)  # bullets between names
     items = value.split(";") if ";" in value else value.split(",")
     for item in items:
@@ -465,7 +524,7 @@ def _split_agencies(value: str) -> list[str]:
             continue  # "U.S. Army Corps of Engineers, St. Paul District": the office of the agency before it
         else:
             item = re.sub(r"^(?:and|&)\s+", "", item, flags=re.IGNORECASE)
-            if 3 <= len(item) <= 150:
+            if 3 <= len(item) <= 150 and _ORGANISATION.search(item) and not _NO_LIST.match(item):
                 out.append(" ".join(item.split()))
     return list(dict.fromkeys(out))
 
@@ -473,7 +532,7 @@ def _split_agencies(value: str) -> list[str]:
 # ----- states ----------------------------------------------------------------------------------------------------
 _COUNTY_STATE = re.compile(r"\b(?:count(?:y|ies)|parish(?:es)?|boroughs?),\s+[A-Z][a-z]", re.IGNORECASE)
 _COUNTY_WORD = re.compile(r"\b(?:count(?:y|ies)|parish(?:es)?|boroughs?)\b", re.IGNORECASE)
-_PLACE_LINE = re.compile(r"\b(?:county|counties|parish|borough|state\s+of)\b|,\s*[A-Z]{2}\s*$", re.IGNORECASE)
+_PLACE_LINE = re.compile(r"\b(?:county|counties|parish|borough|state\s+of)\b", re.IGNORECASE)
 
 
 def _states(meta: dict, cover: _Cover, loc: tuple[str, int, int] | None) -> dict | None:

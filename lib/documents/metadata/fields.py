@@ -37,6 +37,11 @@ _DOC_TYPE_ALIASES = {
     "notice of intent": "NOI", "environmental assessment": "EA", "finding of no significant impact": "FONSI",
     "draft environmental impact statement": "Draft EIS", "final environmental impact statement": "Final EIS",
 }
+for _stage in ("Draft", "Final"):  # "Final Programmatic EIS" (the cover's order) and "Programmatic Final EIS"
+    for _kind in ("Supplemental", "Programmatic"):
+        for _eis in ("EIS", "Environmental Impact Statement"):
+            _DOC_TYPE_ALIASES[f"{_stage} {_kind} {_eis}".lower()] = f"{_kind} {_stage} EIS"
+            _DOC_TYPE_ALIASES[f"{_kind} {_stage} {_eis}".lower()] = f"{_kind} {_stage} EIS"
 MAX_VALUE_CHARS = 500
 
 STATES: dict[str, str] = {
@@ -145,8 +150,11 @@ def _agency_name_regex() -> tuple[re.Pattern[str], dict[str, str]]:
 
 
 AGENCY_NAME_RE, _AGENCY_SPELLINGS = _agency_name_regex()
-_STATE_BEFORE = re.compile(r"(?:State\s+of\s+)?(?:" + "|".join(sorted(
-    (words_pattern(n) for n in STATES.values()), key=len, reverse=True)) + r")(?:[ \t]+State)?[ \t]+$", re.IGNORECASE)
+_STATE_BEFORE = re.compile(r"(?:(?:State\s+of\s+)?(?:" + "|".join(sorted(
+    (words_pattern(n) for n in STATES.values()), key=len, reverse=True)) + r")(?:[ \t]+State)?"
+    # a city's or a county's own department: "City of Austin Department of Transportation", "Harris County …"
+    r"|(?:City|County|Town|Village|Borough|City\s+and\s+County)\s+of\s+[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,3}"
+    r"|[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,2}\s+(?:County|Parish|City|Borough))[ \t]+$", re.IGNORECASE)
 _AGENCY_ABBR = {abbr: a[0] for a in _AGENCY_TABLE for abbr in a[1]}
 AGENCY_ABBR_RE = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(sorted(_AGENCY_ABBR, key=len, reverse=True)) + r")(?![A-Za-z])")
 

@@ -9,7 +9,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from lib.documents.metadata.fields import AGENCY_ABBR_RE, AGENCY_NAME_RE, FEDERAL_AGENCIES, STATES
-from lib.documents.metadata.patterns import LABEL_LINE, PHONE_OR_WEB, ZIP_LINE, classify, find_date, find_eis_number
+from lib.documents.metadata.patterns import (
+    LABEL_LINE,
+    PHONE_OR_WEB,
+    ZIP_LINE,
+    classify,
+    find_date,
+    find_eis_number,
+    type_only,
+)
 
 # Words of covers and title pages, so a broken "Environ mental" is mended even where the document never prints
 # the word whole elsewhere. The document's own later pages add the rest of its vocabulary.
@@ -20,11 +28,11 @@ department agency agencies administration service bureau office commission autho
 national federal united states interior agriculture transportation energy defense commerce homeland security army
 navy force corps engineers management reclamation wildlife fish forest highway railroad aviation transit maritime
 cooperating cooperation lead prepared project projects program programme proposed action alternatives alternative
-network broadband public safety pipeline terminal mine mining wind solar energy transmission line highway corridor
+network public safety pipeline terminal mine mining wind solar energy transmission line highway corridor
 interstate airport harbor port expansion improvement improvements development facility facilities plan planning
 resource resources land lands water river basin county counties state nationwide eastern western northern southern
-central coastal infrastructure construction operation operations maintenance installation deployment interceptor
-responder responders first emergency communications telecommunications information management
+central coastal infrastructure construction operation operations maintenance installation deployment
+emergency communications telecommunications information management
 """
 
 
@@ -69,8 +77,20 @@ def mend_words(text: str, vocab: set[str]) -> str:
             else:
                 merged.append(parts[i])
                 i += 1
-        out_lines.append("".join(merged))
+        out_lines.append("".join(_SUFFIX_BREAK.sub(_suffix_join, "".join(merged))))
     return "\n".join(out_lines)
+
+
+# A word's ending left alone after a break ("Tow er", "fight ers"), where the whole word is nowhere else to be
+# seen: an ending like these is not a word of its own, so it goes back on the word before it.
+_SUFFIX_BREAK = re.compile(r"\b([A-Za-z]{2,})[ ](er|ers|ed|es|ing|ings|ment|ments|tion|tions|sion|sions|ly|ance|ence|"
+                           r"ity|ies|ness|ure|ures|ous|ive|ary|ory)\b")
+_SHORT_WORDS = frozenset(["a", "an", "as", "at", "be", "by", "do", "go", "he", "if", "in", "is", "it", "me", "my", "no", "of", "on", "or", "so", "to", "up", "us", "we", "the", "and", "for", "are", "was", "has", "had", "not", "but", "all", "any", "can", "may", "new", "our", "per", "via"])
+
+
+def _suffix_join(m: re.Match[str]) -> str:
+    a, b = m.group(1), m.group(2)
+    return m.group(0) if a.lower() in _SHORT_WORDS else a + b
 
 
 def _joinable(pieces: list[str], vocab: set[str]) -> bool:
@@ -93,6 +113,7 @@ class Line:
     size: float = 0.0
     bold: bool = False
     row: int = 0  # its line in the page text; 0 where it is the same as ``line``
+    y: float = 0.0  # its top, in points from the top of the page (0 where only text is known)
 
     @property
     def text_line(self) -> int:
@@ -160,6 +181,42 @@ class TitleBlock:
         return " ".join(" ".join(ln.text for ln in self.lines).split()).rstrip(" ,;:")
 
 
+_STAMP = re.compile(r"(?:(?:preliminary|draft|final|confidential|deliberative|pre-?decisional|internal|for|official|use|"
+                    r"only|review|not|distribution|sensitive|working|copy)\s*)+", re.IGNORECASE)
+_ENDS_OPEN = re.compile(r"\b(?:for|of|the|and|to|at|in|on|an?|with|from)$", re.IGNORECASE)
+
+
+def _stamp(ln: Line, chosen: list[Line]) -> bool:
+    """Stamp words ("PRELIMINARY DRAFT") far (over three of its lines) from the rest of the title."""
+    others = [c for c in chosen if c is not ln]
+    if not _STAMP.fullmatch(ln.text.strip()) or not others or not ln.y:
+        return False
+    return min(abs(ln.y - c.y) for c in others) > 3 * max(ln.size, 1)
+
+
+def _complete(chosen: list[Line], on_page: list[Line], body: float) -> list[Line]:
+    """A title is not left open: one ending on a connector ("… Statement for the") takes its next line, and one that
+    is only a document type ("Final Environmental Impact Statement") takes the project's name set smaller next to
+    it; where there is no such line the title stays as it is (and is refused as a fragment later)."""
+    from_type_only = type_only(" ".join(c.text for c in chosen))
+    for _ in range(3):
+        text = " ".join(c.text for c in chosen)
+        if not (_ENDS_OPEN.search(text) or from_type_only):
+            break
+        nxt = next((ln for ln in on_page if ln.line == chosen[-1].line + 1), None)
+        prev = next((ln for ln in on_page if ln.line == chosen[0].line - 1), None)
+        pick = None
+        if nxt and nxt.size >= body and title_line(nxt.text):
+            pick = nxt
+        elif from_type_only and prev and prev.size >= body * 1.05 and title_line(prev.text):
+            pick = prev
+        if pick is None:
+            break
+        chosen = sorted([*chosen, pick], key=lambda ln: ln.line)
+        from_type_only = type_only(" ".join(c.text for c in chosen))
+    return chosen
+
+
 def title_block(lines: list[Line], image_share: dict[int, float]) -> TitleBlock | None:
     """The title page's title: on the first page whose large type makes a title (a page that images cover and
     whose text is all body-sized, such as a photo cover with a described picture, has none), the lines in the
@@ -197,9 +254,11 @@ def title_block(lines: list[Line], image_share: dict[int, float]) -> TitleBlock 
                     and any(abs(ln.line - c.line) == 1 for c in chosen):
                 chosen.append(ln)
         chosen.sort(key=lambda ln: ln.line)
-        while len(chosen) > 1 and any(_logo(c.text) for c in (chosen[0], chosen[-1])):
-            # an acronym alone at a title's edge is a logo's text ("GCER", "TVA"), not a word of the title
-            chosen = chosen[1:] if _logo(chosen[0].text) else chosen[:-1]
+        while len(chosen) > 1 and any(_logo(c.text) or _stamp(c, chosen) for c in (chosen[0], chosen[-1])):
+            # an acronym alone at a title's edge is a logo's text ("GCER", "TVA"), and a "PRELIMINARY DRAFT" set
+            # far from the title is a stamp: neither is a word of the title
+            chosen = chosen[1:] if (_logo(chosen[0].text) or _stamp(chosen[0], chosen)) else chosen[:-1]
+        chosen = _complete(chosen, on_page, body)
         text = " ".join(ln.text for ln in chosen)
         if len(text.split()) < 2 or (image_share.get(page, 0) > 0.5 and sum(len(ln.text) for ln in chosen) < 8):
             continue

@@ -94,13 +94,16 @@ _STATE_NAME_RE = re.compile(
     r"(?<![A-Za-z])(?:"
     r"(District\s+of\s+Columbia|Washington,?\s+D\.?\s?C\.?(?![A-Za-z]))"
     r"|((?:U\.S\.\s+)?Virgin\s+Islands|Northern\s+Mariana\s+Islands|American\s+Samoa|Puerto\s+Rico|Guam)"
-    r"|(?<!West\s)(?<!George\s)("
+    r"|(?<!West\s)(?<!George\s)(?<!Lake\s)(?<!Mount\s)(?<!Mt\.\s)(?<!Fort\s)(?<!Port\s)(?<!Camp\s)("
     + "|".join(sorted((words_pattern(n) for c, n in STATES.items() if len(c) == 2 and c not in ("DC", "PR", "GU", "VI", "AS", "MP")),
                       key=len, reverse=True))
     + r"))(?![A-Za-z])"
     # "Colorado River", "Columbia Plateau", "Mississippi Sound": a feature named after a state, not the state
     r"(?!\s+(?:River|Plateau|Basin|Desert|Mountains?|Sound|Bay|Gulf|Lakes?|Trail|Street|Avenue|Road|Highway|"
-    r"Aqueduct|Canyon|Delta|Valley|County|Counties|Parish|Township|City)\b)",
+    r"Aqueduct|Canyon|Delta|Valley|County|Counties|Parish|Township|City|"
+    # a company, a facility or a people named after a state: "Tennessee Gas Pipeline", "Washington Dulles Airport"
+    r"Gas|Pipeline|Company|Corporation|Power|Electric|Energy|Airport|Dulles|International|University|Railroad|"
+    r"Railway|Port|Harbor|National)\b)",
     re.IGNORECASE,
 )
 _STATE_ABBR_RE = re.compile(r"(?<=,\s)([A-Z]{2})(?=\s*(?:$|[,.;)]))", re.MULTILINE)
@@ -268,7 +271,13 @@ def _strip_type_words(s: str) -> str:
 
 
 def _project_like(s: str) -> bool:
-    return len(s.split()) >= 2 and sum(ch.isalpha() for ch in s) >= 6 and not place_only(s) and title_cased(s)
+    return (len(re.findall(r"[A-Za-z]{2,}", s)) >= 2 and sum(ch.isalpha() for ch in s) >= 6 and not place_only(s)
+            and title_cased(s))
+
+
+def type_only(title: str) -> bool:
+    """Nothing but document-type words ("Final Environmental Impact Statement", "Record of Decision")."""
+    return not re.sub(r"[\W\d_]+", "", _MAIN_TYPE.sub(" ", _strip_type_words(_MAIN_TYPE.sub(" ", title or ""))))
 
 
 def project_title_from(title: str) -> str | None:

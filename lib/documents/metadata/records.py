@@ -66,7 +66,8 @@ def save_extracted(conn: Any, doc_id: str, fields: dict[str, dict]) -> None:
         row = {"value": json.dumps(value), "source": item["source"], "updated_at": now,
                "confidence": item.get("confidence"), "evidence": _json(item.get("evidence")), "extracted": None}
         if key in rows and key not in stale:  # a model's value is replaced by one the document itself prints
-            conn.execute(update(t).where(and_(t.c.doc_id == doc_id, t.c.key == key)).values(**row))
+            conn.execute(update(t).where(and_(t.c.doc_id == doc_id, t.c.key == key, t.c.source != "person"))
+                         .values(**row))  # a person's save that landed meanwhile stays
         else:
             conn.execute(insert(t).values(doc_id=doc_id, key=key, **row))
 
@@ -121,12 +122,22 @@ def set_values(doc_id: str, values: dict[str, Any], engine: Engine | None = None
     now = _dt.datetime.now(_dt.UTC).replace(tzinfo=None)
     with (engine or get_engine()).begin() as c:
         require_document(c, doc_id)
+        before = {r.key: r for r in c.execute(select(t.c.key, t.c.value, t.c.source, t.c.confidence, t.c.evidence,
+                                                        t.c.extracted).where(t.c.doc_id == doc_id))}
         for key, value in clean.items():
             if value is None and source != "person":
                 continue
+            note = None
+            r = before.get(key)
+            if source == "person" and r is not None:  # what the document reads, kept beside the person's value
+                if r.source in _RULES and r.value is not None and json.loads(r.value) != value:
+                    note = json.dumps({"value": json.loads(r.value), "source": r.source, "confidence": r.confidence,
+                                       "evidence": json.loads(r.evidence) if r.evidence else None})
+                elif r.source == "person" and r.extracted and json.loads(r.extracted).get("value") != value:
+                    note = r.extracted
             c.execute(_sa_delete(t).where(and_(t.c.doc_id == doc_id, t.c.key == key)))
             c.execute(insert(t).values(doc_id=doc_id, key=key, value=json.dumps(value) if value is not None else None,
-                                       source=source, updated_at=now))
+                                       source=source, updated_at=now, extracted=note))
     return get(doc_id, engine)
 
 
