@@ -37,6 +37,7 @@ from lib.evaluation.benchmark.runs import RunConfig, load_run
 from lib.evaluation.exam.scores import summarize_run
 from lib.evaluation.metadata_eval import evaluate as evaluate_metadata
 from lib.models import registry
+from lib.qa import support
 from lib.qa.ask import ask
 from lib.review.arena_csv import read_votes_csv
 from lib.review.labels_csv import read_labels_csv
@@ -345,6 +346,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--run-id", required=True)
     s.add_argument("--judge", help="judge model id for RAGAS answer correctness (default: the run's own)")
 
+    s = sub.add_parser("support", help="mark each sentence of an answer as supported or not by its passages")
+    s.add_argument("--context-file", required=True,
+                   help="the passages, one per paragraph (blank-line separated), numbered [1], [2]… in order")
+    s.add_argument("--answer-file", required=True, help="the answer to check; its [n] markers cite the passages")
+    s.add_argument("--checker", choices=["offline"], default="offline",
+                   help="offline: the bundled embedder, word overlap and fact rules, no model")
+
     s = sub.add_parser("verdict", help="read yes/no answers, one per line, as yes, no or unclear")
     s.add_argument("--file", required=True, help="text file with one answer per line")
 
@@ -442,6 +450,19 @@ def _verdict(a: argparse.Namespace) -> Any:
     if lines and lines[-1] == "":
         lines.pop()
     return [parse_verdict(line) for line in lines]
+
+
+@command("support")
+def _support(a: argparse.Namespace) -> Any:
+    context = read_text(a.context_file, "context file")
+    answer = read_text(a.answer_file, "answer file")
+    passages = support.passages_from_text(context)
+    if not passages:
+        raise UserError(f"{a.context_file} holds no passage: put the passages one per paragraph, separated by "
+                        "blank lines; they are numbered [1], [2]… in order.")
+    if not answer.strip():
+        raise UserError(f"{a.answer_file} is empty: give the answer to check.")
+    return support.check(answer, passages).as_dict()
 
 
 @command("arena-ratings")
