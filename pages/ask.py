@@ -107,8 +107,35 @@ def render_cell(r: ask_lib.AskResult) -> None:
             st.warning(r.notice(), icon="✂️")
         st.caption(f"{r.seconds:.1f} s · {r.tokens_in:,} tokens in · {r.tokens_out:,} out · {sent_options(r.model)}"
                    + (f" · verdict by {VERDICT_SOURCES.get(r.verdict_source) or plain(r.verdict_source)}" if r.verdict_source else ""))
+        render_support(r)
         if r.mode == "rag" and r.contexts:
             render_sources(r)
+
+
+MARKS = {"supported": "✓", "partly supported": "◐", "unsupported": "✗", "no source to check": "–"}
+
+
+def render_support(r: ask_lib.AskResult) -> None:
+    """Under the answer, quietly: one line saying how well its sources back it, and each sentence with its mark,
+    its evidence (the best span and its page) and what differs, on click. All of it shown as text."""
+    report = r.support()
+    if report is None:
+        return
+    st.caption(f"Support (offline check): {plain(report.summary())}")
+    with st.expander("Sentence by sentence", expanded=False):
+        for c in report.sentences:
+            where = ""
+            if c.evidence:
+                where = f" [{c.evidence['source']}" + (f", {c.evidence['page']}" if c.evidence["page"] else "") + "]"
+            st.text(f"{MARKS[c.status]} {c.status}{where}: {c.text}")
+            if c.evidence and c.status != "no source to check":
+                st.caption("evidence: " + plain(c.evidence["text"][:400]) + (
+                    " · differs: " + plain("; ".join(c.differs)) if c.differs else ""))
+        if report.citations["invalid"] or report.citations["misattributed"]:
+            st.caption("citations: " + plain(
+                "; ".join([f"[{n}] points to no source" for n in report.citations["invalid"]]
+                          + [f"{m['cited']} cited, but the evidence is in [{m['found_in']}]"
+                             for m in report.citations["misattributed"]])))
 
 
 def render_sources(r: ask_lib.AskResult) -> None:

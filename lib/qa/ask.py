@@ -17,7 +17,9 @@ from lib.core.redaction import redact
 from lib.core.verdict import looks_closed, parse_verdict
 from lib.models import prompts, registry
 from lib.models.base import Provider, ProviderError, Request
+from lib.models.extractive import NON_ANSWERS
 from lib.qa import manifest
+from lib.qa import support as support_lib
 from lib.qa.contexts import (
     MODES,
     Context,
@@ -57,12 +59,21 @@ class AskResult:
     per_document: str = ""  # full PDF over several documents: what was kept of each
 
 
+    def support(self) -> support_lib.SupportReport | None:
+        """The offline support check of this answer against the passages it was given; None for a failed cell or
+        an empty answer. Every sentence is "no source to check" in modes none and pdf."""
+        if self.error or not (self.answer or "").strip() or self.answer.strip() in NON_ANSWERS:
+            return None
+        return support_lib.check(self.answer, support_lib.passages_of(self.contexts, self.mode))
+
     def cli_dict(self) -> dict[str, Any]:
         keys = ("model", "mode", "answer", "closed", "verdict", "verdict_source", "contexts", "truncated",
                 "kept_fraction", "tokens_in", "tokens_out", "seconds")
         d = {k: asdict(self)[k] for k in keys}
         d["contexts"] = [{k: c.get(k) for k in ("doc_id", "doc_name", "section", "page_start", "page_end", "text")}
                          for c in self.contexts]
+        report = self.support()
+        d["support"] = report.as_dict() if report else None
         if self.error:
             d["error"] = self.error
         return d

@@ -80,6 +80,8 @@ class SupportReport:
     def summary(self) -> str:
         """One line: "4 of 5 sentences supported · 1 number differs from p. 12 · 1 invalid citation"."""
         checkable = [s for s in self.sentences if s.status != NO_SOURCE]
+        if not self.sentences:
+            return "nothing to check: the answer states no claim of its own (a bare yes or no, or a few words)"
         if not checkable:
             return "no sentence could be checked: there is no source to check it against"
         parts = [f"{sum(s.status == SUPPORTED for s in checkable)} of {len(checkable)} sentences supported"]
@@ -257,9 +259,28 @@ def _status(score: float, differs: list[str]) -> str:
     return UNSUPPORTED
 
 
+# citation markers and the page references that go with them ("[2]", "[1] (p. 8)", "(pp. 71–72)"): not the claim
+_MARKERS = re.compile(r"\s*\[\s*\d[\d,;\s–-]*\](?:\s*\((?:[^()]*,\s*)?pp?\.\s*[\d–-]+\))?|\s*\(pp?\.\s*[\d–-]+\)")
+_OPENING = re.compile(r"^\s*\[\s*\d[\d,;\s–-]*\]")
+
+
 def check(answer: str, passages: Sequence[Passage]) -> SupportReport:
     """Check every sentence of ``answer`` against the numbered ``passages`` it was given (none for mode *none*)."""
-    sentences = [s for s in split_sentences(answer or "") if re.search(r"[A-Za-z]", s)]
+    # a sentence with fewer than three content words ("Yes.", "See above.") states no claim to check
+    sentences: list[str] = []
+    inherited: dict[int, list[int]] = {}  # a sentence without a marker: the markers of its run in the paragraph
+    for para in re.split(r"\n+", answer or ""):
+        first = len(sentences)
+        sentences += [s for s in split_sentences(para) if len(tokenize(re.sub(r"\[[^\]]*\]", " ", s))) >= 3]
+        marked = [(i, sorted(cited_numbers(sentences[i], max_n=99))) for i in range(first, len(sentences))]
+        opened: list[int] = []
+        for i, cites in marked:
+            # "[1] (p. 8) A. B.": a marker opening a sentence opens a run of its paragraph that B belongs to; a
+            # marker at a sentence's end is that sentence's alone, so "A. B [1]." leaves A with no citation
+            if cites and _OPENING.match(sentences[i]):
+                opened = cites
+            elif not cites and opened:
+                inherited[i] = opened
     numbers = {p.n for p in passages}
     cited_all = cited_numbers(answer)
     invalid = sorted(n for n in cited_numbers(answer, max_n=99) if n not in numbers)  # not a bracketed year
@@ -270,14 +291,14 @@ def check(answer: str, passages: Sequence[Passage]) -> SupportReport:
     span_sentences = [spans[j][2] for j, ix in enumerate(parts) if len(ix) == 1]
     todo = []
     for i, s in enumerate(sentences):
-        cites = sorted(cited_numbers(s))
+        cites = sorted(cited_numbers(s, max_n=99)) or inherited.get(i, [])
         if not spans or (cited_all and not cites):
             checks.append(SentenceCheck(s, NO_SOURCE, None, None, cites=cites))
         else:
             checks.append(SentenceCheck(s, UNSUPPORTED, None, None, cites=cites))
             todo.append(i)
     if todo:
-        bare = [re.sub(r"\s*\[\s*\d[\d,;\s–-]*\]", "", sentences[i]) for i in todo]
+        bare = [_MARKERS.sub("", sentences[i]).strip() for i in todo]
         pieces = [clauses(b) for b in bare]
         flat = [*bare, *(c for ps in pieces if len(ps) > 1 for c in ps)]
         scores = _scores(flat, spans, parts, span_sentences)
@@ -321,3 +342,16 @@ def passages_from_text(text: str) -> list[Passage]:
     paragraph is taken as its number's marker and dropped."""
     paras = [p.strip() for p in re.split(r"\n\s*\n", text or "") if p.strip()]
     return [Passage(i, re.sub(r"^\[\d+\]\s*", "", p)) for i, p in enumerate(paras, start=1)]
+
+
+def passages_of(contexts: Sequence[dict], mode: str) -> list[Passage]:
+    """The numbered passages an answer was given, from its stored contexts: RAG's numbered sources, or the one
+    gold passage as [1]; none for modes *none* and *pdf* (a whole PDF is no set of passages to cite)."""
+    if mode not in ("rag", "gold"):
+        return []
+    out = []
+    for i, c in enumerate(contexts, start=1):
+        ps, pe = c.get("page_start"), c.get("page_end")
+        page = "" if ps is None else (f"p. {ps}" if pe in (None, ps) else f"pp. {ps}–{pe}")
+        out.append(Passage(int(c.get("n") or i), str(c.get("text") or ""), page))
+    return out

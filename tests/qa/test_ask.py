@@ -107,7 +107,10 @@ def test_cli_models_and_ask(tmp_path):
     assert out.returncode == 0, out.stderr
     res = json.loads(out.stdout)
     assert set(res) == {"model", "mode", "answer", "closed", "verdict", "verdict_source", "contexts", "truncated",
-                        "kept_fraction", "tokens_in", "tokens_out", "seconds"}
+                        "kept_fraction", "tokens_in", "tokens_out", "seconds", "support"}
+    if res["support"] is not None:  # a bare yes or no states no claim of its own: nothing to mark
+        assert res["support"]["checker"] == "offline" and all(len(s["text"].split()) >= 3
+                                                              for s in res["support"]["sentences"])
     assert res["model"] == "local/smollm2-135m" and res["closed"] is True
     assert res["verdict_source"] == "likelihood" and res["answer"].lower() == res["verdict"]
     bad = subprocess.run([sys.executable, "-m", "lib", "ask", "--doc", "nosuch", "--mode", "rag", "--model",

@@ -56,13 +56,29 @@ def test_citations_that_point_nowhere_or_to_the_wrong_source():
 
 
 def test_no_source_to_check():
-    r = check("The site would be contiguous. It has wetlands.", [])  # mode none: nothing to check against
+    r = check("The FTD site would be one contiguous site. The footprint holds many acres of wetlands.", [])  # mode none
     assert [s.status for s in r.sentences] == [NO_SOURCE, NO_SOURCE] and r.verdict == UNSUPPORTED
     assert r.summary().startswith("no sentence could be checked")
     src = [Passage(1, "The CIS at FTD would be provided as one contiguous site.")]
-    r = check("The FTD site would be one contiguous site [1]. It would also be very large.", src)
+    r = check("The FTD site would be one contiguous site [1]. The site would also cover very large areas.", src)
     assert [s.status for s in r.sentences] == [SUPPORTED, NO_SOURCE]  # cites elsewhere; this sentence cites none
     assert r.verdict == SUPPORTED  # every sentence that can be checked is supported
+
+
+def test_a_marker_covers_its_run_of_sentences():
+    src = [Passage(1, "The CIS at FTD would be provided as one contiguous site. Launches would occur only in defense "
+                      "of the Nation."), Passage(2, "Wetlands cover about 25 acres of the footprint at the site.")]
+    # the extractive baseline's style: "[1] (p. 8)" opens a run; a marker at a sentence's end is that sentence's
+    r = check("[1] (p. 8) The CIS at FTD would be provided as one contiguous site. Launches would occur only in "
+              "defense of the Nation.\nWetlands cover about 25 acres of the footprint. Wetlands cover most of the "
+              "site [2].", src)
+    assert [s.cites for s in r.sentences] == [[1], [1], [], [2]]
+    assert [s.status for s in r.sentences][:3] == [SUPPORTED, SUPPORTED, NO_SOURCE]  # a closing marker is its own
+
+
+def test_a_bare_yes_or_no_states_nothing_to_check():
+    r = check("Yes.", [Passage(1, "The U.S. Fish and Wildlife Service attended the meetings.")])
+    assert r.sentences == [] and r.summary().startswith("nothing to check")
 
 
 def test_verdicts():

@@ -32,6 +32,12 @@ def test_ask_page_fills_grid(services, sample_doc):
         for mode in ("No context", "Retrieved passages (RAG)", "Gold passage"):
             assert f"**{label}** · {mode}" in text
     assert any("Sources: p." in c.value for c in at.caption)
+    # every answer with sources says how well they back it; the extractive baseline quotes its sources, so its
+    # gold answer is supported sentence by sentence
+    support_lines = [c.value for c in at.caption if c.value.startswith("Support (offline check): ")]
+    assert len(support_lines) >= 3 and any(" sentences supported" in v for v in support_lines)
+    marks = [t.value for t in at.text if t.value[:2] in ("✓ ", "◐ ", "✗ ", "– ")]
+    assert marks and any(m.startswith("✓ supported [1]") for m in marks)
     assert len(at.dataframe) >= 1  # the history table
     from lib.documents import metadata as M
 
