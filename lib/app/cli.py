@@ -37,7 +37,7 @@ from lib.evaluation.benchmark.runs import RunConfig, load_run
 from lib.evaluation.exam.scores import summarize_run
 from lib.evaluation.metadata_eval import evaluate as evaluate_metadata
 from lib.models import registry
-from lib.qa import support
+from lib.qa import support, support_judge
 from lib.qa.ask import ask
 from lib.review.arena_csv import read_votes_csv
 from lib.review.labels_csv import read_labels_csv
@@ -350,8 +350,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--context-file", required=True,
                    help="the passages, one per paragraph (blank-line separated), numbered [1], [2]… in order")
     s.add_argument("--answer-file", required=True, help="the answer to check; its [n] markers cite the passages")
-    s.add_argument("--checker", choices=["offline"], default="offline",
-                   help="offline: the bundled embedder, word overlap and fact rules, no model")
+    s.add_argument("--checker", choices=["offline", "judge"], default="offline",
+                   help="offline: the bundled embedder, word overlap and fact rules, no model; judge: a connected "
+                        "model's verdict on each sentence (needs --model)")
+    s.add_argument("--model", help="the judge model for --checker judge")
 
     s = sub.add_parser("verdict", help="read yes/no answers, one per line, as yes, no or unclear")
     s.add_argument("--file", required=True, help="text file with one answer per line")
@@ -462,6 +464,11 @@ def _support(a: argparse.Namespace) -> Any:
                         "blank lines; they are numbered [1], [2]… in order.")
     if not answer.strip():
         raise UserError(f"{a.answer_file} is empty: give the answer to check.")
+    if a.checker == "judge":
+        if not a.model:
+            raise UserError("--checker judge needs --model: a connected model, e.g. --model openai/gpt-4o-mini "
+                            "(python -m lib models lists them).")
+        return support_judge.judge_check(answer, passages, registry.get(a.model)).as_dict()
     return support.check(answer, passages).as_dict()
 
 

@@ -35,7 +35,8 @@ SUPPORTED = "supported"
 PARTLY = "partly supported"
 UNSUPPORTED = "unsupported"
 NO_SOURCE = "no source to check"
-STATUSES = (SUPPORTED, PARTLY, UNSUPPORTED, NO_SOURCE)
+NOT_JUDGED = "not judged"  # the judge checker's only: its reply gave this sentence no valid verdict (a failure)
+STATUSES = (SUPPORTED, PARTLY, UNSUPPORTED, NO_SOURCE, NOT_JUDGED)
 CHECKER = "offline"
 
 SUPPORTED_AT = 0.62  # the combined score at which a span is taken to say the same thing
@@ -70,6 +71,7 @@ class SupportReport:
     verdict: str
     sentences: list[SentenceCheck]
     citations: dict  # {"valid": n, "invalid": [markers], "misattributed": [{"sentence", "cited", "found_in"}]}
+    failures: list[dict] = field(default_factory=list)  # the judge's: sentences it gave no valid verdict, and why
 
     def counts(self) -> dict[str, int]:
         out = dict.fromkeys(STATUSES, 0)
@@ -79,9 +81,12 @@ class SupportReport:
 
     def summary(self) -> str:
         """One line: "4 of 5 sentences supported · 1 number differs from p. 12 · 1 invalid citation"."""
-        checkable = [s for s in self.sentences if s.status != NO_SOURCE]
+        checkable = [s for s in self.sentences if s.status not in (NO_SOURCE, NOT_JUDGED)]
         if not self.sentences:
             return "nothing to check: the answer states no claim of its own (a bare yes or no, or a few words)"
+        if not checkable and any(s.status == NOT_JUDGED for s in self.sentences):
+            return (f"{sum(s.status == NOT_JUDGED for s in self.sentences)} sentence(s) the judge gave no valid "
+                    "verdict: nothing was checked")
         if not checkable:
             return "no sentence could be checked: there is no source to check it against"
         parts = [f"{sum(s.status == SUPPORTED for s in checkable)} of {len(checkable)} sentences supported"]
@@ -94,12 +99,14 @@ class SupportReport:
             parts.append(f"{len(self.citations['invalid'])} invalid citation(s)")
         if self.citations["misattributed"]:
             parts.append(f"{len(self.citations['misattributed'])} citation(s) point to the wrong source")
+        if self.failures:
+            parts.append(f"{len(self.failures)} sentence(s) the judge gave no valid verdict")
         return " · ".join(parts)
 
     def as_dict(self) -> dict:
         return {"checker": self.checker, "verdict": self.verdict,
                 "sentences": [{k: v for k, v in asdict(s).items()} for s in self.sentences],
-                "citations": self.citations, "summary": self.summary()}
+                "citations": self.citations, "failures": self.failures, "summary": self.summary()}
 
 
 # ----- facts a sentence states -----------------------------------------------------------------------------------
@@ -264,23 +271,34 @@ _MARKERS = re.compile(r"\s*\[\s*\d[\d,;\s–-]*\](?:\s*\((?:[^()]*,\s*)?pp?\.\s*
 _OPENING = re.compile(r"^\s*\[\s*\d[\d,;\s–-]*\]")
 
 
-def check(answer: str, passages: Sequence[Passage]) -> SupportReport:
-    """Check every sentence of ``answer`` against the numbered ``passages`` it was given (none for mode *none*)."""
-    # a sentence with fewer than three content words ("Yes.", "See above.") states no claim to check
+def answer_sentences(answer: str) -> tuple[list[str], dict[int, list[int]]]:
+    """The answer's sentences that state a claim (three content words or more: "Yes." states none), and, for a
+    sentence without a marker, the markers of the run it belongs to: "[1] (p. 8) A. B." opens a run of its
+    paragraph that B belongs to; a marker at a sentence's end is that sentence's alone, so "A. B [1]." leaves A
+    with no citation."""
     sentences: list[str] = []
-    inherited: dict[int, list[int]] = {}  # a sentence without a marker: the markers of its run in the paragraph
+    inherited: dict[int, list[int]] = {}
     for para in re.split(r"\n+", answer or ""):
         first = len(sentences)
         sentences += [s for s in split_sentences(para) if len(tokenize(re.sub(r"\[[^\]]*\]", " ", s))) >= 3]
-        marked = [(i, sorted(cited_numbers(sentences[i], max_n=99))) for i in range(first, len(sentences))]
         opened: list[int] = []
-        for i, cites in marked:
-            # "[1] (p. 8) A. B.": a marker opening a sentence opens a run of its paragraph that B belongs to; a
-            # marker at a sentence's end is that sentence's alone, so "A. B [1]." leaves A with no citation
+        for i in range(first, len(sentences)):
+            cites = sorted(cited_numbers(sentences[i], max_n=99))
             if cites and _OPENING.match(sentences[i]):
                 opened = cites
             elif not cites and opened:
                 inherited[i] = opened
+    return sentences, inherited
+
+
+def bare(sentence: str) -> str:
+    """The sentence without its citation markers and page references: the claim itself."""
+    return _MARKERS.sub("", sentence).strip()
+
+
+def check(answer: str, passages: Sequence[Passage]) -> SupportReport:
+    """Check every sentence of ``answer`` against the numbered ``passages`` it was given (none for mode *none*)."""
+    sentences, inherited = answer_sentences(answer)
     numbers = {p.n for p in passages}
     cited_all = cited_numbers(answer)
     invalid = sorted(n for n in cited_numbers(answer, max_n=99) if n not in numbers)  # not a bracketed year
@@ -298,11 +316,11 @@ def check(answer: str, passages: Sequence[Passage]) -> SupportReport:
             checks.append(SentenceCheck(s, UNSUPPORTED, None, None, cites=cites))
             todo.append(i)
     if todo:
-        bare = [_MARKERS.sub("", sentences[i]).strip() for i in todo]
-        pieces = [clauses(b) for b in bare]
-        flat = [*bare, *(c for ps in pieces if len(ps) > 1 for c in ps)]
+        claims = [bare(sentences[i]) for i in todo]
+        pieces = [clauses(b) for b in claims]
+        flat = [*claims, *(c for ps in pieces if len(ps) > 1 for c in ps)]
         scores = _scores(flat, spans, parts, span_sentences)
-        extra = len(bare)
+        extra = len(claims)
         for row, i in enumerate(todo):
             c = checks[i]
             allowed = [j for j, (n, _, _) in enumerate(spans) if not c.cites or n in c.cites]
@@ -313,7 +331,7 @@ def check(answer: str, passages: Sequence[Passage]) -> SupportReport:
             c.evidence = {"source": n, "page": page, "text": text}
             # the facts are looked for in the whole source the evidence comes from: a paraphrase may take a name
             # from the sentence before; a number changed is in none of it
-            c.differs = _differing(bare[row], by_n[n]) if c.score >= PARTLY_AT else []
+            c.differs = _differing(claims[row], by_n[n]) if c.score >= PARTLY_AT else []
             c.status = _status(c.score, c.differs)
             if len(pieces[row]) > 1:  # a sentence holds only as well as its weakest clause
                 rows = range(extra, extra + len(pieces[row]))
@@ -326,15 +344,19 @@ def check(answer: str, passages: Sequence[Passage]) -> SupportReport:
                 anywhere = max(range(len(spans)), key=lambda j: scores[row, j])
                 if spans[anywhere][0] not in c.cites and scores[row, anywhere] >= SUPPORTED_AT:
                     misattributed.append({"sentence": c.text, "cited": c.cites, "found_in": spans[anywhere][0]})
-    checkable = [c for c in checks if c.status != NO_SOURCE]
-    if checkable and all(c.status == SUPPORTED for c in checkable):
-        verdict = SUPPORTED
-    elif not any(c.status in (SUPPORTED, PARTLY) for c in checkable):
-        verdict = UNSUPPORTED
-    else:
-        verdict = PARTLY
     valid = sum(1 for c in checks for n in c.cites if n in numbers)
-    return SupportReport(CHECKER, verdict, checks, {"valid": valid, "invalid": invalid, "misattributed": misattributed})
+    return SupportReport(CHECKER, overall(checks), checks,
+                         {"valid": valid, "invalid": invalid, "misattributed": misattributed})
+
+
+def overall(checks: Sequence[SentenceCheck]) -> str:
+    """*supported* only when every checkable sentence is, *unsupported* when none is (even in part)."""
+    checkable = [c for c in checks if c.status not in (NO_SOURCE, NOT_JUDGED)]
+    if checkable and all(c.status == SUPPORTED for c in checkable):
+        return SUPPORTED
+    if not any(c.status in (SUPPORTED, PARTLY) for c in checkable):
+        return UNSUPPORTED
+    return PARTLY
 
 
 def passages_from_text(text: str) -> list[Passage]:
