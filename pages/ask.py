@@ -121,7 +121,8 @@ def render_support(r: ask_lib.AskResult) -> None:
     report = r.support()
     if report is None:
         return
-    st.caption(f"Support (offline check): {plain(report.summary())}")
+    st.caption(f"Support (offline check): {plain(report.summary())} — whether each sentence is in its sources, "
+               "not whether it answers the question")
     with st.expander("Sentence by sentence", expanded=False):
         for c in report.sentences:
             where = ""

@@ -89,7 +89,12 @@ class SupportReport:
                     "verdict: nothing was checked")
         if not checkable:
             return "no sentence could be checked: there is no source to check it against"
-        parts = [f"{sum(s.status == SUPPORTED for s in checkable)} of {len(checkable)} sentences supported"]
+        counts = self.counts()
+        parts = [f"{counts[SUPPORTED]} of {len(self.sentences)} sentences supported"]
+        for status, words in ((PARTLY, "partly supported"), (UNSUPPORTED, "unsupported"),
+                              (NO_SOURCE, "not checked (no citation)")):
+            if counts[status]:
+                parts.append(f"{counts[status]} {words}")
         differs = [(d, s.evidence) for s in checkable for d in s.differs]
         if differs:
             page = (differs[0][1] or {}).get("page") or f"source [{(differs[0][1] or {}).get('source')}]"
@@ -174,8 +179,9 @@ def _differing(sentence: str, evidence: str) -> list[str]:
             unit = re.sub(r"^[\d$.,\s]+", "", written).lower()
             instead = [w for ws in ev_numbers.values() for w in ws if unit and w.lower().endswith(unit)]
             out.append(f"{written} (the source says {instead[0]})" if instead else f"{written} (not in the source)")
-        elif key not in ev_lower:
-            out.append(f"{written} (not in the source)")
+        elif key not in ev_lower and not re.search(r"\b" + "".join(w[0] for w in written.split() if w[0].isupper())
+                                                   + r"\b", evidence):
+            out.append(f"{written} (not in the source)")  # nor its initials ("EIS" for the name spelled out)
     return out
 
 
@@ -269,6 +275,7 @@ def _status(score: float, differs: list[str]) -> str:
 # citation markers and the page references that go with them ("[2]", "[1] (p. 8)", "(pp. 71–72)"): not the claim
 _MARKERS = re.compile(r"\s*\[\s*\d[\d,;\s–-]*\](?:\s*\((?:[^()]*,\s*)?pp?\.\s*[\d–-]+\))?|\s*\(pp?\.\s*[\d–-]+\)")
 _OPENING = re.compile(r"^\s*\[\s*\d[\d,;\s–-]*\]")
+_AFTER_STOP = re.compile(r"([.!?])[ \t]+(\[\s*\d[\d,;\s–-]*\](?:\s*\((?:[^()]*,\s*)?pp?\.\s*[\d–-]+\))?)(?=\s|$)")
 
 
 def answer_sentences(answer: str) -> tuple[list[str], dict[int, list[int]]]:
@@ -278,7 +285,10 @@ def answer_sentences(answer: str) -> tuple[list[str], dict[int, list[int]]]:
     with no citation."""
     sentences: list[str] = []
     inherited: dict[int, list[int]] = {}
-    for para in re.split(r"\n+", answer or ""):
+    # "A. [1] (p. 8) B. [2]": a marker after a full stop belongs to the sentence it follows (the extractive
+    # baseline writes them so); put it before the stop, so the splitter leaves it with that sentence
+    answer = _AFTER_STOP.sub(lambda m: f" {m.group(2)}{m.group(1)}", answer or "")
+    for para in re.split(r"\n+", answer):
         first = len(sentences)
         sentences += [s for s in split_sentences(para) if len(tokenize(re.sub(r"\[[^\]]*\]", " ", s))) >= 3]
         opened: list[int] = []

@@ -35,7 +35,7 @@ def test_a_number_that_differs_is_named_with_what_the_source_says():
     s = r.sentences[0]
     assert s.status == PARTLY and s.differs == ["12 miles (the source says 21 miles)"]
     assert s.evidence == {"source": 1, "page": "p. 12", "text": src[0].text}
-    assert r.summary() == "0 of 1 sentences supported · 1 fact differs from p. 12"
+    assert r.summary() == "0 of 1 sentences supported · 1 partly supported · 1 fact differs from p. 12"
     same = check("The access road would be 21 miles long.", src).sentences[0]
     assert same.status == SUPPORTED and same.differs == []
     date = check("Meetings were held on April 9, 2014.", [Passage(1, "Meetings were held on April 30, 2014, at FCTC.")])
@@ -74,6 +74,20 @@ def test_a_marker_covers_its_run_of_sentences():
               "site [2].", src)
     assert [s.cites for s in r.sentences] == [[1], [1], [], [2]]
     assert [s.status for s in r.sentences][:3] == [SUPPORTED, SUPPORTED, NO_SOURCE]  # a closing marker is its own
+
+
+def test_the_extractive_baselines_markers_stay_with_their_sentences():
+    """It writes "A. [1] (p. 8) B. [1] (p. 8)": each marker follows the sentence it cites."""
+    src = [Passage(1, "During these meetings, federal and state agencies in attendance included USFWS and USACE. "
+                      "Launches would occur only in defense of the Nation.", "p. 8")]
+    r = check("During these meetings, federal and state agencies in attendance included USFWS and USACE. [1] (p. 8) "
+              "Launches would occur only in defense of the Nation. [1] (p. 8)", src)
+    assert [(s.status, s.cites) for s in r.sentences] == [(SUPPORTED, [1]), (SUPPORTED, [1])]
+    assert r.sentences[1].text.startswith("Launches") and r.summary() == "2 of 2 sentences supported"
+    # a name spelled out where the source has its initials is the same name
+    eis = check("The Environmental Impact Statement describes the meetings with USFWS and USACE.",
+                [Passage(1, "The EIS describes the meetings; agencies in attendance included USFWS and USACE.")])
+    assert "Environmental Impact Statement (not in the source)" not in eis.sentences[0].differs
 
 
 def test_a_bare_yes_or_no_states_nothing_to_check():
