@@ -68,10 +68,12 @@ def setup_form() -> None:
                 "or ask questions on the Ask page with two models: their answers can then be compared here.",
                 icon="💡")
         return
-    pick = st.selectbox("Answers from", range(len(srcs)), format_func=lambda i: source_title(srcs[i]), key="new_src")
-    systems = srcs[pick]["systems"]
+    by_key = {s["source"]: s for s in srcs}  # picked by key, not by place: the list's order may change between runs
+    picked_src = by_key[st.selectbox("Answers from", list(by_key), format_func=lambda k: source_title(by_key[k]),
+                                     key="new_src")]
+    systems = picked_src["systems"]
     chosen = st.multiselect("Systems to compare (a model with a kind of context)", range(len(systems)),
-                            default=list(range(len(systems))), key=f"new_sys_{srcs[pick]['source']}",
+                            default=list(range(len(systems))), key=f"new_sys_{picked_src['source']}",
                             format_func=lambda i: arena.system_label(*systems[i], model_name),
                             help="Only answers that differ in one thing are paired: two models with the same context, "
                                  "or one model with two kinds of context.")
@@ -86,7 +88,7 @@ def setup_form() -> None:
         if len(picked) < 2:
             st.error("Pick at least two systems.", icon="⚠️")
             return
-        made = run_safely(arena.create_arena, srcs[pick]["source"], picked, name, int(k))
+        made = run_safely(arena.create_arena, picked_src["source"], picked, name, int(k))
         if made:
             st.session_state["_arena_open"] = made  # picked before the arena selectbox is drawn, on the rerun
             st.session_state["_arena_toast"] = "Arena started: it is open above; vote in the Vote tab."
