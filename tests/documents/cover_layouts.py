@@ -308,14 +308,15 @@ def build(case: Case, path: Path) -> Path:
     return path
 
 
-def write_set(folder: Path) -> Path:
-    """Every case as ``<name>.pdf`` in ``folder`` and ``expected.csv`` beside them; returns the CSV's path."""
+def write_set(folder: Path, cases: list[Case] | None = None) -> Path:
+    """Every case (this set's, or ``cases``) as ``<name>.pdf`` in ``folder`` and ``expected.csv`` beside them;
+    returns the CSV's path."""
     folder.mkdir(parents=True, exist_ok=True)
     out = folder / "expected.csv"
     with out.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["file", *EXPECTED_FIELDS])
-        for case in CASES:
+        for case in CASES if cases is None else cases:
             build(case, folder / f"{case.name}.pdf")
             row = [case.expected.get(k) for k in EXPECTED_FIELDS]
             w.writerow([f"{case.name}.pdf", *("; ".join(v) if isinstance(v, list) else (v or "") for v in row)])

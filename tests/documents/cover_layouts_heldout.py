@@ -11,11 +11,11 @@ Each states the values a careful reader would write down from the document; None
 """
 from __future__ import annotations
 
-import csv
 import sys
 from pathlib import Path
 
-from tests.documents.cover_layouts import EXPECTED_FIELDS, Case, _body, build
+from tests.documents import cover_layouts
+from tests.documents.cover_layouts import EXPECTED_FIELDS, Case, _body
 
 
 def _cases() -> list[Case]:
@@ -302,16 +302,7 @@ HELDOUT = _cases()
 
 def write_set(folder: Path) -> Path:
     """Every held-out case as ``<name>.pdf`` in ``folder`` and ``expected.csv`` beside them; returns the CSV's path."""
-    folder.mkdir(parents=True, exist_ok=True)
-    out = folder / "expected.csv"
-    with out.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["file", *EXPECTED_FIELDS])
-        for case in HELDOUT:
-            build(case, folder / f"{case.name}.pdf")
-            row = [case.expected.get(k) for k in EXPECTED_FIELDS]
-            w.writerow([f"{case.name}.pdf", *("; ".join(v) if isinstance(v, list) else (v or "") for v in row)])
-    return out
+    return cover_layouts.write_set(folder, HELDOUT)
 
 
 if __name__ == "__main__":

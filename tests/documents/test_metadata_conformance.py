@@ -24,7 +24,7 @@ from tests.documents import cover_layouts_heldout, cover_layouts_heldout_b
 from tests.documents.cover_layouts import CASES, EXPECTED_FIELDS, build, write_set
 from tests.documents.cover_layouts_heldout import HELDOUT
 from tests.documents.cover_layouts_heldout_b import HELDOUT_B
-from tests.fake_llm_server import FakeLLMServer
+from tests.fake_llm_server import FakeLLMServer, openai_loopback
 
 # Held-out covers written by helpers who never saw the rules (tests/documents/cover_layouts_heldout*.py). They were
 # measured once as they came (the README gives those first figures), then general rules were added where they
@@ -330,17 +330,10 @@ def test_reindex_and_reextract_keep_edits(services, tmp_path):
 # ----- a connected model reads the cover when the rules are unsure -----------------------------------------------
 @pytest.fixture
 def llm(monkeypatch):
-    from lib.models import registry
+    with openai_loopback(monkeypatch, "sk-test-metadata-000", "gpt-test", timeout=2) as srv:
+        from lib.models import registry
 
-    with FakeLLMServer() as srv:
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-metadata-000")
-        monkeypatch.setenv("OPENAI_BASE_URL", srv.url + "/v1")
-        monkeypatch.setenv("OPENAI_MODEL", "gpt-test")
-        monkeypatch.setenv("NEPAQA_PROVIDER_TIMEOUT", "2")
-        monkeypatch.setenv("NEPAQA_PROVIDER_RETRIES", "0")
-        registry.reset()
         yield srv, registry.get("openai")
-    registry.reset()
 
 
 def _reply(obj: dict) -> tuple:
