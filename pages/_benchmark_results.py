@@ -11,8 +11,63 @@ from lib.app import Services, charts
 from lib.core import csv_safe
 from lib.evaluation.benchmark import answers, list_runs, load_run, report, rescore, summarize
 from lib.models import registry
-from lib.qa import MODE_LABELS
+from lib.qa import MODE_LABELS, support
+from pages import _support_view as support_view
 from pages._ui import plain, run_safely, tidy
+
+SUPPORT_GROUPS = (
+    ("Offline support checker", ("faithfulness_offline", "citation_precision_offline")),
+    ("Judge model", ("faithfulness_judge", "citation_precision_judge")),
+    ("Retrieved passages against the gold passage (offline text overlap)", ("context_precision", "context_recall")),
+)
+
+
+def support_section(df: pd.DataFrame, common: list[str], label_of: Callable[[str], str],
+                    model_name: Callable[[str], str]) -> None:
+    """The reference-free scores by model and mode, each checker in its own table, beside (never averaged with)
+    the scores against the expected answers above."""
+    rf = report.reference_free_frame(df, common)
+    if rf.empty:
+        return
+    st.markdown("**Does each answer stand on its sources?** (reference-free: no expected answer needed; RAG and "
+                "gold answers)")
+    st.caption(f"Faithfulness: the share of an answer's checkable sentences that its own passages support (partly "
+               f"supported counts as not). Citation precision: the share of its [n] markers whose source holds the "
+               f"sentence; a marker to no source holds nothing. The offline checker calls a sentence supported at a "
+               f"score of {support.SUPPORTED_AT} and partly at {support.PARTLY_AT}, and a differing number, date or "
+               "name keeps it at most partly supported. 'No value': answers the score applies to that gave none "
+               "(a bare yes/no, no citation, a judge failure). Calibration against experts: Validate.")
+    names = {k: report.metric_label(k) for k in rf["metric"].unique()}
+    for title, metrics in SUPPORT_GROUPS:
+        sub = rf[rf["metric"].isin(metrics)]
+        if sub.empty:
+            continue
+        st.markdown(f"*{title}*")
+        st.dataframe(tidy(charts.reference_free_table(sub, label_of, names)), hide_index=True, width="stretch")
+    faith = rf[rf["metric"] == "faithfulness_offline"]
+    if not faith.empty:
+        st.altair_chart(charts.score_bars(faith, "faithfulness (offline checker)", model_name))
+
+
+def answer_with_marks(r: pd.Series, mets: dict, key: str) -> None:
+    """A stored answer with its offline support marks, summary and sentence-by-sentence evidence; the judge's
+    summary, where the run has one, on its own line."""
+    offline = (mets.get("faithfulness_offline") or {}).get("details") or {}
+    support_view.marked_answer(r["answer"] or "", offline.get("marks", []))
+    if offline.get("summary"):
+        support_view.summary_line(offline["summary"], "offline")
+    judged = (mets.get("faithfulness_judge") or {}).get("details") or {}
+    if judged.get("summary"):
+        support_view.summary_line(judged["summary"], "judge")
+    if offline.get("marks"):
+        by_n = {int(c.get("n") or i): c for i, c in enumerate(r["contexts"], start=1)}
+
+        def locate(n: int) -> tuple[str, int, int] | None:
+            c = by_n.get(n) or {}
+            return (c["doc_id"], c["page_start"], c.get("page_end") or c["page_start"]) \
+                if c.get("doc_id") and c.get("page_start") else None
+        support_view.sentence_details(offline["marks"], key + f"_{r['model']}_{r['mode']}", locate,
+                                      failures=judged.get("failures", []))
 
 
 def results_tab(svc: Services, available: dict[str, str], label_of: Callable[[str], str], run_name: Callable[[dict], str]) -> None:
@@ -126,12 +181,14 @@ def results_tab(svc: Services, available: dict[str, str], label_of: Callable[[st
                 st.markdown("**Retrieval hit@k** (RAG answers whose chunks contain the gold passage): " + "; ".join(
                     f"{label_of(mo)} {h['mean']:.0%} (95% {charts.ci_text(*h['ci95'])}, n = {h['n']})" for mo, h in hits.items()))
 
+            support_section(df, common, label_of, model_name)
+
             st.subheader("Items")
             view = df[["item_id", "question_type", "model", "mode", "status", "score", "score_status", "verdict",
                        "verdict_source", "answer"]].copy()
             view["model"] = view["model"].map(lambda mid: available.get(mid, mid))
             view["mode"] = view["mode"].map(lambda m: MODE_LABELS.get(m, m))
-            view["score"] = view["score"].round(3)
+            view["score"] = pd.to_numeric(view["score"], errors="coerce").round(3)  # all None: a run with no score yet
             view = view.astype(object).where(view.notna(), "—")
             st.dataframe(view, hide_index=True, width="stretch", height=260)
             pick = st.selectbox("Open an item", sorted(df["item_id"].unique()), key="open_item")
@@ -147,8 +204,11 @@ def results_tab(svc: Services, available: dict[str, str], label_of: Callable[[st
                 with st.container(border=True):
                     st.markdown(f"**{label_of(r['model'])} · {MODE_LABELS.get(r['mode']) or plain(r['mode'])}** "
                                 f"— score {r['score'] if pd.notna(r['score']) else '—'} ({plain(r['score_status'])})")
-                    st.text(r["answer"] if r["status"] == "ok" else f"⚠️ {r['error']}")
                     mets = r["metrics"] if isinstance(r["metrics"], dict) else {}
+                    if r["status"] != "ok":
+                        st.text(f"⚠️ {r['error']}")
+                    else:
+                        answer_with_marks(r, mets, f"bench_{run_id}_{pick}")
                     st.caption(" · ".join(f"{plain(report.metric_label(k))}: {v['value'] if v['value'] is not None else '—'} "
                                           f"({plain(v['status'])})"
                                           for k, v in mets.items()) + f" · {r['seconds']} s · {r['tokens_in']} in / {r['tokens_out']} out"

@@ -14,10 +14,11 @@ from lib.app import charts
 from lib.core import UserError, decode_text
 from lib.models import registry
 from lib.qa import MODE_LABELS
-from lib.review import arena, arena_csv
+from lib.review import arena, arena_csv, arena_support
 from pages._arena_judge import judge_tab
 from pages._arena_ratings import ratings_tab
 from pages._reviewer import reviewer_identity
+from pages._support_view import MARKS
 from pages._ui import passage_text, plain, run_safely
 
 st.title("⚖️ Arena")
@@ -199,6 +200,12 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
                                              f"p. {p['page_start']}" if p.get("page_start") else "") if x)
                 st.caption(f"Retrieved passage {where}")
                 st.text(passage_text(p.get("text")))
+            checked = arena_support.pair_support(pair)
+            for side, rep in zip("AB", checked or (), strict=False):
+                st.caption(f"Answer {side} against these passages (offline check): {plain(rep.summary())}")
+                st.text("\n".join(f"{MARKS.get(m['status'], '?')} {m['status']}"
+                                   + (f" [{m['page']}]" if m["page"] else "") + f": {m['text']}"
+                                   for m in rep.marks()))
     ca, cb = st.columns(2)
     for col, side, ans in ((ca, "A", pair.left), (cb, "B", pair.right)):
         with col.container(border=True):

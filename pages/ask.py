@@ -12,6 +12,7 @@ from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
 from lib.qa import MODE_LABELS, MODES, citations
 from lib.qa import ask as ask_lib
+from pages import _support_view as support_view
 from pages._ui import page_png, plain, run_safely, scope_picker, services, titled
 
 st.title("💬 Ask")
@@ -102,7 +103,8 @@ def render_cell(r: ask_lib.AskResult) -> None:
         if r.closed and r.verdict:
             colour = {"yes": "green", "no": "red"}.get(r.verdict, "gray")
             st.markdown(f"Verdict: :{colour}-background[**{plain(r.verdict.upper())}**]")
-        st.text(r.answer or "")  # model output is shown as text, never rendered as Markdown
+        report = r.support()  # model output is shown as text (escaped), never rendered as Markdown
+        support_view.marked_answer(r.answer or "", report.marks() if report else [])
         if r.truncated:
             st.warning(r.notice(), icon="✂️")
         st.caption(f"{r.seconds:.1f} s · {r.tokens_in:,} tokens in · {r.tokens_out:,} out · {sent_options(r.model)}"
@@ -112,36 +114,20 @@ def render_cell(r: ask_lib.AskResult) -> None:
             render_sources(r)
 
 
-MARKS = {"supported": "✓", "partly supported": "◐", "unsupported": "✗", "no source to check": "–"}
-
-
 def render_support(r: ask_lib.AskResult) -> None:
-    """Under the answer, quietly: one line saying how well its sources back it, and each sentence with its mark,
-    its evidence (the best span and its page) and what differs, on click. All of it shown as text."""
+    """Under the answer, quietly: one line saying how well its sources back it; on click each sentence with its
+    mark, evidence and what differs, and its cited page opened with the evidence highlighted."""
     report = r.support()
     if report is None:
         return
-    st.caption(f"Support (offline check): {plain(report.summary())} — whether each sentence is in its sources, "
-               "not whether it answers the question")
-    with st.expander("Sentence by sentence", expanded=False):
-        for c in report.sentences:
-            where = ""
-            if c.evidence:
-                where = f" [{c.evidence['source']}" + (f", {c.evidence['page']}" if c.evidence["page"] else "") + "]"
-            st.text(f"{MARKS[c.status]} {c.status}{where}: {c.text}")
-            if c.evidence and c.status != "no source to check":
-                st.caption("evidence: " + plain(c.evidence["text"][:400]) + (
-                    " · differs: " + plain("; ".join(c.differs)) if c.differs else ""))
-        if report.citations["invalid"] or report.citations["misattributed"]:
-            st.caption("citations: " + plain(
-                "; ".join([f"[{n}] points to no source" for n in report.citations["invalid"]]
-                          + [f"{m['cited']} cited, but the evidence is in [{m['found_in']}]"
-                             for m in report.citations["misattributed"]])))
+    support_view.summary_line(report.summary(), report.checker)
+    support_view.sentence_details(report.marks(), _cell_key(r) + "_sv", _locator(r), report.citations)
 
 
-def render_sources(r: ask_lib.AskResult) -> None:
-    """A RAG answer's sources, numbered and de-duplicated by document and page span; the ones the answer cites
-    are marked; each opens its PDF page with the passage highlighted, and pages through the PDF from there."""
+def _sources(r: ask_lib.AskResult) -> list:
+    """A RAG answer's numbered sources, as the page and the answer number them."""
+    if r.mode != "rag" or not r.contexts:
+        return []
     default_doc = st.session_state.get("ask_doc")  # contexts of single-document RAG do not name their document
     default_name = None
     if default_doc and not all(c.get("doc_name") for c in r.contexts):
@@ -149,13 +135,32 @@ def render_sources(r: ask_lib.AskResult) -> None:
             default_name = svc.docs.get(default_doc).name
         except UserError:
             default_doc = None
-    sources = citations.number_sources(r.contexts, default_doc, default_name)
+    return citations.number_sources(r.contexts, default_doc, default_name)
+
+
+def _cell_key(r: ask_lib.AskResult) -> str:
+    return "src_" + hashlib.sha1("\x1f".join((r.question, r.model, r.mode, r.answer or "")).encode()).hexdigest()[:12]
+
+
+def _locator(r: ask_lib.AskResult) -> support_view.Locate:
+    by_n = {s.n: s for s in _sources(r)}
+
+    def locate(n: int) -> tuple[str, int, int] | None:
+        s = by_n.get(n)
+        return (s.doc_id, s.page_start, s.page_end or s.page_start) if s and s.doc_id and s.page_start else None
+    return locate
+
+
+def render_sources(r: ask_lib.AskResult) -> None:
+    """A RAG answer's sources, numbered and de-duplicated by document and page span; the ones the answer cites
+    are marked; each opens its PDF page with the passage highlighted, and pages through the PDF from there."""
+    sources = _sources(r)
     cited = citations.cited_numbers(r.answer, max_n=len(sources))
     several = len({s.doc_id for s in sources}) > 1  # then each source names its document
     st.caption("Sources: " + " · ".join(f"{plain(s.label if several else (s.pages or s.label))} [{s.n}]"
                                         for s in sources)
                + (" — the answer cites " + ", ".join(f"[{n}]" for n in sorted(cited)) if cited else ""))
-    base = "src_" + hashlib.sha1("\x1f".join((r.question, r.model, r.mode, r.answer or "")).encode()).hexdigest()[:12]
+    base = _cell_key(r)
     for s in sources:
         # a source whose page is open stays open across the rerun its toggle and paging buttons cause
         with st.expander(f"[{s.n}] {plain(s.label)}" + (" · **cited**" if s.n in cited else ""),
@@ -320,7 +325,8 @@ else:
     shown["mode"] = [MODE_LABELS.get(m, m) for m in shown["mode"]]
     st.dataframe(shown.astype(object).where(shown.notna(), ""), hide_index=True, width="stretch", height=240)
     d1, d2, d3 = st.columns(3)
-    d1.download_button("Download CSV", csv_safe.to_csv(df), "ask_history.csv", "text/csv")
+    d1.download_button("Download CSV", csv_safe.to_csv(pd.DataFrame(ask_lib.export_rows(hist))), "ask_history.csv",
+                       "text/csv")
     d2.download_button("Download JSON", json.dumps(hist, indent=1, default=str), "ask_history.json", "application/json")
     batches = list(dict.fromkeys(h["batch_id"] for h in hist))
     qmap = {h["batch_id"]: f"{h['created_at'][:16]} · {h['question'][:50]} · {scope_label(h['doc_id'])[:40]}"

@@ -12,12 +12,13 @@ from lib.app import charts
 from lib.core import UserError
 from lib.core.stats import agreement_report, kappa_band
 from lib.evaluation.benchmark import GUIDELINES, QUESTION_TYPES
-from lib.review import LabelsCSVError, decode_csv_bytes
+from lib.review import LabelsCSVError, decode_csv_bytes, support_calibration
 from lib.review import annotations as ann
 from pages._reviewer import reviewer_identity, signin_state
 from pages._ui import plain
 from pages._validate_adjudicate import adjudicate_tab
 from pages._validate_judge import judge_tab
+from pages._validate_support import support_tab
 
 st.title("✅ Validate")
 st.caption("Experts check each item: is the question of its type, is the answer right, does the proof support it. "
@@ -43,8 +44,12 @@ GUIDELINES = """**For each item, answer three questions.**
 
 Add a comment whenever you answer *no* or *unsure*: it is what an adjudicator reads.
 
+4. *(Optional)* **Is each sentence of the answer supported by the sources shown?** Every sentence, not the gist:
+   a number, date or name that differs from the passage makes it *no*. It calibrates the support checkers.
+
 **Keys:** 1 / 2 type yes / no · 3 / 4 / 5 answer yes / no / unsure · 6 / 7 proof yes / no ·
-Ctrl+Enter save and next · A all yes, save and next · N skip · P previous.
+8 / 9 each sentence supported yes / no · Ctrl+Enter save and next · A the three yes, save and next · N skip ·
+P previous.
 
 **The ten question types** (NEPAQuAD):
 
@@ -52,6 +57,7 @@ Ctrl+Enter save and next · A all yes, save and next · N skip · P previous.
 
 KEYS = {"type_correct": {"yes": "1", "no": "2"}, "answer_correct": {"yes": "3", "no": "4", "unsure": "5"},
         "proof_supports": {"yes": "6", "no": "7"}}
+SUPPORT_KEYS = {"yes": "8", "no": "9"}
 QUESTIONS = {"type_correct": "Is the question of its claimed type?", "answer_correct": "Is the answer correct?",
              "proof_supports": "Does the proof support the answer?"}
 
@@ -119,6 +125,13 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
                 draft["true_type"] = st.selectbox(
                     "Which type is it?", opts, key=f"tt_{iid}",
                     index=opts.index(draft.get("true_type")) if draft.get("true_type") in opts else 0) or ""
+        st.markdown(f"**{support_calibration.QUESTION}** (optional)")
+        cols = st.columns(2)
+        for col, (value, k) in zip(cols, SUPPORT_KEYS.items(), strict=True):
+            col.button(value, key=f"b_support_{value}_{iid}", shortcut=k, width="stretch",
+                       type="primary" if draft.get(support_calibration.LABEL) == value else "secondary",
+                       on_click=current(draft.__setitem__), args=(support_calibration.LABEL, value),
+                       help="Calibrates the support checkers (the Support checkers tab)")
         draft["comment"] = st.text_area("Comment (for the adjudicator)", value=draft.get("comment", ""),
                                         key=f"comment_{iid}", height=80)
 
@@ -152,7 +165,8 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
         s2.button("All yes ▶", key=f"allyes_{iid}", shortcut="A", width="stretch",
                   help="Yes to all three questions, save, and go to the next item",
                   on_click=current(lambda: save({"type_correct": "yes", "true_type": "", "answer_correct": "yes",
-                                                 "proof_supports": "yes", "comment": draft.get("comment", "")})))
+                                                 "proof_supports": "yes", "comment": draft.get("comment", ""),
+                                                 support_calibration.LABEL: draft.get(support_calibration.LABEL, "")})))
         b1, b2 = st.columns(2)
         b1.button("◀ Previous", key=f"prev_{iid}", disabled=pos == 0, shortcut="P", width="stretch",
                   on_click=current(lambda: st.session_state.__setitem__(key, pos - 1)))
@@ -168,9 +182,9 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
 
 # A tab switch reruns the page: the review panel saves without one (a fragment), so the other tabs show labels
 # saved since only when they are opened again.
-tab_review, tab_stats, tab_adjudicate, tab_judge, tab_io = st.tabs(
-    ["Review", "Agreement", "Adjudicate", "Judge vs experts", "Import / export"], key="validate_tab",
-    on_change="rerun")
+tab_review, tab_stats, tab_adjudicate, tab_judge, tab_support, tab_io = st.tabs(
+    ["Review", "Agreement", "Adjudicate", "Judge vs experts", "Support checkers", "Import / export"],
+    key="validate_tab", on_change="rerun")
 
 with tab_review:
     sources = ann.sources()
@@ -256,6 +270,9 @@ with tab_adjudicate:
 
 with tab_judge:
     judge_tab(LABEL_NAMES)
+
+with tab_support:
+    support_tab()
 
 with tab_io:
     labels_all = ann.labels(include_adjudicated=True)

@@ -50,6 +50,24 @@ def score_table(frame: pd.DataFrame, kind: str, label: Label) -> pd.DataFrame:
     })
 
 
+def reference_free_table(frame: pd.DataFrame, label: Label, names: dict[str, str]) -> pd.DataFrame:
+    """One row per model × mode, for each reference-free metric its own columns (score, 95% interval, n, and the
+    answers it applied to without a value): never one number made of two."""
+    import pandas as pd  # heavy: imported on first use, off start-up
+
+    rows: dict[tuple[str, str], dict] = {}
+    for r in frame.itertuples():
+        row = rows.setdefault((r.model, r.mode), {"model": label(r.model), "mode": _context(r.mode)})
+        name = names.get(r.metric, r.metric)
+        row[name] = None if pd.isna(r.score) else round(float(r.score), 3)
+        row[f"{name}: 95% interval"] = ci_text(r.ci_low, r.ci_high)
+        row[f"{name}: n"] = int(r.n)
+        row[f"{name}: no value"] = int(r.not_scored)
+        if r.small:
+            row["note"] = SMALL
+    return pd.DataFrame(list(rows.values()))
+
+
 def majority_row(mb: dict) -> pd.DataFrame:
     """The majority baseline as a row of the closed-accuracy table."""
     import pandas as pd  # heavy: imported on first use, off start-up

@@ -316,6 +316,7 @@ def save_history(results: Sequence[AskResult], doc_id: str | None, engine: Any =
         "error": r.error,
         "contexts": json.dumps(r.contexts), "truncated": int(r.truncated), "kept_fraction": r.kept_fraction,
         "tokens_in": r.tokens_in, "tokens_out": r.tokens_out, "seconds": r.seconds,
+        "support": json.dumps(rep.as_dict()) if (rep := r.support()) else None,
     } for r in results]
     if rows:
         with engine.begin() as c:
@@ -334,7 +335,23 @@ def load_history(engine: Any = None, limit: int = 500) -> list[dict[str, Any]]:
         d = dict(r)
         d["created_at"] = str(d["created_at"])
         d["contexts"] = json.loads(d["contexts"] or "[]")
+        d["support"] = json.loads(d["support"]) if d.get("support") else None  # None: kept before step 5
         out.append(d)
+    return out
+
+
+def export_rows(hist: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """History rows for a CSV: the support check flattened into its verdict, summary and marks (one cell each);
+    answers kept before the check was stored say so."""
+    out = []
+    for h in hist:
+        rep = h.get("support")
+        row = {k: v for k, v in h.items() if k != "support"}
+        unchecked = "not checked" if (h.get("answer") or "").strip() and not h.get("error") else ""
+        row["support_verdict"] = rep["verdict"] if rep else unchecked
+        row["support_summary"] = rep["summary"] if rep else ""
+        row["support_marks"] = support_lib.marks_line(rep.get("marks", [])) if rep else ""
+        out.append(row)
     return out
 
 

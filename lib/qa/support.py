@@ -63,6 +63,7 @@ class SentenceCheck:
     evidence: dict | None  # {"source": n, "page": "p. 12", "text": the span}
     differs: list[str] = field(default_factory=list)  # "12 miles (p. 12 says 21 miles)"
     cites: list[int] = field(default_factory=list)
+    holds: dict[int, bool] = field(default_factory=dict)  # each cited source: does it hold this sentence's evidence?
 
 
 @dataclass
@@ -108,10 +109,25 @@ class SupportReport:
             parts.append(f"{len(self.failures)} sentence(s) the judge gave no valid verdict")
         return " · ".join(parts)
 
+    def citation_precision(self) -> tuple[int, int]:
+        """(citations that hold their sentence's evidence, all citations): every marker of a checked sentence,
+        and every marker that points to no source (which holds nothing)."""
+        pairs = [ok for s in self.sentences if s.status not in (NO_SOURCE, NOT_JUDGED) for ok in s.holds.values()]
+        return sum(pairs), len(pairs) + len(self.citations["invalid"])
+
+    def marks(self, limit: int | None = None) -> list[dict]:
+        """Each sentence's mark as pages, scores and exports keep it: text, status, score, the evidence's source,
+        page and span, and what differs."""
+        return [{"text": s.text, "status": s.status, "score": s.score,
+                 "source": (s.evidence or {}).get("source"), "page": (s.evidence or {}).get("page") or "",
+                 "evidence": (s.evidence or {}).get("text") or "", "differs": list(s.differs)}
+                for s in self.sentences[:limit]]
+
     def as_dict(self) -> dict:
         return {"checker": self.checker, "verdict": self.verdict,
                 "sentences": [{k: v for k, v in asdict(s).items()} for s in self.sentences],
-                "citations": self.citations, "failures": self.failures, "summary": self.summary()}
+                "citations": self.citations, "failures": self.failures, "summary": self.summary(),
+                "marks": self.marks()}
 
 
 # ----- facts a sentence states -----------------------------------------------------------------------------------
@@ -350,6 +366,9 @@ def check(answer: str, passages: Sequence[Passage]) -> SupportReport:
                 if c.status == SUPPORTED and weakest < PARTLY_AT:
                     c.status = PARTLY
                     c.differs.append("a part of it is in no source")
+            for cited in (n for n in c.cites if n in numbers):  # a citation holds when its own source says at least part of the sentence
+                mine = [j for j in range(len(spans)) if spans[j][0] == cited]
+                c.holds[cited] = bool(mine) and max(float(scores[row, j]) for j in mine) >= PARTLY_AT
             if c.cites and c.status != SUPPORTED:
                 anywhere = max(range(len(spans)), key=lambda j: scores[row, j])
                 if spans[anywhere][0] not in c.cites and scores[row, anywhere] >= SUPPORTED_AT:
@@ -367,6 +386,15 @@ def overall(checks: Sequence[SentenceCheck]) -> str:
     if not any(c.status in (SUPPORTED, PARTLY) for c in checkable):
         return UNSUPPORTED
     return PARTLY
+
+
+SIGNS = {SUPPORTED: "✓", PARTLY: "◐", UNSUPPORTED: "✗", NO_SOURCE: "–", NOT_JUDGED: "?"}
+
+
+def marks_line(marks: Sequence[dict]) -> str:
+    """An answer's marks as one cell of an export: "✓ supported p. 3 | ◐ partly supported p. 12 (differs: …)"."""
+    return " | ".join(f"{SIGNS.get(m['status'], '?')} {m['status']}" + (f" {m['page']}" if m.get("page") else "")
+                      + (f" (differs: {'; '.join(m['differs'])})" if m.get("differs") else "") for m in marks)
 
 
 def passages_from_text(text: str) -> list[Passage]:

@@ -117,6 +117,8 @@ def judge_check(answer: str, passages: Sequence[Passage], model: Any) -> Support
             reason = " ".join(str(v.get("reason") or "").split())[:MAX_REASON]
             passage = next((p for p in passages if p.n == source), None)
             c.evidence = {"source": source, "page": passage.page if passage else "", "text": reason}
+            for cited in (n for n in c.cites if n in numbers):  # the judge's source, or any cited one if it named none
+                c.holds[cited] = word != UNSUPPORTED and source in (None, cited)
             if c.cites and source is not None and source not in c.cites and word != UNSUPPORTED:
                 citations["misattributed"].append({"sentence": c.text, "cited": c.cites, "found_in": source})
         for k in range(1, len(asked) + 1):

@@ -1,8 +1,18 @@
 """Review by NEPA experts: items queued for review, their labels and adjudication (``annotations``), who may do
 what (``reviewers``), labels files (``labels_csv``), a judge model labelling the same items (``judge_review``), and
-the blind arena of answer pairs (``arena``, its votes as CSV in ``arena_csv``, a judge's votes in ``arena_judge``).
+the support checkers calibrated against the experts (``support_calibration``), the blind arena of answer pairs (``arena``, its votes as CSV in ``arena_csv``, a judge's votes in ``arena_judge``).
 The statistics over labels and votes are in lib/core/stats."""
-from lib.review import annotations, arena, arena_csv, arena_judge, judge_review, labels_csv, reviewers
+from lib.review import (
+    annotations,
+    arena,
+    arena_csv,
+    arena_judge,
+    arena_support,
+    judge_review,
+    labels_csv,
+    reviewers,
+    support_calibration,
+)
 from lib.review.labels_csv import LabelsCSVError, decode_csv_bytes, read_labels_csv
 from lib.review.reviewers import (
     ADJUDICATOR,
@@ -17,6 +27,6 @@ from lib.review.reviewers import (
 )
 
 __all__ = ["ADJUDICATOR", "ADJUDICATORS_SETTING", "HOW_TO_ADJUDICATE", "LabelsCSVError", "adjudicator_for",
-           "adjudicators", "annotations", "arena", "arena_csv", "arena_judge", "check_import_rights",
+           "adjudicators", "annotations", "arena", "arena_csv", "arena_judge", "arena_support", "check_import_rights",
            "check_reviewer_name", "decode_csv_bytes", "judge_review", "labels_csv", "read_labels_csv", "reviewers",
-           "signed_in_reviewer", "similar_expert"]
+           "signed_in_reviewer", "similar_expert", "support_calibration"]

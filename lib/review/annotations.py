@@ -33,6 +33,9 @@ LABELS = {
     "true_type": None,  # one of the ten question types, when type_correct is no
     "answer_correct": ("yes", "no", "unsure"),
     "proof_supports": ("yes", "no"),
+    # the support checkers' calibration (lib/review/support_calibration.py): each sentence backed by the sources
+    # shown? Optional: an item is done without it, and it is not among the experts' agreement labels
+    "sentences_supported": ("yes", "no"),
     "comment": None,  # free text
 }
 AGREEMENT_LABELS = ("type_correct", "answer_correct", "proof_supports")

@@ -86,6 +86,7 @@ ask_history = Table(
     Column("tokens_in", Integer),
     Column("tokens_out", Integer),
     Column("seconds", Float),
+    Column("support", Text),  # JSON: the offline support check made when the answer was kept (step 5)
 )
 
 bench_runs = Table(

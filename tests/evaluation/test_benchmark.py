@@ -13,8 +13,10 @@ from lib.core import config
 from lib.documents.chunking import Chunk
 from lib.evaluation.benchmark.dataset import load_items
 from lib.evaluation.benchmark.generate import parse_generated_csv, pick_passages
+from lib.evaluation.benchmark import report
 from lib.evaluation.benchmark.runner import rescore, run_benchmark, summarize
 from lib.evaluation.benchmark.runs import RunConfig, answers
+from lib.evaluation.metrics.context_precision_recall import found, gold_sentences
 from lib.models import registry
 from lib.models.base import Answer, Provider, ProviderError, Request
 from lib.storage import tables
@@ -126,6 +128,29 @@ def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
     assert all(a["metrics"]["retrieval_hit"]["value"] in (0.0, 1.0) for a in rag)
     assert s.comparison == {"items": 6, "left_out": 0, "reasons": {}}
     assert s.manifest["documents"][0]["doc_id"] == sample_doc.doc_id and s.manifest["documents"][0]["sha256"]
+    # the reference-free scores, each its own entry with n and an interval, beside (not in) the correctness
+    free = s.reference_free["local/extractive"]
+    assert set(free["rag"]) == {"faithfulness_offline", "citation_precision_offline", "context_precision",
+                                "context_recall"}
+    assert set(free["gold"]) == {"faithfulness_offline"}  # no retrieval, no [n] markers asked for
+    gold_rows = [a for a in answers("rag", eng) if a["mode"] == "gold"]
+    checked = [a["metrics"]["faithfulness_offline"] for a in gold_rows]
+    # the extractive baseline copies sentences of the gold passage: every sentence it states is supported
+    assert all(m["value"] == 1.0 for m in checked if m["status"] == "ok")
+    assert free["gold"]["faithfulness_offline"]["n"] == sum(m["status"] == "ok" for m in checked) >= 3
+    assert free["gold"]["faithfulness_offline"]["mean"] == 1.0
+    assert free["rag"]["context_recall"]["n"] == 6 and 0 <= free["rag"]["context_recall"]["mean"] <= 1
+    lo, hi = free["rag"]["context_recall"]["ci95"]
+    assert lo <= free["rag"]["context_recall"]["mean"] <= hi
+    for a in rag:  # context recall by hand: the share of the gold passage's sentences some passage holds
+        it = next(i for i in items if i.id == a["item_id"])
+        sents = gold_sentences(it.context)
+        grid = found(sents, [c["text"] for c in a["contexts"]])
+        want = sum(any(row[i] for row in grid) for i in range(len(sents))) / len(sents)
+        assert a["metrics"]["context_recall"]["value"] == round(want, 4)
+    df = report.answers_frame("rag", eng)
+    assert {"support_verdict", "support_summary", "support_marks"} <= set(df.columns)
+    assert any(m.startswith("✓ supported") for m in df[df["mode"] == "gold"]["support_marks"])
     # an item whose document is not indexed runs in none/gold only, and is counted
     for it in items:
         it.doc = "not-indexed-eis"

@@ -69,12 +69,16 @@ def test_scorer_picks_the_metrics_by_item_and_mode():
     sc = Scorer(None, fake_embed)
     closed = Item("c1", "closed", "Did it?", "yes", "gold text here", "doc")
     open_ = Item("o1", "recall", "What?", "the site", "gold text passage here", "doc")
-    assert [r.metric for r in sc.score(closed, "gold", "Yes.", None, [])] == ["closed_accuracy"]
-    assert [r.metric for r in sc.score(open_, "rag", "the site", None, ["x"])] == [
-        "semantic_similarity", "token_f1_proxy", "retrieval_hit"]
+    assert [r.metric for r in sc.score(closed, "none", "Yes.", None, [])] == ["closed_accuracy"]
+    assert [r.metric for r in sc.score(closed, "gold", "Yes.", None, [{"text": "gold text here"}])] == [
+        "closed_accuracy", "faithfulness_offline"]
+    assert [r.metric for r in sc.score(open_, "rag", "the site", None, [{"n": 1, "text": "x"}])] == [
+        "semantic_similarity", "token_f1_proxy", "retrieval_hit", "faithfulness_offline",
+        "citation_precision_offline", "context_precision", "context_recall"]
     assert headline_metric(None) == "token_f1_proxy" and headline_metric("openai/x") == "answer_correctness"
     assert public_metric_name("answer_correctness") == "ragas_answer_correctness"
     # a stored judge failure or a missing metric is re-scored on resume; a complete set is not
     assert sc.needs_rescore(open_, "gold", {"semantic_similarity": {"status": "ok"}})
     assert not sc.needs_rescore(open_, "gold", {"semantic_similarity": {"status": "ok"},
-                                                "token_f1_proxy": {"status": "ok"}})
+                                                "token_f1_proxy": {"status": "ok"},
+                                                "faithfulness_offline": {"status": "no_statements"}})

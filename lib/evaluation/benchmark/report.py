@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 from lib.core.stats import inference as stats
 from lib.evaluation.benchmark.dataset import Item
 from lib.evaluation.benchmark.runs import RunConfig, answers, load_run
-from lib.evaluation.benchmark.scoring import METRIC_LABELS, headline_metric, public_metric_name
+from lib.evaluation.benchmark.scoring import METRIC_LABELS, REFERENCE_FREE, headline_metric, public_metric_name
 from lib.qa.contexts import MODE_LABELS
+from lib.qa.support import marks_line
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -90,6 +91,38 @@ def cell_scores(items: Sequence[Item], cfg: RunConfig, rows: list[dict[str, Any]
                 "answers": c["answers"], "failures": c["failures"], "judge_failures": c["judge_failed"],
                 "no_statements": c["no_statements"], "unclear": c["unclear"],
             }
+    return out
+
+
+def reference_free_cells(cfg: RunConfig, rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Per model and mode, each reference-free score (faithfulness and citation precision by each checker, context
+    precision and recall) over that cell's answers it applied to: mean, 95% interval, n, and how many answers it
+    applied to but gave no value (nothing to check, no citation, a judge failure), by status."""
+    vals: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    missing: dict[tuple[str, str, str], Counter] = defaultdict(Counter)
+    for r in rows:
+        if r["status"] != "ok":
+            continue
+        for name in REFERENCE_FREE:
+            m = r["metrics"].get(name)
+            if not m:
+                continue
+            key = (r["model"], r["mode"], name)
+            if m["value"] is None:
+                missing[key][m["status"]] += 1
+            else:
+                vals[key].append(m["value"])
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for model in cfg.models:
+        out[model] = {}
+        for mode in cfg.modes:
+            cell = {}
+            for name in REFERENCE_FREE:
+                key = (model, mode, name)
+                if key in vals or key in missing:
+                    ci = stats.mean_ci(vals[key])
+                    cell[name] = {"mean": ci["mean"], "ci95": ci["ci95"], "n": ci["n"], "not_scored": dict(missing[key])}
+            out[model][mode] = cell
     return out
 
 
@@ -173,8 +206,16 @@ def answers_frame(run_id: str, engine: Any = None) -> pd.DataFrame:
         out.append(r | {"question_type": qtype, "kind": _kind(qtype), "position": (it.position if it else None) or "unknown",
                         "question": it.question if it else "", "expected": it.answer if it else "",
                         "gold_context": it.context if it else "", "page_number": it.page_number if it else None,
-                        "score": v, "score_status": st if r["status"] == "ok" else "failed"})
+                        "score": v, "score_status": st if r["status"] == "ok" else "failed",
+                        **_support_columns(r["metrics"])})
     return pd.DataFrame(out)
+
+
+def _support_columns(metrics: dict[str, Any]) -> dict[str, Any]:
+    """The offline support check of an answer as export columns: its verdict, summary and each sentence's mark."""
+    d = (metrics.get("faithfulness_offline") or {}).get("details") or {}
+    return {"support_verdict": d.get("verdict", ""), "support_summary": d.get("summary", ""),
+            "support_marks": marks_line(d.get("marks", []))}
 
 
 def _summarise(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -189,6 +230,30 @@ def _summarise(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
                     | {"score": ci["mean"], "ci_low": ci["ci95"][0], "ci_high": ci["ci95"][1], "n": ci["n"],
                        "small": stats.small_sample(ci["n"])})
     return pd.DataFrame(rows, columns=[*keys, "score", "ci_low", "ci_high", "n", "small"])
+
+
+def reference_free_frame(df: pd.DataFrame, common: Sequence[str], metrics: Sequence[str] = REFERENCE_FREE) -> pd.DataFrame:
+    """Per model × mode × reference-free metric on the common items: mean, 95% interval and n over the answers it
+    scored, and ``not_scored``, the answers it applied to without a value. One metric per row: never averaged
+    with another, nor with answer correctness."""
+    import pandas as pd  # heavy: imported on first use, off start-up
+
+    cols = ["model", "mode", "metric", "score", "ci_low", "ci_high", "n", "small", "not_scored"]
+    if df.empty:
+        return pd.DataFrame(columns=cols)
+    keep = set(common)
+    out = []
+    s = df[(df["status"] == "ok") & df["item_id"].isin(keep)]
+    for (model, mode), g in s.groupby(["model", "mode"]):
+        for name in metrics:
+            got = [m[name] for m in g["metrics"] if isinstance(m, dict) and name in m]
+            if not got:
+                continue
+            ci = stats.mean_ci([x["value"] for x in got if x["value"] is not None])
+            out.append({"model": model, "mode": mode, "metric": name, "score": ci["mean"], "ci_low": ci["ci95"][0],
+                        "ci_high": ci["ci95"][1], "n": ci["n"], "small": stats.small_sample(ci["n"]),
+                        "not_scored": sum(x["value"] is None for x in got)})
+    return pd.DataFrame(out, columns=cols)
 
 
 def comparison_frame(df: pd.DataFrame, common: Sequence[str]) -> pd.DataFrame:

@@ -47,6 +47,7 @@ class RunSummary:
     majority_baseline: dict[str, Any] | None = None
     manifest: dict[str, Any] | None = None
     comparison: dict[str, Any] = field(default_factory=dict)
+    reference_free: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     cancelled: bool = False
 
@@ -54,7 +55,7 @@ class RunSummary:
         return {k: getattr(self, k) for k in (
             "run_id", "n_items", "answers", "failures", "scores", "retrieval_hit_at_k", "judge", "metric",
             "judge_failures", "no_statements", "unclear", "skipped_no_doc", "majority_baseline", "comparison",
-            "manifest")}
+            "reference_free", "manifest")}
 
 
 def _validate(cfg: RunConfig) -> None:
@@ -185,7 +186,7 @@ def run_benchmark(
         else:
             row.update(status="ok")
             try:
-                results = scorer.score(it, mode, res.answer, res.verdict, [c["text"] for c in res.contexts])
+                results = scorer.score(it, mode, res.answer, res.verdict, res.contexts)
             except Exception:  # noqa: BLE001 - keep the answer; its missing scores are computed on resume
                 results = []
         try:
@@ -260,7 +261,7 @@ def rescore(run_id: str, judge: Any = None, *, engine: Any = None, services: Any
         # A verdict the model gave in structured form (or by likelihood) stands; one read from text is read again,
         # so a fixed parser takes effect.
         verdict = r["verdict"] if r.get("verdict_source") in ("structured", "likelihood", "heuristic") else None
-        results = scorer.score(it, r["mode"], r["answer"], verdict, [c["text"] for c in r["contexts"]])
+        results = scorer.score(it, r["mode"], r["answer"], verdict, r["contexts"])
         with engine.begin() as c:
             _write_scores(c, run_id, it, r["model"], r["mode"], results)
             if it.question_type == "closed" and verdict is None and results:
@@ -297,6 +298,7 @@ def summarize(run_id: str, engine: Any = None) -> RunSummary:
         judge_failures=statuses["judge_failed"], no_statements=statuses["no_statements"],
         unclear=statuses["unclear"], majority_baseline=report.majority(items),
         manifest=manifest.load(run_id, engine), comparison=report.comparison_info(items, cfg, rows),
+        reference_free=report.reference_free_cells(cfg, rows),
     )
 
 

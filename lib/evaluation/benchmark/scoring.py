@@ -3,6 +3,10 @@
 Closed items: closed accuracy (exact yes/no). Other items: RAGAS answer correctness (0.75 × factual F1 over
 statements + 0.25 × semantic similarity) when a judge model is configured, else the token-F1 proxy (not
 RAGAS), always named as such. RAG answers also get retrieval hit@k.
+
+Beside them, never averaged with them, the reference-free scores (metrics/faithfulness.py,
+metrics/context_precision_recall.py): faithfulness and citation precision by the offline support checker, and by
+the judge when there is one (each checker its own metric); context precision and recall against the gold passage.
 """
 from __future__ import annotations
 
@@ -13,6 +17,8 @@ from lib.evaluation.metrics import answer_correctness
 from lib.evaluation.metrics.answer_correctness import AnswerCorrectness
 from lib.evaluation.metrics.base import RETRY_STATUSES, MetricResult, Sample
 from lib.evaluation.metrics.closed_accuracy import ClosedAccuracy
+from lib.evaluation.metrics.context_precision_recall import ContextPrecision, ContextRecall
+from lib.evaluation.metrics.faithfulness import CitationPrecision, Faithfulness
 from lib.evaluation.metrics.retrieval_hit import RetrievalHit
 from lib.evaluation.metrics.semantic_similarity import SemanticSimilarity
 from lib.evaluation.metrics.token_f1_proxy import TokenF1Proxy
@@ -24,7 +30,16 @@ METRIC_LABELS = {
     "token_f1_proxy": "Token-F1 proxy (not RAGAS)",
     "semantic_similarity": "Semantic similarity",
     "retrieval_hit": "Retrieval hit@k",
+    "faithfulness_offline": "Faithfulness (offline checker)",
+    "faithfulness_judge": "Faithfulness (judge)",
+    "citation_precision_offline": "Citation precision (offline checker)",
+    "citation_precision_judge": "Citation precision (judge)",
+    "context_precision": "Context precision (vs gold, offline)",
+    "context_recall": "Context recall (vs gold, offline)",
 }
+# The reference-free scores, in the order the page shows them; each its own column, never averaged with another.
+REFERENCE_FREE = ("faithfulness_offline", "faithfulness_judge", "citation_precision_offline",
+                  "citation_precision_judge", "context_precision", "context_recall")
 
 
 def headline_metric(judge: str | None) -> str:
@@ -46,28 +61,31 @@ class Scorer:
 
     def __init__(self, judge: Any, embed: Callable[[Sequence[str]], Any]) -> None:
         self.judge = judge
-        self.metrics: list[Any] = [ClosedAccuracy(), SemanticSimilarity(embed), TokenF1Proxy(embed), RetrievalHit()]
+        self.metrics: list[Any] = [ClosedAccuracy(), SemanticSimilarity(embed), TokenF1Proxy(embed), RetrievalHit(),
+                                   Faithfulness(), CitationPrecision(), ContextPrecision(), ContextRecall()]
         if judge is not None:
-
-            self.metrics.append(AnswerCorrectness(judge, embed))
+            self.metrics += [AnswerCorrectness(judge, embed), Faithfulness(judge), CitationPrecision(judge)]
 
     def applicable(self, sample: Sample, mode: str) -> list[Any]:
         return [m for m in self.metrics if m.applies(sample, mode)]
 
     @staticmethod
-    def sample(item: Any, answer: str | None, verdict: str | None, contexts: Sequence[str]) -> Sample:
+    def sample(item: Any, answer: str | None, verdict: str | None, sources: Sequence[Mapping[str, Any]],
+               mode: str = "") -> Sample:
         return Sample(question=item.question, answer=answer, truth=item.answer, question_type=item.question_type,
-                      verdict=verdict, contexts=list(contexts), gold_context=item.context or "")
+                      verdict=verdict, contexts=[str(c.get("text") or "") for c in sources],
+                      gold_context=item.context or "", mode=mode, sources=[dict(c) for c in sources])
 
     def score(self, item: Any, mode: str, answer: str | None, verdict: str | None,
-              contexts: Sequence[str]) -> list[MetricResult]:
-        s = self.sample(item, answer, verdict, contexts)
+              sources: Sequence[Mapping[str, Any]]) -> list[MetricResult]:
+        """Every metric that applies to this answer; ``sources`` are its stored contexts (text, number, pages)."""
+        s = self.sample(item, answer, verdict, sources, mode)
         return [m.score(s) for m in self.applicable(s, mode)]
 
     def needs_rescore(self, item: Any, mode: str, stored: Mapping[str, Mapping[str, Any]]) -> bool:
         """A metric missing, or a judge's score that failed or found no statements (retried on resume; the
         offline metrics are deterministic, so scoring them again would change nothing)."""
-        s = self.sample(item, "", None, [])
+        s = self.sample(item, "", None, [], mode)
         for m in self.applicable(s, mode):
             row = stored.get(m.name)
             if row is None or (row.get("status") in RETRY_STATUSES and row.get("scorer", "offline") != "offline"):

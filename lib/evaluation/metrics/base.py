@@ -22,6 +22,9 @@ class Sample:
     verdict: str | None = None
     contexts: list[str] = field(default_factory=list)
     gold_context: str = ""
+    mode: str = ""
+    sources: list[dict] = field(default_factory=list)  # the contexts as stored: numbered, with their pages
+    cache: dict[str, Any] = field(default_factory=dict, repr=False)  # work two metrics share (a support check)
 
     @property
     def closed(self) -> bool:

@@ -1,0 +1,108 @@
+"""Reference-free scores of an answer against its own sources, from a support check (lib/qa/support.py):
+
+- faithfulness: the share of the answer's checkable sentences that are *supported* by the passages it was given
+  (RAGAS faithfulness, with sentences for statements; *partly supported* counts as not supported);
+- citation precision: the share of its citation markers whose source holds the sentence's evidence (PaperQA2's
+  citation precision); a marker pointing to no source holds nothing.
+
+Each comes twice, named apart and never in one column: from the offline checker (always) and from the run's judge
+model (when it has one). Both apply to RAG and gold answers, the modes whose passages are numbered sources; a
+bare yes/no, which states nothing to check, gets status ``no_statements`` and no value."""
+from __future__ import annotations
+
+from typing import Any
+
+from lib.core.errors import UserError
+from lib.core.redaction import redact
+from lib.evaluation.metrics.base import JUDGE_FAILED, NO_ANSWER, NO_STATEMENTS, NOT_APPLICABLE, OK, MetricResult, Sample
+from lib.qa import support
+from lib.qa.support_judge import judge_check
+
+CHECKED_MODES = ("rag", "gold")
+MAX_MARKS = 40  # sentences kept in a score's details (the marks an export carries)
+
+
+def _report(sample: Sample, judge: Any = None) -> support.SupportReport | str:
+    """The sample's support check by the offline checker or ``judge``, made once for all the metrics that read
+    it; a judge call that fails gives its reason instead."""
+    key = f"support:{getattr(judge, 'id', 'offline')}"
+    if key not in sample.cache:
+        passages = support.passages_of(sample.sources, sample.mode)
+        if judge is None:
+            sample.cache[key] = support.check(sample.answer or "", passages)
+        else:
+            try:
+                sample.cache[key] = judge_check(sample.answer or "", passages, judge)
+            except UserError as exc:
+                sample.cache[key] = redact(str(exc))
+    return sample.cache[key]
+
+
+def marks(report: support.SupportReport) -> list[dict[str, Any]]:
+    """The sentences' marks as a score's details keep them (texts cut to 400 characters)."""
+    return [m | {"text": m["text"][:400], "evidence": m["evidence"][:400]} for m in report.marks(MAX_MARKS)]
+
+
+class _SupportMetric:
+    kind = ""  # "faithfulness" or "citation_precision"
+    needs = ("answer", "sources")
+
+    def __init__(self, judge: Any = None) -> None:
+        self.judge = judge
+        checker = "judge" if judge is not None else "offline"
+        self.name = f"{self.kind}_{checker}"
+        self.scorer = judge.id if judge is not None else "offline"
+
+    def applies(self, sample: Sample, mode: str) -> bool:
+        return mode in CHECKED_MODES
+
+    def _result(self, value: float | None, status: str, details: dict[str, Any]) -> MetricResult:
+        return MetricResult(self.name, None if value is None else round(value, 4), status, details, self.scorer)
+
+    def score(self, sample: Sample) -> MetricResult:
+        if not (sample.answer or "").strip():
+            return self._result(None, NO_ANSWER, {})
+        report = _report(sample, self.judge)
+        if isinstance(report, str):
+            return self._result(None, JUDGE_FAILED, {"error": report})
+        return self.measure(report)
+
+    def measure(self, report: support.SupportReport) -> MetricResult:
+        raise NotImplementedError
+
+
+class Faithfulness(_SupportMetric):
+    kind = "faithfulness"
+
+    @property
+    def label(self) -> str:
+        return f"Faithfulness ({'judge' if self.judge is not None else 'offline checker'})"
+
+    def measure(self, report: support.SupportReport) -> MetricResult:
+        counts = report.counts()
+        checked = counts[support.SUPPORTED] + counts[support.PARTLY] + counts[support.UNSUPPORTED]
+        details = {"counts": counts, "verdict": report.verdict, "summary": report.summary(), "marks": marks(report),
+                   "failures": report.failures}
+        if checked == 0:
+            status = JUDGE_FAILED if report.failures else NO_STATEMENTS
+            return self._result(None, status, details)
+        return self._result(counts[support.SUPPORTED] / checked, OK, details)
+
+
+class CitationPrecision(_SupportMetric):
+    kind = "citation_precision"
+
+    @property
+    def label(self) -> str:
+        return f"Citation precision ({'judge' if self.judge is not None else 'offline checker'})"
+
+    def applies(self, sample: Sample, mode: str) -> bool:
+        return mode == "rag"  # the mode whose prompt asks for [n] markers
+
+    def measure(self, report: support.SupportReport) -> MetricResult:
+        holding, total = report.citation_precision()
+        details = {"holding": holding, "citations": total, "invalid": report.citations["invalid"],
+                   "misattributed": len(report.citations["misattributed"])}
+        if total == 0:
+            return self._result(None, NOT_APPLICABLE, details | {"why": "the answer cites no source"})
+        return self._result(holding / total, OK, details)

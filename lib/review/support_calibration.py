@@ -1,0 +1,175 @@
+"""The support checkers calibrated against NEPA experts.
+
+Experts answer one more question in review: "Is each sentence of the answer supported by the sources shown?"
+(label ``sentences_supported``, yes / no; the sources shown are the item's proof passage). Each checker answers it
+too, for the same items: the offline checker (lib/qa/support.py) says *yes* when its verdict is *supported*
+(every checkable sentence supported), *no* otherwise; a judge model (lib/qa/support_judge.py) the same from its
+own verdicts, stored apart from the experts' labels in ``judge_labels``. An answer with no sentence to check (a
+bare yes or no) gets no checker verdict and is left out, counted.
+
+``calibration`` reports, per checker, its agreement with the experts over every (item, expert) label both have:
+percent agreement and Cohen's κ with n. Until ``CALIBRATED_AT`` expert labels can be compared, a checker is
+*uncalibrated*, and its figures are only a first look."""
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.engine import Engine
+
+from lib.core.errors import UserError
+from lib.core.pool import run_tasks
+from lib.core.progress import CountProgressFn
+from lib.core.redaction import redact
+from lib.core.stats.agreement import two_rater_agreement
+from lib.models import registry
+from lib.qa import support
+from lib.qa.support_judge import judge_check
+from lib.review import annotations as ann
+from lib.storage import tables
+from lib.storage.engine import get_engine, upsert
+
+LABEL = "sentences_supported"
+QUESTION = "Is each sentence of the answer supported by the sources shown?"
+CALIBRATED_AT = 30  # expert labels a checker is compared on before its figures are more than a first look
+THRESHOLDS = {
+    "offline": (f"yes when every checkable sentence scores at least {support.SUPPORTED_AT} against its best span "
+                f"(meaning and word overlap) with every number, date and name in it ({support.PARTLY_AT} is "
+                "partly supported)"),
+    "judge": "yes when the model gives every sentence the verdict 'supported' (its own judgement; no score)",
+}
+
+
+def _engine(engine: Engine | None) -> Engine:
+    return engine or get_engine()
+
+
+def _verdict(report: support.SupportReport) -> str | None:
+    checkable = [s for s in report.sentences if s.status in (support.SUPPORTED, support.PARTLY, support.UNSUPPORTED)]
+    if not checkable:
+        return None
+    return "yes" if report.verdict == support.SUPPORTED else "no"
+
+
+def _passages(item: dict) -> list[support.Passage]:
+    page = f"p. {item['page_number']}" if item.get("page_number") else ""
+    return [support.Passage(1, item.get("proof") or "", page)] if (item.get("proof") or "").strip() else []
+
+
+def expert_labels(engine: Engine | None = None) -> dict[str, dict[str, str]]:
+    """{item: {expert: yes/no}} for the support label (the adjudicator's final labels are not an expert's)."""
+    out: dict[str, dict[str, str]] = {}
+    for lb in ann.labels(engine):
+        if lb.label == LABEL:
+            out.setdefault(lb.item_id, {})[lb.annotator] = lb.value
+    return out
+
+
+def offline_verdicts(items: Sequence[dict]) -> tuple[dict[str, str], Counter]:
+    """The offline checker's yes/no per item, and why items got none."""
+    got, left = {}, Counter()
+    for it in items:
+        passages = _passages(it)
+        if not passages:
+            left["no proof passage"] += 1
+            continue
+        v = _verdict(support.check(it.get("answer") or "", passages))
+        if v is None:
+            left["nothing to check (a bare yes/no or a few words)"] += 1
+        else:
+            got[it["item_id"]] = v
+    return got, left
+
+
+def judge_verdicts(judge_id: str, engine: Engine | None = None) -> tuple[dict[str, str], int]:
+    """A judge's stored yes/no per item, and how many of its checks failed."""
+    t = tables.judge_labels
+    with _engine(engine).connect() as c:
+        rows = c.execute(select(t.c.item_id, t.c.value, t.c.status).where(t.c.judge == judge_id, t.c.label == LABEL))
+        got, failed = {}, 0
+        for item_id, value, status in rows:
+            if status == "ok" and value in ("yes", "no"):
+                got[item_id] = value
+            elif status == "failed":
+                failed += 1
+    return got, failed
+
+
+def support_judges(engine: Engine | None = None) -> list[str]:
+    t = tables.judge_labels
+    with _engine(engine).connect() as c:
+        return [r[0] for r in c.execute(select(t.c.judge).where(t.c.label == LABEL).distinct().order_by(t.c.judge))]
+
+
+def judge_items(model_id: str, item_ids: Sequence[str] | None = None, engine: Engine | None = None,
+                progress: CountProgressFn | None = None, cancel: threading.Event | None = None) -> dict[str, int]:
+    """Have a judge model check the support of the items' answers (the items experts labelled, or ``item_ids``),
+    storing its yes/no apart from the experts'. Items it checked before are skipped; failed ones are tried again;
+    an item with nothing to check is stored as failed, with the reason. Returns {checked, failed, skipped}."""
+    provider = registry.get(model_id)
+    engine = _engine(engine)
+    ids = list(item_ids) if item_ids is not None else sorted(expert_labels(engine))
+    done, _ = judge_verdicts(provider.id, engine)
+    todo = [it for it in ann.items(ids, engine=engine) if it["item_id"] not in done]
+    counts = {"checked": 0, "failed": 0, "skipped": len(ids) - len(todo)}
+    lock = threading.Lock()
+
+    def work(item: dict) -> str:
+        value, error, raw = None, None, None
+        try:
+            report = judge_check(item.get("answer") or "", _passages(item), provider)
+            value = _verdict(report)
+            raw = redact(report.summary())[:2000]
+            if value is None:
+                error = "no verdict: " + (f"{len(report.failures)} judge failure(s)" if report.failures
+                                          else "nothing to check in the answer")
+        except UserError as exc:
+            error = redact(str(exc))
+        row = {"item_id": item["item_id"], "judge": provider.id, "label": LABEL, "value": value, "raw": raw,
+               "status": "ok" if value else "failed", "error": error, "created_at": func.now()}
+        with engine.begin() as c:
+            c.execute(upsert(engine, tables.judge_labels, row, ("item_id", "judge", "label"),
+                             ("value", "raw", "status", "error", "created_at")))
+        with lock:
+            counts["checked" if value else "failed"] += 1
+        return f"{item['item_id']}: " + ("checked" if value else f"failed ({error})")
+
+    run_tasks(work, [(it,) for it in todo], 4 if provider.concurrent else 1, progress, cancel or threading.Event())
+    return counts
+
+
+def _pooled(verdicts: dict[str, str], experts: dict[str, dict[str, str]]) -> dict[str, Any]:
+    """The checker against every expert label of an item it has a verdict on: one pair per (item, expert)."""
+    theirs = {f"{item}\x1f{who}": v for item, by in experts.items() for who, v in by.items()}
+    mine = {key: verdicts[key.split("\x1f")[0]] for key in theirs if key.split("\x1f")[0] in verdicts}
+    return two_rater_agreement(mine, theirs)
+
+
+def calibration(engine: Engine | None = None, judges: Sequence[str] | None = None) -> dict[str, Any]:
+    """Each checker's agreement with the experts on the support label: ``{"n_labels", "n_items", "checkers":
+    [{"checker", "name", "threshold", "n", "agree", "percent", "kappa", "note", "calibrated", "left_out"}]}``."""
+    engine = _engine(engine)
+    experts = expert_labels(engine)
+    n_labels = sum(len(v) for v in experts.values())
+    items = ann.items(sorted(experts), engine=engine)
+    rows = []
+    offline, left = offline_verdicts(items)
+    rows.append({"checker": "offline", "name": "Offline checker", "threshold": THRESHOLDS["offline"],
+                 **_pooled(offline, experts), "left_out": dict(left)})
+    for judge in (support_judges(engine) if judges is None else judges):
+        verdicts, failed = judge_verdicts(judge, engine)
+        missing = sum(1 for i in experts if i not in verdicts)
+        rows.append({"checker": "judge", "name": f"Judge: {judge}", "threshold": THRESHOLDS["judge"],
+                     **_pooled(verdicts, experts),
+                     "left_out": {k: v for k, v in {"not checked by this judge yet": missing - failed,
+                                                    "judge failed": failed}.items() if v > 0}})
+    for r in rows:
+        r["calibrated"] = r["n"] >= CALIBRATED_AT
+    return {"n_labels": n_labels, "n_items": len(experts), "calibrated_at": CALIBRATED_AT, "checkers": rows}
+
+
+__all__ = ["CALIBRATED_AT", "LABEL", "QUESTION", "THRESHOLDS", "calibration", "judge_items", "judge_verdicts",
+           "offline_verdicts"]

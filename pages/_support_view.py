@@ -1,0 +1,123 @@
+"""How an answer's support check is shown wherever answers are read (Ask, a benchmark item, the Arena's passages
+view): the answer with a small mark after each sentence and its evidence on hover, a one-line summary under it,
+and, on click, each sentence with its evidence, what differs, and its cited page opened with the evidence
+highlighted. Model and document text is escaped everywhere: shown as text, never as HTML or Markdown."""
+import html
+from collections.abc import Callable, Sequence
+
+import streamlit as st
+
+from lib.core import UserError
+from lib.documents import page_render
+from lib.qa import support
+from pages._ui import page_png, plain
+
+MARKS = support.SIGNS
+COLOURS = {"supported": "#2e7d32", "partly supported": "#a15c00", "unsupported": "#c62828"}
+CHECKERS = {"offline": "offline check", "judge": "judge model"}
+
+# a source's number -> (document id, its first page, its last page), or None where it has no page to open
+Locate = Callable[[int], tuple[str, int, int] | None]
+
+
+def _tip(m: dict) -> str:
+    where = f" · {m['page']}" if m.get("page") else (f" · source [{m['source']}]" if m.get("source") else "")
+    tip = f"{m['status']}{where}"
+    if m.get("evidence") and m["status"] not in ("no source to check", "not judged"):
+        tip += f"\nevidence: {m['evidence'][:400]}"
+    if m.get("differs"):
+        tip += "\ndiffers: " + "; ".join(m["differs"])
+    return tip
+
+
+def _mark(m: dict) -> str:
+    colour = COLOURS.get(m["status"], "#9e9e9e")
+    tip = html.escape(_tip(m), quote=True)
+    return (f'<sup title="{tip}" aria-label="{tip}" style="color:{colour};cursor:help;font-size:0.75em;'
+            f'margin-left:1px">{MARKS.get(m["status"], "?")}</sup>')
+
+
+def marked_html(answer: str, marks: Sequence[dict]) -> str:
+    """The answer, escaped, with each sentence's mark after it; a sentence not found in the text as written has
+    its mark at the end."""
+    out, cursor, left = [], 0, []
+    for m in marks:
+        at = answer.find(m["text"], cursor)
+        if at < 0:
+            left.append(m)
+            continue
+        end = at + len(m["text"])
+        out += [html.escape(answer[cursor:end]), _mark(m)]
+        cursor = end
+    out.append(html.escape(answer[cursor:]))
+    out += [_mark(m) for m in left]
+    return ('<div style="white-space:pre-wrap;font-family:\'Source Code Pro\',monospace;font-size:0.88rem;'
+            f'line-height:1.5">{"".join(out)}</div>')
+
+
+def marked_answer(answer: str, marks: Sequence[dict]) -> None:
+    """The answer as text with its marks; with no checkable sentence (mode none, a bare yes/no) plain text."""
+    if not any(m["status"] in COLOURS for m in marks):
+        st.text(answer)
+        return
+    st.html(marked_html(answer, marks))
+
+
+def summary_line(summary: str, checker: str = "offline") -> None:
+    st.caption(f"Support ({CHECKERS.get(checker, checker)}): {plain(summary)} — whether each sentence is in its "
+               "sources, not whether it answers the question")
+
+
+def _open_evidence(doc_id: str, first: int, last: int, evidence: str) -> None:
+    """The evidence's page, with the evidence highlighted: the first page of its source that holds it."""
+    try:
+        shown = None
+        for number in range(first, last + 1):
+            png, lines, _ = page_png(doc_id, number, evidence)
+            if shown is None or lines:
+                shown = (number, png, lines)
+            if lines:
+                break
+    except OSError:
+        st.info("The original PDF of this document is no longer kept.", icon="📄")
+        return
+    except page_render.NoOriginalError:
+        st.info("The original PDF was not kept for this document; upload the same PDF again (Documents) to open "
+                "its pages.", icon="📄")
+        return
+    except UserError as exc:
+        st.error(plain(str(exc)), icon="⚠️")
+        return
+    number, png, lines = shown
+    st.caption(f"Page {number}" + (" · evidence highlighted" if lines else
+                                   " · the evidence was not found as written on the page"))
+    st.image(png, width="stretch")
+
+
+def sentence_details(marks: Sequence[dict], key: str, locate: Locate | None = None,
+                     citations: dict | None = None, failures: Sequence[dict] = ()) -> None:
+    """On click: each sentence with its mark, evidence and what differs, and a toggle that opens its page."""
+    with st.expander("Sentence by sentence", expanded=False):
+        for i, m in enumerate(marks):
+            where = ""
+            if m.get("source"):
+                where = f" [{m['source']}" + (f", {m['page']}" if m.get("page") else "") + "]"
+            st.text(f"{MARKS.get(m['status'], '?')} {m['status']}{where}: {m['text']}")
+            if m.get("evidence") and m["status"] not in ("no source to check", "not judged"):
+                st.caption("evidence: " + plain(m["evidence"][:400]) + (
+                    " · differs: " + plain("; ".join(m["differs"])) if m.get("differs") else ""))
+                spot = locate(int(m["source"])) if locate and m.get("source") else None
+                if spot and st.toggle(f"Open {m.get('page') or 'the page'} with the evidence highlighted",
+                                      key=f"{key}_ev_{i}"):
+                    _open_evidence(spot[0], spot[1], spot[2], m["evidence"])
+        notes = []
+        if citations:
+            notes += [f"[{n}] points to no source" for n in citations.get("invalid", [])]
+            notes += [f"{x['cited']} cited, but the evidence is in [{x['found_in']}]"
+                      for x in citations.get("misattributed", [])]
+        if notes:
+            st.caption("citations: " + plain("; ".join(notes)))
+        if failures:
+            st.caption(f"{len(failures)} judge failure(s): " + plain("; ".join(
+                f"sentence {f['sentence']}: {f['reason']}" if f.get("sentence") else f["reason"] for f in failures)))
+

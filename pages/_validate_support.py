@@ -1,0 +1,64 @@
+"""The Validate page's Support checkers tab: how well each support checker (offline; a judge model) agrees with the
+experts on "Is each sentence of the answer supported by the sources shown?", with percent, Cohen's κ and n, the
+threshold each checker uses, and "uncalibrated" until enough expert labels exist."""
+import pandas as pd
+import streamlit as st
+
+from lib.core.stats import kappa_band
+from lib.models import registry
+from lib.review import support_calibration as sc
+from pages._ui import plain, run_safely, tidy
+
+
+def _status(r: dict) -> str:
+    if r["n"] == 0:
+        return "uncalibrated: no expert label to compare with yet"
+    if not r["calibrated"]:
+        return f"uncalibrated: {r['n']} of {sc.CALIBRATED_AT} expert labels"
+    return f"calibrated on {r['n']} expert labels"
+
+
+def support_tab() -> None:
+    st.caption("Experts answer \"Is each sentence of the answer supported by the sources shown?\" in Review (keys "
+               "8 / 9; the sources shown are the item's proof passage). Each support checker answers the same "
+               "question for the same items: the table shows how often it agrees with the experts, over every "
+               "(item, expert) label both have. These are the checkers behind the support marks in Ask, the "
+               "benchmark's faithfulness and citation precision, and the Arena.")
+    cal = run_safely(sc.calibration)
+    if cal is None:
+        return
+    if not cal["n_labels"]:
+        st.info("No expert has answered the support question yet. In Review, press 8 (yes) or 9 (no) on an item; "
+                f"each checker stays uncalibrated until {sc.CALIBRATED_AT} expert labels can be compared.")
+    rows = [{"checker": r["name"], "status": _status(r), "n (labels compared)": r["n"],
+             "% agreement": None if r["percent"] is None else round(r["percent"], 1),
+             "Cohen's κ": None if r["kappa"] is None else round(r["kappa"], 2),
+             "κ reading": kappa_band(r["kappa"]) if r["calibrated"] and r["kappa"] is not None else "—",
+             "note": r["note"] or "",
+             "left out": "; ".join(f"{n} {why}" for why, n in r["left_out"].items()),
+             "threshold": r["threshold"]} for r in cal["checkers"]]
+    st.dataframe(tidy(pd.DataFrame(rows)), hide_index=True, width="stretch")
+    for r in cal["checkers"]:
+        if not r["calibrated"]:
+            st.warning(f"{plain(r['name'])} is **uncalibrated**: its agreement with the experts rests on "
+                       f"{r['n']} label(s), fewer than {sc.CALIBRATED_AT}. Read its marks as a first look.",
+                       icon="⚖️")
+    st.caption(f"{cal['n_labels']} expert label(s) on {cal['n_items']} item(s). κ corrects the agreement for "
+               "chance; it is undefined when every label is the same. Judge checks are stored apart from the "
+               "experts' labels and never enter their agreement figures.")
+    judge_models = {p.id: p.label for p, ok, _ in registry.status_all() if ok and registry.is_llm(p)}
+    if not judge_models:
+        st.caption("A judge model checks support too once one is configured (OpenAI, Anthropic, an "
+                   "OpenAI-compatible server or a larger local GGUF model).")
+        return
+    c1, c2 = st.columns([3, 2])
+    pick = c1.selectbox("Judge model for the support check", list(judge_models), key="support_judge",
+                        format_func=lambda i: f"{judge_models[i]} · {i}")
+    warn = registry.judge_warning(registry.get(pick))
+    if warn:
+        st.warning(warn)
+    if c2.button("Check the expert-labelled items with it", key="support_judge_run", disabled=not cal["n_items"]):
+        done = run_safely(sc.judge_items, pick)
+        if done is not None:
+            st.toast(f"{done['checked']} checked, {done['failed']} failed, {done['skipped']} done before")
+            st.rerun()

@@ -1,0 +1,118 @@
+"""The reference-free scores of a benchmark answer: faithfulness and citation precision by the offline checker and
+by a judge model (a real HTTP server on 127.0.0.1), context precision and recall against the gold passage, each
+its own metric, with its value worked out by hand."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lib.evaluation.metrics.base import JUDGE_FAILED, NO_STATEMENTS, NOT_APPLICABLE, OK, Sample
+from lib.evaluation.metrics.context_precision_recall import ContextPrecision, ContextRecall
+from lib.evaluation.metrics.faithfulness import CitationPrecision, Faithfulness
+from tests.fake_llm_server import openai_loopback
+
+ROAD = ("The new access road would be 21 miles long and would cross two perennial streams near the northern "
+        "boundary of the installation.")
+NOISE = ("Construction would employ about 300 workers at the peak of activity, most of them commuting from "
+         "nearby towns.")
+SOURCES = [{"n": 1, "text": ROAD, "page_start": 12, "page_end": 12},
+           {"n": 2, "text": NOISE, "page_start": 40, "page_end": 40}]
+
+
+def sample(answer: str, mode: str = "rag", sources=SOURCES, gold: str = "") -> Sample:
+    return Sample("q", answer, "t", "recall", contexts=[c["text"] for c in sources], gold_context=gold, mode=mode,
+                  sources=[dict(c) for c in sources])
+
+
+def test_faithfulness_is_the_share_of_supported_sentences():
+    s = sample("The new access road would be 21 miles long and would cross two perennial streams [1]. "
+               "A visitor center with a museum of regional history would open to the public in the spring [1].")
+    r = Faithfulness().score(s)
+    assert (r.metric, r.status, r.scorer) == ("faithfulness_offline", OK, "offline")
+    assert r.value == 0.5  # one sentence of two is in its source
+    assert r.details["counts"]["supported"] == 1 and r.details["counts"]["unsupported"] == 1
+    assert r.details["marks"][0]["page"] == "p. 12" and r.details["marks"][1]["status"] == "unsupported"
+
+
+def test_a_changed_number_is_not_supported():
+    r = Faithfulness().score(sample("The new access road would be 12 miles long and would cross two perennial "
+                                    "streams [1]."))
+    assert r.value == 0.0
+    assert r.details["marks"][0]["status"] == "partly supported"
+    assert any("12 miles" in d for d in r.details["marks"][0]["differs"])
+
+
+def test_a_bare_yes_has_nothing_to_check_and_no_value():
+    r = Faithfulness().score(sample("Yes.", mode="gold", sources=[{"text": ROAD}]))
+    assert (r.value, r.status) == (None, NO_STATEMENTS)
+
+
+def test_faithfulness_applies_to_the_modes_with_numbered_sources_only():
+    m = Faithfulness()
+    assert m.applies(sample("x"), "rag") and m.applies(sample("x"), "gold")
+    assert not m.applies(sample("x"), "none") and not m.applies(sample("x"), "pdf")
+
+
+def test_citation_precision_counts_each_marker_and_a_marker_to_no_source():
+    # [1] holds the first sentence; [2] (construction workers) does not hold the road; [7] is no source at all
+    s = sample("The new access road would be 21 miles long and would cross two perennial streams [1]. "
+               "The road would cross two perennial streams near the northern boundary [2]. "
+               "Construction would employ about 300 workers at the peak [7].")
+    r = CitationPrecision().score(s)
+    assert r.metric == "citation_precision_offline" and r.status == OK
+    assert (r.details["holding"], r.details["citations"]) == (1, 3)
+    assert r.value == pytest.approx(1 / 3, abs=1e-4)
+    assert r.details["invalid"] == [7]
+
+
+def test_an_answer_without_citations_has_no_citation_precision():
+    r = CitationPrecision().score(sample("The new access road would be 21 miles long."))
+    assert (r.value, r.status) == (None, NOT_APPLICABLE)
+
+
+GOLD = ("The new access road would be 21 miles long and would cross two perennial streams near the northern "
+        "boundary of the installation. Culverts sized for a 100-year flood would be placed at both crossings.")
+
+
+def test_context_recall_and_precision_against_the_gold_passage():
+    got = sample("x", sources=[{"n": 1, "text": NOISE}, {"n": 2, "text": ROAD}], gold=GOLD)
+    recall, precision = ContextRecall().score(got), ContextPrecision().score(got)
+    assert (recall.value, recall.details) == (0.5, {"gold_sentences": 2, "found": 1})  # the culverts are missing
+    assert precision.value == 0.5 and precision.details["relevant"] == [2]  # relevant only at rank 2: 1/2
+    first = sample("x", sources=[{"n": 1, "text": ROAD}, {"n": 2, "text": NOISE}], gold=GOLD)
+    assert ContextPrecision().score(first).value == 1.0  # the same passage ranked first
+    none = sample("x", sources=[{"n": 1, "text": NOISE}], gold=GOLD)
+    assert ContextPrecision().score(none).value == 0.0 and ContextRecall().score(none).value == 0.0
+    assert not ContextRecall().applies(sample("x"), "rag")  # no gold passage: nothing to measure against
+    assert not ContextRecall().applies(got, "gold")
+
+
+@pytest.fixture
+def judge(monkeypatch):
+    with openai_loopback(monkeypatch, "sk-test-judge-faith-0000", "gpt-judge") as srv:
+        from lib.models import registry
+
+        yield srv, registry.get("openai/gpt-judge")
+
+
+def test_the_judge_faithfulness_is_its_own_metric_and_its_failures_are_counted(judge):
+    srv, model = judge
+    answer = ("The new access road would be 21 miles long [1]. A visitor center would open in the spring [1].")
+    srv.script.append(("ok", json.dumps({"verdicts": [
+        {"sentence": 1, "verdict": "supported", "source": 1, "reason": "p. 12 gives 21 miles"},
+        {"sentence": 2, "verdict": "unsupported", "source": None, "reason": "no visitor center"}]})))
+    s = sample(answer)
+    faith, cites = Faithfulness(model), CitationPrecision(model)
+    r = faith.score(s)
+    assert (r.metric, r.scorer, r.value, r.status) == ("faithfulness_judge", "openai/gpt-judge", 0.5, OK)
+    c = cites.score(s)  # the same verdicts, read once: no second call
+    assert (c.metric, c.value) == ("citation_precision_judge", 0.5) and len(srv.requests) == 1
+    srv.script.append(("ok", "I cannot help with that."))  # a reply with no verdicts: a failure, no value
+    bad = faith.score(sample(answer))
+    assert (bad.value, bad.status) == (None, JUDGE_FAILED)
+    assert len(bad.details["failures"]) == 3  # no list, and each sentence without a verdict
+    srv.script.append(("401",))  # the server echoes the key in its error: it must not reach the score
+    down = faith.score(sample(answer))
+    assert down.status == JUDGE_FAILED and "judge call failed" in down.details["error"]
+    assert "sk-test-judge-faith-0000" not in json.dumps(down.details)
