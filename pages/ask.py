@@ -119,6 +119,9 @@ def render_support(r: ask_lib.AskResult) -> None:
     mark, evidence and what differs, and its cited page opened with the evidence highlighted."""
     report = r.support()
     if report is None:
+        if r.mode == "pdf" and not r.error:
+            st.caption("Support: not checked — a whole PDF is not checked sentence by sentence; ask with retrieved "
+                       "passages (RAG) for answers whose every sentence is checked against its cited pages")
         return
     support_view.summary_line(report.summary(), report.checker)
     support_view.sentence_details(report.marks(), _cell_key(r) + "_sv", _locator(r), report.citations)

@@ -61,8 +61,9 @@ class AskResult:
 
     def support(self) -> support_lib.SupportReport | None:
         """The offline support check of this answer against the passages it was given; None for a failed cell or
-        an empty answer. Every sentence is "no source to check" in modes none and pdf."""
-        if self.error or not (self.answer or "").strip() or self.answer.strip() in NON_ANSWERS:
+        an empty answer, and for mode pdf (a whole PDF, cut to the window, is not checked sentence by sentence).
+        Every sentence is "no source to check" in mode none."""
+        if self.error or self.mode == "pdf" or not (self.answer or "").strip() or self.answer.strip() in NON_ANSWERS:
             return None
         return support_lib.check(self.answer, support_lib.passages_of(self.contexts, self.mode))
 

@@ -11,9 +11,9 @@ from sqlalchemy import func, select
 
 from lib.core import config
 from lib.documents.chunking import Chunk
+from lib.evaluation.benchmark import report
 from lib.evaluation.benchmark.dataset import load_items
 from lib.evaluation.benchmark.generate import parse_generated_csv, pick_passages
-from lib.evaluation.benchmark import report
 from lib.evaluation.benchmark.runner import rescore, run_benchmark, summarize
 from lib.evaluation.benchmark.runs import RunConfig, answers
 from lib.evaluation.metrics.context_precision_recall import found, gold_sentences

@@ -131,3 +131,27 @@ def test_extractive_quotes_whole_sentences_and_cites_their_sources():
     r = ask_lib.ask("Where do caribou calve?", "extractive", "gold", gold=ctx)
     assert "Caribou calve on the coastal plain each June. [2] (p. 10)" in r.answer
     assert cited_numbers(r.answer, max_n=2) <= {1, 2} and 2 in cited_numbers(r.answer, max_n=2)
+
+
+def test_the_history_keeps_each_answers_support_check_and_exports_it(tmp_path):
+    from lib.storage.engine import get_engine
+
+    eng = get_engine(f"sqlite:///{tmp_path / 'h.db'}")
+    road = "The new access road would be 21 miles long and would cross two perennial streams."
+    gold = ask_lib.AskResult(model="local/extractive", mode="gold", answer=road + " [1]", closed=False,
+                             verdict=None, contexts=[{"text": road, "page_start": None, "page_end": None}],
+                             question="How long is the road?")
+    wrong = ask_lib.AskResult(model="local/extractive", mode="gold", answer="The new access road would be 12 miles "
+                              "long and would cross two perennial streams.", closed=False, verdict=None,
+                              contexts=gold.contexts, question="How long is the road?")
+    pdf = ask_lib.AskResult(model="local/extractive", mode="pdf", answer=road, closed=False, verdict=None,
+                            contexts=[{"text": "3 page(s) of text", "page_start": 1, "page_end": 3}],
+                            question="How long is the road?")
+    assert pdf.support() is None  # a whole PDF is not checked sentence by sentence
+    ask_lib.save_history([gold, wrong, pdf], None, engine=eng)
+    hist = sorted(ask_lib.load_history(eng), key=lambda h: h["id"])
+    assert hist[0]["support"]["verdict"] == "supported" and hist[2]["support"] is None
+    rows = ask_lib.export_rows(hist)
+    assert [r["support_verdict"] for r in rows] == ["supported", "partly supported", "not checked"]
+    assert rows[0]["support_marks"].startswith("✓ supported")
+    assert "12 miles" in rows[1]["support_marks"] and "support" not in rows[0]

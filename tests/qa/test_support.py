@@ -140,3 +140,16 @@ def test_the_command_line_refuses_bad_input(tmp_path, ctx, answer, message):
     r = _cli(tmp_path, "--context-file", str(tmp_path / "ctx.txt"), "--answer-file", str(tmp_path / "a.txt"),
              "--checker", "oracle")
     assert r.returncode == 2 and "invalid choice" in r.stderr
+
+
+def test_each_citation_is_checked_against_its_own_source():
+    road = Passage(1, "The new access road would be 21 miles long and would cross two perennial streams.", "p. 12")
+    jobs = Passage(2, "Construction would employ about 300 workers at the peak of activity.", "p. 40")
+    r = check("The new access road would be 21 miles long [1][2]. About 300 workers would be employed at the "
+              "peak [2]. Wetlands along the northern boundary would be avoided entirely [5].", [road, jobs])
+    assert r.sentences[0].holds == {1: True, 2: False}
+    assert r.sentences[1].holds == {2: True}
+    assert r.citations["invalid"] == [5]
+    assert r.citation_precision() == (2, 4)  # [1] and [2] hold; [2] on the road does not; [5] is no source
+    line = support.marks_line(r.marks())
+    assert line.startswith("✓ supported p. 12 | ✓ supported p. 40 | ") and len(line.split(" | ")) == 3

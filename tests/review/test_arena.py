@@ -449,3 +449,22 @@ def test_default_names_say_where_the_answers_come_from(engine):
                              question="Q?")
         batch = save_history([res("m1", "rag"), res("m2", "rag"), res("m3", "gold"), res("m4", "gold")], None, engine)
         arena.create_arena(f"ask:{batch}", engine=engine)
+
+
+def test_the_passages_view_checks_both_answers_against_the_same_passages_blind():
+    from lib.review.arena import ArenaAnswer, Pair
+    from lib.review.arena_support import pair_support, shown_passages
+
+    road = ("The new access road would be 21 miles long and would cross two perennial streams near the northern "
+            "boundary of the installation.")
+    rag = ArenaAnswer("bench:1", "bench:r:i", "q", "m1", "rag", "The new access road would be 21 miles long [1].",
+                      [{"n": 1, "text": road, "page_start": 12, "page_end": 12}])
+    none = ArenaAnswer("bench:2", "bench:r:i", "q", "m1", "none", "The new access road would be 12 miles long.")
+    pair = Pair("pk", "bench:r:i", "q", rag, none, "", [rag.passages[0]])
+    assert [p.page for p in shown_passages(pair)] == ["p. 12"]
+    left, right = pair_support(pair)
+    assert left.verdict == "supported" and left.sentences[0].evidence["page"] == "p. 12"
+    # the answer given no context is checked against the same passage, so nothing says which had none
+    assert right.sentences[0].status == "partly supported" and "12 miles" in right.sentences[0].differs[0]
+    assert all(s.status != "no source to check" for s in (*left.sentences, *right.sentences))
+    assert pair_support(Pair("pk", "k", "q", none, none)) is None  # no passage shown: no check

@@ -38,6 +38,9 @@ def test_ask_page_fills_grid(services, sample_doc):
     assert len(support_lines) >= 3 and any(" sentences supported" in v for v in support_lines)
     marks = [t.value for t in at.text if t.value[:2] in ("✓ ", "◐ ", "✗ ", "– ")]
     assert marks and any(m.startswith("✓ supported [1]") for m in marks)
+    # inline, quietly: a small mark after each sentence of the answer, its evidence on hover
+    inline = [h.proto.body for h in at.get("html")]
+    assert any('<sup title="supported · p.' in b and "evidence: " in b for b in inline), inline[:1]
     assert len(at.dataframe) >= 1  # the history table
     from lib.documents import metadata as M
 
@@ -92,7 +95,8 @@ def test_validate_two_reviewers_then_stats(tmp_path):
         at.selectbox(key="review_source").set_value("apptest-set").run()
         for _ in range(3):
             # the label buttons, as a reviewer clicks them (keys 1, 3/4, 6)
-            for prefix in ("b_type_correct_yes_", f"b_answer_correct_{answer}_", "b_proof_supports_yes_"):
+            for prefix in ("b_type_correct_yes_", f"b_answer_correct_{answer}_", "b_proof_supports_yes_",
+                           f"b_support_{answer}_"):
                 next(b for b in at.button if (b.key or "").startswith(prefix)).click().run()
             save = next(b for b in at.button if b.label.startswith("Save and next"))
             assert not save.disabled
@@ -108,6 +112,13 @@ def test_validate_two_reviewers_then_stats(tmp_path):
     assert row["Fleiss' κ"].startswith("—") and row["κ reading"] == "too few items to read (n = 3)"
     assert not (stats.astype(str) == "None").any().any()
     assert any("rest on 3 item(s)" in w.value for w in at.warning)
+    # the support label (keys 8 / 9) was saved, and the Support checkers tab says how far that goes
+    saved = [lb for lb in ann.labels() if lb.label == "sentences_supported" and lb.item_id in {i.id for i in items[:3]}]
+    assert sorted((lb.annotator, lb.value) for lb in saved) == [("Ada", "yes")] * 3 + [("Ben", "no")] * 3
+    support_rows = next(d.value for d in at.dataframe if "checker" in d.value.columns)
+    offline = support_rows[support_rows["checker"] == "Offline checker"].iloc[0]
+    assert offline["status"].startswith("uncalibrated")
+    assert any("is **uncalibrated**" in w.value for w in at.warning)
 
 
 def test_enviroexam_results_and_run():
