@@ -35,8 +35,10 @@ def support_section(df: pd.DataFrame, common: list[str], label_of: Callable[[str
                f"supported counts as not). Citation precision: the share of its [n] markers whose source holds the "
                f"sentence; a marker to no source holds nothing. The offline checker calls a sentence supported at a "
                f"score of {support.SUPPORTED_AT} and partly at {support.PARTLY_AT}, and a differing number, date or "
-               "name keeps it at most partly supported. 'No value': answers the score applies to that gave none "
-               "(a bare yes/no, no citation, a judge failure). Calibration against experts: Validate.")
+               "name keeps it at most partly supported; a sentence left uncited in an answer that cites counts as "
+               "not supported. 'No value': answers the score applies to that gave none (a bare yes/no, no "
+               "citation); 'judge failed': answers the judge could not score, retried when the run is resumed. "
+               "Calibration against experts: Validate, Support checkers.")
     names = {k: report.metric_label(k) for k in rf["metric"].unique()}
     for title, metrics in SUPPORT_GROUPS:
         sub = rf[rf["metric"].isin(metrics)]

@@ -3,6 +3,7 @@ view): the answer with a small mark after each sentence and its evidence on hove
 and, on click, each sentence with its evidence, what differs, and its cited page opened with the evidence
 highlighted. Model and document text is escaped everywhere: shown as text, never as HTML or Markdown."""
 import html
+import re
 from collections.abc import Callable, Sequence
 
 import streamlit as st
@@ -37,18 +38,35 @@ def _mark(m: dict) -> str:
             f'margin-left:1px">{MARKS.get(m["status"], "?")}</sup>')
 
 
+_GAP = r"(?:\s*\[[^\]\n]{1,40}\]|\s*\((?:[^()\n]*,\s*)?pp?\.[^)\n]{1,20}\))*\s+"  # markers between words
+_TAIL = re.compile(r"(?:[.!?]|\s*\[[^\]\n]{1,40}\]|\s*\((?:[^()\n]*,\s*)?pp?\.[^)\n]{1,20}\))*")
+
+
+def _find(answer: str, sentence: str, start: int) -> tuple[int, int] | None:
+    """Where the sentence stands in the answer as written: its words in order (any white space, markers between
+    them), and after them its stop and its markers ("A. [1] (p. 8)", "A [1]."), so the mark goes after those."""
+    words = support.bare(sentence).split()
+    if not words:
+        return None
+    words[-1] = words[-1].rstrip(".!?") or words[-1]
+    m = re.compile(_GAP.join(re.escape(w) for w in words)).search(answer, start)
+    if m is None:
+        return None
+    tail = _TAIL.match(answer, m.end())
+    return m.start(), tail.end() if tail else m.end()
+
+
 def marked_html(answer: str, marks: Sequence[dict]) -> str:
     """The answer, escaped, with each sentence's mark after it; a sentence not found in the text as written has
     its mark at the end."""
     out, cursor, left = [], 0, []
     for m in marks:
-        at = answer.find(m["text"], cursor)
-        if at < 0:
+        spot = _find(answer, m["text"], cursor)
+        if spot is None:
             left.append(m)
             continue
-        end = at + len(m["text"])
-        out += [html.escape(answer[cursor:end]), _mark(m)]
-        cursor = end
+        out += [html.escape(answer[cursor:spot[1]]), _mark(m)]
+        cursor = spot[1]
     out.append(html.escape(answer[cursor:]))
     out += [_mark(m) for m in left]
     return ('<div style="white-space:pre-wrap;font-family:\'Source Code Pro\',monospace;font-size:0.88rem;'

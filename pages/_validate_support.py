@@ -32,7 +32,9 @@ def support_tab() -> None:
                 f"each checker stays uncalibrated until {sc.CALIBRATED_AT} expert labels can be compared.")
     rows = [{"checker": r["name"], "status": _status(r), "n (labels compared)": r["n"],
              "% agreement": None if r["percent"] is None else round(r["percent"], 1),
+             "% 95% interval": "—" if not r["percent_ci95"] else f"{r['percent_ci95'][0]:.0f}–{r['percent_ci95'][1]:.0f}",
              "Cohen's κ": None if r["kappa"] is None else round(r["kappa"], 2),
+             "κ 95% interval": "—" if not r["kappa_ci95"] else f"{r['kappa_ci95'][0]:.2f}–{r['kappa_ci95'][1]:.2f}",
              "κ reading": kappa_band(r["kappa"]) if r["calibrated"] and r["kappa"] is not None else "—",
              "note": r["note"] or "",
              "left out": "; ".join(f"{n} {why}" for why, n in r["left_out"].items()),
@@ -60,5 +62,6 @@ def support_tab() -> None:
     if c2.button("Check the expert-labelled items with it", key="support_judge_run", disabled=not cal["n_items"]):
         done = run_safely(sc.judge_items, pick)
         if done is not None:
-            st.toast(f"{done['checked']} checked, {done['failed']} failed, {done['skipped']} done before")
+            st.toast(f"{done['checked']} checked, {done['nothing to check']} with nothing to check, "
+                     f"{done['failed']} failed (tried again next time), {done['skipped']} done before")
             st.rerun()

@@ -205,6 +205,8 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
                 st.caption(f"Answer {side} against these passages (offline check): {plain(rep.summary())}")
                 st.text("\n".join(f"{MARKS.get(m['status'], '?')} {m['status']}"
                                    + (f" [{m['page']}]" if m["page"] else "") + f": {m['text']}"
+                                   + (f"\n    evidence: {m['evidence'][:200]}" if m["evidence"] else "")
+                                   + (f"\n    differs: {'; '.join(m['differs'])}" if m["differs"] else "")
                                    for m in rep.marks()))
     ca, cb = st.columns(2)
     for col, side, ans in ((ca, "A", pair.left), (cb, "B", pair.right)):

@@ -10,7 +10,7 @@ from lib.core import UserError, config, csv_safe, looks_closed
 from lib.documents import page_render
 from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
-from lib.qa import MODE_LABELS, MODES, citations
+from lib.qa import MODE_LABELS, MODES, citations, support
 from lib.qa import ask as ask_lib
 from pages import _support_view as support_view
 from pages._ui import page_png, plain, run_safely, scope_picker, services, titled
@@ -103,7 +103,7 @@ def render_cell(r: ask_lib.AskResult) -> None:
         if r.closed and r.verdict:
             colour = {"yes": "green", "no": "red"}.get(r.verdict, "gray")
             st.markdown(f"Verdict: :{colour}-background[**{plain(r.verdict.upper())}**]")
-        report = r.support()  # model output is shown as text (escaped), never rendered as Markdown
+        report = r.support(svc.docs.pages)  # model output is shown as text (escaped), never as Markdown
         support_view.marked_answer(r.answer or "", report.marks() if report else [])
         if r.truncated:
             st.warning(r.notice(), icon="✂️")
@@ -117,11 +117,10 @@ def render_cell(r: ask_lib.AskResult) -> None:
 def render_support(r: ask_lib.AskResult) -> None:
     """Under the answer, quietly: one line saying how well its sources back it; on click each sentence with its
     mark, evidence and what differs, and its cited page opened with the evidence highlighted."""
-    report = r.support()
+    report = r.support(svc.docs.pages)
     if report is None:
-        if r.mode == "pdf" and not r.error:
-            st.caption("Support: not checked — a whole PDF is not checked sentence by sentence; ask with retrieved "
-                       "passages (RAG) for answers whose every sentence is checked against its cited pages")
+        if r.mode == "pdf" and not r.error and (r.answer or "").strip():
+            st.caption("Support: not checked — this answer was kept without the pages its window held")
         return
     support_view.summary_line(report.summary(), report.checker)
     support_view.sentence_details(report.marks(), _cell_key(r) + "_sv", _locator(r), report.citations)
@@ -146,6 +145,9 @@ def _cell_key(r: ask_lib.AskResult) -> str:
 
 
 def _locator(r: ask_lib.AskResult) -> support_view.Locate:
+    if r.mode == "pdf":  # each kept page is a source: its evidence's page is the one to open
+        spots = support.pdf_pages(r.contexts, svc.docs.pages)
+        return lambda n: (spots[n - 1][0], spots[n - 1][1], spots[n - 1][1]) if 0 < n <= len(spots) else None
     by_n = {s.n: s for s in _sources(r)}
 
     def locate(n: int) -> tuple[str, int, int] | None:

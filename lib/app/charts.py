@@ -63,6 +63,8 @@ def reference_free_table(frame: pd.DataFrame, label: Label, names: dict[str, str
         row[f"{name}: 95% interval"] = ci_text(r.ci_low, r.ci_high)
         row[f"{name}: n"] = int(r.n)
         row[f"{name}: no value"] = int(r.not_scored)
+        if "judge" in r.metric:
+            row[f"{name}: judge failed"] = int(r.judge_failed)
         if r.small:
             row["note"] = SMALL
     return pd.DataFrame(list(rows.values()))

@@ -513,7 +513,7 @@ def _ask(a: argparse.Namespace) -> Any:
     if res.error:  # the one cell failed: say so, and exit 1 (the JSON still says what happened)
         print(f"error: {res.error}", file=sys.stderr)
         raise ExitWith(1, res.cli_dict())
-    return res.cli_dict()
+    return res.cli_dict(svc.docs.pages if svc is not None else None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

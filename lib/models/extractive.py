@@ -7,9 +7,9 @@ sentences appear in document order, each with its source number and page where t
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -51,11 +51,19 @@ class Sentence:
     order: int  # position in the context
 
 
-@lru_cache(maxsize=1)
-def _segmenter():  # noqa: ANN202 - pysbd.Segmenter
-    import pysbd  # heavy: imported on first use, off start-up
+_LOCAL = threading.local()
 
-    return pysbd.Segmenter(language="en", clean=False)
+
+def _segmenter():  # noqa: ANN202 - pysbd.Segmenter
+    """This thread's segmenter. pysbd's Segmenter keeps the text it is splitting on itself, so one shared by the
+    threads that answer or score cells at once splits one thread's text with another's (sentences lost or
+    garbled); each thread gets its own."""
+    seg = getattr(_LOCAL, "segmenter", None)
+    if seg is None:
+        import pysbd  # heavy: imported on first use, off start-up
+
+        seg = _LOCAL.segmenter = pysbd.Segmenter(language="en", clean=False)
+    return seg
 
 
 def clean(text: str) -> str:

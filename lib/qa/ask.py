@@ -59,21 +59,25 @@ class AskResult:
     per_document: str = ""  # full PDF over several documents: what was kept of each
 
 
-    def support(self) -> support_lib.SupportReport | None:
+    def support(self, pages_of: support_lib.PagesOf | None = None) -> support_lib.SupportReport | None:
         """The offline support check of this answer against the passages it was given; None for a failed cell or
-        an empty answer, and for mode pdf (a whole PDF, cut to the window, is not checked sentence by sentence).
-        Every sentence is "no source to check" in mode none."""
-        if self.error or self.mode == "pdf" or not (self.answer or "").strip() or self.answer.strip() in NON_ANSWERS:
+        an empty answer, and for mode pdf without ``pages_of`` (the document's pages, to read the kept ones
+        again) or when the kept pages were not recorded. Every sentence is "no source to check" in mode none."""
+        if self.error or not (self.answer or "").strip() or self.answer.strip() in NON_ANSWERS:
             return None
+        if self.mode == "pdf":
+            passages = support_lib.pdf_passages(self.contexts, pages_of) if pages_of else []
+            # the window's pages are not numbered sources: markers are set aside, every page is a candidate
+            return support_lib.check(support_lib.bare(self.answer), passages) if passages else None
         return support_lib.check(self.answer, support_lib.passages_of(self.contexts, self.mode))
 
-    def cli_dict(self) -> dict[str, Any]:
+    def cli_dict(self, pages_of: support_lib.PagesOf | None = None) -> dict[str, Any]:
         keys = ("model", "mode", "answer", "closed", "verdict", "verdict_source", "contexts", "truncated",
                 "kept_fraction", "tokens_in", "tokens_out", "seconds")
         d = {k: asdict(self)[k] for k in keys}
         d["contexts"] = [{k: c.get(k) for k in ("doc_id", "doc_name", "section", "page_start", "page_end", "text")}
                          for c in self.contexts]
-        report = self.support()
+        report = self.support(pages_of)
         d["support"] = report.as_dict() if report else None
         if self.error:
             d["error"] = self.error
@@ -116,7 +120,9 @@ def build_context(
     budget = _context_budget(provider, question, closed)
     if len(ids) == 1:
         info = services.docs.get(ids[0])
-        return pdf_context(services.docs.pages(ids[0]), budget, _cached_counter(provider, info.doc_id, info.gen))
+        ctx = pdf_context(services.docs.pages(ids[0]), budget, _cached_counter(provider, info.doc_id, info.gen))
+        ctx.passages[0]["doc_id"] = info.doc_id  # the support check reads its kept pages again
+        return ctx
     docs = []
     for d in ids:
         info = services.docs.get(d)
@@ -317,7 +323,8 @@ def save_history(results: Sequence[AskResult], doc_id: str | None, engine: Any =
         "error": r.error,
         "contexts": json.dumps(r.contexts), "truncated": int(r.truncated), "kept_fraction": r.kept_fraction,
         "tokens_in": r.tokens_in, "tokens_out": r.tokens_out, "seconds": r.seconds,
-        "support": json.dumps(rep.as_dict()) if (rep := r.support()) else None,
+        "support": json.dumps(rep.as_dict()) if (rep := r.support(services.docs.pages if services else None))
+        else None,
     } for r in results]
     if rows:
         with engine.begin() as c:

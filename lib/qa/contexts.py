@@ -76,7 +76,7 @@ def multi_pdf_context(docs: Sequence[tuple[str, str, Sequence[Page]]], budget: i
         used += ctx.kept_tokens
         notes.append(f"{name}: kept {ctx.kept_fraction:.0%}")
         passages.append({"doc_id": doc_id, "doc_name": name, "page_start": ctx.passages[0]["page_start"],
-                         "page_end": ctx.passages[0]["page_end"],
+                         "page_end": ctx.passages[0]["page_end"], "kept_through": ctx.passages[0]["kept_through"],
                          "text": f"{ctx.passages[0]['text']} (kept {ctx.kept_fraction:.0%} of this document)"})
     return Context("pdf", text="\n\n".join(blocks), passages=passages, truncated=used < total,
                    kept_fraction=(used / total) if total else 1.0, total_tokens=total, kept_tokens=used,
@@ -155,6 +155,7 @@ def pdf_context(pages: Sequence[Page], budget: int, count_tokens: Callable[[str]
     texts = [f"[page {p.number}]\n{p.text}" for p in pages if p.text]
     counts = [count_tokens(t) for t in texts]
     total = sum(counts)
+    numbers = [p.number for p in pages if p.text]
     kept_parts: list[str] = []
     used = 0
     for text, n in zip(texts, counts, strict=True):
@@ -167,11 +168,13 @@ def pdf_context(pages: Sequence[Page], budget: int, count_tokens: Callable[[str]
             kept_parts.append(part)
             used += m
         break
+    # the last page the model saw (whole or in part): the support check reads the pages up to it again
+    kept_through = numbers[len(kept_parts) - 1] if kept_parts else None
     truncated = used < total
     return Context(
         "pdf", text="\n\n".join(kept_parts), truncated=truncated,
         kept_fraction=(used / total) if total else 1.0, total_tokens=total, kept_tokens=used,
         passages=[{"page_start": pages[0].number if pages else None,
                    "page_end": pages[-1].number if pages else None,
-                   "text": f"{len(kept_parts)} page(s) of text, {used:,} tokens"}],
+                   "text": f"{len(kept_parts)} page(s) of text, {used:,} tokens", "kept_through": kept_through}],
     )

@@ -21,7 +21,7 @@ have labelled answers, against them.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -44,6 +44,7 @@ PARTLY_AT = 0.40  # the score at which it says part of it
 MEANING_WEIGHT = 0.5  # the combined score: this much meaning (rescaled cosine), the rest word overlap
 _COSINE_FLOOR, _COSINE_TOP = 0.25, 0.85  # cosines rescaled to 0–1 between these (MiniLM's unrelated/same range)
 MIN_WORDS = 3
+NEAR = 0.1  # a span this close to the best, whose facts agree with the sentence, is its evidence instead
 
 
 @dataclass(frozen=True)
@@ -110,10 +111,11 @@ class SupportReport:
         return " · ".join(parts)
 
     def citation_precision(self) -> tuple[int, int]:
-        """(citations that hold their sentence's evidence, all citations): every marker of a checked sentence,
-        and every marker that points to no source (which holds nothing)."""
-        pairs = [ok for s in self.sentences if s.status not in (NO_SOURCE, NOT_JUDGED) for ok in s.holds.values()]
-        return sum(pairs), len(pairs) + len(self.citations["invalid"])
+        """(citations that hold their sentence's evidence, all citations): each marker of each checked sentence,
+        counted per sentence; a marker that points to no source holds nothing."""
+        pairs = [s.holds.get(n, False) for s in self.sentences if s.status not in (NO_SOURCE, NOT_JUDGED)
+                 for n in s.cites]
+        return sum(pairs), len(pairs)
 
     def marks(self, limit: int | None = None) -> list[dict]:
         """Each sentence's mark as pages, scores and exports keep it: text, status, score, the evidence's source,
@@ -231,13 +233,17 @@ _VECTORS_MAX = 20_000
 
 
 def _vectors(texts: Sequence[str]) -> np.ndarray:
-    todo = list(dict.fromkeys(t for t in texts if t not in _VECTORS))
+    """Exact vectors of ``texts``, from the cache where it has them; safe from several threads (the cache may be
+    emptied by another between two looks, so what is read is kept here)."""
+    got = {t: _VECTORS.get(t) for t in dict.fromkeys(texts)}
+    todo = [t for t, v in got.items() if v is None]
     if todo:
-        if len(_VECTORS) + len(todo) > _VECTORS_MAX:
+        fresh = dict(zip(todo, get_exact_embedder().embed(todo), strict=True))
+        got.update(fresh)
+        if len(_VECTORS) + len(fresh) > _VECTORS_MAX:
             _VECTORS.clear()
-        for t, v in zip(todo, get_exact_embedder().embed(todo), strict=True):
-            _VECTORS[t] = v
-    return np.stack([_VECTORS[t] for t in texts]) if texts else np.zeros((0, 1), dtype=np.float32)
+        _VECTORS.update(fresh)
+    return np.stack([got[t] for t in texts]) if texts else np.zeros((0, 1), dtype=np.float32)
 
 
 CANDIDATES = 8  # per answer sentence, the source sentences with the most words in common are compared by meaning
@@ -326,7 +332,7 @@ def check(answer: str, passages: Sequence[Passage]) -> SupportReport:
     """Check every sentence of ``answer`` against the numbered ``passages`` it was given (none for mode *none*)."""
     sentences, inherited = answer_sentences(answer)
     numbers = {p.n for p in passages}
-    cited_all = cited_numbers(answer)
+    cited_all = cited_numbers(answer, max_n=99)  # a bracketed year ("[2013]") is no citation
     invalid = sorted(n for n in cited_numbers(answer, max_n=99) if n not in numbers)  # not a bracketed year
     checks: list[SentenceCheck] = []
     misattributed = []
@@ -358,6 +364,16 @@ def check(answer: str, passages: Sequence[Passage]) -> SupportReport:
             # the facts are looked for in the whole source the evidence comes from: a paraphrase may take a name
             # from the sentence before; a number changed is in none of it
             c.differs = _differing(claims[row], by_n[n]) if c.score >= PARTLY_AT else []
+            if c.differs:  # a table repeats one sentence with other figures: a near-best span whose facts agree wins
+                near = sorted((j for j in pool if j != best and scores[row, j] >= max(SUPPORTED_AT, c.score - NEAR)),
+                              key=lambda j: -scores[row, j])
+                agreeing = next((j for j in near if not _differing(claims[row], by_n[spans[j][0]])
+                                 and spans[j][0] != n), None)
+                if agreeing is not None:
+                    n, page, text = spans[agreeing]
+                    c.score = round(float(scores[row, agreeing]), 3)
+                    c.evidence = {"source": n, "page": page, "text": text}
+                    c.differs = []
             c.status = _status(c.score, c.differs)
             if len(pieces[row]) > 1:  # a sentence holds only as well as its weakest clause
                 rows = range(extra, extra + len(pieces[row]))
@@ -379,9 +395,15 @@ def check(answer: str, passages: Sequence[Passage]) -> SupportReport:
 
 
 def overall(checks: Sequence[SentenceCheck]) -> str:
-    """*supported* only when every checkable sentence is, *unsupported* when none is (even in part)."""
-    checkable = [c for c in checks if c.status not in (NO_SOURCE, NOT_JUDGED)]
-    if checkable and all(c.status == SUPPORTED for c in checkable):
+    """*supported* only when every checkable sentence is, *unsupported* when none is (even in part); *no source to
+    check* when no sentence could be checked (an empty value, never a verdict made of nothing), and *not judged*
+    when the judge left a sentence without a valid verdict (an incomplete check claims nothing)."""
+    if any(c.status == NOT_JUDGED for c in checks):
+        return NOT_JUDGED
+    checkable = [c for c in checks if c.status != NO_SOURCE]
+    if not checkable:
+        return NO_SOURCE
+    if all(c.status == SUPPORTED for c in checkable):
         return SUPPORTED
     if not any(c.status in (SUPPORTED, PARTLY) for c in checkable):
         return UNSUPPORTED
@@ -402,6 +424,27 @@ def passages_from_text(text: str) -> list[Passage]:
     paragraph is taken as its number's marker and dropped."""
     paras = [p.strip() for p in re.split(r"\n\s*\n", text or "") if p.strip()]
     return [Passage(i, re.sub(r"^\[\d+\]\s*", "", p)) for i, p in enumerate(paras, start=1)]
+
+
+PagesOf = Callable[[str], Sequence]  # a document id -> its pages (each with .number and .text)
+
+
+def pdf_pages(contexts: Sequence[dict], pages_of: PagesOf) -> list[tuple[str, int, str]]:
+    """(document id, page number, text) of each page a full-PDF answer was given, up to the last page kept in its
+    window, in order. Contexts that did not record their document or their last kept page give none."""
+    out = []
+    for c in contexts:
+        doc_id, through = c.get("doc_id"), c.get("kept_through")
+        if not doc_id or through is None:
+            continue
+        out += [(doc_id, p.number, p.text) for p in pages_of(doc_id)
+                if p.number <= through and (p.text or "").strip()]
+    return out
+
+
+def pdf_passages(contexts: Sequence[dict], pages_of: PagesOf) -> list[Passage]:
+    """A full-PDF answer's sources: one passage per page it was given (``pdf_pages``), numbered in that order."""
+    return [Passage(i, text, f"p. {number}") for i, (_, number, text) in enumerate(pdf_pages(contexts, pages_of), 1)]
 
 
 def passages_of(contexts: Sequence[dict], mode: str) -> list[Passage]:

@@ -212,10 +212,12 @@ def judge_items(
 
 
 def judges(engine: Engine | None = None) -> list[str]:
-    """Every judge with stored labels."""
+    """Every judge with stored labels of the experts' three questions (not the support check's, which
+    support_calibration.py keeps in the same table)."""
     t = tables.judge_labels
     with _engine(engine).connect() as c:
-        return [r[0] for r in c.execute(select(t.c.judge).distinct().order_by(t.c.judge))]
+        return [r[0] for r in c.execute(select(t.c.judge).where(t.c.label.in_(JUDGE_LABELS)).distinct()
+                                        .order_by(t.c.judge))]
 
 
 def judge_rows(judge_id: str, engine: Engine | None = None) -> list[dict]:

@@ -24,7 +24,8 @@ from lib.core.errors import UserError
 from lib.core.pool import run_tasks
 from lib.core.progress import CountProgressFn
 from lib.core.redaction import redact
-from lib.core.stats.agreement import two_rater_agreement
+from lib.core.stats.agreement import kappa_interval, two_rater_agreement
+from lib.core.stats.inference import wilson_interval
 from lib.models import registry
 from lib.qa import support
 from lib.qa.support_judge import judge_check
@@ -47,9 +48,12 @@ def _engine(engine: Engine | None) -> Engine:
     return engine or get_engine()
 
 
+NOTHING = "nothing to check (a bare yes/no or a few words)"
+
+
 def _verdict(report: support.SupportReport) -> str | None:
-    checkable = [s for s in report.sentences if s.status in (support.SUPPORTED, support.PARTLY, support.UNSUPPORTED)]
-    if not checkable:
+    """yes / no, or None where the check says nothing: no sentence to check, or a judge that left one unjudged."""
+    if report.failures or report.verdict in (support.NO_SOURCE, support.NOT_JUDGED):
         return None
     return "yes" if report.verdict == support.SUPPORTED else "no"
 
@@ -78,24 +82,27 @@ def offline_verdicts(items: Sequence[dict]) -> tuple[dict[str, str], Counter]:
             continue
         v = _verdict(support.check(it.get("answer") or "", passages))
         if v is None:
-            left["nothing to check (a bare yes/no or a few words)"] += 1
+            left[NOTHING] += 1
         else:
             got[it["item_id"]] = v
     return got, left
 
 
-def judge_verdicts(judge_id: str, engine: Engine | None = None) -> tuple[dict[str, str], int]:
-    """A judge's stored yes/no per item, and how many of its checks failed."""
+NONE = "none"  # judge_labels.status of an item whose answer has nothing to check: no verdict, and no failure
+
+
+def judge_verdicts(judge_id: str, engine: Engine | None = None) -> tuple[dict[str, str], Counter]:
+    """A judge's stored yes/no per item, and the items it gave none, by why (failed, nothing to check)."""
     t = tables.judge_labels
     with _engine(engine).connect() as c:
         rows = c.execute(select(t.c.item_id, t.c.value, t.c.status).where(t.c.judge == judge_id, t.c.label == LABEL))
-        got, failed = {}, 0
+        got, none = {}, Counter()
         for item_id, value, status in rows:
             if status == "ok" and value in ("yes", "no"):
                 got[item_id] = value
-            elif status == "failed":
-                failed += 1
-    return got, failed
+            else:
+                none[NOTHING if status == NONE else "judge failed"] += 1
+    return got, none
 
 
 def support_judges(engine: Engine | None = None) -> list[str]:
@@ -112,40 +119,53 @@ def judge_items(model_id: str, item_ids: Sequence[str] | None = None, engine: En
     provider = registry.get(model_id)
     engine = _engine(engine)
     ids = list(item_ids) if item_ids is not None else sorted(expert_labels(engine))
-    done, _ = judge_verdicts(provider.id, engine)
+    t = tables.judge_labels
+    with engine.connect() as c:  # checked before, or nothing to check: not asked again; failures are
+        done = {r[0] for r in c.execute(select(t.c.item_id).where(t.c.judge == provider.id, t.c.label == LABEL,
+                                                                   t.c.status.in_(("ok", NONE))))}
     todo = [it for it in ann.items(ids, engine=engine) if it["item_id"] not in done]
-    counts = {"checked": 0, "failed": 0, "skipped": len(ids) - len(todo)}
+    counts = {"checked": 0, "nothing to check": 0, "failed": 0, "skipped": len(ids) - len(todo)}
     lock = threading.Lock()
 
     def work(item: dict) -> str:
-        value, error, raw = None, None, None
+        value, error, raw, status = None, None, None, "failed"
         try:
             report = judge_check(item.get("answer") or "", _passages(item), provider)
             value = _verdict(report)
             raw = redact(report.summary())[:2000]
-            if value is None:
-                error = "no verdict: " + (f"{len(report.failures)} judge failure(s)" if report.failures
-                                          else "nothing to check in the answer")
+            if value is not None:
+                status = "ok"
+            elif report.failures or report.verdict == support.NOT_JUDGED:
+                error = f"no verdict: {len(report.failures)} judge failure(s)"
+            else:
+                status, error = NONE, NOTHING
         except UserError as exc:
             error = redact(str(exc))
         row = {"item_id": item["item_id"], "judge": provider.id, "label": LABEL, "value": value, "raw": raw,
-               "status": "ok" if value else "failed", "error": error, "created_at": func.now()}
+               "status": status, "error": error, "created_at": func.now()}
         with engine.begin() as c:
             c.execute(upsert(engine, tables.judge_labels, row, ("item_id", "judge", "label"),
                              ("value", "raw", "status", "error", "created_at")))
+        word = {"ok": "checked", NONE: "nothing to check", "failed": "failed"}[status]
         with lock:
-            counts["checked" if value else "failed"] += 1
-        return f"{item['item_id']}: " + ("checked" if value else f"failed ({error})")
+            counts[word] += 1
+        return f"{item['item_id']}: {word}" + (f" ({error})" if status == "failed" else "")
 
     run_tasks(work, [(it,) for it in todo], 4 if provider.concurrent else 1, progress, cancel or threading.Event())
     return counts
 
 
 def _pooled(verdicts: dict[str, str], experts: dict[str, dict[str, str]]) -> dict[str, Any]:
-    """The checker against every expert label of an item it has a verdict on: one pair per (item, expert)."""
+    """The checker against every expert label of an item it has a verdict on: one pair per (item, expert), with
+    95% intervals (Wilson for the percent; a bootstrap over the pairs for κ)."""
     theirs = {f"{item}\x1f{who}": v for item, by in experts.items() for who, v in by.items()}
     mine = {key: verdicts[key.split("\x1f")[0]] for key in theirs if key.split("\x1f")[0] in verdicts}
-    return two_rater_agreement(mine, theirs)
+    out = two_rater_agreement(mine, theirs)
+    common = sorted(mine)
+    out["percent_ci95"] = ([round(100 * x, 1) for x in wilson_interval(out["agree"], out["n"])] if out["n"] else None)
+    out["kappa_ci95"] = kappa_interval([mine[k] for k in common], [theirs[k] for k in common]) \
+        if out["kappa"] is not None else None
+    return out
 
 
 def calibration(engine: Engine | None = None, judges: Sequence[str] | None = None) -> dict[str, Any]:
@@ -160,12 +180,11 @@ def calibration(engine: Engine | None = None, judges: Sequence[str] | None = Non
     rows.append({"checker": "offline", "name": "Offline checker", "threshold": THRESHOLDS["offline"],
                  **_pooled(offline, experts), "left_out": dict(left)})
     for judge in (support_judges(engine) if judges is None else judges):
-        verdicts, failed = judge_verdicts(judge, engine)
-        missing = sum(1 for i in experts if i not in verdicts)
+        verdicts, none = judge_verdicts(judge, engine)
+        unchecked = sum(1 for i in experts if i not in verdicts) - sum(none.values())
+        left_j = dict(none) | ({"not checked by this judge yet": unchecked} if unchecked > 0 else {})
         rows.append({"checker": "judge", "name": f"Judge: {judge}", "threshold": THRESHOLDS["judge"],
-                     **_pooled(verdicts, experts),
-                     "left_out": {k: v for k, v in {"not checked by this judge yet": missing - failed,
-                                                    "judge failed": failed}.items() if v > 0}})
+                     **_pooled(verdicts, experts), "left_out": left_j})
     for r in rows:
         r["calibrated"] = r["n"] >= CALIBRATED_AT
     return {"n_labels": n_labels, "n_items": len(experts), "calibrated_at": CALIBRATED_AT, "checkers": rows}

@@ -169,3 +169,18 @@ def test_read_labels_csv_reports_every_bad_row():
                                                                 (6, "value")]
     assert "quote" in exc.value.problems[-1].reason
     assert "line 3" in str(exc.value) and "twice" in exc.value.problems[2].reason
+
+
+def test_the_kappa_interval_holds_kappa_and_is_none_where_it_cannot_be_made():
+    from sklearn.metrics import cohen_kappa_score
+
+    from lib.core.stats.agreement import kappa_interval
+
+    a = ["yes"] * 20 + ["no"] * 20
+    b = ["yes"] * 16 + ["no"] * 4 + ["no"] * 15 + ["yes"] * 5
+    lo, hi = kappa_interval(a, b)
+    k = cohen_kappa_score(a, b)
+    assert lo < k < hi and lo >= -1 and hi <= 1 and hi - lo < 0.7
+    assert kappa_interval(a, b) == [lo, hi]  # seeded: the same interval every time
+    assert kappa_interval(["yes"], ["yes"]) is None
+    assert kappa_interval(["yes"] * 5, ["yes"] * 5) is None  # one category only: κ undefined in every resample

@@ -95,7 +95,7 @@ def test_markdown_image_in_an_answer_is_not_fetched(app):
         b.wait_until(lambda t: t.count(" tokens in · ") == 1, 300, "the answer did not arrive")
         b.wait_idle()
         # the answer cell shows the Markdown characters as written (not the gold passage's text area)
-        shown = [e.text for e in b.driver.find_elements(By.CSS_SELECTOR, "[data-testid='stText']")]
+        shown = [e.text for e in b.driver.find_elements(By.CSS_SELECTOR, "[data-testid='stText'], [data-testid='stHtml']")]
         assert any(image in t for t in shown), shown
         time.sleep(3)  # give a rendered <img> time to load
         assert hits == [], f"the browser fetched {hits}"

@@ -148,6 +148,15 @@ def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
         grid = found(sents, [c["text"] for c in a["contexts"]])
         want = sum(any(row[i] for row in grid) for i in range(len(sents))) / len(sents)
         assert a["metrics"]["context_recall"]["value"] == round(want, 4)
+    pdf = run_benchmark(items, RunConfig(models=["extractive"], modes=["pdf"], limit=2), services, run_id="pdf",
+                        engine=eng)
+    faith = [a["metrics"]["faithfulness_offline"] for a in answers("pdf", eng)]
+    assert len(faith) == 2 and all(m["details"]["marks"][0]["page"].startswith("p. ") for m in faith
+                                   if m["status"] == "ok")
+    # the extractive baseline copies sentences of the pages it was given: supported, against those pages
+    assert all(m["value"] == 1.0 for m in faith if m["status"] == "ok")
+    assert pdf.reference_free["local/extractive"]["pdf"]["faithfulness_offline"]["n"] == sum(
+        m["status"] == "ok" for m in faith) >= 1
     df = report.answers_frame("rag", eng)
     assert {"support_verdict", "support_summary", "support_marks"} <= set(df.columns)
     assert any(m.startswith("✓ supported") for m in df[df["mode"] == "gold"]["support_marks"])

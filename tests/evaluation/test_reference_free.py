@@ -116,3 +116,71 @@ def test_the_judge_faithfulness_is_its_own_metric_and_its_failures_are_counted(j
     down = faith.score(sample(answer))
     assert down.status == JUDGE_FAILED and "judge call failed" in down.details["error"]
     assert "sk-test-judge-faith-0000" not in json.dumps(down.details)
+
+
+def test_a_claim_left_uncited_in_an_answer_that_cites_counts_against_faithfulness():
+    # one cited true sentence and three invented uncited ones: not 1.0, but 1 of 4
+    s = sample("The new access road would be 21 miles long and would cross two perennial streams [1]. "
+               "A visitor center with a museum would open to the public in the spring. "
+               "The project would create a new wildlife refuge of ten thousand acres. "
+               "All construction traffic would use the southern gate after dark.")
+    r = Faithfulness().score(s)
+    assert r.value == 0.25 and r.details["counts"]["no source to check"] == 3
+
+
+def test_a_marker_to_no_source_counts_once_per_sentence_that_uses_it():
+    s = sample("The new access road would be 21 miles long and would cross two perennial streams [1]. "
+               "Wetlands along the northern boundary would be avoided entirely [5]. "
+               "Wetlands near the southern gate would be restored after construction [5].")
+    r = CitationPrecision().score(s)
+    assert (r.details["holding"], r.details["citations"]) == (1, 3) and r.details["invalid"] == [5]
+
+
+def test_a_bracketed_year_is_no_citation():
+    r = Faithfulness().score(sample("The new access road would be 21 miles long and would cross two perennial "
+                                    "streams, as planned in [2013]."))
+    assert r.status == OK and r.value == 1.0  # checked, not "no source to check" for want of a marker
+
+
+def test_a_judge_that_leaves_a_sentence_unjudged_gives_no_value(judge):
+    srv, model = judge
+    answer = ("The new access road would be 21 miles long [1]. A visitor center would open in the spring [1].")
+    srv.script.append(("ok", json.dumps({"verdicts": [
+        {"sentence": 1, "verdict": "supported", "source": 1, "reason": "p. 12 gives 21 miles"}]})))
+    s = sample(answer)
+    r = Faithfulness(model).score(s)
+    assert (r.value, r.status) == (None, JUDGE_FAILED)  # never 1.0 from the one sentence it judged
+    assert r.details["verdict"] == "not judged" and r.details["failures"][0]["reason"] == "no verdict for this sentence"
+    c = CitationPrecision(model).score(s)
+    assert (c.value, c.status) == (None, JUDGE_FAILED)
+
+
+def test_the_reference_free_frame_and_table_with_a_cell_that_has_no_value():
+    import pandas as pd
+
+    from lib.app import charts
+    from lib.evaluation.benchmark import report
+
+    def row(item, mode, metrics):
+        return {"item_id": item, "model": "m", "mode": mode, "status": "ok", "metrics": metrics}
+
+    df = pd.DataFrame([
+        row("a", "rag", {"faithfulness_offline": {"value": 1.0, "status": "ok"},
+                         "citation_precision_offline": {"value": None, "status": "not_applicable"},
+                         "faithfulness_judge": {"value": None, "status": "judge_failed"}}),
+        row("b", "rag", {"faithfulness_offline": {"value": 0.5, "status": "ok"},
+                         "citation_precision_offline": {"value": None, "status": "not_applicable"},
+                         "faithfulness_judge": {"value": 0.5, "status": "ok"}}),
+        row("c", "rag", {"faithfulness_offline": {"value": 0.0, "status": "ok"}}),  # not a common item
+    ])
+    rf = report.reference_free_frame(df, ["a", "b"])
+    faith = rf[rf["metric"] == "faithfulness_offline"].iloc[0]
+    assert (faith["score"], faith["n"], faith["not_scored"]) == (0.75, 2, 0)
+    cites = rf[rf["metric"] == "citation_precision_offline"].iloc[0]
+    assert pd.isna(cites["score"]) and cites["n"] == 0 and cites["not_scored"] == 2 and pd.isna(cites["ci_low"])
+    judged = rf[rf["metric"] == "faithfulness_judge"].iloc[0]
+    assert (judged["score"], judged["n"], judged["judge_failed"], judged["not_scored"]) == (0.5, 1, 1, 0)
+    table = charts.reference_free_table(rf, str, {k: k for k in rf["metric"]})
+    assert table.iloc[0]["faithfulness_judge: judge failed"] == 1
+    assert table.iloc[0]["citation_precision_offline: 95% interval"] == "—"
+    assert "citation_precision_offline: judge failed" not in table.columns  # the offline checker has no judge

@@ -1,6 +1,7 @@
 """The offline models do their best honestly (issue 13): the extractive baseline quotes whole sentences in document
 order with pages, never a fragment or a bullet glyph; SmolLM2 gets the decoding a tiny model needs and stops looping."""
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 from lib.models import registry
 from lib.models.base import Request
@@ -121,3 +122,15 @@ def test_extractive_on_the_sample_gold_passages_quotes_whole_sentences_of_them()
                                                     context=it["context"]))
         assert not spliced(ans.text, it["context"], closed), (it["ID"], ans.text)
         assert not _GLYPH.search(ans.text), (it["ID"], ans.text)
+
+
+def test_sentences_are_split_the_same_from_several_threads_at_once():
+    """pysbd's Segmenter keeps the text it splits on itself: shared by threads (the benchmark answers and scores
+    cells four at a time), it split one thread's text with another's. Each thread now has its own."""
+    texts = [" ".join(f"Site {i} would clear about {i * 7 + k} acres of forest near road {k}. Wetlands there "
+                      f"would be avoided by alternative {k}." for k in range(12)) for i in range(64)]
+    alone = [split_sentences(t) for t in texts]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(split_sentences, texts * 3))
+    assert together == alone * 3
+    assert all(len(s) == 24 for s in alone)

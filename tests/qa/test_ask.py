@@ -147,7 +147,8 @@ def test_the_history_keeps_each_answers_support_check_and_exports_it(tmp_path):
     pdf = ask_lib.AskResult(model="local/extractive", mode="pdf", answer=road, closed=False, verdict=None,
                             contexts=[{"text": "3 page(s) of text", "page_start": 1, "page_end": 3}],
                             question="How long is the road?")
-    assert pdf.support() is None  # a whole PDF is not checked sentence by sentence
+    assert pdf.support() is None  # no pages to read again, and the kept pages not recorded: not checked
+    assert pdf.support(lambda doc_id: []) is None
     ask_lib.save_history([gold, wrong, pdf], None, engine=eng)
     hist = sorted(ask_lib.load_history(eng), key=lambda h: h["id"])
     assert hist[0]["support"]["verdict"] == "supported" and hist[2]["support"] is None
@@ -155,3 +156,20 @@ def test_the_history_keeps_each_answers_support_check_and_exports_it(tmp_path):
     assert [r["support_verdict"] for r in rows] == ["supported", "partly supported", "not checked"]
     assert rows[0]["support_marks"].startswith("✓ supported")
     assert "12 miles" in rows[1]["support_marks"] and "support" not in rows[0]
+
+
+def test_a_full_pdf_answer_is_checked_against_the_pages_its_window_kept():
+    from lib.documents.pdf import Page
+
+    pages = [Page(1, "Cover page of the statement for the interceptor site."),
+             Page(2, "The new access road would be 21 miles long and would cross two perennial streams."),
+             Page(3, "Construction would employ about 300 workers at the peak of activity.")]
+    contexts = [{"doc_id": "d1", "page_start": 1, "page_end": 3, "kept_through": 2, "text": "2 page(s) of text"}]
+    r = ask_lib.AskResult(model="local/extractive", mode="pdf", closed=False, verdict=None, contexts=contexts,
+                          answer="The new access road would be 21 miles long [page 2]. Construction would employ "
+                                 "about 300 workers at the peak of activity.", question="q")
+    rep = r.support(lambda doc_id: pages if doc_id == "d1" else [])
+    first, second = rep.sentences
+    assert first.status == "supported" and first.evidence["page"] == "p. 2"
+    # page 3 was cut from the window: the model never saw it, so a sentence only page 3 holds is not supported
+    assert second.status == "unsupported"

@@ -57,7 +57,7 @@ def test_citations_that_point_nowhere_or_to_the_wrong_source():
 
 def test_no_source_to_check():
     r = check("The FTD site would be one contiguous site. The footprint holds many acres of wetlands.", [])  # mode none
-    assert [s.status for s in r.sentences] == [NO_SOURCE, NO_SOURCE] and r.verdict == UNSUPPORTED
+    assert [s.status for s in r.sentences] == [NO_SOURCE, NO_SOURCE] and r.verdict == NO_SOURCE  # nothing checked: no verdict made of nothing
     assert r.summary().startswith("no sentence could be checked")
     src = [Passage(1, "The CIS at FTD would be provided as one contiguous site.")]
     r = check("The FTD site would be one contiguous site [1]. The site would also cover very large areas.", src)
@@ -153,3 +153,22 @@ def test_each_citation_is_checked_against_its_own_source():
     assert r.citation_precision() == (2, 4)  # [1] and [2] hold; [2] on the road does not; [5] is no source
     line = support.marks_line(r.marks())
     assert line.startswith("✓ supported p. 12 | ✓ supported p. 40 | ") and len(line.split(" | ")) == 3
+
+
+def test_inline_marks_sit_after_their_sentences_as_written_and_text_stays_text():
+    from pages._support_view import marked_html
+
+    road = Passage(1, "The new access road would be 21 miles long and would cross two perennial streams. "
+                      "Construction would employ about 300 workers at the peak of activity.", "p. 12")
+    answer = ("The new access road would be 21 miles long. [1] (p. 12)  Construction would <b>employ</b>\tabout "
+              "300 workers at the peak [1].")
+    html_out = marked_html(answer, check(answer, [road]).marks())
+    first, second = html_out.split("<sup", 2)[1:]
+    # the extractive baseline's "A. [1] (p. 12)": the mark after its markers, not piled at the end
+    assert html_out.split("<sup")[0].endswith("21 miles long. [1] (p. 12)")
+    assert "Construction would &lt;b&gt;employ&lt;/b&gt;" in first and "<b>" not in html_out
+    assert second.count("✓") == 1 and html_out.endswith("</sup></div>")
+    hostile = marked_html('"><img src=x onerror=alert(1)>', [{"text": "x", "status": "supported", "score": 1.0,
+                                                               "source": 1, "page": '"><script>', "evidence": "<i>",
+                                                               "differs": []}])
+    assert "<img" not in hostile and "<script>" not in hostile and "&lt;i&gt;" in hostile

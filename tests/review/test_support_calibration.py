@@ -9,6 +9,7 @@ import pytest
 
 from lib.evaluation.benchmark.dataset import Item
 from lib.review import annotations as ann
+from lib.review import judge_review
 from lib.review import support_calibration as sc
 from lib.storage.engine import get_engine
 from tests.fake_llm_server import openai_loopback
@@ -51,6 +52,9 @@ def test_the_offline_checker_against_two_experts(engine):
     # κ = (.75 - .5) / (1 - .5) = .5
     assert (off["n"], off["agree"], off["percent"], off["kappa"]) == (4, 3, 75.0, 0.5)
     assert off["calibrated"] is False
+    lo, hi = off["percent_ci95"]  # Wilson, 3 of 4
+    assert lo < 75 < hi and (lo, hi) == (30.1, 95.4)
+    assert off["kappa_ci95"] is not None and off["kappa_ci95"][0] <= 0.5 <= off["kappa_ci95"][1]
 
 
 def test_calibrated_from_30_labels(engine):
@@ -84,13 +88,17 @@ def test_a_judge_checker_is_stored_apart_and_its_failures_counted(engine, judge)
     srv.script.append(("ok", "not JSON at all"))
     # two calls (ok0, changed; in either order): one verdict, one reply with none; the bare yes is asked nothing
     done = sc.judge_items(model.id, engine=engine)
-    assert done == {"checked": 1, "failed": 2, "skipped": 0} and len(srv.requests) == 2
+    assert done == {"checked": 1, "nothing to check": 1, "failed": 1, "skipped": 0} and len(srv.requests) == 2
     cal = sc.calibration(engine)
     judge_row = next(r for r in cal["checkers"] if r["checker"] == "judge")
     assert judge_row["name"] == f"Judge: {model.id}"
-    assert judge_row["left_out"] == {"judge failed": 2}
+    assert judge_row["left_out"] == {"judge failed": 1, sc.NOTHING: 1}  # a bare yes is no failure
     assert judge_row["n"] == 1 and judge_row["calibrated"] is False
-    # the experts' labels are untouched: the judge's verdicts are not among them
+    # the experts' labels are untouched: the judge's verdicts are not among them, nor in the experts' judge tab
     assert all(lb.annotator in ("Ada",) for lb in ann.labels(engine))
+    assert judge_review.judges(engine) == []
+    srv.script.append(("ok", json.dumps({"verdicts": [
+        {"sentence": 1, "verdict": "unsupported", "source": None, "reason": "x"}]})))
     again = sc.judge_items(model.id, engine=engine)
-    assert again["skipped"] == 1  # the one it checked; the failed ones are tried again
+    # the one it checked and the bare yes are not asked again; the failed one is, and now succeeds
+    assert again == {"checked": 1, "nothing to check": 0, "failed": 0, "skipped": 2} and len(srv.requests) == 3

@@ -247,3 +247,27 @@ def two_rater_agreement(judge: dict[str, str], other: dict[str, str]) -> dict[st
     if note is None and n < SMALL_SHARED:
         note = f"small sample (n < {SMALL_SHARED})"
     return {"n": n, "agree": agree, "percent": round(100 * agree / n, 2), "kappa": kappa, "note": note}
+
+
+def kappa_interval(a: list[str], b: list[str], *, seed: int = 0, n_resamples: int = 2000,
+                   level: float = 0.95) -> list[float] | None:
+    """A percentile-bootstrap interval for Cohen's κ of two raters' paired labels (resampling the pairs; κ computed
+    from the confusion counts, as scikit-learn does). Resamples where κ is undefined (one category only) are left
+    out; None when fewer than 2 pairs, or when too few resamples give a κ (under half)."""
+    n = len(a)
+    if n < 2:
+        return None
+    cats = sorted(set(a) | set(b))
+    ia = np.array([cats.index(x) for x in a])
+    ib = np.array([cats.index(x) for x in b])
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(n_resamples, n))
+    ra, rb = ia[idx], ib[idx]
+    po = (ra == rb).mean(axis=1)
+    pe = sum((ra == c).mean(axis=1) * (rb == c).mean(axis=1) for c in range(len(cats)))
+    ok = pe < 1
+    if ok.sum() < n_resamples / 2:
+        return None
+    kappas = (po[ok] - pe[ok]) / (1 - pe[ok])
+    tail = (1 - level) / 2 * 100
+    return [round(float(np.percentile(kappas, tail)), 4), round(float(np.percentile(kappas, 100 - tail)), 4)]

@@ -234,11 +234,12 @@ def _summarise(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
 def reference_free_frame(df: pd.DataFrame, common: Sequence[str], metrics: Sequence[str] = REFERENCE_FREE) -> pd.DataFrame:
     """Per model × mode × reference-free metric on the common items: mean, 95% interval and n over the answers it
-    scored, and ``not_scored``, the answers it applied to without a value. One metric per row: never averaged
-    with another, nor with answer correctness."""
+    scored; ``judge_failed``, the answers a judge could not score (retried on resume); ``not_scored``, the others it
+    applied to without a value (nothing to check, no citation). One metric per row: never averaged with another,
+    nor with answer correctness."""
     import pandas as pd  # heavy: imported on first use, off start-up
 
-    cols = ["model", "mode", "metric", "score", "ci_low", "ci_high", "n", "small", "not_scored"]
+    cols = ["model", "mode", "metric", "score", "ci_low", "ci_high", "n", "small", "judge_failed", "not_scored"]
     if df.empty:
         return pd.DataFrame(columns=cols)
     keep = set(common)
@@ -250,9 +251,11 @@ def reference_free_frame(df: pd.DataFrame, common: Sequence[str], metrics: Seque
             if not got:
                 continue
             ci = stats.mean_ci([x["value"] for x in got if x["value"] is not None])
-            out.append({"model": model, "mode": mode, "metric": name, "score": ci["mean"], "ci_low": ci["ci95"][0],
-                        "ci_high": ci["ci95"][1], "n": ci["n"], "small": stats.small_sample(ci["n"]),
-                        "not_scored": sum(x["value"] is None for x in got)})
+            lo, hi = ci["ci95"] or (None, None)  # no value in the cell: no interval either
+            failed = sum(x["value"] is None and x["status"] == "judge_failed" for x in got)
+            out.append({"model": model, "mode": mode, "metric": name, "score": ci["mean"], "ci_low": lo,
+                        "ci_high": hi, "n": ci["n"], "small": stats.small_sample(ci["n"]), "judge_failed": failed,
+                        "not_scored": sum(x["value"] is None for x in got) - failed})
     return pd.DataFrame(out, columns=cols)
 
 

@@ -145,7 +145,7 @@ def run_benchmark(
         # The app version alone changes nothing: models, options, prompts, documents and settings are compared.
         manifest.check_resume(run_id, "bench", current, engine, ignore=("app_version", "rescored"))
     judge = registry.get(cfg.judge) if cfg.judge else None
-    scorer = Scorer(judge, _embed_fn(services))
+    scorer = Scorer(judge, _embed_fn(services), _pages_fn(services))
 
     t = tables.bench_answers
     with engine.begin() as c:
@@ -207,6 +207,11 @@ def run_benchmark(
     return summary
 
 
+def _pages_fn(services: Any):  # noqa: ANN202 - a function from a document id to its pages
+    """The documents' pages, for the support check of full-PDF answers (None without services)."""
+    return services.docs.pages if services is not None else None
+
+
 def _embed_fn(services: Any):  # noqa: ANN202 - a function from texts to unit vectors
     """The exact model (fp32, torch's vectors) whatever the ingest backend: semantic scores never depend on it."""
     return get_exact_embedder(_embed_model(services)).embed
@@ -242,7 +247,7 @@ def rescore(run_id: str, judge: Any = None, *, engine: Any = None, services: Any
         raise UserError(f"This run's semantic scores were made with {made_with}; they are now made with "
                         f"{semantic}, so re-scoring only some answers would mix the two in one table. "
                         "Re-score every answer instead.")
-    scorer = scorer or Scorer(judge, _embed_fn(services))
+    scorer = scorer or Scorer(judge, _embed_fn(services), _pages_fn(services))
     t = tables.bench_answers
     by_id = {it.id: it for it in items}
     todo = []

@@ -59,12 +59,21 @@ def judge_templates() -> dict[str, str]:
 class Scorer:
     """The metrics of one run, bound to its judge (or none) and the embedder."""
 
-    def __init__(self, judge: Any, embed: Callable[[Sequence[str]], Any]) -> None:
+    def __init__(self, judge: Any, embed: Callable[[Sequence[str]], Any],
+                 pages_of: Callable[[str], Sequence[Any]] | None = None) -> None:
         self.judge = judge
+        self._pages: dict[str, Sequence[Any]] = {}  # a document's pages, read once per run for full-PDF answers
+        self._pages_of = pages_of
         self.metrics: list[Any] = [ClosedAccuracy(), SemanticSimilarity(embed), TokenF1Proxy(embed), RetrievalHit(),
-                                   Faithfulness(), CitationPrecision(), ContextPrecision(), ContextRecall()]
+                                   Faithfulness(pages_of=self.pages if pages_of else None), CitationPrecision(),
+                                   ContextPrecision(), ContextRecall()]
         if judge is not None:
             self.metrics += [AnswerCorrectness(judge, embed), Faithfulness(judge), CitationPrecision(judge)]
+
+    def pages(self, doc_id: str) -> Sequence[Any]:
+        if doc_id not in self._pages:
+            self._pages[doc_id] = self._pages_of(doc_id) if self._pages_of else []
+        return self._pages[doc_id]
 
     def applicable(self, sample: Sample, mode: str) -> list[Any]:
         return [m for m in self.metrics if m.applies(sample, mode)]

@@ -1,8 +1,9 @@
 """Context precision and context recall of a RAG answer's retrieved passages against the item's gold passage,
 offline (RAGAS's context precision and recall with a reference, computed by text overlap instead of a judge):
 
-- a gold sentence is *found* in a passage when their word-trigram overlap coefficient is at least 0.5 (the rule of
-  retrieval hit@k, passage_overlap.py, applied sentence by sentence; sentences under 5 words are not counted);
+- a gold sentence is *found* in a passage when at least half of its word trigrams are in the passage (the
+  threshold of retrieval hit@k, passage_overlap.py, applied sentence by sentence as containment, so a short
+  fragment of a passage cannot "find" a long sentence; sentences under 5 words are not counted);
 - context recall: the share of the gold passage's sentences found in some retrieved passage;
 - context precision: RAGAS's average precision over the ranked passages, a passage being relevant when it holds a
   gold sentence: Σ_k precision@k · rel_k / (relevant passages); 0 when none is relevant.
@@ -10,7 +11,7 @@ Both apply to RAG answers of items that have a gold passage."""
 from __future__ import annotations
 
 from lib.evaluation.metrics.base import NOT_APPLICABLE, OK, MetricResult, Sample
-from lib.evaluation.metrics.passage_overlap import HIT_THRESHOLD, overlap_coefficient
+from lib.evaluation.metrics.passage_overlap import HIT_THRESHOLD, trigrams
 from lib.models.extractive import split_sentences
 
 MIN_GOLD_WORDS = 5
@@ -20,9 +21,15 @@ def gold_sentences(gold: str) -> list[str]:
     return [s for s in split_sentences(gold) if len(s.split()) >= MIN_GOLD_WORDS] or ([gold] if gold.strip() else [])
 
 
+def contained(sentence: str, passage: str) -> float:
+    """The share of the sentence's word trigrams that the passage holds."""
+    ts = trigrams(sentence)
+    return len(ts & trigrams(passage)) / len(ts) if ts else 0.0
+
+
 def found(sentences: list[str], passages: list[str]) -> list[list[bool]]:
     """passages × gold sentences: does the passage hold the sentence?"""
-    return [[overlap_coefficient(s, p) >= HIT_THRESHOLD for s in sentences] for p in passages]
+    return [[contained(s, p) >= HIT_THRESHOLD for s in sentences] for p in passages]
 
 
 class _ContextMetric:

@@ -1,13 +1,16 @@
 """Reference-free scores of an answer against its own sources, from a support check (lib/qa/support.py):
 
-- faithfulness: the share of the answer's checkable sentences that are *supported* by the passages it was given
-  (RAGAS faithfulness, with sentences for statements; *partly supported* counts as not supported);
+- faithfulness: the share of the answer's sentences that are *supported* by the passages it was given (RAGAS
+  faithfulness, with sentences for statements); *partly supported* counts as not supported, and so does a sentence
+  left uncited in an answer that cites (it cannot be traced to a source, so leaving a claim uncited never helps);
 - citation precision: the share of its citation markers whose source holds the sentence's evidence (PaperQA2's
   citation precision); a marker pointing to no source holds nothing.
 
 Each comes twice, named apart and never in one column: from the offline checker (always) and from the run's judge
-model (when it has one). Both apply to RAG and gold answers, the modes whose passages are numbered sources; a
-bare yes/no, which states nothing to check, gets status ``no_statements`` and no value."""
+model (when it has one). Both apply to RAG and gold answers, the modes whose passages are numbered sources; the
+offline faithfulness also to full-PDF answers, checked against the pages the window kept (read again from the
+document; markers set aside). A bare yes/no, which states nothing to check, gets status ``no_statements`` and no
+value."""
 from __future__ import annotations
 
 from typing import Any
@@ -22,11 +25,16 @@ CHECKED_MODES = ("rag", "gold")
 MAX_MARKS = 40  # sentences kept in a score's details (the marks an export carries)
 
 
-def _report(sample: Sample, judge: Any = None) -> support.SupportReport | str:
+def _report(sample: Sample, judge: Any = None, pages_of: support.PagesOf | None = None) -> support.SupportReport | str:
     """The sample's support check by the offline checker or ``judge``, made once for all the metrics that read
     it; a judge call that fails gives its reason instead."""
     key = f"support:{getattr(judge, 'id', 'offline')}"
     if key not in sample.cache:
+        if sample.mode == "pdf":
+            passages = support.pdf_passages(sample.sources, pages_of) if pages_of else []
+            sample.cache[key] = (support.check(support.bare(sample.answer or ""), passages) if passages
+                                 else "the pages the window kept were not recorded with this answer")
+            return sample.cache[key]
         passages = support.passages_of(sample.sources, sample.mode)
         if judge is None:
             sample.cache[key] = support.check(sample.answer or "", passages)
@@ -47,8 +55,9 @@ class _SupportMetric:
     kind = ""  # "faithfulness" or "citation_precision"
     needs = ("answer", "sources")
 
-    def __init__(self, judge: Any = None) -> None:
+    def __init__(self, judge: Any = None, pages_of: support.PagesOf | None = None) -> None:
         self.judge = judge
+        self.pages_of = pages_of  # a document's pages, for full-PDF answers (offline faithfulness only)
         checker = "judge" if judge is not None else "offline"
         self.name = f"{self.kind}_{checker}"
         self.scorer = judge.id if judge is not None else "offline"
@@ -62,9 +71,10 @@ class _SupportMetric:
     def score(self, sample: Sample) -> MetricResult:
         if not (sample.answer or "").strip():
             return self._result(None, NO_ANSWER, {})
-        report = _report(sample, self.judge)
+        report = _report(sample, self.judge, self.pages_of)
         if isinstance(report, str):
-            return self._result(None, JUDGE_FAILED, {"error": report})
+            status = JUDGE_FAILED if self.judge is not None else NOT_APPLICABLE
+            return self._result(None, status, {"error" if self.judge is not None else "why": report})
         return self.measure(report)
 
     def measure(self, report: support.SupportReport) -> MetricResult:
@@ -73,6 +83,9 @@ class _SupportMetric:
 
 class Faithfulness(_SupportMetric):
     kind = "faithfulness"
+
+    def applies(self, sample: Sample, mode: str) -> bool:
+        return mode in CHECKED_MODES or (mode == "pdf" and self.judge is None and self.pages_of is not None)
 
     @property
     def label(self) -> str:
@@ -83,10 +96,11 @@ class Faithfulness(_SupportMetric):
         checked = counts[support.SUPPORTED] + counts[support.PARTLY] + counts[support.UNSUPPORTED]
         details = {"counts": counts, "verdict": report.verdict, "summary": report.summary(), "marks": marks(report),
                    "failures": report.failures}
+        if report.failures or counts[support.NOT_JUDGED]:  # an incomplete judgement is a failure, retried
+            return self._result(None, JUDGE_FAILED, details)
         if checked == 0:
-            status = JUDGE_FAILED if report.failures else NO_STATEMENTS
-            return self._result(None, status, details)
-        return self._result(counts[support.SUPPORTED] / checked, OK, details)
+            return self._result(None, NO_STATEMENTS, details)
+        return self._result(counts[support.SUPPORTED] / (checked + counts[support.NO_SOURCE]), OK, details)
 
 
 class CitationPrecision(_SupportMetric):
@@ -102,7 +116,9 @@ class CitationPrecision(_SupportMetric):
     def measure(self, report: support.SupportReport) -> MetricResult:
         holding, total = report.citation_precision()
         details = {"holding": holding, "citations": total, "invalid": report.citations["invalid"],
-                   "misattributed": len(report.citations["misattributed"])}
+                   "misattributed": len(report.citations["misattributed"]), "failures": report.failures}
+        if report.failures:
+            return self._result(None, JUDGE_FAILED, details)
         if total == 0:
             return self._result(None, NOT_APPLICABLE, details | {"why": "the answer cites no source"})
         return self._result(holding / total, OK, details)
