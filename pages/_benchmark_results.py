@@ -39,13 +39,15 @@ def support_section(df: pd.DataFrame, common: list[str], label_of: Callable[[str
                "not supported. 'No value': answers the score applies to that gave none (a bare yes/no, no "
                "citation); 'judge failed': answers the judge could not score, retried when the run is resumed. "
                "Calibration against experts: Validate, Support checkers.")
-    names = {k: report.metric_label(k) for k in rf["metric"].unique()}
     for title, metrics in SUPPORT_GROUPS:
-        sub = rf[rf["metric"].isin(metrics)]
-        if sub.empty:
+        present = [m for m in metrics if not rf[rf["metric"] == m].empty]
+        if not present:
             continue
         st.markdown(f"*{title}*")
-        st.dataframe(tidy(charts.reference_free_table(sub, label_of, names)), hide_index=True, width="stretch")
+        for col, name in zip(st.columns(2), present, strict=False):  # one table per metric: never one column of two
+            col.caption(report.metric_label(name))
+            col.dataframe(charts.reference_free_table(rf[rf["metric"] == name], label_of), hide_index=True,
+                          width="stretch")
     faith = rf[rf["metric"] == "faithfulness_offline"]
     if not faith.empty:
         st.altair_chart(charts.score_bars(faith, "faithfulness (offline checker)", model_name))

@@ -21,11 +21,16 @@ CHECKERS = {"offline": "offline check", "judge": "judge model"}
 Locate = Callable[[int], tuple[str, int, int] | None]
 
 
+def _evidence_word(m: dict) -> str:
+    """What the span is called: evidence where it says the sentence (or part of it), else only the closest span."""
+    return "closest span (it does not say this)" if m["status"] == "unsupported" else "evidence"
+
+
 def _tip(m: dict) -> str:
     where = f" · {m['page']}" if m.get("page") else (f" · source [{m['source']}]" if m.get("source") else "")
     tip = f"{m['status']}{where}"
     if m.get("evidence") and m["status"] not in ("no source to check", "not judged"):
-        tip += f"\nevidence: {m['evidence'][:400]}"
+        tip += f"\n{_evidence_word(m)}: {m['evidence'][:400]}"
     if m.get("differs"):
         tip += "\ndiffers: " + "; ".join(m["differs"])
     return tip
@@ -69,8 +74,7 @@ def marked_html(answer: str, marks: Sequence[dict]) -> str:
         cursor = spot[1]
     out.append(html.escape(answer[cursor:]))
     out += [_mark(m) for m in left]
-    return ('<div style="white-space:pre-wrap;font-family:\'Source Code Pro\',monospace;font-size:0.88rem;'
-            f'line-height:1.5">{"".join(out)}</div>')
+    return f'<div style="white-space:pre-wrap;line-height:1.6">{"".join(out)}</div>'  # the page's own font
 
 
 def marked_answer(answer: str, marks: Sequence[dict]) -> None:
@@ -113,17 +117,21 @@ def _open_evidence(doc_id: str, first: int, last: int, evidence: str) -> None:
 
 
 def sentence_details(marks: Sequence[dict], key: str, locate: Locate | None = None,
-                     citations: dict | None = None, failures: Sequence[dict] = ()) -> None:
-    """On click: each sentence with its mark, evidence and what differs, and a toggle that opens its page."""
+                     citations: dict | None = None, failures: Sequence[dict] = (), numbered: bool = True) -> None:
+    """On click: each sentence with its mark, evidence and what differs, and a toggle that opens its page.
+    ``numbered``: the sources are numbered [n] (RAG, gold); a full PDF's are its pages, named by page only."""
     with st.expander("Sentence by sentence", expanded=False):
         for i, m in enumerate(marks):
             where = ""
             if m.get("source"):
-                where = f" [{m['source']}" + (f", {m['page']}" if m.get("page") else "") + "]"
+                where = (f" [{m['source']}" + (f", {m['page']}" if m.get("page") else "") + "]" if numbered
+                         else f" [{m.get('page') or m['source']}]")
             st.text(f"{MARKS.get(m['status'], '?')} {m['status']}{where}: {m['text']}")
             if m.get("evidence") and m["status"] not in ("no source to check", "not judged"):
-                st.caption("evidence: " + plain(m["evidence"][:400]) + (
+                st.caption(f"{_evidence_word(m)}: " + plain(m["evidence"][:400]) + (
                     " · differs: " + plain("; ".join(m["differs"])) if m.get("differs") else ""))
+                if m["status"] == "unsupported":
+                    continue  # no page to open: nothing there says it
                 spot = locate(int(m["source"])) if locate and m.get("source") else None
                 if spot and st.toggle(f"Open {m.get('page') or 'the page'} with the evidence highlighted",
                                       key=f"{key}_ev_{i}"):

@@ -37,9 +37,10 @@ def support_tab() -> None:
              "κ 95% interval": "—" if not r["kappa_ci95"] else f"{r['kappa_ci95'][0]:.2f}–{r['kappa_ci95'][1]:.2f}",
              "κ reading": kappa_band(r["kappa"]) if r["calibrated"] and r["kappa"] is not None else "—",
              "note": r["note"] or "",
-             "left out": "; ".join(f"{n} {why}" for why, n in r["left_out"].items()),
-             "threshold": r["threshold"]} for r in cal["checkers"]]
+             "left out": "; ".join(f"{n} {why}" for why, n in r["left_out"].items())} for r in cal["checkers"]]
     st.dataframe(tidy(pd.DataFrame(rows)), hide_index=True, width="stretch")
+    for r in cal["checkers"]:
+        st.caption(f"{plain(r['name'])}'s threshold: {plain(r['threshold'])}.")
     for r in cal["checkers"]:
         if not r["calibrated"]:
             st.warning(f"{plain(r['name'])} is **uncalibrated**: its agreement with the experts rests on "

@@ -201,11 +201,16 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
                 st.caption(f"Retrieved passage {where}")
                 st.text(passage_text(p.get("text")))
             checked = arena_support.pair_support(pair)
+            if checked:
+                st.caption("Each answer checked against every passage above (its own markers set aside, so the "
+                           "check does not tell which context it had):")
             for side, rep in zip("AB", checked or (), strict=False):
                 st.caption(f"Answer {side} against these passages (offline check): {plain(rep.summary())}")
                 st.text("\n".join(f"{MARKS.get(m['status'], '?')} {m['status']}"
                                    + (f" [{m['page']}]" if m["page"] else "") + f": {m['text']}"
-                                   + (f"\n    evidence: {m['evidence'][:200]}" if m["evidence"] else "")
+                                   + (f"\n    {'closest span' if m['status'] == 'unsupported' else 'evidence'}: "
+                                      f"{m['evidence'][:200]}{'…' if len(m['evidence']) > 200 else ''}"
+                                      if m["evidence"] else "")
                                    + (f"\n    differs: {'; '.join(m['differs'])}" if m["differs"] else "")
                                    for m in rep.marks()))
     ca, cb = st.columns(2)

@@ -123,7 +123,8 @@ def render_support(r: ask_lib.AskResult) -> None:
             st.caption("Support: not checked — this answer was kept without the pages its window held")
         return
     support_view.summary_line(report.summary(), report.checker)
-    support_view.sentence_details(report.marks(), _cell_key(r) + "_sv", _locator(r), report.citations)
+    support_view.sentence_details(report.marks(), _cell_key(r) + "_sv", _locator(r), report.citations,
+                                  numbered=r.mode != "pdf")
 
 
 def _sources(r: ask_lib.AskResult) -> list:

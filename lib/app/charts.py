@@ -50,24 +50,22 @@ def score_table(frame: pd.DataFrame, kind: str, label: Label) -> pd.DataFrame:
     })
 
 
-def reference_free_table(frame: pd.DataFrame, label: Label, names: dict[str, str]) -> pd.DataFrame:
-    """One row per model × mode, for each reference-free metric its own columns (score, 95% interval, n, and the
-    answers it applied to without a value): never one number made of two."""
+def reference_free_table(frame: pd.DataFrame, label: Label) -> pd.DataFrame:
+    """One reference-free metric (the frame's rows of one metric) as a table: a row per model × mode with the score,
+    its 95% interval, n, the answers it applied to that gave no value, and (for a judge's metric) its failures."""
     import pandas as pd  # heavy: imported on first use, off start-up
 
-    rows: dict[tuple[str, str], dict] = {}
+    judge = frame["metric"].str.contains("judge").any()
+    rows = []
     for r in frame.itertuples():
-        row = rows.setdefault((r.model, r.mode), {"model": label(r.model), "mode": _context(r.mode)})
-        name = names.get(r.metric, r.metric)
-        row[name] = None if pd.isna(r.score) else round(float(r.score), 3)
-        row[f"{name}: 95% interval"] = ci_text(r.ci_low, r.ci_high)
-        row[f"{name}: n"] = int(r.n)
-        row[f"{name}: no value"] = int(r.not_scored)
-        if "judge" in r.metric:
-            row[f"{name}: judge failed"] = int(r.judge_failed)
-        if r.small:
-            row["note"] = SMALL
-    return pd.DataFrame(list(rows.values()))
+        row = {"model": label(r.model), "mode": _context(r.mode),
+               "score": "—" if pd.isna(r.score) else f"{float(r.score):.2f}",
+               "95% interval": ci_text(r.ci_low, r.ci_high), "n": int(r.n), "no value": int(r.not_scored)}
+        if judge:
+            row["judge failed"] = int(r.judge_failed)
+        row["note"] = SMALL if r.small else ""
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def majority_row(mb: dict) -> pd.DataFrame:

@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from lib.core.text import tokenize
+from lib.core.verdict import is_negated
 from lib.models.embedding import get_exact_embedder
 from lib.models.extractive import split_sentences
 from lib.qa.citations import cited_numbers
@@ -36,6 +37,7 @@ PARTLY = "partly supported"
 UNSUPPORTED = "unsupported"
 NO_SOURCE = "no source to check"
 NOT_JUDGED = "not judged"  # the judge checker's only: its reply gave this sentence no valid verdict (a failure)
+NOTHING = "nothing to check"  # a verdict only: the answer states no claim of its own (a bare yes or no)
 STATUSES = (SUPPORTED, PARTLY, UNSUPPORTED, NO_SOURCE, NOT_JUDGED)
 CHECKER = "offline"
 
@@ -92,7 +94,8 @@ class SupportReport:
         if not checkable:
             return "no sentence could be checked: there is no source to check it against"
         counts = self.counts()
-        parts = [f"{counts[SUPPORTED]} of {len(self.sentences)} sentences supported"]
+        parts = [f"{counts[SUPPORTED]} of {len(self.sentences)} sentence{'s' if len(self.sentences) != 1 else ''} "
+                 "supported"]
         for status, words in ((PARTLY, "partly supported"), (UNSUPPORTED, "unsupported"),
                               (NO_SOURCE, "not checked (no citation)")):
             if counts[status]:
@@ -374,6 +377,10 @@ def check(answer: str, passages: Sequence[Passage]) -> SupportReport:
                     c.score = round(float(scores[row, agreeing]), 3)
                     c.evidence = {"source": n, "page": page, "text": text}
                     c.differs = []
+            if c.score >= PARTLY_AT and is_negated(claims[row]) != is_negated(c.evidence["text"]):
+                where = c.evidence["page"] or f"source [{c.evidence['source']}]"
+                c.differs.append(f"it says 'not' where {where} does not" if is_negated(claims[row])
+                                 else f"{where} says 'not' where it does not")
             c.status = _status(c.score, c.differs)
             if len(pieces[row]) > 1:  # a sentence holds only as well as its weakest clause
                 rows = range(extra, extra + len(pieces[row]))
@@ -398,6 +405,8 @@ def overall(checks: Sequence[SentenceCheck]) -> str:
     """*supported* only when every checkable sentence is, *unsupported* when none is (even in part); *no source to
     check* when no sentence could be checked (an empty value, never a verdict made of nothing), and *not judged*
     when the judge left a sentence without a valid verdict (an incomplete check claims nothing)."""
+    if not checks:
+        return NOTHING
     if any(c.status == NOT_JUDGED for c in checks):
         return NOT_JUDGED
     checkable = [c for c in checks if c.status != NO_SOURCE]
@@ -456,5 +465,7 @@ def passages_of(contexts: Sequence[dict], mode: str) -> list[Passage]:
     for i, c in enumerate(contexts, start=1):
         ps, pe = c.get("page_start"), c.get("page_end")
         page = "" if ps is None else (f"p. {ps}" if pe in (None, ps) else f"pp. {ps}–{pe}")
+        if not page and mode == "gold":
+            page = "the gold passage"
         out.append(Passage(int(c.get("n") or i), str(c.get("text") or ""), page))
     return out

@@ -53,7 +53,7 @@ NOTHING = "nothing to check (a bare yes/no or a few words)"
 
 def _verdict(report: support.SupportReport) -> str | None:
     """yes / no, or None where the check says nothing: no sentence to check, or a judge that left one unjudged."""
-    if report.failures or report.verdict in (support.NO_SOURCE, support.NOT_JUDGED):
+    if report.failures or report.verdict in (support.NO_SOURCE, support.NOT_JUDGED, support.NOTHING):
         return None
     return "yes" if report.verdict == support.SUPPORTED else "no"
 

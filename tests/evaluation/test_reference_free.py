@@ -180,7 +180,9 @@ def test_the_reference_free_frame_and_table_with_a_cell_that_has_no_value():
     assert pd.isna(cites["score"]) and cites["n"] == 0 and cites["not_scored"] == 2 and pd.isna(cites["ci_low"])
     judged = rf[rf["metric"] == "faithfulness_judge"].iloc[0]
     assert (judged["score"], judged["n"], judged["judge_failed"], judged["not_scored"]) == (0.5, 1, 1, 0)
-    table = charts.reference_free_table(rf, str, {k: k for k in rf["metric"]})
-    assert table.iloc[0]["faithfulness_judge: judge failed"] == 1
-    assert table.iloc[0]["citation_precision_offline: 95% interval"] == "—"
-    assert "citation_precision_offline: judge failed" not in table.columns  # the offline checker has no judge
+    judge_table = charts.reference_free_table(rf[rf["metric"] == "faithfulness_judge"], str)
+    assert judge_table.iloc[0][["score", "n", "judge failed", "no value"]].tolist() == ["0.50", 1, 1, 0]
+    cites_table = charts.reference_free_table(rf[rf["metric"] == "citation_precision_offline"], str)
+    assert cites_table.iloc[0][["score", "95% interval", "n", "no value"]].tolist() == ["—", "—", 0, 2]
+    assert "judge failed" not in cites_table.columns  # the offline checker has no judge
+    assert all(isinstance(v, str) for v in cites_table["score"])  # one type a column: no mixed cells for Arrow

@@ -35,7 +35,7 @@ def test_a_number_that_differs_is_named_with_what_the_source_says():
     s = r.sentences[0]
     assert s.status == PARTLY and s.differs == ["12 miles (the source says 21 miles)"]
     assert s.evidence == {"source": 1, "page": "p. 12", "text": src[0].text}
-    assert r.summary() == "0 of 1 sentences supported · 1 partly supported · 1 fact differs from p. 12"
+    assert r.summary() == "0 of 1 sentence supported · 1 partly supported · 1 fact differs from p. 12"
     same = check("The access road would be 21 miles long.", src).sentences[0]
     assert same.status == SUPPORTED and same.differs == []
     date = check("Meetings were held on April 9, 2014.", [Passage(1, "Meetings were held on April 30, 2014, at FCTC.")])
@@ -172,3 +172,16 @@ def test_inline_marks_sit_after_their_sentences_as_written_and_text_stays_text()
                                                                "source": 1, "page": '"><script>', "evidence": "<i>",
                                                                "differs": []}])
     assert "<img" not in hostile and "<script>" not in hostile and "&lt;i&gt;" in hostile
+
+
+def test_a_negation_the_source_does_not_have_is_at_most_partly_supported():
+    src = [Passage(1, "Formal consultations with USFWS and USACE would be held once MDA selects a site.", "p. 8")]
+    r = check("Formal consultations with USFWS and USACE would not be held once MDA selects a site.", src)
+    assert r.sentences[0].status == PARTLY and r.sentences[0].differs == ["it says 'not' where p. 8 does not"]
+    same = check("Formal consultations with USFWS and USACE would be held once MDA selects a site.", src)
+    assert same.sentences[0].status == SUPPORTED
+
+
+def test_a_bare_yes_with_sources_has_nothing_to_check_and_says_so():
+    r = check("Yes.", [Passage(1, "The new access road would be 21 miles long.", "p. 12")])
+    assert r.sentences == [] and r.verdict == support.NOTHING
