@@ -4,7 +4,7 @@ sees them.
 A lease is a row named after what it guards (``doc:<doc_id>`` while a document is written, ``vector-writer``
 while the embedded Chroma index is written). Its holder renews a heartbeat every few seconds. A lease has
 expired when its heartbeat is older than ``EXPIRY_S`` or, at once, when it names a process on this host that
-no longer exists (so a resume right after a kill -9 proceeds). Maintenance never touches what a live lease
+no longer runs: gone, or a zombie not yet reaped (so a resume right after a kill -9 proceeds). Maintenance never touches what a live lease
 guards; a writer that finds a lease held waits for it.
 """
 from __future__ import annotations
@@ -31,13 +31,20 @@ HOST = socket.gethostname()
 
 
 def _pid_alive(pid: int) -> bool:
+    """Whether the process runs: it exists and is not a zombie (killed, but not yet reaped by its parent: it will
+    never renew its lease, so the lease is free at once)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]  # the field after "(name)"; the name may hold spaces
+    except (OSError, IndexError):
+        return True  # no /proc (not Linux), or it just went: the heartbeat's expiry decides
+    return state not in ("Z", "X")
 
 
 def expired(row: Any, now: float | None = None) -> bool:

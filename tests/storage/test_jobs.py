@@ -11,11 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from streamlit.testing.v1 import AppTest
 
 from lib.core import config
-from lib.storage import jobs, tables
+from lib.storage import jobs, leases, tables
 from lib.storage.engine import get_engine
 from tests.conftest import ROOT
 
@@ -233,3 +233,28 @@ def test_interrupted_only_when_no_process_holds_the_job(tmp_path, monkeypatch):
     with pytest.raises(Exception, match="only an interrupted, cancelled or failed job"):
         jobs.claim_resume(ghost, eng)  # a second Resume (another tab, the CLI) is refused
     assert jobs.get(ghost, eng).status == "resumed"
+
+
+def test_a_lease_held_by_a_killed_process_not_yet_reaped_is_free_at_once(tmp_path):
+    """kill -9 leaves a zombie until its parent reaps it; the zombie still answers os.kill(pid, 0), but it will never
+    renew its lease, so the lease must be free at once, not after EXPIRY_S."""
+    eng = get_engine(f"sqlite:///{tmp_path / 'z.db'}")
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        first = leases.Lease("run:zombie", eng)
+        assert first.try_acquire()  # then the row made to read as the one the killed process left
+        with eng.begin() as c:
+            c.execute(update(tables.leases).where(tables.leases.c.name == "run:zombie").values(
+                holder="killed-holder", pid=child.pid, heartbeat_at=time.time()))
+        first.release()  # stops its heartbeat; the row is no longer its own, so it stays
+        other = leases.Lease("run:zombie", eng, "the resume")
+        assert not other.try_acquire()  # the holder runs: held
+        child.send_signal(signal.SIGKILL)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+            time.sleep(0.05)
+        assert other.try_acquire()  # a zombie, never reaped: free at once
+        other.release()
+    finally:
+        child.kill()
+        child.wait()
