@@ -5,6 +5,7 @@ import argparse
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -41,7 +42,8 @@ from lib.qa import support, support_judge
 from lib.qa.ask import ask
 from lib.review.arena_csv import read_votes_csv
 from lib.review.labels_csv import read_labels_csv
-from lib.storage import jobs
+from lib.storage import jobs, work_queue
+from lib.storage.engine import database_url, get_engine
 from lib.storage.jobs import run_foreground
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], Any]] = {}
@@ -113,7 +115,8 @@ def _jobs(a: argparse.Namespace) -> Any:
             raise UserError("--limit must be at least 1.")
         return [{"job_id": j.job_id, "kind": j.kind, "title": j.title, "status": j.status,
                  "progress": round(j.progress, 3), "message": j.message, "result": j.result, "error": j.error,
-                 "origin": j.origin, "seconds": None if j.seconds is None else round(j.seconds, 1)}
+                 "origin": j.origin, "runs_on": j.runs_on,
+                 "seconds": None if j.seconds is None else round(j.seconds, 1)}
                 for j in jobs.list_jobs(a.limit)]
     if not a.job_id:
         raise UserError(f"Give the job id: python -m lib jobs {a.action} JOB_ID (see python -m lib jobs).")
@@ -122,6 +125,40 @@ def _jobs(a: argparse.Namespace) -> Any:
         return {"job_id": a.job_id, "status": "cancel requested"}
     job = jobs.claim_resume(a.job_id)
     return jobs.run_foreground(job.kind, jobs.resume_params(job), job.title, _printer(), resumed_from=job.job_id)
+
+
+REQUEUE_EVERY_S = 3.0  # how often a worker looks for jobs whose worker stopped
+
+
+@command("worker")
+def _worker(a: argparse.Namespace) -> Any:
+    if a.concurrency < 1:
+        raise UserError("--concurrency must be at least 1.")
+    url = database_url()
+    if not url.startswith("postgresql"):
+        raise UserError("A worker takes jobs from a PostgreSQL store: set NEPAQA_DATABASE_URL (and NEPAQA_WORKERS=queue "
+                        "where jobs are started). With the embedded store, jobs run in the process that starts them.")
+    work_queue.wait_for_store(url, lambda line: print(line, file=sys.stderr, flush=True))
+    engine = get_engine(url)
+    print(f"worker: taking jobs from {engine.url.host}:{engine.url.port} ({a.concurrency} at a time); Ctrl+C stops",
+          file=sys.stderr, flush=True)
+    stop = threading.Event()
+
+    def watch() -> None:  # a dead worker's jobs go back to the queue, continuing from their saved rows
+        while not stop.wait(REQUEUE_EVERY_S):
+            try:
+                for new in jobs.requeue_interrupted(engine):
+                    print(f"worker: a job whose worker stopped is queued again as {new}", file=sys.stderr, flush=True)
+            except Exception as exc:  # noqa: BLE001 - the store may be down for a moment: try again next time
+                print(f"worker: could not look for stopped jobs ({type(exc).__name__})", file=sys.stderr, flush=True)
+
+    threading.Thread(target=watch, name="requeue", daemon=True).start()
+    try:
+        work_queue.run_worker(engine, lambda job_id: jobs.run_queued(job_id, engine), a.concurrency,
+                              wait=not a.once)
+    finally:
+        stop.set()
+    return {"stopped": True}
 
 
 @command("docs")
@@ -278,6 +315,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("action", nargs="?", choices=["list", "cancel", "resume"], default="list")
     s.add_argument("job_id", nargs="?")
     s.add_argument("--limit", type=int, default=20)
+
+    s = sub.add_parser("worker", help="take queued jobs from the PostgreSQL store (server mode, NEPAQA_WORKERS=queue)")
+    s.add_argument("--concurrency", type=int, default=1, help="jobs at a time in this process")
+    s.add_argument("--once", action="store_true", help="stop when the queue is empty (scripts and tests)")
 
     sub.add_parser("repair", help="remove vectors no committed document owns (skips documents being written)")
 

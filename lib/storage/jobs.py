@@ -34,7 +34,7 @@ from sqlalchemy import insert, select, update
 from lib.core.errors import UserError
 from lib.core.progress import ProgressFn
 from lib.core.redaction import redact
-from lib.storage import leases, tables
+from lib.storage import leases, tables, work_queue
 from lib.storage.engine import get_engine
 
 Handler = Callable[[dict[str, Any], "JobContext"], dict[str, Any]]
@@ -44,6 +44,7 @@ RESUMABLE = ("interrupted", "cancelled", "failed")
 SLOTS = 2  # jobs running at once in one process (2 cores here; more only slows each one)
 PROGRESS_EVERY_S = 0.3
 QUEUED_GRACE_S = 120.0  # a queued row with no live process behind it for this long is interrupted
+WORKER_ORIGIN = "worker"  # a job queued for the worker processes (work_queue.py)
 
 
 def register(kind: str, handler: Handler) -> None:
@@ -77,6 +78,7 @@ class Job:
     created_at: float
     started_at: float | None
     ended_at: float | None
+    runs_on: str | None = None  # where a running job runs: "host (process N)", from its lease
 
     @property
     def active(self) -> bool:
@@ -261,8 +263,18 @@ def _open(kind: str, title: str, params: dict[str, Any], origin: str, engine: An
 
 def submit(kind: str, params: dict[str, Any], title: str, engine: Any = None,
            resumed_from: str | None = None) -> str:
-    """Record a job and run it in the background of this process. Returns its id at once."""
+    """Record a job and run it in the background of this process, or, with workers (work_queue.enabled), queue it
+    for whichever worker is free. Returns its id at once."""
     engine = _engine(engine)
+    if work_queue.enabled(engine):
+        job_id = _insert(kind, title, params, WORKER_ORIGIN, engine, "queued", resumed_from)
+        try:
+            work_queue.enqueue(job_id, engine)
+        except Exception as exc:
+            _finish(engine, job_id, status="failed", error=f"could not queue it for the workers: {exc}")
+            raise UserError(f"Could not queue the job for the workers ({type(exc).__name__}); is the store "
+                            "reachable?") from exc
+        return job_id
     job_id, lease = _open(kind, title, params, "app", engine, "queued", resumed_from)
 
     def worker() -> None:
@@ -277,6 +289,29 @@ def submit(kind: str, params: dict[str, Any], title: str, engine: Any = None,
 
     threading.Thread(target=worker, name=f"job:{job_id}", daemon=True).start()
     return job_id
+
+
+def run_queued(job_id: str, engine: Any = None) -> str:
+    """A worker's part: run a queued job, holding its lease (so its host and process are the job's, and a killed
+    worker's job reads as interrupted). Returns what happened: "done", "skipped" (no longer queued, or another
+    worker holds it) or the job's end status."""
+    engine = _engine(engine)
+    job = get(job_id, engine)
+    if job.status != "queued" or job.kind not in _handlers:
+        return "skipped"
+    lease = leases.Lease(f"job:{job_id}", engine, f"job {job.kind} (worker)")
+    if not lease.try_acquire():
+        return "skipped"
+    with _local_lock:
+        _local_active.add(job_id)
+    try:
+        _execute(job_id, job.kind, job.params, engine, None, False, lease)
+    except BaseException:  # noqa: BLE001 - recorded in the row by _execute; the worker goes on to the next job
+        pass
+    finally:
+        with _local_lock:
+            _local_active.discard(job_id)
+    return get(job_id, engine).status
 
 
 def run_foreground(kind: str, params: dict[str, Any], title: str, printer: ProgressFn | None = None,
@@ -327,6 +362,23 @@ def resume(job_id: str, engine: Any = None) -> str:
     return submit(job.kind, resume_params(job), job.title, engine, resumed_from=job_id)
 
 
+def requeue_interrupted(engine: Any = None, limit: int = 200) -> list[str]:
+    """Jobs queued for the workers whose worker died (their lease expired: at once when its process is gone on
+    the host that looks, else after leases.EXPIRY_S) go back to the queue, once each (``claim_resume``), as
+    new jobs that continue from their saved rows. Workers call this every few seconds. Returns the new ids."""
+    engine = _engine(engine)
+    out = []
+    for job in list_jobs(limit, engine, light=False):
+        if job.origin != WORKER_ORIGIN or job.status != "interrupted":
+            continue
+        try:
+            claim_resume(job.job_id, engine)
+        except UserError:  # another worker took it first
+            continue
+        out.append(submit(job.kind, resume_params(job), job.title, engine, resumed_from=job.job_id))
+    return out
+
+
 def resume_params(job: Job) -> dict[str, Any]:
     """A job's parameters for running it again: a benchmark continues its own run from the saved rows, an exam
     continues from its saved answers (never starting over), an ingest starts again (it is atomic)."""
@@ -350,7 +402,9 @@ def _row(r: Any) -> Job:
 
 def _mark_interrupted(rows: list[Any], engine: Any) -> list[Any]:
     """Jobs recorded as running whose process is gone (no live ``job:`` lease) become interrupted."""
-    candidates = [r for r in rows if r.status in ACTIVE and r.job_id not in _local_active]
+    # a job queued for the workers waits in the queue, however long: it has no process behind it until one takes it
+    candidates = [r for r in rows if r.status in ACTIVE and r.job_id not in _local_active
+                  and not (r.status == "queued" and r.origin == WORKER_ORIGIN)]
     if not candidates:
         return rows
     alive = leases.live("job:", engine)
@@ -380,7 +434,16 @@ def list_jobs(limit: int = 20, engine: Any = None, kind: str | None = None, ligh
         q = q.where(tables.jobs.c.kind == kind)
     with engine.connect() as c:
         rows = c.execute(q).fetchall()
-    return [_row(r) for r in _mark_interrupted(rows, engine)]
+    return _where(engine, [_row(r) for r in _mark_interrupted(rows, engine)])
+
+
+def _where(engine: Any, found: list[Job]) -> list[Job]:
+    """Each active job's host and process (its lease's holder), wherever it runs."""
+    if any(j.active for j in found):
+        held = leases.holders("job:", engine)
+        for j in found:
+            j.runs_on = held.get(f"job:{j.job_id}") if j.active else None
+    return found
 
 
 def get(job_id: str, engine: Any = None) -> Job:
@@ -389,7 +452,7 @@ def get(job_id: str, engine: Any = None) -> Job:
         r = c.execute(select(tables.jobs).where(tables.jobs.c.job_id == job_id)).first()
     if r is None:
         raise UserError(f"No job '{job_id}'.")
-    return _row(_mark_interrupted([r], engine)[0])
+    return _where(engine, [_row(_mark_interrupted([r], engine)[0])])[0]
 
 
 def wait(job_id: str, timeout: float = 600.0, engine: Any = None) -> Job:

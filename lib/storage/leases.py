@@ -149,3 +149,12 @@ def live(prefix: str = "", engine: Any = None) -> set[str]:
         rows = c.execute(select(t)).fetchall()
     now = time.time()
     return {r.name for r in rows if r.name.startswith(prefix) and not expired(r, now)}
+
+
+def holders(prefix: str = "", engine: Any = None) -> dict[str, str]:
+    """For each live lease (optionally those starting with ``prefix``), where its holder runs: "host (process N)"."""
+    t = tables.leases
+    with (engine or get_engine()).connect() as c:
+        rows = c.execute(select(t)).fetchall()
+    now = time.time()
+    return {r.name: f"{r.host} (process {r.pid})" for r in rows if r.name.startswith(prefix) and not expired(r, now)}

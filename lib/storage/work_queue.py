@@ -1,0 +1,113 @@
+"""Jobs spread over worker processes on any machine that reaches the PostgreSQL store, with procrastinate.
+
+procrastinate is a maintained task queue on PostgreSQL: it has locks, retries and workers that find their jobs by
+LISTEN/NOTIFY. OpenAleph ingests documents with it. We chose it over writing a queue here, and over Celery or RQ,
+which need a broker (Redis, RabbitMQ) beside the database the store already has. A queued task carries only a job
+id. The ``jobs`` table stays the record of every job (its parameters, progress, cancel flag and result), so the Jobs
+panel and ``python -m lib jobs`` read jobs the same way wherever they run.
+
+Work goes to the queue only when the store is PostgreSQL and ``NEPAQA_WORKERS=queue`` is set: in embedded mode
+(SQLite), and on PostgreSQL without that setting, jobs run in the process that started them, as before. A worker
+(``python -m lib worker``) holds the job's lease while it runs it, so its host and process are the job's, and a
+killed worker's job reads as interrupted once its lease expires (at once when the worker died on the host that
+looks).
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import create_engine, inspect, make_url
+from sqlalchemy.pool import NullPool
+
+from lib.core import config
+from lib.core.errors import UserError
+
+QUEUE = "nepaqa"
+TASK = "nepaqa.run_job"
+SETTING = "NEPAQA_WORKERS"
+
+
+def enabled(engine: Any) -> bool:
+    """Whether jobs go to workers: a PostgreSQL store and NEPAQA_WORKERS=queue."""
+    return engine.dialect.name == "postgresql" and (config.get(SETTING) or "").strip().lower() == "queue"
+
+
+def conninfo(engine: Any) -> str:
+    """The store's URL as libpq reads it (the SQLAlchemy driver name taken off), password included."""
+    url = engine.url.set(drivername="postgresql")
+    return url.render_as_string(hide_password=False)
+
+
+def make_app(engine: Any, run_job: Callable[[str], Any] | None = None) -> Any:
+    """The procrastinate app on this store, with the one task: run the job with this id."""
+    import procrastinate  # heavy: imported on first use, off start-up (and only in server mode)
+
+    app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=conninfo(engine)))
+
+    def task(job_id: str) -> None:
+        if run_job is not None:
+            run_job(job_id)
+
+    app.task(name=TASK, queue=QUEUE, pass_context=False)(task)
+    return app
+
+
+def ensure_schema(app: Any, engine: Any) -> None:
+    """procrastinate's tables, made once (its own schema: not part of the store's ledger)."""
+    if inspect(engine).has_table("procrastinate_jobs"):
+        return
+    with app.open():
+        try:
+            app.schema_manager.apply_schema()
+        except Exception:  # noqa: BLE001 - another process applied it first: fine if the tables are there now
+            if not inspect(engine).has_table("procrastinate_jobs"):
+                raise
+
+
+def enqueue(job_id: str, engine: Any) -> None:
+    """Queue the job for whichever worker is free."""
+    app = make_app(engine)
+    ensure_schema(app, engine)
+    with app.open():
+        app.tasks[TASK].defer(job_id=job_id)
+
+
+def wait_for_store(url: str, log: Callable[[str], None], attempts: int = 0, delay: float = 2.0) -> None:
+    """Until the store at ``url`` answers: a worker started while the database is down waits, saying so once per
+    try (the host and port only: never the password). Checked with a bare connection, before the store is opened
+    (opening it takes the schema steps, which need it up)."""
+    probe = make_url(url)
+    engine = create_engine(probe, poolclass=NullPool)
+    tried = 0
+    try:
+        while True:
+            try:
+                with engine.connect() as c:
+                    c.exec_driver_sql("SELECT 1")
+                return
+            except Exception as exc:  # noqa: BLE001 - any failure to connect is the same wait
+                tried += 1
+                where = f"{probe.host}:{probe.port}"
+                if attempts and tried >= attempts:
+                    raise UserError(f"The store at {where} does not answer ({type(exc).__name__}); gave up after "
+                                    f"{tried} tries.") from None
+                log(f"worker: the store at {where} does not answer ({type(exc).__name__}); trying again in "
+                    f"{delay:.0f} s")
+                time.sleep(delay)
+    finally:
+        engine.dispose()
+
+
+def run_worker(engine: Any, run_job: Callable[[str], Any], concurrency: int = 1, wait: bool = True) -> None:
+    """Take queued jobs until stopped (Ctrl+C, SIGTERM), ``concurrency`` at a time; with ``wait=False``, until the
+    queue is empty."""
+    app = make_app(engine, run_job)
+    ensure_schema(app, engine)
+    with app.open():
+        app.run_worker(queues=[QUEUE], concurrency=concurrency, wait=wait, install_signal_handlers=True)
+
+
+__all__ = ["QUEUE", "SETTING", "TASK", "enabled", "enqueue", "ensure_schema", "make_app", "run_worker",
+           "wait_for_store"]

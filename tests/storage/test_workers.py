@@ -1,0 +1,127 @@
+"""Jobs spread over worker processes (lib/storage/work_queue.py, procrastinate on a real PostgreSQL): a job queued by
+one process and run by a worker process, shown with the worker's host and process, cancelled from elsewhere within
+seconds; a worker killed with kill -9 whose job another worker takes again, continuing from its saved rows with
+nothing duplicated; a worker started while the database is down waits with a clear line, not a traceback."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from lib.app import job_handlers
+from lib.core import config
+from lib.evaluation.benchmark.dataset import load_items
+from lib.evaluation.benchmark.runs import RunConfig
+from lib.storage import jobs, tables
+from lib.storage.engine import get_engine
+from tests.conftest import ROOT
+from tests.fake_llm_server import FakeLLMServer
+
+
+def _env(home: Path, url: str, srv: FakeLLMServer) -> dict:
+    return {**os.environ, "NEPAQA_HOME": str(home), "NEPAQA_DATABASE_URL": url, "NEPAQA_WORKERS": "queue",
+            "OPENAI_API_KEY": "test-key-for-the-local-server", "OPENAI_BASE_URL": srv.url + "/v1",
+            "OPENAI_MODEL": "gpt-slow"}
+
+
+def _worker(env: dict, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "lib", "worker", *extra], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def _until(check, timeout: float, what: str):  # noqa: ANN001, ANN202 - a poll
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = check()
+        if got:
+            return got
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _answers(eng, run_id: str) -> tuple[int, int]:
+    t = tables.bench_answers
+    with eng.connect() as c:
+        total = c.execute(select(func.count()).select_from(t).where(t.c.run_id == run_id)).scalar()
+        distinct = c.execute(select(func.count()).select_from(
+            select(t.c.item_id, t.c.model, t.c.mode).where(t.c.run_id == run_id).distinct().subquery())).scalar()
+    return total, distinct
+
+
+def _queue_benchmark(monkeypatch, url: str, n: int, run_id: str) -> tuple[str, object]:
+    monkeypatch.setenv("NEPAQA_DATABASE_URL", url)
+    monkeypatch.setenv("NEPAQA_WORKERS", "queue")
+    eng = get_engine(url)
+    items, _ = load_items(config.SAMPLE20)
+    cfg = RunConfig(models=["openai/gpt-slow"], modes=["none"], limit=n)
+    job_id = jobs.submit("benchmark", job_handlers.benchmark_params(items[:n], cfg, run_id, max_workers=1),
+                         "a benchmark on the workers", eng)
+    assert jobs.get(job_id, eng).status == "queued"  # queued for the workers: nothing runs in this process
+    return job_id, eng
+
+
+def test_a_queued_job_runs_on_a_worker_which_shows_and_a_cancel_reaches(tmp_path, pg_url, monkeypatch):
+    with FakeLLMServer() as srv:
+        srv.default = ("sleep", 0.4)
+        job_id, eng = _queue_benchmark(monkeypatch, pg_url, 20, "on-a-worker")
+        time.sleep(1.0)
+        assert jobs.get(job_id, eng).status == "queued"  # still waiting: no worker yet, and not "interrupted"
+        worker = _worker(_env(tmp_path, pg_url, srv))
+        try:
+            running = _until(lambda: (j := jobs.get(job_id, eng)).status == "running" and j.runs_on and j, 120,
+                             "the worker to take the job")
+            assert running.runs_on.endswith(f"(process {worker.pid})")
+            _until(lambda: _answers(eng, "on-a-worker")[0] >= 2, 60, "answers")
+            jobs.cancel(job_id, eng)
+            asked = time.monotonic()
+            done = _until(lambda: (j := jobs.get(job_id, eng)).status == "cancelled" and j, 30, "the cancel")
+            assert time.monotonic() - asked < 5  # a cancel from another process reaches the worker in seconds
+            assert done.message.startswith("cancelled; finished answers are kept")
+            assert 2 <= _answers(eng, "on-a-worker")[0] < 20
+        finally:
+            worker.terminate()
+            worker.wait(30)
+
+
+def test_a_killed_workers_job_is_taken_again_by_another_and_nothing_is_duplicated(tmp_path, pg_url, monkeypatch):
+    with FakeLLMServer() as srv:
+        srv.default = ("sleep", 0.3)
+        job_id, eng = _queue_benchmark(monkeypatch, pg_url, 12, "killed-worker")
+        env = _env(tmp_path, pg_url, srv)
+        first = _worker(env)
+        _until(lambda: _answers(eng, "killed-worker")[0] >= 3, 120, "the first worker's answers")
+        first.send_signal(signal.SIGKILL)
+        first.wait(10)
+        kept = _answers(eng, "killed-worker")[0]
+        assert 3 <= kept < 12
+        srv.default = ("ok", "Yes.")
+        second = _worker(env)
+        try:
+            # its lease names a process gone from this host: interrupted at once, then queued again by the worker
+            resumed = _until(lambda: next((j for j in jobs.list_jobs(10, eng) if j.resumed_from == job_id
+                                           and j.status == "done"), None), 120, "the job taken again and done")
+            assert jobs.get(job_id, eng).status == "resumed"
+            assert resumed.result["run_id"] == "killed-worker" and resumed.origin == "worker"
+        finally:
+            second.terminate()
+            err = second.communicate(timeout=30)[1]
+    assert _answers(eng, "killed-worker") == (12, 12)  # every item once: nothing lost, nothing twice
+    assert "queued again as" in err
+
+
+def test_a_worker_started_while_the_database_is_down_waits_and_says_so(tmp_path):
+    env = {**os.environ, "NEPAQA_HOME": str(tmp_path),
+           "NEPAQA_DATABASE_URL": "postgresql+psycopg://nobody:secret-pw@127.0.0.1:9/nepaqa"}
+    worker = _worker(env)
+    time.sleep(6)
+    alive = worker.poll() is None
+    worker.terminate()
+    err = worker.communicate(timeout=30)[1]
+    assert alive  # it waits; it does not exit
+    assert "worker: the store at 127.0.0.1:9 does not answer" in err and "trying again" in err
+    assert "Traceback" not in err and "secret-pw" not in err
