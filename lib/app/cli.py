@@ -14,6 +14,7 @@ from typing import Any
 from lib.app.job_handlers import benchmark_params, exam_params, ingest_params
 from lib.app.services import get_services
 from lib.collection.maintenance import check, repair
+from lib.collection.repository import DocumentRepository
 from lib.core import config
 from lib.core.errors import UserError
 from lib.core.redaction import redact
@@ -31,7 +32,7 @@ from lib.documents.metadata import (
     tags_many,
 )
 from lib.documents.page_render import highlight_rects, render_page
-from lib.documents.pdf import check_pdf_path
+from lib.documents.pdf import check_pdf_path, sha256_bytes
 from lib.evaluation.benchmark.dataset import load_items
 from lib.evaluation.benchmark.runner import rescore, summarize
 from lib.evaluation.benchmark.runs import RunConfig, load_run
@@ -101,11 +102,46 @@ def _ingest(a: argparse.Namespace) -> Any:
         raise UserError(f"--chunk-overlap must be 0 or more (got {a.chunk_overlap}).")
     # A missing file, a folder or an oversize file is refused before a job is recorded; any other bad file
     # (not a PDF, encrypted, scanned) fails its job with the reason, before the embedding model is loaded.
-    check_pdf_path(a.path, config.max_upload_bytes())
-    res = _run_job("ingest", ingest_params(str(Path(a.path).resolve()), a.name, a.chunk_size, a.chunk_overlap),
-                   f"Index {a.name or Path(a.path).name}")
+    if a.queue:
+        return _queue_ingest(a)
+    if len(a.path) > 1:
+        raise UserError("Give one PDF (or use --queue to queue several, or a folder, for the workers).")
+    path = a.path[0]
+    check_pdf_path(path, config.max_upload_bytes())
+    res = _run_job("ingest", ingest_params(str(Path(path).resolve()), a.name, a.chunk_size, a.chunk_overlap),
+                   f"Index {a.name or Path(path).name}")
     keys = ("doc_id", "name", "pages", "chunks", "empty_pages", "seconds")
     return {k: res[k] for k in keys} | {"status": "already indexed" if res["skipped"] else "indexed"}
+
+
+def _queue_ingest(a: argparse.Namespace) -> Any:
+    """One ingest job per PDF for the workers (a folder: every PDF under it). A file already indexed (same
+    content) is skipped; a file that is no PDF, missing or too big is refused with its reason; neither stops the
+    rest. One JSON line sums it up."""
+    engine = get_engine()
+    if not work_queue.enabled(engine):
+        raise UserError("--queue hands the files to the workers: set NEPAQA_DATABASE_URL to the PostgreSQL store and "
+                        "NEPAQA_WORKERS=queue, and start `python -m lib worker` where the work should run.")
+    if a.name:
+        raise UserError("--name names one document; with --queue each document is named after its file.")
+    files: list[Path] = []
+    for given in a.path:
+        p = Path(given)
+        files += sorted(x for x in p.rglob("*") if x.is_file() and x.suffix.lower() == ".pdf") if p.is_dir() else [p]
+    repo = DocumentRepository(engine)
+    out: dict[str, Any] = {"queued": 0, "skipped": 0, "refused": [], "jobs": []}
+    for f in files:
+        try:
+            check_pdf_path(f, config.max_upload_bytes())
+            if repo.by_sha(sha256_bytes(f.read_bytes())) is not None:
+                out["skipped"] += 1
+                continue
+            out["jobs"].append(jobs.submit("ingest", ingest_params(str(f.resolve()), None, a.chunk_size,
+                                                                   a.chunk_overlap), f"Index {f.name}", engine))
+            out["queued"] += 1
+        except (UserError, OSError) as exc:
+            out["refused"].append({"file": str(f), "reason": str(exc)})
+    return out
 
 
 @command("jobs")
@@ -303,8 +339,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m lib", description="NEPA QA Studio command line (prints JSON).")
     sub = p.add_subparsers(dest="command", required=True)
 
-    s = sub.add_parser("ingest", help="extract, chunk, embed and index a PDF")
-    s.add_argument("path")
+    s = sub.add_parser("ingest", help="extract, chunk, embed and index a PDF (or, with --queue, queue many)")
+    s.add_argument("path", nargs="+", help="a PDF; with --queue, PDFs and folders of them")
+    s.add_argument("--queue", action="store_true", help="queue one job per PDF for the workers (server mode)")
     s.add_argument("--name")
     s.add_argument("--chunk-size", type=int)
     s.add_argument("--chunk-overlap", type=int)

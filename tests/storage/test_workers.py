@@ -4,6 +4,7 @@ seconds; a worker killed with kill -9 whose job another worker takes again, cont
 nothing duplicated; a worker started while the database is down waits with a clear line, not a traceback."""
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -19,7 +20,7 @@ from lib.evaluation.benchmark.dataset import load_items
 from lib.evaluation.benchmark.runs import RunConfig
 from lib.storage import jobs, tables
 from lib.storage.engine import get_engine
-from tests.conftest import ROOT
+from tests.conftest import ROOT, make_text_pdf
 from tests.fake_llm_server import FakeLLMServer
 
 
@@ -125,3 +126,34 @@ def test_a_worker_started_while_the_database_is_down_waits_and_says_so(tmp_path)
     assert alive  # it waits; it does not exit
     assert "worker: the store at 127.0.0.1:9 does not answer" in err and "trying again" in err
     assert "Traceback" not in err and "secret-pw" not in err
+
+
+def test_a_folder_is_queued_one_job_per_pdf_and_what_is_indexed_is_skipped(tmp_path, pg_url):
+    folder = tmp_path / "archive"
+    (folder / "vol2").mkdir(parents=True)
+    make_text_pdf(folder / "a.pdf", ["The access road would be 21 miles long and would cross two streams. " * 8])
+    make_text_pdf(folder / "vol2" / "b.pdf", ["Construction would employ about 300 workers at the peak. " * 8])
+    (folder / "notes.txt").write_text("not a PDF, not picked up")
+    env = {**os.environ, "NEPAQA_HOME": str(tmp_path / "home"), "NEPAQA_DATABASE_URL": pg_url,
+           "NEPAQA_WORKERS": "queue"}
+
+    def cli(*args: str) -> dict:
+        out = subprocess.run([sys.executable, "-m", "lib", *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                             timeout=300)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    first = cli("ingest", "--queue", str(folder), str(tmp_path / "missing.pdf"))
+    assert (first["queued"], first["skipped"], len(first["jobs"])) == (2, 0, 2)
+    assert first["refused"][0]["file"].endswith("missing.pdf") and "No such file" in first["refused"][0]["reason"]
+    worker = subprocess.run([sys.executable, "-m", "lib", "worker", "--once"], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert worker.returncode == 0, worker.stderr
+    listed = {j["job_id"]: j for j in cli("jobs")}
+    assert all(listed[j]["status"] == "done" for j in first["jobs"])
+    assert sorted(d["name"] for d in cli("docs")) == ["a", "b"]
+    again = cli("ingest", "--queue", str(folder))
+    assert (again["queued"], again["skipped"], again["refused"]) == (0, 2, [])
+    no_workers = subprocess.run([sys.executable, "-m", "lib", "ingest", "--queue", str(folder)], cwd=ROOT,
+                                env={**env, "NEPAQA_WORKERS": ""}, capture_output=True, text=True, timeout=120)
+    assert no_workers.returncode == 2 and no_workers.stderr.startswith("error: --queue hands the files to the workers")
