@@ -1,9 +1,10 @@
 """The app layer: what the two faces share above the library. The command line (``cli``), the job handlers it and
 the pages run (registered with lib/storage/jobs.py on import), the shared services (index, documents, retriever),
-time estimates shown before long work, and every chart and score table the pages lay out."""
-from lib.app import charts, estimates, job_handlers
+time estimates shown before long work, every chart and score table the pages lay out, and the worker processes of
+server mode (``workers``)."""
+from lib.app import charts, estimates, job_handlers, workers
 from lib.app.job_handlers import benchmark_params, exam_params, generate_params, ingest_params, stage_upload
 from lib.app.services import Services, get_services
 
 __all__ = ["Services", "benchmark_params", "charts", "estimates", "exam_params", "generate_params", "get_services",
-           "ingest_params", "job_handlers", "stage_upload"]
+           "ingest_params", "job_handlers", "stage_upload", "workers"]

@@ -5,16 +5,15 @@ import argparse
 import json
 import os
 import sys
-import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from lib.app import workers
 from lib.app.job_handlers import benchmark_params, exam_params, ingest_params
 from lib.app.services import get_services
 from lib.collection.maintenance import check, repair
-from lib.collection.repository import DocumentRepository
 from lib.core import config
 from lib.core.errors import UserError
 from lib.core.redaction import redact
@@ -32,7 +31,7 @@ from lib.documents.metadata import (
     tags_many,
 )
 from lib.documents.page_render import highlight_rects, render_page
-from lib.documents.pdf import check_pdf_path, sha256_bytes
+from lib.documents.pdf import check_pdf_path
 from lib.evaluation.benchmark.dataset import load_items
 from lib.evaluation.benchmark.runner import rescore, summarize
 from lib.evaluation.benchmark.runs import RunConfig, load_run
@@ -43,8 +42,7 @@ from lib.qa import support, support_judge
 from lib.qa.ask import ask
 from lib.review.arena_csv import read_votes_csv
 from lib.review.labels_csv import read_labels_csv
-from lib.storage import jobs, work_queue
-from lib.storage.engine import database_url, get_engine
+from lib.storage import jobs
 from lib.storage.jobs import run_foreground
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], Any]] = {}
@@ -103,7 +101,9 @@ def _ingest(a: argparse.Namespace) -> Any:
     # A missing file, a folder or an oversize file is refused before a job is recorded; any other bad file
     # (not a PDF, encrypted, scanned) fails its job with the reason, before the embedding model is loaded.
     if a.queue:
-        return _queue_ingest(a)
+        if a.name:
+            raise UserError("--name names one document; with --queue each document is named after its file.")
+        return workers.queue_ingest(a.path, a.chunk_size, a.chunk_overlap)
     if len(a.path) > 1:
         raise UserError("Give one PDF (or use --queue to queue several, or a folder, for the workers).")
     path = a.path[0]
@@ -112,36 +112,6 @@ def _ingest(a: argparse.Namespace) -> Any:
                    f"Index {a.name or Path(path).name}")
     keys = ("doc_id", "name", "pages", "chunks", "empty_pages", "seconds")
     return {k: res[k] for k in keys} | {"status": "already indexed" if res["skipped"] else "indexed"}
-
-
-def _queue_ingest(a: argparse.Namespace) -> Any:
-    """One ingest job per PDF for the workers (a folder: every PDF under it). A file already indexed (same
-    content) is skipped; a file that is no PDF, missing or too big is refused with its reason; neither stops the
-    rest. One JSON line sums it up."""
-    engine = get_engine()
-    if not work_queue.enabled(engine):
-        raise UserError("--queue hands the files to the workers: set NEPAQA_DATABASE_URL to the PostgreSQL store and "
-                        "NEPAQA_WORKERS=queue, and start `python -m lib worker` where the work should run.")
-    if a.name:
-        raise UserError("--name names one document; with --queue each document is named after its file.")
-    files: list[Path] = []
-    for given in a.path:
-        p = Path(given)
-        files += sorted(x for x in p.rglob("*") if x.is_file() and x.suffix.lower() == ".pdf") if p.is_dir() else [p]
-    repo = DocumentRepository(engine)
-    out: dict[str, Any] = {"queued": 0, "skipped": 0, "refused": [], "jobs": []}
-    for f in files:
-        try:
-            check_pdf_path(f, config.max_upload_bytes())
-            if repo.by_sha(sha256_bytes(f.read_bytes())) is not None:
-                out["skipped"] += 1
-                continue
-            out["jobs"].append(jobs.submit("ingest", ingest_params(str(f.resolve()), None, a.chunk_size,
-                                                                   a.chunk_overlap), f"Index {f.name}", engine))
-            out["queued"] += 1
-        except (UserError, OSError) as exc:
-            out["refused"].append({"file": str(f), "reason": str(exc)})
-    return out
 
 
 @command("jobs")
@@ -163,38 +133,9 @@ def _jobs(a: argparse.Namespace) -> Any:
     return jobs.run_foreground(job.kind, jobs.resume_params(job), job.title, _printer(), resumed_from=job.job_id)
 
 
-REQUEUE_EVERY_S = 3.0  # how often a worker looks for jobs whose worker stopped
-
-
 @command("worker")
 def _worker(a: argparse.Namespace) -> Any:
-    if a.concurrency < 1:
-        raise UserError("--concurrency must be at least 1.")
-    url = database_url()
-    if not url.startswith("postgresql"):
-        raise UserError("A worker takes jobs from a PostgreSQL store: set NEPAQA_DATABASE_URL (and NEPAQA_WORKERS=queue "
-                        "where jobs are started). With the embedded store, jobs run in the process that starts them.")
-    work_queue.wait_for_store(url, lambda line: print(line, file=sys.stderr, flush=True))
-    engine = get_engine(url)
-    print(f"worker: taking jobs from {engine.url.host}:{engine.url.port} ({a.concurrency} at a time); Ctrl+C stops",
-          file=sys.stderr, flush=True)
-    stop = threading.Event()
-
-    def watch() -> None:  # a dead worker's jobs go back to the queue, continuing from their saved rows
-        while not stop.wait(REQUEUE_EVERY_S):
-            try:
-                for new in jobs.requeue_interrupted(engine):
-                    print(f"worker: a job whose worker stopped is queued again as {new}", file=sys.stderr, flush=True)
-            except Exception as exc:  # noqa: BLE001 - the store may be down for a moment: try again next time
-                print(f"worker: could not look for stopped jobs ({type(exc).__name__})", file=sys.stderr, flush=True)
-
-    threading.Thread(target=watch, name="requeue", daemon=True).start()
-    try:
-        work_queue.run_worker(engine, lambda job_id: jobs.run_queued(job_id, engine), a.concurrency,
-                              wait=not a.once)
-    finally:
-        stop.set()
-    return {"stopped": True}
+    return workers.run(a.concurrency, once=a.once)
 
 
 @command("docs")

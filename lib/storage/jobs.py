@@ -185,13 +185,16 @@ def _watch_cancel(ctx: JobContext, stop: threading.Event) -> None:
 
 
 def _finish(engine: Any, job_id: str, **values: Any) -> None:
+    """The job's end, recorded only while it is active: a job another process took for stopped (and resumed) keeps
+    that status, so its late end never reads as a second result."""
     values["ended_at"] = time.time()
     if values.get("result"):  # results quote model output (generation problems): keys never stored
         values["result"] = redact(values["result"])
     if "error" in values and values["error"]:
         values["error"] = redact(str(values["error"]))[:2000]
     with engine.begin() as c:
-        c.execute(update(tables.jobs).where(tables.jobs.c.job_id == job_id).values(**values))
+        c.execute(update(tables.jobs).where(tables.jobs.c.job_id == job_id, tables.jobs.c.status.in_(ACTIVE))
+                  .values(**values))
 
 
 def _hold(job_id: str, kind: str, engine: Any) -> leases.Lease:
@@ -262,11 +265,11 @@ def _open(kind: str, title: str, params: dict[str, Any], origin: str, engine: An
 
 
 def submit(kind: str, params: dict[str, Any], title: str, engine: Any = None,
-           resumed_from: str | None = None) -> str:
-    """Record a job and run it in the background of this process, or, with workers (work_queue.enabled), queue it
-    for whichever worker is free. Returns its id at once."""
+           resumed_from: str | None = None, to_workers: bool = False) -> str:
+    """Record a job and run it in the background of this process, or, with workers (work_queue.enabled, or
+    ``to_workers`` for a job a worker queues again), queue it for whichever worker is free. Returns its id."""
     engine = _engine(engine)
-    if work_queue.enabled(engine):
+    if to_workers or work_queue.enabled(engine):
         job_id = _insert(kind, title, params, WORKER_ORIGIN, engine, "queued", resumed_from)
         try:
             work_queue.enqueue(job_id, engine)
@@ -333,6 +336,10 @@ def cancel(job_id: str, engine: Any = None) -> None:
         raise UserError(f"Job {job_id} is not running ({job.status}); nothing to cancel.")
     with engine.begin() as c:
         c.execute(update(tables.jobs).where(tables.jobs.c.job_id == job_id).values(cancel_requested=1))
+        if job.status == "queued" and job.origin == WORKER_ORIGIN:  # no worker has it: cancelled now, and skipped
+            t = tables.jobs
+            c.execute(update(t).where(t.c.job_id == job_id, t.c.status == "queued").values(
+                status="cancelled", ended_at=time.time(), message="cancelled before a worker took it"))
         if job.status == "queued":  # not started: it never will
             c.execute(update(tables.jobs).where(tables.jobs.c.job_id == job_id, tables.jobs.c.status == "queued")
                       .values(status="cancelled", ended_at=time.time(), message="cancelled before it started"))
@@ -367,16 +374,40 @@ def requeue_interrupted(engine: Any = None, limit: int = 200) -> list[str]:
     the host that looks, else after leases.EXPIRY_S) go back to the queue, once each (``claim_resume``), as
     new jobs that continue from their saved rows. Workers call this every few seconds. Returns the new ids."""
     engine = _engine(engine)
+    t = tables.jobs
+    with engine.connect() as c:  # every worker job that runs or was cut off, however old: not the newest N
+        rows = c.execute(select(t).where(t.c.origin == WORKER_ORIGIN, t.c.status.in_(("running", "interrupted")))
+                         .order_by(t.c.created_at).limit(limit)).fetchall()
     out = []
-    for job in list_jobs(limit, engine, light=False):
-        if job.origin != WORKER_ORIGIN or job.status != "interrupted":
+    for r in (_mark_interrupted(rows, engine) if rows else []):
+        if r.status != "interrupted":
+            continue
+        job = _row(r)
+        if _attempts(job, engine) >= MAX_ATTEMPTS:  # a file that kills its worker each time is not tried forever
+            with engine.begin() as c:
+                c.execute(update(t).where(t.c.job_id == job.job_id, t.c.status == "interrupted").values(
+                    status="failed", error=f"its worker stopped {MAX_ATTEMPTS} times on it; not tried again"))
             continue
         try:
             claim_resume(job.job_id, engine)
         except UserError:  # another worker took it first
             continue
-        out.append(submit(job.kind, resume_params(job), job.title, engine, resumed_from=job.job_id))
+        out.append(submit(job.kind, resume_params(job), job.title, engine, resumed_from=job.job_id,
+                          to_workers=True))
     return out
+
+
+MAX_ATTEMPTS = 3  # runs of one job (itself and the jobs it was resumed from) before a dead worker's job is failed
+
+
+def _attempts(job: Job, engine: Any) -> int:
+    n, prev = 1, job.resumed_from
+    t = tables.jobs
+    while prev and n < MAX_ATTEMPTS:
+        with engine.connect() as c:
+            prev = c.execute(select(t.c.resumed_from).where(t.c.job_id == prev)).scalar()
+        n += 1
+    return n
 
 
 def resume_params(job: Job) -> dict[str, Any]:

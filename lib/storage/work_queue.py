@@ -14,6 +14,7 @@ looks).
 """
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -35,9 +36,17 @@ def enabled(engine: Any) -> bool:
 
 
 def conninfo(engine: Any) -> str:
-    """The store's URL as libpq reads it (the SQLAlchemy driver name taken off), password included."""
-    url = engine.url.set(drivername="postgresql")
-    return url.render_as_string(hide_password=False)
+    """The store's address as libpq's key=value string, each part quoted by psycopg (a password with spaces or
+    quotes stays one value, and never appears in a libpq complaint about the URL's shape)."""
+    from psycopg.conninfo import make_conninfo  # heavy: imported on first use, off start-up
+
+    u = engine.url
+    parts = {"host": u.host, "port": u.port, "user": u.username, "password": u.password, "dbname": u.database}
+    return make_conninfo("", **{k: v for k, v in parts.items() if v is not None}, **dict(u.query))
+
+
+_apps: dict[str, Any] = {}  # one opened app per store in this process: queueing 100,000 files opens one pool
+_apps_lock = threading.Lock()
 
 
 def make_app(engine: Any, run_job: Callable[[str], Any] | None = None) -> Any:
@@ -68,10 +77,15 @@ def ensure_schema(app: Any, engine: Any) -> None:
 
 def enqueue(job_id: str, engine: Any) -> None:
     """Queue the job for whichever worker is free."""
-    app = make_app(engine)
-    ensure_schema(app, engine)
-    with app.open():
-        app.tasks[TASK].defer(job_id=job_id)
+    key = str(engine.url)
+    with _apps_lock:
+        app = _apps.get(key)
+        if app is None:
+            app = make_app(engine)
+            ensure_schema(app, engine)
+            app.open()
+            _apps[key] = app
+    app.tasks[TASK].defer(job_id=job_id)
 
 
 def wait_for_store(url: str, log: Callable[[str], None], attempts: int = 0, delay: float = 2.0) -> None:
@@ -105,8 +119,9 @@ def run_worker(engine: Any, run_job: Callable[[str], Any], concurrency: int = 1,
     queue is empty."""
     app = make_app(engine, run_job)
     ensure_schema(app, engine)
-    with app.open():
-        app.run_worker(queues=[QUEUE], concurrency=concurrency, wait=wait, install_signal_handlers=True)
+    # the queue's own rows go once done: the jobs table is the record
+    app.run_worker(queues=[QUEUE], concurrency=concurrency, wait=wait, install_signal_handlers=True,
+                   delete_jobs="successful")
 
 
 __all__ = ["QUEUE", "SETTING", "TASK", "enabled", "enqueue", "ensure_schema", "make_app", "run_worker",

@@ -70,8 +70,9 @@ def test_a_queued_job_runs_on_a_worker_which_shows_and_a_cancel_reaches(tmp_path
     with FakeLLMServer() as srv:
         srv.default = ("sleep", 0.4)
         job_id, eng = _queue_benchmark(monkeypatch, pg_url, 20, "on-a-worker")
-        time.sleep(1.0)
-        assert jobs.get(job_id, eng).status == "queued"  # still waiting: no worker yet, and not "interrupted"
+        monkeypatch.setattr(jobs, "QUEUED_GRACE_S", 0.0)  # an app-queued job with no process would read interrupted
+        time.sleep(0.5)
+        assert jobs.get(job_id, eng).status == "queued"  # waiting for a worker: no process behind it, by design
         worker = _worker(_env(tmp_path, pg_url, srv))
         try:
             running = _until(lambda: (j := jobs.get(job_id, eng)).status == "running" and j.runs_on and j, 120,
@@ -95,12 +96,15 @@ def test_a_killed_workers_job_is_taken_again_by_another_and_nothing_is_duplicate
         job_id, eng = _queue_benchmark(monkeypatch, pg_url, 12, "killed-worker")
         env = _env(tmp_path, pg_url, srv)
         first = _worker(env)
-        _until(lambda: _answers(eng, "killed-worker")[0] >= 3, 120, "the first worker's answers")
-        first.send_signal(signal.SIGKILL)
-        first.wait(10)
+        try:
+            _until(lambda: _answers(eng, "killed-worker")[0] >= 3, 120, "the first worker's answers")
+        finally:
+            first.send_signal(signal.SIGKILL)
+            first.wait(10)
         kept = _answers(eng, "killed-worker")[0]
         assert 3 <= kept < 12
         srv.default = ("ok", "Yes.")
+        asked_before = len(srv.requests)
         second = _worker(env)
         try:
             # its lease names a process gone from this host: interrupted at once, then queued again by the worker
@@ -108,22 +112,29 @@ def test_a_killed_workers_job_is_taken_again_by_another_and_nothing_is_duplicate
                                            and j.status == "done"), None), 120, "the job taken again and done")
             assert jobs.get(job_id, eng).status == "resumed"
             assert resumed.result["run_id"] == "killed-worker" and resumed.origin == "worker"
+            asked_after = len(srv.requests) - asked_before
         finally:
             second.terminate()
-            err = second.communicate(timeout=30)[1]
-    assert _answers(eng, "killed-worker") == (12, 12)  # every item once: nothing lost, nothing twice
+            err = second.communicate(timeout=60)[1]
+    assert _answers(eng, "killed-worker") == (12, 12)  # every item answered: nothing lost
+    assert asked_after <= 12 - kept + 1  # only the unanswered ones asked again (one may have been in flight)
     assert "queued again as" in err
 
 
 def test_a_worker_started_while_the_database_is_down_waits_and_says_so(tmp_path):
-    env = {**os.environ, "NEPAQA_HOME": str(tmp_path),
+    env = {**os.environ, "NEPAQA_HOME": str(tmp_path), "NEPAQA_WORKERS": "queue",
            "NEPAQA_DATABASE_URL": "postgresql+psycopg://nobody:secret-pw@127.0.0.1:9/nepaqa"}
-    worker = _worker(env)
-    time.sleep(6)
-    alive = worker.poll() is None
-    worker.terminate()
-    err = worker.communicate(timeout=30)[1]
-    assert alive  # it waits; it does not exit
+    log = tmp_path / "worker.log"
+    with log.open("w") as out:
+        worker = subprocess.Popen([sys.executable, "-m", "lib", "worker"], cwd=ROOT, env=env,
+                                  stdout=subprocess.DEVNULL, stderr=out)
+        try:
+            _until(lambda: log.read_text().count("trying again") >= 2, 60, "two tries logged")
+            assert worker.poll() is None  # it waits; it does not exit
+        finally:
+            worker.terminate()
+            worker.wait(30)
+    err = log.read_text()
     assert "worker: the store at 127.0.0.1:9 does not answer" in err and "trying again" in err
     assert "Traceback" not in err and "secret-pw" not in err
 
@@ -157,3 +168,12 @@ def test_a_folder_is_queued_one_job_per_pdf_and_what_is_indexed_is_skipped(tmp_p
     no_workers = subprocess.run([sys.executable, "-m", "lib", "ingest", "--queue", str(folder)], cwd=ROOT,
                                 env={**env, "NEPAQA_WORKERS": ""}, capture_output=True, text=True, timeout=120)
     assert no_workers.returncode == 2 and no_workers.stderr.startswith("error: --queue hands the files to the workers")
+
+
+def test_a_job_no_worker_has_taken_is_cancelled_at_once(tmp_path, pg_url, monkeypatch):
+    with FakeLLMServer():
+        job_id, eng = _queue_benchmark(monkeypatch, pg_url, 3, "never-taken")
+        jobs.cancel(job_id, eng)
+        job = jobs.get(job_id, eng)
+        assert (job.status, job.message) == ("cancelled", "cancelled before a worker took it")
+        assert jobs.run_queued(job_id, eng) == "skipped"  # a worker that gets it later leaves it alone

@@ -1,0 +1,92 @@
+"""Worker processes in server mode: ``run`` takes queued jobs from the PostgreSQL store (lib/storage/work_queue.py),
+and puts back the jobs of workers that stopped; ``queue_ingest`` hands a folder of PDFs to the workers, one job
+each. The command line's ``worker`` and ``ingest --queue`` call these."""
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from lib.app.job_handlers import ingest_params
+from lib.collection.repository import DocumentRepository
+from lib.core import config
+from lib.core.errors import UserError
+from lib.documents.pdf import check_pdf_path, sha256_bytes
+from lib.storage import jobs, work_queue
+from lib.storage.engine import database_url, get_engine
+
+REQUEUE_EVERY_S = 3.0  # how often a worker looks for jobs whose worker stopped
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def run(concurrency: int = 1, once: bool = False) -> dict[str, Any]:
+    """Take queued jobs until stopped (or, with ``once``, until the queue is empty), ``concurrency`` at a time."""
+    if concurrency < 1:
+        raise UserError("--concurrency must be at least 1.")
+    url = database_url()
+    if not url.startswith("postgresql") or (config.get(work_queue.SETTING) or "").strip().lower() != "queue":
+        raise UserError("A worker takes jobs from a PostgreSQL store: set NEPAQA_DATABASE_URL and NEPAQA_WORKERS=queue, "
+                        "here and where jobs are started. With the embedded store, jobs run in the process that "
+                        "starts them.")
+    if not config.get("NEPAQA_CHROMA_URL"):
+        _say("worker: no NEPAQA_CHROMA_URL, so documents go to this machine's on-disk index; set it to the Chroma "
+             "server for workers on several machines")
+    work_queue.wait_for_store(url, _say)
+    engine = get_engine(url)
+    _say(f"worker: taking jobs from {engine.url.host}:{engine.url.port} ({concurrency} at a time); Ctrl+C stops")
+    stop = threading.Event()
+
+    def watch() -> None:  # a dead worker's jobs go back to the queue, continuing from their saved rows
+        while not stop.wait(REQUEUE_EVERY_S):
+            try:
+                for new in jobs.requeue_interrupted(engine):
+                    _say(f"worker: a job whose worker stopped is queued again as {new}")
+            except Exception as exc:  # noqa: BLE001 - the store may be down for a moment: try again next time
+                _say(f"worker: could not look for stopped jobs ({type(exc).__name__})")
+
+    threading.Thread(target=watch, name="requeue", daemon=True).start()
+    try:
+        work_queue.run_worker(engine, lambda job_id: jobs.run_queued(job_id, engine), concurrency, wait=not once)
+    finally:
+        stop.set()
+    return {"stopped": True}
+
+
+def queue_ingest(paths: Sequence[str], chunk_size: int | None = None,
+                 chunk_overlap: int | None = None) -> dict[str, Any]:
+    """One ingest job per PDF for the workers (a folder: every PDF under it). A file already indexed (same
+    content), or given twice, is skipped; a missing or too big file is refused with its reason; a file that is no
+    readable PDF fails its own job with the reason. None of these stops the rest. Returns the summary."""
+    engine = get_engine()
+    if not work_queue.enabled(engine):
+        raise UserError("--queue hands the files to the workers: set NEPAQA_DATABASE_URL to the PostgreSQL store and "
+                        "NEPAQA_WORKERS=queue, and start `python -m lib worker` where the work should run.")
+    files: list[Path] = []
+    for given in paths:
+        p = Path(given)
+        files += sorted(x for x in p.rglob("*") if x.is_file() and x.suffix.lower() == ".pdf") if p.is_dir() else [p]
+    repo = DocumentRepository(engine)
+    out: dict[str, Any] = {"queued": 0, "skipped": 0, "refused": [], "jobs": []}
+    seen: set[str] = set()
+    for f in files:
+        try:
+            check_pdf_path(f, config.max_upload_bytes())
+            sha = sha256_bytes(f.read_bytes())
+            if sha in seen or repo.by_sha(sha) is not None:  # indexed, or the same file twice in this batch
+                out["skipped"] += 1
+                continue
+            seen.add(sha)
+            out["jobs"].append(jobs.submit("ingest", ingest_params(str(f.resolve()), None, chunk_size, chunk_overlap),
+                                           f"Index {f.name}", engine))
+            out["queued"] += 1
+        except (UserError, OSError) as exc:
+            out["refused"].append({"file": str(f), "reason": str(exc)})
+    return out
+
+
+__all__ = ["REQUEUE_EVERY_S", "queue_ingest", "run"]
