@@ -8,10 +8,8 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from lib.core import UserError
-from lib.documents import page_render
 from lib.qa import support
-from pages._ui import page_png, plain
+from pages._ui import page_or_notice, plain
 
 MARKS = support.SIGNS
 COLOURS = {"supported": "#2e7d32", "partly supported": "#a15c00", "unsupported": "#c62828"}
@@ -92,24 +90,15 @@ def summary_line(summary: str, checker: str = "offline") -> None:
 
 def _open_evidence(doc_id: str, first: int, last: int, evidence: str) -> None:
     """The evidence's page, with the evidence highlighted: the first page of its source that holds it."""
-    try:
-        shown = None
-        for number in range(first, last + 1):
-            png, lines, _ = page_png(doc_id, number, evidence)
-            if shown is None or lines:
-                shown = (number, png, lines)
-            if lines:
-                break
-    except OSError:
-        st.info("The original PDF of this document is no longer kept.", icon="📄")
-        return
-    except page_render.NoOriginalError:
-        st.info("The original PDF was not kept for this document; upload the same PDF again (Documents) to open "
-                "its pages.", icon="📄")
-        return
-    except UserError as exc:
-        st.error(plain(str(exc)), icon="⚠️")
-        return
+    shown = None
+    for number in range(first, last + 1):
+        got = page_or_notice(doc_id, number, evidence)
+        if got is None:
+            return
+        if shown is None or got[1]:
+            shown = (number, got[0], got[1])
+        if got[1]:
+            break
     number, png, lines = shown
     st.caption(f"Page {number}" + (" · evidence highlighted" if lines else
                                    " · the evidence was not found as written on the page"))

@@ -53,6 +53,21 @@ def page_png(doc: str, number: int, highlight: str | None) -> tuple[bytes, int, 
     return _page_png(doc, number, highlight, kept.stat().st_mtime_ns if kept else 0)
 
 
+def page_or_notice(doc: str, number: int, highlight: str | None) -> tuple[bytes, int, int] | None:
+    """``page_png``, or None after saying plainly why the page cannot be shown (the original gone or never kept,
+    a page that does not exist)."""
+    try:
+        return page_png(doc, number, highlight)
+    except OSError:  # the original went away between the two looks
+        st.info("The original PDF of this document is no longer kept.", icon="📄")
+    except page_render.NoOriginalError:
+        st.info("The original PDF was not kept for this document (indexed before citations could open "
+                "pages); upload the same PDF again (Documents) to keep it and open pages.", icon="📄")
+    except UserError as exc:
+        st.error(plain(str(exc)), icon="⚠️")
+    return None
+
+
 def run_safely(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Call fn; show a UserError as a red message and return None."""
     try:

@@ -7,13 +7,12 @@ import pandas as pd
 import streamlit as st
 
 from lib.core import UserError, config, csv_safe, looks_closed
-from lib.documents import page_render
 from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
 from lib.qa import MODE_LABELS, MODES, citations, support
 from lib.qa import ask as ask_lib
 from pages import _support_view as support_view
-from pages._ui import page_png, plain, run_safely, scope_picker, services, titled
+from pages._ui import page_or_notice, plain, run_safely, scope_picker, services, titled
 
 st.title("💬 Ask")
 st.caption(f"One question, several models and context modes at once. **{MODE_LABELS['none']}**: the model's own "
@@ -178,19 +177,10 @@ def render_sources(r: ask_lib.AskResult) -> None:
                 continue
             pkey = f"{base}_page_{s.n}"
             number = st.session_state.setdefault(pkey, s.page_start)
-            try:
-                png, lines, n_pages = page_png(s.doc_id, number,
-                                               s.text if s.page_start <= number <= s.page_end else None)
-            except OSError:  # the original went away between the two looks
-                st.info("The original PDF of this document is no longer kept.", icon="📄")
+            got = page_or_notice(s.doc_id, number, s.text if s.page_start <= number <= s.page_end else None)
+            if got is None:
                 continue
-            except page_render.NoOriginalError:
-                st.info("The original PDF was not kept for this document (indexed before citations could open "
-                        "pages); upload the same PDF again (Documents) to keep it and open pages.", icon="📄")
-                continue
-            except UserError as exc:
-                st.error(plain(str(exc)), icon="⚠️")
-                continue
+            png, lines, n_pages = got
             prev, where, nxt = st.columns([1, 2, 1])
             prev.button("◀ Previous", key=f"{base}_prev_{s.n}", disabled=number <= 1,
                         on_click=lambda k=pkey: st.session_state.__setitem__(k, st.session_state[k] - 1))

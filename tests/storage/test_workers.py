@@ -12,16 +12,15 @@ import sys
 import time
 from pathlib import Path
 
-from sqlalchemy import func, select
-
 from lib.app import job_handlers
 from lib.core import config
 from lib.evaluation.benchmark.dataset import load_items
 from lib.evaluation.benchmark.runs import RunConfig
-from lib.storage import jobs, tables
+from lib.storage import jobs
 from lib.storage.engine import get_engine
 from tests.conftest import ROOT, make_text_pdf
 from tests.fake_llm_server import FakeLLMServer
+from tests.storage.test_jobs import _answers
 
 
 def _env(home: Path, url: str, srv: FakeLLMServer) -> dict:
@@ -43,15 +42,6 @@ def _until(check, timeout: float, what: str):  # noqa: ANN001, ANN202 - a poll
             return got
         time.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}")
-
-
-def _answers(eng, run_id: str) -> tuple[int, int]:
-    t = tables.bench_answers
-    with eng.connect() as c:
-        total = c.execute(select(func.count()).select_from(t).where(t.c.run_id == run_id)).scalar()
-        distinct = c.execute(select(func.count()).select_from(
-            select(t.c.item_id, t.c.model, t.c.mode).where(t.c.run_id == run_id).distinct().subquery())).scalar()
-    return total, distinct
 
 
 def _queue_benchmark(monkeypatch, url: str, n: int, run_id: str) -> tuple[str, object]:
