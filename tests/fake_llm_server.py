@@ -17,6 +17,9 @@ class FakeLLMServer:
         self.requests: list[dict] = []
         self.default = ("ok", "Yes, the agency consulted USFWS.")
         self.stream_delay = 0.01  # seconds between streamed pieces
+        self.track_pids = False  # True: each request records the process that sent it (a local client's pid)
+        self.in_flight = self.most_in_flight = 0  # requests being answered now, and the most at once
+        self._count = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -24,17 +27,31 @@ class FakeLLMServer:
                 pass
 
             def do_POST(self):  # noqa: N802 - http.server's name
+                with server._count:
+                    server.in_flight += 1
+                    server.most_in_flight = max(server.most_in_flight, server.in_flight)
+                try:
+                    return self._post()
+                finally:
+                    with server._count:
+                        server.in_flight -= 1
+
+            def _post(self):  # noqa: ANN202 - one request, as the script says
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                server.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
-                action = server.script.popleft() if server.script else server.default
+                with server._count:
+                    action = server.script.popleft() if server.script else server.default
+                server.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
+                                        "body": body, "at": time.time(), "kind": action[0],
+                                        "pid": server._pid_of(self.client_address[1]) if server.track_pids else None})
                 kind = action[0]
                 if kind == "sleep":
                     time.sleep(action[1])
-                    return self._json(200, server._ok(self.path, "late"))
-                if kind == "429":
-                    return self._json(429, {"error": {"message": "rate limited", "type": "rate_limit"}},
-                                      {"retry-after-ms": "20", "retry-after": "0"})
+                    return self._json(200, server._ok(self.path, action[2] if len(action) > 2 else "late"))
+                if kind == "429":  # ("429",): retry in 20 ms; ("429", s): Retry-After s seconds, no ms header
+                    wait = {"retry-after": str(action[1])} if len(action) > 1 else {"retry-after-ms": "20",
+                                                                                     "retry-after": "0"}
+                    return self._json(429, {"error": {"message": "rate limited", "type": "rate_limit"}}, wait)
                 if kind == "500":
                     return self._json(500, {"error": {"message": "boom", "type": "server_error"}})
                 if kind == "401":
@@ -138,6 +155,16 @@ class FakeLLMServer:
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @staticmethod
+    def _pid_of(port: int) -> int | None:
+        """The local process whose socket on ``port`` sent the request (psutil reads the kernel's table)."""
+        import psutil  # only for tests that ask which process called
+
+        for conn in psutil.net_connections(kind="tcp"):
+            if conn.laddr and conn.laddr.port == port and conn.pid:
+                return conn.pid
+        return None
 
     @staticmethod
     def _ok(path: str, text: str) -> dict:

@@ -20,7 +20,7 @@ from lib.core.errors import UserError
 from lib.documents.pdf import read_pdf_file
 from lib.evaluation.benchmark.dataset import Item
 from lib.evaluation.benchmark.generate import generate
-from lib.evaluation.benchmark.runner import run_benchmark
+from lib.evaluation.benchmark.runner import CELL_PART, answer_cell, run_benchmark, run_lease_name
 from lib.evaluation.benchmark.runs import RunConfig, load_run, new_run_id
 from lib.evaluation.exam.runner import run_exam
 from lib.models import registry
@@ -108,7 +108,7 @@ def benchmark_params(items: list[Any] | None, cfg: Any, run_id: str | None = Non
 
 def run_benchmark_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     run_id = params["run_id"]
-    held = _run_lease(f"run:bench:{run_id}", ctx)
+    held = _run_lease(run_lease_name(run_id), ctx)
     try:
         return _benchmark(params, ctx, run_id)
     finally:
@@ -199,3 +199,4 @@ def run_generate_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
 HANDLERS = {"ingest": run_ingest, "benchmark": run_benchmark_job, "exam": run_exam_job, "generate": run_generate_job}
 for _kind, _handler in HANDLERS.items():
     jobs.register(_kind, _handler)
+jobs.register_part(CELL_PART, lambda payload: answer_cell(payload, _services()))

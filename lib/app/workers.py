@@ -38,7 +38,8 @@ def run(concurrency: int = 1, once: bool = False) -> dict[str, Any]:
              "server for workers on several machines")
     work_queue.wait_for_store(url, _say)
     engine = get_engine(url)
-    _say(f"worker: taking jobs from {engine.url.host}:{engine.url.port} ({concurrency} at a time); Ctrl+C stops")
+    _say(f"worker: taking jobs from {engine.url.host}:{engine.url.port} ({concurrency} at a time); Ctrl+C stops "
+         "and hands running jobs back to the queue")
     stop = threading.Event()
 
     def watch() -> None:  # a dead worker's jobs go back to the queue, continuing from their saved rows
@@ -49,9 +50,15 @@ def run(concurrency: int = 1, once: bool = False) -> dict[str, Any]:
             except Exception as exc:  # noqa: BLE001 - the store may be down for a moment: try again next time
                 _say(f"worker: could not look for stopped jobs ({type(exc).__name__})")
 
+    def hand_back() -> None:
+        given = jobs.hand_back_running()
+        _say(f"worker: stopping; {len(given)} running job(s) handed back to the queue for another worker"
+             if given else "worker: stopping; no job was running")
+
     threading.Thread(target=watch, name="requeue", daemon=True).start()
     try:
-        work_queue.run_worker(engine, lambda job_id: jobs.run_queued(job_id, engine), concurrency, wait=not once)
+        work_queue.run_worker(engine, lambda job_id: jobs.run_queued(job_id, engine), concurrency, wait=not once,
+                              run_part=jobs.run_part, on_stop=hand_back)
     finally:
         stop.set()
     return {"stopped": True}

@@ -15,6 +15,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 
 from lib.core import config
+from lib.storage import model_gates
 
 # Capabilities a model can declare.
 LIKELIHOOD = "likelihood"  # next-token probabilities: yes/no and A–D chosen by likelihood
@@ -95,6 +96,21 @@ def structured_verdict(obj: object) -> tuple[str, str] | None:
     return verdict.strip().lower(), expl.strip() if isinstance(expl, str) else ""
 
 
+DEFAULT_CALL_LIMIT = 4  # calls at once to one model on a server, over all workers (as one run's 4 threads before)
+
+
+def call_limit(model_id: str) -> int:
+    """How many calls to a model on a server may run at once, over every process and worker:
+    ``NEPAQA_MODEL_LIMITS="openai/gpt-4o-mini=8,anthropic/claude-3-5-haiku-latest=2"`` per model, else
+    ``NEPAQA_MODEL_LIMIT`` (default 4). A value that is no whole number above 0 is ignored."""
+    for part in (config.get("NEPAQA_MODEL_LIMITS") or "").split(","):
+        name, _, value = part.partition("=")
+        if name.strip() == model_id and value.strip().isdigit() and int(value) > 0:
+            return int(value)
+    value = (config.get("NEPAQA_MODEL_LIMIT") or "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else DEFAULT_CALL_LIMIT
+
+
 class Provider(ABC):
     """A concrete model: id (``family/model``), label, settings it needs, options, capabilities, a token
     counter, and generate/choose."""
@@ -117,10 +133,13 @@ class Provider(ABC):
 
     @contextmanager
     def serial(self) -> Iterator[None]:
-        """One call to the model: serialised for a local model (one at a time on this machine), and timed from the
-        moment it has the model, so the time a call spent queued behind other threads' calls (a benchmark's
+        """One call to the model: serialised for a local model (one at a time on this machine); a model on a
+        server takes one of its ``call_limit`` places, shared by every worker (lib/storage/model_gates.py). Timed
+        from the moment it has the model, so the time a call spent queued behind other calls (a benchmark's
         workers) is not counted as the model's. ``take_busy`` returns this thread's total since it last asked."""
-        with nullcontext() if self.concurrent else self._lock:
+        gate = self._lock if not self.concurrent else (
+            nullcontext() if self.local else model_gates.slot(self.id, call_limit(self.id)))
+        with gate:
             started = time.perf_counter()
             try:
                 yield

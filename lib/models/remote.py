@@ -1,5 +1,7 @@
 """OpenAI, any OpenAI-compatible server (Ollama, vLLM, llama.cpp server, LM Studio) and Anthropic, through
-their official SDKs. Timeouts and retries with backoff on 429/5xx are the SDKs' own (max_retries).
+their official SDKs. Timeouts and retries with backoff on 429/5xx are the SDKs' own (max_retries); a 429's
+Retry-After also pauses that model for every other process and worker (lib/storage/model_gates.py), and every
+request waits out such a pause first.
 
 One model class per family; each configured model name (``OPENAI_MODEL=gpt-4o-mini,gpt-4o``) is one concrete
 model. Models of one family and endpoint share one SDK client.
@@ -25,6 +27,7 @@ from lib.models.base import (
     Request,
     structured_verdict,
 )
+from lib.storage import model_gates
 
 # Known context windows (tokens); anything else gets the family's default or the *_CONTEXT setting.
 KNOWN_WINDOWS = {
@@ -90,6 +93,29 @@ def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
+def _gate_key(request: object) -> str:
+    """The endpoint and model a request calls ("api.openai.com:443 gpt-4o-mini"): what a 429 pauses."""
+    url = request.url  # type: ignore[attr-defined]
+    try:
+        body = json.loads(request.content or b"{}")  # type: ignore[attr-defined]
+    except (ValueError, AttributeError, RuntimeError):  # no JSON body, or a stream not read: the endpoint alone
+        body = {}
+    model = body.get("model") if isinstance(body, dict) and isinstance(body.get("model"), str) else ""
+    return f"{url.host}:{url.port or ''} {model}".strip()
+
+
+def _wait_if_paused(request: object) -> None:
+    """Before every request (the SDKs' own retries too): wait while another process's 429 pauses this model."""
+    model_gates.wait_if_paused(_gate_key(request))
+
+
+def _pause_on_429(response: object) -> None:
+    """A 429 pauses this endpoint and model for every process, as long as its Retry-After says (1 s if none)."""
+    if getattr(response, "status_code", None) == 429:
+        wait = model_gates.retry_after_s(response.headers)  # type: ignore[attr-defined]
+        model_gates.pause(_gate_key(response.request), 1.0 if wait is None else wait, "rate limited (429)")  # type: ignore[attr-defined]
+
+
 class _Clients:
     """One SDK client per (family, key, base URL, timeout, retries), shared by that family's models."""
 
@@ -110,8 +136,10 @@ class _Clients:
                     import anthropic as module  # heavy SDK: imported when the first client is made
 
                     make = module.Anthropic
+                hooks = {"request": [_wait_if_paused], "response": [_pause_on_429]}
                 cls._cache[ident] = make(api_key=key, base_url=base or None, timeout=timeout_s(),
-                                         max_retries=max_retries())
+                                         max_retries=max_retries(),
+                                         http_client=module.DefaultHttpxClient(event_hooks=hooks))
             return cls._cache[ident]
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import threading
 import time
 import uuid
@@ -45,6 +46,7 @@ SLOTS = 2  # jobs running at once in one process (2 cores here; more only slows 
 PROGRESS_EVERY_S = 0.3
 QUEUED_GRACE_S = 120.0  # a queued row with no live process behind it for this long is interrupted
 WORKER_ORIGIN = "worker"  # a job queued for the worker processes (work_queue.py)
+_log = logging.getLogger(__name__)
 
 
 def register(kind: str, handler: Handler) -> None:
@@ -105,6 +107,7 @@ class JobContext:
     def __init__(self, job_id: str, engine: Any, printer: ProgressFn | None = None) -> None:
         self.job_id, self.engine, self.printer = job_id, engine, printer
         self.cancel = threading.Event()
+        self.handed_back = False  # set with ``cancel`` when the worker running it stops (hand_back_running)
         self.result: dict[str, Any] = {}
         self._last_write = 0.0
 
@@ -144,6 +147,7 @@ class JobContext:
 
 
 _local_active: set[str] = set()  # jobs this process has accepted and not finished
+_running: dict[str, JobContext] = {}  # the contexts of the jobs running in this process now
 _local_lock = threading.Lock()
 _slots = threading.BoundedSemaphore(SLOTS)
 
@@ -157,16 +161,19 @@ def _new_id() -> str:
 
 
 def _insert(kind: str, title: str, params: dict[str, Any], origin: str, engine: Any, status: str,
-            resumed_from: str | None = None, job_id: str | None = None) -> str:
+            resumed_from: str | None = None, job_id: str | None = None, conn: Any = None) -> str:
     if kind not in _handlers:
         raise UserError(f"Unknown job kind '{kind}'; known: {', '.join(_handlers) or 'none registered'}.")
     job_id = job_id or _new_id()
     now = time.time()
+    row = dict(job_id=job_id, kind=kind, title=title, status=status, progress=0.0, message="waiting to start",
+               params=json.dumps(params), result=json.dumps({}), cancel_requested=0, origin=origin,
+               resumed_from=resumed_from, created_at=now, started_at=now if status == "running" else None)
+    if conn is not None:
+        conn.execute(insert(tables.jobs).values(**row))
+        return job_id
     with engine.begin() as c:
-        c.execute(insert(tables.jobs).values(
-            job_id=job_id, kind=kind, title=title, status=status, progress=0.0, message="waiting to start",
-            params=json.dumps(params), result=json.dumps({}), cancel_requested=0, origin=origin,
-            resumed_from=resumed_from, created_at=now, started_at=now if status == "running" else None))
+        c.execute(insert(tables.jobs).values(**row))
     return job_id
 
 
@@ -211,6 +218,8 @@ def _execute(job_id: str, kind: str, params: dict[str, Any], engine: Any, printe
     ctx = JobContext(job_id, engine, printer)
     stop = threading.Event()
     watcher = threading.Thread(target=_watch_cancel, args=(ctx, stop), name=f"job-cancel:{job_id}", daemon=True)
+    with _local_lock:
+        _running[job_id] = ctx
     try:
         with engine.begin() as c:
             started = c.execute(update(tables.jobs).where(tables.jobs.c.job_id == job_id,
@@ -221,12 +230,19 @@ def _execute(job_id: str, kind: str, params: dict[str, Any], engine: Any, printe
         watcher.start()
         result = _handlers[kind](params, ctx)
         result = {**ctx.result, **(result or {})}
+        if ctx.handed_back:
+            _finish(engine, job_id, status="interrupted", result=json.dumps(result, default=str), message=HANDED_BACK)
+            return result
         status = "cancelled" if ctx.cancel.is_set() else "done"
         done = {"progress": 1.0, "message": "finished"} if status == "done" else {
             "message": "cancelled; finished answers are kept" if kind != "ingest" else "cancelled; not indexed"}
         _finish(engine, job_id, status=status, result=json.dumps(result, default=str), **done)
         return result
     except JobCancelledError:
+        if ctx.handed_back:
+            _finish(engine, job_id, status="interrupted", result=json.dumps(ctx.result, default=str),
+                    message=HANDED_BACK)
+            return ctx.result
         _finish(engine, job_id, status="cancelled", result=json.dumps(ctx.result, default=str),
                 message="cancelled; not indexed" if kind == "ingest" else "cancelled; finished answers are kept")
         if foreground:
@@ -245,8 +261,24 @@ def _execute(job_id: str, kind: str, params: dict[str, Any], engine: Any, printe
         raise
     finally:
         stop.set()
+        with _local_lock:
+            _running.pop(job_id, None)
         with contextlib.suppress(Exception):  # never mask the job's own outcome; the lease expires by itself
             lease.release()
+
+
+HANDED_BACK = "its worker was stopped; queued again for another worker, continuing from its saved rows"
+
+
+def hand_back_running() -> list[str]:
+    """Stop every job this process runs at its next safe point, to be queued again (a worker's Ctrl+C or SIGTERM:
+    it gives its work back rather than making the user wait for a long run to end). Returns their ids."""
+    with _local_lock:
+        running = list(_running.values())
+    for ctx in running:
+        ctx.handed_back = True
+        ctx.cancel.set()
+    return [ctx.job_id for ctx in running]
 
 
 def _open(kind: str, title: str, params: dict[str, Any], origin: str, engine: Any, status: str,
@@ -270,11 +302,16 @@ def submit(kind: str, params: dict[str, Any], title: str, engine: Any = None,
     ``to_workers`` for a job a worker queues again), queue it for whichever worker is free. Returns its id."""
     engine = _engine(engine)
     if to_workers or work_queue.enabled(engine):
-        job_id = _insert(kind, title, params, WORKER_ORIGIN, engine, "queued", resumed_from)
+        if kind not in _handlers:
+            raise UserError(f"Unknown job kind '{kind}'; known: {', '.join(_handlers) or 'none registered'}.")
         try:
-            work_queue.enqueue(job_id, engine)
+            work_queue.prepare(engine)
+            with engine.begin() as c:  # the job's row and its place in the queue: both, or neither
+                job_id = _insert(kind, title, params, WORKER_ORIGIN, engine, "queued", resumed_from, conn=c)
+                work_queue.enqueue(job_id, engine, c)
+        except UserError:
+            raise
         except Exception as exc:
-            _finish(engine, job_id, status="failed", error=f"could not queue it for the workers: {exc}")
             raise UserError(f"Could not queue the job for the workers ({type(exc).__name__}); is the store "
                             "reachable?") from exc
         return job_id
@@ -314,7 +351,40 @@ def run_queued(job_id: str, engine: Any = None) -> str:
     finally:
         with _local_lock:
             _local_active.discard(job_id)
-    return get(job_id, engine).status
+    ended = get(job_id, engine)
+    if ended.status == "interrupted" and ended.message == HANDED_BACK:  # this worker stops: another takes it now
+        with contextlib.suppress(UserError):  # a live worker's requeue claimed it first
+            claim_resume(job_id, engine)
+            submit(ended.kind, resume_params(ended), ended.title, engine, resumed_from=job_id, to_workers=True)
+    return ended.status
+
+
+_parts: dict[str, Callable[[dict[str, Any]], Any]] = {}  # kind of part -> what does it (register_part)
+
+
+def register_part(kind: str, fn: Callable[[dict[str, Any]], Any]) -> None:
+    """Name a kind of job part any worker may do (a benchmark's cell) and the function that does it."""
+    _parts[kind] = fn
+
+
+def queue_parts(kind: str, payloads: list[dict[str, Any]], engine: Any = None) -> int:
+    """Hand parts of a running job to whichever workers are free (with workers; else nothing: 0). The job itself
+    does every part no worker has done, so a part lost with its worker is never lost to the job."""
+    engine = _engine(engine)
+    if not work_queue.enabled(engine) or kind not in _parts:
+        return 0
+    return work_queue.enqueue_parts(kind, payloads, engine)
+
+
+def run_part(kind: str, payload: dict[str, Any]) -> None:
+    """A worker's part of a job: an unknown kind, or any failure, is the part's own (the job does it itself)."""
+    fn = _parts.get(kind)
+    if fn is None:
+        return
+    try:
+        fn(payload)
+    except Exception as exc:  # noqa: BLE001 - said, not raised: the job answers the part itself
+        _log.warning("a %s part failed on this worker (%s); its job does it itself", kind, type(exc).__name__)
 
 
 def run_foreground(kind: str, params: dict[str, Any], title: str, printer: ProgressFn | None = None,

@@ -3,12 +3,13 @@ sees them.
 
 A lease is a row named after what it guards (``doc:<doc_id>`` while a document is written, ``vector-writer``
 while the embedded Chroma index is written). Its holder renews a heartbeat every few seconds. A lease has
-expired when its heartbeat is older than ``EXPIRY_S`` or, at once, when it names a process on this host that
-no longer runs: gone, or a zombie not yet reaped (so a resume right after a kill -9 proceeds). Maintenance never touches what a live lease
+expired when its heartbeat is older than ``EXPIRY_S`` or, at once, when it names a process on this host (this
+kernel and process namespace, not just this hostname) that no longer runs: gone, or a zombie not yet reaped (so a resume right after a kill -9 proceeds). Maintenance never touches what a live lease
 guards; a writer that finds a lease held waits for it.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import socket
 import threading
@@ -16,6 +17,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, insert, select, update
@@ -27,7 +29,23 @@ from lib.storage.engine import get_engine
 
 EXPIRY_S = 30.0
 HEARTBEAT_S = 5.0
-HOST = socket.gethostname()
+HOST = socket.gethostname()  # shown: "host (process N)"
+
+
+def _host_id() -> str:
+    """Where a process number means one process: this kernel (its boot id) and this process namespace. Two
+    containers may share a hostname, yet process 7 in one is not process 7 in the other: only a lease with this
+    same id is judged by whether its process runs here; any other waits for its heartbeat to expire."""
+    parts = [HOST]
+    for where in ("/proc/sys/kernel/random/boot_id", "/proc/self/ns/pid"):
+        try:
+            parts.append(os.readlink(where) if where.endswith("/pid") else Path(where).read_text("ascii").strip())
+        except OSError:
+            parts.append("?")
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
+HOST_ID = _host_id()
 
 
 def _pid_alive(pid: int) -> bool:
@@ -51,7 +69,8 @@ def expired(row: Any, now: float | None = None) -> bool:
     now = time.time() if now is None else now
     if now - float(row.heartbeat_at) > EXPIRY_S:
         return True
-    return row.host == HOST and not _pid_alive(int(row.pid))
+    here = row.host_id == HOST_ID if getattr(row, "host_id", None) else row.host == HOST  # older rows: hostname
+    return here and not _pid_alive(int(row.pid))
 
 
 class Lease:
@@ -66,8 +85,8 @@ class Lease:
     def try_acquire(self) -> bool:
         t = tables.leases
         now = time.time()
-        row = {"name": self.name, "holder": self.holder, "host": HOST, "pid": os.getpid(), "purpose": self.purpose,
-               "heartbeat_at": now, "acquired_at": now}
+        row = {"name": self.name, "holder": self.holder, "host": HOST, "host_id": HOST_ID, "pid": os.getpid(),
+               "purpose": self.purpose, "heartbeat_at": now, "acquired_at": now}
         for _ in range(2):
             try:
                 with self.engine.begin() as c:

@@ -123,12 +123,13 @@ STEPS: tuple[tuple[int, str, Step], ...] = (
     (3, "exam answers keyed by option rotation", exam_rotation_key),
     (4, "metadata confidence, evidence, and the rules' reading beside a person's value", add_missing_columns),
     (5, "the support check of each answer kept in the Ask history", add_missing_columns),
+    (6, "rate-limit pauses shared by workers, and a lease's host identity", add_missing_columns),
 )
 LATEST = STEPS[-1][0]
 
 # What tables.py defines as of step LATEST (tables_fingerprint()): a change to the tables without a new step
 # fails tests/storage/test_schema.py.
-TABLES_FINGERPRINT = "236c61f0bd45b377"
+TABLES_FINGERPRINT = "796964cfe50f52e3"
 
 
 def tables_fingerprint() -> str:

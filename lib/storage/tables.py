@@ -131,6 +131,16 @@ leases = Table(  # who is writing what (lib/storage/leases.py)
     Column("purpose", Text),
     Column("heartbeat_at", Float, nullable=False),
     Column("acquired_at", Float, nullable=False),
+    Column("host_id", String(64)),  # the kernel and process namespace of ``pid`` (two containers may share a hostname)
+)
+
+rate_limits = Table(  # a model's calls paused after a 429, for every worker (lib/storage/model_gates.py)
+    "rate_limits",
+    metadata,
+    Column("key", String(200), primary_key=True),  # endpoint host and model name; never a key
+    Column("until", Float, nullable=False),  # no call before this time (epoch seconds)
+    Column("reason", Text),
+    Column("set_at", Float, nullable=False),
 )
 
 jobs = Table(  # long work: ingest, benchmark runs, exam runs, generation (lib/storage/jobs.py)

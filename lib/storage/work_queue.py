@@ -14,6 +14,8 @@ looks).
 """
 from __future__ import annotations
 
+import asyncio
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -27,6 +29,7 @@ from lib.core.errors import UserError
 
 QUEUE = "nepaqa"
 TASK = "nepaqa.run_job"
+PART_TASK = "nepaqa.run_part"  # one part of a job any worker may do: a benchmark's cell (jobs.register_part)
 SETTING = "NEPAQA_WORKERS"
 
 
@@ -49,8 +52,10 @@ _apps: dict[str, Any] = {}  # one opened app per store in this process: queueing
 _apps_lock = threading.Lock()
 
 
-def make_app(engine: Any, run_job: Callable[[str], Any] | None = None) -> Any:
-    """The procrastinate app on this store, with the one task: run the job with this id."""
+def make_app(engine: Any, run_job: Callable[[str], Any] | None = None,
+             run_part: Callable[[str, dict[str, Any]], Any] | None = None) -> Any:
+    """The procrastinate app on this store, with its two tasks: run the job with this id, and do one part of a
+    job (``kind``, ``payload``)."""
     import procrastinate  # heavy: imported on first use, off start-up (and only in server mode)
 
     app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=conninfo(engine)))
@@ -59,7 +64,12 @@ def make_app(engine: Any, run_job: Callable[[str], Any] | None = None) -> Any:
         if run_job is not None:
             run_job(job_id)
 
+    def part(kind: str, payload: dict[str, Any]) -> None:
+        if run_part is not None:
+            run_part(kind, payload)
+
     app.task(name=TASK, queue=QUEUE, pass_context=False)(task)
+    app.task(name=PART_TASK, queue=QUEUE, pass_context=False)(part)
     return app
 
 
@@ -75,8 +85,7 @@ def ensure_schema(app: Any, engine: Any) -> None:
                 raise
 
 
-def enqueue(job_id: str, engine: Any) -> None:
-    """Queue the job for whichever worker is free."""
+def _app(engine: Any) -> Any:
     key = str(engine.url)
     with _apps_lock:
         app = _apps.get(key)
@@ -85,7 +94,26 @@ def enqueue(job_id: str, engine: Any) -> None:
             ensure_schema(app, engine)
             app.open()
             _apps[key] = app
-    app.tasks[TASK].defer(job_id=job_id)
+    return app
+
+
+def prepare(engine: Any) -> None:
+    """Open the queue (its tables made) before a transaction that queues in it."""
+    _app(engine)
+
+
+def enqueue(job_id: str, engine: Any, conn: Any = None) -> None:
+    """Queue the job for whichever worker is free. With ``conn`` (a SQLAlchemy connection in a transaction, the
+    one that writes the job's row), the queue's row is written in that same transaction: both or neither."""
+    task = _app(engine).tasks[TASK]
+    (task.configure(connection=conn.connection.driver_connection) if conn is not None else task).defer(job_id=job_id)
+
+
+def enqueue_parts(kind: str, payloads: list[dict[str, Any]], engine: Any) -> int:
+    """Queue parts of a job (``kind``: what does them, jobs.register_part) for whichever workers are free."""
+    if payloads:
+        _app(engine).tasks[PART_TASK].batch_defer(*[{"kind": kind, "payload": p} for p in payloads])
+    return len(payloads)
 
 
 def wait_for_store(url: str, log: Callable[[str], None], attempts: int = 0, delay: float = 2.0) -> None:
@@ -114,15 +142,37 @@ def wait_for_store(url: str, log: Callable[[str], None], attempts: int = 0, dela
         engine.dispose()
 
 
-def run_worker(engine: Any, run_job: Callable[[str], Any], concurrency: int = 1, wait: bool = True) -> None:
-    """Take queued jobs until stopped (Ctrl+C, SIGTERM), ``concurrency`` at a time; with ``wait=False``, until the
-    queue is empty."""
-    app = make_app(engine, run_job)
+def run_worker(engine: Any, run_job: Callable[[str], Any], concurrency: int = 1, wait: bool = True,
+               run_part: Callable[[str, dict[str, Any]], Any] | None = None,
+               on_stop: Callable[[], Any] | None = None) -> None:
+    """Take queued jobs until stopped, ``concurrency`` at a time; with ``wait=False``, until the queue is empty.
+    Ctrl+C or SIGTERM calls ``on_stop`` (the worker hands its running jobs back), then the worker takes no more
+    and ends once its running jobs have stopped; a second Ctrl+C ends it at once."""
+    from procrastinate import worker as worker_module  # heavy: imported with the worker, off start-up
+
+    app = make_app(engine, run_job, run_part)
     ensure_schema(app, engine)
-    # the queue's own rows go once done: the jobs table is the record
-    app.run_worker(queues=[QUEUE], concurrency=concurrency, wait=wait, install_signal_handlers=True,
-                   delete_jobs="successful")
+
+    async def main() -> None:
+        async with app.open_async():
+            # the queue's own rows go once done: the jobs table is the record
+            w = worker_module.Worker(app=app, queues=[QUEUE], concurrency=concurrency, wait=wait,
+                                     install_signal_handlers=False, delete_jobs="successful")
+            loop = asyncio.get_running_loop()
+
+            def stop() -> None:
+                for sig in (signal.SIGINT, signal.SIGTERM):  # a second signal: Python's default (ends it now)
+                    loop.remove_signal_handler(sig)
+                if on_stop is not None:
+                    on_stop()
+                w.stop()
+
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, stop)
+            await w.run()
+
+    asyncio.run(main())
 
 
-__all__ = ["QUEUE", "SETTING", "TASK", "enabled", "enqueue", "ensure_schema", "make_app", "run_worker",
-           "wait_for_store"]
+__all__ = ["PART_TASK", "QUEUE", "SETTING", "TASK", "enabled", "enqueue", "enqueue_parts", "ensure_schema",
+           "make_app", "prepare", "run_worker", "wait_for_store"]

@@ -3,6 +3,7 @@ skips what is done, retries failures and re-scores judge failures. A resume with
 manifest.py) is refused."""
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
@@ -26,7 +27,7 @@ from lib.models.embedding import exact_label, get_exact_embedder
 from lib.qa import manifest
 from lib.qa.ask import AskResult, ask
 from lib.qa.contexts import MODES
-from lib.storage import tables
+from lib.storage import jobs, leases, tables
 from lib.storage.engine import get_engine
 
 
@@ -104,6 +105,150 @@ def _semantic_label(services: Any) -> str:
     return exact_label(_embed_model(services))
 
 
+CELL_PART = "bench_cell"  # a benchmark cell as a part any worker may answer (jobs.register_part)
+ELSEWHERE = "answered elsewhere"
+
+
+def run_lease_name(run_id: str) -> str:
+    """The lease held by the one job working on a run (a second job on it is refused; a worker's cell of a run no
+    job works on any more, cancelled or stopped, is skipped)."""
+    return f"run:bench:{run_id}"
+
+
+def docs_for(items: Sequence[Item], services: Any) -> dict[str, str | None]:
+    """Each item's document name → the indexed document's id (None: not indexed here)."""
+    found: dict[str, str | None] = {}
+    for it in items:
+        if it.doc not in found:
+            doc = services.docs.find(it.doc) if services and it.doc else None
+            found[it.doc] = doc.doc_id if doc else None
+    return found
+
+
+def _cell_lease(run_id: str, item_id: str, model: str, mode: str) -> str:
+    digest = hashlib.sha1(json.dumps([item_id, model, mode]).encode()).hexdigest()[:20]
+    return f"cell:{run_id}:{digest}"
+
+
+class Cells:
+    """How one cell (item × model × mode) of a run is answered and scored, by the run's own threads or by any
+    worker: the same code, so the answers and scores are the same whoever answered."""
+
+    def __init__(self, run_id: str, cfg: RunConfig, services: Any, engine: Any, scorer: Scorer,
+                 items: Sequence[Item]) -> None:
+        self.run_id, self.cfg, self.services, self.engine, self.scorer = run_id, cfg, services, engine, scorer
+        self.items = {it.id: it for it in items}
+        self.doc_for = docs_for(items, services)
+        self.shared = False  # True: other processes answer this run's cells too, so each is taken with a lease
+
+    def answer(self, it: Item, model: str, mode: str, cancel: threading.Event) -> str:
+        if cancel.is_set():
+            return "cancelled"
+        if not self.shared:
+            return self._answer(it, model, mode)
+        lease = leases.Lease(_cell_lease(self.run_id, it.id, model, mode), self.engine, f"a cell of {self.run_id}")
+        if not lease.try_acquire():
+            return ELSEWHERE  # another worker is answering it now
+        try:
+            return ELSEWHERE if self._stored(it.id, model, mode) else self._answer(it, model, mode)
+        finally:
+            lease.release()
+
+    def _stored(self, item_id: str, model: str, mode: str) -> bool:
+        t = tables.bench_answers
+        with self.engine.connect() as c:
+            return c.execute(select(t.c.item_id).where(t.c.run_id == self.run_id, t.c.item_id == item_id,
+                                                       t.c.model == model, t.c.mode == mode)).first() is not None
+
+    def _answer(self, it: Item, model: str, mode: str) -> str:
+        cfg, run_id = self.cfg, self.run_id
+        doc_id = self.doc_for.get(it.doc)
+        try:
+            res = ask(it.question, model, mode, self.services if doc_id else None, doc_id, cfg.k, it.context,
+                      it.question_type == "closed")
+        except Exception as exc:  # noqa: BLE001 - a cell that cannot run is one recorded failure, never the run's end
+            res = AskResult(model=model, mode=mode, answer=None, closed=it.question_type == "closed", verdict=None,
+                            error=redact(str(exc) if isinstance(exc, UserError) else
+                                         f"unexpected failure ({type(exc).__name__})"))
+        row = {"run_id": run_id, "item_id": it.id, "model": model, "mode": mode, "answer": res.answer,
+               "verdict": res.verdict, "verdict_source": res.verdict_source, "contexts": json.dumps(res.contexts),
+               "truncated": int(res.truncated), "kept_fraction": res.kept_fraction, "tokens_in": res.tokens_in,
+               "tokens_out": res.tokens_out, "seconds": res.seconds}
+        results = []
+        if res.error:
+            row.update(status="failed", error=res.error)
+        else:
+            row.update(status="ok")
+            try:
+                results = self.scorer.score(it, mode, res.answer, res.verdict, res.contexts)
+            except Exception:  # noqa: BLE001 - keep the answer; its missing scores are computed on resume
+                results = []
+        t = tables.bench_answers
+        try:
+            with self.engine.begin() as c:
+                c.execute(insert(t).values(**row))
+                _write_scores(c, run_id, it, model, mode, results)
+        except IntegrityError:
+            pass  # another worker or process wrote this answer first: keep theirs, no duplicate
+        return f"{model} · {mode} · {it.id}"
+
+
+def _missing(cells: Cells, tasks: list[tuple[Item, str, str]]) -> list[tuple[Item, str, str]]:
+    t = tables.bench_answers
+    with cells.engine.connect() as c:
+        have = {(r.item_id, r.model, r.mode) for r in c.execute(
+            select(t.c.item_id, t.c.model, t.c.mode).where(t.c.run_id == cells.run_id))}
+    return [(it, m, md) for it, m, md in tasks if (it.id, m, md) not in have]
+
+
+def _answer_with_workers(cells: Cells, tasks: list[tuple[Item, str, str]], max_workers: int,
+                         progress: CountProgressFn | None, cancel: threading.Event) -> None:
+    """The run's cells are queued for every worker; this job answers them too, from the other end of the list
+    (the workers take them from the front), skipping any another worker holds or has answered. Then it waits for
+    the cells still being answered elsewhere, and answers itself any a stopped worker left: a cell is answered
+    once, and none is lost with its worker."""
+    cells.shared = True
+    total = len(tasks)
+    todo = list(reversed(tasks))
+    while todo and not cancel.is_set():
+        run_tasks(lambda it, model, mode: cells.answer(it, model, mode, cancel), todo, max_workers,
+                  lambda n, _t, msg: progress and progress(total - len(_missing(cells, tasks)), total, msg), cancel)
+        while not cancel.is_set() and leases.live(f"cell:{cells.run_id}:", cells.engine):
+            time.sleep(0.2)  # answered elsewhere now; their answers (or failures) are written when they end
+        todo = list(reversed(_missing(cells, tasks)))
+
+
+_worker_cells: dict[str, Cells] = {}  # a worker's Cells per run, made on its first cell of that run
+_worker_cells_lock = threading.Lock()
+
+
+def answer_cell(payload: dict[str, Any], services: Any, engine: Any = None) -> str:
+    """A worker's part of a run: answer one queued cell, unless no job works on the run any more (cancelled, or
+    its job stopped: the resumed job queues what is left) or the cell is answered or being answered."""
+    engine = engine or get_engine()
+    run_id = str(payload["run_id"])
+    if not leases.live(run_lease_name(run_id), engine):
+        return "skipped: no job works on this run now"
+    with _worker_cells_lock:
+        cells = _worker_cells.get(run_id)
+        if cells is None:
+            stored = load_run(run_id, engine)
+            if stored is None:
+                return "skipped: no such run"
+            items, cfg = stored
+            judge = registry.get(cfg.judge) if cfg.judge else None
+            cells = Cells(run_id, cfg, services, engine, Scorer(judge, _embed_fn(services), _pages_fn(services)),
+                          items)
+            cells.shared = True
+            if len(_worker_cells) > 8:  # runs come and go; a worker keeps the few it is working on
+                _worker_cells.clear()
+            _worker_cells[run_id] = cells
+    it = cells.items.get(str(payload["item_id"]))
+    if it is None:
+        return "skipped: no such item"
+    return cells.answer(it, str(payload["model"]), str(payload["mode"]), threading.Event())
+
+
 def run_benchmark(
     items: Sequence[Item] | None, cfg: RunConfig | None, services: Any = None, run_id: str | None = None,
     engine: Any = None, progress: CountProgressFn | None = None, cancel: threading.Event | None = None,
@@ -131,11 +276,7 @@ def run_benchmark(
             raise UserError("No items to run: the selection is empty.")
     _validate(cfg)
 
-    doc_for: dict[str, str | None] = {}
-    for it in items:
-        if it.doc not in doc_for:
-            found = services.docs.find(it.doc) if services and it.doc else None
-            doc_for[it.doc] = found.doc_id if found else None
+    doc_for = docs_for(items, services)
     current = _current_manifest(cfg, services, [d for d in doc_for.values() if d])
     if stored is None:
         cfg.no_doc_items = [it.id for it in items if doc_for.get(it.doc) is None]
@@ -164,40 +305,13 @@ def run_benchmark(
                 if (it.id, model, mode) not in done:
                     tasks.append((it, model, mode))
     cancel = cancel or threading.Event()
-
-    def work(it: Item, model: str, mode: str) -> str:
-        if cancel.is_set():
-            return "cancelled"
-        doc_id = doc_for.get(it.doc)
-        try:
-            res = ask(it.question, model, mode, services if doc_id else None, doc_id, cfg.k, it.context,
-                      it.question_type == "closed")
-        except Exception as exc:  # noqa: BLE001 - a cell that cannot run is one recorded failure, never the run's end
-            res = AskResult(model=model, mode=mode, answer=None, closed=it.question_type == "closed", verdict=None,
-                            error=redact(str(exc) if isinstance(exc, UserError) else
-                                         f"unexpected failure ({type(exc).__name__})"))
-        row = {"run_id": run_id, "item_id": it.id, "model": model, "mode": mode, "answer": res.answer,
-               "verdict": res.verdict, "verdict_source": res.verdict_source, "contexts": json.dumps(res.contexts),
-               "truncated": int(res.truncated), "kept_fraction": res.kept_fraction, "tokens_in": res.tokens_in,
-               "tokens_out": res.tokens_out, "seconds": res.seconds}
-        results = []
-        if res.error:
-            row.update(status="failed", error=res.error)
-        else:
-            row.update(status="ok")
-            try:
-                results = scorer.score(it, mode, res.answer, res.verdict, res.contexts)
-            except Exception:  # noqa: BLE001 - keep the answer; its missing scores are computed on resume
-                results = []
-        try:
-            with engine.begin() as c:
-                c.execute(insert(t).values(**row))
-                _write_scores(c, run_id, it, model, mode, results)
-        except IntegrityError:
-            pass  # another worker or process wrote this answer first: keep theirs, no duplicate
-        return f"{model} · {mode} · {it.id}"
-
-    run_tasks(work, tasks, max_workers, progress, cancel)
+    cells = Cells(run_id, cfg, services, engine, scorer, items)
+    payloads = [{"run_id": run_id, "item_id": it.id, "model": m, "mode": md} for it, m, md in tasks]
+    if jobs.queue_parts(CELL_PART, payloads, engine):  # with workers: any free worker answers a cell too
+        _answer_with_workers(cells, tasks, max_workers, progress, cancel)
+    else:
+        run_tasks(lambda it, model, mode: cells.answer(it, model, mode, cancel), tasks, max_workers, progress,
+                  cancel)
     if not cancel.is_set():
         rescore(run_id, engine=engine, services=services, only_retry=True, judge=judge, scorer=scorer)
     summary = summarize(run_id, engine)
@@ -307,4 +421,4 @@ def summarize(run_id: str, engine: Any = None) -> RunSummary:
     )
 
 
-__all__ = ["RunSummary", "rescore", "run_benchmark", "summarize"]
+__all__ = ["CELL_PART", "Cells", "RunSummary", "answer_cell", "rescore", "run_benchmark", "run_lease_name", "summarize"]
