@@ -5,7 +5,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from lib.app import ingest_params, stage_upload
+from lib.app import ingest_params, stage_upload, workers
 from lib.core import UserError, config
 from lib.documents import is_navigation
 from lib.documents import metadata as meta_lib
@@ -68,6 +68,32 @@ with tab_add:
                 path = stage_upload(f.getvalue())
                 start_ingest(ingest_params(path, name, int(chunk_size), int(chunk_overlap), staged=True),
                              f"Index {name}")
+        with st.expander("A whole folder, with a metadata manifest"):
+            st.caption("Every PDF in the folder (and its subfolders) becomes one indexing job"
+                       + (", run by the workers" if workers.enabled() else "") + ". Files already indexed are "
+                       "skipped; files that are not PDFs are refused with the reason, and the rest go on. A manifest "
+                       "(CSV) with a `file` column and metadata columns in the CEQ names (" +
+                       ", ".join(meta_lib.manifest_csv.COLUMNS[1:]) + ") sets those values over what is read from "
+                       "the covers.")
+            folder = st.file_uploader("Folder of PDFs", type=["pdf"], accept_multiple_files="directory",
+                                      key="docs_folder")
+            sheet = st.file_uploader("Manifest (CSV, optional)", type=["csv"], key="docs_manifest")
+            if st.button("Queue the folder", disabled=not folder):
+                summary = run_safely(workers.queue_uploads, [(f.name, f.getvalue()) for f in folder],
+                                     (sheet.name, sheet.getvalue()) if sheet else None, int(chunk_size),
+                                     int(chunk_overlap))
+                if summary is not None:
+                    st.session_state["docs_bulk"] = summary
+                    st.session_state.setdefault("ingest_jobs", [])[:0] = summary["jobs"]
+            if (bulk := st.session_state.get("docs_bulk")) is not None:
+                st.write(f"**{bulk['queued']}** queued · **{bulk['skipped']}** already indexed, skipped · "
+                         f"**{len(bulk['refused'])}** refused")
+                if bulk["refused"]:
+                    st.dataframe(pd.DataFrame(bulk["refused"]).rename(columns={"file": "File", "reason": "Why"}),
+                                 hide_index=True)
+                if bulk.get("manifest_unmatched"):
+                    st.warning("Manifest rows that name no uploaded PDF (their values were not used): "
+                               + "; ".join(bulk["manifest_unmatched"][:20]))
     with right:
         st.markdown("**No PDF at hand?** Load the bundled sample: the CONUS Interceptor Site Final EIS "
                     "executive summary (74 pages, DoD Missile Defense Agency, 2017).")

@@ -103,7 +103,9 @@ def _ingest(a: argparse.Namespace) -> Any:
     if a.queue:
         if a.name:
             raise UserError("--name names one document; with --queue each document is named after its file.")
-        return workers.queue_ingest(a.path, a.chunk_size, a.chunk_overlap)
+        return workers.queue_ingest(a.path, a.chunk_size, a.chunk_overlap, a.manifest)
+    if a.manifest:
+        raise UserError("--manifest gives the metadata of a bulk ingest: use it with --queue.")
     if len(a.path) > 1:
         raise UserError("Give one PDF (or use --queue to queue several, or a folder, for the workers).")
     path = a.path[0]
@@ -283,6 +285,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("ingest", help="extract, chunk, embed and index a PDF (or, with --queue, queue many)")
     s.add_argument("path", nargs="+", help="a PDF; with --queue, PDFs and folders of them")
     s.add_argument("--queue", action="store_true", help="queue one job per PDF for the workers (server mode)")
+    s.add_argument("--manifest", help="with --queue: a CSV with a 'file' column and metadata columns in the CEQ "
+                                      "names (title, lead_agency, publish_date, ...); its values override extraction")
     s.add_argument("--name")
     s.add_argument("--chunk-size", type=int)
     s.add_argument("--chunk-overlap", type=int)

@@ -17,6 +17,7 @@ from typing import Any
 from lib.app.services import get_services
 from lib.core import config
 from lib.core.errors import UserError
+from lib.documents.metadata import set_values
 from lib.documents.pdf import read_pdf_file
 from lib.evaluation.benchmark.dataset import Item
 from lib.evaluation.benchmark.generate import generate
@@ -50,8 +51,11 @@ def stage_upload(data: bytes) -> str:
 
 
 def ingest_params(path: str, name: str | None = None, chunk_size: int | None = None,
-                  chunk_overlap: int | None = None, staged: bool = False) -> dict[str, Any]:
-    return {"path": path, "name": name, "chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "staged": staged}
+                  chunk_overlap: int | None = None, staged: bool = False,
+                  metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``metadata``: checked values (a bulk ingest's manifest) that override what extraction reads."""
+    return {"path": path, "name": name, "chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "staged": staged,
+            **({"metadata": metadata} if metadata else {})}
 
 
 def run_ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
@@ -85,6 +89,8 @@ def run_ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
             discard_staged(params)
             raise
         discard_staged(params)  # committed: the original is kept with the document now
+    if params.get("metadata"):  # the manifest's values, over what extraction read (kept as a person's)
+        set_values(res.doc_id, params["metadata"], docs.engine)
     ctx.link(doc_id=res.doc_id)
     return {"doc_id": res.doc_id, "name": res.name, "pages": res.pages, "chunks": res.chunks, "chars": res.chars,
             "tokens": res.tokens,

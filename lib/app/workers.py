@@ -1,6 +1,7 @@
 """Worker processes in server mode: ``run`` takes queued jobs from the PostgreSQL store (lib/storage/work_queue.py),
 and puts back the jobs of workers that stopped; ``queue_ingest`` hands a folder of PDFs to the workers, one job
-each. The command line's ``worker`` and ``ingest --queue`` call these."""
+each, with a manifest's metadata; ``queue_uploads`` does the same for the Documents page's folder upload. The
+command line's ``worker`` and ``ingest --queue`` call these."""
 from __future__ import annotations
 
 import sys
@@ -9,15 +10,21 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lib.app.job_handlers import ingest_params
+from lib.app.job_handlers import ingest_params, stage_upload
 from lib.collection.repository import DocumentRepository
 from lib.core import config
 from lib.core.errors import UserError
-from lib.documents.pdf import check_pdf_path, sha256_bytes
+from lib.documents.metadata import manifest_csv
+from lib.documents.pdf import check_pdf_bytes, check_pdf_path, sha256_bytes
 from lib.storage import jobs, work_queue
 from lib.storage.engine import database_url, get_engine
 
 REQUEUE_EVERY_S = 3.0  # how often a worker looks for jobs whose worker stopped
+
+
+def enabled() -> bool:
+    """Whether jobs started here go to the worker processes (a PostgreSQL store and NEPAQA_WORKERS=queue)."""
+    return work_queue.enabled(get_engine())
 
 
 def _say(line: str) -> None:
@@ -64,36 +71,76 @@ def run(concurrency: int = 1, once: bool = False) -> dict[str, Any]:
     return {"stopped": True}
 
 
-def queue_ingest(paths: Sequence[str], chunk_size: int | None = None,
-                 chunk_overlap: int | None = None) -> dict[str, Any]:
-    """One ingest job per PDF for the workers (a folder: every PDF under it). A file already indexed (same
-    content), or given twice, is skipped; a missing or too big file is refused with its reason; a file that is no
-    readable PDF fails its own job with the reason. None of these stops the rest. Returns the summary."""
+def queue_ingest(paths: Sequence[str], chunk_size: int | None = None, chunk_overlap: int | None = None,
+                 manifest: str | None = None) -> dict[str, Any]:
+    """One ingest job per PDF for the workers (a folder: every PDF under it), each with its manifest row's metadata.
+    A file already indexed (same content), or given twice, is skipped; a missing or too big file, or one whose
+    manifest row has a bad value, is refused with its reason; a file that is no readable PDF fails its own job with
+    the reason. None of these stops the rest. Returns the summary."""
     engine = get_engine()
     if not work_queue.enabled(engine):
         raise UserError("--queue hands the files to the workers: set NEPAQA_DATABASE_URL to the PostgreSQL store and "
                         "NEPAQA_WORKERS=queue, and start `python -m lib worker` where the work should run.")
+    sheet = manifest_csv.read_path(manifest) if manifest else None
     files: list[Path] = []
     for given in paths:
         p = Path(given)
         files += sorted(x for x in p.rglob("*") if x.is_file() and x.suffix.lower() == ".pdf") if p.is_dir() else [p]
+    return _queue([(str(f), f.stem, f.name, lambda f=f: _read(f), None) for f in files], sheet, chunk_size,
+                  chunk_overlap, engine)
+
+
+def queue_uploads(uploads: Sequence[tuple[str, bytes]], manifest: tuple[str, bytes] | None = None,
+                  chunk_size: int | None = None, chunk_overlap: int | None = None) -> dict[str, Any]:
+    """The Documents page's folder (or files) upload, queued the same way as ``queue_ingest``: one job per PDF,
+    indexed ones skipped, bad ones refused with the reason, each with its manifest row's metadata. ``uploads``:
+    (the path within the uploaded folder, the bytes). Jobs run on the workers when there are workers, else here."""
+    engine = get_engine()
+    sheet = manifest_csv.read(manifest[1], manifest[0]) if manifest else None
+    pdfs = [(name, data) for name, data in uploads if name.lower().endswith(".pdf")]
+    return _queue([(name, Path(name).stem, Path(name).name, lambda d=data: d, name) for name, data in pdfs], sheet,
+                  chunk_size, chunk_overlap, engine)
+
+
+def _read(f: Path) -> bytes:
+    check_pdf_path(f, config.max_upload_bytes())
+    return f.read_bytes()
+
+
+def _queue(entries: list[tuple[str, str, str, Any, str | None]], sheet: manifest_csv.Manifest | None,
+           chunk_size: int | None, chunk_overlap: int | None, engine: Any) -> dict[str, Any]:
+    """entries: (what the summary calls it, document name, file name, its bytes when asked, the upload's name or
+    None for a file on disk)."""
     repo = DocumentRepository(engine)
     out: dict[str, Any] = {"queued": 0, "skipped": 0, "refused": [], "jobs": []}
+    names: dict[str, int] = {}
+    for _, _, file_name, _, _ in entries:
+        names[file_name] = names.get(file_name, 0) + 1
     seen: set[str] = set()
-    for f in files:
+    for shown, doc_name, _file_name, load, uploaded in entries:
         try:
-            check_pdf_path(f, config.max_upload_bytes())
-            sha = sha256_bytes(f.read_bytes())
+            row = sheet.for_file(shown, names) if sheet is not None else None
+            if row is not None and row.problem:
+                raise UserError(row.problem)
+            data = load()
+            if uploaded is not None:
+                check_pdf_bytes(data, uploaded, config.max_upload_bytes())
+            sha = sha256_bytes(data)
             if sha in seen or repo.by_sha(sha) is not None:  # indexed, or the same file twice in this batch
                 out["skipped"] += 1
                 continue
             seen.add(sha)
-            out["jobs"].append(jobs.submit("ingest", ingest_params(str(f.resolve()), None, chunk_size, chunk_overlap),
-                                           f"Index {f.name}", engine))
+            meta = row.values if row is not None else None
+            params = (ingest_params(stage_upload(data), doc_name, chunk_size, chunk_overlap, staged=True, metadata=meta)
+                      if uploaded is not None else
+                      ingest_params(str(Path(shown).resolve()), None, chunk_size, chunk_overlap, metadata=meta))
+            out["jobs"].append(jobs.submit("ingest", params, f"Index {Path(shown).name}", engine))
             out["queued"] += 1
         except (UserError, OSError) as exc:
-            out["refused"].append({"file": str(f), "reason": str(exc)})
+            out["refused"].append({"file": shown, "reason": str(exc)})
+    if sheet is not None:
+        out["manifest_unmatched"] = sheet.unmatched()
     return out
 
 
-__all__ = ["REQUEUE_EVERY_S", "queue_ingest", "run"]
+__all__ = ["REQUEUE_EVERY_S", "enabled", "queue_ingest", "queue_uploads", "run"]

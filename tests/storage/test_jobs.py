@@ -258,3 +258,24 @@ def test_a_lease_held_by_a_killed_process_not_yet_reaped_is_free_at_once(tmp_pat
     finally:
         child.kill()
         child.wait()
+
+
+def test_a_folder_upload_is_queued_like_a_bulk_ingest_in_embedded_mode(tmp_path):
+    """The Documents page's folder upload (lib/app/workers.queue_uploads) with no workers: one job per PDF run here,
+    the same file twice skipped, a file that is no PDF refused with the reason, the manifest's values set."""
+    from lib.app import workers
+    from lib.documents import metadata as meta_lib
+    from tests.conftest import make_text_pdf
+
+    pdf = make_text_pdf(tmp_path / "levee.pdf", ["The levee along the river would be raised by four feet. " * 9])
+    data = pdf.read_bytes()
+    manifest = ("manifest.csv", b"file,title,eis_number\nlevee.pdf,Levee Raising Final EIS,20190042\n")
+    summary = workers.queue_uploads([("levee.pdf", data), ("copy/levee-again.pdf", data), ("notes.pdf", b"just notes")],
+                                    manifest)
+    assert (summary["queued"], summary["skipped"]) == (1, 1)
+    assert summary["refused"][0]["file"] == "notes.pdf" and "is not a PDF" in summary["refused"][0]["reason"]
+    job = jobs.wait(summary["jobs"][0], T)
+    assert job.status == "done", job.error
+    meta = meta_lib.get(job.result["doc_id"], get_engine())
+    assert meta["title"]["value"] == "Levee Raising Final EIS" and meta["title"]["source"] == "person"
+    assert meta["eis_number"]["value"] == "20190042"

@@ -12,11 +12,13 @@ import sys
 import time
 from pathlib import Path
 
+from sqlalchemy import select
+
 from lib.app import job_handlers
 from lib.core import config
 from lib.evaluation.benchmark.dataset import load_items
 from lib.evaluation.benchmark.runs import RunConfig
-from lib.storage import jobs
+from lib.storage import jobs, tables
 from lib.storage.engine import get_engine
 from tests.conftest import ROOT, make_text_pdf
 from tests.fake_llm_server import FakeLLMServer
@@ -167,3 +169,43 @@ def test_a_job_no_worker_has_taken_is_cancelled_at_once(tmp_path, pg_url, monkey
         job = jobs.get(job_id, eng)
         assert (job.status, job.message) == ("cancelled", "cancelled before a worker took it")
         assert jobs.run_queued(job_id, eng) == "skipped"  # a worker that gets it later leaves it alone
+
+
+def test_a_manifest_sets_metadata_over_extraction_and_a_bad_row_refuses_only_its_file(tmp_path, pg_url):
+    from lib.documents import metadata as meta_lib
+    from lib.storage.engine import get_engine
+
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    make_text_pdf(folder / "a.pdf", ["Prepared by the U.S. Army Corps of Engineers. The levee would be raised. " * 8])
+    make_text_pdf(folder / "b.pdf", ["The pipeline would cross 12 streams and two wetlands in the valley. " * 8])
+    (tmp_path / "manifest.csv").write_text(
+        "file,lead_agency,publish_date,states,tags\n"
+        "archive/a.pdf,Bureau of Land Management,2019-05,\"Alaska, MI\",caribou\n"
+        "b.pdf,,someday,,\n"
+        "c.pdf,Forest Service,,,\n")
+    env = {**os.environ, "NEPAQA_HOME": str(tmp_path / "home"), "NEPAQA_DATABASE_URL": pg_url,
+           "NEPAQA_WORKERS": "queue"}
+    run = [sys.executable, "-m", "lib", "ingest", "--queue", str(folder), "--manifest"]
+    out = subprocess.run([*run, str(tmp_path / "manifest.csv")], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert (summary["queued"], summary["skipped"]) == (1, 0)
+    assert summary["refused"] == [{"file": str(folder / "b.pdf"), "reason": summary["refused"][0]["reason"]}]
+    assert summary["refused"][0]["reason"].startswith("manifest line 3: ")
+    assert summary["manifest_unmatched"] == ["line 4: c.pdf"]  # said, not dropped
+    worker = subprocess.run([sys.executable, "-m", "lib", "worker", "--once"], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert worker.returncode == 0, worker.stderr
+    eng = get_engine(pg_url)
+    with eng.connect() as c:
+        doc = next(r for r in c.execute(select(tables.documents)) if r.name == "a")
+    meta = meta_lib.get(doc.doc_id, eng)
+    assert (meta["lead_agency"]["value"], meta["lead_agency"]["source"]) == ("Bureau of Land Management", "person")
+    assert meta["publish_date"]["value"] == "2019-05" and meta["states"]["value"] == ["AK", "MI"]
+    assert meta_lib.tags_many([doc.doc_id], eng)[doc.doc_id] == ["caribou"]
+    (tmp_path / "bad.csv").write_text("file,agency\na.pdf,BLM\n")
+    bad = subprocess.run([*run, str(tmp_path / "bad.csv")], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: The manifest bad.csv has column(s) 'agency'")

@@ -30,6 +30,7 @@ only, so it costs milliseconds whatever the length of the PDF), can be filled by
 confidence; a value below ``THRESHOLD`` is not stored. A person's value is never overwritten by extraction or a
 model; where the rules later read otherwise, their reading is kept beside it.
 """
+from lib.documents.metadata import manifest_csv
 from lib.documents.metadata.ceq_export import STANDARD, export_ceq
 from lib.documents.metadata.evidence import SURE, THRESHOLD
 from lib.documents.metadata.explain import NOT_FOUND, disagreements
@@ -81,7 +82,7 @@ __all__ = [
     "PROCESS_TYPES", "SORTS", "SOURCES", "SOURCE_LABELS", "STANDARD", "STATES", "SURE", "TAGS", "THRESHOLD",
     "canonical_agency",
     "citation_name", "classify", "cli_metadata", "collection_filter", "delete", "disagreements", "display_title", "export_ceq",
-    "extract", "fill_with_model", "get", "get_many", "mend_words", "missing", "normalize", "normalize_tags",
+    "extract", "fill_with_model", "manifest_csv", "get", "get_many", "mend_words", "missing", "normalize", "normalize_tags",
     "panel_rows", "parse_where", "parse_year_range", "place_only", "project_title_from", "read_or_none", "save_extracted", "set_values",
     "sort_documents", "tags_many", "unsure", "year_of",
 ]

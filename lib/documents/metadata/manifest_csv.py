@@ -1,0 +1,122 @@
+"""A bulk ingest's manifest: a CSV with one row per PDF, a ``file`` column and metadata columns in the CEQ standard's
+names (``title``, ``lead_agency``, ``publish_date``, …, and ``tags``). Its values override what extraction reads
+(they are stored as a person's values, so no rule or model replaces them). Every value is checked before anything is
+queued: a row with a bad value refuses its file with the reason, and a column that is no field refuses the manifest.
+
+A row's ``file`` is a path (relative to the CSV's folder, or absolute) or a bare file name; a name matches a queued
+file by its name when no path does, and only when one queued file has that name.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+from typing import Any
+
+from lib.core.errors import UserError
+from lib.documents.metadata.fields import FIELDS, TAGS, normalize
+from lib.documents.metadata.records import normalize_tags
+
+FILE_COLUMN = "file"
+COLUMNS = (FILE_COLUMN, *FIELDS, TAGS)
+MAX_ROWS = 200_000
+
+
+@dataclass
+class Row:
+    line: int  # the CSV line, for the messages
+    file: str
+    values: dict[str, Any] | None  # checked and in stored form; None when a value is wrong
+    problem: str | None = None
+
+
+@dataclass
+class Manifest:
+    name: str
+    folder: Path | None
+    rows: list[Row] = field(default_factory=list)
+    used: set[int] = field(default_factory=set)  # the lines a queued file matched
+
+    def for_file(self, path: str, names: dict[str, int]) -> Row | None:
+        """The row for a queued file (by path, else by a name only one queued file has), or None."""
+        p = Path(path)
+        for r in self.rows:
+            given = Path(r.file)
+            where = given if given.is_absolute() or self.folder is None else self.folder / given
+            if len(given.parts) > 1 or given.is_absolute():
+                try:
+                    if where.resolve() == p.resolve():
+                        self.used.add(r.line)
+                        return r
+                except OSError:
+                    continue
+        for r in self.rows:
+            if PurePath(r.file).name == p.name and len(PurePath(r.file).parts) == 1 and names.get(p.name) == 1:
+                self.used.add(r.line)
+                return r
+        return None
+
+    def unmatched(self) -> list[str]:
+        """The rows no queued file matched: said in the summary, never dropped silently."""
+        return [f"line {r.line}: {r.file}" for r in self.rows if r.line not in self.used]
+
+
+def _values(raw: dict[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in (*FIELDS, TAGS):
+        text = (raw.get(key) or "").strip()
+        if not text:
+            continue  # an empty cell gives no value: extraction's stands
+        out[key] = normalize_tags(text) if key == TAGS else normalize(key, text)
+    return out
+
+
+def read(data: bytes, name: str, folder: Path | None = None) -> Manifest:
+    """Read and check a manifest. A file that is no CSV, has no ``file`` column or a column that is no field is
+    refused as a whole (UserError); a row with a bad value is kept with its problem (its file is refused)."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UserError(f"The manifest {name} is not UTF-8 text; save it as CSV (UTF-8).") from None
+    reader = csv.DictReader(io.StringIO(text))
+    header = [(h or "").strip() for h in (reader.fieldnames or [])]
+    if FILE_COLUMN not in header:
+        raise UserError(f"The manifest {name} needs a '{FILE_COLUMN}' column naming each PDF; its columns are "
+                        f"{', '.join(header) or 'none'}.")
+    unknown = [h for h in header if h not in COLUMNS]
+    if unknown:
+        raise UserError(f"The manifest {name} has column(s) {', '.join(repr(u) for u in unknown)} that are no "
+                        f"metadata field; use the CEQ names: {', '.join(COLUMNS)}.")
+    reader.fieldnames = header
+    out = Manifest(name=name, folder=folder)
+    seen: dict[str, int] = {}
+    for n, raw in enumerate(reader, start=2):
+        if n - 1 > MAX_ROWS:
+            raise UserError(f"The manifest {name} has more than {MAX_ROWS:,} rows; split it.")
+        file = (raw.get(FILE_COLUMN) or "").strip()
+        if not file:
+            if any((v or "").strip() for v in raw.values() if isinstance(v, str)):
+                out.rows.append(Row(n, "", None, f"manifest line {n} names no file"))
+            continue
+        if file in seen:
+            out.rows.append(Row(n, file, None, f"manifest line {n} names {file} again (first on line {seen[file]})"))
+            continue
+        seen[file] = n
+        try:
+            out.rows.append(Row(n, file, _values(raw)))
+        except UserError as exc:
+            out.rows.append(Row(n, file, None, f"manifest line {n}: {exc}"))
+    return out
+
+
+def read_path(path: str | Path) -> Manifest:
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise UserError(f"Cannot read the manifest {p}: {exc.strerror or exc}.") from None
+    return read(data, p.name, p.parent)
+
+
+__all__ = ["COLUMNS", "FILE_COLUMN", "Manifest", "Row", "read", "read_path"]
