@@ -23,6 +23,7 @@ DEFAULTS: dict[str, str] = {
     "NEPAQA_HOME": str(Path.home() / ".nepaqa"),
     "NEPAQA_EMBED_MODEL": "",  # empty: the bundled all-MiniLM-L6-v2
     "NEPAQA_EMBED_BACKEND": "onnx-int8",  # onnx-int8 | onnx | torch (see lib/models/embedding_onnx.py)
+    "NEPAQA_EMBED_THREADS": "",  # empty: one ONNX session per core; a worker per core on one machine: 1
     "NEPAQA_MODEL_CACHE": "",  # empty: NEPAQA_HOME/models (the embedder exported to ONNX, once per machine)
     "NEPAQA_CHROMA_URL": "",  # empty: persistent Chroma under NEPAQA_HOME
     "NEPAQA_DATABASE_URL": "",  # empty: SQLite under NEPAQA_HOME

@@ -178,7 +178,20 @@ def _embedder(model: str | None, backend: str) -> Embedder:
         return Embedder(model)
 
     folder = model or config.get("NEPAQA_EMBED_MODEL") or default_model_path()
-    return OnnxEmbedder(folder, embedder_name(model), backend)  # type: ignore[return-value]
+    n = embed_threads()
+    return OnnxEmbedder(folder, embedder_name(model), backend,  # type: ignore[return-value]
+                        threads=1 if n else None, sessions=n)
+
+
+def embed_threads() -> int | None:
+    """NEPAQA_EMBED_THREADS: the one-thread ONNX sessions one process embeds with (default: one per core). Several
+    workers on one machine each take their share (a worker per core: 1), so they do not fight for the cores."""
+    value = (config.get("NEPAQA_EMBED_THREADS") or "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise UserError(f"NEPAQA_EMBED_THREADS is '{value}'; give a whole number of threads, 1 or more.")
+    return int(value)
 
 
 _warm: dict = {"state": "idle", "error": None, "seconds": None}
