@@ -7,7 +7,9 @@ queues them with ``python -m lib ingest --queue`` and times how long 1 worker an
 them all (from queueing to the last job done; the workers are started and waiting first, and each loads its
 embedder on its first job, in both passes). Each worker embeds with NEPAQA_EMBED_THREADS=1 (a worker per core):
 the same work and the same per-worker setting on both sides. A third pass kills one of 2 workers with kill -9
-mid-ingest and checks that the other takes its job again.
+mid-ingest and checks that the other takes its job again (on one host a dead process frees its lease at once; a
+worker lost on another machine frees it after the lease's 30 s expiry, which this script does not wait for). A
+fourth pass, for reference only, runs 1 worker embedding on every core (the default for a lone process).
 
 Every pass counts documents and vectors against what was queued: ``duplicates`` (a file indexed twice, or
 vectors beyond a document's chunks) and ``missing`` (a file not indexed, or vectors short of its chunks).
@@ -165,12 +167,13 @@ def count(eng, chroma_url: str, queued: int) -> tuple[int, int, int]:  # noqa: A
     return distinct, dup, missing
 
 
-def one_pass(base: Path, pg: Postgres, folder: Path, n_workers: int, docs: int, kill: bool = False) -> dict:
-    name = f"pass_{n_workers}{'_kill' if kill else ''}"
+def one_pass(base: Path, pg: Postgres, folder: Path, n_workers: int, docs: int, kill: bool = False,
+             threads: str = "1") -> dict:
+    name = f"pass_{n_workers}{'_kill' if kill else ''}_t{threads or 'all'}"
     url = pg.database(name)
     srv, chroma_url = chroma(base / f"chroma_{name}")
     env = {**os.environ, "NEPAQA_HOME": str(base / "home"), "NEPAQA_DATABASE_URL": url, "NEPAQA_WORKERS": "queue",
-           "NEPAQA_CHROMA_URL": chroma_url, "NEPAQA_EMBED_THREADS": "1"}
+           "NEPAQA_CHROMA_URL": chroma_url, "NEPAQA_EMBED_THREADS": threads}
     eng = create_engine(url, poolclass=NullPool)
     logs = [base / f"{name}_worker{i}.log" for i in range(n_workers)]
     procs = [worker(env, log) for log in logs]
@@ -244,15 +247,19 @@ def main() -> None:
         print(f"2 workers: {two}", flush=True)
         killed = one_pass(base, pg, folder, 2, a.docs, kill=True)
         print(f"2 workers, one killed with kill -9 mid-ingest: {killed}", flush=True)
+        # for reference, not the ratio: one worker with every core (the default), as a single machine would run
+        alone = one_pass(base, pg, folder, 1, a.docs, threads="")
+        print(f"1 worker, embedding on every core (the default): {alone}", flush=True)
         per_doc_s = one["seconds"] / max(one["indexed"], 1)  # one worker, one core
         print(json.dumps({
             "docs": a.docs, "pages_per_doc": a.pages,
             "workers": {"1": one["docs_per_min"], "2": two["docs_per_min"]},
+            "one_worker_all_cores": alone["docs_per_min"],
             "speedup": round(two["docs_per_min"] / max(one["docs_per_min"], 1e-9), 2),
             "killed_worker_recovered": bool(killed["recovered"]),
-            "duplicates": one["duplicates"] + two["duplicates"] + killed["duplicates"],
-            "missing": one["missing"] + two["missing"] + killed["missing"],
-            "failed_jobs": one["failed_jobs"] + two["failed_jobs"] + killed["failed_jobs"],
+            "duplicates": sum(p["duplicates"] for p in (one, two, killed, alone)),
+            "missing": sum(p["missing"] for p in (one, two, killed, alone)),
+            "failed_jobs": sum(p["failed_jobs"] for p in (one, two, killed, alone)),
             "seconds_per_page_per_core": round(per_doc_s / a.pages, 4),
         }))
     finally:

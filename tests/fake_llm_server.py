@@ -47,7 +47,8 @@ class FakeLLMServer:
                 kind = action[0]
                 if kind == "sleep":
                     time.sleep(action[1])
-                    return self._json(200, server._ok(self.path, action[2] if len(action) > 2 else "late"))
+                    text = action[2] if len(action) > 2 else "late"
+                    return self._json(200, server._ok(self.path, text(body) if callable(text) else text))
                 if kind == "429":  # ("429",): retry in 20 ms; ("429", s): Retry-After s seconds, no ms header
                     wait = {"retry-after": str(action[1])} if len(action) > 1 else {"retry-after-ms": "20",
                                                                                      "retry-after": "0"}

@@ -14,7 +14,7 @@ from lib.app.job_handlers import ingest_params, stage_upload
 from lib.collection.repository import DocumentRepository
 from lib.core import config
 from lib.core.errors import UserError
-from lib.documents.metadata import manifest_csv
+from lib.documents.metadata import manifest_csv, set_values
 from lib.documents.pdf import check_pdf_bytes, check_pdf_path, sha256_bytes
 from lib.storage import jobs, work_queue
 from lib.storage.engine import database_url, get_engine
@@ -126,15 +126,25 @@ def _queue(entries: list[tuple[str, str, str, Any, str | None]], sheet: manifest
             if uploaded is not None:
                 check_pdf_bytes(data, uploaded, config.max_upload_bytes())
             sha = sha256_bytes(data)
-            if sha in seen or repo.by_sha(sha) is not None:  # indexed, or the same file twice in this batch
+            meta = row.values if row is not None else None
+            indexed = repo.by_sha(sha) if sha not in seen else None
+            if sha in seen or indexed is not None:  # indexed, or the same file twice in this batch
                 out["skipped"] += 1
+                if indexed is not None and meta:  # a corrected manifest run again: its values still count
+                    set_values(indexed.doc_id, meta, engine)
+                    out["metadata_updated"] = out.get("metadata_updated", 0) + 1
                 continue
             seen.add(sha)
-            meta = row.values if row is not None else None
-            params = (ingest_params(stage_upload(data), doc_name, chunk_size, chunk_overlap, staged=True, metadata=meta)
-                      if uploaded is not None else
+            staged = stage_upload(data) if uploaded is not None else None
+            params = (ingest_params(staged, doc_name, chunk_size, chunk_overlap, staged=True, metadata=meta)
+                      if staged is not None else
                       ingest_params(str(Path(shown).resolve()), None, chunk_size, chunk_overlap, metadata=meta))
-            out["jobs"].append(jobs.submit("ingest", params, f"Index {Path(shown).name}", engine))
+            try:
+                out["jobs"].append(jobs.submit("ingest", params, f"Index {Path(shown).name}", engine))
+            except UserError:
+                if staged is not None:  # no job will read it
+                    Path(staged).unlink(missing_ok=True)
+                raise
             out["queued"] += 1
         except (UserError, OSError) as exc:
             out["refused"].append({"file": shown, "reason": str(exc)})

@@ -96,11 +96,12 @@ def structured_verdict(obj: object) -> tuple[str, str] | None:
     return verdict.strip().lower(), expl.strip() if isinstance(expl, str) else ""
 
 
-DEFAULT_CALL_LIMIT = 4  # calls at once to one model on a server, over all workers (as one run's 4 threads before)
+DEFAULT_CALL_LIMIT = 4  # calls at once to one model on a server, over all workers (as one run's 4 threads)
 
 
 def call_limit(model_id: str) -> int:
-    """How many calls to a model on a server may run at once, over every process and worker:
+    """How many calls to a model on a server may run at once, over every process and worker (with workers; one
+    process alone is bound by its own threads):
     ``NEPAQA_MODEL_LIMITS="openai/gpt-4o-mini=8,anthropic/claude-3-5-haiku-latest=2"`` per model, else
     ``NEPAQA_MODEL_LIMIT`` (default 4). A value that is no whole number above 0 is ignored."""
     for part in (config.get("NEPAQA_MODEL_LIMITS") or "").split(","):

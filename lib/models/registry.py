@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import logging
+import threading
 
 from lib.core.errors import UserError
 from lib.models import extractive, local_gguf, remote
@@ -16,6 +17,8 @@ from lib.models.base import Provider
 _REGISTRY: dict[str, Provider] = {}
 _ALIASES: dict[str, str] = {}
 _LOADED = [False]
+_LOADING = [False]
+_LOAD_LOCK = threading.RLock()  # reentrant: a plugin that registers may ask the registry
 
 
 def register(model: Provider) -> Provider:
@@ -48,8 +51,14 @@ def _builtins() -> None:
 
 def all_providers() -> list[Provider]:
     if not _LOADED[0]:
-        _LOADED[0] = True
-        _builtins()
+        with _LOAD_LOCK:  # two threads asking first (a worker's first two cells) both see the whole registry
+            if not _LOADED[0] and not _LOADING[0]:  # _LOADING: a model being registered asks (same thread)
+                _LOADING[0] = True
+                try:
+                    _builtins()
+                    _LOADED[0] = True
+                finally:
+                    _LOADING[0] = False
     return list(_REGISTRY.values())
 
 
@@ -98,9 +107,10 @@ def resolve_all(model_ids: list[str]) -> list[str]:
 
 def reset() -> None:
     """Forget the registry so the next call re-reads configuration (tests, changed secrets)."""
-    _REGISTRY.clear()
-    _ALIASES.clear()
-    _LOADED[0] = False
+    with _LOAD_LOCK:
+        _REGISTRY.clear()
+        _ALIASES.clear()
+        _LOADED[0] = False
 
 
 SMOLLM2, EXTRACTIVE = "local/smollm2-135m", "local/extractive"

@@ -94,14 +94,15 @@ def _int(value: object) -> int | None:
 
 
 def _gate_key(request: object) -> str:
-    """The endpoint and model a request calls ("api.openai.com:443 gpt-4o-mini"): what a 429 pauses."""
+    """The endpoint and model a request calls ("api.openai.com gpt-4o-mini", "127.0.0.1:8080 llama3"): what a 429
+    pauses."""
     url = request.url  # type: ignore[attr-defined]
     try:
         body = json.loads(request.content or b"{}")  # type: ignore[attr-defined]
     except (ValueError, AttributeError, RuntimeError):  # no JSON body, or a stream not read: the endpoint alone
         body = {}
     model = body.get("model") if isinstance(body, dict) and isinstance(body.get("model"), str) else ""
-    return f"{url.host}:{url.port or ''} {model}".strip()
+    return f"{url.host}{f':{url.port}' if url.port else ''} {model}".strip()
 
 
 def _wait_if_paused(request: object) -> None:

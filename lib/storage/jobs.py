@@ -108,6 +108,7 @@ class JobContext:
         self.job_id, self.engine, self.printer = job_id, engine, printer
         self.cancel = threading.Event()
         self.handed_back = False  # set with ``cancel`` when the worker running it stops (hand_back_running)
+        self.kind = ""
         self.result: dict[str, Any] = {}
         self._last_write = 0.0
 
@@ -216,6 +217,7 @@ def _hold(job_id: str, kind: str, engine: Any) -> leases.Lease:
 def _execute(job_id: str, kind: str, params: dict[str, Any], engine: Any, printer: ProgressFn | None,
              foreground: bool, lease: leases.Lease) -> dict[str, Any]:
     ctx = JobContext(job_id, engine, printer)
+    ctx.kind = kind
     stop = threading.Event()
     watcher = threading.Thread(target=_watch_cancel, args=(ctx, stop), name=f"job-cancel:{job_id}", daemon=True)
     with _local_lock:
@@ -230,10 +232,13 @@ def _execute(job_id: str, kind: str, params: dict[str, Any], engine: Any, printe
         watcher.start()
         result = _handlers[kind](params, ctx)
         result = {**ctx.result, **(result or {})}
-        if ctx.handed_back:
+        # an ingest that returns has indexed its document (past the last safe point a cancel is too late); a run
+        # that returns after a cancel stopped early
+        stopped = ctx.cancel.is_set() and kind != "ingest"
+        if ctx.handed_back and stopped:
             _finish(engine, job_id, status="interrupted", result=json.dumps(result, default=str), message=HANDED_BACK)
             return result
-        status = "cancelled" if ctx.cancel.is_set() else "done"
+        status = "cancelled" if stopped else "done"
         done = {"progress": 1.0, "message": "finished"} if status == "done" else {
             "message": "cancelled; finished answers are kept" if kind != "ingest" else "cancelled; not indexed"}
         _finish(engine, job_id, status=status, result=json.dumps(result, default=str), **done)
@@ -268,14 +273,17 @@ def _execute(job_id: str, kind: str, params: dict[str, Any], engine: Any, printe
 
 
 HANDED_BACK = "its worker was stopped; queued again for another worker, continuing from its saved rows"
+# what is handed back when its worker stops: these continue from their saved rows (an ingest starts again: it is
+# atomic). An item generation runs to its end first: resumed, it would write its items again.
+HAND_BACK_KINDS = ("ingest", "benchmark", "exam")
 
 
 def hand_back_running() -> list[str]:
     """Stop every job this process runs at its next safe point, to be queued again (a worker's Ctrl+C or SIGTERM:
     it gives its work back rather than making the user wait for a long run to end). Returns their ids."""
     with _local_lock:
-        running = list(_running.values())
-    for ctx in running:
+        running = [c for c in _running.values() if c.kind in HAND_BACK_KINDS and not c.cancel.is_set()]
+    for ctx in running:  # a job a user cancelled winds down as cancelled; it is not queued again
         ctx.handed_back = True
         ctx.cancel.set()
     return [ctx.job_id for ctx in running]
@@ -353,10 +361,26 @@ def run_queued(job_id: str, engine: Any = None) -> str:
             _local_active.discard(job_id)
     ended = get(job_id, engine)
     if ended.status == "interrupted" and ended.message == HANDED_BACK:  # this worker stops: another takes it now
-        with contextlib.suppress(UserError):  # a live worker's requeue claimed it first
-            claim_resume(job_id, engine)
-            submit(ended.kind, resume_params(ended), ended.title, engine, resumed_from=job_id, to_workers=True)
+        _requeue(ended, engine)
     return ended.status
+
+
+def _requeue(job: Job, engine: Any) -> str | None:
+    """Queue an interrupted worker job again as a new job, once (a second worker asking is refused by
+    ``claim_resume``). If the queue cannot take it, it is interrupted again, for the next look: never left
+    resumed with no job to continue it. Returns the new id."""
+    try:
+        claim_resume(job.job_id, engine)
+    except UserError:  # another worker took it first
+        return None
+    try:
+        return submit(job.kind, resume_params(job), job.title, engine, resumed_from=job.job_id, to_workers=True)
+    except UserError:
+        t = tables.jobs
+        with engine.begin() as c:
+            c.execute(update(t).where(t.c.job_id == job.job_id, t.c.status == "resumed").values(
+                status="interrupted", message="could not be queued again yet; tried again in a few seconds"))
+        return None
 
 
 _parts: dict[str, Callable[[dict[str, Any]], Any]] = {}  # kind of part -> what does it (register_part)
@@ -458,12 +482,9 @@ def requeue_interrupted(engine: Any = None, limit: int = 200) -> list[str]:
                 c.execute(update(t).where(t.c.job_id == job.job_id, t.c.status == "interrupted").values(
                     status="failed", error=f"its worker stopped {MAX_ATTEMPTS} times on it; not tried again"))
             continue
-        try:
-            claim_resume(job.job_id, engine)
-        except UserError:  # another worker took it first
-            continue
-        out.append(submit(job.kind, resume_params(job), job.title, engine, resumed_from=job.job_id,
-                          to_workers=True))
+        new = _requeue(job, engine)
+        if new:
+            out.append(new)
     return out
 
 

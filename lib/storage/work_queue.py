@@ -15,7 +15,9 @@ looks).
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -112,7 +114,10 @@ def enqueue(job_id: str, engine: Any, conn: Any = None) -> None:
 def enqueue_parts(kind: str, payloads: list[dict[str, Any]], engine: Any) -> int:
     """Queue parts of a job (``kind``: what does them, jobs.register_part) for whichever workers are free."""
     if payloads:
-        _app(engine).tasks[PART_TASK].batch_defer(*[{"kind": kind, "payload": p} for p in payloads])
+        # below whole jobs: a worker that is free takes the next job first, so a 10,000-cell run never holds up
+        # the ingests queued after it (the run's own job answers its cells meanwhile)
+        _app(engine).tasks[PART_TASK].configure(priority=-1).batch_defer(
+            *[{"kind": kind, "payload": p} for p in payloads])
     return len(payloads)
 
 
@@ -160,9 +165,15 @@ def run_worker(engine: Any, run_job: Callable[[str], Any], concurrency: int = 1,
                                      install_signal_handlers=False, delete_jobs="successful")
             loop = asyncio.get_running_loop()
 
+            def now() -> None:  # a second signal: out at once, as a kill would; its jobs are taken again
+                sys.stderr.write("worker: stopped at once; its running jobs go to another worker once their "
+                                 "leases expire\n")
+                sys.stderr.flush()
+                os._exit(130)
+
             def stop() -> None:
-                for sig in (signal.SIGINT, signal.SIGTERM):  # a second signal: Python's default (ends it now)
-                    loop.remove_signal_handler(sig)
+                for sig in (signal.SIGINT, signal.SIGTERM):
+                    loop.add_signal_handler(sig, now)
                 if on_stop is not None:
                     on_stop()
                 w.stop()

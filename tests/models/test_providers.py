@@ -284,3 +284,26 @@ def test_a_local_models_time_is_its_own_not_the_queue(request):
     wall = _time.perf_counter() - started
     assert wall >= 0.8 and len(got) == 4  # they did queue
     assert all(0.19 <= s < 0.35 for s in got), got
+
+
+def test_threads_that_ask_the_registry_first_all_see_every_model(monkeypatch):
+    import threading
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_MODEL", "gpt-first")
+    for _ in range(5):  # a worker's first cells ask at once; none may see a half-made registry
+        registry.reset()
+        seen: list[bool] = []
+        start = threading.Barrier(4)
+
+        def ask() -> None:
+            start.wait()
+            seen.append("openai/gpt-first" in {p.id for p in registry.all_providers()})
+
+        threads = [threading.Thread(target=ask) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert seen == [True] * 4
+    registry.reset()

@@ -101,6 +101,10 @@ def test_the_readme_commands_run_an_app_two_workers_a_bulk_ingest_and_a_search(t
                        "both documents indexed by the workers", procs)
         indexed = [j for j in results["jobs"] if j["kind"] == "ingest"]
         assert len(indexed) == 2 and {j["origin"] for j in indexed} == {"worker"}  # taken by the workers
+        meta = subprocess.run([sys.executable, "-m", "lib", "meta", hits_doc(results, "levee")], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert meta.returncode == 0, meta.stderr
+        assert json.loads(meta.stdout)["lead_agency"]["value"] == "U.S. Army Corps of Engineers"  # the manifest's
         hits = results["search"]
         assert {Path(h["doc_file"]).stem for h in hits} == {"wells", "levee"}, hits  # both, from the Chroma server
         assert all("Groundwater monitoring wells" in h["text"] for h in hits)
@@ -114,6 +118,11 @@ def test_the_readme_commands_run_an_app_two_workers_a_bulk_ingest_and_a_search(t
                 p.kill()
     errs = "".join(f.read_text() for f in tmp_path.glob("proc*.log"))
     assert "Traceback" not in errs
+
+
+def hits_doc(results: dict, stem: str) -> str:
+    """The id of the document the search found under this file name."""
+    return next(h["doc_id"] for h in results["search"] if Path(h["doc_file"]).stem == stem)
 
 
 def _get(url: str) -> str | None:

@@ -49,8 +49,13 @@ def _stop(*workers) -> None:  # noqa: ANN002
 def test_cells_are_answered_by_every_worker_once_within_the_model_limit_and_score_as_in_one_process(
         tmp_path, pg_url, monkeypatch):
     n = 16
+
+    def reply(body: dict) -> str:  # an answer of its own for each question, so each item scores differently
+        question = body["messages"][-1]["content"]
+        return " ".join(question.split()[-6:])
+
     with FakeLLMServer() as srv:
-        srv.default = ("sleep", 0.3, "Yes.")
+        srv.default = ("sleep", 0.3, reply)
         srv.track_pids = True
         env = {**_env(tmp_path, pg_url, srv), "NEPAQA_MODEL_LIMIT": "3"}
         workers = [_worker(env, "--concurrency", "2") for _ in range(2)]
@@ -71,12 +76,13 @@ def test_cells_are_answered_by_every_worker_once_within_the_model_limit_and_scor
         monkeypatch.setenv("OPENAI_API_KEY", "test-key-for-the-local-server")
         monkeypatch.setenv("OPENAI_BASE_URL", srv.url + "/v1")
         monkeypatch.setenv("OPENAI_MODEL", "gpt-slow")
-        srv.default = ("ok", "Yes.")
+        srv.default = ("ok", reply)
         items, _ = load_items(config.SAMPLE20)
         cfg = RunConfig(models=["openai/gpt-slow"], modes=["none"], limit=n)
         jobs.run_foreground("benchmark", job_handlers.benchmark_params(items[:n], cfg, "alone"), "alone", engine=eng)
     spread, alone = _scores(eng, "spread"), _scores(eng, "alone")
     assert spread and spread == alone
+    assert len({v for v, _ in spread.values()}) >= 4  # the scores differ by item: a real comparison
 
 
 def test_a_429_pauses_the_model_for_every_worker_as_long_as_its_retry_after(tmp_path, pg_url, monkeypatch):
@@ -169,3 +175,45 @@ def test_a_lease_is_judged_by_its_process_only_on_the_same_kernel_and_namespace(
     live = leases.live("", store)
     assert "here" not in live  # its process is gone from this host: free at once
     assert "other-container" in live  # same hostname, another container: its process cannot be seen from here
+
+
+def test_a_worker_set_up_differently_leaves_the_cells_to_the_run_and_stores_no_failure(tmp_path, pg_url,
+                                                                                        monkeypatch):
+    n = 10
+    with FakeLLMServer() as srv:
+        srv.default = ("sleep", 0.2, "Yes.")
+        env = _env(tmp_path, pg_url, srv)
+        unkeyed = {k: v for k, v in env.items() if not k.startswith("OPENAI_")}  # this one cannot call the model
+        workers = [_worker(env, "--concurrency", "1"), _worker(unkeyed, "--concurrency", "2")]
+        try:
+            job_id, eng = _submit(monkeypatch, pg_url, n, "unfit", max_workers=1)
+            done = _until(lambda: (j := jobs.get(job_id, eng)).status not in jobs.ACTIVE and j, 180, "the run")
+        finally:
+            _stop(*workers)
+    assert done.status == "done", done.error
+    with eng.connect() as c:
+        statuses = [r.status for r in c.execute(select(tables.bench_answers.c.status).where(
+            tables.bench_answers.c.run_id == "unfit"))]
+    assert statuses == ["ok"] * n  # no "not configured" failure stored as an answer
+    assert len(srv.requests) == n
+    assert "this worker's setup differs" in workers[1].stderr.read()
+
+
+def test_a_stopping_worker_hands_back_only_what_continues_and_never_a_cancelled_job():
+    made = []
+    for kind, cancelled in (("benchmark", False), ("exam", True), ("generate", False)):
+        ctx = jobs.JobContext(f"hand-{kind}", None)
+        ctx.kind = kind
+        if cancelled:
+            ctx.cancel.set()  # the user's Cancel, still winding down
+        made.append(ctx)
+    with jobs._local_lock:
+        jobs._running.update({c.job_id: c for c in made})
+    try:
+        assert jobs.hand_back_running() == ["hand-benchmark"]
+        assert not made[1].handed_back  # stays the user's cancel
+        assert not made[2].handed_back and not made[2].cancel.is_set()  # a generation runs to its end
+    finally:
+        with jobs._local_lock:
+            for c in made:
+                jobs._running.pop(c.job_id, None)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass, field
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Any
 
 from lib.core.errors import UserError
@@ -38,28 +38,46 @@ class Manifest:
     rows: list[Row] = field(default_factory=list)
     used: set[int] = field(default_factory=set)  # the lines a queued file matched
 
-    def for_file(self, path: str, names: dict[str, int]) -> Row | None:
-        """The row for a queued file (by path, else by a name only one queued file has), or None."""
-        p = Path(path)
+    _by_path: dict[str, Row] | None = None
+    _by_name: dict[str, Row] | None = None
+
+    def _index(self) -> None:
+        """Rows by resolved path and, for bare names, by name: made once (a manifest may name 100,000 files)."""
+        self._by_path, self._by_name = {}, {}
         for r in self.rows:
-            given = Path(r.file)
-            where = given if given.is_absolute() or self.folder is None else self.folder / given
+            given = Path(r.file) if r.file else None
+            if given is None:
+                continue
             if len(given.parts) > 1 or given.is_absolute():
+                where = given if given.is_absolute() or self.folder is None else self.folder / given
                 try:
-                    if where.resolve() == p.resolve():
-                        self.used.add(r.line)
-                        return r
+                    self._by_path.setdefault(str(where.resolve()), r)
                 except OSError:
                     continue
-        for r in self.rows:
-            if PurePath(r.file).name == p.name and len(PurePath(r.file).parts) == 1 and names.get(p.name) == 1:
-                self.used.add(r.line)
-                return r
-        return None
+            else:
+                self._by_name.setdefault(given.name, r)
+
+    def for_file(self, path: str, names: dict[str, int]) -> Row | None:
+        """The row for a queued file (by path, else by a name only one queued file has), or None. ``names``: how
+        many queued files have each file name."""
+        if self._by_path is None:
+            self._index()
+        p = Path(path)
+        try:
+            hit = self._by_path.get(str(p.resolve()))  # type: ignore[union-attr]
+        except OSError:
+            hit = None
+        if hit is None and names.get(p.name) == 1:
+            hit = self._by_name.get(p.name)  # type: ignore[union-attr]
+        if hit is not None:
+            self.used.add(hit.line)
+        return hit
 
     def unmatched(self) -> list[str]:
         """The rows no queued file matched: said in the summary, never dropped silently."""
-        return [f"line {r.line}: {r.file}" for r in self.rows if r.line not in self.used]
+        return [r.problem if r.problem and not r.file else f"line {r.line}: {r.file}"
+                + (f" ({r.problem.split(': ', 1)[-1]})" if r.problem and r.file else "")
+                for r in self.rows if r.line not in self.used]
 
 
 def _values(raw: dict[str, str]) -> dict[str, Any]:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from lib.core.errors import UserError
@@ -105,6 +106,7 @@ def _semantic_label(services: Any) -> str:
     return exact_label(_embed_model(services))
 
 
+_log = logging.getLogger(__name__)
 CELL_PART = "bench_cell"  # a benchmark cell as a part any worker may answer (jobs.register_part)
 ELSEWHERE = "answered elsewhere"
 
@@ -140,6 +142,7 @@ class Cells:
         self.items = {it.id: it for it in items}
         self.doc_for = docs_for(items, services)
         self.shared = False  # True: other processes answer this run's cells too, so each is taken with a lease
+        self.unfit: str | None = None  # why this worker may not answer the run's cells (its setup differs)
 
     def answer(self, it: Item, model: str, mode: str, cancel: threading.Event) -> str:
         if cancel.is_set():
@@ -193,6 +196,12 @@ class Cells:
         return f"{model} · {mode} · {it.id}"
 
 
+def _stored_count(cells: Cells) -> int:
+    t = tables.bench_answers
+    with cells.engine.connect() as c:
+        return int(c.execute(select(func.count()).select_from(t).where(t.c.run_id == cells.run_id)).scalar() or 0)
+
+
 def _missing(cells: Cells, tasks: list[tuple[Item, str, str]]) -> list[tuple[Item, str, str]]:
     t = tables.bench_answers
     with cells.engine.connect() as c:
@@ -208,11 +217,15 @@ def _answer_with_workers(cells: Cells, tasks: list[tuple[Item, str, str]], max_w
     the cells still being answered elsewhere, and answers itself any a stopped worker left: a cell is answered
     once, and none is lost with its worker."""
     cells.shared = True
-    total = len(tasks)
+    total, before = len(tasks), _stored_count(cells)
+
+    def report(_n: int, _t: int, msg: str) -> None:  # every worker's answers count, not only this job's
+        if progress:
+            progress(min(total, _stored_count(cells) - before), total, msg)
+
     todo = list(reversed(tasks))
     while todo and not cancel.is_set():
-        run_tasks(lambda it, model, mode: cells.answer(it, model, mode, cancel), todo, max_workers,
-                  lambda n, _t, msg: progress and progress(total - len(_missing(cells, tasks)), total, msg), cancel)
+        run_tasks(lambda it, model, mode: cells.answer(it, model, mode, cancel), todo, max_workers, report, cancel)
         while not cancel.is_set() and leases.live(f"cell:{cells.run_id}:", cells.engine):
             time.sleep(0.2)  # answered elsewhere now; their answers (or failures) are written when they end
         todo = list(reversed(_missing(cells, tasks)))
@@ -236,13 +249,25 @@ def answer_cell(payload: dict[str, Any], services: Any, engine: Any = None) -> s
             if stored is None:
                 return "skipped: no such run"
             items, cfg = stored
-            judge = registry.get(cfg.judge) if cfg.judge else None
+            try:  # this worker answers only as the run's own job would: the same models, options, documents
+                for m in [*cfg.models, *([cfg.judge] if cfg.judge else [])]:
+                    registry.get(m)  # unknown, unconfigured here (no key) or unavailable: a UserError
+                judge = registry.get(cfg.judge) if cfg.judge else None
+                current = _current_manifest(cfg, services, [d for d in docs_for(items, services).values() if d])
+                manifest.check_resume(run_id, "bench", current, engine, ignore=("app_version", "rescored"))
+                unfit = None
+            except UserError as exc:
+                judge, unfit = None, str(exc)
+                _log.warning("worker: the cells of run %s are left to its job: this worker's setup differs (%s)",
+                             run_id, redact(unfit)[:300])
             cells = Cells(run_id, cfg, services, engine, Scorer(judge, _embed_fn(services), _pages_fn(services)),
                           items)
-            cells.shared = True
+            cells.shared, cells.unfit = True, unfit
             if len(_worker_cells) > 8:  # runs come and go; a worker keeps the few it is working on
                 _worker_cells.clear()
             _worker_cells[run_id] = cells
+    if cells.unfit:  # never a setup error stored as the cell's answer: the run's job answers it
+        return "skipped: this worker's setup differs from the run's"
     it = cells.items.get(str(payload["item_id"]))
     if it is None:
         return "skipped: no such item"
