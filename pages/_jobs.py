@@ -110,12 +110,14 @@ def jobs_panel() -> None:
     st.session_state["_jobs_active"] = active
     if not shown:
         return
-    running = sum(1 for j in shown if j.active)
+    active_n = sum(1 for j in shown if j.active)
+    running = sum(1 for j in shown if j.status == "running")
     now = time.time()
     fresh = [j for j in shown if not j.active and (j.status in ("failed", "interrupted") or now - (j.ended_at or 0) < 300)]
     label = " · ".join(x for x in ("Jobs", f"{running} running" if running else "",
-                                   f"{len(shown) - running} finished" if len(shown) > running else "") if x)
-    with st.expander(label, expanded=bool(running or fresh)):  # open while anything needs a look
+                                   f"{active_n - running} waiting" if active_n > running else "",
+                                   f"{len(shown) - active_n} finished" if len(shown) > active_n else "") if x)
+    with st.expander(label, expanded=bool(active_n or fresh)):  # open while anything needs a look
         for job in shown[:6]:
             job_row(job, "side")
     if before - active and _fragment_only_run():  # something finished since the last tick: refresh the page

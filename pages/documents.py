@@ -70,8 +70,9 @@ with tab_add:
                              f"Index {name}")
         with st.expander("A whole folder, with a metadata manifest"):
             st.caption("Every PDF in the folder (and its subfolders) becomes one indexing job"
-                       + (", run by the workers" if workers.enabled() else "") + ". Files already indexed are "
-                       "skipped; files that are not PDFs are refused with the reason, and the rest go on. A manifest "
+                       + (", run by the workers" if workers.enabled() else "") + ". Files already indexed or "
+                       "queued are skipped; a file named .pdf that is not one is refused with the reason, and the rest "
+                       "go on (files of other types are left out). A manifest "
                        "(CSV) with a `file` column and metadata columns in the CEQ names (" +
                        ", ".join(meta_lib.manifest_csv.COLUMNS[1:]) + ") sets those values over what is read from "
                        "the covers.")
@@ -86,11 +87,13 @@ with tab_add:
                     st.session_state["docs_bulk"] = summary
                     st.session_state.setdefault("ingest_jobs", [])[:0] = summary["jobs"]
             if (bulk := st.session_state.get("docs_bulk")) is not None:
-                st.write(f"**{bulk['queued']}** queued · **{bulk['skipped']}** already indexed, skipped · "
-                         f"**{len(bulk['refused'])}** refused")
+                st.write(f"**{bulk['queued']}** queued · **{bulk['skipped']}** already indexed or queued, skipped · "
+                         f"**{len(bulk['refused'])}** refused"
+                         + (f" · metadata updated from the manifest for **{bulk['metadata_updated']}** indexed"
+                            if bulk.get("metadata_updated") else ""))
                 if bulk["refused"]:
                     st.dataframe(pd.DataFrame(bulk["refused"]).rename(columns={"file": "File", "reason": "Why"}),
-                                 hide_index=True)
+                                 hide_index=True, column_config={"Why": st.column_config.TextColumn(width="large")})
                 if bulk.get("manifest_unmatched"):
                     st.warning("Manifest rows that name no uploaded PDF (their values were not used): "
                                + "; ".join(bulk["manifest_unmatched"][:20]))

@@ -571,7 +571,8 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return 1
     try:
-        json.dump(result, sys.stdout, ensure_ascii=False, indent=None if isinstance(result, list) else 2)
+        one_line = isinstance(result, list) or getattr(args, "queue", False)  # a bulk ingest's summary: one line
+        json.dump(result, sys.stdout, ensure_ascii=False, indent=None if one_line else 2)
         sys.stdout.write("\n")
         sys.stdout.flush()
     except BrokenPipeError:  # `python -m lib docs | head`: the reader went away, which is not an error

@@ -74,9 +74,9 @@ def run(concurrency: int = 1, once: bool = False) -> dict[str, Any]:
 def queue_ingest(paths: Sequence[str], chunk_size: int | None = None, chunk_overlap: int | None = None,
                  manifest: str | None = None) -> dict[str, Any]:
     """One ingest job per PDF for the workers (a folder: every PDF under it), each with its manifest row's metadata.
-    A file already indexed (same content), or given twice, is skipped; a missing or too big file, or one whose
-    manifest row has a bad value, is refused with its reason; a file that is no readable PDF fails its own job with
-    the reason. None of these stops the rest. Returns the summary."""
+    A file already indexed or queued (same content), or given twice, is skipped; a missing, too big or non-PDF
+    file, or one whose manifest row has a bad value, is refused with its reason; a PDF that cannot be read
+    (encrypted, broken) fails its own job with the reason. None of these stops the rest. Returns the summary."""
     engine = get_engine()
     if not work_queue.enabled(engine):
         raise UserError("--queue hands the files to the workers: set NEPAQA_DATABASE_URL to the PostgreSQL store and "
@@ -116,19 +116,18 @@ def _queue(entries: list[tuple[str, str, str, Any, str | None]], sheet: manifest
     names: dict[str, int] = {}
     for _, _, file_name, _, _ in entries:
         names[file_name] = names.get(file_name, 0) + 1
-    seen: set[str] = set()
+    seen = {p["sha256"] for p in jobs.active_params("ingest", engine) if p.get("sha256")}  # queued already
     for shown, doc_name, _file_name, load, uploaded in entries:
         try:
             row = sheet.for_file(shown, names) if sheet is not None else None
             if row is not None and row.problem:
                 raise UserError(row.problem)
             data = load()
-            if uploaded is not None:
-                check_pdf_bytes(data, uploaded, config.max_upload_bytes())
+            check_pdf_bytes(data, uploaded or Path(shown).name, config.max_upload_bytes())  # no PDF: refused now
             sha = sha256_bytes(data)
             meta = row.values if row is not None else None
             indexed = repo.by_sha(sha) if sha not in seen else None
-            if sha in seen or indexed is not None:  # indexed, or the same file twice in this batch
+            if sha in seen or indexed is not None:  # indexed, queued already, or the same file twice in this batch
                 out["skipped"] += 1
                 if indexed is not None and meta:  # a corrected manifest run again: its values still count
                     set_values(indexed.doc_id, meta, engine)
@@ -139,6 +138,7 @@ def _queue(entries: list[tuple[str, str, str, Any, str | None]], sheet: manifest
             params = (ingest_params(staged, doc_name, chunk_size, chunk_overlap, staged=True, metadata=meta)
                       if staged is not None else
                       ingest_params(str(Path(shown).resolve()), None, chunk_size, chunk_overlap, metadata=meta))
+            params["sha256"] = sha  # what a later bulk ingest recognises as on its way
             try:
                 out["jobs"].append(jobs.submit("ingest", params, f"Index {Path(shown).name}", engine))
             except UserError:

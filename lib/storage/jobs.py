@@ -568,6 +568,14 @@ def _where(engine: Any, found: list[Job]) -> list[Job]:
     return found
 
 
+def active_params(kind: str, engine: Any = None) -> list[dict[str, Any]]:
+    """The parameters of every queued or running job of ``kind`` (a bulk ingest skips files already on their way)."""
+    t = tables.jobs
+    with _engine(engine).connect() as c:
+        rows = c.execute(select(t.c.params).where(t.c.kind == kind, t.c.status.in_(ACTIVE))).fetchall()
+    return [json.loads(r.params or "{}") for r in rows]
+
+
 def get(job_id: str, engine: Any = None) -> Job:
     engine = _engine(engine)
     with engine.connect() as c:

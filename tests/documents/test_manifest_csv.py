@@ -51,3 +51,11 @@ def test_a_file_named_twice_is_refused_on_its_second_line():
     m = _read("file,title\na.pdf,One\na.pdf,Two\n")
     assert m.for_file("/x/a.pdf", {"a.pdf": 1}).values == {"title": "One"}
     assert [r.problem for r in m.rows if r.problem] == ["manifest line 3 names a.pdf again (first on line 2)"]
+
+
+def test_an_uploaded_folder_matches_rows_by_the_path_within_it():
+    m = _read("file,title\nsub/part_e.pdf,E\nfolder2/sub/part_f.pdf,F\n")  # no folder: an upload
+    names = {"part_e.pdf": 1, "part_f.pdf": 1}
+    assert m.for_file("folder2/sub/part_e.pdf", names).values == {"title": "E"}  # without the folder's name
+    assert m.for_file("folder2/sub/part_f.pdf", names).values == {"title": "F"}  # with it
+    assert m.for_file("other/part_e.pdf", names) is None and m.unmatched() == []

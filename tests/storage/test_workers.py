@@ -144,11 +144,17 @@ def test_a_folder_is_queued_one_job_per_pdf_and_what_is_indexed_is_skipped(tmp_p
         out = subprocess.run([sys.executable, "-m", "lib", *args], cwd=ROOT, env=env, capture_output=True, text=True,
                              timeout=300)
         assert out.returncode == 0, out.stderr
+        if args[0] == "ingest":
+            assert out.stdout.count("\n") == 1  # the summary is one JSON line
         return json.loads(out.stdout)
 
+    (folder / "fake.pdf").write_text("a text file named .pdf")
     first = cli("ingest", "--queue", str(folder), str(tmp_path / "missing.pdf"))
     assert (first["queued"], first["skipped"], len(first["jobs"])) == (2, 0, 2)
-    assert first["refused"][0]["file"].endswith("missing.pdf") and "No such file" in first["refused"][0]["reason"]
+    reasons = {Path(r["file"]).name: r["reason"] for r in first["refused"]}
+    assert "No such file" in reasons["missing.pdf"] and "is not a PDF" in reasons["fake.pdf"]  # refused up front
+    queued_again = cli("ingest", "--queue", str(folder))  # before any worker ran: on their way, not twice
+    assert (queued_again["queued"], queued_again["skipped"]) == (0, 2)
     worker = subprocess.run([sys.executable, "-m", "lib", "worker", "--once"], cwd=ROOT, env=env,
                             capture_output=True, text=True, timeout=300)
     assert worker.returncode == 0, worker.stderr
@@ -156,7 +162,7 @@ def test_a_folder_is_queued_one_job_per_pdf_and_what_is_indexed_is_skipped(tmp_p
     assert all(listed[j]["status"] == "done" for j in first["jobs"])
     assert sorted(d["name"] for d in cli("docs")) == ["a", "b"]
     again = cli("ingest", "--queue", str(folder))
-    assert (again["queued"], again["skipped"], again["refused"]) == (0, 2, [])
+    assert (again["queued"], again["skipped"], len(again["refused"])) == (0, 2, 1)
     no_workers = subprocess.run([sys.executable, "-m", "lib", "ingest", "--queue", str(folder)], cwd=ROOT,
                                 env={**env, "NEPAQA_WORKERS": ""}, capture_output=True, text=True, timeout=120)
     assert no_workers.returncode == 2 and no_workers.stderr.startswith("error: --queue hands the files to the workers")

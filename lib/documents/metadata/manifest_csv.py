@@ -3,7 +3,8 @@ names (``title``, ``lead_agency``, ``publish_date``, …, and ``tags``). Its val
 (they are stored as a person's values, so no rule or model replaces them). Every value is checked before anything is
 queued: a row with a bad value refuses its file with the reason, and a column that is no field refuses the manifest.
 
-A row's ``file`` is a path (relative to the CSV's folder, or absolute) or a bare file name; a name matches a queued
+A row's ``file`` is a path (relative to the CSV's folder, or absolute; for a folder uploaded on the Documents page,
+the path within that folder, with or without the folder's own name) or a bare file name; a name matches a queued
 file by its name when no path does, and only when one queued file has that name.
 """
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from lib.core.errors import UserError
@@ -48,7 +49,9 @@ class Manifest:
             given = Path(r.file) if r.file else None
             if given is None:
                 continue
-            if len(given.parts) > 1 or given.is_absolute():
+            if self.folder is None and len(given.parts) > 1:  # an upload: its path within the uploaded folder
+                self._by_path.setdefault("/".join(PurePosixPath(r.file.replace("\\", "/")).parts), r)
+            elif len(given.parts) > 1 or given.is_absolute():
                 where = given if given.is_absolute() or self.folder is None else self.folder / given
                 try:
                     self._by_path.setdefault(str(where.resolve()), r)
@@ -63,10 +66,15 @@ class Manifest:
         if self._by_path is None:
             self._index()
         p = Path(path)
-        try:
-            hit = self._by_path.get(str(p.resolve()))  # type: ignore[union-attr]
-        except OSError:
-            hit = None
+        if self.folder is None:  # an upload ("eis/vol2/b.pdf"): a row naming its path, or its end ("vol2/b.pdf")
+            parts = PurePosixPath(path.replace("\\", "/")).parts
+            hit = next((r for k in range(len(parts), 1, -1)
+                        if (r := self._by_path.get("/".join(parts[-k:]))) is not None), None)  # type: ignore[union-attr]
+        else:
+            try:
+                hit = self._by_path.get(str(p.resolve()))  # type: ignore[union-attr]
+            except OSError:
+                hit = None
         if hit is None and names.get(p.name) == 1:
             hit = self._by_name.get(p.name)  # type: ignore[union-attr]
         if hit is not None:
