@@ -164,9 +164,10 @@ class IngestPipeline:
             with self.index.writing(engine):
                 self.index.drop_generation(doc_id, gen)
             raise
-        if prev is not None:
-            with self.index.writing(engine):
-                self.index.drop_other_generations(doc_id, gen)
+        # Every other generation goes: the one replaced, and any a killed writer left (kill -9 mid-write leaves its
+        # vectors with no committed row; the doc: lease held here means no live writer owns them).
+        with self.index.writing(engine):
+            self.index.drop_other_generations(doc_id, gen)
         if ex.data:
 
             originals.save(doc_id, ex.data)  # for citations that open the page

@@ -205,3 +205,22 @@ def test_processes_opening_a_new_store_at_once_all_get_it(tmp_path):
     go.touch()
     errs = [p.communicate(timeout=120)[1] for p in procs]
     assert [p.returncode for p in procs] == [0] * 8, [e[-600:] for e in errs if e]
+
+
+def test_an_ingest_after_a_killed_one_removes_the_vectors_that_one_left(tmp_path, services, pdf_factory):
+    """kill -9 in the index stage leaves vectors with no committed row; the next ingest of that file (a worker
+    taking the job again) removes them, so the document has its chunks' vectors and no more."""
+    import numpy as np
+
+    from lib.documents.pdf import sha256_bytes
+
+    index = VectorIndex(make_client("", str(tmp_path / "chroma")), services.docs.index.embedder)
+    docs = DocumentStore(index, get_engine(f"sqlite:///{tmp_path / 'k.db'}"))
+    path = pdf_factory("k.pdf", ["Wetland mitigation would restore 40 acres along the creek. " * 40])
+    doc_id = sha256_bytes(path.read_bytes())[:12]
+    left = [f"{doc_id}-1-{i}" for i in range(7)]  # what a killed writer's generation 1 wrote
+    index.add(doc_id, left, ["half-written"] * 7, np.zeros((7, 384), dtype="float32"), [{"gen": 1, "idx": i}
+                                                                                      for i in range(7)])
+    doc = docs.ingest_file(str(path))
+    assert doc.doc_id == doc_id and index.count(doc_id) == doc.chunks  # the killed writer's 7 are gone
+    assert repair(docs) == {"removed": 0, "skipped_live": []}
