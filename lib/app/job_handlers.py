@@ -202,7 +202,29 @@ def run_generate_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
             "problems": rep.problems[:200], "items": [it.as_dict() for it in rep.items]}
 
 
+def _models_here(ids: list[str]) -> str | None:
+    """Why this process cannot call these models (one not configured or unavailable here), or None."""
+    for model_id in ids:
+        try:
+            registry.get(model_id)
+        except UserError as exc:
+            return str(exc)
+    return None
+
+
+def _benchmark_fit(params: dict[str, Any]) -> str | None:
+    cfg = params.get("config")
+    if cfg is None or load_run(params["run_id"]) is not None:  # a resumed run: its stored configuration
+        stored = load_run(params["run_id"])
+        if stored is None:
+            return None
+        cfg = stored[1].as_dict()
+    return _models_here([*cfg.get("models", []), *([cfg["judge"]] if cfg.get("judge") else [])])
+
+
 HANDLERS = {"ingest": run_ingest, "benchmark": run_benchmark_job, "exam": run_exam_job, "generate": run_generate_job}
+FITS = {"benchmark": _benchmark_fit, "exam": lambda p: _models_here([p["model"]]),
+        "generate": lambda p: _models_here([p["model"]])}
 for _kind, _handler in HANDLERS.items():
-    jobs.register(_kind, _handler)
+    jobs.register(_kind, _handler, FITS.get(_kind))
 jobs.register_part(CELL_PART, lambda payload: answer_cell(payload, _services()))

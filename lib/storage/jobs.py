@@ -49,9 +49,17 @@ WORKER_ORIGIN = "worker"  # a job queued for the worker processes (work_queue.py
 _log = logging.getLogger(__name__)
 
 
-def register(kind: str, handler: Handler) -> None:
-    """Name a kind of job and the function that runs it (called by the app layer when it is imported)."""
+_fits: dict[str, Callable[[dict[str, Any]], str | None]] = {}  # kind -> why this process cannot run a job of it
+REFIT_S = 5  # a job a worker cannot run here goes back to the queue for this long before any worker looks again
+
+
+def register(kind: str, handler: Handler, fit: Callable[[dict[str, Any]], str | None] | None = None) -> None:
+    """Name a kind of job and the function that runs it (called by the app layer when it is imported). ``fit``
+    says why this process could not run a job of it (a model not configured here), or None: a worker that
+    cannot run a job leaves it queued for one that can, instead of failing it."""
     _handlers[kind] = handler
+    if fit is not None:
+        _fits[kind] = fit
 
 
 def kinds() -> tuple[str, ...]:
@@ -346,6 +354,14 @@ def run_queued(job_id: str, engine: Any = None) -> str:
     engine = _engine(engine)
     job = get(job_id, engine)
     if job.status != "queued" or job.kind not in _handlers:
+        return "skipped"
+    why = _fits[job.kind](job.params) if job.kind in _fits else None
+    if why:  # not this worker's: back in the queue for another (this one may look again in REFIT_S)
+        with engine.begin() as c:
+            c.execute(update(tables.jobs).where(tables.jobs.c.job_id == job_id, tables.jobs.c.status == "queued")
+                      .values(message=redact(f"waiting for a worker that can run it (one could not: {why})")[:500]))
+        work_queue.enqueue(job_id, engine, delay_s=REFIT_S)
+        _log.warning("worker: job %s left for another worker: %s", job_id, redact(why)[:300])
         return "skipped"
     lease = leases.Lease(f"job:{job_id}", engine, f"job {job.kind} (worker)")
     if not lease.try_acquire():

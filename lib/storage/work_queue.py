@@ -104,11 +104,17 @@ def prepare(engine: Any) -> None:
     _app(engine)
 
 
-def enqueue(job_id: str, engine: Any, conn: Any = None) -> None:
-    """Queue the job for whichever worker is free. With ``conn`` (a SQLAlchemy connection in a transaction, the
-    one that writes the job's row), the queue's row is written in that same transaction: both or neither."""
+def enqueue(job_id: str, engine: Any, conn: Any = None, delay_s: float = 0) -> None:
+    """Queue the job for whichever worker is free (after ``delay_s``). With ``conn`` (a SQLAlchemy connection in a
+    transaction, the one that writes the job's row), the queue's row is written in that same transaction: both or
+    neither."""
+    options: dict[str, Any] = {}
+    if conn is not None:
+        options["connection"] = conn.connection.driver_connection
+    if delay_s:
+        options["schedule_in"] = {"seconds": delay_s}
     task = _app(engine).tasks[TASK]
-    (task.configure(connection=conn.connection.driver_connection) if conn is not None else task).defer(job_id=job_id)
+    (task.configure(**options) if options else task).defer(job_id=job_id)
 
 
 def enqueue_parts(kind: str, payloads: list[dict[str, Any]], engine: Any) -> int:

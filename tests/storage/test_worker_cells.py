@@ -15,6 +15,7 @@ from lib.app import job_handlers
 from lib.core import config
 from lib.evaluation.benchmark.dataset import load_items
 from lib.evaluation.benchmark.runs import RunConfig
+from lib.models import registry
 from lib.storage import jobs, leases, tables, work_queue
 from lib.storage.engine import get_engine
 from tests.fake_llm_server import FakeLLMServer
@@ -76,10 +77,15 @@ def test_cells_are_answered_by_every_worker_once_within_the_model_limit_and_scor
         monkeypatch.setenv("OPENAI_API_KEY", "test-key-for-the-local-server")
         monkeypatch.setenv("OPENAI_BASE_URL", srv.url + "/v1")
         monkeypatch.setenv("OPENAI_MODEL", "gpt-slow")
+        registry.reset()  # this process's models, from the settings just made (an earlier test may have read others)
         srv.default = ("ok", reply)
         items, _ = load_items(config.SAMPLE20)
         cfg = RunConfig(models=["openai/gpt-slow"], modes=["none"], limit=n)
-        jobs.run_foreground("benchmark", job_handlers.benchmark_params(items[:n], cfg, "alone"), "alone", engine=eng)
+        try:
+            jobs.run_foreground("benchmark", job_handlers.benchmark_params(items[:n], cfg, "alone"), "alone",
+                                engine=eng)
+        finally:
+            registry.reset()
     spread, alone = _scores(eng, "spread"), _scores(eng, "alone")
     assert spread and spread == alone
     assert len({v for v, _ in spread.values()}) >= 4  # the scores differ by item: a real comparison
@@ -179,14 +185,20 @@ def test_a_lease_is_judged_by_its_process_only_on_the_same_kernel_and_namespace(
 
 def test_a_worker_set_up_differently_leaves_the_cells_to_the_run_and_stores_no_failure(tmp_path, pg_url,
                                                                                         monkeypatch):
-    n = 10
+    n = 20
     with FakeLLMServer() as srv:
-        srv.default = ("sleep", 0.2, "Yes.")
+        srv.default = ("sleep", 0.5, "Yes.")
         env = _env(tmp_path, pg_url, srv)
         unkeyed = {k: v for k, v in env.items() if not k.startswith("OPENAI_")}  # this one cannot call the model
-        workers = [_worker(env, "--concurrency", "1"), _worker(unkeyed, "--concurrency", "2")]
+        workers = [_worker(unkeyed, "--concurrency", "2")]
         try:
             job_id, eng = _submit(monkeypatch, pg_url, n, "unfit", max_workers=1)
+            # only a worker that cannot call the model: it leaves the job queued (never fails it), saying why
+            waiting = _until(lambda: "waiting for a worker that can run it" in (j := jobs.get(job_id, eng)).message
+                             and j, 120, "the job left for another worker")
+            assert waiting.status == "queued" and "not configured" in waiting.message
+            workers.append(_worker(env, "--concurrency", "1"))  # one that can: it takes the job
+            _until(lambda: (j := jobs.get(job_id, eng)).status == "running" and j, 120, "the job to start")
             done = _until(lambda: (j := jobs.get(job_id, eng)).status not in jobs.ACTIVE and j, 180, "the run")
         finally:
             _stop(*workers)
@@ -196,7 +208,8 @@ def test_a_worker_set_up_differently_leaves_the_cells_to_the_run_and_stores_no_f
             tables.bench_answers.c.run_id == "unfit"))]
     assert statuses == ["ok"] * n  # no "not configured" failure stored as an answer
     assert len(srv.requests) == n
-    assert "this worker's setup differs" in workers[1].stderr.read()
+    err = workers[0].stderr.read()
+    assert "left for another worker" in err and "this worker's setup differs" in err
 
 
 def test_a_stopping_worker_hands_back_only_what_continues_and_never_a_cancelled_job():
