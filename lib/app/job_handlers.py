@@ -26,7 +26,7 @@ from lib.evaluation.benchmark.runs import RunConfig, load_run, new_run_id
 from lib.evaluation.exam.runner import run_exam
 from lib.models import registry
 from lib.review import annotations
-from lib.storage import jobs
+from lib.storage import job_parts, jobs
 from lib.storage.jobs import JobCancelledError, JobContext
 from lib.storage.leases import Lease, holder_of
 
@@ -227,4 +227,4 @@ FITS = {"benchmark": _benchmark_fit, "exam": lambda p: _models_here([p["model"]]
         "generate": lambda p: _models_here([p["model"]])}
 for _kind, _handler in HANDLERS.items():
     jobs.register(_kind, _handler, FITS.get(_kind))
-jobs.register_part(CELL_PART, lambda payload: answer_cell(payload, _services()))
+job_parts.register_part(CELL_PART, lambda payload: answer_cell(payload, _services()))

@@ -16,7 +16,7 @@ from lib.core import config
 from lib.core.errors import UserError
 from lib.documents.metadata import manifest_csv, set_values
 from lib.documents.pdf import check_pdf_bytes, check_pdf_path, sha256_bytes
-from lib.storage import jobs, work_queue
+from lib.storage import job_parts, jobs, work_queue
 from lib.storage.engine import database_url, get_engine
 
 REQUEUE_EVERY_S = 3.0  # how often a worker looks for jobs whose worker stopped
@@ -65,7 +65,7 @@ def run(concurrency: int = 1, once: bool = False) -> dict[str, Any]:
     threading.Thread(target=watch, name="requeue", daemon=True).start()
     try:
         work_queue.run_worker(engine, lambda job_id: jobs.run_queued(job_id, engine), concurrency, wait=not once,
-                              run_part=jobs.run_part, on_stop=hand_back)
+                              run_part=job_parts.run_part, on_stop=hand_back)
     finally:
         stop.set()
     return {"stopped": True}

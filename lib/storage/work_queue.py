@@ -31,7 +31,7 @@ from lib.core.errors import UserError
 
 QUEUE = "nepaqa"
 TASK = "nepaqa.run_job"
-PART_TASK = "nepaqa.run_part"  # one part of a job any worker may do: a benchmark's cell (jobs.register_part)
+PART_TASK = "nepaqa.run_part"  # one part of a job any worker may do: a benchmark's cell (job_parts.register_part)
 SETTING = "NEPAQA_WORKERS"
 
 
@@ -118,7 +118,7 @@ def enqueue(job_id: str, engine: Any, conn: Any = None, delay_s: float = 0) -> N
 
 
 def enqueue_parts(kind: str, payloads: list[dict[str, Any]], engine: Any) -> int:
-    """Queue parts of a job (``kind``: what does them, jobs.register_part) for whichever workers are free."""
+    """Queue parts of a job (``kind``: what does them, job_parts.register_part) for whichever workers are free."""
     if payloads:
         # below whole jobs: a worker that is free takes the next job first, so a 10,000-cell run never holds up
         # the ingests queued after it (the run's own job answers its cells meanwhile)

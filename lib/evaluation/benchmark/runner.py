@@ -28,7 +28,7 @@ from lib.models.embedding import exact_label, get_exact_embedder
 from lib.qa import manifest
 from lib.qa.ask import AskResult, ask
 from lib.qa.contexts import MODES
-from lib.storage import jobs, leases, tables
+from lib.storage import job_parts, leases, tables
 from lib.storage.engine import get_engine
 
 
@@ -107,7 +107,7 @@ def _semantic_label(services: Any) -> str:
 
 
 _log = logging.getLogger(__name__)
-CELL_PART = "bench_cell"  # a benchmark cell as a part any worker may answer (jobs.register_part)
+CELL_PART = "bench_cell"  # a benchmark cell as a part any worker may answer (job_parts.register_part)
 ELSEWHERE = "answered elsewhere"
 
 
@@ -332,7 +332,7 @@ def run_benchmark(
     cancel = cancel or threading.Event()
     cells = Cells(run_id, cfg, services, engine, scorer, items)
     payloads = [{"run_id": run_id, "item_id": it.id, "model": m, "mode": md} for it, m, md in tasks]
-    if jobs.queue_parts(CELL_PART, payloads, engine):  # with workers: any free worker answers a cell too
+    if job_parts.queue_parts(CELL_PART, payloads, engine):  # with workers: any free worker answers a cell too
         _answer_with_workers(cells, tasks, max_workers, progress, cancel)
     else:
         run_tasks(lambda it, model, mode: cells.answer(it, model, mode, cancel), tasks, max_workers, progress,
