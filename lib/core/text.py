@@ -20,3 +20,51 @@ def tokenize(text: str) -> list[str]:
             w = w[:-1]
         out.append(w)
     return out
+
+
+# Stands between two passages of one source that are not contiguous text (two chunks of one page that do not
+# overlap): nothing runs across it, so no reader takes the end of one and the start of the next for one sentence.
+PASSAGE_GAP = "[…]"
+_HYPHEN_BREAK = re.compile(r"(\w)-\s*\n\s*(\w)")
+
+
+def mend(text: str) -> str:
+    """Text as a quote is compared with its source: a word hyphenated across a line break joined ("wet-\\nlands"
+    → "wetlands") and every run of whitespace one space. Nothing else changes, so a quote whose mended text
+    occurs in its source's mended text occurs there character for character."""
+    return " ".join(_HYPHEN_BREAK.sub(r"\1\2", text or "").split())
+
+
+_BOILERPLATE = re.compile(
+    r"^(?:(?:final|draft|revised|supplemental|programmatic|tiered|record of decision for the)\s+)*"
+    r"(?:environmental\s+impact\s+statement|environmental\s+assessment|eis|ea)\b[\s,:–-]*"
+    r"(?:(?:for|on|of)\s+(?:the\s+)?)?", re.I)
+SHORT_TITLE = 40
+
+
+def short_title(name: str, limit: int = SHORT_TITLE) -> str:
+    """A document's title short enough for an inline citation: "Final Environmental Impact Statement for the
+    Tongass Land Management Plan Amendment" → "Tongass Land Management Plan Amendment"; a longer one is cut at a
+    word and ends with "…"."""
+    name = " ".join((name or "").split())
+    rest = _BOILERPLATE.sub("", name, count=1).strip(" ,:–-")
+    name = rest[:1].upper() + rest[1:] if len(rest.split()) >= 2 else name
+    if len(name) <= limit:
+        return name
+    cut = name[:limit].rsplit(" ", 1)[0].rstrip(" ,:;–-(")
+    return (cut or name[:limit]) + "…"
+
+
+def short_titles(names: list[str], limit: int = SHORT_TITLE) -> dict[str, str]:
+    """``short_title`` of each name, lengthened where two would read the same, so each still tells its
+    document apart."""
+    out: dict[str, str] = {}
+    for n in dict.fromkeys(names):
+        size = limit
+        while True:
+            s = short_title(n, size)
+            if s not in out.values() or size > len(n) + 40:
+                break
+            size += 12
+        out[n] = s
+    return out

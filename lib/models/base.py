@@ -61,6 +61,9 @@ class Request:
     # Called with each piece of text as it arrives, where the model can stream (remote APIs, GGUF). Models that
     # do not stream ignore it; a structured (JSON or tool) reply is never streamed.
     on_token: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
+    # Where the context's numbered sources come from several documents: source number → the document's short
+    # title, so an answer that quotes them (the extractive baseline) can say which document each page is in.
+    source_docs: dict[int, str] | None = field(default=None, compare=False)
 
 
 @dataclass

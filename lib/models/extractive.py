@@ -6,6 +6,7 @@ last words, a table cell), or is a heading, a dot-leader line or a list of bulle
 sentences appear in document order, each with its source number and page where the context gives one."""
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Callable
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lib.core.text import tokenize
+from lib.core.text import PASSAGE_GAP, mend, short_titles, tokenize
 from lib.core.verdict import NO, YES, is_negated
 from lib.models.base import Answer, ModelOptions, Provider, Request
 from lib.models.embedding import get_exact_embedder
@@ -28,7 +29,7 @@ MIN_WORDS = 4
 # "[2] (FEIS › 4.3 Wetlands, p. 71)", as rag_context writes a source's header
 _SOURCE_HEADER = re.compile(r"^\[(\d{1,3})\] \((.*)\)$")
 _PAGE_HEADER = re.compile(r"^\[page (\d+)\]$")  # full-PDF mode's page markers
-_DOC_HEADER = re.compile(r"^=== .* ===$")  # full-PDF mode over several documents
+_DOC_HEADER = re.compile(r"^=== (.*) ===$")  # full-PDF mode over several documents
 _PAGES_IN_LABEL = re.compile(r"\bpp?\. (\d+)(?:[–-](\d+))?$")
 # bullets and the private-use glyphs PDF symbol fonts leave behind (Wingdings bullets come out as U+F0B7 and kin)
 _GLYPHS = re.compile(r"[\u2022\u2023\u2043\u2219\u25aa\u25ab\u25a0\u25a1\u25cf\u25cb\u25e6\u2610\u2611\u2612"
@@ -49,6 +50,7 @@ class Sentence:
     source: int | None  # the numbered source it comes from (RAG), else None
     page: str  # "p. 71", "pp. 71–72" or ""
     order: int  # position in the context
+    doc: str = ""  # the document it is in, where the context holds several (full-PDF headers, RAG's source_docs)
 
 
 _LOCAL = threading.local()
@@ -126,19 +128,24 @@ def is_whole(sentence: str) -> bool:
             and bool(_ENDS_WELL.search(sentence)) and not _LEADERS.search(sentence))
 
 
-def context_sentences(context: str) -> list[Sentence]:
-    """The context's whole sentences with their source number and page. The lines of a passage are joined first:
-    PDF text breaks lines mid-sentence, and a sentence must stay whole."""
+def context_sentences(context: str, source_docs: dict[int, str] | None = None) -> list[Sentence]:
+    """The context's whole sentences with their source number, page and (several documents) document. The lines
+    of a passage are joined first: PDF text breaks lines mid-sentence, and a sentence must stay whole. A source
+    header, page marker, document header or PASSAGE_GAP line ends a passage, so no sentence runs across two
+    passages; and a sentence is kept only if its text occurs in its passage character for character after
+    ``mend`` (none is made by the splitting, cleaning or heading removal)."""
     out: list[Sentence] = []
     source: int | None = None
-    page = ""
+    page = doc = ""
     lines: list[str] = []
 
     def flush() -> None:
-        for s in split_sentences("\n".join(lines)):
+        raw = "\n".join(lines)
+        where = mend(raw)
+        for s in split_sentences(raw):
             s = strip_heading(s)
-            if s and is_whole(s):
-                out.append(Sentence(s, source, page, len(out)))
+            if s and is_whole(s) and mend(s) in where:
+                out.append(Sentence(s, source, page, len(out), doc))
         lines.clear()
 
     # list items run together on one line ("Tax Revenues: o Local governments … o Both counties …") go on lines
@@ -147,14 +154,19 @@ def context_sentences(context: str) -> list[Sentence]:
         stripped = line.strip()
         head = _SOURCE_HEADER.match(stripped)
         page_mark = _PAGE_HEADER.match(stripped)
-        if head or page_mark or _DOC_HEADER.match(stripped) or (not stripped and lines and source is None):
+        doc_mark = _DOC_HEADER.match(stripped)
+        if (head or page_mark or doc_mark or stripped == PASSAGE_GAP
+                or (not stripped and lines and source is None)):
             flush()
             if head:
                 source = int(head.group(1))
                 m = _PAGES_IN_LABEL.search(head.group(2))
                 page = m.group(0) if m else ""
+                doc = (source_docs or {}).get(source, "")
             elif page_mark:
                 page = f"p. {page_mark.group(1)}"
+            elif doc_mark:
+                doc, page = doc_mark.group(1), ""
             continue
         bullet = _BULLET.match(stripped)
         if bullet:  # a list item starts a new passage, without its marker
@@ -170,6 +182,13 @@ def context_sentences(context: str) -> list[Sentence]:
     return out
 
 
+@functools.lru_cache(maxsize=8)
+def _sentences_of(context: str, source_docs: tuple[tuple[int, str], ...]) -> tuple[Sentence, ...]:
+    """``context_sentences``, kept for the last few contexts: full-PDF mode gives every question of a benchmark
+    the same whole document, and splitting it into sentences costs far more than answering."""
+    return tuple(context_sentences(context, dict(source_docs)))
+
+
 def _dedupe(sentences: list[Sentence]) -> list[Sentence]:
     """Overlapping chunks repeat sentences: keep the first copy of each."""
     seen: set[str] = set()
@@ -182,9 +201,23 @@ def _dedupe(sentences: list[Sentence]) -> list[Sentence]:
     return out
 
 
-def _cite(s: Sentence) -> str:
-    ref = " ".join(x for x in (f"[{s.source}]" if s.source else "", f"({s.page})" if s.page else "") if x)
+def _cite(s: Sentence, doc: str = "") -> str:
+    """The sentence with its marker and place: "… [2] (p. 8)", or with several documents "… [2] (CONUS
+    Interceptor Site, p. 8)"."""
+    where = ", ".join(x for x in (doc, s.page) if x)
+    ref = " ".join(x for x in (f"[{s.source}]" if s.source else "", f"({where})" if where else "") if x)
     return f"{s.text} {ref}" if ref else s.text
+
+
+def quote(sentences: list[Sentence], several: bool = False) -> str:
+    """The quoted sentences as the answer, in document order. With ``several`` documents in the context, each
+    citation names its document (short title) and each document's sentences are a paragraph of their own, so no
+    sentence of one EIS runs on into one of another."""
+    if not several:
+        return " ".join(_cite(s) for s in sentences)
+    docs = list(dict.fromkeys(s.doc for s in sentences))
+    short = short_titles([d for d in docs if d])
+    return "\n\n".join(" ".join(_cite(s, short.get(d, "")) for s in sentences if s.doc == d) for d in docs)
 
 
 class ExtractiveProvider(Provider):
@@ -213,7 +246,8 @@ class ExtractiveProvider(Provider):
                 text=NO_CONTEXT,
                 tokens_in=self.count_tokens(req.question), verdict="unclear" if req.closed else None,
             )
-        tagged = _dedupe(context_sentences(req.context))
+        tagged = _dedupe(_sentences_of(req.context, tuple(sorted((req.source_docs or {}).items()))))
+        several = bool(req.source_docs) or len({s.doc for s in tagged}) > 1
         if not tagged:
             return Answer(
                 text=NO_SENTENCE,
@@ -229,7 +263,7 @@ class ExtractiveProvider(Provider):
         sims = vecs[1:] @ vecs[0]
         top = sorted(np.argsort(-sims)[: self.n].tolist())  # back in document order
         # each quoted sentence carries its source number and page, so the answer cites like a model's would
-        text = " ".join(_cite(tagged[i]) for i in top)
+        text = quote([tagged[i] for i in top], several)
         verdict = None
         if req.closed:
             # A heuristic, stated honestly: the best-matching sentence negated means "no", else "yes".

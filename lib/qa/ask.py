@@ -15,6 +15,7 @@ from sqlalchemy import insert, select
 from lib.core.errors import UserError
 from lib.core.redaction import redact
 from lib.core.verdict import looks_closed, parse_verdict
+from lib.documents import metadata
 from lib.models import prompts, registry
 from lib.models.base import Provider, ProviderError, Request
 from lib.models.extractive import NON_ANSWERS
@@ -114,8 +115,9 @@ def build_context(
     scope = scope_ids(services, doc_id)
     if mode == "rag":
         hits = services.retriever.search_scope(scope, question, k, "hybrid", balanced=balanced)
-        ctx = rag_context(hits)
-        return fit_to_window(ctx, _context_budget(provider, question, closed), provider.count_tokens)
+        ctx = fit_to_window(rag_context(hits), _context_budget(provider, question, closed), provider.count_tokens)
+        ctx.documents = len(scope) if scope is not None else len(services.docs.list())
+        return ctx
     ids = scope if scope is not None else [d.doc_id for d in services.docs.list()]
     budget = _context_budget(provider, question, closed)
     if len(ids) == 1:
@@ -124,10 +126,18 @@ def build_context(
         ctx.passages[0]["doc_id"] = info.doc_id  # the support check reads its kept pages again
         return ctx
     docs = []
-    for d in ids:
+    metas = metadata.get_many(ids, services.docs.engine)
+    for d in ids:  # each headed by the name its citations use, as RAG names them
         info = services.docs.get(d)
-        docs.append((d, info.name, services.docs.pages(d)))
+        docs.append((d, metadata.citation_name(metas[d], info.name), services.docs.pages(d)))
     return multi_pdf_context(docs, budget, provider.count_tokens)
+
+
+def source_docs(ctx: Context) -> dict[int, str] | None:
+    """A RAG context's source numbers → their document's name, where its scope held several documents."""
+    if ctx.mode != "rag" or ctx.documents < 2:
+        return None
+    return {p["n"]: p.get("doc_name") or p.get("doc_id") or "" for p in ctx.passages if p.get("n")}
 
 
 def scope_ids(services: Any, doc_id: str | Sequence[str]) -> list[str] | None:
@@ -182,7 +192,7 @@ def ask(
     req = Request(
         prompt=prompts.render(question, ctx.text, is_closed), system=prompts.SYSTEM, question=question,
         context=ctx.text, closed=is_closed, max_tokens=ANSWER_BUDGET_CLOSED if is_closed else ANSWER_BUDGET_OPEN,
-        structured=is_closed, on_token=on_token,
+        structured=is_closed, on_token=on_token, source_docs=source_docs(ctx),
     )
     res = AskResult(model=provider.id, mode=mode, answer=None, closed=is_closed, verdict=None, contexts=ctx.passages,
                     truncated=ctx.truncated, kept_fraction=round(ctx.kept_fraction, 4),

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lib.core.text import PASSAGE_GAP as GAP
+
 SECTION_SEP = " › "
 MIN_OVERLAP_WORDS = 5  # consecutive chunks share this many words or more when they overlap
 
@@ -72,7 +74,9 @@ def _page(value: Any) -> int | None:
 
 def _join(texts: Sequence[str]) -> str:
     """Passages joined in order; where one begins with the words another ends with (overlapping chunks), those
-    words are given once. A passage already contained in the text is left out."""
+    words are given once. Passages that do not overlap are joined by a GAP line, so no reader (a model, the
+    extractive baseline, the support check) takes the end of one and the start of the next for one sentence.
+    A passage already contained in the text is left out."""
     out = ""
     for t in texts:
         t = (t or "").strip()
@@ -84,7 +88,7 @@ def _join(texts: Sequence[str]) -> str:
         if out:
             a, b = out.split(), t.split()
             k = next((k for k in range(min(len(a), len(b)), MIN_OVERLAP_WORDS - 1, -1) if a[-k:] == b[:k]), 0)
-            out = out + " " + " ".join(b[k:]) if k else out + "\n\n" + t
+            out = out + " " + " ".join(b[k:]) if k else f"{out}\n\n{GAP}\n\n{t}"
         else:
             out = t
     return out

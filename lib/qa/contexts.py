@@ -23,6 +23,7 @@ class Context:
     kept_tokens: int = 0
     parts: list[str] = field(default_factory=list)  # RAG: one block per passage, in order
     per_document: str = ""  # several documents: what was kept of each
+    documents: int = 1  # how many documents the scope held (RAG): with several, answers name each source's
 
     def notice(self, unit: str = "") -> str | None:
         """'truncated: kept 38% of 612K tokens', with how the model's tokens were counted where ``unit`` says."""

@@ -1,0 +1,112 @@
+"""Every extractive answer over the sample's benchmark questions quotes whole sentences that occur in the sources
+it cites, character for character once whitespace is mended, in every mode and scope; with several documents in
+scope each citation names its document and no paragraph joins two documents' sentences."""
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from lib.core.text import PASSAGE_GAP, mend, short_titles
+from lib.documents import metadata
+from lib.evaluation.benchmark import load_sample_items
+from lib.models.extractive import NON_ANSWERS, split_sentences
+from lib.qa import ask as ask_lib
+
+ROOT = Path(__file__).resolve().parents[2]
+OTHER_TITLE = "Tank Closure and Waste Management Environmental Impact Statement for the Hanford Site"
+# "sentence [2] (p. 8)", "sentence (p. 8)", "sentence [2] (Short Title (ACR)…, pp. 8–9)"
+_QUOTE = re.compile(r"(.+?)\s(?:\[(\d+)\]\s)?\(((?:[^()]|\([^()]*\))*?,\s)?(pp?\.\s(\d+)(?:–(\d+))?)\)(?=\s|$)")
+
+
+@pytest.fixture(scope="module")
+def other_doc(services, tmp_path_factory):
+    """A second EIS: the Hanford TC&WM EIS's passages that NEPAQuAD's test set quotes, one per page."""
+    with (ROOT / "data" / "nepa" / "NEPAQuAD1_test.csv").open(encoding="utf-8-sig") as fh:
+        texts = list(dict.fromkeys(r["context"] for r in csv.DictReader(fh) if "Hanford" in r["context"]))
+    path = tmp_path_factory.mktemp("other") / "hanford_tcwm.pdf"
+    doc = pymupdf.open()
+    for t in texts:
+        doc.new_page().insert_textbox(pymupdf.Rect(50, 50, 550, 800), t, fontsize=9)
+    doc.set_metadata({"title": OTHER_TITLE})
+    doc.save(path)
+    return services.docs.ingest_file(str(path))
+
+
+def _quotes(answer: str) -> list[list[tuple[str, int | None, str, int, int]]]:
+    """Per paragraph: (sentence, source number, document short title or "", first page, last page)."""
+    out = []
+    for para in answer.split("\n\n"):
+        para = re.sub(r"^(?:Yes|No)\.\s", "", para.strip())
+        found = [(m.group(1).strip(), int(m.group(2)) if m.group(2) else None, (m.group(3) or "").rstrip(", "),
+                  int(m.group(5)), int(m.group(6) or m.group(5))) for m in _QUOTE.finditer(para)]
+        assert found and "".join(m.group(0) for m in _QUOTE.finditer(para)).strip() == para, para
+        out.append(found)
+    return out
+
+
+def _occurs(sentence: str, source: str) -> bool:
+    return mend(sentence) in mend(source)
+
+
+def test_every_extractive_quote_occurs_whole_in_its_cited_source(services, sample_doc, other_doc):
+    items = load_sample_items()
+    every = services.docs.list()  # "all" also holds what other tests indexed in this session
+    metas = metadata.get_many([d.doc_id for d in every], services.docs.engine)
+    names = {d.doc_id: metadata.citation_name(metas[d.doc_id], d.name) for d in every}
+    short = short_titles(list(names.values()))
+    by_short = {short[n]: d for d, n in names.items()}
+    pages = {d: {p.number: p.text for p in services.docs.pages(d)} for d in names}
+    scopes = {"one": sample_doc.doc_id, "two": [sample_doc.doc_id, other_doc.doc_id], "all": "*"}
+    checked = 0
+    for i, it in enumerate(items):
+        closed = it["question_type"] == "closed"
+        # gold: every sentence of the answer is a sentence of the given passage
+        r = ask_lib.ask(it["question"], "extractive", "gold", gold=it["context"], closed=closed)
+        body = re.sub(r"^(?:Yes|No)\.\s", "", r.answer)
+        if body not in NON_ANSWERS:
+            for s in split_sentences(body):
+                assert _occurs(s, it["context"]), (it["ID"], "gold", s)
+                checked += 1
+        for scope_name, scope in scopes.items():
+            if scope_name == "all" and i >= 3:  # the whole collection: a few questions (its PDFs may be many)
+                continue
+            several = scope_name != "one"
+            for mode in ("rag", "pdf"):
+                r = ask_lib.ask(it["question"], "extractive", mode, services, scope, closed=closed)
+                assert not r.error and r.answer not in NON_ANSWERS, (it["ID"], mode, scope_name, r.answer)
+                sources = {c.get("n"): c for c in r.contexts}
+                for para in _quotes(r.answer):
+                    docs_here = {q[2] for q in para}
+                    assert len(docs_here) == 1, ("a paragraph joins two documents", it["ID"], mode, r.answer)
+                    for sentence, n, doc_short, first, last in para:
+                        assert bool(doc_short) == several, (it["ID"], mode, scope_name, r.answer)
+                        doc = by_short[doc_short] if several else sample_doc.doc_id
+                        if mode == "rag":
+                            src = sources[n]
+                            assert src["doc_id"] == doc and (src["page_start"], src["page_end"]) == (first, last)
+                            assert any(_occurs(sentence, piece) for piece in src["text"].split(PASSAGE_GAP)), (
+                                it["ID"], scope_name, sentence, src["text"])
+                        # and in the PDF's own text of the cited pages
+                        cited = "\n".join(pages[doc][p] for p in range(first, last + 1))
+                        assert _occurs(sentence, cited), (it["ID"], mode, scope_name, sentence)
+                        checked += 1
+    assert checked >= len(items) * 10  # two quotes an answer, in 7 answers an item, most of them quoting
+
+
+def test_two_chunks_of_one_page_that_do_not_touch_are_never_one_sentence():
+    """The lead-agency question once came back as the start of one sentence on p. 8 and the end of another: two
+    chunks of the page merged into one source ran together."""
+    from lib.models.extractive import context_sentences
+    from lib.qa.citations import number_sources
+
+    a = "During these meetings, agencies in attendance included USFWS, USACE, USEPA,"
+    b = "consultations with agencies would be held during the permitting phase once a site was selected."
+    c = "The lead agency for this EIS is the Missile Defense Agency."
+    (src,) = number_sources([{"doc_id": "d", "page_start": 8, "page_end": 8, "text": a},
+                             {"doc_id": "d", "page_start": 8, "page_end": 8, "text": b + " " + c}])
+    got = [s.text for s in context_sentences(f"[1] (p. 8)\n{src.text}")]
+    assert got == [c]  # a and b are both pieces, and together no sentence of the page
