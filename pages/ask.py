@@ -6,7 +6,7 @@ import time
 import pandas as pd
 import streamlit as st
 
-from lib.core import UserError, config, csv_safe, looks_closed
+from lib.core import UserError, config, csv_safe, looks_closed, short_titles
 from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
 from lib.qa import MODE_LABELS, MODES, citations, support
@@ -161,10 +161,14 @@ def render_sources(r: ask_lib.AskResult) -> None:
     are marked; each opens its PDF page with the passage highlighted, and pages through the PDF from there."""
     sources = _sources(r)
     cited = citations.cited_numbers(r.answer, max_n=len(sources))
-    several = len({s.doc_id for s in sources}) > 1  # then each source names its document
-    st.caption("Sources: " + " · ".join(f"{plain(s.label if several else (s.pages or s.label))} [{s.n}]"
-                                        for s in sources)
-               + (" — the answer cites " + ", ".join(f"[{n}]" for n in sorted(cited)) if cited else ""))
+    several = len({s.doc_id for s in sources}) > 1  # then each source names its document, one line each
+    cites = " — the answer cites " + ", ".join(f"[{n}]" for n in sorted(cited)) if cited else ""
+    if several:
+        short = short_titles([s.doc_name or "" for s in sources])
+        st.caption("Sources" + cites + "  \n" + "  \n".join(
+            f"[{s.n}] {plain(', '.join(x for x in (short.get(s.doc_name or ''), s.pages) if x))}" for s in sources))
+    else:
+        st.caption("Sources: " + " · ".join(f"{plain(s.pages or s.label)} [{s.n}]" for s in sources) + cites)
     base = _cell_key(r)
     for s in sources:
         # a source whose page is open stays open across the rerun its toggle and paging buttons cause

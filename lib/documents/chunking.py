@@ -62,17 +62,23 @@ def is_navigation(text: str) -> bool:
     return bool(_TOC_HEADING.search(text)) and bool(leader_lines)
 
 
-def assign_sections(chunks: list[Chunk], toc: Sequence[Sequence], pages: Sequence[Page]) -> list[Chunk]:
-    """Give each chunk the outline path in force where it starts (or at a heading inside its first lines).
+_NAV_ENTRY = re.compile(r"^\s*(?:table of contents|contents|list of (?:tables|figures|exhibits|appendices|acronyms|"
+                        r"abbreviations|preparers)|acronyms(?: and abbreviations)?|abbreviations)\s*$", re.I)
 
-    Each outline entry is placed where its title first appears on its page (else at the page's start); a chunk
-    gets the last heading of each level placed at or before its start. Model-free, from the PDF's own outline.
-    """
+
+def assign_sections(chunks: list[Chunk], toc: Sequence[Sequence], pages: Sequence[Page]) -> list[Chunk]:
+    """Give each chunk the path of the body headings that precede it (or a heading inside its first lines).
+
+    Each outline entry is placed where its title starts a line of its page. An entry whose title is on no line
+    of its page is unsure: it still ends the section before it, but the chunks it would head get no section
+    (the page alone says where they are), rather than a label that may name the wrong place. A navigation entry
+    ("Table of Contents", "List of Figures") heads only its own pages: it is never part of a body section's path,
+    though an outline may nest the body's headings under it. Model-free, from the PDF's own outline."""
     if not toc or not chunks:
         return chunks
     text, starts = join_pages(pages)
     index = {p.number: i for i, p in enumerate(pages)}
-    marks: list[tuple[int, int, str]] = []  # (offset, level, title)
+    marks: list[tuple[int, int, str, bool]] = []  # (offset, level, title, found on its page)
     for level, title, page, *_ in toc:
         title = " ".join(str(title).split())
         if not title or page not in index:
@@ -80,32 +86,36 @@ def assign_sections(chunks: list[Chunk], toc: Sequence[Sequence], pages: Sequenc
         i = index[page]
         begin = starts[i]
         end = starts[i + 1] if i + 1 < len(starts) else len(text)
-        found = _find_heading(text[begin:end], title)
-        marks.append((begin + (found if found >= 0 else 0), max(1, int(level)), title))
+        found = find_heading(text[begin:end], title)
+        marks.append((begin + max(found, 0), max(1, int(level)), title, found >= 0))
     marks.sort(key=lambda m: m[0])
-    stack: list[str] = []
+    stack: list[tuple[int, str, bool]] = []  # (level, title, sure), outermost first
     j = 0
     out = []
     for c in chunks:
         while j < len(marks) and marks[j][0] <= c.char_start + HEADING_SLACK:
-            _, level, title = marks[j]
-            stack = stack[: level - 1] + [title]
+            _, level, title, sure = marks[j]
+            kept = [e for e in stack if e[0] < level]
+            if not _NAV_ENTRY.match(title):
+                kept = [e for e in kept if not _NAV_ENTRY.match(e[1])]
+            stack = [*kept, (level, title, sure)]
             j += 1
-        out.append(dataclasses.replace(c, section=" › ".join(stack)))
+        sure = bool(stack) and stack[-1][2]
+        out.append(dataclasses.replace(c, section=" › ".join(e[1] for e in stack) if sure else ""))
     return out
 
 
 HEADING_SLACK = 120  # a heading in a chunk's first line or two names that chunk's section
 
 
-def _find_heading(page_text: str, title: str) -> int:
-    flat = " ".join(page_text.split()).lower()
-    key = title.lower()[:60]
-    pos = flat.find(key)
-    if pos < 0:
+def find_heading(page_text: str, title: str) -> int:
+    """Where ``title`` starts a line of the page (its words in order, any whitespace or line breaks between them,
+    case aside), or -1. A title met only inside a sentence or a table cell is not its heading."""
+    words = title.split()[:12]
+    if not words:
         return -1
-    # map the offset in the whitespace-collapsed text back to the page text (close enough for ordering)
-    return int(pos * len(page_text) / max(1, len(flat)))
+    m = re.search(r"(?im)^[ \t]*(" + r"\s+".join(re.escape(w) for w in words) + ")", page_text)
+    return m.start(1) if m else -1
 
 
 def join_pages(pages: Sequence[Page]) -> tuple[str, list[int]]:

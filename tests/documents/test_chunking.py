@@ -67,3 +67,60 @@ def test_table_of_contents_chunks_are_recognised():
     # prose, and a data table whose rows use dot leaders, are not navigation
     assert not is_navigation("Wetlands cover 12 acres of the site. Mitigation includes restoration and monitoring.")
     assert not is_navigation("Acres disturbed . . . . . . 45\nAcres restored . . . . . . 12\nTotal cost . . . . 3.2")
+
+
+def _sections(pages: list[Page], toc: list) -> list[tuple[int, str, str]]:
+    from lib.documents.chunking import assign_sections
+
+    chunks = assign_sections(chunk_pages(pages, count, chunk_size=40, chunk_overlap=0, max_tokens=128), toc, pages)
+    return [(c.page_start, c.section, c.text) for c in chunks]
+
+
+def test_a_contents_page_is_not_a_section_of_the_body_and_an_unsure_heading_gives_the_page_alone():
+    """An outline that nests the body's headings under "Table of Contents" (as some EISs' do) once labelled an
+    affected-environment page "Table of Contents › ES-3.2 …"; a heading that is not where the outline says was
+    placed at its page's top and named passages it does not head."""
+    prose = "The analysis area holds mixed forest and open fields with seasonal ponds near the river. "
+    toc_page = ("Table of Contents\n3.1 Wetlands ........ 2\n3.2 Caribou Habitat ........ 3\n"
+                "3.3 Noise ........ 3\n" + "".join(f"4.{i} Other Topic {i} ........ 9\n" for i in range(1, 6)))
+    pages = [Page(1, toc_page),
+             Page(2, "3.1 Wetlands\n" + prose * 6),
+             Page(3, prose * 3 + "\n3.2 Caribou\nHabitat\n" + "Caribou calve on the coastal plain in June. " * 5)]
+    toc = [[1, "Table of Contents", 1], [2, "3.1 Wetlands", 2], [2, "3.2 Caribou Habitat", 3], [2, "3.3 Noise", 3]]
+    got = _sections(pages, toc)
+    assert got[0][:2] == (1, "Table of Contents")  # the contents page is headed by its own entry
+    body = [g for g in got if g[0] > 1]
+    assert body and not any("Table of Contents" in sec for _, sec, _ in body)
+    assert {sec for p, sec, _ in body if p == 2} == {"3.1 Wetlands"}
+    # page 3: "3.3 Noise" is on no line of the page (unsure) and placed at its top, so the prose before the
+    # caribou heading has the page alone; the heading's own passage (a title wrapped over two lines) is named
+    caribou = [g for g in body if g[2].lstrip().startswith("3.2 Caribou") or "calve" in g[2].split(".")[0]]
+    assert caribou and all(sec == "3.2 Caribou Habitat" for _, sec, _ in caribou)
+    assert all(sec == "" for p, sec, t in body if p == 3 and t.startswith("The analysis area"))
+
+
+def test_a_heading_title_met_inside_a_sentence_is_not_the_heading():
+    from lib.documents.chunking import find_heading
+
+    page = "Its introduction of new species is discussed below.\nIntroduction\nThe project began in 2010."
+    assert find_heading(page, "Introduction") == page.index("\nIntroduction") + 1
+    assert find_heading("The introduction of new species is discussed.", "Introduction") == -1
+
+
+def test_the_sample_eiss_sections_are_its_body_headings_before_each_passage(sample_doc, services):
+    """On the sample EIS every labelled passage's innermost heading starts a line at or before the passage, and no
+    passage past the contents pages is labelled with a contents entry."""
+    import re
+
+    from lib.documents.chunking import find_heading
+
+    pages = services.docs.pages(sample_doc.doc_id)
+    text, starts = join_pages(pages)
+    chunks = services.docs.chunks(sample_doc.doc_id)
+    labelled = [c for c in chunks if c.section]
+    assert len(labelled) >= 0.9 * len(chunks)
+    for c in labelled:
+        assert not re.match(r"(Table of )?Contents|List of", c.section.split(" › ")[0]) or c.page_start <= 4, c
+        head = c.section.split(" › ")[-1]
+        at = find_heading(text[: c.char_start + 120], head)
+        assert at >= 0, (c.page_start, c.section)
