@@ -40,24 +40,27 @@ def services() -> Services:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _page_png(doc: str, number: int, highlight: str | None, kept: int) -> tuple[bytes, int, int]:
-    rects = page_render.highlight_rects(doc, number, highlight) if highlight else []
-    return page_render.render_page(doc, number, highlight or None), len(rects), page_render.page_count(doc)
+def _page_png(doc: str, number: int, highlight: str | tuple[str, ...] | None, kept: int,
+              cover: float = 0.0) -> tuple[bytes, int, int]:
+    rects = page_render.highlight_rects(doc, number, highlight, cover) if highlight else []
+    return (page_render.render_page(doc, number, highlight or None, cover=cover), len(rects),
+            page_render.page_count(doc))
 
 
-def page_png(doc: str, number: int, highlight: str | None) -> tuple[bytes, int, int]:
+def page_png(doc: str, number: int, highlight: str | tuple[str, ...] | None,
+             cover: float = 0.0) -> tuple[bytes, int, int]:
     """A rendered PDF page, the number of lines highlighted on it, and the document's page count. The kept
     original's mtime is part of the cache key, so a deleted or replaced original is never served from the cache.
     Raises NoOriginalError, UserError or OSError for the caller to show."""
     kept = originals.path(doc)
-    return _page_png(doc, number, highlight, kept.stat().st_mtime_ns if kept else 0)
+    return _page_png(doc, number, highlight, kept.stat().st_mtime_ns if kept else 0, cover)
 
 
-def page_or_notice(doc: str, number: int, highlight: str | None) -> tuple[bytes, int, int] | None:
-    """``page_png``, or None after saying plainly why the page cannot be shown (the original gone or never kept,
-    a page that does not exist)."""
+def _or_notice(fn: Callable[[], Any]) -> Any:
+    """fn(), or None after saying plainly why the page cannot be shown (the original gone or never kept, a page
+    that does not exist)."""
     try:
-        return page_png(doc, number, highlight)
+        return fn()
     except OSError:  # the original went away between the two looks
         st.info("The original PDF of this document is no longer kept.", icon="📄")
     except page_render.NoOriginalError:
@@ -66,6 +69,26 @@ def page_or_notice(doc: str, number: int, highlight: str | None) -> tuple[bytes,
     except UserError as exc:
         st.error(plain(str(exc)), icon="⚠️")
     return None
+
+
+def page_or_notice(doc: str, number: int, highlight: str | None) -> tuple[bytes, int, int] | None:
+    """``page_png``, or None after saying why the page cannot be shown."""
+    return _or_notice(lambda: page_png(doc, number, highlight))
+
+
+def cited_page(doc: str, number: int, quotes: tuple[str, ...],
+               passage: str | None) -> tuple[bytes, int, int, str] | None:
+    """A cited page with the sentences the answer quotes from it highlighted, or, when none of them is on the
+    page, the whole cited passage: (png, lines highlighted, page count, "quotes" | "passage" | ""). None after a
+    notice when the page cannot be shown."""
+    def render() -> tuple[bytes, int, int, str]:
+        if quotes:
+            png, lines, n = page_png(doc, number, quotes, page_render.QUOTE_COVER)
+            if lines:
+                return png, lines, n, "quotes"
+        png, lines, n = page_png(doc, number, passage)
+        return png, lines, n, "passage" if lines else ""
+    return _or_notice(render)
 
 
 def run_safely(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -1,18 +1,18 @@
 """Ask: one question, several models × context modes, side by side."""
-import hashlib
 import json
 import time
 
 import pandas as pd
 import streamlit as st
 
-from lib.core import UserError, config, csv_safe, looks_closed, short_titles
+from lib.core import config, csv_safe, looks_closed
 from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
-from lib.qa import MODE_LABELS, MODES, citations, support
+from lib.qa import MODE_LABELS, MODES
 from lib.qa import ask as ask_lib
 from pages import _support_view as support_view
-from pages._ui import page_or_notice, plain, run_safely, scope_picker, services, titled
+from pages._ask_sources import cell_key, locator, render_sources
+from pages._ui import plain, run_safely, scope_picker, services, titled
 
 st.title("💬 Ask")
 st.caption(f"One question, several models and context modes at once. **{MODE_LABELS['none']}**: the model's own "
@@ -122,79 +122,8 @@ def render_support(r: ask_lib.AskResult) -> None:
             st.caption("Support: not checked — this answer was kept without the pages its window held")
         return
     support_view.summary_line(report.summary(), report.checker)
-    support_view.sentence_details(report.marks(), _cell_key(r) + "_sv", _locator(r), report.citations,
+    support_view.sentence_details(report.marks(), cell_key(r) + "_sv", locator(r), report.citations,
                                   numbered=r.mode != "pdf")
-
-
-def _sources(r: ask_lib.AskResult) -> list:
-    """A RAG answer's numbered sources, as the page and the answer number them."""
-    if r.mode != "rag" or not r.contexts:
-        return []
-    default_doc = st.session_state.get("ask_doc")  # contexts of single-document RAG do not name their document
-    default_name = None
-    if default_doc and not all(c.get("doc_name") for c in r.contexts):
-        try:
-            default_name = svc.docs.get(default_doc).name
-        except UserError:
-            default_doc = None
-    return citations.number_sources(r.contexts, default_doc, default_name)
-
-
-def _cell_key(r: ask_lib.AskResult) -> str:
-    return "src_" + hashlib.sha1("\x1f".join((r.question, r.model, r.mode, r.answer or "")).encode()).hexdigest()[:12]
-
-
-def _locator(r: ask_lib.AskResult) -> support_view.Locate:
-    if r.mode == "pdf":  # each kept page is a source: its evidence's page is the one to open
-        spots = support.pdf_pages(r.contexts, svc.docs.pages)
-        return lambda n: (spots[n - 1][0], spots[n - 1][1], spots[n - 1][1]) if 0 < n <= len(spots) else None
-    by_n = {s.n: s for s in _sources(r)}
-
-    def locate(n: int) -> tuple[str, int, int] | None:
-        s = by_n.get(n)
-        return (s.doc_id, s.page_start, s.page_end or s.page_start) if s and s.doc_id and s.page_start else None
-    return locate
-
-
-def render_sources(r: ask_lib.AskResult) -> None:
-    """A RAG answer's sources, numbered and de-duplicated by document and page span; the ones the answer cites
-    are marked; each opens its PDF page with the passage highlighted, and pages through the PDF from there."""
-    sources = _sources(r)
-    cited = citations.cited_numbers(r.answer, max_n=len(sources))
-    several = len({s.doc_id for s in sources}) > 1  # then each source names its document, one line each
-    cites = " — the answer cites " + ", ".join(f"[{n}]" for n in sorted(cited)) if cited else ""
-    if several:
-        short = short_titles([s.doc_name or "" for s in sources])
-        st.caption("Sources" + cites + "  \n" + "  \n".join(
-            f"[{s.n}] {plain(', '.join(x for x in (short.get(s.doc_name or ''), s.pages) if x))}" for s in sources))
-    else:
-        st.caption("Sources: " + " · ".join(f"{plain(s.pages or s.label)} [{s.n}]" for s in sources) + cites)
-    base = _cell_key(r)
-    for s in sources:
-        # a source whose page is open stays open across the rerun its toggle and paging buttons cause
-        with st.expander(f"[{s.n}] {plain(s.label)}" + (" · **cited**" if s.n in cited else ""),
-                         expanded=bool(st.session_state.get(f"{base}_open_{s.n}"))):
-            st.text(s.text)
-            if not s.doc_id or s.page_start is None:
-                continue
-            if not st.toggle("Open page", key=f"{base}_open_{s.n}"):
-                continue
-            pkey = f"{base}_page_{s.n}"
-            number = st.session_state.setdefault(pkey, s.page_start)
-            got = page_or_notice(s.doc_id, number, s.text if s.page_start <= number <= s.page_end else None)
-            if got is None:
-                continue
-            png, lines, n_pages = got
-            prev, where, nxt = st.columns([1, 2, 1])
-            prev.button("◀ Previous", key=f"{base}_prev_{s.n}", disabled=number <= 1,
-                        on_click=lambda k=pkey: st.session_state.__setitem__(k, st.session_state[k] - 1))
-            nxt.button("Next ▶", key=f"{base}_next_{s.n}", disabled=number >= n_pages,
-                       on_click=lambda k=pkey: st.session_state.__setitem__(k, st.session_state[k] + 1))
-            note = ""
-            if s.page_start <= number <= s.page_end:
-                note = " · passage highlighted" if lines else " · the passage was not found on this page"
-            where.caption(f"Page {number} of {n_pages}{note}")
-            st.image(png, width="stretch")
 
 
 def render_grid(results: list[ask_lib.AskResult], model_ids: list[str], mode_ids: list[str]) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Sequence
 from difflib import SequenceMatcher
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -134,8 +135,9 @@ def _page_tokens(words: list) -> tuple[list[str], list[list[int]]]:
     return tokens, owners
 
 
-def _aligned_span(page_tokens: list[str], passage: list[str]) -> tuple[int, int] | None:
-    """[first, last] page-token indexes of the passage's place on the page, or None when it is not there."""
+def _aligned_span(page_tokens: list[str], passage: list[str], cover: float = 0.0) -> tuple[int, int] | None:
+    """[first, last] page-token indexes of the passage's place on the page, or None when it is not there (or,
+    with ``cover``, when that place holds less than that share of the passage's words)."""
     if not page_tokens or not passage:
         return None
     blocks = [b for b in SequenceMatcher(None, page_tokens, passage, autojunk=False).get_matching_blocks() if b.size]
@@ -157,41 +159,50 @@ def _aligned_span(page_tokens: list[str], passage: list[str]) -> tuple[int, int]
         if (b.a - (a.a + a.size)) > (b.b - (a.b + a.size)) + MAX_EXTRA_GAP:
             break
         hi += 1
+    if sum(b.size for b in blocks[lo:hi + 1]) < cover * len(passage):
+        return None
     return blocks[lo].a, blocks[hi].a + blocks[hi].size - 1
 
 
-def _rects_on(page: pymupdf.Page, text: str) -> list[pymupdf.Rect]:
+def _rects_on(page: pymupdf.Page, texts: str | Sequence[str], cover: float = 0.0) -> list[pymupdf.Rect]:
+    """One rectangle per line the texts cover on the page (each text found on its own; lines shared merge)."""
     import pymupdf  # heavy: imported on first use, off start-up
 
     words = page.get_text("words", sort=False)
     tokens, owners = _page_tokens(words)
-    span = _aligned_span(tokens, _passage_tokens(text))
-    if span is None:
-        return []
-    first, last = owners[span[0]][0], owners[span[1]][-1]
     lines: dict[tuple[int, int], pymupdf.Rect] = {}
-    for w in words[first:last + 1]:
-        r = pymupdf.Rect(w[:4])
-        key = (w[5], w[6])
-        lines[key] = lines[key] | r if key in lines else r
+    for text in [texts] if isinstance(texts, str) else texts:
+        span = _aligned_span(tokens, _passage_tokens(text), cover)
+        if span is None:
+            continue
+        first, last = owners[span[0]][0], owners[span[1]][-1]
+        for w in words[first:last + 1]:
+            r = pymupdf.Rect(w[:4])
+            key = (w[5], w[6])
+            lines[key] = lines[key] | r if key in lines else r
     return [r for r in lines.values() if not r.is_empty]
 
 
-def highlight_rects(doc_id: str, page: int, text: str) -> list[Rect]:
-    """The rectangles (PDF points, page coordinates, one per line) that the highlight of ``text`` covers on
-    ``page`` (from 1); empty when the passage is not on that page."""
+QUOTE_COVER = 0.8  # a quoted sentence is highlighted only where the page holds at least 80% of its words in order
+
+
+def highlight_rects(doc_id: str, page: int, text: str | Sequence[str], cover: float = 0.0) -> list[Rect]:
+    """The rectangles (PDF points, page coordinates, one per line) that the highlight of ``text`` (a passage, or
+    several sentences) covers on ``page`` (from 1); empty when it is not on that page. With ``cover``, a text is
+    placed only where the page holds that share of its words (a quoted sentence, not three chance words)."""
     doc = _open(doc_id)
     try:
         p = _load_page(doc, doc_id, page)
-        return [tuple(round(v, 2) for v in r) for r in _rects_on(p, text)]
+        return [tuple(round(v, 2) for v in r) for r in _rects_on(p, text, cover)]
     finally:
         doc.close()
 
 
-def render_page(doc_id: str, page: int, highlight: str | None = None, zoom: float = DEFAULT_ZOOM) -> bytes:
-    """Page ``page`` (from 1) of the kept original of ``doc_id`` as PNG bytes, with ``highlight`` marked where it
-    is found on the page. Raises UserError for an unknown document, one without a kept original, or a page out of
-    range."""
+def render_page(doc_id: str, page: int, highlight: str | Sequence[str] | None = None, zoom: float = DEFAULT_ZOOM,
+                cover: float = 0.0) -> bytes:
+    """Page ``page`` (from 1) of the kept original of ``doc_id`` as PNG bytes, with ``highlight`` (a passage, or
+    several sentences) marked where it is found on the page (``cover`` as in ``highlight_rects``). Raises UserError
+    for an unknown document, one without a kept original, or a page out of range."""
     import pymupdf  # heavy: imported on first use, off start-up
 
     try:
@@ -203,7 +214,9 @@ def render_page(doc_id: str, page: int, highlight: str | None = None, zoom: floa
     doc = _open(doc_id)
     try:
         p = _load_page(doc, doc_id, page)
-        rects = _rects_on(p, highlight) if highlight and highlight.strip() else []
+        texts = [highlight] if isinstance(highlight, str) else list(highlight or [])
+        texts = [t for t in texts if t and t.strip()]
+        rects = _rects_on(p, texts, cover) if texts else []
         if rects:
             annot = p.add_highlight_annot(rects)
             annot.set_colors(stroke=[c / 255 for c in HIGHLIGHT_RGB])

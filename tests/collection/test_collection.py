@@ -124,7 +124,8 @@ def test_reindex_keeps_sections_and_pdf_metadata_and_a_reupload_keeps_a_missing_
 
     from lib.documents import metadata, originals
 
-    path = pdf_factory("outlined.pdf", CARIBOU)
+    # the outline's headings start lines of their pages, as in a real EIS (an entry found on no line is unsure)
+    path = pdf_factory("outlined.pdf", ["3.4 Wildlife\nCaribou\n" + CARIBOU[0], "3.5 Soils\n" + CARIBOU[1]])
     with pymupdf.open(path) as d:
         d.set_toc([[1, "3.4 Wildlife", 1], [2, "Caribou", 1], [1, "3.5 Soils", 2]])
         d.set_metadata({"author": "Bureau of Land Management",  # read from the kept original on a re-index

@@ -227,38 +227,67 @@ def test_sample_eis_page_five(home):
 
 
 # ----- the Ask page ------------------------------------------------------------------------------------------
-def test_ask_page_sources_open_the_page(fake_doc):
+def _ask_page(answer: str, contexts: list[dict]):
     from streamlit.testing.v1 import AppTest
 
     from lib.qa.ask import AskResult
 
-    contexts = [ctx(fake_doc, 2, 2, FIRST, doc_name="Fake FEIS", section="3.2 Rivers", score=0.8),
-                ctx(fake_doc, 2, 2, FIRST, doc_name="Fake FEIS", score=0.7),
-                ctx("neverkept001", 4, 4, "a passage of an old document", doc_name="Old EIS", score=0.1)]
-    r = AskResult(model="local/extractive", mode="rag", answer="The fox jumps [1].", closed=False, verdict=None,
+    r = AskResult(model="local/extractive", mode="rag", answer=answer, closed=False, verdict=None,
                   contexts=contexts, question="What does the fox do?")
     at = AppTest.from_file(str(ROOT / "pages" / "ask.py"), default_timeout=120)
     at.session_state["last_grid"] = (r.question, [r.model], ["rag"], [r.__dict__])
     at.run()
     assert not at.exception
-    # two documents: each source names its document in the line too
-    assert any("Sources: Fake FEIS › 3.2 Rivers, p. 2 [1] · Old EIS, p. 4 [2] — the answer cites [1]" in c.value
+    return at
+
+
+def test_ask_page_sources_open_the_page(fake_doc):
+    contexts = [ctx(fake_doc, 2, 2, FIRST, doc_name="Fake FEIS", section="3.2 Rivers", score=0.8),
+                ctx(fake_doc, 2, 2, FIRST, doc_name="Fake FEIS", score=0.7),
+                ctx("neverkept001", 4, 4, "a passage of an old document", doc_name="Old EIS", score=0.1)]
+    at = _ask_page("The fox jumps [1].", contexts)
+    # two documents: one short line per source, each naming its document (no section paths)
+    assert any(c.value == "Sources — the answer cites [1]  \n[1] Fake FEIS, p. 2  \n[2] Old EIS, p. 4"
                for c in at.caption), [c.value for c in at.caption]
     labels = [e.label for e in at.expander]
     assert "[1] Fake FEIS › 3.2 Rivers, p. 2 · **cited**" in labels
     assert "[2] Old EIS, p. 4" in labels
-    assert [t for t in at.text if t.value == FIRST]
-    toggles = [t for t in at.toggle if t.label == "Open page"]
-    assert len(toggles) == 2
-    for t in toggles:
-        t.set_value(True)
-    at.run()
-    assert not at.exception
+    # the page image comes first, with the passage highlighted ("The fox jumps" is not a sentence of the page);
+    # a source whose original was not kept says so and shows its text
     assert len(at.get("image")) == 1
-    assert any("Page 2 of 3 · passage highlighted" in c.value for c in at.caption)
+    assert any("Page 2 of 3 · the cited passage highlighted" in c.value for c in at.caption)
     assert any("original PDF was not kept" in i.value for i in at.info)
+    texts = [t.value for t in at.text]
+    assert "a passage of an old document" in texts and FIRST not in texts  # the kept page's text waits
+    toggles = [t for t in at.toggle if t.label == "Show the passage as text"]
+    assert len(toggles) == 2
+    toggles[0].set_value(True).run()
+    assert FIRST in [t.value for t in at.text]
     next(b for b in at.button if b.label == "Next ▶").click().run()
     assert any(c.value == "Page 3 of 3" for c in at.caption)
     assert next(b for b in at.button if b.label == "Next ▶").disabled
     next(b for b in at.button if b.label == "◀ Previous").click().run()
-    assert any("Page 2 of 3 · passage highlighted" in c.value for c in at.caption)
+    assert any("Page 2 of 3 · the cited passage highlighted" in c.value for c in at.caption)
+
+
+def test_a_citation_highlights_the_quoted_sentences_not_the_whole_passage(fake_doc):
+    """The cited passage holds two sentences; the answer quotes the second. The page marks that sentence's line
+    only; an answer that quotes nothing of the page gets the whole passage marked."""
+    from pages._ui import cited_page
+
+    passage = FIRST + "\n" + SECOND
+    at = _ask_page(SECOND + " [1]", [ctx(fake_doc, 2, 2, passage, doc_name="Fake FEIS", score=0.8)])
+    assert any("Page 2 of 3 · the quoted sentences highlighted" in c.value for c in at.caption), \
+        [c.value for c in at.caption]
+    at = _ask_page("Foxes are known to be quick animals in general [1].",
+                   [ctx(fake_doc, 2, 2, passage, doc_name="Fake FEIS", score=0.8)])
+    assert any("Page 2 of 3 · the cited passage highlighted" in c.value for c in at.caption)
+    # what the page draws: the quoted sentence's line alone (y = 400), or both lines of the passage
+    png, lines, _, what = cited_page(fake_doc, 2, (SECOND,), passage)
+    rows = {y for _, y in hl_pixels(pymupdf.Pixmap(png))}
+    assert (lines, what) == (1, "quotes") and rows and all(380 * Z <= y <= 410 * Z for y in rows), sorted(rows)[:3]
+    png, lines, _, what = cited_page(fake_doc, 2, ("Foxes are known to be quick animals in general.",), passage)
+    rows = {y for _, y in hl_pixels(pymupdf.Pixmap(png))}
+    assert (lines, what) == (2, "passage") and any(y < 210 * Z for y in rows) and any(y > 380 * Z for y in rows)
+    # three words in common ("the river corridor") are not a quote: the passage is marked instead
+    assert cited_page(fake_doc, 2, ("Fish live along the river corridor all year.",), passage)[3] == "passage"
