@@ -8,7 +8,8 @@ import math
 import os
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,30 @@ import numpy as np
 
 from lib.core import config
 from lib.models.base import LIKELIHOOD, Answer, ModelOptions, Provider, ProviderError, Request
+
+
+@contextmanager
+def _plain_cpu_kernels() -> Iterator[None]:
+    """Load with llama.cpp's plain CPU kernels. By default it repacks the weights into "extra buffer types" for
+    the CPU it finds; on a CPU with Intel AMX that path crashes the process (SIGSEGV in ggml_backend_amx_mul_mat,
+    llama-cpp-python 0.3.36, on the first answer). ``Llama()`` does not take ``use_extra_bufts``, so the default
+    model parameters it reads are wrapped while it loads (under _LOAD_LOCK: one load at a time). The plain
+    kernels are what CPUs without those extensions run: answers do not depend on the machine's CPU."""
+    import llama_cpp.llama as llama_module  # heavy: imported on first use, off start-up
+
+    bindings = llama_module.llama_cpp
+    default = bindings.llama_model_default_params
+
+    def params():  # noqa: ANN202 - a ctypes struct
+        p = default()
+        p.use_extra_bufts = False
+        return p
+
+    bindings.llama_model_default_params = params
+    try:
+        yield
+    finally:
+        bindings.llama_model_default_params = default
 
 
 def smollm2_path() -> Path | None:
@@ -107,10 +132,11 @@ class LlamaCppProvider(Provider):
             from llama_cpp import Llama  # heavy: imported on first use, off start-up
 
             try:
-                self._llm = Llama(
-                    model_path=str(self.path), n_ctx=self.context_window, n_threads=os.cpu_count() or 2,
-                    n_batch=512, verbose=False, seed=0,
-                )
+                with _plain_cpu_kernels():
+                    self._llm = Llama(
+                        model_path=str(self.path), n_ctx=self.context_window, n_threads=os.cpu_count() or 2,
+                        n_batch=512, verbose=False, seed=0,
+                    )
             except Exception as exc:  # noqa: BLE001 - a bad file is the user's to fix
                 raise ProviderError(f"{self.label}: could not load {Path(self.path).name}: {exc}") from exc
 

@@ -75,6 +75,18 @@ def test_smollm2_is_asked_briefly_and_its_settings_are_in_the_manifest():
     assert BRIEF_INSTRUCTION not in writer[-1]["content"] and m._decoding(Request(prompt="x"))["max_tokens"] == 256
 
 
+def test_smollm2_loads_with_the_plain_cpu_kernels_and_answers():
+    """llama.cpp's weight repacking for Intel AMX crashed the process on the first answer (SIGSEGV) on CPUs that
+    have it: the model is loaded without it, and the bindings' defaults are left as they were."""
+    import llama_cpp.llama_cpp as bindings
+
+    m = registry.get("smollm2")
+    assert m.llm.model_params.use_extra_bufts is False
+    assert bindings.llama_model_default_params().use_extra_bufts is True
+    answer = m.generate(Request(prompt="Question: What does an EIS describe?\nAnswer:", question="What?"))
+    assert answer.text.strip() and answer.tokens_out > 0
+
+
 def test_smollm2_cut_off_answer_ends_at_a_whole_sentence():
     m = registry.get("smollm2")
     req = Request(prompt="", question="q")
