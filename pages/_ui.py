@@ -116,6 +116,25 @@ def titled(docs: list, with_size: bool = False) -> dict[str, str]:
             + (f" ({d.pages} pages, {d.chunks} chunks)" if with_size else f" ({d.pages} pages)") for d in docs}
 
 
+_KEPT = "_kept_"
+
+
+def keep(key: str, valid: Callable[[Any], bool] | None = None, **defaults: Any) -> dict[str, Any]:
+    """Keyword arguments that make a widget's value outlive a visit to another page. Streamlit forgets a widget's
+    state when its page is not drawn; a copy saved on each change puts it back (when still ``valid``: a document
+    since deleted is not). The widget's defaults are passed only when nothing is put back, so Streamlit never
+    warns that a value came both ways."""
+    saved = st.session_state.get(_KEPT + key)
+    if key not in st.session_state and _KEPT + key in st.session_state and (valid is None or valid(saved)):
+        st.session_state[key] = saved
+        defaults = {}
+    return {"key": key, "on_change": _save, "args": (key,), **defaults}
+
+
+def _save(key: str) -> None:
+    st.session_state[_KEPT + key] = st.session_state.get(key)
+
+
 SCOPES = ("One document", "Several documents", "All documents", "By metadata")
 
 
@@ -127,13 +146,14 @@ def scope_picker(key: str = "scope") -> tuple[str | list[str] | None, bool]:
         st.info("No documents indexed yet. Go to **Documents** to upload an EIS or load the sample.", icon="📄")
         return None, False
     names = titled(docs)
-    how = st.radio("Search in", SCOPES, horizontal=True, key=f"{key}_how")
+    how = st.radio("Search in", SCOPES, horizontal=True, **keep(f"{key}_how", lambda v: v in SCOPES))
     balanced = False
     if how == "One document":
-        return st.selectbox("Document", list(names), format_func=names.get, key=key), False
+        return st.selectbox("Document", list(names), format_func=names.get,
+                            **keep(key, lambda v: v in names)), False
     if how == "Several documents":
-        chosen = st.multiselect("Documents", list(names), format_func=names.get, key=f"{key}_many",
-                                default=list(names)[:2])
+        chosen = st.multiselect("Documents", list(names), format_func=names.get,
+                                **keep(f"{key}_many", lambda v: set(v or []) <= set(names), default=list(names)[:2]))
         scope: str | list[str] | None = chosen or None
     elif how == "All documents":
         scope = "*"
@@ -151,14 +171,18 @@ def scope_picker(key: str = "scope") -> tuple[str | list[str] | None, bool]:
             return sorted(values, key=str.casefold)
 
         c1, c2, c3, c4, c5 = st.columns(5)
-        agencies = c1.multiselect("Lead agency", present("lead_agency"), key=f"{key}_ag")
-        where = {k: v for k, v in (("states", c2.multiselect("State", present("states"), key=f"{key}_st",
+        def sub(options: list[str]) -> Callable[[Any], bool]:
+            return lambda v: set(v or []) <= set(options)
+
+        ag, sts, tys, tgs = (present("lead_agency"), present("states"), present("document_type"),
+                             sorted({t for ts in tags.values() for t in ts}))
+        agencies = c1.multiselect("Lead agency", ag, **keep(f"{key}_ag", sub(ag)))
+        where = {k: v for k, v in (("states", c2.multiselect("State", sts, **keep(f"{key}_st", sub(sts)),
                                                              format_func=lambda c: f"{c} · {metadata.STATES.get(c, c)}")),
-                                   ("document_type", c3.multiselect("Document type", present("document_type"),
-                                                                    key=f"{key}_ty")),
-                                   ("year", c4.text_input("Years (e.g. 2010-2020)", key=f"{key}_yr").strip()),
-                                   ("tag", c5.multiselect("Tag", sorted({t for ts in tags.values() for t in ts}),
-                                                          key=f"{key}_tag"))) if v}
+                                   ("document_type", c3.multiselect("Document type", tys,
+                                                                    **keep(f"{key}_ty", sub(tys)))),
+                                   ("year", c4.text_input("Years (e.g. 2010-2020)", **keep(f"{key}_yr")).strip()),
+                                   ("tag", c5.multiselect("Tag", tgs, **keep(f"{key}_tag", sub(tgs))))) if v}
         ids = run_safely(metadata.collection_filter, docs, where, engine, metas) if where else [d.doc_id for d in docs]
         if ids is not None and agencies:  # any of the chosen agencies
             ids = [i for i in ids if (metas[i]["lead_agency"]["value"] or "") in agencies]
@@ -169,7 +193,7 @@ def scope_picker(key: str = "scope") -> tuple[str | list[str] | None, bool]:
             st.caption("No document matches these filters.")
         scope = ids or None
     balanced = st.toggle("Balanced: the best passages of each document in turn (for comparison questions)",
-                         key=f"{key}_bal")
+                         **keep(f"{key}_bal"))
     return scope, balanced
 
 

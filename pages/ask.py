@@ -12,7 +12,7 @@ from lib.qa import MODE_LABELS, MODES
 from lib.qa import ask as ask_lib
 from pages import _support_view as support_view
 from pages._ask_sources import cell_key, locator, render_sources
-from pages._ui import plain, run_safely, scope_picker, services, titled
+from pages._ui import keep, plain, run_safely, scope_picker, services, titled
 
 st.title("💬 Ask")
 st.caption(f"One question, several models and context modes at once. **{MODE_LABELS['none']}**: the model's own "
@@ -57,14 +57,20 @@ if st.button("▶ One-click demo: sample EIS, three questions",
         st.rerun()
 
 demo = st.session_state.get("demo")
-question = st.text_area("Question", key="question", height=80,
-                        placeholder="e.g. What mitigation is proposed for wetlands at the selected site?")
+# The question and Run are one form: the click (or Ctrl+Enter in the box) sends the typed question with it, so the
+# first click runs (a text box outside a form sends its value only when it loses focus).
+with st.form("ask_form", border=False):
+    question = st.text_area("Question", key="question", height=80,
+                            placeholder="e.g. What mitigation is proposed for wetlands at the selected site?")
+    asked = st.form_submit_button("Run", type="primary", help="Or press Ctrl+Enter in the question box")
 c1, c2 = st.columns(2)
-models = c1.multiselect("Models", list(labels), default=[m for m in registry.OFFLINE_DEFAULTS if m in labels],
-                        format_func=labels.get)
-modes = c2.multiselect("Context modes", MODES, default=["none", "rag"], format_func=MODE_LABELS.get)
+models = c1.multiselect("Models", list(labels), format_func=labels.get, **keep(
+    "ask_models", lambda v: set(v or []) <= set(labels),
+    default=[m for m in registry.OFFLINE_DEFAULTS if m in labels]))
+modes = c2.multiselect("Context modes", MODES, format_func=MODE_LABELS.get,
+                       **keep("ask_modes", lambda v: set(v or []) <= set(MODES), default=["none", "rag"]))
 c3, c4 = st.columns(2)
-k = c3.slider("k (RAG chunks)", 1, 10, 3)
+k = c3.slider("k (RAG chunks)", 1, 10, **keep("ask_k", value=3))
 auto_closed = looks_closed(question) if question else False
 closed = c4.toggle("Closed (yes/no) question", value=auto_closed, help="Detected from the question; change it if wrong.")
 
@@ -180,7 +186,11 @@ def run_grid(q: str, model_ids: list[str], mode_ids: list[str], doc: str | list[
     return results
 
 
-if st.button("Run", type="primary", disabled=not (question and models and modes)):
+if asked and not (question or "").strip():
+    st.warning("Type a question first, then Run (or press Ctrl+Enter in the question box).", icon="✍️")
+elif asked and not (models and modes):
+    st.warning("Choose at least one model and one context mode, then Run.", icon="✍️")
+if asked and (question or "").strip() and models and modes:
     if {"pdf", "rag"} & set(modes) and not doc_id:
         st.error(f"{MODE_LABELS['pdf']} and {MODE_LABELS['rag']} need an indexed document. Index one in Documents, "
                  f"or use {MODE_LABELS['none']} or {MODE_LABELS['gold']}.")

@@ -20,11 +20,12 @@ def charts(at: AppTest) -> list:
 def test_ask_page_fills_grid(services, sample_doc):
     at = page("ask.py").run()
     assert not at.exception
-    at.text_area(key="question").input("Which agencies attended the coordination meetings?").run()
-    at.multiselect[0].set_value(["local/extractive", "local/smollm2-135m"]).run()
-    at.multiselect[1].set_value(["none", "rag", "gold"]).run()
+    at.multiselect(key="ask_models").set_value(["local/extractive", "local/smollm2-135m"]).run()
+    at.multiselect(key="ask_modes").set_value(["none", "rag", "gold"]).run()
     gold_pick = at.selectbox(key="gold_pick")
     gold_pick.set_value(gold_pick.options[1]).run()
+    # typed, then Run: the question goes with the click, as in a browser form
+    at.text_area(key="question").input("Which agencies attended the coordination meetings?")
     next(b for b in at.button if b.label == "Run").click().run()
     assert not at.exception
     text = " ".join(m.value for m in at.markdown)

@@ -1,0 +1,42 @@
+"""The Ask page's flow: Run takes the question the user typed on the first click (and on Ctrl+Enter), and the
+page's controls come back as they were after a visit to another page, so they never disagree with the answer."""
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import ROOT
+
+T = 180  # seconds: the first run loads the embedding model
+
+
+def test_run_is_sent_with_the_question_it_runs():
+    """A browser sends a text box's value when it loses focus, so a Run button outside the question's form is
+    disabled until then and its first click is lost. Run is the question's form's submit button: the click (or
+    Ctrl+Enter in the box) sends the typed question with it. With no question yet, Run says what to do."""
+    at = AppTest.from_file(str(ROOT / "pages" / "ask.py"), default_timeout=T).run()
+    assert not at.exception
+    box = at.text_area(key="question")
+    run = next(b for b in at.button if b.label == "Run")
+    assert box.proto.form_id and run.proto.form_id == box.proto.form_id and not run.disabled
+    assert run.proto.is_form_submitter
+    run.click().run()
+    assert not at.exception
+    assert any("Type a question first" in w.value for w in at.warning), [w.value for w in at.warning]
+    assert "last_grid" not in at.session_state  # nothing ran
+
+
+def test_ask_keeps_its_settings_across_pages(services, sample_doc):
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=T)
+    at.switch_page("pages/ask.py").run()
+    assert not at.exception
+    at.radio(key="ask_doc_how").set_value("All documents").run()
+    at.multiselect(key="ask_models").set_value(["local/extractive"]).run()
+    at.multiselect(key="ask_modes").set_value(["rag", "gold"]).run()
+    at.slider(key="ask_k").set_value(5).run()
+    at.switch_page("pages/home.py").run()
+    assert not at.exception
+    at.switch_page("pages/ask.py").run()
+    assert not at.exception
+    assert at.radio(key="ask_doc_how").value == "All documents"
+    assert at.multiselect(key="ask_models").value == ["local/extractive"]
+    assert at.multiselect(key="ask_modes").value == ["rag", "gold"]
+    assert at.slider(key="ask_k").value == 5
+    assert not at.warning or all("Session State" not in w.value for w in at.warning)
