@@ -171,9 +171,15 @@ def results_tab(svc: Services, available: dict[str, str], label_of: Callable[[st
             st.caption("Bars: mean on the common items; lines: 95% interval; grey bars have n < 5 (too few to read).")
             tests = report.paired_tests(df, common, cfg_r.models, cfg_r.modes)
             if tests:
-                st.markdown("**Are the differences real?** (same items, paired)")
-                for t in tests:
-                    st.text(report.describe_test(t, lambda mid: available.get(mid, mid)))
+                few = [t for t in tests if t["n"] < report.MIN_TEST_N]
+                real = [t for t in tests if t["n"] >= report.MIN_TEST_N and not t["within_noise"]]
+                line = (f"{len(tests)} paired comparison(s) on the same items: {len(real)} show a difference beyond "
+                        f"noise, {len(tests) - len(real) - len(few)} within noise"
+                        + (f", {len(few)} with too few items to compare (fewer than {report.MIN_TEST_N})" if few else ""))
+                st.markdown("**Are the differences real?** " + line)
+                if st.toggle("Why: each comparison", key=f"tests_why_{run_id}"):
+                    for t in tests:
+                        st.text(report.describe_test(t, lambda mid: available.get(mid, mid)))
             tm = report.by_type_mode(df, common)
             if not tm.empty:
                 st.altair_chart(charts.type_mode_heatmap(tm, model_name))
@@ -192,7 +198,7 @@ def results_tab(svc: Services, available: dict[str, str], label_of: Callable[[st
                        "verdict_source", "answer"]].copy()
             view["model"] = view["model"].map(lambda mid: available.get(mid, mid))
             view["mode"] = view["mode"].map(lambda m: MODE_LABELS.get(m, m))
-            view["score"] = pd.to_numeric(view["score"], errors="coerce").round(3)  # all None: a run with no score yet
+            view["score"] = pd.to_numeric(view["score"], errors="coerce").round(2)  # all None: a run with no score yet
             view = view.astype(object).where(view.notna(), "—")
             st.dataframe(view, hide_index=True, width="stretch", height=260)
             pick = st.selectbox("Open an item", sorted(df["item_id"].unique()), key="open_item")

@@ -12,7 +12,7 @@ from streamlit.runtime.pages_manager import PagesManager
 
 from lib.app import Services, get_services
 from lib.collection import repair
-from lib.core import UserError, config
+from lib.core import UserError, config, readable_name
 from lib.documents import metadata, originals, page_render, symbol_bullets
 
 
@@ -133,6 +133,20 @@ def keep(key: str, valid: Callable[[Any], bool] | None = None, **defaults: Any) 
 
 def _save(key: str) -> None:
     st.session_state[_KEPT + key] = st.session_state.get(key)
+
+
+def doc_label(ref: str | None) -> str:
+    """A document as people name it, from a name or id a record keeps: the title of the indexed document it
+    names, else the name as words (no underscores or extension). The id stays in exports and tooltips."""
+    if not ref:
+        return ""
+    try:
+        found = services().docs.find(str(ref))
+    except UserError:
+        found = None
+    if found is not None:
+        return titled([found])[found.doc_id].rsplit(" (", 1)[0]
+    return readable_name(str(ref))
 
 
 SCOPES = ("One document", "Several documents", "All documents", "By metadata")

@@ -22,10 +22,11 @@ from pages._support_view import MARKS
 from pages._ui import passage_text, plain, run_safely
 
 st.title("⚖️ Arena")
-st.caption("Experts compare two answers to the same EIS question without knowing which model wrote them, and vote "
-           "for the better one. **How:** pick your name, read the question and answers A and B, then vote (buttons "
-           "or keys); the names appear after your vote. The votes rate each system (a model with a kind of context) "
-           "with a 95% interval, and show whether a judge model agrees with the experts.")
+st.caption("Compare two answers to one EIS question without knowing who wrote them, and vote for the better one; "
+           "the names appear after your vote.",
+           help="Pick your name, read the question and answers A and B, then vote (buttons or keys). The votes rate "
+                "each system (a model with a kind of context) with a 95% interval, and show whether a judge model "
+                "agrees with the experts.")
 
 available = {p.id: p.label for p, ok, _ in registry.status_all() if ok}
 VOTE_WORDS = {"left": "A is better", "right": "B is better", "tie": "Tie", "both_bad": "Both are bad"}
@@ -127,6 +128,19 @@ tab_vote, tab_ratings, tab_judge, tab_arenas = st.tabs(
     ["Vote", "Ratings", "Judge vs experts", "Arenas, import / export"], key="arena_tab", on_change="rerun")
 
 
+ANSWER_HEIGHT = 240  # pixels: two answers and the vote buttons fit the first screen; a longer answer scrolls
+_LEAD_BULLET = re.compile(r"^\s*[-+*•]\s+(?=\S)")
+
+
+def _answers(left: str, right: str, names: tuple[str, str] | None = None) -> None:
+    """Answers A and B side by side, each in a box of the same height (scrolling when long), with the names
+    once revealed. A lone list marker opening an answer ("+ The agency…", a small model's habit) is left out."""
+    for col, side, text, name in zip(st.columns(2), "AB", (left, right), names or (None, None), strict=True):
+        with col.container(border=True, height=ANSWER_HEIGHT):
+            st.markdown(f"**Answer {side}**" + (f" · {plain(name)}" if name else ""))
+            st.text(_LEAD_BULLET.sub("", text or ""))
+
+
 @st.fragment
 def vote_panel(arena_id: str, who: str, live: bool) -> None:
     """One pair at a time, names hidden until the vote. A fragment: a vote reruns only this panel."""
@@ -134,11 +148,11 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
     done, total = arena.progress(arena_id, who, snap=snap)
     st.progress(done / total if total else 0.0, text=f"{done} of {total} pairs voted by you")
 
+    if st.session_state.pop("_arena_counts_stale", False):
+        st.rerun(scope="app")  # after a vote: the header's vote and expert counts are redrawn with the panel
+
     def notices() -> None:
         """Below the buttons, so a notice coming or going never moves them under the pointer."""
-        last = st.session_state.get(f"_arena_last_{arena_id}_{who}")
-        if last:
-            st.success(f"Your vote: {last['vote']}. A was {plain(last['a'])}; B was {plain(last['b'])}.", icon="🔓")
         if "_arena_undone" in st.session_state:
             st.info(f"Your last vote ({st.session_state.pop('_arena_undone')}) was taken back; vote on the pair "
                     "again.", icon="↩️")
@@ -162,6 +176,21 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
                 st.session_state["_arena_undone"] = VOTE_WORDS[undone["vote"]]
                 return
 
+    last = st.session_state.get(f"_arena_last_{arena_id}_{who}")
+    if last and last.get("pair_key") and not last.get("seen"):
+        # the pair just voted on stays, its names revealed where the buttons were, until the expert moves on
+        st.markdown("**Question**")
+        st.text(last["question"])
+        _answers(last["left"], last["right"], (last["a"], last["b"]))
+        st.success(f"Your vote: {last['vote']}. A was {plain(last['a'])}; B was {plain(last['b'])}.", icon="🔓")
+        n1, n2 = st.columns([3, 1])
+        n1.button("Next pair ▶" if pair is not None else "Done ▶", key=f"next_{arena_id}", type="primary",
+                  width="stretch", shortcut="Enter" if live else None,
+                  on_click=lambda: last.__setitem__("seen", True))
+        n2.button("↩️ Undo my vote", key=f"undo_shown_{arena_id}", width="stretch",
+                  shortcut="U" if live else None, on_click=undo)
+        notices()
+        return
     if pair is None:
         st.success("You have voted on every pair in this arena. See the Ratings tab.", icon="✅")
         if stack:
@@ -186,10 +215,18 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
         st.session_state.pop(f"_arena_shown_{arena_id}_{wid}_{who}", None)
         st.session_state[f"_arena_last_{arena_id}_{who}"] = {
             "vote": VOTE_WORDS[vote], "a": arena.system_label(*pair.left.system, model_name),
-            "b": arena.system_label(*pair.right.system, model_name)}
+            "b": arena.system_label(*pair.right.system, model_name), "pair_key": pk, "question": pair.question,
+            "left": pair.left.text, "right": pair.right.text}
+        st.session_state["_arena_counts_stale"] = True  # the page's header counts the vote too
 
     st.markdown("**Question**")
     st.text(pair.question)
+    _answers(pair.left.text, pair.right.text)
+    b = st.columns(4)
+    for col, vote, key, icon in ((b[0], "left", "Left", "⬅️"), (b[1], "right", "Right", "➡️"),
+                                 (b[2], "tie", "T", "🤝"), (b[3], "both_bad", "X", "👎")):
+        col.button(f"{icon} {VOTE_WORDS[vote]}", key=f"v_{vote}_{wid}", width="stretch",
+                   shortcut=key if live else None, on_click=cast, args=(vote,))
     if pair.gold or pair.passages:
         with st.expander("Passages from the EIS (what the answers could draw on)"):
             if pair.gold:
@@ -213,22 +250,12 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
                                       if m["evidence"] else "")
                                    + (f"\n    differs: {'; '.join(m['differs'])}" if m["differs"] else "")
                                    for m in rep.marks()))
-    ca, cb = st.columns(2)
-    for col, side, ans in ((ca, "A", pair.left), (cb, "B", pair.right)):
-        with col.container(border=True):
-            st.markdown(f"**Answer {side}**")
-            st.text(ans.text)
-    b = st.columns(4)
-    for col, vote, key, icon in ((b[0], "left", "Left", "⬅️"), (b[1], "right", "Right", "➡️"),
-                                 (b[2], "tie", "T", "🤝"), (b[3], "both_bad", "X", "👎")):
-        col.button(f"{icon} {VOTE_WORDS[vote]}", key=f"v_{vote}_{wid}", width="stretch",
-                   shortcut=key if live else None, on_click=cast, args=(vote,))
     c_reason, c_undo = st.columns([4, 1], vertical_alignment="bottom")
     c_reason.text_input("Reason (optional, saved with the vote)", key=f"reason_{wid}")
     c_undo.button("↩️ Undo last vote", key=f"undo_{wid}", disabled=not stack, width="stretch",
                   shortcut="U" if live else None, on_click=undo)
-    st.caption("Keys: ← A is better · → B is better · T tie · X both bad · U undo. The names are shown after your "
-               "vote. Citations such as [1] (p. 8) come with answers that were given retrieved passages. The time "
+    st.caption("Keys: ← A is better · → B is better · T tie · X both bad · U undo; after a vote, Enter for the next "
+               "pair. The names are shown in place of these buttons after your vote. Citations such as [1] (p. 8) come with answers that were given retrieved passages. The time "
                "from the pair on screen to your vote is saved with it.")
     notices()
 

@@ -1,18 +1,18 @@
 """Ask: one question, several models × context modes, side by side."""
 import json
-import time
 
 import pandas as pd
 import streamlit as st
 
-from lib.core import config, csv_safe, looks_closed
+from lib.core import csv_safe, looks_closed
 from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
 from lib.qa import MODE_LABELS, MODES
 from lib.qa import ask as ask_lib
 from pages import _support_view as support_view
+from pages._ask_demo import demo_button, demo_section
 from pages._ask_sources import cell_key, locator, render_sources
-from pages._ui import keep, plain, run_safely, scope_picker, services, titled
+from pages._ui import keep, plain, scope_picker, services, titled
 
 st.title("💬 Ask")
 st.caption(f"One question, several models and context modes at once. **{MODE_LABELS['none']}**: the model's own "
@@ -30,16 +30,6 @@ def label_of(model_id: str) -> str:
     return labels.get(model_id) or plain(model_id)
 
 
-# The demo: three NEPAQuAD items of the sample EIS (closed, recall, process), with their gold passages.
-DEMO_ITEMS = ("EIS00001", "EIS00017", "EIS00111")
-DEMO_MODES = ["none", "rag", "gold"]  # full PDF takes ~14 s a cell with SmolLM2 here: too slow for a 1-minute demo
-DEMO_NOTES = {
-    registry.SMOLLM2: "a tiny language model (135 million parameters) running on this machine; it writes fluent "
-                      "sentences but is often wrong: a floor, not an advisor.",
-    registry.EXTRACTIVE: "no language model: it quotes the two whole sentences of the context closest to the "
-                         "question, with their pages; it cannot answer without a context.",
-}
-
 with st.sidebar:
     st.subheader("Models")
     for p, ok, why in statuses:
@@ -48,15 +38,8 @@ with st.sidebar:
 
 doc_id, balanced = scope_picker(key="ask_doc")
 
-if st.button("▶ One-click demo: sample EIS, three questions",
-             help="Indexes the sample if needed, then asks three NEPAQuAD questions of the offline models "
-                  "(about half a minute once the models are loaded)"):
-    res = run_safely(svc.docs.ingest_file, str(config.SAMPLE_PDF))
-    if res is not None:
-        st.session_state["demo"] = {"doc_id": res.doc_id, "results": {}}
-        st.rerun()
+demo_button()
 
-demo = st.session_state.get("demo")
 # The question and Run are one form: the click (or Ctrl+Enter in the box) sends the typed question with it, so the
 # first click runs (a text box outside a form sends its value only when it loses focus).
 with st.form("ask_form", border=False):
@@ -204,47 +187,13 @@ elif st.session_state.get("last_grid"):
     render_grid([ask_lib.AskResult(**r) for r in rows], ms, mds)
 
 
-if demo:
-    st.divider()
-    # The demo stays until the user clears it: its answers live in the session, each question's as it finishes,
-    # so typing a question or clicking a widget redraws them instead of losing them.
-    head, clear = st.columns([5, 1])
-    head.subheader("Demo: the sample EIS")
-    clear.button("Clear demo", on_click=lambda: st.session_state.pop("demo", None))
-    demo_models = [m for m in registry.OFFLINE_DEFAULTS if m in labels]
-    for m in demo_models:
-        st.caption(f"**{label_of(m)}**: {plain(DEMO_NOTES.get(m, registry.get(m).note))}")
-    st.caption("A connected model (OpenAI, Anthropic or your own server; see the sidebar) answers in its own words, "
-               "reads far more of the document, and is the comparison the benchmark is for.")
-    by_id = {it["ID"]: it for it in load_sample_items()}
-    todo = [i for i in DEMO_ITEMS if i not in demo["results"]]
-    cells = len(demo_models) * len(DEMO_MODES)
-    progress = Progress(cells * len(DEMO_ITEMS), cells * (len(DEMO_ITEMS) - len(todo))) if todo else None
-    for item_id in DEMO_ITEMS:
-        it = by_id[item_id]
-        st.markdown(f"**Q{DEMO_ITEMS.index(item_id) + 1}.** {plain(it['question'])}")
-        st.caption(f"NEPAQuAD {item_id} · {plain(it['question_type'])} question · expected answer:")
-        st.text(it["groundtruth_answer"][:300])
-        if item_id in demo["results"]:
-            render_grid([ask_lib.AskResult(**r) for r in demo["results"][item_id]], demo_models, DEMO_MODES)
-        else:
-            began = time.perf_counter()
-            got = run_grid(it["question"], demo_models, DEMO_MODES, demo["doc_id"], it["question_type"] == "closed",
-                           it["context"], progress=progress)
-            demo["results"][item_id] = [r.__dict__ for r in got]
-            demo["busy"] = demo.get("busy", 0.0) + time.perf_counter() - began  # time spent answering, not idle
-    if progress is not None:
-        progress.bar.empty()
-        demo["seconds"] = demo.get("busy", 0.0)
-        st.rerun()  # drawn again from the session: no half-written streaming text is left on screen
-    if demo.get("seconds") is not None:
-        st.caption(f"The demo's {cells * len(DEMO_ITEMS)} answers took {demo['seconds']:.0f} s.")
+demo_section([m for m in registry.OFFLINE_DEFAULTS if m in labels], label_of, render_cell)
 
 st.divider()
 st.subheader("History")
 hist = ask_lib.load_history()
 if not hist:
-    st.caption("Questions you ask are kept here (in the database under NEPAQA_HOME).")
+    st.caption("Questions you ask are kept here, with their answers, for you to reopen or download.")
 else:
     df = pd.DataFrame(hist)
     names = titled(svc.docs.list())

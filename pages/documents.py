@@ -219,7 +219,9 @@ with tab_docs:
         if not shown:
             st.info("No document matches these filters. Clear some in the sidebar.")
         else:
-            names = {d.doc_id: f"{titles[d.doc_id]} ({d.doc_id})" for d in shown}
+            # titles, with the file name where two read the same (the id is in the table and the export)
+            same = {t for t in titles.values() if list(titles.values()).count(t) > 1}
+            names = {d.doc_id: titles[d.doc_id] + (f" · {d.name}" if titles[d.doc_id] in same else "") for d in shown}
             chosen = st.selectbox("Document", list(names), format_func=names.get, key="docs_pick")
             info = next(d for d in docs if d.doc_id == chosen)
             with st.expander("Metadata", expanded=True):

@@ -4,7 +4,7 @@ import streamlit as st
 
 from lib.core import config, redact
 from lib.models import registry, warm_status
-from pages._ui import code, plain, services
+from pages._ui import code, plain, services, titled
 
 st.title("🌲 NEPA QA Studio")
 st.markdown(
@@ -43,8 +43,8 @@ st.subheader("Indexed documents")
 if docs:
     st.dataframe(
         pd.DataFrame(
-            [{"name": d.name, "pages": d.pages, "chunks": d.chunks, "tokens (embedder)": d.tokens, "id": d.doc_id}
-             for d in docs]
+            [{"document": title.rsplit(" (", 1)[0], "file": d.name, "pages": d.pages, "chunks": d.chunks,
+              "tokens (embedder)": d.tokens} for d, title in zip(docs, titled(docs).values(), strict=True)]
         ),
         hide_index=True,
         width="stretch",
@@ -76,7 +76,8 @@ except ImportError:
 
 with st.expander("Where things are stored"):
     st.markdown(
-        f"- `NEPAQA_HOME` = {code(config.paths().home)} (from {config.source_of('NEPAQA_HOME')})\n"
+        f"- Data folder: {code(config.paths().home)} (set by {config.source_of('NEPAQA_HOME')}; "
+        "change it with the NEPAQA\\_HOME setting)\n"
         f"- Index: {'Chroma server ' + code(redact(config.get('NEPAQA_CHROMA_URL'))) if config.get('NEPAQA_CHROMA_URL') else code(config.paths().chroma)}\n"
         f"- Database: {'from NEPAQA_DATABASE_URL' if config.get('NEPAQA_DATABASE_URL') else code(config.paths().database)}"
     )

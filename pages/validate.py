@@ -15,7 +15,7 @@ from lib.evaluation.benchmark import GUIDELINES, QUESTION_TYPES
 from lib.review import LabelsCSVError, decode_csv_bytes, support_calibration
 from lib.review import annotations as ann
 from pages._reviewer import reviewer_identity, signin_state
-from pages._ui import plain
+from pages._ui import doc_label, plain
 from pages._validate_adjudicate import adjudicate_tab
 from pages._validate_judge import judge_tab
 from pages._validate_support import support_tab
@@ -108,10 +108,11 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
         st.text(item["question"])
         st.markdown("**Answer**")
         st.text(item["answer"])
-        ref = f"Page {item['page_number']}, {item['doc_name']}" if item["page_number"] else str(item["doc_name"] or "")
-        st.markdown("**Proof / gold passage**" + (f" · {plain(ref)}" if ref else ""))
+        doc = doc_label(item["doc_name"])
+        ref = f"Page {item['page_number']}, {doc}" if item["page_number"] else doc
+        st.markdown("**Proof / gold passage**" + (f" · {plain(ref)}" if ref else ""),
+                    help=plain(f"Item {iid} of {item['doc_name'] or 'no document'} (as in the exports)"))
         st.text(item["proof"] or "")
-        st.caption(f"Item id: {plain(iid)}")
     with right:
         for label, question in QUESTIONS.items():
             st.markdown(f"**{question}**")

@@ -9,8 +9,9 @@ pandas frames.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lib.core.stats.bradley_terry import left_share_ci
 from lib.qa.contexts import MODE_LABELS, MODES
@@ -23,6 +24,20 @@ Label = Callable[[str], str]
 SMALL = "n < 5: too few to read"
 POSITIONS = ["beginning", "middle", "end", "unknown"]
 LEVELS = ["Bachelor", "Master", "Doctor"]
+
+
+def whole_labels(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Every chart shows its labels whole at any width: axis, legend and facet-header labels are never cut
+    (``labelLimit=0``), and legends sit under the chart, where a long label has the chart's width."""
+    @functools.wraps(fn)
+    def build(*args: Any, **kwargs: Any) -> Any:
+        chart = fn(*args, **kwargs)
+        if chart is None:
+            return None
+        return (chart.configure_axis(labelLimit=0, titleLimit=0)
+                .configure_legend(labelLimit=0, titleLimit=0, orient="bottom", columns=1)
+                .configure_header(labelLimit=0, titleLimit=0))
+    return build
 
 
 def ci_text(lo: float | None, hi: float | None) -> str:
@@ -44,7 +59,7 @@ def score_table(frame: pd.DataFrame, kind: str, label: Label) -> pd.DataFrame:
     return pd.DataFrame({
         "model": [label(m) for m in sub["model"]],
         "mode": [_context(m) for m in sub["mode"]],
-        "score": sub["score"].round(3),
+        "score": [f"{v:.2f}" if v == v else "—" for v in sub["score"]],  # 2 decimals: the intervals are wider
         "95% interval": [ci_text(lo, hi) for lo, hi in zip(sub["ci_low"], sub["ci_high"], strict=True)],
         "n": sub["n"], "note": [SMALL if sm else "" for sm in sub["small"]],
     })
@@ -73,10 +88,11 @@ def majority_row(mb: dict) -> pd.DataFrame:
     import pandas as pd  # heavy: imported on first use, off start-up
 
     return pd.DataFrame([{"model": f"Majority baseline (always '{mb['answer']}')", "mode": "—",
-                          "score": round(mb["accuracy"], 3), "95% interval": ci_text(*mb["ci95"]), "n": mb["n"],
+                          "score": f"{mb['accuracy']:.2f}", "95% interval": ci_text(*mb["ci95"]), "n": mb["n"],
                           "note": "answers the more common gold answer"}])
 
 
+@whole_labels
 def score_bars(frame: pd.DataFrame, title: str, label: Label) -> alt.FacetChart:
     """Bars of the mean per context mode, one panel per model, with 95% interval rules; grey where n < 5."""
     import altair as alt  # heavy: imported on first use, off start-up
@@ -93,6 +109,7 @@ def score_bars(frame: pd.DataFrame, title: str, label: Label) -> alt.FacetChart:
     return alt.layer(bars, rules).properties(width=170).facet(column=alt.Column("label:N", title=None))
 
 
+@whole_labels
 def type_mode_heatmap(tm: pd.DataFrame, label: Label) -> alt.FacetChart:
     """Question type × context mode, one panel per model; each cell shows its score and n."""
     import altair as alt  # heavy: imported on first use, off start-up
@@ -111,6 +128,7 @@ def type_mode_heatmap(tm: pd.DataFrame, label: Label) -> alt.FacetChart:
         title="Question type × mode (closed: accuracy; others: open score; grey: n < 5, too few to read)")
 
 
+@whole_labels
 def position_lines(pos: pd.DataFrame, label: Label) -> alt.Chart:
     """Score by where the gold passage sits in the document (beginning / middle / end)."""
     import altair as alt  # heavy: imported on first use, off start-up
@@ -119,13 +137,14 @@ def position_lines(pos: pd.DataFrame, label: Label) -> alt.Chart:
     return alt.Chart(pos).mark_line(point=True).encode(
         x=alt.X("position:N", sort=POSITIONS),
         y=alt.Y("score:Q", scale=alt.Scale(domain=[0, 1])), color=alt.Color("context:N", title="context"),
-        strokeDash=alt.StrokeDash("label:N", title="model", legend=alt.Legend(labelLimit=320)),
+        strokeDash=alt.StrokeDash("label:N", title="model", legend=alt.Legend(labelLimit=0)),
         opacity=alt.condition("datum.small", alt.value(0.3), alt.value(1.0)),
         column=alt.Column("kind:N", title=None),
         tooltip=["label", "context", "kind", "position", "score", "ci_low", "ci_high", "n"],
     ).properties(width=260, title="By position in the document (faint points: n < 5)")
 
 
+@whole_labels
 def type_counts(types: list[str]) -> alt.Chart:
     """How many loaded items there are of each question type."""
     import altair as alt  # heavy: imported on first use, off start-up
@@ -134,7 +153,7 @@ def type_counts(types: list[str]) -> alt.Chart:
     counts = pd.DataFrame(types, columns=["type"]).value_counts().reset_index()
     base = alt.Chart(counts).encode(
         x=alt.X("count:Q", title="items", axis=alt.Axis(tickMinStep=1, format="d")),
-        y=alt.Y("type:N", sort="-x", title=None, axis=alt.Axis(labelLimit=200)), tooltip=["type", "count"])
+        y=alt.Y("type:N", sort="-x", title=None, axis=alt.Axis(labelLimit=0)), tooltip=["type", "count"])
     bars = base.mark_bar(color="#2e7d32")
     labels = base.mark_text(align="left", dx=3).encode(text="count:Q")  # the count at the end of each bar
     return (bars + labels).properties(height=alt.Step(22), title="Items per question type")
@@ -150,6 +169,7 @@ def exam_leaderboard(board_rows: list[dict]) -> pd.DataFrame:
     return board[["model", "M", "sigma", "cv", "I", "source", "n", "failed", "unparsed"]]
 
 
+@whole_labels
 def exam_leaderboard_chart(board: pd.DataFrame, published: str, here: str) -> alt.Chart:
     """Every model named on its bar (no label is dropped for overlap), runs made here in green with the I value
     at the end of the bar, so the model run here is easy to find among the published ones."""
@@ -159,7 +179,7 @@ def exam_leaderboard_chart(board: pd.DataFrame, published: str, here: str) -> al
     order = list(data.sort_values("I", ascending=False)["model"])  # best first (a layered chart drops sort="-x")
     base = alt.Chart(data).encode(
         x=alt.X("I:Q", title="composite index I = M × (1 − CV)"),
-        y=alt.Y("model:N", sort=order, title=None, axis=alt.Axis(labelOverlap=False, labelLimit=260, labelFontSize=11)),
+        y=alt.Y("model:N", sort=order, title=None, axis=alt.Axis(labelOverlap=False, labelLimit=0, labelFontSize=11)),
         tooltip=["model", "source", "M", "sigma", "cv", "I", "n"])
     bars = base.mark_bar().encode(color=alt.Color("source:N", title=None, legend=alt.Legend(orient="bottom"),
                                                   scale=alt.Scale(domain=[published, here],
@@ -178,6 +198,7 @@ def exam_per_course(runs: list[dict], meta: pd.DataFrame) -> pd.DataFrame:
                          for r in runs for c, a in r["courses"].items()]).merge(meta, on="course")
 
 
+@whole_labels
 def course_heatmap(per: pd.DataFrame, order: list[str]) -> alt.Chart:
     import altair as alt  # heavy: imported on first use, off start-up
 
@@ -187,6 +208,7 @@ def course_heatmap(per: pd.DataFrame, order: list[str]) -> alt.Chart:
         tooltip=["model", "title", "level", "accuracy"]).properties(title="Accuracy (%) by course")
 
 
+@whole_labels
 def course_bars(one: pd.DataFrame, title: str) -> alt.Chart:
     import altair as alt  # heavy: imported on first use, off start-up
 
@@ -195,6 +217,7 @@ def course_bars(one: pd.DataFrame, title: str) -> alt.Chart:
         color="level:N", tooltip=["title", "level", "accuracy"]).properties(title=title)
 
 
+@whole_labels
 def level_bars(per: pd.DataFrame) -> alt.Chart:
     import altair as alt  # heavy: imported on first use, off start-up
 
@@ -204,6 +227,7 @@ def level_bars(per: pd.DataFrame) -> alt.Chart:
         xOffset="model:N", tooltip=["model", "level", "accuracy"]).properties(title="By education level")
 
 
+@whole_labels
 def shots_bars(per: pd.DataFrame) -> alt.Chart | None:
     """0-shot against 5-shot per model, when both were run."""
     import altair as alt  # heavy: imported on first use, off start-up
@@ -217,6 +241,7 @@ def shots_bars(per: pd.DataFrame) -> alt.Chart | None:
     ).properties(width=120, title="0-shot vs 5-shot")
 
 
+@whole_labels
 def quiz_bars(rows: list[dict]) -> alt.Chart:
     """The user's quiz score beside the models' accuracy on that course."""
     import altair as alt  # heavy: imported on first use, off start-up
@@ -228,25 +253,32 @@ def quiz_bars(rows: list[dict]) -> alt.Chart:
 
 
 # ----- Validate --------------------------------------------------------------------------------------------------
+@whole_labels
 def share_correct(agg: pd.DataFrame) -> alt.Chart:
     """Share of items judged correct under the either / all rules, per label."""
     import altair as alt  # heavy: imported on first use, off start-up
 
+    # one row per question asked of the experts, its name read across (a facet row's header is turned on its side
+    # and ran into the next one); the rules are bars within the row, named in the legend under the chart
     return alt.Chart(agg).mark_bar().encode(
-        x=alt.X("share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")), y="rule:N",
-        color="rule:N", row=alt.Row("label:N", title=None)).properties(height=60, title="Share correct")
+        x=alt.X("share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"), title="share of items"),
+        y=alt.Y("label:N", title=None), yOffset="rule:N", color=alt.Color("rule:N", title="rule"),
+        tooltip=["label", "rule", alt.Tooltip("share:Q", format=".0%")]).properties(
+        height=alt.Step(14), title="Share correct")
 
 
+@whole_labels
 def share_correct_by_type(pt: pd.DataFrame) -> alt.Chart:
     """Horizontal bars, one row of types per label, so ten type names never overlap; each type says its n."""
     import altair as alt  # heavy: imported on first use, off start-up
 
     return alt.Chart(pt).mark_bar().encode(
-        y=alt.Y("type:N", title=None, axis=alt.Axis(labelLimit=220)), x=alt.X("share:Q", axis=alt.Axis(format="%"),
+        y=alt.Y("type:N", title=None, axis=alt.Axis(labelLimit=0)), x=alt.X("share:Q", axis=alt.Axis(format="%"),
                                                                               scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("rule:N", title="rule"), yOffset="rule:N", row=alt.Row("label:N", title=None),
+        color=alt.Color("rule:N", title="rule"), yOffset="rule:N",
         tooltip=["label", "type", "rule", alt.Tooltip("share:Q", format=".0%")]).properties(
-        height=alt.Step(9), width=420, title="Share correct by question type")
+        height=alt.Step(9), width=300).facet(facet=alt.Facet("label:N", title=None), columns=3).properties(
+        title="Share correct by question type")
 
 
 # ----- benchmark items and runs ----------------------------------------------------------------------------------
@@ -323,6 +355,7 @@ def arena_pair_table(matrix: list[dict], name: Callable[[str], str]) -> pd.DataF
         for m in matrix if m["model"] < m["opponent"]])
 
 
+@whole_labels
 def arena_ratings_chart(result: dict, name: Callable[[str], str]) -> alt.Chart:
     """Each system's rating with its 95% bootstrap interval, best on top; 0 is the average system. A system the votes
     do not bound yet has its point and no interval line (the table says why)."""
@@ -334,7 +367,7 @@ def arena_ratings_chart(result: dict, name: Callable[[str], str]) -> alt.Chart:
                            "interval": "not bounded by the votes yet" if None in m["ci95"] else "95% bootstrap"}
                           for s, m in result["models"].items()])
     order = frame.sort_values("rating", ascending=False)["system"].tolist()
-    y = alt.Y("system:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
+    y = alt.Y("system:N", sort=order, title=None, axis=alt.Axis(labelLimit=0))
     tips = ["system", "rating", "lo", "hi", "interval", "elo", "n"]
     bounded = frame[frame["interval"] == "95% bootstrap"]
     x_title = "rating (log-odds, 0 = average) with 95% interval"
@@ -351,6 +384,7 @@ def arena_ratings_chart(result: dict, name: Callable[[str], str]) -> alt.Chart:
     return alt.layer(*layers).properties(height=alt.Step(34), title="Ratings (Bradley–Terry)")
 
 
+@whole_labels
 def win_rate_heatmap(rows: list[dict], name: Callable[[str], str]) -> alt.Chart:
     """Win rate of the row's system over the column's (ties as half), with the number of votes in each cell."""
     import altair as alt  # heavy: imported on first use, off start-up
@@ -360,8 +394,8 @@ def win_rate_heatmap(rows: list[dict], name: Callable[[str], str]) -> alt.Chart:
         system=lambda d: d["model"].map(name), opponent_name=lambda d: d["opponent"].map(name),
         cell=lambda d: [f"{w:.0%} (n={n})" for w, n in zip(d["win_rate"], d["n"], strict=True)])
     base = alt.Chart(frame).encode(x=alt.X("opponent_name:N", title="against",
-                                           axis=alt.Axis(labelLimit=220, labelAngle=-30, labelOverlap=False)),
-                                   y=alt.Y("system:N", title=None, axis=alt.Axis(labelLimit=260)))
+                                           axis=alt.Axis(labelLimit=0, labelAngle=-30, labelOverlap=False)),
+                                   y=alt.Y("system:N", title=None, axis=alt.Axis(labelLimit=0)))
     heat = base.mark_rect().encode(
         color=alt.Color("win_rate:Q", scale=alt.Scale(domain=[0, 1], scheme="redblue"), title="win rate"),
         tooltip=["system", "opponent_name", "wins", "losses", "ties", "n", alt.Tooltip("win_rate:Q", format=".0%")])
@@ -369,6 +403,7 @@ def win_rate_heatmap(rows: list[dict], name: Callable[[str], str]) -> alt.Chart:
     return alt.layer(heat, text).properties(title="Win rate of the row over the column (ties count half)")
 
 
+@whole_labels
 def position_bias_chart(bias: dict) -> alt.Chart:
     """Share of decisive votes that went to the left answer: a point with its 95% Wilson interval, beside the 50%
     line (no bias)."""

@@ -68,3 +68,20 @@ def short_titles(names: list[str], limit: int = SHORT_TITLE) -> dict[str, str]:
             size += 12
         out[n] = s
     return out
+
+
+_FILE_EXT = re.compile(r"\.(?:pdf|txt|csv|json|jsonl)$", re.I)
+_EIS_TAG = re.compile(r"^(?:f|d|s|sd|sf)?eis\b\s*|\s*\b(?:f|d|s|sd|sf)?eis$", re.I)
+
+
+def readable_name(name: str) -> str:
+    """A file name as words: "eis_Continental_United_States_Interceptor_Site.pdf" → "Continental United States
+    Interceptor Site" (extension, underscores and a bare EIS/FEIS/DEIS tag at either end gone, where words
+    remain). A name with spaces already is left as it is."""
+    name = (name or "").strip()
+    words = " ".join(_FILE_EXT.sub("", name).replace("_", " ").split())
+    if " " in name and "_" not in name:
+        return words
+    rest = _EIS_TAG.sub("", words).strip()
+    return rest if len(rest.split()) >= 2 else words
+

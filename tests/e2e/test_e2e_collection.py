@@ -88,7 +88,11 @@ def test_ask_across_two_documents_and_open_a_cited_page(app):
     # project title read from each cover (short), with its pages
     lines = text.splitlines()
     head = next(i for i, line in enumerate(lines) if line.startswith("Sources"))
-    sources, listed = lines[head], [line for line in lines[head + 1:head + 7] if line.startswith("[")]
+    sources, listed = lines[head], []
+    for line in lines[head + 1:]:  # the caption's lines: [1], [2], … (the expanders below start again at [1])
+        if not line.startswith(f"[{len(listed) + 1}] "):
+            break
+        listed.append(line)
     assert any(line.startswith("[") and "] Arctic Refuge Coastal Plain" in line and line.endswith(", p. 2")
                for line in listed), listed
     assert any("] Continental United States Interceptor" in line and line.endswith(", p. 2") for line in listed), listed

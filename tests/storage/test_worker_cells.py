@@ -112,7 +112,8 @@ def test_a_429_pauses_the_model_for_every_worker_as_long_as_its_retry_after(tmp_
     during = [r for r in srv.requests if t0 + 0.3 < r["at"] < t0 + 1.9]
     assert during == []  # no worker called the model while it was paused (requests already sent may land at t0)
     after = [r for r in srv.requests if r["at"] >= t0 + 1.9]
-    assert len({r["pid"] for r in after}) == 2  # both workers went on after the pause
+    # both workers went on after the pause (the submitting process may take a part too: it is not asked here)
+    assert {w.pid for w in workers} <= {r["pid"] for r in after}
     with eng.connect() as c:
         failed = c.execute(select(tables.bench_answers.c.item_id).where(
             tables.bench_answers.c.run_id == "paused", tables.bench_answers.c.status == "failed")).fetchall()

@@ -40,3 +40,25 @@ def test_ask_keeps_its_settings_across_pages(services, sample_doc):
     assert at.multiselect(key="ask_modes").value == ["rag", "gold"]
     assert at.slider(key="ask_k").value == 5
     assert not at.warning or all("Session State" not in w.value for w in at.warning)
+
+
+def test_the_demo_is_one_compact_grid_with_more_behind_a_toggle(services):
+    """Three questions × six systems: each cell a short answer and its support mark; the whole answer, its
+    support and its sources open from the cell's "more" toggle."""
+    at = AppTest.from_file(str(ROOT / "pages" / "ask.py"), default_timeout=600).run()
+    next(b for b in at.button if b.label.startswith("▶ One-click demo")).click().run()
+    assert not at.exception
+    more = [t for t in at.toggle if t.label == "more"]
+    assert len(more) == 18, len(more)
+    assert any(c.value.startswith("The demo's 18 answers took ") for c in at.caption)
+    marks = [c.value for c in at.caption if " s" in c.value and ("supported" in c.value or c.value.startswith("–"))]
+    assert len(marks) == 18, marks
+    assert sum(m.startswith("– no sources") for m in marks) == 6  # the six no-context cells
+    assert all(len(t.value) <= 152 for t in at.text), [t.value for t in at.text if len(t.value) > 152][:1]
+    assert not [c for c in at.caption if c.value.startswith("Sources")]  # sources wait behind "more"
+    # "more" on the extractive baseline's RAG answer to Q2: the whole answer, its support line and its sources
+    key = "demo_more_EIS00017_local/extractive_rag"
+    at.toggle(key=key).set_value(True).run()
+    assert not at.exception
+    assert any(c.value.startswith("Sources: p.") for c in at.caption)
+    assert any(c.value.startswith("Support (offline check): ") for c in at.caption)

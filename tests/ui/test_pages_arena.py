@@ -51,9 +51,18 @@ def test_names_hidden_until_the_vote_then_ratings():
     revealed = [s.value for s in at.tabs[0].success]
     assert any("A was" in s and "B was" in s for s in revealed), revealed
     assert "1 of 14 pairs voted by you" in "".join(p.proto.text for p in at.get("progress"))
+    # the reveal stands in place of the vote buttons, over the same pair; the header counts the vote at once
+    labels = [b.label for b in at.tabs[0].button]
+    assert "Next pair ▶" in labels and not any(x.endswith("A is better") for x in labels), labels
+    assert shown.left.text in vote_tab_text(at)
+    assert any("1 vote(s) from 1 expert(s)" in c.value for c in at.caption), [c.value for c in at.caption][:4]
     # the next pair is blind again
-    after = vote_tab_text(at).replace(revealed[0], "")
+    next(b for b in at.tabs[0].button if b.label == "Next pair ▶").click().run()
+    assert not at.exception
+    after = vote_tab_text(at)
     assert not any(name in after for name in LABELS), after
+    assert any(b.label.endswith("A is better") for b in at.tabs[0].button)
+    assert arena.next_pair(aid, "Ada Arena").left.text in after
     # the Ratings tab is folded while Ada has pairs left (seeing counts could bias her); she opens it anyway
     assert any("still have pairs to vote on" in i.value for i in at.tabs[1].info)
     assert not at.tabs[1].dataframe

@@ -27,7 +27,7 @@ from lib.models import prompts, registry
 from lib.models.embedding import exact_label, get_exact_embedder
 from lib.qa import manifest
 from lib.qa.ask import AskResult, ask
-from lib.qa.contexts import MODES
+from lib.qa.contexts import MODE_LABELS, MODES
 from lib.storage import job_parts, leases, tables
 from lib.storage.engine import get_engine
 
@@ -193,7 +193,18 @@ class Cells:
                 _write_scores(c, run_id, it, model, mode, results)
         except IntegrityError:
             pass  # another worker or process wrote this answer first: keep theirs, no duplicate
-        return f"{model} · {mode} · {it.id}"
+        return progress_line(model, mode, it.question)
+
+
+def progress_line(model: str, mode: str, question: str) -> str:
+    """What a run's progress says it just answered, in plain words: "Extractive baseline (no LLM) · Retrieved
+    passages (RAG) · “Who is the lead agency…”" (the ids are in the results and exports)."""
+    try:
+        label = registry.get(model).label
+    except Exception:  # noqa: BLE001 - a model unknown here: its id is all there is
+        label = model
+    q = " ".join((question or "").split())
+    return f"{label} · {MODE_LABELS.get(mode, mode)} · “{q[:48].rstrip() + '…' if len(q) > 48 else q}”"
 
 
 def _stored_count(cells: Cells) -> int:
@@ -414,7 +425,7 @@ def rescore(run_id: str, judge: Any = None, *, engine: Any = None, services: Any
                                           t.c.mode == r["mode"]).values(verdict=new_verdict, verdict_source="text"))
         with lock:
             counts["rescored"] += 1
-        return f"{r['model']} · {r['mode']} · {it.id}"
+        return progress_line(r['model'], r['mode'], it.question)
 
     run_tasks(work, todo, 4 if (judge is None or judge.concurrent) else 1, progress, threading.Event())
     if made_with and counts["rescored"] == len(todo):  # only once every answer has its new scores

@@ -1,0 +1,137 @@
+"""Ask's one-click demo: three NEPAQuAD questions of the sample EIS × the offline systems, shown as one compact
+grid (a column per question, a row per system); each cell a short answer with its support mark, and the whole
+answer, its support and its sources one "more" toggle away."""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import streamlit as st
+
+from lib.core import config
+from lib.evaluation.benchmark import load_sample_items
+from lib.models import registry
+from lib.qa import MODE_LABELS, support
+from lib.qa import ask as ask_lib
+from pages._ui import plain, run_safely, services
+
+DEMO_ITEMS = ("EIS00001", "EIS00017", "EIS00111")  # closed, recall, process: each with its gold passage
+DEMO_MODES = ["none", "rag", "gold"]  # full PDF takes ~14 s a cell with SmolLM2 here: too slow for a demo
+DEMO_NOTES = {
+    registry.SMOLLM2: "a tiny language model (135 million parameters) running on this machine; it writes fluent "
+                      "sentences but is often wrong: a floor, not an advisor.",
+    registry.EXTRACTIVE: "no language model: it quotes the two whole sentences of the context closest to the "
+                         "question, with their pages; it cannot answer without a context.",
+}
+SHORT = 150  # characters of an answer a cell shows before "more"
+FIRST_RUN = "about a minute and a half the first time (the models load), about half a minute after that"
+
+
+def short_answer(text: str, limit: int = SHORT) -> str:
+    """The answer's start, cut at a word, with "…" when there is more."""
+    text = " ".join((text or "").split())
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + " …"
+
+
+def short_mark(report: support.SupportReport | None, mode: str) -> str:
+    """One mark and a few words for how well the answer's sources back it."""
+    if mode == "none":
+        return "– no sources: the model's own knowledge"
+    if report is None or not report.sentences:
+        return "– nothing to check"
+    counts, n = report.counts(), len(report.sentences)
+    if counts[support.NO_SOURCE] + counts[support.NOT_JUDGED] == n:
+        return "– not checked (no citation)"
+    sign = (support.SIGNS[support.SUPPORTED] if counts[support.SUPPORTED] == n else
+            support.SIGNS[support.PARTLY] if counts[support.SUPPORTED] + counts[support.PARTLY] else
+            support.SIGNS[support.UNSUPPORTED])
+    return f"{sign} {counts[support.SUPPORTED]} of {n} sentence{'s' if n != 1 else ''} supported"
+
+
+def demo_button() -> None:
+    if st.button("▶ One-click demo: sample EIS, three questions",
+                 help=f"Indexes the sample if needed, then asks three NEPAQuAD questions of the offline models: "
+                      f"{FIRST_RUN}"):
+        res = run_safely(services().docs.ingest_file, str(config.SAMPLE_PDF))
+        if res is not None:
+            st.session_state["demo"] = {"doc_id": res.doc_id, "results": {}}
+            st.rerun()
+
+
+def _cell(r: ask_lib.AskResult, key: str, render_full: Callable[[ask_lib.AskResult], None]) -> None:
+    with st.container(border=True):
+        if r.error:
+            st.caption("⚠️ " + plain(short_answer(r.error, 90)))
+        else:
+            if r.closed and r.verdict:
+                st.markdown(f"**{plain(r.verdict.upper())}**")
+            st.text(short_answer(r.answer or ""))  # model output: text, never Markdown
+            st.caption(plain(short_mark(r.support(services().docs.pages), r.mode)) + f" · {r.seconds:.1f} s")
+        if st.toggle("more", key=key):
+            render_full(r)
+
+
+def demo_section(models: list[str], label_of: Callable[[str], str],
+                 render_full: Callable[[ask_lib.AskResult], None]) -> None:
+    """The demo's grid, answered on first view (each cell filled as its answer arrives) and kept in the session
+    until cleared, so typing a question or clicking a widget redraws it instead of losing it."""
+    demo = st.session_state.get("demo")
+    if not demo:
+        return
+    st.divider()
+    head, clear = st.columns([5, 1])
+    head.subheader("Demo: the sample EIS")
+    clear.button("Clear demo", on_click=lambda: st.session_state.pop("demo", None))
+    for m in models:
+        st.caption(f"**{label_of(m)}**: {plain(DEMO_NOTES.get(m, registry.get(m).note))}")
+    by_id = {it["ID"]: it for it in load_sample_items()}
+    items = [by_id[i] for i in DEMO_ITEMS]
+    cols = st.columns([1, *[3] * len(items)])
+    for col, it in zip(cols[1:], items, strict=True):
+        with col:
+            st.markdown(f"**Q{DEMO_ITEMS.index(it['ID']) + 1}.** {plain(it['question'])}",
+                        help=plain(f"NEPAQuAD {it['ID']} · {it['question_type']} question"))
+            st.caption("Expected: " + plain(short_answer(it["groundtruth_answer"], 120)))
+    slots = {}
+    for m in models:
+        for mode in DEMO_MODES:
+            row = st.columns([1, *[3] * len(items)])
+            row[0].markdown(f"**{label_of(m)}**  \n{MODE_LABELS[mode]}")
+            for col, it in zip(row[1:], items, strict=True):
+                slots[(it["ID"], m, mode)] = col.empty()
+    todo = [it for it in items if it["ID"] not in demo["results"]]
+    total = len(models) * len(DEMO_MODES)
+    done_before = total * (len(items) - len(todo))
+    bar = st.progress(done_before / (total * len(items)), text=f"Answering… ({FIRST_RUN})") if todo else None
+
+    def show(item_id: str, r: ask_lib.AskResult) -> None:
+        with slots[(item_id, r.model, r.mode)].container():
+            _cell(r, f"demo_more_{item_id}_{r.model}_{r.mode}", render_full)
+
+    for it in items:
+        for row in demo["results"].get(it["ID"], []):
+            show(it["ID"], ask_lib.AskResult(**row))
+    for slot_key, slot in slots.items():
+        if slot_key[0] in {t["ID"] for t in todo}:
+            slot.caption("waiting…")
+    count = [done_before]
+    for it in todo:
+        began = time.perf_counter()
+
+        def arrived(r: ask_lib.AskResult, item_id: str = it["ID"]) -> None:
+            count[0] += 1
+            bar.progress(count[0] / (total * len(items)), text=f"{count[0]} of {total * len(items)} answers")
+            show(item_id, r)
+
+        got = ask_lib.ask_grid(it["question"], models, DEMO_MODES, services(), demo["doc_id"], ask_lib.DEFAULT_K,
+                               it["context"], it["question_type"] == "closed", on_result=arrived)
+        ask_lib.save_history(got, demo["doc_id"], services=services(), k=ask_lib.DEFAULT_K)
+        demo["results"][it["ID"]] = [r.__dict__ for r in got]
+        demo["busy"] = demo.get("busy", 0.0) + time.perf_counter() - began  # time spent answering, not idle
+    if todo:
+        demo["seconds"] = demo.get("busy", 0.0)
+        st.rerun()  # drawn again from the session, with its toggles
+    if demo.get("seconds") is not None:
+        st.caption(f"The demo's {total * len(items)} answers took {demo['seconds']:.0f} s.")
