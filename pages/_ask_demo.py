@@ -3,6 +3,7 @@ grid (a column per question, a row per system); each cell a short answer with it
 answer, its support and its sources one "more" toggle away."""
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 
@@ -23,8 +24,8 @@ DEMO_NOTES = {
     registry.EXTRACTIVE: "no language model: it quotes the two whole sentences of the context closest to the "
                          "question, with their pages; it cannot answer without a context.",
 }
-SHORT = 150  # characters of an answer a cell shows before "more"
-FIRST_RUN = "about a minute and a half the first time (the models load), about half a minute after that"
+SHORT = 100  # characters of an answer a cell shows before "more"
+FIRST_RUN = "about 40 s the first time on a 2-core machine (the models load first), less once they are loaded"
 
 
 def short_answer(text: str, limit: int = SHORT) -> str:
@@ -65,9 +66,11 @@ def _cell(r: ask_lib.AskResult, key: str, render_full: Callable[[ask_lib.AskResu
         if r.error:
             st.caption("⚠️ " + plain(short_answer(r.error, 90)))
         else:
+            bare_verdict = (r.answer or "").strip().strip(".!").lower() == (r.verdict or "").lower()
             if r.closed and r.verdict:
                 st.markdown(f"**{plain(r.verdict.upper())}**")
-            st.text(short_answer(r.answer or ""))  # model output: text, never Markdown
+            if not bare_verdict:  # "No." under NO says nothing more
+                st.text(short_answer(r.answer or ""))  # model output: text, never Markdown
             st.caption(plain(short_mark(r.support(services().docs.pages), r.mode)) + f" · {r.seconds:.1f} s")
         if st.toggle("more", key=key):
             render_full(r)
@@ -98,7 +101,7 @@ def demo_section(models: list[str], label_of: Callable[[str], str],
     for m in models:
         for mode in DEMO_MODES:
             row = st.columns([1, *[3] * len(items)])
-            row[0].markdown(f"**{label_of(m)}**  \n{MODE_LABELS[mode]}")
+            row[0].markdown(f"**{re.sub(r' [(][^)]*[)]', '', label_of(m))}**  \n{MODE_LABELS[mode]}")
             for col, it in zip(row[1:], items, strict=True):
                 slots[(it["ID"], m, mode)] = col.empty()
     todo = [it for it in items if it["ID"] not in demo["results"]]

@@ -101,12 +101,14 @@ def score_bars(frame: pd.DataFrame, title: str, label: Label) -> alt.FacetChart:
                          reading=frame["small"].map(lambda sm: SMALL if sm else "n ≥ 5"))
     base = alt.Chart(frame).encode(x=alt.X("context:N", sort=[MODE_LABELS[m] for m in MODES], title=None))
     bars = base.mark_bar().encode(
-        y=alt.Y("score:Q", scale=alt.Scale(domain=[0, 1]), title=title),
+        y=alt.Y("score:Q", scale=alt.Scale(domain=[0, 1]), title=None),  # named in the title: a facet's side
+        # title was drawn outside the chart's area in a narrow column
         color=alt.Color("reading:N", scale=alt.Scale(domain=["n ≥ 5", SMALL], range=["#2e7d32", "#c8c8c8"]),
                         title=None),
         tooltip=["label", "context", "score", "ci_low", "ci_high", "n", "reading"])
     rules = base.mark_rule().encode(y="ci_low:Q", y2="ci_high:Q")
-    return alt.layer(bars, rules).properties(width=170).facet(column=alt.Column("label:N", title=None))
+    return alt.layer(bars, rules).properties(width=170).facet(column=alt.Column("label:N", title=None)).properties(
+        title=title)
 
 
 @whole_labels
@@ -136,12 +138,12 @@ def position_lines(pos: pd.DataFrame, label: Label) -> alt.Chart:
     pos = pos.assign(label=pos["model"].map(label), context=pos["mode"].map(_context))
     return alt.Chart(pos).mark_line(point=True).encode(
         x=alt.X("position:N", sort=POSITIONS),
-        y=alt.Y("score:Q", scale=alt.Scale(domain=[0, 1])), color=alt.Color("context:N", title="context"),
+        y=alt.Y("score:Q", scale=alt.Scale(domain=[0, 1]), title=None), color=alt.Color("context:N", title="context"),
         strokeDash=alt.StrokeDash("label:N", title="model", legend=alt.Legend(labelLimit=0)),
         opacity=alt.condition("datum.small", alt.value(0.3), alt.value(1.0)),
         column=alt.Column("kind:N", title=None),
         tooltip=["label", "context", "kind", "position", "score", "ci_low", "ci_high", "n"],
-    ).properties(width=260, title="By position in the document (faint points: n < 5)")
+    ).properties(width=260, title="Score by position in the document (faint points: n < 5)")
 
 
 @whole_labels

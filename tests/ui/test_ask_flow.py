@@ -54,7 +54,7 @@ def test_the_demo_is_one_compact_grid_with_more_behind_a_toggle(services):
     marks = [c.value for c in at.caption if " s" in c.value and ("supported" in c.value or c.value.startswith("–"))]
     assert len(marks) == 18, marks
     assert sum(m.startswith("– no sources") for m in marks) == 6  # the six no-context cells
-    assert all(len(t.value) <= 152 for t in at.text), [t.value for t in at.text if len(t.value) > 152][:1]
+    assert all(len(t.value) <= 102 for t in at.text), [t.value for t in at.text if len(t.value) > 102][:1]
     assert not [c for c in at.caption if c.value.startswith("Sources")]  # sources wait behind "more"
     # "more" on the extractive baseline's RAG answer to Q2: the whole answer, its support line and its sources
     key = "demo_more_EIS00017_local/extractive_rag"
