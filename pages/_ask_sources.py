@@ -82,11 +82,15 @@ def render_sources(r: ask_lib.AskResult) -> None:
     for s in sources:
         with st.expander(f"[{s.n}] {plain(s.label)}" + (" · **cited**" if s.n in cited else ""),
                          expanded=bool(st.session_state.get(f"{base}_text_{s.n}")
-                                       or st.session_state.get(f"{base}_paged_{s.n}"))):
+                                       or st.session_state.get(f"{base}_paged_{s.n}")
+                                       or st.session_state.get(f"{base}_open_{s.n}"))):
             # a source the user paged or opened as text stays open across the rerun that causes
-            if s.doc_id and s.page_start is not None:
+            # a cited source opens on its page; the others' pages are one toggle away (each page drawn is a
+            # render of the PDF, on every rerun of the page)
+            if s.doc_id and s.page_start is not None and (
+                    s.n in cited or st.toggle("Open page", key=f"{base}_open_{s.n}")):
                 _page(s, base, quoted(report, s.n))
-            else:
+            elif not s.doc_id or s.page_start is None:
                 st.caption("No page to open: this source does not name its document's page.")
             if st.toggle("Show the passage as text", key=f"{base}_text_{s.n}"):
                 st.text(s.text)  # PDF text is untrusted: shown as text

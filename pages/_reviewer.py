@@ -45,8 +45,9 @@ def reviewer_identity(also_known: Iterable[str] = ()) -> tuple[str, str | None]:
             st.login()
         adjudicator = None
     else:
-        st.warning("Names are not authenticated here: anyone can label under any name. To tie labels to accounts, "
-                   "configure sign-in (st.login, an [auth] section in .streamlit/secrets.toml).", icon="⚠️")
+        st.caption("⚠️ Names are not authenticated here: anyone can label under any name.",
+                   help="To tie labels to accounts, configure sign-in (st.login, an [auth] section in "
+                        ".streamlit/secrets.toml).")
         known = sorted(set(ann.experts()) | set(also_known), key=str.casefold)
         add_new = "➕ Add a new expert…"
         c_pick, c_new = st.columns([2, 3])

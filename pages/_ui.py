@@ -39,7 +39,7 @@ def services() -> Services:
     return _services(str(config.paths().home), config.get("NEPAQA_CHROMA_URL") or "", config.get("NEPAQA_EMBED_MODEL") or "")
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=256, show_spinner=False)
 def _page_png(doc: str, number: int, highlight: str | tuple[str, ...] | None, kept: int,
               cover: float = 0.0) -> tuple[bytes, int, int]:
     rects = page_render.highlight_rects(doc, number, highlight, cover) if highlight else []
@@ -145,7 +145,8 @@ def doc_label(ref: str | None) -> str:
     except UserError:
         found = None
     if found is not None:
-        return titled([found])[found.doc_id].rsplit(" (", 1)[0]
+        title = titled([found])[found.doc_id].rsplit(" (", 1)[0]
+        return readable_name(title) if title == found.name else title  # no title known: the file name as words
     return readable_name(str(ref))
 
 

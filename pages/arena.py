@@ -93,7 +93,7 @@ def setup_form() -> None:
         made = run_safely(arena.create_arena, picked_src["source"], picked, name, int(k))
         if made:
             st.session_state["_arena_open"] = made  # picked before the arena selectbox is drawn, on the rerun
-            st.session_state["_arena_toast"] = "Arena started: it is open above; vote in the Vote tab."
+            st.session_state["_arena_toast"] = "Arena started: vote in its Vote tab."
             st.session_state["_arena_clear_name"] = True
             st.rerun()
 
@@ -112,10 +112,11 @@ if st.session_state.get("_arena_open") in ids:
 if st.session_state.get("arena_pick") not in ids:
     st.session_state["arena_pick"] = ids[0]
 names = {a["arena_id"]: a["name"] for a in all_arenas}
-aid = st.selectbox("Arena", ids, format_func=lambda i: names[i], key="arena_pick")
+c_arena, c_counts = st.columns([2, 3], vertical_alignment="bottom")
+aid = c_arena.selectbox("Arena", ids, format_func=lambda i: names[i], key="arena_pick")
 info = arena.get_arena(aid)
 summary = arena.arena_summary(info)
-st.caption(f"{summary['n_pairs']} pairs over {summary['n_questions']} question(s) · "
+c_counts.caption(f"{summary['n_pairs']} pairs over {summary['n_questions']} question(s) · "
            f"{len(info['systems'])} systems · {summary['n_votes']} vote(s) from {len(summary['experts'])} expert(s)"
            + (f" · each pair wanted from {info['min_experts']} experts" if info["min_experts"] > 1 else ""))
 if summary["left_out"]:
@@ -128,7 +129,7 @@ tab_vote, tab_ratings, tab_judge, tab_arenas = st.tabs(
     ["Vote", "Ratings", "Judge vs experts", "Arenas, import / export"], key="arena_tab", on_change="rerun")
 
 
-ANSWER_HEIGHT = 240  # pixels: two answers and the vote buttons fit the first screen; a longer answer scrolls
+ANSWER_HEIGHT = 180  # pixels: two answers and the vote buttons fit the first screen; a longer answer scrolls
 _LEAD_BULLET = re.compile(r"^\s*[-+*•]\s+(?=\S)")
 
 
@@ -179,8 +180,7 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
     last = st.session_state.get(f"_arena_last_{arena_id}_{who}")
     if last and last.get("pair_key") and not last.get("seen"):
         # the pair just voted on stays, its names revealed where the buttons were, until the expert moves on
-        st.markdown("**Question**")
-        st.text(last["question"])
+        st.markdown(f"**Question:** {plain(last['question'])}")
         _answers(last["left"], last["right"], (last["a"], last["b"]))
         st.success(f"Your vote: {last['vote']}. A was {plain(last['a'])}; B was {plain(last['b'])}.", icon="🔓")
         n1, n2 = st.columns([3, 1])
@@ -219,8 +219,7 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
             "left": pair.left.text, "right": pair.right.text}
         st.session_state["_arena_counts_stale"] = True  # the page's header counts the vote too
 
-    st.markdown("**Question**")
-    st.text(pair.question)
+    st.markdown(f"**Question:** {plain(pair.question)}")
     _answers(pair.left.text, pair.right.text)
     b = st.columns(4)
     for col, vote, key, icon in ((b[0], "left", "Left", "⬅️"), (b[1], "right", "Right", "➡️"),

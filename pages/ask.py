@@ -42,10 +42,14 @@ demo_button()
 
 # The question and Run are one form: the click (or Ctrl+Enter in the box) sends the typed question with it, so the
 # first click runs (a text box outside a form sends its value only when it loses focus).
+if "question" not in st.session_state and "_kept_question" in st.session_state:
+    st.session_state["question"] = st.session_state["_kept_question"]  # back from another page: the last question
 with st.form("ask_form", border=False):
     question = st.text_area("Question", key="question", height=80,
                             placeholder="e.g. What mitigation is proposed for wetlands at the selected site?")
     asked = st.form_submit_button("Run", type="primary", help="Or press Ctrl+Enter in the question box")
+if asked:
+    st.session_state["_kept_question"] = question
 c1, c2 = st.columns(2)
 models = c1.multiselect("Models", list(labels), format_func=labels.get, **keep(
     "ask_models", lambda v: set(v or []) <= set(labels),

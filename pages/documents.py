@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.app import ingest_params, stage_upload, workers
-from lib.core import UserError, config
+from lib.core import UserError, config, readable_name
 from lib.documents import is_navigation
 from lib.documents import metadata as meta_lib
 from lib.qa import scope_ids
@@ -14,7 +14,7 @@ from lib.retrieval import METHODS
 from lib.storage import jobs
 from pages._documents_metadata import metadata_panel
 from pages._jobs import watch
-from pages._ui import code, passage_text, plain, run_safely, scope_picker, services
+from pages._ui import doc_label, passage_text, plain, run_safely, scope_picker, services
 
 st.title("📄 Documents")
 svc = services()
@@ -118,7 +118,9 @@ with tab_add:
             res = job.result
             break
     if res is not None:
-        st.success(f"{code(res['name'])} is ready"
+        title = doc_label(res.get("doc_id") or res["name"])
+        st.success(f"{plain(title)}" + (f" (file {plain(res['name'])})" if readable_name(res["name"]) != title else "")
+                   + " is ready"
                    + (" — it was already indexed." if res["skipped"] else "."))
         cols = st.columns(5)
         cols[0].metric("Pages", res["pages"])

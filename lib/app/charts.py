@@ -279,7 +279,7 @@ def share_correct_by_type(pt: pd.DataFrame) -> alt.Chart:
                                                                               scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("rule:N", title="rule"), yOffset="rule:N",
         tooltip=["label", "type", "rule", alt.Tooltip("share:Q", format=".0%")]).properties(
-        height=alt.Step(9), width=300).facet(facet=alt.Facet("label:N", title=None), columns=3).properties(
+        height=alt.Step(9), width=220).facet(facet=alt.Facet("label:N", title=None), columns=2).properties(
         title="Share correct by question type")
 
 

@@ -46,7 +46,8 @@ def short_title(name: str, limit: int = SHORT_TITLE) -> str:
     """A document's title short enough for an inline citation: "Final Environmental Impact Statement for the
     Tongass Land Management Plan Amendment" → "Tongass Land Management Plan Amendment"; a longer one is cut at a
     word and ends with "…"."""
-    name = " ".join((name or "").split())
+    # a bracketed acronym ("(TLMP)") is left out: a citation is itself in brackets, "(Short, p. 8)"
+    name = " ".join(re.sub(r"\s*\([^()]*\)", "", name or "").split())
     rest = _BOILERPLATE.sub("", name, count=1).strip(" ,:–-")
     name = rest[:1].upper() + rest[1:] if len(rest.split()) >= 2 else name
     if len(name) <= limit:

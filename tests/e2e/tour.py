@@ -78,8 +78,10 @@ def _labels_fit(b: Browser, where: str) -> None:
     """No chart on screen cuts a label ("Retrieved passag…") or draws one outside its chart."""
     bad = b.driver.execute_script("""
         const out = [];
+        const main = document.querySelector("[data-testid='stMainBlockContainer']").getBoundingClientRect();
         for (const svg of document.querySelectorAll("[data-testid='stVegaLiteChart'] svg, .vega-embed svg")) {
           const box = svg.getBoundingClientRect();
+          if (box.width && box.right > main.right + 1) out.push("a chart wider than the page: " + box.width);
           for (const t of svg.querySelectorAll("text")) {
             const r = t.getBoundingClientRect(), s = t.textContent || "";
             if (!s.trim() || r.width === 0) continue;
@@ -222,7 +224,13 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     b.wait_text("pairs voted by you", 60)
     total = int(re.search(r"0 of (\d+) pairs voted by you", b.body_text()).group(1))
     assert "A was" not in b.body_text(), "names are shown before the vote"
-    _shot(b, shots, "arena.png", "Answer A")
+    # the two answers and the vote buttons are on the first screen (window 1400 × 1000), the page at its top
+    b.driver.execute_script("window.scrollTo(0, 0); document.querySelector(\"[data-testid='stMain']\").scrollTo(0, 0);")
+    bottom = b.driver.execute_script("""
+        const b = [...document.querySelectorAll('button')].find(e => e.innerText.includes('Both are bad'));
+        return [b.getBoundingClientRect().bottom, window.innerHeight];""")
+    assert bottom[0] <= bottom[1], f"the vote buttons end at y = {bottom[0]:.0f}, below the first screen ({bottom[1]})"
+    _shot(b, shots, "arena.png")
     for n, key in enumerate((Keys.ARROW_LEFT, Keys.ARROW_RIGHT, "t"), start=1):
         b.keys(key)
         b.wait_text(f"{n} of {total} pairs voted by you", 60)

@@ -252,10 +252,15 @@ def test_ask_page_sources_open_the_page(fake_doc):
     labels = [e.label for e in at.expander]
     assert "[1] Fake FEIS › 3.2 Rivers, p. 2 · **cited**" in labels
     assert "[2] Old EIS, p. 4" in labels
-    # the page image comes first, with the passage highlighted ("The fox jumps" is not a sentence of the page);
-    # a source whose original was not kept says so and shows its text
+    # the cited source's page image comes first, with the passage highlighted ("The fox jumps" is not a
+    # sentence of the page); an uncited source's page is one toggle away, and one whose original was not kept
+    # says so and shows its text
     assert len(at.get("image")) == 1
     assert any("Page 2 of 3 · the cited passage highlighted" in c.value for c in at.caption)
+    assert not [i for i in at.info if "original PDF was not kept" in i.value]
+    opens = [t for t in at.toggle if t.label == "Open page"]
+    assert len(opens) == 1
+    opens[0].set_value(True).run()
     assert any("original PDF was not kept" in i.value for i in at.info)
     texts = [t.value for t in at.text]
     assert "a passage of an old document" in texts and FIRST not in texts  # the kept page's text waits

@@ -110,3 +110,15 @@ def test_two_chunks_of_one_page_that_do_not_touch_are_never_one_sentence():
                              {"doc_id": "d", "page_start": 8, "page_end": 8, "text": b + " " + c}])
     got = [s.text for s in context_sentences(f"[1] (p. 8)\n{src.text}")]
     assert got == [c]  # a and b are both pieces, and together no sentence of the page
+
+
+def test_a_short_title_leaves_its_bracketed_acronym_out_so_citations_stay_one_pair_of_brackets():
+    from lib.core.text import short_title
+    from lib.qa.support import answer_sentences
+
+    title = short_title("Final Environmental Impact Statement for the Tongass Land Management Plan (TLMP) Amendment")
+    assert title == "Tongass Land Management Plan Amendment"
+    answer = (f"Timber harvest would be reduced on the island. [1] ({title}, p. 8) "
+              f"Roads would be closed in winter. [2] ({title}, p. 9)")
+    sentences, _ = answer_sentences(answer)
+    assert len(sentences) == 2 and all("(p." not in s and "Tongass" in s for s in sentences), sentences

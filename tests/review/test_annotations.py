@@ -287,7 +287,7 @@ def _buttons(at) -> list[str]:
 def test_page_without_login_says_names_are_typed_and_refuses_reserved(page_db):
     at = validate_page().run()
     assert not at.exception
-    assert "not authenticated" in " ".join(w.value for w in at.warning)
+    assert "not authenticated" in " ".join(c.value for c in at.caption)
     identify(at, "[adjudicated]")
     assert any("reserved" in e.value for e in at.error)
     assert not at.get("progress")  # no review under a reserved name

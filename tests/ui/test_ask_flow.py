@@ -31,6 +31,8 @@ def test_ask_keeps_its_settings_across_pages(services, sample_doc):
     at.multiselect(key="ask_models").set_value(["local/extractive"]).run()
     at.multiselect(key="ask_modes").set_value(["rag", "gold"]).run()
     at.slider(key="ask_k").set_value(5).run()
+    at.text_area(key="question").input("Is a permit needed?")
+    next(b for b in at.button if b.label == "Run").click().run()
     at.switch_page("pages/home.py").run()
     assert not at.exception
     at.switch_page("pages/ask.py").run()
@@ -39,6 +41,7 @@ def test_ask_keeps_its_settings_across_pages(services, sample_doc):
     assert at.multiselect(key="ask_models").value == ["local/extractive"]
     assert at.multiselect(key="ask_modes").value == ["rag", "gold"]
     assert at.slider(key="ask_k").value == 5
+    assert at.text_area(key="question").value == "Is a permit needed?"
     assert not at.warning or all("Session State" not in w.value for w in at.warning)
 
 
