@@ -154,7 +154,14 @@ def results_tab(svc: Services, available: dict[str, str], label_of: Callable[[st
                 mb = report.majority([it for it in items_r if it.id in set(common)])
                 if mb:
                     closed_t = pd.concat([closed_t, charts.majority_row(mb)])
-                st.table(closed_t.set_index("model"))
+                few = comp[comp["kind"] == "closed"]
+                if not few.empty and few["small"].all():  # every cell too small to read: one line, the table on ask
+                    st.caption(f"Too few closed items to read: {int(few['n'].max())} per cell (fewer than 5). "
+                               "Load a set with more closed questions for an accuracy worth comparing.")
+                    if st.toggle("Why: the table anyway", key=f"closed_why_{run_id}"):
+                        st.table(closed_t.set_index("model"))
+                else:
+                    st.table(closed_t.set_index("model"))
             with right:
                 st.markdown(f"**Open questions: {report.metric_label(summary.metric)}**")
                 st.table(charts.score_table(comp, "open", label_of).set_index("model"))
@@ -164,7 +171,7 @@ def results_tab(svc: Services, available: dict[str, str], label_of: Callable[[st
                 st.caption("The paper scored all items (closed ones too) with RAGAS answer correctness; the table above "
                            "scores open items with it and closed items by exact yes/no, so read them side by side, not as one ranking.")
             c1, c2 = st.columns(2)
-            if not comp[comp["kind"] == "closed"].empty:
+            if not comp[comp["kind"] == "closed"].empty and not comp[comp["kind"] == "closed"]["small"].all():
                 c1.altair_chart(charts.score_bars(comp[comp["kind"] == "closed"], "closed accuracy", model_name))
             if not comp[comp["kind"] == "open"].empty:
                 c2.altair_chart(charts.score_bars(comp[comp["kind"] == "open"], "open score", model_name))
@@ -181,7 +188,10 @@ def results_tab(svc: Services, available: dict[str, str], label_of: Callable[[st
                     for t in tests:
                         st.text(report.describe_test(t, lambda mid: available.get(mid, mid)))
             tm = report.by_type_mode(df, common)
-            if not tm.empty:
+            if not tm.empty and tm["small"].all():  # a chart of grey cells says nothing: one line instead
+                st.caption(f"Question type × mode: at most {int(tm['n'].max())} items per type and mode, too few "
+                           "to read (fewer than 5); a bigger item set fills this chart.")
+            elif not tm.empty:
                 st.altair_chart(charts.type_mode_heatmap(tm, model_name))
             pos = report.by_position(df, common)
             if not pos.empty:
