@@ -42,9 +42,7 @@ def services() -> Services:
 @st.cache_data(max_entries=256, show_spinner=False)
 def _page_png(doc: str, number: int, highlight: str | tuple[str, ...] | None, kept: int,
               cover: float = 0.0) -> tuple[bytes, int, int]:
-    rects = page_render.highlight_rects(doc, number, highlight, cover) if highlight else []
-    return (page_render.render_page(doc, number, highlight or None, cover=cover), len(rects),
-            page_render.page_count(doc))
+    return page_render.render_marked(doc, number, highlight or None, cover=cover)
 
 
 def page_png(doc: str, number: int, highlight: str | tuple[str, ...] | None,

@@ -132,22 +132,11 @@ def render_grid(results: list[ask_lib.AskResult], model_ids: list[str], mode_ids
                     render_cell(r)
 
 
-class Progress:
-    """One progress bar for several grids (the demo's three questions), counting answers across all of them."""
-
-    def __init__(self, total: int, done: int = 0) -> None:
-        self.bar, self.total, self.done = st.progress(done / max(total, 1), text="Starting…"), total, done
-
-    def step(self) -> None:
-        self.done += 1
-        self.bar.progress(min(self.done / self.total, 1.0), text=f"{self.done} of {self.total} answers")
-
-
 def run_grid(q: str, model_ids: list[str], mode_ids: list[str], doc: str | list[str] | None, is_closed: bool,
-             gold_text: str | None, bal: bool = False, progress: Progress | None = None) -> list:
+             gold_text: str | None, bal: bool = False) -> list:
     """Draw the grid of waiting cells, then fill each cell the moment its answer arrives."""
-    own = progress is None
-    progress = progress or Progress(len(model_ids) * len(mode_ids))
+    total, done = len(model_ids) * len(mode_ids), [0]
+    bar = st.progress(0.0, text="Starting…")
     slots = {}
     for m in model_ids:
         cols = st.columns(len(mode_ids))
@@ -155,7 +144,8 @@ def run_grid(q: str, model_ids: list[str], mode_ids: list[str], doc: str | list[
             slots[(m, mode)] = col.empty()
             slots[(m, mode)].container(border=True).caption(f"{label_of(m)} · {MODE_LABELS[mode]}: waiting…")
     def on_result(r: ask_lib.AskResult) -> None:
-        progress.step()
+        done[0] += 1
+        bar.progress(min(done[0] / total, 1.0), text=f"{done[0]} of {total} answers")
         with slots[(r.model, r.mode)].container():
             render_cell(r)
 
@@ -167,8 +157,7 @@ def run_grid(q: str, model_ids: list[str], mode_ids: list[str], doc: str | list[
 
     results = ask_lib.ask_grid(q, model_ids, mode_ids, svc, doc, k, gold_text, is_closed, on_result=on_result,
                                balanced=bal, on_partial=on_partial)
-    if own:
-        progress.bar.empty()
+    bar.empty()
     ask_lib.save_history(results, doc, services=svc, k=k)
     return results
 

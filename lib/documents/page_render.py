@@ -203,6 +203,13 @@ def render_page(doc_id: str, page: int, highlight: str | Sequence[str] | None = 
     """Page ``page`` (from 1) of the kept original of ``doc_id`` as PNG bytes, with ``highlight`` (a passage, or
     several sentences) marked where it is found on the page (``cover`` as in ``highlight_rects``). Raises UserError
     for an unknown document, one without a kept original, or a page out of range."""
+    return render_marked(doc_id, page, highlight, zoom, cover)[0]
+
+
+def render_marked(doc_id: str, page: int, highlight: str | Sequence[str] | None = None, zoom: float = DEFAULT_ZOOM,
+                  cover: float = 0.0) -> tuple[bytes, int, int]:
+    """``render_page``, with the number of lines highlighted and the document's page count, from one opening of
+    the file and one alignment (what a page viewer shows under the image)."""
     import pymupdf  # heavy: imported on first use, off start-up
 
     try:
@@ -222,6 +229,6 @@ def render_page(doc_id: str, page: int, highlight: str | Sequence[str] | None = 
             annot.set_colors(stroke=[c / 255 for c in HIGHLIGHT_RGB])
             annot.update()
         pix = p.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), annots=True, alpha=False)
-        return pix.tobytes("png")
+        return pix.tobytes("png"), len(rects), doc.page_count
     finally:
         doc.close()  # nothing is saved: the highlight lived only in memory
