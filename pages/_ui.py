@@ -114,7 +114,7 @@ def titled(docs: list, with_size: bool = False) -> dict[str, str]:
             + (f" ({d.pages} pages, {d.chunks} chunks)" if with_size else f" ({d.pages} pages)") for d in docs}
 
 
-_KEPT = "_kept_"
+KEPT = "_kept_"
 
 
 def keep(key: str, valid: Callable[[Any], bool] | None = None, **defaults: Any) -> dict[str, Any]:
@@ -122,15 +122,15 @@ def keep(key: str, valid: Callable[[Any], bool] | None = None, **defaults: Any) 
     state when its page is not drawn; a copy saved on each change puts it back (when still ``valid``: a document
     since deleted is not). The widget's defaults are passed only when nothing is put back, so Streamlit never
     warns that a value came both ways."""
-    saved = st.session_state.get(_KEPT + key)
-    if key not in st.session_state and _KEPT + key in st.session_state and (valid is None or valid(saved)):
+    saved = st.session_state.get(KEPT + key)
+    if key not in st.session_state and KEPT + key in st.session_state and (valid is None or valid(saved)):
         st.session_state[key] = saved
         defaults = {}
     return {"key": key, "on_change": _save, "args": (key,), **defaults}
 
 
 def _save(key: str) -> None:
-    st.session_state[_KEPT + key] = st.session_state.get(key)
+    st.session_state[KEPT + key] = st.session_state.get(key)
 
 
 def doc_label(ref: str | None) -> str:

@@ -12,7 +12,8 @@ from lib.qa import ask as ask_lib
 from pages import _support_view as support_view
 from pages._ask_demo import demo_button, demo_section
 from pages._ask_sources import cell_key, locator, render_sources
-from pages._ui import keep, plain, scope_picker, services, titled
+from pages._ask_state import caption, reopen, shown
+from pages._ui import KEPT, keep, plain, scope_picker, services, titled
 
 st.title("💬 Ask")
 st.caption(f"One question, several models and context modes at once. **{MODE_LABELS['none']}**: the model's own "
@@ -28,6 +29,20 @@ labels = {p.id: p.label for p in available}
 def label_of(model_id: str) -> str:
     """Our label for a model, as Markdown; an id we do not know (from stored history) is shown as typed."""
     return labels.get(model_id) or plain(model_id)
+
+
+doc_names = titled(svc.docs.list())
+
+
+def scope_label(ids: object) -> str:
+    """A saved scope in words: the document's title, "all documents", or several titles."""
+    if not isinstance(ids, str) or not ids:  # None, or NaN where pandas filled a column of missing values
+        return "no document"
+    if ids == "*":
+        return "all documents"
+    parts = ids.split(",")
+    titles = [doc_names.get(d, d).rsplit(" (", 1)[0] for d in parts]
+    return titles[0] if len(titles) == 1 else f"{len(titles)} documents: " + "; ".join(titles)
 
 
 with st.sidebar:
@@ -58,8 +73,12 @@ modes = c2.multiselect("Context modes", MODES, format_func=MODE_LABELS.get,
                        **keep("ask_modes", lambda v: set(v or []) <= set(MODES), default=["none", "rag"]))
 c3, c4 = st.columns(2)
 k = c3.slider("k (RAG chunks)", 1, 10, **keep("ask_k", value=3))
-auto_closed = looks_closed(question) if question else False
-closed = c4.toggle("Closed (yes/no) question", value=auto_closed, help="Detected from the question; change it if wrong.")
+if st.session_state.get("_closed_for") != question:  # a new question: detect closed again, dropping the last choice
+    st.session_state.pop("ask_closed", None)
+    st.session_state.pop(KEPT + "ask_closed", None)
+    st.session_state["_closed_for"] = question
+closed = c4.toggle("Closed (yes/no) question", help="Detected from the question; change it if wrong.",
+                   **keep("ask_closed", value=looks_closed(question) if question else False))
 
 gold = None
 if "gold" in modes:
@@ -158,7 +177,7 @@ def run_grid(q: str, model_ids: list[str], mode_ids: list[str], doc: str | list[
     results = ask_lib.ask_grid(q, model_ids, mode_ids, svc, doc, k, gold_text, is_closed, on_result=on_result,
                                balanced=bal, on_partial=on_partial)
     bar.empty()
-    ask_lib.save_history(results, doc, services=svc, k=k)
+    ask_lib.save_history(results, doc, services=svc, k=k, balanced=bal)
     return results
 
 
@@ -172,12 +191,14 @@ if asked and (question or "").strip() and models and modes:
                  f"or use {MODE_LABELS['none']} or {MODE_LABELS['gold']}.")
     else:
         results = run_grid(question, models, modes, doc_id, closed, gold, balanced)
-        st.session_state["last_grid"] = (question, models, modes, [r.__dict__ for r in results])
+        st.session_state["last_grid"] = shown(question, models, modes, doc_id, k, closed, balanced, results)
         st.rerun()  # drawn again from the session: no half-written streaming text is left on screen
 elif st.session_state.get("last_grid"):
-    q, ms, mds, rows = st.session_state["last_grid"]
-    st.text(q)
-    render_grid([ask_lib.AskResult(**r) for r in rows], ms, mds)
+    grid = st.session_state["last_grid"]
+    st.text(grid["question"])
+    caption(grid, {"question": question, "models": models, "modes": modes, "scope": doc_id, "k": k,
+                   "closed": closed, "balanced": balanced}, scope_label)
+    render_grid([ask_lib.AskResult(**r) for r in grid["rows"]], grid["models"], grid["modes"])
 
 
 demo_section([m for m in registry.OFFLINE_DEFAULTS if m in labels], label_of, render_cell)
@@ -189,22 +210,13 @@ if not hist:
     st.caption("Questions you ask are kept here, with their answers, for you to reopen or download.")
 else:
     df = pd.DataFrame(hist)
-    names = titled(svc.docs.list())
-
-    def scope_label(ids: object) -> str:
-        if not isinstance(ids, str) or not ids:  # None, or NaN where pandas filled a column of missing values
-            return "no document"
-        if ids == "*":
-            return "all documents"
-        parts = ids.split(",")
-        shown = [names.get(d, d).rsplit(" (", 1)[0] for d in parts]
-        return shown[0] if len(shown) == 1 else f"{len(shown)} documents: " + "; ".join(shown)
-
     df["scope"] = [scope_label(x) for x in df["doc_id"]]
-    shown = df[["created_at", "question", "scope", "model", "mode", "verdict", "answer", "seconds", "error"]].copy()
-    shown["model"] = [labels.get(m, m) for m in shown["model"]]
-    shown["mode"] = [MODE_LABELS.get(m, m) for m in shown["mode"]]
-    st.dataframe(shown.astype(object).where(shown.notna(), ""), hide_index=True, width="stretch", height=240)
+    table = df[["created_at", "question", "scope", "model", "mode", "verdict", "answer", "seconds", "error"]].copy()
+    table["created_at"] = table["created_at"].astype(str).str[:16]
+    table["model"] = [labels.get(m, m) for m in table["model"]]
+    table["mode"] = [MODE_LABELS.get(m, m) for m in table["mode"]]
+    table.columns = ["Asked", "Question", "Documents", "Model", "Context", "Verdict", "Answer", "Seconds", "Error"]
+    st.dataframe(table.astype(object).where(table.notna(), ""), hide_index=True, width="stretch", height=240)
     d1, d2, d3 = st.columns(3)
     d1.download_button("Download CSV", csv_safe.to_csv(pd.DataFrame(ask_lib.export_rows(hist))), "ask_history.csv",
                        "text/csv")
@@ -212,9 +224,6 @@ else:
     batches = list(dict.fromkeys(h["batch_id"] for h in hist))
     qmap = {h["batch_id"]: f"{h['created_at'][:16]} · {h['question'][:50]} · {scope_label(h['doc_id'])[:40]}"
             for h in hist}
-    reopen = d3.selectbox("Reopen", batches, format_func=lambda b: qmap[b], key="reopen")
-    if st.button("Reopen this question"):
-        rows = ask_lib.load_batch(reopen)
-        st.session_state["last_grid"] = (rows[0].question, list(dict.fromkeys(r.model for r in rows)),
-                                         list(dict.fromkeys(r.mode for r in rows)), [r.__dict__ for r in rows])
-        st.rerun()
+    pick = d3.selectbox("Reopen", batches, format_func=lambda b: qmap[b], key="reopen")
+    st.button("Reopen this question", on_click=reopen, args=(pick, set(labels), set(doc_names)),
+              help="Shows that answer and puts the controls back as it was asked")

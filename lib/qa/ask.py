@@ -304,7 +304,7 @@ def _safe_ask(question: str, model_id: str, mode: str, *args: Any) -> AskResult:
 
 # ----- history ---------------------------------------------------------------------------------
 def batch_manifest(results: Sequence[AskResult], doc_id: str | None, services: Any = None,
-                   k: int = DEFAULT_K) -> dict[str, Any]:
+                   k: int = DEFAULT_K, balanced: bool = False) -> dict[str, Any]:
     """What an Ask batch was made with (see manifest.py)."""
     models = []
     for mid in dict.fromkeys(r.model for r in results):
@@ -318,12 +318,12 @@ def batch_manifest(results: Sequence[AskResult], doc_id: str | None, services: A
     docs = manifest.document_entries(services, ids) if services is not None and ids else []
     return manifest.build("ask", models, prompts=prompts.templates(), documents=docs,
                           embedder=manifest.embedder_name(services),
-                          settings={"k": k, "modes": sorted({r.mode for r in results}),
+                          settings={"k": k, "modes": sorted({r.mode for r in results}), "balanced": balanced,
                                     "answer_budget": {"open": ANSWER_BUDGET_OPEN, "closed": ANSWER_BUDGET_CLOSED}})
 
 
 def save_history(results: Sequence[AskResult], doc_id: str | None, engine: Any = None, services: Any = None,
-                 k: int = DEFAULT_K) -> str:
+                 k: int = DEFAULT_K, balanced: bool = False) -> str:
     batch = uuid.uuid4().hex[:12]
     engine = engine or get_engine()
     rows = [{
@@ -339,7 +339,7 @@ def save_history(results: Sequence[AskResult], doc_id: str | None, engine: Any =
     if rows:
         with engine.begin() as c:
             c.execute(insert(tables.ask_history), rows)
-        manifest.save(batch, "ask", batch_manifest(results, doc_id, services, k), engine)
+        manifest.save(batch, "ask", batch_manifest(results, doc_id, services, k, balanced), engine)
     return batch
 
 
@@ -371,6 +371,17 @@ def export_rows(hist: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         row["support_marks"] = support_lib.marks_line(rep.get("marks", [])) if rep else ""
         out.append(row)
     return out
+
+
+def batch_settings(batch_id: str, engine: Any = None) -> dict[str, Any]:
+    """What a saved batch was asked with: its scope ("*", one id, ids joined by commas, or None), k and whether
+    retrieval was balanced; k and balanced are None where its record does not say (older batches)."""
+    engine = engine or get_engine()
+    t = tables.ask_history
+    with engine.connect() as c:
+        scope = c.execute(select(t.c.doc_id).where(t.c.batch_id == batch_id).limit(1)).scalar()
+    settings = (manifest.load(batch_id, engine) or {}).get("settings") or {}
+    return {"scope": scope, "k": settings.get("k"), "balanced": settings.get("balanced")}
 
 
 def load_batch(batch_id: str, engine: Any = None) -> list[AskResult]:

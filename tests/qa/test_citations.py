@@ -235,7 +235,8 @@ def _ask_page(answer: str, contexts: list[dict]):
     r = AskResult(model="local/extractive", mode="rag", answer=answer, closed=False, verdict=None,
                   contexts=contexts, question="What does the fox do?")
     at = AppTest.from_file(str(ROOT / "pages" / "ask.py"), default_timeout=120)
-    at.session_state["last_grid"] = (r.question, [r.model], ["rag"], [r.__dict__])
+    at.session_state["last_grid"] = {"question": r.question, "models": [r.model], "modes": ["rag"], "scope": None,
+                                     "k": None, "closed": False, "balanced": None, "rows": [r.__dict__]}
     at.run()
     assert not at.exception
     return at

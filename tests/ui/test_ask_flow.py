@@ -65,3 +65,46 @@ def test_the_demo_is_one_compact_grid_with_more_behind_a_toggle(services):
     assert not at.exception
     assert any(c.value.startswith("Sources: p.") for c in at.caption)
     assert any(c.value.startswith("Support (offline check): ") for c in at.caption)
+
+
+def test_reopen_puts_the_controls_back_and_a_change_is_named(services, sample_doc):
+    """An answer on screen never disagrees with the controls unseen: a closed question's own toggle is kept with
+    it; Reopen shows a saved answer and sets every control as that answer was asked; a control moved since is
+    named over the answer."""
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=T)
+    at.switch_page("pages/ask.py").run()
+    at.radio(key="ask_doc_how").set_value("All documents").run()
+    at.multiselect(key="ask_models").set_value(["local/extractive"]).run()
+    at.multiselect(key="ask_modes").set_value(["rag"]).run()
+    at.slider(key="ask_k").set_value(4).run()
+    at.text_area(key="question").input("Is a permit needed for the launch site?")
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception
+    assert at.toggle(key="ask_closed").value is True  # detected from the question
+    assert any(c.value == "Answered over all documents · 4 passages per search (k) · closed (yes/no)"
+               for c in at.caption), [c.value for c in at.caption][:8]
+    at.toggle(key="ask_closed").set_value(False).run()  # the user says it is open
+    at.switch_page("pages/home.py").run()
+    at.switch_page("pages/ask.py").run()
+    assert at.toggle(key="ask_closed").value is False  # the user's choice is kept with its question
+    assert any(c.value.startswith("⚠️ Since this answer you changed: closed (yes/no).") for c in at.caption)
+
+    # a second question over one document, then reopen the first
+    at.radio(key="ask_doc_how").set_value("One document").run()
+    at.slider(key="ask_k").set_value(2).run()
+    at.text_area(key="question").input("What are the alternatives?")
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception and at.toggle(key="ask_closed").value is False
+    assert not any(c.value.startswith("⚠️ Since") for c in at.caption)
+    from lib.qa.ask import load_history
+    first = next(h["batch_id"] for h in load_history() if h["question"].startswith("Is a permit needed"))
+    at.selectbox(key="reopen").set_value(first).run()
+    next(b for b in at.button if b.label == "Reopen this question").click().run()
+    assert not at.exception
+    assert at.text_area(key="question").value == "Is a permit needed for the launch site?"
+    assert at.radio(key="ask_doc_how").value == "All documents"
+    assert at.slider(key="ask_k").value == 4
+    assert at.multiselect(key="ask_modes").value == ["rag"]
+    assert at.toggle(key="ask_closed").value is True  # as it was asked
+    assert not any(c.value.startswith("⚠️ Since") for c in at.caption), [c.value for c in at.caption][:8]
+    assert not at.warning or all("Session State" not in w.value for w in at.warning)

@@ -48,7 +48,8 @@ def test_ask_page_fills_grid(services, sample_doc):
     chosen = at.selectbox(key="ask_doc").value
     title = M.display_title(M.get(chosen, services.docs.engine), services.docs.get(chosen).name)
     hist = at.dataframe[-1].value
-    assert hist["scope"].iloc[0] == title  # the history says which document was asked
+    assert hist["Documents"].iloc[0] == title  # the history says which document was asked, in words
+    assert list(hist.columns)[:3] == ["Asked", "Question", "Documents"]
 
 
 def test_benchmark_page_runs_sample_and_charts(services, sample_doc):
