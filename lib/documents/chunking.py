@@ -73,10 +73,17 @@ def assign_sections(chunks: list[Chunk], toc: Sequence[Sequence], pages: Sequenc
     of its page is unsure: it still ends the section before it, but the chunks it would head get no section
     (the page alone says where they are), rather than a label that may name the wrong place. A navigation entry
     ("Table of Contents", "List of Figures") heads only its own pages: it is never part of a body section's path,
-    though an outline may nest the body's headings under it. Model-free, from the PDF's own outline."""
-    if not toc or not chunks:
+    though an outline may nest the body's headings under it. A table's passages are labelled by its caption
+    alone ("Table ES-5 Comparative Summary … for CIS Candidate Sites"), not by the heading before it: a table that
+    compares sites or alternatives sits under one site's heading but speaks of all (see ``table_spans``).
+    Model-free, from the PDF's own outline and text."""
+    if not chunks:
         return chunks
     text, starts = join_pages(pages)
+    tables = table_spans(text, starts)
+    table_starts = [b for b, _, _ in tables]
+    if not toc and not tables:
+        return chunks
     index = {p.number: i for i, p in enumerate(pages)}
     marks: list[tuple[int, int, str, bool]] = []  # (offset, level, title, found on its page)
     for level, title, page, *_ in toc:
@@ -89,6 +96,7 @@ def assign_sections(chunks: list[Chunk], toc: Sequence[Sequence], pages: Sequenc
         found = find_heading(text[begin:end], title)
         marks.append((begin + max(found, 0), max(1, int(level)), title, found >= 0))
     marks.sort(key=lambda m: m[0])
+    mark_at = [m[0] for m in marks]
     stack: list[tuple[int, str, bool]] = []  # (level, title, sure), outermost first
     j = 0
     out = []
@@ -101,8 +109,48 @@ def assign_sections(chunks: list[Chunk], toc: Sequence[Sequence], pages: Sequenc
             stack = [*kept, (level, title, sure)]
             j += 1
         sure = bool(stack) and stack[-1][2]
-        out.append(dataclasses.replace(c, section=" › ".join(e[1] for e in stack) if sure else ""))
+        label = " › ".join(e[1] for e in stack) if sure else ""
+        at = c.char_start + HEADING_SLACK  # a caption in a chunk's first lines names that chunk, as a heading does
+        t = bisect.bisect_right(table_starts, at) - 1
+        h = bisect.bisect_right(mark_at, tables[t][0]) if t >= 0 else 0  # the first heading after the caption
+        if t >= 0 and at < tables[t][1] and not (h < len(mark_at) and mark_at[h] <= at):
+            label = tables[t][2]  # inside a table that no heading has ended
+        out.append(dataclasses.replace(c, section=label))
     return out
+
+
+# A table's caption starts a line: "Table ES-5 Comparative Summary …", "Table 3.2-1. Noise Levels", "Table 4-1
+# (continued)". A sentence that names a table ("Table ES-1 of Section ES2.3 …") goes on in lower case.
+_CAPTION = re.compile(r"(?m)^[ \t]*(Table[ \t]+(?:[A-Z]{1,3}[-.]?)?\d+(?:[.-]\d+)*[a-z]?)[.:]?[ \t]+"
+                      r"(\(continued\)|[A-Z(][^\n]{2,160}?)[ \t]*$")
+CONTINUED_LINES = 8  # a page whose first lines repeat the table's header row (or its caption) continues it
+
+
+def table_spans(text: str, starts: list[int]) -> list[tuple[int, int, str]]:
+    """Where each captioned table runs in the document text: (start, end, caption). A table starts at its caption
+    and runs to the end of its page, and on over each next page whose first lines repeat its header row (the
+    first line under the caption) or its caption; a later caption ends it. Captions in a list of tables (dot
+    leaders) are not tables. Model-free; not tuned to any document's layout."""
+    ends = [*starts[1:], len(text)]
+    spans: list[tuple[int, int, str]] = []
+    for m in _CAPTION.finditer(text):
+        if _leader_line(m.group(0)) or m.group(2) == "(continued)":
+            continue
+        page = max(0, bisect.bisect_right(starts, m.start()) - 1)
+        below = [ln.strip() for ln in text[m.end():ends[page]].splitlines() if ln.strip()]
+        header = below[0] if below else ""
+        end_page = page
+        while end_page + 1 < len(starts):
+            nxt = starts[end_page + 1]
+            first = [" ".join(ln.split()) for ln in text[nxt:ends[end_page + 1]].splitlines() if ln.strip()]
+            first = first[:CONTINUED_LINES]
+            again = any((c := _CAPTION.match(ln)) and c.group(1) == m.group(1) for ln in first)  # caption repeated
+            if not ((header and " ".join(header.split()) in first) or again):
+                break
+            end_page += 1
+        spans.append((m.start(), ends[end_page], " ".join(f"{m.group(1)} {m.group(2)}".split())))
+    spans.sort()
+    return [(b, min(e, spans[i + 1][0]) if i + 1 < len(spans) else e, cap) for i, (b, e, cap) in enumerate(spans)]
 
 
 HEADING_SLACK = 120  # a heading in a chunk's first line or two names that chunk's section

@@ -124,3 +124,40 @@ def test_the_sample_eiss_sections_are_its_body_headings_before_each_passage(samp
         head = c.section.split(" › ")[-1]
         at = find_heading(text[: c.char_start + 120], head)
         assert at >= 0, (c.page_start, c.section)
+
+
+def test_a_tables_passages_are_labelled_by_its_caption_not_by_the_heading_before_it():
+    """A comparison table that sits under one site's heading speaks of every site: the sample EIS's Table ES-5
+    (pp. 55-73, all four sites) was labelled "… › ES.3.5 FTD Site › …". Its passages carry the caption; the
+    table runs over the next pages that repeat its header row, and ends where a page does not, at the next
+    heading, or at the next caption. A sentence naming a table, or a list-of-tables line, is no caption."""
+    rows = "Noise\nMinor impacts during construction.\nMinor impacts similar to Site A.\n" * 6
+    prose = "The site lies on glacial outwash with scattered wetlands along the creek and mixed forest cover. "
+    pages = [Page(1, "List of Tables\nTable 4-1 Comparison of Sites A and B ........ 4-2\n"),
+             Page(2, "4-1\n4.2 Site A\n" + prose * 3 + "\nTable 4-1 Comparison of Sites A and B\n"
+                  "Resource\nSite A\nSite B\n" + rows),
+             Page(3, "4-2\nResource\nSite A\nSite B\n" + rows),
+             Page(4, "4-3\n" + prose * 2 + "\nTable 4-1 of this section compares the two sites in full. " + prose),
+             Page(5, "4-4\n4.3 Site B\n" + prose * 3)]
+    toc = [[1, "List of Tables", 1], [2, "4.2 Site A", 2], [2, "4.3 Site B", 5]]
+    got = _sections(pages, toc)
+    caption = "Table 4-1 Comparison of Sites A and B"
+    table = [g for g in got if "Minor impacts" in g[2]]
+    assert table and all(sec == caption for _, sec, _ in table), [(p, s) for p, s, _ in table]
+    assert {p for p, _, _ in table} == {2, 3}
+    assert all(sec == "4.2 Site A" for p, sec, t in got if p == 2 and t.lstrip().startswith(("4-1", "4.2", "The")))
+    assert {sec for p, sec, _ in got if p == 4} == {"4.2 Site A"}  # no header row repeated: the table ended
+    assert {sec for p, sec, _ in got if p == 5} == {"4.3 Site B"}
+    from lib.documents.chunking import table_spans
+
+    text, starts = join_pages(pages)
+    spans = table_spans(text, starts)  # one table: the list-of-tables line and the sentence on p. 4 are not
+    assert [(b, e, cap) for b, e, cap in spans] == [(text.index(caption, starts[1]), starts[3], caption)]
+
+
+def test_the_sample_eiss_comparison_table_is_labelled_by_its_caption(sample_doc, services):
+    chunks = services.docs.chunks(sample_doc.doc_id)
+    table = [c for c in chunks if 56 <= c.page_start <= 73]
+    assert table and all(c.section.startswith("Table ES-5 Comparative Summary of Environmental Impacts") for c in table)
+    site = [c for c in chunks if 46 <= c.page_start <= 52]
+    assert site and all("ES.3.5 FTD Site" in c.section for c in site)
