@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from lib.app import estimates
 from lib.core import config
 from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
@@ -25,7 +26,18 @@ DEMO_NOTES = {
                          "question, with their pages; it cannot answer without a context.",
 }
 SHORT = 100  # characters of an answer a cell shows before "more"
-FIRST_RUN = "about 40 s the first time on a 2-core machine (the models load first), less once they are loaded"
+
+
+def expected_time(models: list[str]) -> str:
+    """How long the demo should take here: its answers estimated from each model's recent calls on this machine
+    (a stated rough guess where none are measured yet), and what a first run adds while the models load."""
+    est = estimates.benchmark(len(DEMO_ITEMS), models, DEMO_MODES)
+    name = {m: re.sub(r" [(][^)]*[)]", "", registry.get(m).label) for m in models}
+    text = est.text(lambda p: f"{name.get(p['model'], p['model'])} · {MODE_LABELS.get(p['mode'], p['mode'])}")
+    embedder = getattr(services().docs.index, "embedder", None)
+    if embedder is not None and not getattr(embedder, "loaded", True):
+        text += "; the first run also loads the embedding model (a few seconds) and indexes the sample if needed"
+    return text
 
 
 def short_answer(text: str, limit: int = SHORT) -> str:
@@ -51,10 +63,10 @@ def short_mark(report: support.SupportReport | None, mode: str) -> str:
     return f"{sign} {counts[support.SUPPORTED]} of {n} sentence{'s' if n != 1 else ''} supported"
 
 
-def demo_button() -> None:
+def demo_button(models: list[str]) -> None:
     if st.button("▶ One-click demo: sample EIS, three questions",
-                 help=f"Indexes the sample if needed, then asks three NEPAQuAD questions of the offline models: "
-                      f"{FIRST_RUN}"):
+                 help="Indexes the sample if needed, then asks three NEPAQuAD questions of the offline models, "
+                      + expected_time(models)):
         res = run_safely(services().docs.ingest_file, str(config.SAMPLE_PDF))
         if res is not None:
             st.session_state["demo"] = {"doc_id": res.doc_id, "results": {}}
@@ -107,7 +119,7 @@ def demo_section(models: list[str], label_of: Callable[[str], str],
     todo = [it for it in items if it["ID"] not in demo["results"]]
     total = len(models) * len(DEMO_MODES)
     done_before = total * (len(items) - len(todo))
-    bar = st.progress(done_before / (total * len(items)), text=f"Answering… ({FIRST_RUN})") if todo else None
+    bar = st.progress(done_before / (total * len(items)), text=f"Answering… {expected_time(models)}") if todo else None
 
     def show(item_id: str, r: ask_lib.AskResult) -> None:
         with slots[(item_id, r.model, r.mode)].container():

@@ -53,7 +53,7 @@ with st.sidebar:
 
 doc_id, balanced = scope_picker(key="ask_doc")
 
-demo_button()
+demo_button([m for m in registry.OFFLINE_DEFAULTS if m in labels])
 
 # The question and Run are one form: the click (or Ctrl+Enter in the box) sends the typed question with it, so the
 # first click runs (a text box outside a form sends its value only when it loses focus).
