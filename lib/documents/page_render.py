@@ -3,7 +3,8 @@
 Pages are numbered from 1, as printed in citations. Every render uses the same zoom unless told otherwise, so two
 renders of one page have the same size. The passage is found by aligning its words with the page's words (the
 page's text layer, in reading order): the longest common runs, kept together when they sit where the passage
-puts them, give the lines to highlight. Line breaks, end-of-line hyphens, case and punctuation do not matter, so a
+puts them, give the words to highlight (words the page holds between them that the passage does not, such as
+a table's other columns read between one cell's lines, stay unmarked). Line breaks, end-of-line hyphens, case and punctuation do not matter, so a
 chunk's text (cut from the same text layer) or a sentence a person types both find their place. The original file
 is never changed: the highlight is added to the page in memory and drawn with the page.
 """
@@ -135,16 +136,20 @@ def _page_tokens(words: list) -> tuple[list[str], list[list[int]]]:
     return tokens, owners
 
 
-def _aligned_span(page_tokens: list[str], passage: list[str], cover: float = 0.0) -> tuple[int, int] | None:
-    """[first, last] page-token indexes of the passage's place on the page, or None when it is not there (or,
-    with ``cover``, when that place holds less than that share of the passage's words)."""
+def _aligned_runs(page_tokens: list[str], passage: list[str], cover: float = 0.0) -> list[tuple[int, int]]:
+    """The page-token ranges ([first, last], in page order) that hold the passage's place on the page; empty when
+    it is not there (or, with ``cover``, when that place holds less than that share of the passage's words).
+
+    The ranges are the common runs, and between two runs the page's words only where the passage has as many
+    words there (a word spelt differently). Where the page holds more, the extra words are left out: on a table
+    page they are the other columns' cells that the text layer reads between the lines of one cell."""
     if not page_tokens or not passage:
-        return None
+        return []
     blocks = [b for b in SequenceMatcher(None, page_tokens, passage, autojunk=False).get_matching_blocks() if b.size]
     need = min(MIN_RUN, len(passage))
     blocks = [b for b in blocks if b.size >= need]
     if not blocks:
-        return None
+        return []
     # Blocks are in order on both sides. Grow a cluster from the longest run, taking a neighbour only when the page
     # holds about as many words between the two as the passage does: a stray common phrase elsewhere is left out.
     anchor = max(range(len(blocks)), key=lambda j: blocks[j].size)
@@ -159,9 +164,17 @@ def _aligned_span(page_tokens: list[str], passage: list[str], cover: float = 0.0
         if (b.a - (a.a + a.size)) > (b.b - (a.b + a.size)) + MAX_EXTRA_GAP:
             break
         hi += 1
-    if sum(b.size for b in blocks[lo:hi + 1]) < cover * len(passage):
-        return None
-    return blocks[lo].a, blocks[hi].a + blocks[hi].size - 1
+    cluster = blocks[lo:hi + 1]
+    if sum(b.size for b in cluster) < cover * len(passage):
+        return []
+    runs = [[cluster[0].a, cluster[0].a + cluster[0].size - 1]]
+    for a, b in zip(cluster, cluster[1:], strict=False):
+        page_gap, passage_gap = b.a - (a.a + a.size), b.b - (a.b + a.size)
+        if page_gap <= passage_gap:  # the same place, words spelt differently: one run
+            runs[-1][1] = b.a + b.size - 1
+        else:
+            runs.append([b.a, b.a + b.size - 1])
+    return [(first, last) for first, last in runs]
 
 
 def _rects_on(page: pymupdf.Page, texts: str | Sequence[str], cover: float = 0.0) -> list[pymupdf.Rect]:
@@ -172,14 +185,12 @@ def _rects_on(page: pymupdf.Page, texts: str | Sequence[str], cover: float = 0.0
     tokens, owners = _page_tokens(words)
     lines: dict[tuple[int, int], pymupdf.Rect] = {}
     for text in [texts] if isinstance(texts, str) else texts:
-        span = _aligned_span(tokens, _passage_tokens(text), cover)
-        if span is None:
-            continue
-        first, last = owners[span[0]][0], owners[span[1]][-1]
-        for w in words[first:last + 1]:
-            r = pymupdf.Rect(w[:4])
-            key = (w[5], w[6])
-            lines[key] = lines[key] | r if key in lines else r
+        for run in _aligned_runs(tokens, _passage_tokens(text), cover):
+            first, last = owners[run[0]][0], owners[run[1]][-1]
+            for w in words[first:last + 1]:
+                r = pymupdf.Rect(w[:4])
+                key = (w[5], w[6])
+                lines[key] = lines[key] | r if key in lines else r
     return [r for r in lines.values() if not r.is_empty]
 
 

@@ -226,6 +226,29 @@ def test_sample_eis_page_five(home):
     assert page_render.highlight_rects("sampleeis001", 5, chunk)
 
 
+def test_a_quote_in_a_table_cell_marks_that_cell_not_the_other_columns(home):
+    """A table page's text layer reads a row's cells in turn, so one cell's sentence comes back with the other
+    columns' cells between its lines. Highlighting the quoted sentence marks its own cell's three lines, and no
+    word of the other column (main marked the whole stretch, the other column's cells with it)."""
+    left = ["The proposed action would", "affect twelve acres of", "wetlands near Fox Creek."]
+    right = ["Alternative B: none", "Alternative C: two", "or fewer at the site"]
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    for row, (a, b) in enumerate(zip(left, right, strict=True)):
+        page.insert_text((72, 200 + 16 * row), a, fontsize=11)
+        page.insert_text((340, 200 + 16 * row), b, fontsize=11)
+    originals.save("tabledoc001", doc.tobytes())
+    doc.close()
+    order = [w[4] for w in pymupdf.open(originals.path("tabledoc001"))[0].get_text("words", sort=False)]
+    assert order.index("Alternative") < order.index("affect")  # the text layer interleaves the columns
+    quote = "The proposed action would affect twelve acres of wetlands near Fox Creek."
+    rects = page_render.highlight_rects("tabledoc001", 1, quote, cover=page_render.QUOTE_COVER)
+    assert len(rects) == 3 and all(r[0] >= 70 and r[2] < 330 for r in rects), rects
+    # the passage as the text layer reads it (both columns) marks both columns' lines
+    passage = " ".join(f"{a} {b}" for a, b in zip(left, right, strict=True))
+    assert any(r[0] >= 330 for r in page_render.highlight_rects("tabledoc001", 1, passage))
+
+
 # ----- the Ask page ------------------------------------------------------------------------------------------
 def _ask_page(answer: str, contexts: list[dict]):
     from streamlit.testing.v1 import AppTest
