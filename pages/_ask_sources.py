@@ -45,20 +45,6 @@ def locator(r: ask_lib.AskResult) -> support_view.Locate:
     return locate
 
 
-def quoted(report: support.SupportReport | None, n: int) -> tuple[str, ...]:
-    """What the answer takes from source ``n``: each sentence citing it (its claim, without markers) and, where
-    the check found the source backs it, the span that does, to highlight on the page."""
-    out: list[str] = []
-    for s in report.sentences if report else []:
-        if n not in s.cites:
-            continue
-        ev = s.evidence or {}
-        if s.status in (support.SUPPORTED, support.PARTLY) and ev.get("source") == n and ev.get("text"):
-            out.append(str(ev["text"]))
-        out.append(support.bare(s.text))
-    return tuple(dict.fromkeys(t for t in out if t.strip()))
-
-
 def sources_line(sources: list, cited: set[int]) -> str:
     """One short line per source: its number, and with several documents the document's short title, then its
     pages; the numbers the answer cites after the heading."""
@@ -89,7 +75,7 @@ def render_sources(r: ask_lib.AskResult) -> None:
             # render of the PDF, on every rerun of the page)
             if s.doc_id and s.page_start is not None and (
                     s.n in cited or st.toggle("Open page", key=f"{base}_open_{s.n}")):
-                _page(s, base, quoted(report, s.n))
+                _page(s, base, report.quoted_from(s.n) if report else ())
             elif not s.doc_id or s.page_start is None:
                 st.caption("No page to open: this source does not name its document's page.")
             if st.toggle("Show the passage as text", key=f"{base}_text_{s.n}"):

@@ -1,6 +1,8 @@
 """Ask: one question, several models × context modes, answered concurrently where providers allow."""
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import threading
 import time
@@ -39,6 +41,13 @@ ANSWER_BUDGET_CLOSED = 48
 DEFAULT_K = 3
 
 
+
+@functools.lru_cache(maxsize=256)
+def _checked(answer: str, mode: str, contexts_json: str) -> support_lib.SupportReport:
+    """The support check of an answer against its contexts (given as JSON, so the call can be remembered)."""
+    return support_lib.check(answer, support_lib.passages_of(json.loads(contexts_json), mode))
+
+
 @dataclass
 class AskResult:
     model: str
@@ -70,7 +79,9 @@ class AskResult:
             passages = support_lib.pdf_passages(self.contexts, pages_of) if pages_of else []
             # the window's pages are not numbered sources: markers are set aside, every page is a candidate
             return support_lib.check(support_lib.bare(self.answer), passages) if passages else None
-        return support_lib.check(self.answer, support_lib.passages_of(self.contexts, self.mode))
+        # a page draws one answer's support in several places (its mark, its sentences, its sources) on every
+        # rerun: the check (about 40 ms here) runs once per answer and contexts
+        return copy.deepcopy(_checked(self.answer, self.mode, json.dumps(self.contexts, sort_keys=True, default=str)))
 
     def cli_dict(self, pages_of: support_lib.PagesOf | None = None) -> dict[str, Any]:
         keys = ("model", "mode", "answer", "closed", "verdict", "verdict_source", "contexts", "truncated",

@@ -120,6 +120,19 @@ class SupportReport:
                  for n in s.cites]
         return sum(pairs), len(pairs)
 
+    def quoted_from(self, n: int) -> tuple[str, ...]:
+        """What the answer takes from source ``n``, to highlight on its page: each sentence citing it (its claim,
+        without markers) and, where the check found that source backs it, the span that does."""
+        out: list[str] = []
+        for s in self.sentences:
+            if n not in s.cites:
+                continue
+            ev = s.evidence or {}
+            if s.status in (SUPPORTED, PARTLY) and ev.get("source") == n and ev.get("text"):
+                out.append(str(ev["text"]))
+            out.append(bare(s.text))
+        return tuple(dict.fromkeys(t for t in out if t.strip()))
+
     def marks(self, limit: int | None = None) -> list[dict]:
         """Each sentence's mark as pages, scores and exports keep it: text, status, score, the evidence's source,
         page and span, and what differs."""

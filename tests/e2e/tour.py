@@ -75,9 +75,11 @@ def _quotes_are_in_the_pdf(server: StreamlitServer) -> None:
 
 
 def _labels_fit(b: Browser, where: str) -> None:
-    """No chart on screen cuts a label ("Retrieved passag…") or draws one outside its chart."""
+    """No chart on screen cuts a label ("Retrieved passag…"), draws one outside its chart, or draws two labels of
+    one axis or legend over each other."""
     bad = b.driver.execute_script("""
         const out = [];
+        let axisLabels = 0;
         const main = document.querySelector("[data-testid='stMainBlockContainer']").getBoundingClientRect();
         for (const svg of document.querySelectorAll("[data-testid='stVegaLiteChart'] svg, .vega-embed svg")) {
           const box = svg.getBoundingClientRect();
@@ -87,9 +89,23 @@ def _labels_fit(b: Browser, where: str) -> None:
             if (!s.trim() || r.width === 0) continue;
             if (s.endsWith("…") || r.left < box.left - 1 || r.right > box.right + 1) out.push(s);
           }
+          // two labels of one axis or legend that overlap ("Proof supports answer" run into the next row)
+          for (const g of svg.querySelectorAll(".role-axis-label, .role-legend-label, .role-axis-title")) {
+            const rs = [...g.querySelectorAll("text")].filter(t => (t.textContent || "").trim())
+              .map(t => [t.textContent, t.getBoundingClientRect()]).filter(([, r]) => r.width > 0);
+            axisLabels += rs.length;
+            for (let i = 0; i < rs.length; i++) for (let j = i + 1; j < rs.length; j++) {
+              const [a, p] = rs[i], [b, q] = rs[j];
+              const w = Math.min(p.right, q.right) - Math.max(p.left, q.left);
+              const h = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+              if (w > 1 && h > 1) out.push("overlap: " + a + " / " + b);
+            }
+          }
         }
-        return out;""")
-    assert not bad, f"{where}: chart labels cut or outside their chart: {bad[:5]}"
+        return [out, axisLabels];""")
+    bad, checked = bad
+    assert checked, f"{where}: no axis or legend label found to check (has Vega's SVG changed its classes?)"
+    assert not bad, f"{where}: chart labels cut, outside their chart or overlapping: {bad[:5]}"
 
 
 def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None:
