@@ -27,9 +27,9 @@ def sources_of(r: ask_lib.AskResult) -> list:
     return citations.number_sources(r.contexts, default_doc, default_name)
 
 
-def cell_key(r: ask_lib.AskResult) -> str:
-    """A widget-key prefix of one answer cell (its question, model, mode and answer)."""
-    return "src_" + hashlib.sha1("\x1f".join((r.question, r.model, r.mode, r.answer or "")).encode()).hexdigest()[:12]
+def cell_key(r: ask_lib.AskResult, where: str = "grid") -> str:
+    """A widget-key prefix of one answer cell (where it is drawn, its question, model, mode and answer)."""
+    return f"src_{where}_" + hashlib.sha1("\x1f".join((r.question, r.model, r.mode, r.answer or "")).encode()).hexdigest()[:12]
 
 
 def locator(r: ask_lib.AskResult) -> support_view.Locate:
@@ -56,7 +56,7 @@ def sources_line(sources: list, cited: set[int]) -> str:
     return "Sources: " + " · ".join(f"{plain(s.pages or s.label)} [{s.n}]" for s in sources) + cites
 
 
-def render_sources(r: ask_lib.AskResult) -> None:
+def render_sources(r: ask_lib.AskResult, where: str = "grid") -> None:
     """A RAG answer's sources, numbered and de-duplicated by document and page span; the ones the answer cites
     are marked. Each opens on its PDF page, the quoted sentences highlighted (else the passage), and pages through
     the PDF from there; its text is behind a toggle."""
@@ -64,7 +64,7 @@ def render_sources(r: ask_lib.AskResult) -> None:
     cited = citations.cited_numbers(r.answer, max_n=len(sources))
     st.caption(sources_line(sources, cited))
     report = r.support(services().docs.pages)
-    base = cell_key(r)
+    base = cell_key(r, where)
     for s in sources:
         with st.expander(f"[{s.n}] {plain(s.label)}" + (" · **cited**" if s.n in cited else ""),
                          expanded=bool(st.session_state.get(f"{base}_text_{s.n}")

@@ -105,7 +105,9 @@ def sent_options(model_id: str) -> str:
     return "model default temperature" if t is None else f"temperature {t:g}"
 
 
-def render_cell(r: ask_lib.AskResult) -> None:
+def render_cell(r: ask_lib.AskResult, where: str = "grid") -> None:
+    """One answer in full; ``where`` ("grid" or "demo") keeps its widget keys apart from the same answer
+    drawn elsewhere on the page (a demo question asked again in the box gets the same answers)."""
     with st.container(border=True):
         st.markdown(f"**{label_of(r.model)}** · {MODE_LABELS.get(r.mode) or plain(r.mode)}")
         if r.error:
@@ -120,12 +122,12 @@ def render_cell(r: ask_lib.AskResult) -> None:
             st.warning(r.notice(), icon="✂️")
         st.caption(f"{r.seconds:.1f} s · {r.tokens_in:,} tokens in · {r.tokens_out:,} out · {sent_options(r.model)}"
                    + (f" · verdict by {VERDICT_SOURCES.get(r.verdict_source) or plain(r.verdict_source)}" if r.verdict_source else ""))
-        render_support(r)
+        render_support(r, where)
         if r.mode == "rag" and r.contexts:
-            render_sources(r)
+            render_sources(r, where)
 
 
-def render_support(r: ask_lib.AskResult) -> None:
+def render_support(r: ask_lib.AskResult, where: str = "grid") -> None:
     """Under the answer, quietly: one line saying how well its sources back it; on click each sentence with its
     mark, evidence and what differs, and its cited page opened with the evidence highlighted."""
     report = r.support(svc.docs.pages)
@@ -134,7 +136,7 @@ def render_support(r: ask_lib.AskResult) -> None:
             st.caption("Support: not checked — this answer was kept without the pages its window held")
         return
     support_view.summary_line(report.summary(), report.checker)
-    support_view.sentence_details(report.marks(), cell_key(r) + "_sv", locator(r), report.citations,
+    support_view.sentence_details(report.marks(), cell_key(r, where) + "_sv", locator(r), report.citations,
                                   numbered=r.mode != "pdf")
 
 
@@ -201,7 +203,7 @@ elif st.session_state.get("last_grid"):
     render_grid([ask_lib.AskResult(**r) for r in grid["rows"]], grid["models"], grid["modes"])
 
 
-demo_section([m for m in registry.OFFLINE_DEFAULTS if m in labels], label_of, render_cell)
+demo_section([m for m in registry.OFFLINE_DEFAULTS if m in labels], label_of, lambda r: render_cell(r, "demo"))
 
 st.divider()
 st.subheader("History")

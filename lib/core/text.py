@@ -42,12 +42,12 @@ _BOILERPLATE = re.compile(
 SHORT_TITLE = 40
 
 
-def short_title(name: str, limit: int = SHORT_TITLE) -> str:
+def short_title(name: str, limit: int = SHORT_TITLE, brackets: bool = False) -> str:
     """A document's title short enough for an inline citation: "Final Environmental Impact Statement for the
     Tongass Land Management Plan Amendment" → "Tongass Land Management Plan Amendment"; a longer one is cut at a
-    word and ends with "…"."""
+    word and ends with "…". ``brackets`` keeps what brackets hold, after a comma ("…, Volume 1")."""
     # a bracketed acronym ("(TLMP)") is left out: a citation is itself in brackets, "(Short, p. 8)"
-    name = " ".join(re.sub(r"\s*\([^()]*\)", "", name or "").split())
+    name = " ".join(re.sub(r"\s*\(([^()]*)\)", r", \1" if brackets else "", name or "").split())
     rest = _BOILERPLATE.sub("", name, count=1).strip(" ,:–-")
     name = rest[:1].upper() + rest[1:] if len(rest.split()) >= 2 else name
     if len(name) <= limit:
@@ -58,12 +58,15 @@ def short_title(name: str, limit: int = SHORT_TITLE) -> str:
 
 def short_titles(names: list[str], limit: int = SHORT_TITLE) -> dict[str, str]:
     """``short_title`` of each name, lengthened where two would read the same, so each still tells its
-    document apart."""
+    document apart; titles that differ only in brackets ("(Volume 1)", "(Volume 2)") all keep them."""
+    names = list(dict.fromkeys(names))
+    whole = {n: short_title(n, 10**6) for n in names}
+    alike = {n for n in names if sum(whole[m] == whole[n] for m in names) > 1}
     out: dict[str, str] = {}
-    for n in dict.fromkeys(names):
+    for n in names:
         size = limit
         while True:
-            s = short_title(n, size)
+            s = short_title(n, size, brackets=n in alike)
             if s not in out.values() or size > len(n) + 40:
                 break
             size += 12

@@ -113,7 +113,10 @@ def assign_sections(chunks: list[Chunk], toc: Sequence[Sequence], pages: Sequenc
         at = c.char_start + HEADING_SLACK  # a caption in a chunk's first lines names that chunk, as a heading does
         t = bisect.bisect_right(table_starts, at) - 1
         h = bisect.bisect_right(mark_at, tables[t][0]) if t >= 0 else 0  # the first heading after the caption
-        if t >= 0 and at < tables[t][1] and not (h < len(mark_at) and mark_at[h] <= at):
+        # a heading that starts the chunk before the caption in its first lines names the chunk
+        head_first = t >= 0 and c.char_start <= tables[t][0] and bisect.bisect_left(mark_at, c.char_start) < \
+            bisect.bisect_left(mark_at, tables[t][0])
+        if t >= 0 and at < tables[t][1] and not (h < len(mark_at) and mark_at[h] <= at) and not head_first:
             label = tables[t][2]  # inside a table that no heading has ended
         out.append(dataclasses.replace(c, section=label))
     return out
@@ -138,6 +141,8 @@ def table_spans(text: str, starts: list[int]) -> list[tuple[int, int, str]]:
             continue
         page = max(0, bisect.bisect_right(starts, m.start()) - 1)
         below = [ln.strip() for ln in text[m.end():ends[page]].splitlines() if ln.strip()]
+        if _sentence(m.group(2), below[0] if below else ""):
+            continue
         header = below[0] if below else ""
         end_page = page
         while end_page + 1 < len(starts):
@@ -151,6 +156,15 @@ def table_spans(text: str, starts: list[int]) -> list[tuple[int, int, str]]:
         spans.append((m.start(), ends[end_page], " ".join(f"{m.group(1)} {m.group(2)}".split())))
     spans.sort()
     return [(b, min(e, spans[i + 1][0]) if i + 1 < len(spans) else e, cap) for i, (b, e, cap) in enumerate(spans)]
+
+
+def _sentence(title: str, next_line: str) -> bool:
+    """Whether a line that starts "Table 4-3." is a sentence that begins there rather than a caption: a sentence
+    ends inside it, it stops at a comma or semicolon, the next line goes on in lower case, or it is a long line
+    ending in a full stop."""
+    title = title.strip()
+    return bool(re.search(r"[a-z0-9)][.!?][ \t]+\S", title) or title.endswith((",", ";"))
+                or next_line[:1].islower() or (title.endswith(".") and len(title.split()) >= 8))
 
 
 HEADING_SLACK = 120  # a heading in a chunk's first line or two names that chunk's section

@@ -152,16 +152,20 @@ def _aligned_runs(page_tokens: list[str], passage: list[str], cover: float = 0.0
         return []
     # Blocks are in order on both sides. Grow a cluster from the longest run, taking a neighbour only when the page
     # holds about as many words between the two as the passage does: a stray common phrase elsewhere is left out.
+    # A sentence placed with ``cover`` (a quote) may have a table's other cells between its lines: there the page
+    # may hold up to the sentence's own length in extra words between two runs (the cover check still asks for
+    # most of its words, in order).
+    slack = max(MAX_EXTRA_GAP, len(passage)) if cover else MAX_EXTRA_GAP
     anchor = max(range(len(blocks)), key=lambda j: blocks[j].size)
     lo = hi = anchor
     while lo > 0:
         a, b = blocks[lo - 1], blocks[lo]
-        if (b.a - (a.a + a.size)) > (b.b - (a.b + a.size)) + MAX_EXTRA_GAP:
+        if (b.a - (a.a + a.size)) > (b.b - (a.b + a.size)) + slack:
             break
         lo -= 1
     while hi < len(blocks) - 1:
         a, b = blocks[hi], blocks[hi + 1]
-        if (b.a - (a.a + a.size)) > (b.b - (a.b + a.size)) + MAX_EXTRA_GAP:
+        if (b.a - (a.a + a.size)) > (b.b - (a.b + a.size)) + slack:
             break
         hi += 1
     cluster = blocks[lo:hi + 1]

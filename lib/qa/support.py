@@ -311,9 +311,10 @@ def _status(score: float, differs: list[str]) -> str:
 
 
 # citation markers and the page references that go with them ("[2]", "[1] (p. 8)", "(pp. 71–72)"): not the claim
-_MARKERS = re.compile(r"\s*\[\s*\d[\d,;\s–-]*\](?:\s*\((?:[^()]*,\s*)?pp?\.\s*[\d–-]+\))?|\s*\(pp?\.\s*[\d–-]+\)")
+_PLACE = r"\((?:[^()\n]*,\s*)?pp?\.\s*[\d–-]+\)"  # "(p. 8)", "(CONUS Interceptor Site, p. 8)"
+_MARKERS = re.compile(r"\s*\[\s*\d[\d,;\s–-]*\](?:\s*" + _PLACE + r")?|\s*" + _PLACE)
 _OPENING = re.compile(r"^\s*\[\s*\d[\d,;\s–-]*\]")
-_AFTER_STOP = re.compile(r"([.!?])[ \t]+(\[\s*\d[\d,;\s–-]*\](?:\s*\((?:[^()]*,\s*)?pp?\.\s*[\d–-]+\))?)(?=\s|$)")
+_AFTER_STOP = re.compile(r"([.!?])[ \t]+(\[\s*\d[\d,;\s–-]*\](?:\s*" + _PLACE + r")?|" + _PLACE + r")(?=\s|$)")
 
 
 def answer_sentences(answer: str) -> tuple[list[str], dict[int, list[int]]]:

@@ -155,6 +155,26 @@ def test_a_tables_passages_are_labelled_by_its_caption_not_by_the_heading_before
     assert [(b, e, cap) for b, e, cap in spans] == [(text.index(caption, starts[1]), starts[3], caption)]
 
 
+def test_a_sentence_that_starts_with_a_table_number_is_no_caption_and_a_chunks_own_heading_wins():
+    """A wrapped sentence whose line begins "Table 4-3. Most wells …" once labelled the rest of its page as that
+    table; and a chunk that starts with its heading, a caption a line later, is named by its heading."""
+    from lib.documents.chunking import table_spans
+
+    prose = "Groundwater was sampled at twelve wells across the study area during the spring of each year. "
+    pages = [Page(1, "4.1 Groundwater\n" + prose * 2 + "\nTable 4-3. Most wells met the drinking water standard,\n"
+                  "and the two that did not are near the old landfill.\n" + prose * 3),
+             Page(2, "Table 4-4 lists the wells in full and their yields.\n" + prose * 2),
+             Page(3, "4.2 Surface Water\nTable 4-5 Stream Flows by Month\nMonth\nFlow\n" + "May\n12 cfs\n" * 20)]
+    text, starts = join_pages(pages)
+    assert [cap for _, _, cap in table_spans(text, starts)] == ["Table 4-5 Stream Flows by Month"]
+    toc = [[1, "4.1 Groundwater", 1], [1, "4.2 Surface Water", 3]]
+    got = _sections(pages, toc)
+    assert {sec for p, sec, _ in got if p < 3} == {"4.1 Groundwater"}
+    third = [(sec, t) for p, sec, t in got if p == 3]
+    assert third[0] == ("4.2 Surface Water", third[0][1]) and third[0][1].lstrip().startswith("4.2 Surface Water")
+    assert all(sec == "Table 4-5 Stream Flows by Month" for sec, t in third[1:]) and len(third) > 1
+
+
 def test_the_sample_eiss_comparison_table_is_labelled_by_its_caption(sample_doc, services):
     chunks = services.docs.chunks(sample_doc.doc_id)
     table = [c for c in chunks if 56 <= c.page_start <= 73]

@@ -226,12 +226,16 @@ def test_sample_eis_page_five(home):
     assert page_render.highlight_rects("sampleeis001", 5, chunk)
 
 
-def test_a_quote_in_a_table_cell_marks_that_cell_not_the_other_columns(home):
+@pytest.mark.parametrize("right", [
+    ["Alternative B: none", "Alternative C: two", "or fewer at the site"],  # 3 words between a cell's lines
+    ["Alternative B would affect none of them", "Alternative C would affect two or fewer",
+     "acres at the northern end of the site"],  # 6 to 8: more than a stray page number
+])
+def test_a_quote_in_a_table_cell_marks_that_cell_not_the_other_columns(home, right):
     """A table page's text layer reads a row's cells in turn, so one cell's sentence comes back with the other
     columns' cells between its lines. Highlighting the quoted sentence marks its own cell's three lines, and no
     word of the other column (main marked the whole stretch, the other column's cells with it)."""
     left = ["The proposed action would", "affect twelve acres of", "wetlands near Fox Creek."]
-    right = ["Alternative B: none", "Alternative C: two", "or fewer at the site"]
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
     for row, (a, b) in enumerate(zip(left, right, strict=True)):

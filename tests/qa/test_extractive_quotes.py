@@ -122,3 +122,13 @@ def test_a_short_title_leaves_its_bracketed_acronym_out_so_citations_stay_one_pa
               f"Roads would be closed in winter. [2] ({title}, p. 9)")
     sentences, _ = answer_sentences(answer)
     assert len(sentences) == 2 and all("(p." not in s and "Tongass" in s for s in sentences), sentences
+
+
+def test_two_volumes_whose_titles_differ_only_in_brackets_keep_them_apart():
+    """Volumes 1 and 2 of one EIS both read "Tongass Land Management Plan" once brackets went: a citation could
+    not tell them apart. Titles alike but for their brackets keep what the brackets hold; others leave it out."""
+    one, two = ("Final EIS for the Tongass Land Management Plan (Volume 1)",
+                "Final EIS for the Tongass Land Management Plan (Volume 2)")
+    got = short_titles([one, two, "Draft EIS for the Kensington Gold Mine (KGM)"])
+    assert got == {one: "Tongass Land Management Plan, Volume 1", two: "Tongass Land Management Plan, Volume 2",
+                   "Draft EIS for the Kensington Gold Mine (KGM)": "Kensington Gold Mine"}

@@ -185,3 +185,17 @@ def test_a_negation_the_source_does_not_have_is_at_most_partly_supported():
 def test_a_bare_yes_with_sources_has_nothing_to_check_and_says_so():
     r = check("Yes.", [Passage(1, "The new access road would be 21 miles long.", "p. 12")])
     assert r.sentences == [] and r.verdict == support.NOTHING
+
+
+def test_a_full_pdf_citation_naming_its_document_stays_with_its_sentence():
+    """Over several documents a full-PDF answer cites "(CONUS Interceptor Site, p. 45)" with no [n]: it belongs to
+    the sentence it follows (main split it off as a claim of its own, then marked that unsupported), and the
+    claim checked is the sentence without it."""
+    answer = ("The site covers 865 acres of forest and fields. (CONUS Interceptor Site, p. 45) Wetlands would be "
+              "avoided where possible. (Other EIS, pp. 7–8)")
+    sentences, _ = support.answer_sentences(answer)
+    assert [support.bare(s) for s in sentences] == ["The site covers 865 acres of forest and fields.",
+                                                   "Wetlands would be avoided where possible."]
+    report = check(support.bare(answer), [Passage(1, "The site covers 865 acres of forest and fields near the "
+                                                     "lake.", "p. 45")])
+    assert [c.status for c in report.sentences][0] == SUPPORTED

@@ -4,7 +4,9 @@ from streamlit.testing.v1 import AppTest
 
 from lib.app import estimates
 from lib.models import registry
+from lib.qa import ask as ask_lib
 from pages import _ask_demo
+from pages._ask_state import shown
 from tests.conftest import ROOT
 
 T = 180  # seconds: the first run loads the embedding model
@@ -76,6 +78,14 @@ def test_the_demo_is_one_compact_grid_with_more_behind_a_toggle(services):
     assert not at.exception
     assert any(c.value.startswith("Sources: p.") for c in at.caption)
     assert any(c.value.startswith("Support (offline check): ") for c in at.caption)
+    # Q2 asked again in the box gets the same answers: drawn in the grid too, with "more" open in the demo, the
+    # two copies' widgets keep apart (the same keys raised Streamlit's duplicate-key error)
+    rows = [ask_lib.AskResult(**d) for d in at.session_state["demo"]["results"]["EIS00017"]]
+    at.session_state["last_grid"] = shown(rows[0].question, sorted({r.model for r in rows}), _ask_demo.DEMO_MODES,
+                                          at.session_state["demo"]["doc_id"], 3, False, False, rows)
+    at.run()
+    assert not at.exception, at.exception
+    assert sum(c.value.startswith("Sources: p.") for c in at.caption) >= 2  # the grid's and the demo's
 
 
 def test_reopen_puts_the_controls_back_and_a_change_is_named(services, sample_doc):
