@@ -9,6 +9,7 @@ import streamlit as st
 
 from lib.app import Services, charts
 from lib.core import csv_safe
+from lib.core.stats import MIN_N
 from lib.evaluation.benchmark import answers, list_runs, load_run, report, rescore, summarize
 from lib.models import registry
 from lib.qa import MODE_LABELS, support
@@ -156,7 +157,7 @@ def results_tab(svc: Services, available: dict[str, str], label_of: Callable[[st
                     closed_t = pd.concat([closed_t, charts.majority_row(mb)])
                 few = comp[comp["kind"] == "closed"]
                 if not few.empty and few["small"].all():  # every cell too small to read: one line, the table on ask
-                    st.caption(f"Too few closed items to read: {int(few['n'].max())} per cell (fewer than 5). "
+                    st.caption(f"Too few closed items to read: {int(few['n'].max())} per cell (fewer than {MIN_N}). "
                                "Load a set with more closed questions for an accuracy worth comparing.")
                     if st.toggle("Why: the table anyway", key=f"closed_why_{run_id}"):
                         st.table(closed_t.set_index("model"))
@@ -175,7 +176,7 @@ def results_tab(svc: Services, available: dict[str, str], label_of: Callable[[st
                 c1.altair_chart(charts.score_bars(comp[comp["kind"] == "closed"], "closed accuracy", model_name))
             if not comp[comp["kind"] == "open"].empty:
                 c2.altair_chart(charts.score_bars(comp[comp["kind"] == "open"], "open score", model_name))
-            st.caption("Bars: mean on the common items; lines: 95% interval; grey bars have n < 5 (too few to read).")
+            st.caption(f"Bars: mean on the common items; lines: 95% interval; grey bars have n < {MIN_N} (too few to read).")
             tests = report.paired_tests(df, common, cfg_r.models, cfg_r.modes)
             if tests:
                 few = [t for t in tests if t["n"] < report.MIN_TEST_N]
@@ -190,7 +191,7 @@ def results_tab(svc: Services, available: dict[str, str], label_of: Callable[[st
             tm = report.by_type_mode(df, common)
             if not tm.empty and tm["small"].all():  # a chart of grey cells says nothing: one line instead
                 st.caption(f"Question type × mode: at most {int(tm['n'].max())} items per type and mode, too few "
-                           "to read (fewer than 5); a bigger item set fills this chart.")
+                           f"to read (fewer than {MIN_N}); a bigger item set fills this chart.")
             elif not tm.empty:
                 st.altair_chart(charts.type_mode_heatmap(tm, model_name))
             pos = report.by_position(df, common)

@@ -172,6 +172,7 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
             pk = stack.pop()
             undone = arena.take_back(arena_id, who, pk)
             if undone:
+                st.session_state["_arena_counts_stale"] = True  # the header's counts drop the vote too
                 st.session_state[f"_arena_redo_{arena_id}_{who}"] = pk
                 st.session_state.pop(f"_arena_shown_{arena_id}_{widget_id(pk)}_{who}", None)  # timed afresh
                 st.session_state["_arena_undone"] = VOTE_WORDS[undone["vote"]]

@@ -41,7 +41,7 @@ def scope_label(ids: object) -> str:
     if ids == "*":
         return "all documents"
     parts = ids.split(",")
-    titles = [doc_names.get(d, d).rsplit(" (", 1)[0] for d in parts]
+    titles = [doc_names[d].rsplit(" (", 1)[0] if d in doc_names else "a deleted document" for d in parts]
     return titles[0] if len(titles) == 1 else f"{len(titles)} documents: " + "; ".join(titles)
 
 

@@ -163,11 +163,14 @@ with tab_run:
         items, _ = loaded
         c1, c2 = st.columns(2)
         # The default is the extractive baseline alone: instant, so the whole loaded set fits in about a minute and
-        # each cell has enough items to read; SmolLM2 (about 2 s an answer here) and connected models are one click.
+        # each cell has enough items to read; SmolLM2 (a few seconds an answer here) and connected models are one click.
+        smol = estimates.answer_rate(registry.SMOLLM2, "rag")
         models = c1.multiselect("Models", list(available), default=[m for m in (registry.EXTRACTIVE,) if m in available],
                                 format_func=available.get, key="run_models",
-                                help="The bundled SmolLM2 answers about one question in 2 s here; a connected model "
-                                     "(sidebar of Ask) is the comparison a benchmark is for.")
+                                help=f"The bundled SmolLM2 answers a question with retrieved passages in about "
+                                     f"{estimates.duration(smol.seconds)} here ("
+                                     f"{'the median of its recent calls' if smol.measured else 'a rough guess: not measured here yet'}"
+                                     "); a connected model (sidebar of Ask) is the comparison a benchmark is for.")
         # Full PDF takes ~15–30 s an answer with the offline model: left out of the default, one click to add.
         modes = c2.multiselect("Context modes", MODES, default=["rag", "gold"], format_func=MODE_LABELS.get,
                                key="run_modes")

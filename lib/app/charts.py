@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from lib.core.stats.bradley_terry import left_share_ci
+from lib.core.stats.inference import MIN_N
 from lib.qa.contexts import MODE_LABELS, MODES
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 Label = Callable[[str], str]
-SMALL = "n < 5: too few to read"
+SMALL = f"n < {MIN_N}: too few to read"
 POSITIONS = ["beginning", "middle", "end", "unknown"]
 LEVELS = ["Bachelor", "Master", "Doctor"]
 

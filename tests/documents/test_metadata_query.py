@@ -34,3 +34,12 @@ def test_sorts_put_unknown_values_last_in_either_direction():
     assert order("Pages", True) == ["b", "a", "c"]
     assert order("Tags") == ["c", "a", "b"]  # "arctic, caribou" < "caribou"; none last
     assert order("Date added", True) == ["c", "b", "a"]
+
+
+def test_a_document_without_a_title_is_cited_by_its_file_name_in_words():
+    citation_name = M.citation_name
+    assert citation_name({}, "eis_Continental_United_States_Interceptor_Site.pdf") == \
+        "Continental United States Interceptor Site"
+    assert citation_name({"title": {"value": "Tongass Plan FEIS"}}, "x.pdf") == "Tongass Plan FEIS"
+    assert citation_name({"project_title": {"value": "Tongass Plan"}, "title": {"value": "FEIS"}}, "x.pdf") == \
+        "Tongass Plan"

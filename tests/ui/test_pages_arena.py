@@ -97,11 +97,16 @@ def test_second_arena_undo_and_delete():
     assert at.selectbox(key="arena_pick").value == made["Two systems"]["arena_id"]  # the new arena is open
     identify(at, "Ben Arena")
     aid = made["Two systems"]["arena_id"]
+    def counts() -> str:  # the header's live counts
+        return next(c.value for c in at.caption if "vote(s) from" in c.value).split(" · ")[2]
+
     next(b for b in at.tabs[0].button if b.label.endswith("B is better")).click().run()
     assert [v["vote"] for v in arena.votes(aid)] == ["right"]
+    assert counts() == "1 vote(s) from 1 expert(s)"
     voted = arena.votes(aid)[0]["pair_key"]
     next(b for b in at.tabs[0].button if "Undo" in b.label).click().run()
     assert arena.votes(aid) == [] and any("taken back" in i.value for i in at.tabs[0].info)
+    assert counts() == "0 vote(s) from 0 expert(s)"  # the header drops the vote taken back
     assert arena.next_pair(aid, "Ben Arena", prefer=voted).pair_key == voted
     at.tabs[3].checkbox[0].check().run()
     next(b for b in at.tabs[3].button if b.label == "Delete the arena").click().run()

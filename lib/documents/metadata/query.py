@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
+from lib.core.text import readable_name
 from lib.documents.metadata.fields import as_list, canonical_agency, normalize, year_of
 from lib.documents.metadata.records import empty_record, get_many, normalize_tags, tags_many
 
@@ -28,8 +29,10 @@ def display_title(meta: dict[str, dict], name: str) -> str:
 
 
 def citation_name(meta: dict[str, dict], name: str, limit: int = 80) -> str:
-    """How a citation names its document: the project title (short), else the title, else the file name."""
-    full = (meta.get("project_title") or {}).get("value") or display_title(meta, name)
+    """How a citation names its document: the project title (short), else the title, else the file name as
+    words ("eis_Tongass_Plan.pdf" → "Tongass Plan")."""
+    full = (meta.get("project_title") or {}).get("value") or (meta.get("title") or {}).get("value") \
+        or readable_name(name)
     return full if len(full) <= limit else full[: limit - 1].rstrip() + "…"
 
 
