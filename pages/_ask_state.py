@@ -8,9 +8,10 @@ from lib.qa import MODE_LABELS
 from lib.qa import ask as ask_lib
 from pages._ui import KEPT, plain
 
-SETTINGS = ("question", "models", "modes", "scope", "k", "closed", "balanced")
+SETTINGS = ("question", "models", "modes", "scope", "k", "closed", "balanced", "gold")
 WORDS = {"question": "question", "models": "models", "modes": "context modes", "scope": "documents", "k": "k",
-         "closed": "closed (yes/no)", "balanced": "balanced"}
+         "closed": "closed (yes/no)", "balanced": "balanced", "gold": "gold passage"}
+GOLD_OWN = "(paste my own)"  # the gold picker's choice for a passage typed or pasted
 
 
 def scope_key(scope: str | list[str] | None) -> str | None:
@@ -19,10 +20,22 @@ def scope_key(scope: str | list[str] | None) -> str | None:
 
 
 def shown(question: str, models: list[str], modes: list[str], scope: Any, k: int | None, closed: bool,
-          balanced: bool | None, results: list[ask_lib.AskResult]) -> dict[str, Any]:
-    """The answer as the session keeps it, with the settings it was asked with."""
+          balanced: bool | None, results: list[ask_lib.AskResult], gold: str | None = None) -> dict[str, Any]:
+    """The answer as the session keeps it, with the settings it was asked with (the gold passage where its
+    mode ran; taken from the answers when not given)."""
+    if gold is None and "gold" in modes:
+        gold = gold_of(results)
     return {"question": question, "models": list(models), "modes": list(modes), "scope": scope_key(scope), "k": k,
-            "closed": closed, "balanced": balanced, "rows": [r.__dict__ for r in results]}
+            "closed": closed, "balanced": balanced, "gold": gold if "gold" in modes else None,
+            "rows": [r.__dict__ for r in results]}
+
+
+def gold_of(results: list[ask_lib.AskResult]) -> str | None:
+    """The gold passage the answers in gold mode were given."""
+    for r in results:
+        if r.mode == "gold" and r.contexts:
+            return str(r.contexts[0].get("text") or "") or None
+    return None
 
 
 def changed(grid: dict[str, Any], now: dict[str, Any]) -> list[str]:
@@ -35,8 +48,8 @@ def changed(grid: dict[str, Any], now: dict[str, Any]) -> list[str]:
             continue
         if key in ("models", "modes"):
             differs = set(grid[key]) != set(now[key])
-        elif key == "question":
-            differs = grid[key].strip() != (now[key] or "").strip()
+        elif key in ("question", "gold"):
+            differs = " ".join(str(grid[key]).split()) != " ".join(str(now.get(key) or "").split())
         elif key == "scope":
             differs = ({"pdf", "rag"} & set(grid["modes"])) and grid[key] != scope_key(now[key])
         else:
@@ -61,6 +74,11 @@ def caption(grid: dict[str, Any], now: dict[str, Any], scope_label: Any) -> None
         st.caption(f"⚠️ Since this answer you changed: {', '.join(moved)}. Run to answer with the settings above.")
 
 
+def gold_key(pick: str) -> str:
+    """The gold passage box's widget key for a picker choice."""
+    return f"gold_text_{pick[:8]}"
+
+
 def _put(key: str, value: Any) -> None:
     """Set a kept control: its copy is what `keep` puts back when the widget is drawn (with no default passed,
     so Streamlit never sees a value come both ways)."""
@@ -80,6 +98,10 @@ def reopen(batch_id: str, known_models: set[str], known_docs: set[str]) -> None:
     modes = list(dict.fromkeys(r.mode for r in rows))
     st.session_state["last_grid"] = shown(rows[0].question, models, modes, saved["scope"], saved["k"],
                                           rows[0].closed, saved["balanced"], rows)
+    gold = st.session_state["last_grid"]["gold"]
+    if gold:  # the passage goes back in the box as the user's own (it may not be a NEPAQuAD item's)
+        st.session_state["gold_pick"] = GOLD_OWN
+        st.session_state[gold_key(GOLD_OWN)] = gold
     st.session_state.pop("question", None)
     st.session_state["_kept_question"] = rows[0].question  # the page puts it in the box
     st.session_state["_closed_for"] = rows[0].question

@@ -12,7 +12,7 @@ from lib.qa import ask as ask_lib
 from pages import _support_view as support_view
 from pages._ask_demo import demo_button, demo_section
 from pages._ask_sources import cell_key, locator, render_sources
-from pages._ask_state import caption, reopen, shown
+from pages._ask_state import GOLD_OWN, caption, gold_key, reopen, shown
 from pages._ui import KEPT, keep, plain, scope_picker, services, titled
 
 st.title("💬 Ask")
@@ -83,10 +83,12 @@ closed = c4.toggle("Closed (yes/no) question", help="Detected from the question;
 gold = None
 if "gold" in modes:
     items = load_sample_items()
-    pick = st.selectbox("Gold passage from a NEPAQuAD item (or paste below)", ["(paste my own)"] + [
+    pick = st.selectbox("Gold passage from a NEPAQuAD item (or paste below)", [GOLD_OWN] + [
         f"{it['ID']} · {it['question_type']} · {it['question'][:90]}" for it in items], key="gold_pick")
-    default_gold = "" if pick == "(paste my own)" else next(it["context"] for it in items if pick.startswith(it["ID"]))
-    gold = st.text_area("Gold passage", value=default_gold, height=150, key=f"gold_text_{pick[:8]}")
+    if gold_key(pick) not in st.session_state:  # first shown: the item's passage (set once, so no value= clash)
+        st.session_state[gold_key(pick)] = "" if pick == GOLD_OWN else next(
+            it["context"] for it in items if pick.startswith(it["ID"]))
+    gold = st.text_area("Gold passage", height=150, key=gold_key(pick))
 
 
 VERDICT_SOURCES = {"structured": "structured output", "likelihood": "next-token likelihood",
@@ -193,13 +195,13 @@ if asked and (question or "").strip() and models and modes:
                  f"or use {MODE_LABELS['none']} or {MODE_LABELS['gold']}.")
     else:
         results = run_grid(question, models, modes, doc_id, closed, gold, balanced)
-        st.session_state["last_grid"] = shown(question, models, modes, doc_id, k, closed, balanced, results)
+        st.session_state["last_grid"] = shown(question, models, modes, doc_id, k, closed, balanced, results, gold)
         st.rerun()  # drawn again from the session: no half-written streaming text is left on screen
 elif st.session_state.get("last_grid"):
     grid = st.session_state["last_grid"]
     st.text(grid["question"])
     caption(grid, {"question": question, "models": models, "modes": modes, "scope": doc_id, "k": k,
-                   "closed": closed, "balanced": balanced}, scope_label)
+                   "closed": closed, "balanced": balanced, "gold": gold}, scope_label)
     render_grid([ask_lib.AskResult(**r) for r in grid["rows"]], grid["models"], grid["modes"])
 
 

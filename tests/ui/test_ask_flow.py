@@ -5,8 +5,9 @@ from streamlit.testing.v1 import AppTest
 from lib.app import estimates
 from lib.models import registry
 from lib.qa import ask as ask_lib
+from lib.qa.ask import load_history
 from pages import _ask_demo
-from pages._ask_state import shown
+from pages._ask_state import GOLD_OWN, gold_key, shown
 from tests.conftest import ROOT
 
 T = 180  # seconds: the first run loads the embedding model
@@ -117,7 +118,6 @@ def test_reopen_puts_the_controls_back_and_a_change_is_named(services, sample_do
     next(b for b in at.button if b.label == "Run").click().run()
     assert not at.exception and at.toggle(key="ask_closed").value is False
     assert not any(c.value.startswith("⚠️ Since") for c in at.caption)
-    from lib.qa.ask import load_history
     first = next(h["batch_id"] for h in load_history() if h["question"].startswith("Is a permit needed"))
     at.selectbox(key="reopen").set_value(first).run()
     next(b for b in at.button if b.label == "Reopen this question").click().run()
@@ -127,5 +127,31 @@ def test_reopen_puts_the_controls_back_and_a_change_is_named(services, sample_do
     assert at.slider(key="ask_k").value == 4
     assert at.multiselect(key="ask_modes").value == ["rag"]
     assert at.toggle(key="ask_closed").value is True  # as it was asked
+    assert not any(c.value.startswith("⚠️ Since") for c in at.caption), [c.value for c in at.caption][:8]
+    assert not at.warning or all("Session State" not in w.value for w in at.warning)
+
+
+def test_the_gold_passage_is_kept_with_its_answer_and_reopened(services):
+    """The gold passage an answer was given is part of what it was asked with: edited since, the caption names it;
+    Reopen puts it back in the box."""
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=T)
+    at.switch_page("pages/ask.py").run()
+    at.multiselect(key="ask_models").set_value(["local/extractive"]).run()
+    at.multiselect(key="ask_modes").set_value(["gold"]).run()
+    passage = "The permit for the launch site was issued by the state in 2016. Monitoring continues each spring."
+    at.text_area(key=gold_key(GOLD_OWN)).input(passage).run()
+    at.text_area(key="question").input("When was the permit for the launch site issued?")
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception
+    assert at.session_state["last_grid"]["gold"] == passage
+    assert not any(c.value.startswith("⚠️ Since") for c in at.caption)
+    at.text_area(key=gold_key(GOLD_OWN)).input("Another passage about something else entirely.").run()
+    assert any(c.value.startswith("⚠️ Since this answer you changed: gold passage.") for c in at.caption), \
+        [c.value for c in at.caption][:8]
+    first = next(h["batch_id"] for h in load_history() if h["question"].startswith("When was the permit"))
+    at.selectbox(key="reopen").set_value(first).run()
+    next(b for b in at.button if b.label == "Reopen this question").click().run()
+    assert not at.exception
+    assert at.text_area(key=gold_key(GOLD_OWN)).value == passage
     assert not any(c.value.startswith("⚠️ Since") for c in at.caption), [c.value for c in at.caption][:8]
     assert not at.warning or all("Session State" not in w.value for w in at.warning)
