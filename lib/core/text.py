@@ -25,14 +25,30 @@ def tokenize(text: str) -> list[str]:
 # Stands between two passages of one source that are not contiguous text (two chunks of one page that do not
 # overlap): nothing runs across it, so no reader takes the end of one and the start of the next for one sentence.
 PASSAGE_GAP = "[…]"
-_HYPHEN_BREAK = re.compile(r"(\w)-\s*\n\s*(\w)")
+_HYPHEN_BREAK = re.compile(r"(\w+)-[ \t]*\n\s*(\w+)")
+_WORDS = re.compile(r"\w+(?:-\w+)*")
+
+
+def join_line_breaks(text: str) -> str:
+    """Words hyphenated across a line break joined: "wet-\\nlands" → "wetlands", but "long-\\nterm" →
+    "long-term" where the text itself writes "long-term" elsewhere and never "longterm" (a compound, not a word
+    split to fit the line). Without such evidence the two halves are joined."""
+    if "-" not in (text or ""):
+        return text or ""
+    seen = {w.lower() for w in _WORDS.findall(_HYPHEN_BREAK.sub(" ", text))}  # the words no break touches
+
+    def join(m: re.Match) -> str:
+        a, b = m.group(1), m.group(2)
+        compound = f"{a}-{b}".lower() in seen and f"{a}{b}".lower() not in seen
+        return f"{a}-{b}" if compound else f"{a}{b}"
+    return _HYPHEN_BREAK.sub(join, text)
 
 
 def mend(text: str) -> str:
-    """Text as a quote is compared with its source: a word hyphenated across a line break joined ("wet-\\nlands"
-    → "wetlands") and every run of whitespace one space. Nothing else changes, so a quote whose mended text
-    occurs in its source's mended text occurs there character for character."""
-    return " ".join(_HYPHEN_BREAK.sub(r"\1\2", text or "").split())
+    """Text as a quote is compared with its source: words hyphenated across a line break joined
+    (``join_line_breaks``) and every run of whitespace one space. Nothing else changes, so a quote whose mended
+    text occurs in its source's mended text occurs there character for character."""
+    return " ".join(join_line_breaks(text).split())
 
 
 _BOILERPLATE = re.compile(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lib.core.text import PASSAGE_GAP, mend, short_titles, tokenize
+from lib.core.text import PASSAGE_GAP, join_line_breaks, mend, short_titles, tokenize
 from lib.core.verdict import NO, YES, is_negated
 from lib.models.base import Answer, ModelOptions, Provider, Request
 from lib.models.embedding import get_exact_embedder
@@ -71,8 +71,7 @@ def _segmenter():  # noqa: ANN202 - pysbd.Segmenter
 def clean(text: str) -> str:
     """One line of prose: bullets and symbol-font glyphs removed, whitespace collapsed, hyphenated line breaks
     ("wet-\\nlands") joined."""
-    text = re.sub(r"(\w)-\n(\w)", r"\1\2", text)
-    return " ".join(_GLYPHS.sub(" ", text).split())
+    return " ".join(_GLYPHS.sub(" ", join_line_breaks(text)).split())
 
 
 _KEEP = "\ue000"  # stands in for the "!" of "![", which pysbd takes for a sentence end

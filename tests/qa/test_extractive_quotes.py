@@ -132,3 +132,11 @@ def test_two_volumes_whose_titles_differ_only_in_brackets_keep_them_apart():
     got = short_titles([one, two, "Draft EIS for the Kensington Gold Mine (KGM)"])
     assert got == {one: "Tongass Land Management Plan, Volume 1", two: "Tongass Land Management Plan, Volume 2",
                    "Draft EIS for the Kensington Gold Mine (KGM)": "Kensington Gold Mine"}
+
+
+def test_a_compound_broken_at_a_line_end_keeps_its_hyphen_where_the_text_writes_it_so():
+    """"long-\\nterm" was quoted as "longterm", a word the PDF never prints; a word split to fit its line still
+    joins ("wet-\\nlands" → "wetlands")."""
+    text = "Long-term monitoring is planned. The long-\nterm effects on wet-\nlands are small; wetlands recover."
+    assert mend(text) == "Long-term monitoring is planned. The long-term effects on wetlands are small; wetlands recover."
+    assert mend("Effects on wet-\nlands.") == "Effects on wetlands."  # no evidence either way: joined
