@@ -57,21 +57,35 @@ def _labels(server: StreamlitServer, who: str) -> dict[str, str]:
 
 def _quotes_are_in_the_pdf(server: StreamlitServer) -> None:
     """Every sentence the extractive baseline quoted in the tour (demo and own questions, every mode) occurs in
-    the sample EIS, character for character once whitespace is mended."""
+    its source, character for character once whitespace is mended: a retrieved-passages quote in the passage its
+    marker cites, a full-PDF quote in the sample EIS."""
+    import json
+
     import pymupdf
 
     from lib.core import config, mend
+    from lib.qa.citations import cited_numbers, number_sources
     from lib.qa.support import answer_sentences, bare
 
     with pymupdf.open(config.SAMPLE_PDF) as doc:
         pdf = mend(" ".join(page.get_text() for page in doc))
     with sqlite3.connect(server.home / "nepaqa.db") as con:
-        answers = [r[0] for r in con.execute("select answer from ask_history where model = 'local/extractive' "
-                                             "and mode in ('rag', 'pdf') and error is null")]
-    assert len(answers) >= 5, answers
-    quoted = [bare(s) for a in answers for s in answer_sentences(a)[0]]
-    missing = [q for q in quoted if mend(q) not in pdf]
-    assert quoted and not missing, f"{len(missing)} of {len(quoted)} quotes are not in the PDF: {missing[:2]}"
+        rows = con.execute("select answer, mode, contexts from ask_history where model = 'local/extractive' "
+                           "and mode in ('rag', 'pdf') and error is null").fetchall()
+    assert len(rows) >= 5, rows
+    quoted, missing = 0, []
+    for answer, mode, contexts in rows:
+        sources = {s.n: mend(s.text) for s in number_sources(json.loads(contexts or "[]"))} if mode == "rag" else {}
+        for sentence in answer_sentences(answer)[0]:
+            quote = mend(bare(sentence))
+            quoted += 1
+            if mode == "rag":
+                cites = cited_numbers(sentence, max_n=len(sources))
+                if not cites or not any(quote in sources[n] for n in cites):
+                    missing.append((sorted(cites), quote))
+            elif quote not in pdf:
+                missing.append(("pdf", quote))
+    assert quoted and not missing, f"{len(missing)} of {quoted} quotes are not in their cited source: {missing[:2]}"
 
 
 def _labels_fit(b: Browser, where: str) -> None:
