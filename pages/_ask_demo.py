@@ -64,16 +64,19 @@ def short_mark(report: support.SupportReport | None, mode: str) -> str:
 
 
 def demo_button(models: list[str]) -> None:
-    if st.button("▶ One-click demo: sample EIS, three questions",
-                 help="Indexes the sample if needed, then asks three NEPAQuAD questions of the offline models, "
-                      + expected_time(models)):
+    """The demo's button, and beside it how long it should take here."""
+    b, note = st.columns([2, 3], vertical_alignment="center")
+    when = expected_time(models)
+    note.caption(f"{len(DEMO_ITEMS) * len(DEMO_MODES) * len(models)} answers, {when}")
+    if b.button("▶ One-click demo: sample EIS, three questions",
+                help="Indexes the sample if needed, then asks three NEPAQuAD questions of the offline models, " + when):
         res = run_safely(services().docs.ingest_file, str(config.SAMPLE_PDF))
         if res is not None:
             st.session_state["demo"] = {"doc_id": res.doc_id, "results": {}}
             st.rerun()
 
 
-def _cell(r: ask_lib.AskResult, key: str, render_full: Callable[[ask_lib.AskResult], None]) -> None:
+def _cell(r: ask_lib.AskResult, key: str) -> None:
     with st.container(border=True):
         if r.error:
             st.caption("⚠️ " + plain(short_answer(r.error, 90)))
@@ -84,8 +87,7 @@ def _cell(r: ask_lib.AskResult, key: str, render_full: Callable[[ask_lib.AskResu
             if not bare_verdict:  # "No." under NO says nothing more
                 st.text(short_answer(r.answer or ""))  # model output: text, never Markdown
             st.caption(plain(short_mark(r.support(services().docs.pages), r.mode)) + f" · {r.seconds:.1f} s")
-        if st.toggle("more", key=key):
-            render_full(r)
+        st.toggle("more", key=key)  # the whole answer opens under the row, at the page's width
 
 
 def demo_section(models: list[str], label_of: Callable[[str], str],
@@ -109,21 +111,28 @@ def demo_section(models: list[str], label_of: Callable[[str], str],
             st.markdown(f"**Q{DEMO_ITEMS.index(it['ID']) + 1}.** {plain(it['question'])}",
                         help=plain(f"NEPAQuAD {it['ID']} · {it['question_type']} question"))
             st.caption("Expected: " + plain(short_answer(it["groundtruth_answer"], 120)))
-    slots = {}
+    slots, details = {}, {}
     for m in models:
         for mode in DEMO_MODES:
             row = st.columns([1, *[3] * len(items)])
             row[0].markdown(f"**{re.sub(r' [(][^)]*[)]', '', label_of(m))}**  \n{MODE_LABELS[mode]}")
             for col, it in zip(row[1:], items, strict=True):
                 slots[(it["ID"], m, mode)] = col.empty()
+            for it in items:  # under the row, full width: a cell's "more" (in a column the page was unreadable)
+                details[(it["ID"], m, mode)] = st.empty()
     todo = [it for it in items if it["ID"] not in demo["results"]]
     total = len(models) * len(DEMO_MODES)
     done_before = total * (len(items) - len(todo))
     bar = st.progress(done_before / (total * len(items)), text=f"Answering… {expected_time(models)}") if todo else None
 
     def show(item_id: str, r: ask_lib.AskResult) -> None:
+        key = f"demo_more_{item_id}_{r.model}_{r.mode}"
         with slots[(item_id, r.model, r.mode)].container():
-            _cell(r, f"demo_more_{item_id}_{r.model}_{r.mode}", render_full)
+            _cell(r, key)
+        if st.session_state.get(key):
+            with details[(item_id, r.model, r.mode)].container():
+                st.markdown(f"**Q{DEMO_ITEMS.index(item_id) + 1}** · {plain(by_id[item_id]['question'])}")
+                render_full(r)
 
     for it in items:
         for row in demo["results"].get(it["ID"], []):
@@ -132,12 +141,15 @@ def demo_section(models: list[str], label_of: Callable[[str], str],
         if slot_key[0] in {t["ID"] for t in todo}:
             slot.caption("waiting…")
     count = [done_before]
+    started = time.perf_counter()
     for it in todo:
         began = time.perf_counter()
 
         def arrived(r: ask_lib.AskResult, item_id: str = it["ID"]) -> None:
             count[0] += 1
-            bar.progress(count[0] / (total * len(items)), text=f"{count[0]} of {total * len(items)} answers")
+            left = (time.perf_counter() - started) / max(1, count[0] - done_before) * (total * len(items) - count[0])
+            bar.progress(count[0] / (total * len(items)), text=f"{count[0]} of {total * len(items)} answers · "
+                         f"about {estimates.duration(left)} left" if count[0] < total * len(items) else "done")
             show(item_id, r)
 
         got = ask_lib.ask_grid(it["question"], models, DEMO_MODES, services(), demo["doc_id"], ask_lib.DEFAULT_K,

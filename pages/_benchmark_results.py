@@ -211,8 +211,12 @@ def results_tab(svc: Services, available: dict[str, str], label_of: Callable[[st
             view["mode"] = view["mode"].map(lambda m: MODE_LABELS.get(m, m))
             view["score"] = pd.to_numeric(view["score"], errors="coerce").round(2)  # all None: a run with no score yet
             view = view.astype(object).where(view.notna(), "—")
+            view.columns = ["Item", "Question type", "Model", "Context", "Answered", "Score", "Scored", "Verdict",
+                            "Verdict from", "Answer"]
             st.dataframe(view, hide_index=True, width="stretch", height=260)
-            pick = st.selectbox("Open an item", sorted(df["item_id"].unique()), key="open_item")
+            questions = df.drop_duplicates("item_id").set_index("item_id")["question"].to_dict()
+            pick = st.selectbox("Open an item", sorted(df["item_id"].unique()), key="open_item",
+                                format_func=lambda i: f"{i} · {str(questions.get(i, ''))[:90]}")
             sub = df[df["item_id"] == pick]
             first = sub.iloc[0]
             st.markdown(f"**{plain(first['question_type'])}**")

@@ -183,8 +183,9 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
         # the pair just voted on stays, its names revealed where the buttons were, until the expert moves on
         st.markdown(f"**Question:** {plain(last['question'])}")
         _answers(last["left"], last["right"], (last["a"], last["b"]))
-        st.success(f"Your vote: {last['vote']}. A was {plain(last['a'])}; B was {plain(last['b'])}.", icon="🔓")
-        n1, n2 = st.columns([3, 1])
+        # one row where the vote buttons were, so Next stays on the first screen (1400 × 1000)
+        said, n1, n2 = st.columns([4, 2, 1], vertical_alignment="center")
+        said.markdown(f"🔓 **Your vote: {last['vote']}.** A was {plain(last['a'])}; B was {plain(last['b'])}.")
         n1.button("Next pair ▶" if pair is not None else "Done ▶", key=f"next_{arena_id}", type="primary",
                   width="stretch", shortcut="Enter" if live else None,
                   on_click=lambda: last.__setitem__("seen", True))

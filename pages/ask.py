@@ -228,6 +228,8 @@ else:
     batches = list(dict.fromkeys(h["batch_id"] for h in hist))
     qmap = {h["batch_id"]: f"{h['created_at'][:16]} · {h['question'][:50]} · {scope_label(h['doc_id'])[:40]}"
             for h in hist}
-    pick = d3.selectbox("Reopen", batches, format_func=lambda b: qmap[b], key="reopen")
-    st.button("Reopen this question", on_click=reopen, args=(pick, set(labels), set(doc_names)),
+    d3.selectbox("Reopen", batches, format_func=lambda b: qmap[b], key="reopen")
+    # the callback reads the pick from the session (set before callbacks run), not from args fixed when the
+    # button was drawn: a pick and a click sent together once reopened the question picked before
+    st.button("Reopen this question", on_click=lambda: reopen(st.session_state["reopen"], set(labels), set(doc_names)),
               help="Shows that answer and puts the controls back as it was asked")

@@ -65,9 +65,9 @@ with tab_results:
         st.altair_chart(charts.course_heatmap(per, list(meta["title"])), width="stretch")
         pick = st.selectbox("Model", sorted(per["model"].unique()))
         one = per[per["model"] == pick]
-        c1, c2 = st.columns(2)
-        c1.altair_chart(charts.course_bars(one, f"{pick}: per course"), width="stretch")
-        c2.altair_chart(charts.level_bars(per), width="stretch")
+        # full width: 42 course titles need the room (in half a page the bars were 70 px wide, the title cut)
+        st.altair_chart(charts.course_bars(one, "Accuracy per course"), width="stretch")
+        st.altair_chart(charts.level_bars(per), width="stretch")
         shots_chart = charts.shots_bars(per)
         if shots_chart is not None:
             st.altair_chart(shots_chart)

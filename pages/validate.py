@@ -256,6 +256,8 @@ with tab_stats:
             pt = pd.DataFrame(per_type).melt(id_vars=["type", "label"], var_name="rule", value_name="share").dropna()
             st.altair_chart(charts.share_correct_by_type(pt))
         st.markdown("**Confusion matrices per pair of experts**")
+        if not any(r["cohen_pairs"] for r in rep.values()):
+            st.caption("None yet: a matrix needs two experts who labelled the same items.")
         for k, r in rep.items():
             for pair, p in r["cohen_pairs"].items():
                 cm = pd.DataFrame(p["confusion"], index=[f"{pair.split(' × ')[0]}: {c}" for c in p["categories"]],

@@ -182,7 +182,9 @@ def exam_leaderboard_chart(board: pd.DataFrame, published: str, here: str) -> al
     order = list(data.sort_values("I", ascending=False)["model"])  # best first (a layered chart drops sort="-x")
     base = alt.Chart(data).encode(
         x=alt.X("I:Q", title="composite index I = M × (1 − CV)"),
-        y=alt.Y("model:N", sort=order, title=None, axis=alt.Axis(labelOverlap=False, labelLimit=0, labelFontSize=11)),
+        # labelFlush off: on, the first label was pushed down onto the second
+        y=alt.Y("model:N", sort=order, title=None, axis=alt.Axis(labelOverlap=False, labelLimit=0, labelFontSize=11,
+                                                                 labelFlush=False)),
         tooltip=["model", "source", "M", "sigma", "cv", "I", "n"])
     bars = base.mark_bar().encode(color=alt.Color("source:N", title=None, legend=alt.Legend(orient="bottom"),
                                                   scale=alt.Scale(domain=[published, here],
@@ -226,8 +228,9 @@ def level_bars(per: pd.DataFrame) -> alt.Chart:
 
     lvl = per.groupby(["model", "level"])["accuracy"].mean().reset_index()
     return alt.Chart(lvl).mark_bar().encode(
-        x=alt.X("level:N", sort=LEVELS), y="accuracy:Q", color="model:N",
-        xOffset="model:N", tooltip=["model", "level", "accuracy"]).properties(title="By education level")
+        # the score is named in the title: a rotated y title was drawn past the chart's left edge
+        x=alt.X("level:N", sort=LEVELS, title=None), y=alt.Y("accuracy:Q", title=None), color="model:N",
+        xOffset="model:N", tooltip=["model", "level", "accuracy"]).properties(title="Mean accuracy (%) by education level")
 
 
 @whole_labels

@@ -288,6 +288,8 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     # the run made here is in the Results tab without a reload (its per-course view, not only the sidebar's job)
     panel = b.driver.find_element(By.XPATH, "//*[@role='tabpanel'][not(@hidden)]").text
     assert "No model has been run here yet" not in panel and "SmolLM2-135M" in panel, panel[:1500]
+    b.wait_idle()
+    _labels_fit(b, "EnviroExam results and leaderboard")
     _shot(b, shots, "enviroexam.png")
     b.click_tab("Take the quiz")
     b.click_button("Score me")

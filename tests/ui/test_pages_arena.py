@@ -48,7 +48,7 @@ def test_names_hidden_until_the_vote_then_ratings():
     rows = arena.votes(aid)
     assert len(rows) == 1 and rows[0]["annotator"] == "Ada Arena" and rows[0]["vote"] == "left"
     assert rows[0]["left_answer"] == shown.left.answer_id and rows[0]["seconds"] is not None
-    revealed = [s.value for s in at.tabs[0].success]
+    revealed = [s.value for s in at.tabs[0].markdown if s.value.startswith("🔓 **Your vote")]
     assert any("A was" in s and "B was" in s for s in revealed), revealed
     assert "1 of 14 pairs voted by you" in "".join(p.proto.text for p in at.get("progress"))
     # the reveal stands in place of the vote buttons, over the same pair; the header counts the vote at once
