@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def source_texts() -> list[str]:
@@ -64,6 +65,7 @@ def main() -> None:
     ap.add_argument("--per-doc", type=int, default=2000)
     ap.add_argument("--queries", type=int, default=40)
     ap.add_argument("--home", help="keep the collection here and reuse it on the next run")
+    ap.add_argument("--option", help="time one of bench/search_options.py's dense options instead of the product's")
     args = ap.parse_args()
     if args.home:
         os.environ["NEPAQA_HOME"] = args.home
@@ -142,6 +144,13 @@ def main() -> None:
 
     latency: dict = {}
     latency_again: dict = {}  # the same questions asked again: re-scoring's exact vectors are stored by then
+    from contextlib import nullcontext
+
+    from search_options import options, with_option  # bench/search_options.py
+
+    chosen = with_option(args.option, options()[args.option]) if args.option else nullcontext()
+    chosen.__enter__()
+    rescores = rescores and args.option in (None, "full re-scoring")  # the others make no exact vector
     for method in ("hybrid", "dense", "lexical"):
         latency[method], latency_again[method] = {}, {}
         for name, scope in scopes.items():
@@ -154,6 +163,7 @@ def main() -> None:
                 line += (f"; asked again: p50 {latency_again[method][name]['p50']} ms, "
                          f"p95 {latency_again[method][name]['p95']} ms")
             print(line, file=sys.stderr, flush=True)
+    chosen.__exit__(None, None, None)
     for d in docs.list():  # the document timed below is added afresh each run
         if not d.doc_id.startswith("synth"):
             docs.delete(d.doc_id)
@@ -164,7 +174,7 @@ def main() -> None:
     mode = "server" if config.get("NEPAQA_CHROMA_URL") else "embedded"
     print(json.dumps({"chunks": n_docs * args.per_doc, "latency_ms": latency, "latency_ms_asked_again": latency_again,
                       "exact_rescoring": rescores, "add_document_s": round(add_s, 2), "load_s": round(load_s, 1),
-                      "mode": mode}))
+                      "mode": mode, "option": args.option or "product"}))
 
 
 if __name__ == "__main__":
