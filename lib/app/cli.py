@@ -40,6 +40,7 @@ from lib.evaluation.metadata_eval import evaluate as evaluate_metadata
 from lib.models import registry
 from lib.qa import support, support_judge
 from lib.qa.ask import ask
+from lib.retrieval import rescoring
 from lib.review.arena_csv import read_votes_csv
 from lib.review.labels_csv import read_labels_csv
 from lib.storage import jobs
@@ -209,6 +210,17 @@ def _repair(a: argparse.Namespace) -> Any:
     return repair(_services().docs)
 
 
+@command("prepare-search")
+def _prepare_search(a: argparse.Namespace) -> Any:
+    docs = _services().docs
+    for d in a.doc_id:
+        docs.get(d)  # an unknown id: the UserError that names the known ones
+    if not rescoring.applies(docs.index):
+        print("note: searches here do not re-score (the embedder is not onnx-int8): nothing to prepare.",
+              file=sys.stderr)
+    return rescoring.fill(docs, a.doc_id or None, progress=_stderr_progress)
+
+
 @command("check")
 def _check(a: argparse.Namespace) -> Any:
     report = check(_services().docs, fix=a.fix, progress=_stderr_progress)
@@ -303,6 +315,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--once", action="store_true", help="stop when the queue is empty (scripts and tests)")
 
     sub.add_parser("repair", help="remove vectors no committed document owns (skips documents being written)")
+
+    s = sub.add_parser("prepare-search", help="make the exact vectors searches re-score with, now, so the first "
+                                                "searches over a large collection embed nothing (int8 embedder)")
+    s.add_argument("doc_id", nargs="*", help="only these documents (default: all)")
 
     s = sub.add_parser("check", help="does every document have its vectors? exit 1 if not")
     s.add_argument("--fix", action="store_true", help="embed missing vectors again from the stored chunks")

@@ -216,3 +216,43 @@ def coverage(engine: Any, doc_id: str, exact_label: str) -> int:
     with engine.connect() as c:
         return int(c.execute(select(func.count()).select_from(ev).where(and_(ev.c.doc_id == doc_id,
                                                                             ev.c.model == exact_label))).scalar())
+
+
+FILL_BATCH = 64  # chunks embedded exactly per step of a fill (a step is the most a fill makes anything wait)
+
+
+def missing(docs: Any, doc_id: str) -> list[int]:
+    """Chunk indexes of a document's live chunks without a stored exact vector for their current text."""
+    exact = exact_model(docs.index)
+    model = label(exact)
+    t, ev = tables.chunks, tables.exact_vectors
+    with docs.engine.connect() as c:
+        texts = {r.idx: _sha(r.text) for r in c.execute(select(t.c.idx, t.c.text).where(t.c.doc_id == doc_id))}
+        have = {r.idx: r.text_sha for r in c.execute(select(ev.c.idx, ev.c.text_sha).where(
+            and_(ev.c.doc_id == doc_id, ev.c.model == model)))}
+    return sorted(i for i, sha in texts.items() if have.get(i) != sha)
+
+
+def fill(docs: Any, doc_ids: list[str] | None = None, progress: Any = None,
+         stop: Any = None) -> dict[str, int]:
+    """Make and store the exact vector of every chunk that lacks one (``doc_ids``: those documents; None: all),
+    FILL_BATCH chunks a step, so that later searches re-score without embedding anything. ``stop()`` is asked
+    between steps (a caller yields to other work by returning True; what was stored stays, and the next fill goes
+    on from there). ``progress(stage, fraction, message)`` as elsewhere. Returns counts: made, already there."""
+    if not applies(docs.index):
+        return {"made": 0, "present": 0, "chunks": 0}
+    exact = exact_model(docs.index)
+    ids = doc_ids if doc_ids is not None else [d.doc_id for d in docs.list()]
+    todo = {d: missing(docs, d) for d in ids}
+    total_chunks = sum(d.chunks for d in docs.list() if d.doc_id in set(ids))
+    need = sum(len(v) for v in todo.values())
+    made = 0
+    for doc_id, idxs in todo.items():
+        for start in range(0, len(idxs), FILL_BATCH):
+            if stop is not None and stop():
+                return {"made": made, "present": total_chunks - need, "chunks": total_chunks, "stopped": 1}
+            vectors(docs.engine, exact, [(doc_id, i) for i in idxs[start:start + FILL_BATCH]])
+            made += len(idxs[start:start + FILL_BATCH])
+            if progress is not None:
+                progress("exact vectors", made / need if need else 1.0, f"{made:,} of {need:,} chunks")
+    return {"made": made, "present": total_chunks - need, "chunks": total_chunks}

@@ -260,3 +260,35 @@ def test_runs_name_the_rescoring_and_score_with_the_exact_model(services, tmp_pa
     texts = ["Wetland fill would be avoided.", "The project would not affect caribou calving."]
     assert np.allclose(_embed_fn(services)(texts), Embedder().embed(texts), atol=1e-4)
     assert not np.allclose(services.docs.index.embedder.embed(texts), Embedder().embed(texts), atol=1e-4)
+
+
+def test_prepare_search_makes_every_exact_vector_so_the_first_search_embeds_only_its_query(small_store, monkeypatch):
+    """A fill (``python -m lib prepare-search``) stores the exact vector of every chunk, in steps that a caller
+    may stop between (what is stored stays; the next fill goes on from there); afterwards the first search over
+    the document embeds its query and nothing else, with the same order as a search that made its own."""
+    from tests.conftest import SAMPLE_PDF
+
+    docs = small_store
+    doc = docs.ingest_file(str(SAMPLE_PDF))
+    rescoring._recent.clear()
+    steps = []
+    got = rescoring.fill(docs, stop=lambda: len(steps) >= 2, progress=lambda *a: steps.append(a))
+    assert got["made"] == 2 * rescoring.FILL_BATCH and got.get("stopped") == 1
+    assert stored(docs.engine, doc.doc_id) == 2 * rescoring.FILL_BATCH
+    got = rescoring.fill(docs)
+    assert got == {"made": doc.chunks - 2 * rescoring.FILL_BATCH, "present": 2 * rescoring.FILL_BATCH,
+                   "chunks": doc.chunks}
+    assert stored(docs.engine, doc.doc_id) == doc.chunks and rescoring.missing(docs, doc.doc_id) == []
+    assert rescoring.fill(docs)["made"] == 0  # nothing left to make
+    exact = rescoring.exact_model(docs.index)
+    embedded: list[int] = []
+    real = exact.embed
+    monkeypatch.setattr(exact, "embed", lambda texts, **kw: embedded.append(len(texts)) or real(texts, **kw))
+    rescoring._recent.clear()  # as in a fresh process: the vectors come from the store
+    query = "noise from construction at the FTD site"
+    filled = [h.chunk.index for h in Retriever(docs).search(doc.doc_id, query, 5, "hybrid")]
+    assert embedded == [1]
+    texts = [c.text for c in docs.chunks(doc.doc_id)]
+    truth = exact_scores(texts, query)
+    dense = [h.chunk.index for h in Retriever(docs).search(doc.doc_id, query, 3, "dense")]
+    assert dense == [int(i) for i in np.argsort(-truth)[:3]] and len(filled) == 5
