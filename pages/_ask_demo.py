@@ -31,7 +31,7 @@ SHORT = 100  # characters of an answer a cell shows before "more"
 def expected_time(models: list[str]) -> str:
     """How long the demo should take here: its answers estimated from each model's recent calls on this machine
     (a stated rough guess where none are measured yet), and what a first run adds while the models load."""
-    est = estimates.benchmark(len(DEMO_ITEMS), models, DEMO_MODES)
+    est = estimates.benchmark(len(DEMO_ITEMS), models, DEMO_MODES, like_ask=True)  # Ask's answers: with search
     name = {m: re.sub(r" [(][^)]*[)]", "", registry.get(m).label) for m in models}
     text = est.text(lambda p: f"{name.get(p['model'], p['model'])} · {MODE_LABELS.get(p['mode'], p['mode'])}")
     embedder = getattr(services().docs.index, "embedder", None)

@@ -116,10 +116,13 @@ with tab_run:
             if res is not None:
                 m = st.columns(7)
                 m[0].metric("Questions", res["n_questions"])
-                m[1].metric("M (mean %)", res["M"])
-                m[2].metric("σ", res["sigma"])
-                m[3].metric("CV", None if res["cv"] is None else round(res["cv"], 3))
-                m[4].metric("I", "void" if res["void"] else res["I"])
+                two = lambda v: None if v is None else round(float(v), 2)  # noqa: E731 - shown with 2 decimals
+                m[1].metric("M (mean %)", two(res["M"]))
+                m[2].metric("σ", two(res["sigma"]))
+                m[3].metric("CV", two(res["cv"]))
+                m[4].metric("I", "void" if res["void"] else two(res["I"]),
+                            help="I = M × (1 − CV); void (no index) where CV is above 1: the courses' scores spread "
+                                 "more than their mean, as when most courses score 0")
                 m[5].metric("Failed", res["failed"], help="Calls that failed: counted as wrong, asked again next run")
                 m[6].metric("Unparsed", res["unparsed"], help="Answers with no readable letter: counted as wrong")
                 st.caption(f"{plain(res['label'])} · {res['n_courses']} course(s)")

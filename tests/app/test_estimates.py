@@ -26,8 +26,11 @@ def test_answer_rate_is_the_median_of_measured_answers(tmp_path):
                                                      status="failed", seconds=500.0))  # a failure is no timing
         c.execute(insert(tables.ask_history).values(batch_id="b", question="q", model="local/smollm2-135m", mode="rag",
                                                    closed=0, seconds=4.0))
-    rate = estimates.answer_rate("local/smollm2-135m", "rag", eng)
-    assert (rate.seconds, rate.n, rate.measured) == (3.5, 4, True)
+    rate = estimates.answer_rate("local/smollm2-135m", "rag", eng)  # a benchmark's: its own answers first
+    assert (rate.seconds, rate.n, rate.measured) == (3.0, 3, True)
+    ask = estimates.answer_rate("local/smollm2-135m", "rag", eng, like_ask=True)  # Ask's: with their search
+    assert (ask.seconds, ask.n) == (4.0, 1)
+    assert estimates.answer_rate("local/smollm2-135m", "gold", eng, like_ask=True).n == 0
     guess = estimates.answer_rate("local/smollm2-135m", "pdf", eng)  # nothing measured in this mode
     assert guess.n == 0 and guess.seconds == estimates.GUESS_LOCAL["pdf"]
 

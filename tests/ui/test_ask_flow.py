@@ -58,7 +58,7 @@ def test_the_demo_is_one_compact_grid_with_more_behind_a_toggle(services):
     demo = next(b for b in at.button if b.label.startswith("▶ One-click demo"))
     # the time it will take is said first: a stated rough guess while a system has no measured calls on this
     # store (the session's store may already hold calls from earlier tests), else the measured median
-    est = estimates.benchmark(len(_ask_demo.DEMO_ITEMS), list(registry.OFFLINE_DEFAULTS), _ask_demo.DEMO_MODES)
+    est = estimates.benchmark(len(_ask_demo.DEMO_ITEMS), list(registry.OFFLINE_DEFAULTS), _ask_demo.DEMO_MODES, like_ask=True)
     assert "≈ " in demo.help, demo.help
     assert ("rough guess" in demo.help) == est.guessed, (est.guessed, demo.help)
     demo.click().run()
