@@ -73,6 +73,24 @@ def hit3(svc, sets: dict, ids: dict) -> dict[str, tuple[float, int]]:  # noqa: A
     return out
 
 
+def hit3_table(results: dict, against: str) -> dict[str, int]:
+    """Print hit@3 per set for each column of ``results`` (name → hit3()), '!' where a column is below the first;
+    return how many sets each column has below it."""
+    names = list(results)
+    print(f"  {'set':56} {'n':>4} " + " ".join(f"{n[:23]:>24}" for n in names))
+    below = dict.fromkeys(names, 0)
+    for key, (ref, n) in results[names[0]].items():
+        cells = []
+        for name in names:
+            v = results[name][key][0]
+            mark = "!" if v < ref - 1e-9 else " "
+            below[name] += mark == "!"
+            cells.append(f"{v:23.3f}{mark}")
+        print(f"  {key:56} {n:4} " + " ".join(cells))
+    print(f"  sets below {against}: " + ", ".join(f"{n}: {below[n]} of {len(results[names[0]])}" for n in names))
+    return below
+
+
 def top_lists(svc, doc_id: str, questions: list[str], timings: list | None = None) -> dict:  # noqa: ANN001
     r = svc.retriever
     out = {}
@@ -113,18 +131,9 @@ def main() -> None:
     rescoring.ENABLED = True
     results["int8 + exact re-scoring"] = hit3(svc, sets, ids)
     names = list(results)
-    print(f"  {'set':56} {'n':>4} " + " ".join(f"{n:>24}" for n in names))
-    below = {n: 0 for n in names}
-    for key, (today, n) in results[names[0]].items():
-        cells = []
-        for name in names:
-            v = results[name][key][0]
-            mark = "!" if v < today - 1e-9 else " "
-            below[name] += mark == "!"
-            cells.append(f"{v:23.3f}{mark}")
-        print(f"  {key:56} {n:4} " + " ".join(cells))
+    below = hit3_table(results, "today's")
+    for key, (_, n) in results[names[0]].items():
         report["sets"][key] = {"n": n, **{name: results[name][key][0] for name in names}}
-    print("  sets below today's: " + ", ".join(f"{n}: {below[n]} of {len(results[names[0]])}" for n in names))
     report["sets_below_today"] = below
 
     # 2. the long EIS

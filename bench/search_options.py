@@ -92,17 +92,7 @@ def quality() -> dict:
     names = list(results)
     base = names[0]
     print("1. hit@3 per question on every evaluation set ('!' below the exact index)")
-    print(f"  {'set':56} {'n':>4} " + " ".join(f"{n[:22]:>23}" for n in names))
-    below = dict.fromkeys(names, 0)
-    for key, (ref, n) in results[base].items():
-        cells = []
-        for name in names:
-            v = results[name][key][0]
-            mark = "!" if v < ref - 1e-9 else " "
-            below[name] += mark == "!"
-            cells.append(f"{v:22.3f}{mark}")
-        print(f"  {key:56} {n:4} " + " ".join(cells))
-    print("  sets below the exact index: " + ", ".join(f"{n}: {below[n]} of {len(results[base])}" for n in names))
+    below = bench_r.hit3_table(results, "the exact index")
     return {"sets": {k: {"n": n, **{name: results[name][k][0] for name in names}}
                      for k, (_, n) in results[base].items()}, "sets_below_exact": below}
 
