@@ -1,7 +1,8 @@
 """The lexical (keyword) index beside the vectors, persistent, serving the whole collection.
 
-SQLite's FTS5 with its bm25 ranking in the embedded default; PostgreSQL full-text search (tsvector, GIN index,
-ts_rank) when NEPAQA_DATABASE_URL points at PostgreSQL. Rows are written in the same SQL transaction that
+Stored in SQLite's FTS5 table in the embedded default, and in a tsvector table (GIN index) when
+NEPAQA_DATABASE_URL points at PostgreSQL; ranked in memory by bm25.py, as FTS5's bm25() ranks (both modes rank
+alike; PostgreSQL's ts_rank is no longer used). Rows are written in the same SQL transaction that
 switches a document to its new generation (repository.DocumentRepository.commit), so the lexical index and the chunks never
 disagree, survive restarts without a rebuild, and are removed with the document. Chroma's own sparse (BM25)
 index is not available in its local mode, so it cannot serve the embedded default.
@@ -11,18 +12,18 @@ the sample than with the document title and section path in front, which ``conte
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import select, text
 
+from lib.collection import bm25
+from lib.collection.bm25 import TERM, index_text
 from lib.core.text import tokenize
 from lib.documents.chunking import Chunk
+from lib.storage import tables
 
-_TERM = re.compile(r"[a-z0-9]+")
-PG_RANK = "ts_rank"  # measured on the sample: hit@3 0.910 (ts_rank_cd 0.658), and 3x faster over 100k chunks
-_DOC = re.compile(r"[A-Za-z0-9]+")  # document ids are hex digests (or synthetic ids of letters and digits)
+__all__ = ["context_text", "count", "delete", "index_text", "query_terms", "remember", "search", "write"]
 
 
 def context_text(chunk: Chunk, title: str | None = "") -> str:
@@ -51,12 +52,6 @@ def write(conn: Any, doc_id: str, chunks: Sequence[Chunk], title: str | None = "
                      rows)
 
 
-def index_text(body: str) -> str:
-    """What the full-text engine indexes: our own tokens (lower case, stop words out, plurals folded), the same
-    for documents and queries and for SQLite and PostgreSQL, so ranking does not depend on the engine's stemmer."""
-    return " ".join(tokenize(body))
-
-
 def count(engine: Any, doc_id: str) -> int:
     table = "chunks_fts" if engine.dialect.name == "sqlite" else "chunk_lexemes"
     with engine.connect() as c:
@@ -64,36 +59,38 @@ def count(engine: Any, doc_id: str) -> int:
 
 
 def query_terms(query: str) -> list[str]:
-    return list(dict.fromkeys(t for w in tokenize(query) for t in _TERM.findall(w)))
+    return list(dict.fromkeys(t for w in tokenize(query) for t in TERM.findall(w)))
 
 
-def search(engine: Any, doc_ids: Iterable[str] | None, query: str, n: int) -> list[tuple[str, int, float]]:
-    """(doc_id, chunk index, score: higher is better) of the n best chunks in scope (None: the whole collection)."""
+def search(engine: Any, doc_ids: Iterable[str] | None, query: str, n: int,
+           live: dict[str, int] | None = None) -> list[tuple[str, int, float]]:
+    """(doc_id, chunk index, score: higher is better) of the n best chunks in scope (None: the whole collection),
+    ranked in memory as FTS5's bm25() ranks them (bm25.py). ``live``: every document's committed generation
+    (doc_id → gen), which the caller usually has; read from the store when not given."""
     terms = query_terms(query)
     if not terms or n < 1:
         return []
     ids = sorted(set(doc_ids)) if doc_ids is not None else None
     if ids is not None and not ids:
         return []
-    params: dict[str, Any] = {"n": n}
-    scope = ""
-    if ids is not None:
-        names = [f"d{i}" for i in range(len(ids))]
-        params |= dict(zip(names, ids, strict=True))
-        scope = f" AND doc_id IN ({', '.join(':' + x for x in names)})"
-    with engine.connect() as c:
-        if engine.dialect.name == "sqlite":
-            body = " OR ".join(f'"{t}"' for t in terms)
-            params["q"] = f"body : ({body})"
-            if ids is not None:
-                params["q"] += " AND doc_id : (" + " OR ".join(f'"{d}"' for d in ids if _DOC.fullmatch(d)) + ")"
-            # bm25 weights: the body column only (doc_id carries no weight in the ranking)
-            rows = c.execute(text("SELECT doc_id, idx, bm25(chunks_fts, 1.0, 0.0) AS s FROM chunks_fts "
-                                  "WHERE chunks_fts MATCH :q ORDER BY s LIMIT :n"),
-                             {"q": params["q"], "n": n}).fetchall()
-            return [(r.doc_id, int(r.idx), -float(r.s)) for r in rows]
-        params["q"] = " | ".join(terms)
-        rows = c.execute(text(f"SELECT doc_id, idx, {PG_RANK}(tsv, q) AS s FROM chunk_lexemes, "
-                              "to_tsquery('simple', :q) q WHERE tsv @@ q" f"{scope} ORDER BY s DESC LIMIT :n"),
-                         params).fetchall()
-        return [(r.doc_id, int(r.idx), float(r.s)) for r in rows]
+    if live is None:
+        with engine.connect() as c:
+            live = {r.doc_id: _gen(r.status) for r in c.execute(select(tables.documents.c.doc_id,
+                                                                        tables.documents.c.status))}
+    segments = bm25.index_for(engine).sync(engine, live, _committed_gen)
+    return bm25.Index.rank(segments, ids, terms, n)
+
+
+def remember(engine: Any, doc_id: str, gen: int, chunks: Sequence[Chunk]) -> None:
+    """A document just committed: its segment from the text written, so this process's first search over it
+    does not read it back."""
+    bm25.index_for(engine).put(doc_id, bm25.build(doc_id, gen, ((c.index, index_text(c.text)) for c in chunks)))
+
+
+def _gen(status: str | None) -> int:
+    return int(status.split(":", 1)[1]) if status and ":" in status else 0
+
+
+def _committed_gen(conn: Any, doc_id: str) -> int | None:
+    status = conn.execute(select(tables.documents.c.status).where(tables.documents.c.doc_id == doc_id)).scalar()
+    return None if status is None else _gen(status)

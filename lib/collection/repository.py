@@ -132,6 +132,7 @@ class DocumentRepository:
             fields = metadata.read_or_none(ex) if is_new or ex.pdf_metadata or ex.layout else None
             if fields is not None:
                 metadata.save_extracted(c, doc_id, fields)
+        lexical.remember(self.engine, doc_id, gen, chunks)  # this process ranks it without reading it back
 
     def set_generation(self, doc_id: str, gen: int) -> None:
         with self.engine.begin() as c:

@@ -1,4 +1,5 @@
-"""Retrieval over a scope of documents: dense (Chroma), lexical (the persistent full-text index, lexical.py) and
+"""Retrieval over a scope of documents: dense (Chroma), lexical (the persistent full-text index, lexical.py, ranked
+in memory by bm25.py) and
 hybrid (reciprocal-rank fusion of the two)."""
 from __future__ import annotations
 
@@ -105,6 +106,7 @@ class Retriever:
             return []
         k = min(k, total)
         live = {d: info.gen for d, info in scope.items()}
+        every = {d: info.gen for d, info in infos.items()}  # the lexical ranking's statistics are collection-wide
         sizes = {d: info.chunks for d, info in scope.items()}
         whole = doc_ids is None
         depth = min(total, max(CANDIDATES, k * (3 if balanced else 1)))
@@ -115,11 +117,11 @@ class Retriever:
             dense = self._dense(live, sizes, query, deep, whole, rescore)
             ranked = [((d, i), s) for d, i, s in dense]
         elif method == "lexical":
-            ranked = [((d, i), s) for d, i, s in self._lexical(scope, query, deep, whole)]
+            ranked = [((d, i), s) for d, i, s in self._lexical(scope, query, deep, whole, every)]
         else:
             # the two rankers run side by side (the embedder, Chroma and SQLite all release the GIL while they work)
             with ThreadPoolExecutor(max_workers=2) as pool:
-                lex = pool.submit(self._lexical, scope, query, depth, whole)
+                lex = pool.submit(self._lexical, scope, query, depth, whole, every)
                 dense = self._dense(live, sizes, query, depth, whole, rescore)
                 lists = [[(d, i) for d, i, _ in dense], [(d, i) for d, i, _ in lex.result()]]
             ranked = reciprocal_rank_fusion(lists)
@@ -173,11 +175,12 @@ class Retriever:
         vec = self.docs.index.embedder.embed_query(query)
         return query_scope(self.docs.index, live, vec, n, whole_collection=whole, sizes=sizes)
 
-    def _lexical(self, scope: dict, query: str, n: int, whole: bool) -> list[tuple[str, int, float]]:
+    def _lexical(self, scope: dict, query: str, n: int, whole: bool,
+                 every: dict[str, int] | None = None) -> list[tuple[str, int, float]]:
         for doc_id, info in scope.items():
             if (doc_id, info.gen) not in self._lexical_ok:
                 self._backfill(doc_id, info)
-        return lexical.search(self.docs.engine, None if whole else list(scope), query, n)
+        return lexical.search(self.docs.engine, None if whole else list(scope), query, n, every)
 
     def _backfill(self, doc_id: str, info: Any) -> None:
         """A store made before the lexical index existed gets its rows once, from the stored chunks."""

@@ -1,7 +1,8 @@
 """Many EISs, one question: the persistent lexical index, scoped and balanced retrieval, section paths."""
 import pytest
+from sqlalchemy import text as sql
 
-from lib.collection import lexical
+from lib.collection import bm25, lexical
 from lib.collection.document_store import DocumentStore
 from lib.collection.vectors import VectorIndex, make_client
 from lib.retrieval.retriever import Retriever
@@ -107,6 +108,78 @@ def test_lexical_search_in_postgresql(tmp_path, services, pdf_factory, pg_url): 
     assert hits and hits[0][0] == a.doc_id
     assert {d for d, _, _ in lexical.search(docs.engine, [b.doc_id], "caribou noise", 5)} == {b.doc_id}
     assert Retriever(docs).search_scope(None, "permafrost thaw", 1, "hybrid")[0].doc_id == a.doc_id
+    # both modes rank alike: the same documents in SQLite give the same list and scores
+    lite = make_store(tmp_path / "lite", services)
+    lite.ingest_file(str(pdf_factory("w.pdf", WETLAND)), name="Fort Drum Interceptor EIS")
+    lite.ingest_file(str(pdf_factory("c.pdf", CARIBOU)), name="Arctic Refuge Leasing EIS")
+    bm25._indexes.clear()  # as in a new process: PostgreSQL's segments from its chunks, SQLite's from FTS5
+    names = {d.doc_id: d.name for store in (docs, lite) for d in store.list()}  # ids differ between the stores
+    for q in ("caribou calving on the coastal plain", "wetland mitigation ratio near the road", "noise dBA"):
+        pg, sqlite = ([(names[d], i, s) for d, i, s in lexical.search(store.engine, None, q, 10)]
+                      for store in (docs, lite))
+        assert pg == sqlite and len(pg) >= 2, q
+
+
+def fts5_bm25(engine, doc_ids, query: str, n: int) -> list[tuple[str, int, float]]:
+    """The ranking as SQLite FTS5 gives it (the SQL query lexical.search made before it ranked in memory)."""
+    terms = lexical.query_terms(query)
+    q = "body : (" + " OR ".join(f'"{t}"' for t in terms) + ")"
+    if doc_ids is not None:
+        q += " AND doc_id : (" + " OR ".join(f'"{d}"' for d in doc_ids) + ")"
+    with engine.connect() as c:
+        rows = c.execute(sql("SELECT doc_id, idx, bm25(chunks_fts, 1.0, 0.0) AS s FROM chunks_fts WHERE chunks_fts "
+                              "MATCH :q ORDER BY s LIMIT :n"), {"q": q, "n": n}).fetchall()
+    return [(r.doc_id, int(r.idx), -float(r.s)) for r in rows]
+
+
+def test_the_lexical_ranking_is_fts5s_bm25(services, sample_doc, two_docs):
+    """Ranked in memory, the lexical lists equal FTS5's own bm25 ranking, order and scores, over the whole
+    collection and within a scope (statistics collection-wide, as in FTS5), for every sample question."""
+    from lib.core import config
+    from lib.evaluation.benchmark.dataset import load_items
+
+    items, _ = load_items(config.SAMPLE_QUESTIONS)
+    questions = list(dict.fromkeys(it.question for it in items))
+    assert len(questions) > 100
+    for docs, scopes in ((services.docs, [None, [sample_doc.doc_id]]), (two_docs[0], [None, [two_docs[2].doc_id]])):
+        compared = 0
+        for q in questions:
+            for scope in scopes:
+                ours, theirs = lexical.search(docs.engine, scope, q, 50), fts5_bm25(docs.engine, scope, q, 50)
+                assert [x[:2] for x in ours] == [x[:2] for x in theirs], (q, scope)
+                assert [x[2] for x in ours] == pytest.approx([x[2] for x in theirs], rel=1e-12), (q, scope)
+                compared += len(theirs) > 0
+        assert compared > len(questions) // 2  # most questions find something to compare
+
+
+def test_lexical_segments_are_cached_per_generation(two_docs, monkeypatch):
+    """A process that starts reads each document's segment from its file (not from the store); a re-index makes a
+    new file and the next search removes the old one; a deleted document's file goes after an hour."""
+    docs, a, b = two_docs
+    query = "wetland delineation and caribou calving"
+    before = lexical.search(docs.engine, None, query, 10)
+    index = bm25.index_for(docs.engine)
+    gen = {d.doc_id: d.gen for d in docs.list()}
+    assert sorted(p.name for p in index.folder.glob("*.npz")) == sorted(f"{d}-{g}.npz" for d, g in gen.items())
+    fresh = bm25.Index(index.folder)  # a new process's
+
+    def no_store(*_):  # noqa: ANN202
+        raise AssertionError("read from the store")
+
+    monkeypatch.setattr(bm25, "_load", no_store)
+    segments = fresh.sync(docs.engine, gen, lambda c, d: gen[d])
+    assert bm25.Index.rank(segments, None, lexical.query_terms(query), 10) == before
+    monkeypatch.undo()
+    again = docs.reindex(a.doc_id, 32, 4)
+    lexical.search(docs.engine, None, query, 10)
+    assert sorted(p.name for p in index.folder.glob("*.npz")) == sorted(
+        [f"{a.doc_id}-{docs.get(a.doc_id).gen}.npz", f"{b.doc_id}-{gen[b.doc_id]}.npz"])
+    assert len(index.sync(docs.engine, {a.doc_id: docs.get(a.doc_id).gen, b.doc_id: gen[b.doc_id]},
+                          lambda c, d: None)[a.doc_id].idx) == again.chunks
+    docs.delete(a.doc_id)
+    monkeypatch.setattr(bm25, "TIDY_AFTER_S", 0)
+    lexical.search(docs.engine, None, query, 10)
+    assert [p.name for p in index.folder.glob("*.npz")] == [f"{b.doc_id}-{gen[b.doc_id]}.npz"]
 
 
 def test_chunks_carry_their_section_path(services, sample_doc):
