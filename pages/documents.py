@@ -5,12 +5,12 @@ import json
 import pandas as pd
 import streamlit as st
 
-from lib.app import ingest_params, stage_upload, workers
+from lib.app import ingest_params, queue_prepare, stage_upload, workers
 from lib.core import UserError, config, readable_name
 from lib.documents import is_navigation
 from lib.documents import metadata as meta_lib
 from lib.qa import scope_ids
-from lib.retrieval import METHODS
+from lib.retrieval import METHODS, prepared
 from lib.storage import jobs
 from pages._documents_metadata import metadata_panel
 from pages._jobs import watch
@@ -193,6 +193,18 @@ with tab_docs:
     if not docs:
         st.info("No documents yet. Upload a PDF or load the sample in **Add documents**.")
     else:
+        made, total = prepared(svc.docs)
+        if made < total:
+            preparing = any(j.active for j in jobs.list_jobs(10, kind="prepare", light=True))
+            st.info(f"Search is {'being ' if preparing else 'not yet fully '}prepared: {made:,} of {total:,} passages "
+                    "have their exact vectors. The rest are ranked by their compressed (int8) vectors meanwhile, which "
+                    "can change the order of close matches. "
+                    + ("This runs in the background (see Jobs in the sidebar) and gives way to new uploads."
+                       if preparing else "It runs in the background after each upload; documents indexed from the "
+                       "command line are prepared here."))
+            if not preparing and st.button("Prepare search now", key="docs_prepare"):
+                run_safely(queue_prepare)
+                st.rerun()
         shown = _filtered()
         if len(shown) < len(docs):
             st.caption(f"{len(shown)} of {len(docs)} documents match the filters in the sidebar.")

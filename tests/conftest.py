@@ -40,8 +40,13 @@ def services(session_home: Path):
 
 @pytest.fixture(scope="session")
 def sample_doc(services):
-    """The sample EIS, indexed once for the whole session."""
-    return services.docs.ingest_file(str(SAMPLE_PDF))
+    """The sample EIS, indexed once for the whole session, its search prepared (every exact vector made), as the
+    app's background job leaves it after an ingest."""
+    from lib.retrieval import rescoring
+
+    doc = services.docs.ingest_file(str(SAMPLE_PDF))
+    rescoring.fill(services.docs, [doc.doc_id])
+    return doc
 
 
 @pytest.fixture

@@ -3,8 +3,16 @@ the pages run (registered with lib/storage/jobs.py on import), the shared servic
 time estimates shown before long work, every chart and score table the pages lay out, and the worker processes of
 server mode (``workers``)."""
 from lib.app import charts, estimates, job_handlers, workers
-from lib.app.job_handlers import benchmark_params, exam_params, generate_params, ingest_params, stage_upload
+from lib.app.job_handlers import (
+    benchmark_params,
+    exam_params,
+    generate_params,
+    ingest_params,
+    queue_prepare,
+    stage_upload,
+)
 from lib.app.services import Services, get_services
 
 __all__ = ["Services", "benchmark_params", "charts", "estimates", "exam_params", "generate_params", "get_services",
-           "ingest_params", "job_handlers", "stage_upload", "workers"]
+           "ingest_params", "job_handlers", "queue_prepare", "stage_upload",
+           "workers"]

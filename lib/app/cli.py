@@ -114,6 +114,10 @@ def _ingest(a: argparse.Namespace) -> Any:
     res = _run_job("ingest", ingest_params(str(Path(path).resolve()), a.name, a.chunk_size, a.chunk_overlap),
                    f"Index {a.name or Path(path).name}")
     keys = ("doc_id", "name", "pages", "chunks", "empty_pages", "seconds")
+    if not res["skipped"] and rescoring.applies(_services().docs.index):
+        print("note: searches rank this document's passages by their int8 vectors until their exact vectors are "
+              "made: `python -m lib prepare-search` makes them now (the app and the workers make them in the "
+              "background after each ingest).", file=sys.stderr)
     return {k: res[k] for k in keys} | {"status": "already indexed" if res["skipped"] else "indexed"}
 
 

@@ -1,4 +1,4 @@
-"""The job handlers: ingest, benchmark, exam and item generation, each ``fn(params, ctx) -> result``, registered
+"""The job handlers: ingest, search preparation, benchmark, exam and item generation, each ``fn(params, ctx) -> result``, registered
 with lib/storage/jobs.py when this module is imported (the app's face and the command line import it).
 
 The command line and the app run these same functions (through ``jobs.run_foreground`` and ``jobs.submit``), so
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 import uuid
 from pathlib import Path
@@ -25,10 +26,13 @@ from lib.evaluation.benchmark.runner import CELL_PART, answer_cell, run_benchmar
 from lib.evaluation.benchmark.runs import RunConfig, load_run, new_run_id
 from lib.evaluation.exam.runner import run_exam
 from lib.models import registry
+from lib.retrieval import rescoring
 from lib.review import annotations
 from lib.storage import job_parts, jobs
 from lib.storage.jobs import JobCancelledError, JobContext
 from lib.storage.leases import Lease, holder_of
+
+log = logging.getLogger(__name__)
 
 # Share of an ingest's time each stage takes (measured: embedding dominates), for one overall progress figure.
 INGEST_WEIGHTS = {"extract": 0.10, "chunk": 0.10, "embed": 0.70, "index": 0.10}
@@ -92,10 +96,68 @@ def run_ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     if params.get("metadata"):  # the manifest's values, over what extraction read (kept as a person's)
         set_values(res.doc_id, params["metadata"], docs.engine)
     ctx.link(doc_id=res.doc_id)
+    if not res.skipped and not ctx.foreground:  # the command line says how instead (it would exit under the job)
+        queue_prepare(ctx.engine)
     return {"doc_id": res.doc_id, "name": res.name, "pages": res.pages, "chunks": res.chunks, "chars": res.chars,
             "tokens": res.tokens,
             "empty_pages": res.empty_pages, "seconds": res.seconds, "skipped": res.skipped,
             "stage_seconds": res.stage_seconds}
+
+
+PREPARE = "prepare"
+PREPARE_TITLE = "Prepare search (exact vectors)"
+INGEST_COMMITTED = 0.9  # an ingest's progress once it writes its document (run_ingest's "index" stage)
+
+
+def queue_prepare(engine: Any = None) -> str | None:
+    """After an ingest: a background job that makes the new chunks' exact vectors (rescoring.fill), so searches
+    rank them exactly; unless one is queued already (it will find them). Returns its id, or None."""
+    if not rescoring.applies(_services().docs.index):
+        return None
+    if any(j.status == "queued" for j in jobs.list_jobs(20, engine, kind=PREPARE, light=True)):
+        return None
+    try:
+        return jobs.submit(PREPARE, {}, PREPARE_TITLE, engine)
+    except UserError as exc:  # the document is indexed all the same; search ranks it by int8 scores meanwhile
+        log.warning("search preparation not queued: %s", exc)
+        return None
+
+
+def ingest_waiting(engine: Any = None) -> bool:
+    """Whether an ingest is queued, or running and not yet writing its document: the fill gives way to it (that
+    ingest queues the fill again when it ends)."""
+    return any(j.active and (j.status == "queued" or j.progress < INGEST_COMMITTED)
+               for j in jobs.list_jobs(50, engine, kind="ingest", light=True))
+
+
+def run_prepare(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+    """Make every missing exact vector (``doc_ids`` in params: those documents' only), 64 chunks a step, until
+    none is missing: a document ingested meanwhile is taken too. Between steps it stops for a cancel, and gives
+    way to a waiting ingest (what is stored stays; the ingest queues this again when it ends)."""
+    docs = _services().docs
+    gave_way = []
+
+    def stop() -> bool:
+        if ctx.cancel.is_set():
+            return True
+        if ingest_waiting(ctx.engine):
+            gave_way.append(1)
+            return True
+        return False
+
+    def progress(stage: str, frac: float, msg: str) -> None:
+        ctx.report(stage, frac, msg)
+
+    made = 0
+    while True:
+        got = rescoring.fill(docs, params.get("doc_ids"), progress=progress, stop=stop)
+        made += got["made"]
+        if got.get("stopped") or not got["made"]:
+            break
+    if gave_way:
+        ctx.report("exact vectors", 1.0, f"{made:,} made; gave way to an ingest, which continues this when it ends")
+    return {"made": made, "chunks": got["chunks"], "missing": got["chunks"] - got["present"] - got["made"],
+            "gave_way_to_ingest": bool(gave_way)}
 
 
 def discard_staged(params: dict[str, Any]) -> None:
@@ -222,7 +284,7 @@ def _benchmark_fit(params: dict[str, Any]) -> str | None:
     return _models_here([*cfg.get("models", []), *([cfg["judge"]] if cfg.get("judge") else [])])
 
 
-HANDLERS = {"ingest": run_ingest, "benchmark": run_benchmark_job, "exam": run_exam_job, "generate": run_generate_job}
+HANDLERS = {"ingest": run_ingest, PREPARE: run_prepare, "benchmark": run_benchmark_job, "exam": run_exam_job, "generate": run_generate_job}
 FITS = {"benchmark": _benchmark_fit, "exam": lambda p: _models_here([p["model"]]),
         "generate": lambda p: _models_here([p["model"]])}
 for _kind, _handler in HANDLERS.items():

@@ -2,6 +2,8 @@
 search with balanced results, int8 candidates re-scored with the exact model, and search-engine style results
 ranked by document."""
 from lib.retrieval.corpus_search import DocResult, search_documents, snippet
+from lib.retrieval.rescoring import prepared
 from lib.retrieval.retriever import METHODS, Hit, Retriever, reciprocal_rank_fusion
 
-__all__ = ["METHODS", "DocResult", "Hit", "Retriever", "reciprocal_rank_fusion", "search_documents", "snippet"]
+__all__ = ["METHODS", "DocResult", "Hit", "Retriever", "prepared", "reciprocal_rank_fusion", "search_documents",
+           "snippet"]

@@ -8,15 +8,18 @@ dense search over int8 vectors:
 
 1. embeds the query with the exact (fp32) model;
 2. takes the int8 index's ``DEPTH`` × n nearest chunks as candidates;
-3. scores every candidate with the exact model's vector of that chunk: made the first time a search needs it and
-   kept in the SQL store (``exact_vectors``), so each chunk is embedded exactly at most once;
-4. returns the n best by exact score.
+3. scores every candidate with the exact model's vector of that chunk, kept in the SQL store (``exact_vectors``);
+   a candidate whose exact vector is not made yet keeps its score against the int8 index (the exact query's
+   cosine to the int8 vector), so a search never embeds a chunk: the first search after an ingest is as fast as
+   the hundredth;
+4. returns the n best.
 
-The cost moves from ingest to the first searches that reach a chunk (bench/rescoring.py measures both sides;
-bench/corpus.py the latency). A balanced search's per-document top-ups keep int8 scores (retriever.py), since
-re-scoring 100 candidates in each of up to 50 documents would take minutes the first time.
-Documents indexed with an exact backend (onnx, torch) are searched as before: this applies only while the
-configured backend is onnx-int8.
+The exact vectors are made after each ingest by a background job (``fill``; lib/app/job_handlers.py queues it,
+and it gives way to any ingest waiting), or by ``python -m lib prepare-search``. Until a document's fill is done,
+its ranking is the exact query's over the int8 index (bench/search_options.py: hit@3 below the exact index on a
+few sets, by 1–3 questions); once done, it is the exact index's. A balanced search's per-document top-ups keep
+int8 scores (retriever.py). Documents indexed with an exact backend (onnx, torch) are searched as before: this
+applies only while the configured backend is onnx-int8.
 """
 from __future__ import annotations
 
@@ -68,18 +71,20 @@ def exact_model(index: Any) -> Any:
 
 def dense(docs: Any, live: dict[str, int], sizes: dict[str, int], query: str, n: int,
           whole: bool) -> list[tuple[str, int, float]]:
-    """(doc_id, chunk index, exact cosine) of the n best chunks, re-scored from the int8 index's candidates."""
+    """(doc_id, chunk index, cosine) of the n best chunks: the int8 index's candidates for the exact query, each
+    scored with its chunk's stored exact vector where there is one (its int8 cosine where there is not yet)."""
     exact = exact_model(docs.index)
     q = exact.embed_query(query)
     total = sum(sizes.values()) if sizes else None
     depth = n * DEPTH if total is None else min(total, n * DEPTH)
     candidates = query_scope(docs.index, live, q, depth, whole_collection=whole, sizes=sizes)
-    vecs = vectors(docs.engine, exact, [(d, i) for d, i, _ in candidates])
-    scored = [(d, i, float(vecs[(d, i)] @ q)) for d, i, _ in candidates if (d, i) in vecs]
+    vecs, gone = stored(docs.engine, exact, [(d, i) for d, i, _ in candidates])
+    scored = [(d, i, float(vecs[(d, i)] @ q) if (d, i) in vecs else s) for d, i, s in candidates
+              if (d, i) not in gone]
     scored.sort(key=lambda x: (-x[2], x[0], x[1]))
     # chunks gone from the store meanwhile (a re-index or delete) go last; the retriever drops them when it
     # fetches the chunks, and an empty list here would read as "vectors not visible"
-    scored += [c for c in candidates if (c[0], c[1]) not in vecs]
+    scored += [c for c in candidates if (c[0], c[1]) in gone]
     return scored[:n]
 
 
@@ -136,27 +141,23 @@ def _store(engine: Any, model: str, rows: list[tuple[tuple[str, int], str, Any]]
                 del _unsaved[:-UNSAVED_MAX]  # the oldest are made again when needed
 
 
-def vectors(engine: Any, exact: Any, keys: list[tuple[str, int]]) -> dict[str, Any]:
-    """Exact vectors of these chunks: stored ones whose text still matches, the rest embedded now and stored.
-    A chunk no longer in the store (its document deleted or re-indexed meanwhile) is left out."""
-    keys = list(dict.fromkeys(keys))
-    if not keys:
-        return {}
-    if _unsaved:
-        _store(engine, "", [])
-    model = label(exact)
-    t, ev = tables.chunks, tables.exact_vectors
+def _texts(engine: Any, keys: list[tuple[str, int]]) -> dict[tuple[str, int], str]:
+    t = tables.chunks
     with engine.connect() as c:
-        texts = {(r.doc_id, r.idx): r.text for r in c.execute(select(t.c.doc_id, t.c.idx, t.c.text)
-                                                                .where(tables.chunk_keys(t, keys)))}
-    shas = {key: _sha(text) for key, text in texts.items()}
-    out: dict[Any, Any] = {}
+        return {(r.doc_id, r.idx): r.text for r in c.execute(select(t.c.doc_id, t.c.idx, t.c.text)
+                                                             .where(tables.chunk_keys(t, keys)))}
+
+
+def _read(engine: Any, model: str, shas: dict[tuple[str, int], str]) -> dict[tuple[str, int], Any]:
+    """The stored (or lately read) exact vectors of these chunks whose text still matches its sha."""
+    out: dict[tuple[str, int], Any] = {}
     for key, sha in shas.items():
         v = _recalled((model, *key, sha))
         if v is not None:
             out[key] = v
     rest = [k for k in shas if k not in out]
     if rest:
+        ev = tables.exact_vectors
         with engine.connect() as c:
             for r in c.execute(select(ev.c.doc_id, ev.c.idx, ev.c.text_sha, ev.c.vector)
                                .where(and_(ev.c.model == model, tables.chunk_keys(ev, rest)))):
@@ -164,6 +165,32 @@ def vectors(engine: Any, exact: Any, keys: list[tuple[str, int]]) -> dict[str, A
                 if r.text_sha == shas.get(key):
                     out[key] = np.frombuffer(r.vector, dtype="<f4")
                     _remember((model, *key, r.text_sha), out[key])
+    return out
+
+
+def stored(engine: Any, exact: Any, keys: list[tuple[str, int]]) -> tuple[dict[tuple[str, int], Any],
+                                                                           set[tuple[str, int]]]:
+    """The exact vectors already made for these chunks (nothing is embedded here: this is the search path), and
+    the chunks no longer in the store (their document deleted or re-indexed meanwhile)."""
+    keys = list(dict.fromkeys(keys))
+    if not keys:
+        return {}, set()
+    texts = _texts(engine, keys)
+    return _read(engine, label(exact), {key: _sha(text) for key, text in texts.items()}), set(keys) - set(texts)
+
+
+def vectors(engine: Any, exact: Any, keys: list[tuple[str, int]]) -> dict[tuple[str, int], Any]:
+    """Exact vectors of these chunks: stored ones whose text still matches, the rest embedded now and stored
+    (the fill's step). A chunk no longer in the store (its document deleted or re-indexed meanwhile) is left out."""
+    keys = list(dict.fromkeys(keys))
+    if not keys:
+        return {}
+    if _unsaved:
+        _store(engine, "", [])
+    model = label(exact)
+    texts = _texts(engine, keys)
+    shas = {key: _sha(text) for key, text in texts.items()}
+    out = _read(engine, model, shas)
     missing = [k for k in shas if k not in out]
     if missing:
         with _making:  # another thread may be making some of these right now: take theirs
@@ -216,6 +243,19 @@ def coverage(engine: Any, doc_id: str, exact_label: str) -> int:
     with engine.connect() as c:
         return int(c.execute(select(func.count()).select_from(ev).where(and_(ev.c.doc_id == doc_id,
                                                                             ev.c.model == exact_label))).scalar())
+
+
+def prepared(docs: Any) -> tuple[int, int]:
+    """(chunks with their exact vector, chunks in all) over the collection, where re-scoring applies: (0, 0)
+    where it does not. A document's vectors go with it when it is re-indexed or deleted, so a count is enough."""
+    if not applies(docs.index):
+        return 0, 0
+    total = sum(d.chunks for d in docs.list())
+    ev = tables.exact_vectors
+    with docs.engine.connect() as c:
+        made = int(c.execute(select(func.count()).select_from(ev)
+                             .where(ev.c.model == label(exact_model(docs.index)))).scalar() or 0)
+    return min(made, total), total
 
 
 FILL_BATCH = 64  # chunks embedded exactly per step of a fill (a step is the most a fill makes anything wait)

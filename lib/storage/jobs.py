@@ -116,6 +116,7 @@ class JobContext:
         self.job_id, self.engine, self.printer = job_id, engine, printer
         self.cancel = threading.Event()
         self.handed_back = False  # set with ``cancel`` when the worker running it stops (hand_back_running)
+        self.foreground = False  # run in the caller's thread (the command line), not in the background
         self.kind = ""
         self.result: dict[str, Any] = {}
         self._last_write = 0.0
@@ -225,7 +226,7 @@ def _hold(job_id: str, kind: str, engine: Any) -> leases.Lease:
 def _execute(job_id: str, kind: str, params: dict[str, Any], engine: Any, printer: ProgressFn | None,
              foreground: bool, lease: leases.Lease) -> dict[str, Any]:
     ctx = JobContext(job_id, engine, printer)
-    ctx.kind = kind
+    ctx.kind, ctx.foreground = kind, foreground
     stop = threading.Event()
     watcher = threading.Thread(target=_watch_cancel, args=(ctx, stop), name=f"job-cancel:{job_id}", daemon=True)
     with _local_lock:

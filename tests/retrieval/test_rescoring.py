@@ -1,5 +1,7 @@
-"""Exact re-scoring (lib/retrieval/rescoring.py): dense search over int8 vectors returns the exact model's order and scores,
-each chunk's exact vector is made once and follows its document, and a refused cache write loses nothing."""
+"""Exact re-scoring (lib/retrieval/rescoring.py): dense search over int8 vectors returns the exact model's order and scores
+once the document's exact vectors are made (the fill), never embeds a chunk itself (the first search after an ingest
+embeds only its query), each chunk's exact vector is made once and follows its document, and a refused write
+loses nothing."""
 from __future__ import annotations
 
 import logging
@@ -83,117 +85,142 @@ def stored(engine, doc_id: str) -> int:
         return int(c.execute(select(func.count()).select_from(ev).where(ev.c.doc_id == doc_id)).scalar())
 
 
-def test_exact_vectors_are_made_once_and_follow_the_chunks(small_store, pdf_factory, monkeypatch):
+def counting(monkeypatch, exact) -> list[int]:
+    """Record how many texts each call of the exact model embeds."""
+    embedded: list[int] = []
+    real = exact.embed
+    monkeypatch.setattr(exact, "embed", lambda texts, **kw: embedded.append(len(texts)) or real(texts, **kw))
+    return embedded
+
+
+def test_a_search_never_embeds_a_chunk_and_the_fill_makes_each_once(small_store, pdf_factory, monkeypatch):
+    """Right after an ingest a search embeds its query only, scoring chunks without an exact vector by the exact
+    query against their int8 vectors; the fill makes every chunk's vector once, and then the same search gives
+    the exact order and scores. A stale vector (its text changed) is not used, and the fill remakes that one only;
+    a re-index and a delete take a document's vectors with it."""
     docs = small_store
     doc = docs.ingest_file(str(pdf_factory("arctic.pdf", PAGES)), chunk_size=40, chunk_overlap=0)
     assert doc.chunks >= 4
     exact = rescoring.exact_model(docs.index)
-    embedded: list[int] = []
-    real = exact.embed
-    monkeypatch.setattr(exact, "embed", lambda texts, **kw: embedded.append(len(texts)) or real(texts, **kw))
+    embedded = counting(monkeypatch, exact)
     r = Retriever(docs)
     rescoring._recent.clear()
-    hits = r.search(doc.doc_id, "caribou calving disturbance", 3, "dense")
-    assert sum(embedded) - 1 == doc.chunks == stored(docs.engine, doc.doc_id)  # the query, then every chunk
+    query = "caribou calving disturbance"
     texts = [c.text for c in docs.chunks(doc.doc_id)]
-    truth = exact_scores(texts, "caribou calving disturbance")
+    truth = exact_scores(texts, query)
+    before = r.search(doc.doc_id, query, doc.chunks, "dense")
+    assert embedded == [1] and stored(docs.engine, doc.doc_id) == 0  # the query only; nothing made or stored
+    q = exact.embed_query(query)
+    int8 = docs.index.embedder.embed(texts) @ q  # the exact query against each chunk's int8 vector
+    assert np.allclose([h.score for h in before], int8[[h.chunk.index for h in before]], atol=1e-5)
+    assert not np.allclose([h.score for h in before], truth[[h.chunk.index for h in before]], atol=1e-4)
+
+    embedded.clear()
+    assert rescoring.fill(docs, [doc.doc_id]) == {"made": doc.chunks, "present": 0, "chunks": doc.chunks}
+    assert sum(embedded) == doc.chunks == stored(docs.engine, doc.doc_id)
+    embedded.clear()
+    rescoring._recent.clear()  # as in another process: the vectors come from the store
+    hits = r.search(doc.doc_id, query, 3, "dense")
+    assert embedded == [1]
     assert [h.chunk.index for h in hits] == [int(i) for i in np.argsort(-truth)[:3]]
     assert np.allclose([h.score for h in hits], np.sort(truth)[::-1][:3], atol=1e-4)
 
-    embedded.clear()
-    assert [h.chunk.index for h in r.search(doc.doc_id, "caribou calving disturbance", 3, "dense")] == \
-        [h.chunk.index for h in hits]
-    assert embedded == [1]  # the query only: the chunks' exact vectors come from the store
-
-    # a stored vector whose text no longer matches is made again, and only that one
+    # a stored vector whose text no longer matches is not used, and the fill makes that one again
     ev = tables.exact_vectors
+    top = hits[0].chunk.index
     with docs.engine.begin() as c:
-        c.execute(update(ev).where((ev.c.doc_id == doc.doc_id) & (ev.c.idx == 0)).values(text_sha="stale"))
-    rescoring._recent.clear()  # this process's recent vectors too: as in another process
+        c.execute(update(ev).where((ev.c.doc_id == doc.doc_id) & (ev.c.idx == top)).values(text_sha="stale"))
+    rescoring._recent.clear()
     embedded.clear()
-    r.search(doc.doc_id, "caribou calving disturbance", 3, "dense")
-    assert embedded == [1, 1]
+    stale = {h.chunk.index: h.score for h in r.search(doc.doc_id, query, doc.chunks, "dense")}
+    assert embedded == [1] and abs(stale[top] - int8[top]) < 1e-5
+    assert rescoring.missing(docs, doc.doc_id) == [top]
+    embedded.clear()
+    assert rescoring.fill(docs, [doc.doc_id])["made"] == 1 and embedded == [1]
 
-    # re-indexing replaces the chunks: their exact vectors go with them, and the next search makes the new ones
+    # re-indexing replaces the chunks: their exact vectors go with them, and the fill makes the new ones
     again = docs.reindex(doc.doc_id, 60, 0)
     assert stored(docs.engine, doc.doc_id) == 0
-    r.search(doc.doc_id, "wetland fill", 2, "hybrid")
+    rescoring.fill(docs)
     assert stored(docs.engine, doc.doc_id) == again.chunks
     docs.delete(doc.doc_id)
     assert stored(docs.engine, doc.doc_id) == 0
 
 
-def test_only_the_candidates_get_exact_vectors(small_store, monkeypatch):
-    """A search makes exact vectors for its 2 × 50 candidates, not for the whole document."""
+def test_the_first_search_after_an_ingest_embeds_only_its_query(small_store, monkeypatch):
+    """On the sample (257 chunks), before any exact vector: hybrid and dense searches embed the query and nothing
+    else, however many candidates they take."""
     from tests.conftest import SAMPLE_PDF
 
     docs = small_store
     doc = docs.ingest_file(str(SAMPLE_PDF))
     assert doc.chunks > 50 * rescoring.DEPTH
-    exact = rescoring.exact_model(docs.index)
-    embedded: list[int] = []
-    real = exact.embed
-    monkeypatch.setattr(exact, "embed", lambda texts, **kw: embedded.append(len(texts)) or real(texts, **kw))
+    embedded = counting(monkeypatch, rescoring.exact_model(docs.index))
     rescoring._recent.clear()
-    Retriever(docs).search(doc.doc_id, "noise from construction at the FTD site", 5, "dense")
-    assert embedded == [1, 50 * rescoring.DEPTH] and stored(docs.engine, doc.doc_id) == 50 * rescoring.DEPTH
+    for method in ("dense", "hybrid"):
+        assert len(Retriever(docs).search(doc.doc_id, "noise from construction at the FTD site", 5, method)) == 5
+    assert embedded == [1, 1] and stored(docs.engine, doc.doc_id) == 0
 
 
-def test_a_search_while_another_writer_holds_the_database(small_store, pdf_factory, caplog):
-    """SQLite locked by another writer: the search waits about a second, returns the exact results anyway, and
-    the vectors are stored by a later search."""
+def test_a_fill_while_another_writer_holds_the_database(small_store, pdf_factory, caplog):
+    """SQLite locked by another writer: a fill step waits about a second, keeps what it made, and the next step
+    (or fill) writes it without embedding it again."""
     import sqlite3
 
     docs = small_store
     doc = docs.ingest_file(str(pdf_factory("arctic.pdf", PAGES)), chunk_size=40, chunk_overlap=0)
     rescoring._recent.clear()
-    truth = exact_scores([c.text for c in docs.chunks(doc.doc_id)], "construction noise at the camp")
     other = sqlite3.connect(docs.engine.url.database, timeout=0)
     other.execute("BEGIN IMMEDIATE")  # holds the write lock
     try:
         with caplog.at_level(logging.WARNING, logger="lib.retrieval.rescoring"):
             started = time.perf_counter()
-            hits = Retriever(docs).search(doc.doc_id, "construction noise at the camp", 2, "dense")
+            made = rescoring.fill(docs, [doc.doc_id])["made"]
             waited = time.perf_counter() - started
     finally:
         other.rollback()
         other.close()
     assert "not stored (OperationalError)" in caplog.text
-    assert waited < 5  # about a second for the writer, not the store's 30 s
-    assert [h.chunk.index for h in hits] == [int(i) for i in np.argsort(-truth)[:2]]
+    assert waited < 5 and made == doc.chunks  # about a second for the writer, not the store's 30 s
     assert stored(docs.engine, doc.doc_id) == 0
     with docs.engine.connect() as c:  # the pooled connection waits as long as before for everything else
         assert c.exec_driver_sql("PRAGMA busy_timeout").scalar() == 30000
-    # the next search, with the vectors still in this process's memory, writes them
-    Retriever(docs).search(doc.doc_id, "a different question about caribou", 2, "dense")
-    assert stored(docs.engine, doc.doc_id) == doc.chunks
+    exact = rescoring.exact_model(docs.index)
+    embedded: list[int] = []
+    real = exact.embed
+    exact.embed = lambda texts, **kw: embedded.append(len(texts)) or real(texts, **kw)
+    try:
+        rescoring.fill(docs, [doc.doc_id])  # the vectors still in this process's memory: written, not made again
+    finally:
+        del exact.embed
+    assert embedded == [] and stored(docs.engine, doc.doc_id) == doc.chunks
 
 
-def test_two_workers_reaching_the_same_new_chunks_embed_them_once(small_store, pdf_factory, monkeypatch):
+def test_two_fills_at_once_embed_each_chunk_once(small_store, pdf_factory, monkeypatch):
+    """The background job and `python -m lib prepare-search` (or two workers) filling at the same time."""
     from concurrent.futures import ThreadPoolExecutor
 
     docs = small_store
     doc = docs.ingest_file(str(pdf_factory("arctic.pdf", PAGES)), chunk_size=40, chunk_overlap=0)
     rescoring._recent.clear()
-    exact = rescoring.exact_model(docs.index)
-    embedded: list[int] = []
-    real = exact.embed
-    monkeypatch.setattr(exact, "embed", lambda texts, **kw: embedded.append(len(texts)) or real(texts, **kw))
-    r = Retriever(docs)
-    with ThreadPoolExecutor(4) as pool:
-        got = list(pool.map(lambda q: [h.chunk.index for h in r.search(doc.doc_id, q, 2, "dense")],
-                            ["caribou calving", "caribou calving", "wetland fill", "noise at the camp"]))
-    assert got[0] == got[1]
-    assert sum(embedded) == 4 + doc.chunks  # four queries, each chunk once
+    embedded = counting(monkeypatch, rescoring.exact_model(docs.index))
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda _: rescoring.fill(docs, [doc.doc_id]), range(2)))
+    assert sum(embedded) == doc.chunks == stored(docs.engine, doc.doc_id)  # each chunk once
 
 
 def test_candidates_whose_chunks_vanished_go_last(small_store, pdf_factory, monkeypatch):
     docs = small_store
     doc = docs.ingest_file(str(pdf_factory("arctic.pdf", PAGES)), chunk_size=40, chunk_overlap=0)
+    rescoring.fill(docs, [doc.doc_id])
     info = docs.get(doc.doc_id)
-    real = rescoring.vectors
-    monkeypatch.setattr(rescoring, "vectors", lambda engine, exact, keys: {k: v for k, v in
-                                                                          real(engine, exact, keys).items() if k[1] != 0})
+    real = rescoring.stored
+
+    def without_chunk_0(engine, exact, keys):  # noqa: ANN001, ANN202 - chunk 0 deleted meanwhile
+        vecs, gone = real(engine, exact, keys)
+        return {k: v for k, v in vecs.items() if k[1] != 0}, gone | {k for k in keys if k[1] == 0}
+
+    monkeypatch.setattr(rescoring, "stored", without_chunk_0)
     got = rescoring.dense(docs, {info.doc_id: info.gen}, {info.doc_id: info.chunks}, "caribou calving", 50, False)
     assert len(got) == info.chunks and got[-1][1] == 0  # the gone chunk 0 last, the list not emptied
     assert [s for _, i, s in got[:-1]] == sorted((s for _, i, s in got[:-1]), reverse=True)
@@ -215,8 +242,9 @@ def test_exact_vectors_in_postgresql(tmp_path, services, pdf_factory, pg_url):
     docs = DocumentStore(index, get_engine(pg_url))
     doc = docs.ingest_file(str(pdf_factory("arctic.pdf", PAGES)), chunk_size=40, chunk_overlap=0)
     r = Retriever(docs)
+    assert rescoring.fill(docs)["made"] == doc.chunks == stored(docs.engine, doc.doc_id)
+    rescoring._recent.clear()
     first = r.search(doc.doc_id, "permafrost thaw drainage", 2, "dense")
-    assert stored(docs.engine, doc.doc_id) == doc.chunks
     again = r.search(doc.doc_id, "permafrost thaw drainage", 2, "dense")
     assert [h.chunk.index for h in again] == [h.chunk.index for h in first]
     assert [round(h.score, 5) for h in again] == [round(h.score, 5) for h in first]
@@ -263,9 +291,9 @@ def test_runs_name_the_rescoring_and_score_with_the_exact_model(services, tmp_pa
 
 
 def test_prepare_search_makes_every_exact_vector_so_the_first_search_embeds_only_its_query(small_store, monkeypatch):
-    """A fill (``python -m lib prepare-search``) stores the exact vector of every chunk, in steps that a caller
-    may stop between (what is stored stays; the next fill goes on from there); afterwards the first search over
-    the document embeds its query and nothing else, with the same order as a search that made its own."""
+    """A fill (``python -m lib prepare-search``, or the job after an ingest) stores the exact vector of every
+    chunk, in steps that a caller may stop between (what is stored stays; the next fill goes on from there);
+    afterwards the first search over the document embeds its query and nothing else, in the exact order."""
     from tests.conftest import SAMPLE_PDF
 
     docs = small_store
