@@ -1,5 +1,5 @@
-"""The options for fast first searches over int8 vectors (issue 27), measured side by side before one is chosen:
-retrieval quality on every evaluation set, and what a search costs the first time a collection is asked.
+"""The options for fast first searches over int8 vectors (issue 27), measured side by side: retrieval quality on
+every evaluation set, and what a search costs the first time a collection is asked.
 
     python bench/search_options.py [--quality-only] [--chunks 100000 --home DIR]
 
@@ -8,13 +8,17 @@ Dense search over the int8 index can:
   exact query            embed the query with the exact (fp32) model, rank the int8 index's vectors by it;
   exact query, top 10    as exact query, then re-score the 10 best candidates with exact chunk vectors made
                          at query time (the rest keep their int8 order behind them);
-  full re-scoring        today's default (lib/retrieval/rescoring.py): 2 × n candidates, every one re-scored
-                         with an exact chunk vector (made on first need and stored).
+  query-time re-scoring  the default before issue 27: 2 × n candidates, every one re-scored with an exact chunk
+                         vector made on first need at query time (and stored);
+  product                today's default (lib/retrieval/rescoring.py): 2 × n candidates, each scored with its
+                         stored exact vector where the background fill has made it, its int8 score where not; a
+                         search never embeds a chunk. Measured right after the ingest (nothing made yet) and after
+                         the fill (every vector made).
 The baseline is the exact (torch) index, which ingest cannot afford (bench/ingest.py: ONNX fp32 1.7× stock,
-int8 3×). 1. hit@3 per question on every set of bench/rescoring.py (each set's n; '!' below torch). 2. with
-``--chunks``, first-time latency of each option over bench/corpus.py's synthetic collection (no exact vector
-stored, as after an ingest), hybrid / dense / lexical over all documents, 10 and 1.
-Prints tables and, last, one JSON line."""
+int8 3×). 1. hit@3 per question on every set of bench/rescoring.py (each set's n; '!' below torch); every option
+starts with no exact vector stored. 2. with ``--chunks``, first-time latency of each option over bench/corpus.py's
+synthetic collection (no exact vector stored, as after an ingest), hybrid / dense / lexical over all documents,
+10 and 1. Prints tables and, last, one JSON line."""
 from __future__ import annotations
 
 import argparse
@@ -31,7 +35,7 @@ TOP_M = 10
 
 
 def options() -> dict:
-    """Option name → a Retriever._dense replacement (None: the product's own)."""
+    """Option name → a Retriever._dense replacement (None: the product's own; "off": re-scoring off)."""
     from lib.collection.vectors import query_scope
     from lib.retrieval import rescoring
 
@@ -39,18 +43,22 @@ def options() -> dict:
         q = rescoring.exact_model(self.docs.index).embed_query(query)
         return query_scope(self.docs.index, live, q, n, whole_collection=whole, sizes=sizes)
 
-    def top_m(self, live, sizes, query, n, whole, rescore=True):  # noqa: ANN001, ANN202
-        exact = rescoring.exact_model(self.docs.index)
-        q = exact.embed_query(query)
-        cands = query_scope(self.docs.index, live, q, n, whole_collection=whole, sizes=sizes)
-        head = cands[:TOP_M]
-        vecs = rescoring.vectors(self.docs.engine, exact, [(d, i) for d, i, _ in head])
-        scored = sorted(((d, i, float(vecs[(d, i)] @ q)) for d, i, _ in head if (d, i) in vecs),
-                        key=lambda x: (-x[2], x[0], x[1]))
-        return scored + [c for c in head if (c[0], c[1]) not in vecs] + cands[TOP_M:]
+    def rescored(head_size):  # noqa: ANN001, ANN202 - re-scoring the head of the list, vectors made at query time
+        def dense(self, live, sizes, query, n, whole, rescore=True):  # noqa: ANN001, ANN202
+            exact = rescoring.exact_model(self.docs.index)
+            q = exact.embed_query(query)
+            depth = n if head_size else min(sum(sizes.values()), n * rescoring.DEPTH)
+            cands = query_scope(self.docs.index, live, q, depth, whole_collection=whole, sizes=sizes)
+            head = cands[:head_size] if head_size else cands
+            vecs = rescoring.vectors(self.docs.engine, exact, [(d, i) for d, i, _ in head])
+            scored = sorted(((d, i, float(vecs[(d, i)] @ q)) for d, i, _ in head if (d, i) in vecs),
+                            key=lambda x: (-x[2], x[0], x[1]))
+            rest = cands[head_size:] if head_size else []
+            return (scored + [c for c in head if (c[0], c[1]) not in vecs] + rest)[:n]
+        return dense
 
-    return {"int8 alone": "off", "exact query": exact_query, f"exact query, top {TOP_M}": top_m,
-            "full re-scoring": None}
+    return {"int8 alone": "off", "exact query": exact_query, f"exact query, top {TOP_M}": rescored(TOP_M),
+            "query-time re-scoring": rescored(0), "product": None}
 
 
 def with_option(name: str, fn):  # noqa: ANN001, ANN201 - a context for one option
@@ -75,6 +83,10 @@ def with_option(name: str, fn):  # noqa: ANN001, ANN201 - a context for one opti
 
 def quality() -> dict:
     import rescoring as bench_r  # bench/rescoring.py
+    from sqlalchemy import delete
+
+    from lib.retrieval import rescoring
+    from lib.storage import tables
 
     results = {}
     t = time.perf_counter()
@@ -84,11 +96,24 @@ def quality() -> dict:
     print(f"[quality] torch: {time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
     svc = bench_r.fresh_store("onnx-int8")
     sets, ids = bench_r.eval_sets(svc)
+
+    def nothing_made() -> None:  # every option starts as right after the ingest
+        with svc.docs.engine.begin() as c:
+            c.execute(delete(tables.exact_vectors))
+        rescoring._recent.clear()
+
     for name, fn in options().items():
         t = time.perf_counter()
+        nothing_made()
+        label = "product, right after the ingest" if fn is None else name
         with with_option(name, fn):
-            results[name] = bench_r.hit3(svc, sets, ids)
-        print(f"[quality] {name}: {time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
+            results[label] = bench_r.hit3(svc, sets, ids)
+        print(f"[quality] {label}: {time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
+    t = time.perf_counter()
+    made = rescoring.fill(svc.docs)
+    print(f"[quality] the fill: {made['made']:,} exact vectors in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    rescoring._recent.clear()
+    results["product, after the fill"] = bench_r.hit3(svc, sets, ids)
     names = list(results)
     base = names[0]
     print("1. hit@3 per question on every evaluation set ('!' below the exact index)")
