@@ -103,13 +103,23 @@ def build(doc_id: str, gen: int, bodies: Iterable[tuple[int, str]]) -> Segment:
                    np.array(rows, dtype=np.int64)[order], np.array(tfs, dtype=np.float64)[order])
 
 
+def is_token(doc_id: str) -> bool:
+    """Whether FTS5 keeps this document id as one token (hex digests and synthetic ids do): then a MATCH on the
+    doc_id column finds its rows from the index."""
+    return bool(_DOC_TOKEN.fullmatch(doc_id))
+
+
+def doc_match(doc_id: str) -> str:
+    return f'doc_id : "{doc_id}"'
+
+
 def _load(conn: Any, doc_id: str, gen: int) -> Segment:
     """A document's segment from the store: SQLite keeps the index text in its FTS5 table; PostgreSQL keeps only
     the tsvector, so its chunks' text is cut again (the same tokens)."""
-    if conn.dialect.name == "sqlite" and _DOC_TOKEN.fullmatch(doc_id):
+    if conn.dialect.name == "sqlite" and is_token(doc_id):
         # a MATCH on the doc_id column reads the document's rows from the index (a plain WHERE reads every row)
         rows = conn.execute(text("SELECT idx, body FROM chunks_fts WHERE chunks_fts MATCH :q"),
-                            {"q": f'doc_id : "{doc_id}"'}).fetchall()
+                            {"q": doc_match(doc_id)}).fetchall()
         return build(doc_id, gen, ((int(r.idx), r.body) for r in rows))
     if conn.dialect.name == "sqlite":
         rows = conn.execute(text("SELECT idx, body FROM chunks_fts WHERE doc_id = :d"), {"d": doc_id}).fetchall()

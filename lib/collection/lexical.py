@@ -35,6 +35,10 @@ def context_text(chunk: Chunk, title: str | None = "") -> str:
 
 
 def delete(conn: Any, doc_id: str) -> None:
+    if conn.dialect.name == "sqlite" and bm25.is_token(doc_id):  # its rows found from the index, not by a scan
+        conn.execute(text("DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks_fts WHERE chunks_fts "
+                          "MATCH :q)"), {"q": bm25.doc_match(doc_id)})
+        return
     table = "chunks_fts" if conn.dialect.name == "sqlite" else "chunk_lexemes"
     conn.execute(text(f"DELETE FROM {table} WHERE doc_id = :d"), {"d": doc_id})
 
@@ -53,8 +57,11 @@ def write(conn: Any, doc_id: str, chunks: Sequence[Chunk], title: str | None = "
 
 
 def count(engine: Any, doc_id: str) -> int:
-    table = "chunks_fts" if engine.dialect.name == "sqlite" else "chunk_lexemes"
     with engine.connect() as c:
+        if engine.dialect.name == "sqlite" and bm25.is_token(doc_id):  # from the index, not a scan of every row
+            return int(c.execute(text("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH :q"),
+                                 {"q": bm25.doc_match(doc_id)}).scalar() or 0)
+        table = "chunks_fts" if engine.dialect.name == "sqlite" else "chunk_lexemes"
         return int(c.execute(text(f"SELECT count(*) FROM {table} WHERE doc_id = :d"), {"d": doc_id}).scalar() or 0)
 
 
