@@ -5,7 +5,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from lib.app import ingest_params, queue_prepare, stage_upload, workers
+from lib.app import PREPARE, ingest_params, queue_prepare, stage_upload, workers
 from lib.core import UserError, config, readable_name
 from lib.documents import is_navigation
 from lib.documents import metadata as meta_lib
@@ -195,15 +195,15 @@ with tab_docs:
     else:
         made, total = prepared(svc.docs)
         if made < total:
-            preparing = any(j.active for j in jobs.list_jobs(10, kind="prepare", light=True))
+            preparing = any(j.active for j in jobs.list_jobs(10, kind=PREPARE, light=True))
             st.info(f"Search is {'being ' if preparing else 'not yet fully '}prepared: {made:,} of {total:,} passages "
-                    "have their exact vectors. The rest are ranked by their compressed (int8) vectors meanwhile, which "
-                    "can change the order of close matches. "
-                    + ("This runs in the background (see Jobs in the sidebar) and gives way to new uploads."
-                       if preparing else "It runs in the background after each upload; documents indexed from the "
-                       "command line are prepared here."))
+                    "are done. Searches work meanwhile; for the passages not yet done, close matches may come in a "
+                    "slightly different order than they will once it is finished. "
+                    + ("It runs in the background (see Jobs in the sidebar) and pauses while a new document is "
+                       "indexed." if preparing else "It runs in the background after each upload here; documents "
+                       "indexed from the command line are prepared with the button."))
             if not preparing and st.button("Prepare search now", key="docs_prepare"):
-                run_safely(queue_prepare)
+                run_safely(queue_prepare, asked=True)
                 st.rerun()
         shown = _filtered()
         if len(shown) < len(docs):

@@ -26,6 +26,18 @@ os.environ["NEPAQA_MODEL_CACHE"] = tempfile.mkdtemp(prefix="nepaqa_test_models_"
 SAMPLE_PDF = ROOT / "data" / "eis" / "eis_Continental_United_States_Interceptor_Site.pdf"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_fill_behind_the_tests():
+    """An ingest job queues a background fill of every missing exact vector (lib/app/job_handlers.py), which would
+    run on the shared session store behind later tests, taking a core and changing what they search. Off here;
+    the tests of that fill (tests/retrieval/test_search_preparation.py) turn it on, and the app the end-to-end
+    tests start keeps it on."""
+    from lib.app import job_handlers
+
+    job_handlers.PREPARE_AFTER_INGEST = False
+    yield
+
+
 @pytest.fixture(scope="session")
 def session_home() -> Path:
     return Path(os.environ["NEPAQA_HOME"])

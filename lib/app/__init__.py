@@ -4,6 +4,7 @@ time estimates shown before long work, every chart and score table the pages lay
 server mode (``workers``)."""
 from lib.app import charts, estimates, job_handlers, workers
 from lib.app.job_handlers import (
+    PREPARE,
     benchmark_params,
     exam_params,
     generate_params,
@@ -13,6 +14,6 @@ from lib.app.job_handlers import (
 )
 from lib.app.services import Services, get_services
 
-__all__ = ["Services", "benchmark_params", "charts", "estimates", "exam_params", "generate_params", "get_services",
+__all__ = ["PREPARE", "Services", "benchmark_params", "charts", "estimates", "exam_params", "generate_params", "get_services",
            "ingest_params", "job_handlers", "queue_prepare", "stage_upload",
            "workers"]

@@ -115,9 +115,8 @@ def _ingest(a: argparse.Namespace) -> Any:
                    f"Index {a.name or Path(path).name}")
     keys = ("doc_id", "name", "pages", "chunks", "empty_pages", "seconds")
     if not res["skipped"] and rescoring.applies(_services().docs.index):
-        print("note: searches rank this document's passages by their int8 vectors until their exact vectors are "
-              "made: `python -m lib prepare-search` makes them now (the app and the workers make them in the "
-              "background after each ingest).", file=sys.stderr)
+        print("note: until its search is prepared, close matches in it may come in a slightly different order: run "
+              "`python -m lib prepare-search` (or Prepare search now on the app's Documents page).", file=sys.stderr)
     return {k: res[k] for k in keys} | {"status": "already indexed" if res["skipped"] else "indexed"}
 
 

@@ -62,9 +62,21 @@ def ingest_params(path: str, name: str | None = None, chunk_size: int | None = N
             **({"metadata": metadata} if metadata else {})}
 
 
+INGEST_DONE_BEFORE = {"extract": 0.0, "chunk": 0.10, "embed": 0.20, "index": 0.90}  # progress at each stage's start
+
+
 def run_ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
-    """Index one PDF (or re-index a document with new chunk settings: ``reindex`` names it)."""
-    done_before = {"extract": 0.0, "chunk": 0.10, "embed": 0.20, "index": 0.90}
+    """Index one PDF (or re-index a document with new chunk settings: ``reindex`` names it). However it ends, a
+    background ingest then queues the search preparation: a fill that gave way to it goes on."""
+    try:
+        return _ingest(params, ctx)
+    finally:
+        if not ctx.foreground:  # the command line says how instead (it would exit under the job)
+            queue_prepare(ctx.engine)
+
+
+def _ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+    done_before = INGEST_DONE_BEFORE
 
     def progress(stage: str, frac: float, msg: str) -> None:
         overall = done_before.get(stage, 0.0) + INGEST_WEIGHTS.get(stage, 0.0) * max(0.0, min(1.0, frac))
@@ -96,8 +108,6 @@ def run_ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     if params.get("metadata"):  # the manifest's values, over what extraction read (kept as a person's)
         set_values(res.doc_id, params["metadata"], docs.engine)
     ctx.link(doc_id=res.doc_id)
-    if not res.skipped and not ctx.foreground:  # the command line says how instead (it would exit under the job)
-        queue_prepare(ctx.engine)
     return {"doc_id": res.doc_id, "name": res.name, "pages": res.pages, "chunks": res.chunks, "chars": res.chars,
             "tokens": res.tokens,
             "empty_pages": res.empty_pages, "seconds": res.seconds, "skipped": res.skipped,
@@ -105,17 +115,22 @@ def run_ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
 
 
 PREPARE = "prepare"
-PREPARE_TITLE = "Prepare search (exact vectors)"
-INGEST_COMMITTED = 0.9  # an ingest's progress once it writes its document (run_ingest's "index" stage)
+PREPARE_TITLE = "Prepare search"
+INGEST_COMMITTED = INGEST_DONE_BEFORE["index"]  # an ingest's progress once it writes its document
+PREPARE_AFTER_INGEST = True  # tests of other features turn it off (tests/conftest.py): no fill behind their backs
 
 
-def queue_prepare(engine: Any = None) -> str | None:
-    """After an ingest: a background job that makes the new chunks' exact vectors (rescoring.fill), so searches
-    rank them exactly; unless one is queued already (it will find them). Returns its id, or None."""
-    if not rescoring.applies(_services().docs.index):
+def queue_prepare(engine: Any = None, asked: bool = False) -> str | None:
+    """After an ingest (or ``asked`` by a person): a background job that makes the new chunks' exact vectors
+    (rescoring.fill), so searches rank them exactly; unless one is queued already (it will find them). Returns
+    its id, or None."""
+    if not (asked or PREPARE_AFTER_INGEST) or not rescoring.applies(_services().docs.index):
         return None
     if any(j.status == "queued" for j in jobs.list_jobs(20, engine, kind=PREPARE, light=True)):
         return None
+    made, total = rescoring.prepared(_services().docs)
+    if made >= total:
+        return None  # nothing to make (a file indexed already, a failed upload)
     try:
         return jobs.submit(PREPARE, {}, PREPARE_TITLE, engine)
     except UserError as exc:  # the document is indexed all the same; search ranks it by int8 scores meanwhile
@@ -148,16 +163,15 @@ def run_prepare(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     def progress(stage: str, frac: float, msg: str) -> None:
         ctx.report(stage, frac, msg)
 
-    made = 0
+    made, left = 0, None
     while True:
         got = rescoring.fill(docs, params.get("doc_ids"), progress=progress, stop=stop)
         made += got["made"]
-        if got.get("stopped") or not got["made"]:
+        # done, stopped, or no progress in the store (it refuses the writes): never round after round for nothing
+        if got.get("stopped") or not got["made"] or (left is not None and got["left"] >= left):
             break
-    if gave_way:
-        ctx.report("exact vectors", 1.0, f"{made:,} made; gave way to an ingest, which continues this when it ends")
-    return {"made": made, "chunks": got["chunks"], "missing": got["chunks"] - got["present"] - got["made"],
-            "gave_way_to_ingest": bool(gave_way)}
+        left = got["left"]
+    return {"made": made, "chunks": got["chunks"], "missing": got["left"], "gave_way_to_ingest": bool(gave_way)}
 
 
 def discard_staged(params: dict[str, Any]) -> None:

@@ -12,7 +12,7 @@ matrix when it builds it, so adding one document means rebuilding the whole inde
 an ingest would pay seconds; ``rank_bm25`` scores every document in Python. Neither ranks as FTS5 does, and the
 ranking must not change (hit@3 on every evaluation set is kept).
 
-The ranking (sqlite's fts5_aux.c): for each query term t, idf(t) = ln((N − n(t) + 0.5) / (n(t) + 0.5)), floored
+The ranking (sqlite's fts5_aux.c; ties in the order the rows were written): for each query term t, idf(t) = ln((N − n(t) + 0.5) / (n(t) + 0.5)), floored
 at 1e-6; a chunk's score is the sum over terms, in query order, of idf(t) · f·(k1 + 1) / (f + k1·(1 − b + b·D/avgdl))
 with k1 = 1.2, b = 0.75, f the term's count in the chunk, D the chunk's tokens (its document id's token
 included, as FTS5 counts every column) and avgdl their mean over the collection. N, n(t) and avgdl are over every
@@ -150,7 +150,8 @@ def read(path: Path, gen: int) -> Segment | None:
                 return None
             return Segment(gen, z["idx"], z["dl"], {w: j for j, w in enumerate(z["vocab"].tolist())}, z["indptr"],
                            z["rows"].astype(np.int64), z["tf"].astype(np.float64))
-    except (OSError, ValueError, KeyError):
+    except Exception:  # noqa: BLE001 - a cache: a damaged file (cut short, not a zip) is removed and built again
+        path.unlink(missing_ok=True)
         return None
 
 
@@ -201,17 +202,19 @@ class Index:
                     seg = _load(c, d, live[d])
                     if gen_of(c, d) == live[d]:
                         have[d] = seg
-                        self._keep(d, seg)
+                        if len(seg.idx):  # no rows yet (a store before the lexical index): read again next time
+                            self._keep(d, seg)
         with self._lock:
             for d in need:
-                if d in have and have[d].gen == live[d]:
+                if d in have and have[d].gen == live[d] and len(have[d].idx):
                     self._segments[d] = have[d]
             gone = [d for d in self._segments if d not in live]
             for d in gone:
                 del self._segments[d]
         if need or gone:
             self._tidy(live)
-        return {d: have[d] for d in live if d in have}
+        # never another generation's segment: its chunk indexes would name the new generation's chunks
+        return {d: have[d] for d in live if d in have and have[d].gen == live[d]}
 
     def _tidy(self, live: dict[str, int]) -> None:
         """Remove the files of replaced generations, and of documents gone for an hour (a document committed by
@@ -236,13 +239,15 @@ class Index:
         if not segments or not terms or n < 1:
             return []
         total_rows = sum(len(s.idx) for s in segments.values())
+        if not total_rows:
+            return []
         avgdl = sum(s.tokens for s in segments.values()) / total_rows
         idf = []
         for t in terms:
             hits = sum(s.df(t) for s in segments.values())
             v = math.log((total_rows - hits + 0.5) / (hits + 0.5))
             idf.append(v if v > 0.0 else IDF_FLOOR)
-        found: list[tuple[float, str, int]] = []
+        found: list[tuple[float, int, str, int]] = []
         for d in (segments if scope is None else [d for d in scope if d in segments]):
             s = segments[d]
             score = np.zeros(len(s.idx))
@@ -258,9 +263,10 @@ class Index:
             rows = np.flatnonzero(hit)
             if len(rows) > n:  # the n best, and any chunk tied with the last of them (sorted below)
                 rows = rows[score[rows] >= -np.partition(-score[rows], n - 1)[n - 1]]
-            found += [(float(score[r]), d, int(s.idx[r])) for r in rows]
-        found.sort(key=lambda x: (-x[0], x[1], x[2]))
-        return [(d, i, sc) for sc, d, i in found[:n]]
+            found += [(float(score[r]), s.gen, d, int(s.idx[r])) for r in rows]
+        # ties as FTS5 orders them: in the order the rows were written (a document's generation, then its chunks)
+        found.sort(key=lambda x: (-x[0], x[1], x[2], x[3]))
+        return [(d, i, sc) for sc, _, d, i in found[:n]]
 
 
 _indexes: dict[str, Index] = {}

@@ -36,7 +36,9 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from lib.collection import ingest
 from lib.collection.vectors import query_scope
-from lib.models.embedding import get_exact_embedder
+from lib.core import config
+from lib.models.embedding import default_model_path, embedder_name, get_exact_embedder
+from lib.models.embedding_onnx import cache_folder
 from lib.storage import tables
 from lib.storage.engine import upsert
 
@@ -245,6 +247,15 @@ def coverage(engine: Any, doc_id: str, exact_label: str) -> int:
                                                                             ev.c.model == exact_label))).scalar())
 
 
+def label_unloaded(index: Any) -> str:
+    """``label(exact_model(index))`` without loading the model (a page that only counts must not wait seconds
+    for it): the name and the exact export's cache key, computed from the model folder."""
+    model = getattr(index.embedder, "_model", None)
+    folder = model or config.get("NEPAQA_EMBED_MODEL") or default_model_path()
+    key = cache_folder(Path(folder), "onnx").parent.name.rsplit("-", 1)[-1]
+    return f"{embedder_name(model)} (onnx {key})"
+
+
 def prepared(docs: Any) -> tuple[int, int]:
     """(chunks with their exact vector, chunks in all) over the collection, where re-scoring applies: (0, 0)
     where it does not. A document's vectors go with it when it is re-indexed or deleted, so a count is enough."""
@@ -254,7 +265,7 @@ def prepared(docs: Any) -> tuple[int, int]:
     ev = tables.exact_vectors
     with docs.engine.connect() as c:
         made = int(c.execute(select(func.count()).select_from(ev)
-                             .where(ev.c.model == label(exact_model(docs.index)))).scalar() or 0)
+                             .where(ev.c.model == label_unloaded(docs.index))).scalar() or 0)
     return min(made, total), total
 
 
@@ -278,9 +289,10 @@ def fill(docs: Any, doc_ids: list[str] | None = None, progress: Any = None,
     """Make and store the exact vector of every chunk that lacks one (``doc_ids``: those documents; None: all),
     FILL_BATCH chunks a step, so that later searches re-score without embedding anything. ``stop()`` is asked
     between steps (a caller yields to other work by returning True; what was stored stays, and the next fill goes
-    on from there). ``progress(stage, fraction, message)`` as elsewhere. Returns counts: made, already there."""
+    on from there). ``progress(stage, fraction, message)`` as elsewhere. Returns counts: made, already there,
+    chunks in all, and left (still missing from the store afterwards: writes it refused)."""
     if not applies(docs.index):
-        return {"made": 0, "present": 0, "chunks": 0}
+        return {"made": 0, "present": 0, "chunks": 0, "left": 0}
     exact = exact_model(docs.index)
     ids = doc_ids if doc_ids is not None else [d.doc_id for d in docs.list()]
     todo = {d: missing(docs, d) for d in ids}
@@ -290,9 +302,11 @@ def fill(docs: Any, doc_ids: list[str] | None = None, progress: Any = None,
     for doc_id, idxs in todo.items():
         for start in range(0, len(idxs), FILL_BATCH):
             if stop is not None and stop():
-                return {"made": made, "present": total_chunks - need, "chunks": total_chunks, "stopped": 1}
+                return {"made": made, "present": total_chunks - need, "chunks": total_chunks, "stopped": 1,
+                        "left": need - made}
             vectors(docs.engine, exact, [(doc_id, i) for i in idxs[start:start + FILL_BATCH]])
             made += len(idxs[start:start + FILL_BATCH])
             if progress is not None:
                 progress("exact vectors", made / need if need else 1.0, f"{made:,} of {need:,} chunks")
-    return {"made": made, "present": total_chunks - need, "chunks": total_chunks}
+    left = sum(len(missing(docs, d)) for d in ids) if made else 0  # what the store still lacks (refused writes)
+    return {"made": made, "present": total_chunks - need, "chunks": total_chunks, "left": left}

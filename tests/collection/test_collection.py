@@ -170,6 +170,15 @@ def test_lexical_segments_are_cached_per_generation(two_docs, monkeypatch):
     segments = fresh.sync(docs.engine, gen, lambda c, d: gen[d])
     assert bm25.Index.rank(segments, None, lexical.query_terms(query), 10) == before
     monkeypatch.undo()
+    # a damaged file (cut short) is removed and the segment built again from the store
+    damaged = index.folder / f"{b.doc_id}-{gen[b.doc_id]}.npz"
+    damaged.write_bytes(damaged.read_bytes()[:100])
+    segments = bm25.Index(index.folder).sync(docs.engine, gen, lambda c, d: gen[d])
+    assert bm25.Index.rank(segments, None, lexical.query_terms(query), 10) == before
+    assert bm25.read(damaged, gen[b.doc_id]) is not None  # written whole again
+    # a reload that finds another generation committed meanwhile is never ranked with
+    assert bm25.Index(index.folder).sync(docs.engine, {a.doc_id: gen[a.doc_id] + 1}, lambda c, d: None) == {}
+    assert bm25.Index.rank({}, None, ["wetland"], 5) == []  # nothing indexed: nothing found
     again = docs.reindex(a.doc_id, 32, 4)
     lexical.search(docs.engine, None, query, 10)
     assert sorted(p.name for p in index.folder.glob("*.npz")) == sorted(

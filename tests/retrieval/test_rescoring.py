@@ -116,7 +116,7 @@ def test_a_search_never_embeds_a_chunk_and_the_fill_makes_each_once(small_store,
     assert not np.allclose([h.score for h in before], truth[[h.chunk.index for h in before]], atol=1e-4)
 
     embedded.clear()
-    assert rescoring.fill(docs, [doc.doc_id]) == {"made": doc.chunks, "present": 0, "chunks": doc.chunks}
+    assert rescoring.fill(docs, [doc.doc_id]) == {"made": doc.chunks, "present": 0, "chunks": doc.chunks, "left": 0}
     assert sum(embedded) == doc.chunks == stored(docs.engine, doc.doc_id)
     embedded.clear()
     rescoring._recent.clear()  # as in another process: the vectors come from the store
@@ -280,6 +280,8 @@ def test_runs_name_the_rescoring_and_score_with_the_exact_model(services, tmp_pa
     label = manifest.embedder_name(services)
     assert label == "all-MiniLM-L6-v2 (onnx-int8, exact re-scoring)"
     assert rescoring.label(rescoring.exact_model(services.docs.index)).startswith("all-MiniLM-L6-v2 (onnx ")
+    # the page's count names the same vectors without loading the model
+    assert rescoring.label_unloaded(services.docs.index) == rescoring.label(rescoring.exact_model(services.docs.index))
     engine = get_engine(f"sqlite:///{tmp_path / 'm.db'}")
     old = {"kind": "benchmark", "embedder": "all-MiniLM-L6-v2 (onnx-int8)"}
     manifest.save("run-before", "benchmark", old, engine)
@@ -305,7 +307,7 @@ def test_prepare_search_makes_every_exact_vector_so_the_first_search_embeds_only
     assert stored(docs.engine, doc.doc_id) == 2 * rescoring.FILL_BATCH
     got = rescoring.fill(docs)
     assert got == {"made": doc.chunks - 2 * rescoring.FILL_BATCH, "present": 2 * rescoring.FILL_BATCH,
-                   "chunks": doc.chunks}
+                   "chunks": doc.chunks, "left": 0}
     assert stored(docs.engine, doc.doc_id) == doc.chunks and rescoring.missing(docs, doc.doc_id) == []
     assert rescoring.fill(docs)["made"] == 0  # nothing left to make
     exact = rescoring.exact_model(docs.index)

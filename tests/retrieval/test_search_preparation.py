@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from sqlalchemy import update
 from streamlit.testing.v1 import AppTest
 
@@ -15,6 +16,18 @@ from tests.conftest import ROOT
 
 PAGES = ["Caribou calving grounds lie north of the proposed pad; helicopter traffic would avoid them in June. " * 4,
          "Permafrost thaw under the gravel road could change drainage; culverts are sized for breakup flows. " * 4]
+
+
+@pytest.fixture(autouse=True)
+def fill_after_ingest(monkeypatch):
+    """The fill after an ingest on (tests/conftest.py turns it off for the other tests), with no job of an earlier
+    test still running in the shared store."""
+    from lib.app import job_handlers
+
+    for job in jobs.list_jobs(50):
+        if job.active:
+            jobs.wait(job.job_id, 120)
+    monkeypatch.setattr(job_handlers, "PREPARE_AFTER_INGEST", True)
 
 
 def _prepare_jobs_after(t0: float) -> list[jobs.Job]:
@@ -54,6 +67,19 @@ def test_the_preparation_gives_way_to_a_waiting_ingest(services, pdf_factory):
     assert rescoring.missing(services.docs, doc.doc_id) == []
 
 
+def test_an_ingest_that_fails_still_queues_the_preparation_it_made_wait(services, pdf_factory, bad_files):
+    """The fill gave way to an ingest, and that ingest fails (not a PDF): it queues the fill all the same, so no
+    vector stays missing until the next upload."""
+    doc = services.docs.ingest_file(str(pdf_factory("prep_d.pdf", PAGES)), chunk_size=20, chunk_overlap=0)
+    assert rescoring.missing(services.docs, doc.doc_id)
+    t0 = time.time()
+    failed = jobs.wait(jobs.submit("ingest", ingest_params(str(bad_files["not_pdf"])), "Index report"), 120)
+    assert failed.status == "failed"
+    queued = _prepare_jobs_after(t0)
+    assert len(queued) == 1 and jobs.wait(queued[0].job_id, 300).status == "done"
+    assert rescoring.missing(services.docs, doc.doc_id) == []
+
+
 def test_the_documents_page_says_how_far_search_is_prepared_and_starts_it(services, pdf_factory):
     """A document indexed from the command line (no job after it): the page says how many passages still lack
     their exact vectors and offers to make them; once made, it says nothing."""
@@ -61,7 +87,7 @@ def test_the_documents_page_says_how_far_search_is_prepared_and_starts_it(servic
     made, total = rescoring.prepared(services.docs)
     assert made < total
     at = AppTest.from_file(str(ROOT / "pages" / "documents.py"), default_timeout=180).run()
-    note = [i.value for i in at.info if "exact vectors" in i.value]
+    note = [i.value for i in at.info if "passages are done" in i.value]
     assert note and f"{made:,} of {total:,} passages" in note[0]
     t0 = time.time()
     next(b for b in at.button if b.label == "Prepare search now").click().run()
@@ -69,5 +95,5 @@ def test_the_documents_page_says_how_far_search_is_prepared_and_starts_it(servic
     assert len(started) == 1
     assert jobs.wait(started[0].job_id, 300).status == "done"
     at.run()
-    assert not [i.value for i in at.info if "exact vectors" in i.value]
+    assert not [i.value for i in at.info if "passages are done" in i.value]
     assert not [b for b in at.button if b.label == "Prepare search now"]
