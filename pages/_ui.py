@@ -32,6 +32,7 @@ _leave_pages_folder_mode()
 def _services(home: str, chroma_url: str, model: str) -> Services:
     svc = get_services()
     repair(svc.docs)  # once when the app starts: lease-aware, it never touches a document being written
+    svc.retriever.warm()  # the keyword index's segments, read in the background
     return svc
 
 

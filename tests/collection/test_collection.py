@@ -156,6 +156,9 @@ def test_lexical_segments_are_cached_per_generation(two_docs, monkeypatch):
     """A process that starts reads each document's segment from its file (not from the store); a re-index makes a
     new file and the next search removes the old one; a deleted document's file goes after an hour."""
     docs, a, b = two_docs
+    bm25._indexes.clear()  # a process starting: the app reads every segment in the background
+    Retriever(docs).warm().join(timeout=60)
+    assert set(bm25.index_for(docs.engine)._segments) == {a.doc_id, b.doc_id}
     query = "wetland delineation and caribou calving"
     before = lexical.search(docs.engine, None, query, 10)
     index = bm25.index_for(docs.engine)
