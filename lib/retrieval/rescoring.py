@@ -150,11 +150,13 @@ def _texts(engine: Any, keys: list[tuple[str, int]]) -> dict[tuple[str, int], st
                                                              .where(tables.chunk_keys(t, keys)))}
 
 
-def _read(engine: Any, model: str, shas: dict[tuple[str, int], str]) -> dict[tuple[str, int], Any]:
-    """The stored (or lately read) exact vectors of these chunks whose text still matches its sha."""
+def _read(engine: Any, model: str, shas: dict[tuple[str, int], str],
+          recall: bool = True) -> dict[tuple[str, int], Any]:
+    """The stored exact vectors of these chunks whose text still matches its sha (and, with ``recall``, those
+    this process read or made lately, which the store may no longer hold: a document deleted and added again)."""
     out: dict[tuple[str, int], Any] = {}
     for key, sha in shas.items():
-        v = _recalled((model, *key, sha))
+        v = _recalled((model, *key, sha)) if recall else None
         if v is not None:
             out[key] = v
     rest = [k for k in shas if k not in out]
@@ -192,22 +194,21 @@ def vectors(engine: Any, exact: Any, keys: list[tuple[str, int]]) -> dict[tuple[
     model = label(exact)
     texts = _texts(engine, keys)
     shas = {key: _sha(text) for key, text in texts.items()}
-    out = _read(engine, model, shas)
+    out = _read(engine, model, shas, recall=False)  # what the store holds: the rest is written below
     missing = [k for k in shas if k not in out]
     if missing:
-        with _making:  # another thread may be making some of these right now: take theirs
+        with _making:  # another thread may be making some of these right now (or made them lately): take theirs
             for key in missing:
                 v = _recalled((model, *key, shas[key]))
                 if v is not None:
                     out[key] = v
-            missing = [k for k in missing if k not in out]
-            if missing:
-                made = exact.embed([texts[k] for k in missing]).astype("<f4")
-                for key, v in zip(missing, made, strict=True):
+            made_now = [k for k in missing if k not in out]
+            if made_now:
+                made = exact.embed([texts[k] for k in made_now]).astype("<f4")
+                for key, v in zip(made_now, made, strict=True):
                     out[key] = v
                     _remember((model, *key, shas[key]), v)
-        if missing:
-            _store(engine, model, [(k, shas[k], out[k]) for k in missing])
+        _store(engine, model, [(k, shas[k], out[k]) for k in missing])
     return out
 
 
@@ -307,6 +308,6 @@ def fill(docs: Any, doc_ids: list[str] | None = None, progress: Any = None,
             vectors(docs.engine, exact, [(doc_id, i) for i in idxs[start:start + FILL_BATCH]])
             made += len(idxs[start:start + FILL_BATCH])
             if progress is not None:
-                progress("exact vectors", made / need if need else 1.0, f"{made:,} of {need:,} chunks")
+                progress("exact vectors", made / need if need else 1.0, f"{made:,} of {need:,} passages prepared")
     left = sum(len(missing(docs, d)) for d in ids) if made else 0  # what the store still lacks (refused writes)
     return {"made": made, "present": total_chunks - need, "chunks": total_chunks, "left": left}

@@ -133,7 +133,7 @@ def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
                       run_id="rag", engine=eng, progress=lambda done, total, msg: said.append(msg))
     # the run made them first: its retrieval is the exact ranking however far the fill had got
     assert rescoring.missing(services.docs, sample_doc.doc_id) == []
-    assert said[0].startswith("preparing search: ") and "60 of 60 chunks" in " ".join(said)
+    assert said[0].startswith("preparing search: ") and "60 of 60 passages prepared" in " ".join(said)
     assert s.skipped_no_doc == 0 and s.answers == 12
     assert s.retrieval_hit_at_k["local/extractive"] is not None
     rag = [a for a in answers("rag", eng) if a["mode"] == "rag"]

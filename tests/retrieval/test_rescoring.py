@@ -99,7 +99,8 @@ def test_a_search_never_embeds_a_chunk_and_the_fill_makes_each_once(small_store,
     the exact order and scores. A stale vector (its text changed) is not used, and the fill remakes that one only;
     a re-index and a delete take a document's vectors with it."""
     docs = small_store
-    doc = docs.ingest_file(str(pdf_factory("arctic.pdf", PAGES)), chunk_size=40, chunk_overlap=0)
+    pdf = str(pdf_factory("arctic.pdf", PAGES))
+    doc = docs.ingest_file(pdf, chunk_size=40, chunk_overlap=0)
     assert doc.chunks >= 4
     exact = rescoring.exact_model(docs.index)
     embedded = counting(monkeypatch, exact)
@@ -145,6 +146,13 @@ def test_a_search_never_embeds_a_chunk_and_the_fill_makes_each_once(small_store,
     assert stored(docs.engine, doc.doc_id) == again.chunks
     docs.delete(doc.doc_id)
     assert stored(docs.engine, doc.doc_id) == 0
+    # the same file added again: this process still has the vectors in memory, and the fill stores them (it
+    # stored nothing, and kept the page saying "0 of N", when it took them from memory for stored)
+    back = docs.ingest_file(pdf, chunk_size=60, chunk_overlap=0)
+    assert back.doc_id == doc.doc_id
+    embedded.clear()
+    assert rescoring.fill(docs, [back.doc_id])["left"] == 0 and embedded == []
+    assert stored(docs.engine, back.doc_id) == back.chunks
 
 
 def test_the_first_search_after_an_ingest_embeds_only_its_query(small_store, monkeypatch):
