@@ -1,5 +1,6 @@
-"""The job handlers: ingest, search preparation, benchmark, exam and item generation, each ``fn(params, ctx) -> result``, registered
-with lib/storage/jobs.py when this module is imported (the app's face and the command line import it).
+"""The job handlers: ingest, search preparation, benchmark, exam and item generation, each
+``fn(params, ctx) -> result``, registered with lib/storage/jobs.py when this module is imported (the app's face and
+the command line import it).
 
 The command line and the app run these same functions (through ``jobs.run_foreground`` and ``jobs.submit``), so
 a job started on either face does the same work and records the same row. Parameters are plain JSON, so an
@@ -72,7 +73,10 @@ def run_ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
         return _ingest(params, ctx)
     finally:
         if not ctx.foreground:  # the command line says how instead (it would exit under the job)
-            queue_prepare(ctx.engine)
+            try:
+                queue_prepare(ctx.engine)
+            except Exception as exc:  # noqa: BLE001 - never in place of the ingest's own outcome
+                log.warning("search preparation not queued (%s)", type(exc).__name__)
 
 
 def _ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
