@@ -58,7 +58,7 @@ def spliced(text: str, context: str, closed: bool) -> bool:
     (independently of the code that picks the sentences): some quoted piece is not found in the context, or is
     found mid-sentence (the text before it does not end a sentence, a line or a list item), or does not end with a
     full stop, or begins with a numbered heading ("ES.1.6 Coordination … In addition …")."""
-    body = re.sub(r"^(Yes|No)\.\s*", "", text or "") if closed else (text or "")
+    body = re.sub(r"^Quotes only:\s*", "", text or "") if closed else (text or "")
     if not body or body.startswith("("):
         return False
     ctx = _norm(re.sub(r"[\u2022\uf020-\uf0ff]", "\n", context))

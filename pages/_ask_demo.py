@@ -54,13 +54,17 @@ def short_mark(report: support.SupportReport | None, mode: str) -> str:
         return "– no sources: the model's own knowledge"
     if report is None or not report.sentences:
         return "– nothing to check"
-    counts, n = report.counts(), len(report.sentences)
+    counts = report.counts()
+    n = len(report.sentences) - counts[support.NO_CLAIM]
+    if n == 0:
+        return "– nothing to check: no claim"
     if counts[support.NO_SOURCE] + counts[support.NOT_JUDGED] == n:
         return "– not checked (no citation)"
-    sign = (support.SIGNS[support.SUPPORTED] if counts[support.SUPPORTED] == n else
-            support.SIGNS[support.PARTLY] if counts[support.SUPPORTED] + counts[support.PARTLY] else
-            support.SIGNS[support.UNSUPPORTED])
-    return f"{sign} {counts[support.SUPPORTED]} of {n} sentence{'s' if n != 1 else ''} supported"
+    verdict = report.verdict
+    sign = support.SIGNS.get(verdict) or support.SIGNS[support.PARTLY]
+    if verdict == support.NOT_CHECKED:
+        return f"{sign} {counts[support.SUPPORTED]} of {n} claim{'s' if n != 1 else ''} supported, the rest not checked"
+    return f"{sign} {counts[support.SUPPORTED]} of {n} claim{'s' if n != 1 else ''} supported"
 
 
 def demo_button(models: list[str]) -> None:

@@ -12,7 +12,7 @@ from lib.core import csv_safe
 from lib.core.stats import MIN_N
 from lib.evaluation.benchmark import answers, list_runs, load_run, report, rescore, summarize
 from lib.models import registry
-from lib.qa import MODE_LABELS, support
+from lib.qa import MODE_LABELS
 from pages import _support_view as support_view
 from pages._ui import plain, run_safely, tidy
 
@@ -32,12 +32,12 @@ def support_section(df: pd.DataFrame, common: list[str], label_of: Callable[[str
         return
     st.markdown("**Does each answer stand on its sources?** (reference-free: no expected answer needed; RAG and "
                 "gold answers)")
-    st.caption(f"Faithfulness: the share of an answer's checkable sentences that its own passages support (partly "
-               f"supported counts as not). Citation precision: the share of its [n] markers whose source holds the "
-               f"sentence; a marker to no source holds nothing. The offline checker calls a sentence supported at a "
-               f"score of {support.SUPPORTED_AT} and partly at {support.PARTLY_AT}, and a differing number, date or "
-               "name keeps it at most partly supported; a sentence left uncited in an answer that cites counts as "
-               "not supported. 'No value': answers the score applies to that gave none (a bare yes/no, no "
+    st.caption("Faithfulness: the share of an answer's checkable sentences that its own passages support (partly "
+               "supported counts as not). Citation precision: the share of its [n] markers whose source holds the "
+               "sentence; a marker to no source holds nothing. The offline checker is a classifier fitted on labelled "
+               "EIS answers (bench/README.md); a differing number, date, name or negation keeps a sentence at most "
+               "partly supported; a claim it cannot decide ('not checked') and a sentence left uncited in an answer "
+               "that cites count as not supported; sentences that make no claim are left out. 'No value': answers the score applies to that gave none (a bare yes/no, no "
                "citation); 'judge failed': answers the judge could not score, retried when the run is resumed. "
                "Calibration against experts: Validate, Support checkers.")
     for title, metrics in SUPPORT_GROUPS:

@@ -8,11 +8,11 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from lib.qa import support
+from lib.qa import support, support_model
 from pages._ui import page_or_notice, plain
 
 MARKS = support.SIGNS
-COLOURS = {"supported": "#2e7d32", "partly supported": "#a15c00", "unsupported": "#c62828"}
+COLOURS = {"supported": "#2e7d32", "partly supported": "#a15c00", "unsupported": "#c62828", "not checked": "#616161"}
 CHECKERS = {"offline": "offline check", "judge": "judge model"}
 
 # a source's number -> (document id, its first page, its last page), or None where it has no page to open
@@ -27,6 +27,11 @@ def _evidence_word(m: dict) -> str:
 def _tip(m: dict) -> str:
     where = f" · {m['page']}" if m.get("page") else (f" · source [{m['source']}]" if m.get("source") else "")
     tip = f"{m['status']}{where}"
+    if m.get("kind") == "absence":
+        tip += "\na claim that the sources do not say something: no span of text can show that"
+    trust = support_model.trust_line(m["status"])
+    if trust:
+        tip += f"\n{trust}"
     if m.get("evidence") and m["status"] not in ("no source to check", "not judged"):
         tip += f"\n{_evidence_word(m)}: {m['evidence'][:400]}"
     if m.get("differs"):
@@ -35,6 +40,8 @@ def _tip(m: dict) -> str:
 
 
 def _mark(m: dict) -> str:
+    if m["status"] == support.NO_CLAIM:
+        return ""  # a lead-in, a refusal, a remark about the sources: no mark
     colour = COLOURS.get(m["status"], "#9e9e9e")
     tip = html.escape(_tip(m), quote=True)
     return (f'<sup title="{tip}" aria-label="{tip}" style="color:{colour};cursor:help;font-size:0.75em;'
@@ -85,7 +92,15 @@ def marked_answer(answer: str, marks: Sequence[dict]) -> None:
 
 def summary_line(summary: str, checker: str = "offline") -> None:
     st.caption(f"Support ({CHECKERS.get(checker, checker)}): {plain(summary)} — whether each sentence is in its "
-               "sources, not whether it answers the question")
+               "sources, not whether it answers the question",
+               help="\n\n".join(support_model.legend()) if checker == "offline" else None)
+
+
+def legend(experts: dict | None = None) -> None:
+    """What each mark means and how far to trust it (measured on held-out EIS answers, and against the experts
+    once they have labelled enough)."""
+    for line in support_model.legend(experts):
+        st.caption(plain(line))
 
 
 def _open_evidence(doc_id: str, first: int, last: int, evidence: str) -> None:
@@ -115,6 +130,9 @@ def sentence_details(marks: Sequence[dict], key: str, locate: Locate | None = No
             if m.get("source"):
                 where = (f" [{m['source']}" + (f", {m['page']}" if m.get("page") else "") + "]" if numbered
                          else f" [{m.get('page') or m['source']}]")
+            if m["status"] == support.NO_CLAIM:
+                st.text(f"(no mark: {m.get('kind') or 'no claim'}) {m['text']}")
+                continue
             st.text(f"{MARKS.get(m['status'], '?')} {m['status']}{where}: {m['text']}")
             if m.get("evidence") and m["status"] not in ("no source to check", "not judged"):
                 st.caption(f"{_evidence_word(m)}: " + plain(m["evidence"][:400]) + (

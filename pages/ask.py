@@ -5,9 +5,10 @@ import pandas as pd
 import streamlit as st
 
 from lib.core import csv_safe, looks_closed
+from lib.core.verdict import QUOTES_ONLY
 from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
-from lib.qa import MODE_LABELS, MODES
+from lib.qa import MODE_LABELS, MODES, support
 from lib.qa import ask as ask_lib
 from pages import _support_view as support_view
 from pages._ask_demo import demo_button, demo_section
@@ -92,7 +93,7 @@ if "gold" in modes:
 
 
 VERDICT_SOURCES = {"structured": "structured output", "likelihood": "next-token likelihood",
-                   "heuristic": "the baseline's heuristic", "text": "the text parser"}
+                   "heuristic": "the baseline's heuristic", "text": "the text parser", "none": "none (quotes only)"}
 
 
 def sent_options(model_id: str) -> str:
@@ -115,10 +116,20 @@ def render_cell(r: ask_lib.AskResult, where: str = "grid") -> None:
         if r.error:
             st.error(plain(r.error), icon="⚠️")  # a server's message is untrusted text
             return
-        if r.closed and r.verdict:
+        report = r.support(svc.docs.pages)  # model output is shown as text (escaped), never as Markdown
+        if r.closed and r.verdict == QUOTES_ONLY:
+            st.markdown("Verdict: none — **quotes only** (this model quotes the passages and cannot decide yes or no)")
+        elif r.closed and r.verdict:
             colour = {"yes": "green", "no": "red"}.get(r.verdict, "gray")
             st.markdown(f"Verdict: :{colour}-background[**{plain(r.verdict.upper())}**]")
-        report = r.support(svc.docs.pages)  # model output is shown as text (escaped), never as Markdown
+            vc = report.verdict_check if report else None
+            if vc and vc.get("status") == support.CONTRADICTED:
+                st.warning(f"The evidence contradicts this verdict: {vc.get('page') or 'the passage'} says "
+                           f"“{plain(vc.get('evidence', '')[:300])}”, which reads as {plain(vc['implied']).upper()}.",
+                           icon="⚠️")
+            elif vc and vc.get("status") == support.AGREES:
+                st.caption(f"The verdict agrees with {vc.get('page') or 'the passage'}: "
+                           f"“{plain(vc.get('evidence', '')[:200])}”")
         support_view.marked_answer(r.answer or "", report.marks() if report else [])
         if r.truncated:
             st.warning(r.notice(), icon="✂️")

@@ -233,7 +233,9 @@ with tab_run:
                 st.session_state["_bench_run_shown"] = job.result["run_id"]
                 st.session_state["results_run"] = job.result["run_id"]
             st.success(f"Finished: {sm['answers']} answers, {sm['failures']} failures, "
-                       f"{sm['judge_failures']} judge failures, {sm['unclear']} unclear verdicts. "
+                       f"{sm['judge_failures']} judge failures, {sm['unclear']} unclear verdicts"
+                       + (f", {sm['no_verdict']} with no verdict (quotes only)" if sm.get("no_verdict") else "")
+                       + ". "
                        "See the Results tab.")
 
 # ----- results -------------------------------------------------------------------------------------

@@ -105,3 +105,30 @@ def readable_name(name: str) -> str:
     rest = _EIS_TAG.sub("", words).strip()
     return rest if len(rest.split()) >= 2 else words
 
+
+
+_ABBREVIATIONS = ("u.s", "e.g", "i.e", "etc", "sec", "secs", "fig", "figs", "dr", "mr", "ms", "mrs", "inc", "co",
+                  "st", "approx", "vs", "c.f.r", "cfr", "pp", "p", "vol", "ch", "para", "ft", "mi", "ac", "jr", "sr",
+                  "no", "nos", "n.e", "n.w", "s.e", "s.w", "a.m", "p.m", "al", "jan", "feb", "mar", "apr", "jun",
+                  "jul", "aug", "sep", "sept", "oct", "nov", "dec", "ca", "lb", "lbs", "oz", "yd", "yds", "gal")
+_STOP = re.compile(r"([.!?][\"”')\]]*)\s+(?=[\"“(\[]?[A-Z0-9])")
+_ABBREVIATED = re.compile(r"(?:^|[\s(\[])(?:" + "|".join(re.escape(a) for a in _ABBREVIATIONS) + r"|[A-Z])\.$",
+                          re.IGNORECASE)
+
+
+def quick_sentences(text: str) -> list[str]:
+    """Sentences of one line of prose by rule, about a hundred times faster than pysbd: a break after ".", "!" or
+    "?" before a capital or a digit, except after an abbreviation ("U.S.", "e.g.", "No.", "Fig.") or an initial.
+    For comparing texts (the support check's units), where a rare wrong break costs little; quotes shown to a
+    user come from pysbd (lib/models/extractive.py)."""
+    out: list[str] = []
+    start = 0
+    for m in _STOP.finditer(text):
+        piece = text[start:m.end(1)].strip()
+        if _ABBREVIATED.search(piece.split(" ")[-1] if piece else ""):
+            continue
+        if piece:
+            out.append(piece)
+        start = m.end()
+    tail = text[start:].strip()
+    return [*out, tail] if tail else out

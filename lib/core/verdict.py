@@ -47,6 +47,9 @@ from __future__ import annotations
 import re
 
 YES, NO, UNCLEAR = "yes", "no", "unclear"
+# a model that cannot decide yes or no (the extractive baseline) gives none: its answer is quotes only, never
+# scored wrong and never read for a verdict
+QUOTES_ONLY = "quotes only"
 
 # ---------------------------------------------------------------------------------------------------------------
 # Normalisation and sentences

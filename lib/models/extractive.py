@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lib.core.text import PASSAGE_GAP, join_line_breaks, mend, short_titles, tokenize
-from lib.core.verdict import NO, YES, is_negated
+from lib.core.verdict import QUOTES_ONLY
 from lib.models.base import Answer, ModelOptions, Provider, Request
 from lib.models.embedding import get_exact_embedder
 
@@ -243,14 +243,14 @@ class ExtractiveProvider(Provider):
         if not (req.context or "").strip():
             return Answer(
                 text=NO_CONTEXT,
-                tokens_in=self.count_tokens(req.question), verdict="unclear" if req.closed else None,
+                tokens_in=self.count_tokens(req.question), verdict=QUOTES_ONLY if req.closed else None,
             )
         tagged = _dedupe(_sentences_of(req.context, tuple(sorted((req.source_docs or {}).items()))))
         several = bool(req.source_docs) or len({s.doc for s in tagged}) > 1
         if not tagged:
             return Answer(
                 text=NO_SENTENCE,
-                tokens_in=self.count_tokens(req.question + " " + req.context), verdict="unclear" if req.closed else None,
+                tokens_in=self.count_tokens(req.question + " " + req.context), verdict=QUOTES_ONLY if req.closed else None,
             )
         if len(tagged) > MAX_CANDIDATES:
             # A whole document has thousands of sentences: embed only those sharing the most words with the question.
@@ -263,14 +263,13 @@ class ExtractiveProvider(Provider):
         top = sorted(np.argsort(-sims)[: self.n].tolist())  # back in document order
         # each quoted sentence carries its source number and page, so the answer cites like a model's would
         text = quote([tagged[i] for i in top], several)
-        verdict = None
+        # No yes or no: quoting cannot decide one, and a "no" inside a quote is no verdict. A closed question gets
+        # the quotes with "Quotes only:" before them, and the verdict "quotes only" (counted apart, never wrong).
+        verdict = QUOTES_ONLY if req.closed else None
         if req.closed:
-            # A heuristic, stated honestly: the best-matching sentence negated means "no", else "yes".
-            # is_negated reads didn't/isn't/cannot/never/none but not "Order No. 11990" or "no action alternative".
-            verdict = NO if is_negated(tagged[int(np.argmax(sims))].text) else YES
-            text = f"{verdict.capitalize()}. {text}"
+            text = f"Quotes only:\n{text}"
         return Answer(text=text, tokens_in=self.count_tokens(req.question + " " + req.context),
-                      tokens_out=self.count_tokens(text), verdict=verdict)
+                      tokens_out=self.count_tokens(text), verdict=verdict, verdict_source="none" if req.closed else None)
 
 
 def register_models(register: Callable[[Provider], Provider]) -> None:

@@ -43,9 +43,12 @@ DEFAULT_K = 3
 
 
 @functools.lru_cache(maxsize=256)
-def _checked(answer: str, mode: str, contexts_json: str) -> support_lib.SupportReport:
-    """The support check of an answer against its contexts (given as JSON, so the call can be remembered)."""
-    return support_lib.check(answer, support_lib.passages_of(json.loads(contexts_json), mode))
+def _checked(answer: str, mode: str, contexts_json: str, question: str = "",
+             verdict: str | None = None) -> support_lib.SupportReport:
+    """The support check of an answer against its contexts (given as JSON, so the call can be remembered); a
+    closed answer's verdict is checked against them too, and in gold mode a refusal is a missed answer."""
+    return support_lib.check(answer, support_lib.passages_of(json.loads(contexts_json), mode), question=question,
+                             verdict=verdict, holds_answer=mode == "gold")
 
 
 @dataclass
@@ -81,7 +84,8 @@ class AskResult:
             return support_lib.check(support_lib.bare(self.answer), passages) if passages else None
         # a page draws one answer's support in several places (its mark, its sentences, its sources) on every
         # rerun: the check (about 40 ms here) runs once per answer and contexts
-        return copy.deepcopy(_checked(self.answer, self.mode, json.dumps(self.contexts, sort_keys=True, default=str)))
+        return copy.deepcopy(_checked(self.answer, self.mode, json.dumps(self.contexts, sort_keys=True, default=str),
+                                      self.question, self.verdict if self.closed else None))
 
     def cli_dict(self, pages_of: support_lib.PagesOf | None = None) -> dict[str, Any]:
         keys = ("model", "mode", "answer", "closed", "verdict", "verdict_source", "contexts", "truncated",

@@ -24,28 +24,27 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 
-import numpy as np
-
 from lib.core.text import tokenize
-from lib.core.verdict import is_negated
-from lib.models.embedding import get_exact_embedder
+from lib.core.verdict import NO, YES, is_negated
 from lib.models.extractive import split_sentences
+from lib.qa import claims, support_model, support_signals
 from lib.qa.citations import cited_numbers
 
 SUPPORTED = "supported"
 PARTLY = "partly supported"
 UNSUPPORTED = "unsupported"
+NOT_CHECKED = "not checked"  # a claim the checker cannot decide (between its cuts, or a claim that something is absent)
 NO_SOURCE = "no source to check"
 NOT_JUDGED = "not judged"  # the judge checker's only: its reply gave this sentence no valid verdict (a failure)
+NO_CLAIM = "no claim"  # a lead-in, a refusal or a remark about the sources: no mark, counted apart
 NOTHING = "nothing to check"  # a verdict only: the answer states no claim of its own (a bare yes or no)
-STATUSES = (SUPPORTED, PARTLY, UNSUPPORTED, NO_SOURCE, NOT_JUDGED)
+STATUSES = (SUPPORTED, PARTLY, UNSUPPORTED, NOT_CHECKED, NO_SOURCE, NOT_JUDGED, NO_CLAIM)
+UNMARKED = (NO_SOURCE, NOT_JUDGED, NO_CLAIM)  # statuses that say nothing of the sentence's support
 CHECKER = "offline"
 
-SUPPORTED_AT = 0.62  # the combined score at which a span is taken to say the same thing
-PARTLY_AT = 0.40  # the score at which it says part of it
-MEANING_WEIGHT = 0.5  # the combined score: this much meaning (rescaled cosine), the rest word overlap
-_COSINE_FLOOR, _COSINE_TOP = 0.25, 0.85  # cosines rescaled to 0–1 between these (MiniLM's unrelated/same range)
-MIN_WORDS = 3
+# the verdict of a closed answer, checked against its evidence
+AGREES, CONTRADICTED = "agrees with the evidence", "contradicted by the evidence"
+
 NEAR = 0.1  # a span this close to the best, whose facts agree with the sentence, is its evidence instead
 
 
@@ -67,6 +66,9 @@ class SentenceCheck:
     differs: list[str] = field(default_factory=list)  # "12 miles (p. 12 says 21 miles)"
     cites: list[int] = field(default_factory=list)
     holds: dict[int, bool] = field(default_factory=dict)  # each cited source: does it hold this sentence's evidence?
+    kind: str = claims.CLAIM  # claim, lead-in, refusal, remark or absence (lib/qa/claims.py)
+    signals: dict[str, float] = field(default_factory=dict)  # what the classifier read (support_signals)
+    chances: tuple[float, float] | None = None  # (everything supported, at least part supported)
 
 
 @dataclass
@@ -76,6 +78,8 @@ class SupportReport:
     sentences: list[SentenceCheck]
     citations: dict  # {"valid": n, "invalid": [markers], "misattributed": [{"sentence", "cited", "found_in"}]}
     failures: list[dict] = field(default_factory=list)  # the judge's: sentences it gave no valid verdict, and why
+    verdict_check: dict | None = None  # a closed answer's yes/no against its evidence (check_verdict)
+    missed: dict | None = None  # a refusal where the sources hold the answer: {"sentence", "evidence"}
 
     def counts(self) -> dict[str, int]:
         out = dict.fromkeys(STATUSES, 0)
@@ -84,19 +88,23 @@ class SupportReport:
         return out
 
     def summary(self) -> str:
-        """One line: "4 of 5 sentences supported · 1 number differs from p. 12 · 1 invalid citation"."""
-        checkable = [s for s in self.sentences if s.status not in (NO_SOURCE, NOT_JUDGED)]
-        if not self.sentences:
-            return "nothing to check: the answer states no claim of its own (a bare yes or no, or a few words)"
-        if not checkable and any(s.status == NOT_JUDGED for s in self.sentences):
-            return (f"{sum(s.status == NOT_JUDGED for s in self.sentences)} sentence(s) the judge gave no valid "
+        """One line: "4 of 5 claims supported · 1 number differs from p. 12 · 1 lead-in set aside"."""
+        claims_ = [s for s in self.sentences if s.status != NO_CLAIM]
+        checkable = [s for s in claims_ if s.status not in (NO_SOURCE, NOT_JUDGED)]
+        tail = self._apart()
+        if not claims_:
+            head = ("nothing to check: the answer states no claim of its own (a bare yes or no, or a few words)"
+                    if not self.sentences else "nothing to check: the answer makes no claim")
+            return " · ".join([head, *tail])
+        if not checkable and any(s.status == NOT_JUDGED for s in claims_):
+            return (f"{sum(s.status == NOT_JUDGED for s in claims_)} sentence(s) the judge gave no valid "
                     "verdict: nothing was checked")
         if not checkable:
             return "no sentence could be checked: there is no source to check it against"
         counts = self.counts()
-        parts = [f"{counts[SUPPORTED]} of {len(self.sentences)} sentence{'s' if len(self.sentences) != 1 else ''} "
-                 "supported"]
+        parts = [f"{counts[SUPPORTED]} of {len(claims_)} claim{'s' if len(claims_) != 1 else ''} supported"]
         for status, words in ((PARTLY, "partly supported"), (UNSUPPORTED, "unsupported"),
+                              (NOT_CHECKED, "not checked (the check cannot tell)"),
                               (NO_SOURCE, "not checked (no citation)")):
             if counts[status]:
                 parts.append(f"{counts[status]} {words}")
@@ -111,13 +119,29 @@ class SupportReport:
             parts.append(f"{len(self.citations['misattributed'])} citation(s) point to the wrong source")
         if self.failures:
             parts.append(f"{len(self.failures)} sentence(s) the judge gave no valid verdict")
-        return " · ".join(parts)
+        return " · ".join(parts + tail)
+
+    def _apart(self) -> list[str]:
+        """What is counted apart: the verdict's check, a missed answer, sentences that make no claim."""
+        out = []
+        vc = self.verdict_check or {}
+        if vc.get("status") == CONTRADICTED:
+            out.append(f"the verdict '{vc['verdict']}' is contradicted by {vc.get('page') or 'its evidence'}")
+        elif vc.get("status") == AGREES:
+            out.append(f"the verdict '{vc['verdict']}' agrees with {vc.get('page') or 'its evidence'}")
+        if self.missed:
+            out.append("a refusal, though the sources hold the answer (a missed answer)")
+        kinds: dict[str, int] = {}
+        for s in self.sentences:
+            if s.status == NO_CLAIM:
+                kinds[s.kind] = kinds.get(s.kind, 0) + 1
+        out += [f"{n} {k}{'s' if n > 1 else ''} set aside (no claim)" for k, n in kinds.items()]
+        return out
 
     def citation_precision(self) -> tuple[int, int]:
         """(citations that hold their sentence's evidence, all citations): each marker of each checked sentence,
         counted per sentence; a marker that points to no source holds nothing."""
-        pairs = [s.holds.get(n, False) for s in self.sentences if s.status not in (NO_SOURCE, NOT_JUDGED)
-                 for n in s.cites]
+        pairs = [s.holds.get(n, False) for s in self.sentences if s.status not in UNMARKED for n in s.cites]
         return sum(pairs), len(pairs)
 
     def quoted_from(self, n: int) -> tuple[str, ...]:
@@ -138,14 +162,14 @@ class SupportReport:
         page and span, and what differs."""
         return [{"text": s.text, "status": s.status, "score": s.score,
                  "source": (s.evidence or {}).get("source"), "page": (s.evidence or {}).get("page") or "",
-                 "evidence": (s.evidence or {}).get("text") or "", "differs": list(s.differs)}
+                 "evidence": (s.evidence or {}).get("text") or "", "differs": list(s.differs), "kind": s.kind}
                 for s in self.sentences[:limit]]
 
     def as_dict(self) -> dict:
         return {"checker": self.checker, "verdict": self.verdict,
                 "sentences": [{k: v for k, v in asdict(s).items()} for s in self.sentences],
                 "citations": self.citations, "failures": self.failures, "summary": self.summary(),
-                "marks": self.marks()}
+                "marks": self.marks(), "verdict_check": self.verdict_check, "missed": self.missed}
 
 
 # ----- facts a sentence states -----------------------------------------------------------------------------------
@@ -196,9 +220,9 @@ def _numbers_in(text: str) -> dict[str, list[str]]:
     return out
 
 
-def _differing(sentence: str, evidence: str) -> list[str]:
-    """The facts of ``sentence`` the evidence does not hold, each said with what the evidence has instead where
-    it has a number in the same unit."""
+def differing(sentence: str, evidence: str) -> list[tuple[str, str]]:
+    """(kind, what) for each fact of ``sentence`` the evidence does not hold, each said with what the evidence has
+    instead where it has a number in the same unit."""
     ev_numbers = _numbers_in(_DATE.sub(" ", evidence))
     ev_dates = {_date_key(m.group(0)) for m in _DATE.finditer(evidence)}
     ev_lower = " ".join(evidence.lower().split())
@@ -206,88 +230,22 @@ def _differing(sentence: str, evidence: str) -> list[str]:
     for kind, key, written in facts(sentence):
         if kind == "date":
             if key not in ev_dates and not any(d.startswith(key) for d in ev_dates):
-                out.append(f"{written} (not in the source)")
+                out.append((kind, f"{written} (not in the source)"))
         elif kind == "number":
             if key in ev_numbers:
                 continue
             unit = re.sub(r"^[\d$.,\s]+", "", written).lower()
             instead = [w for ws in ev_numbers.values() for w in ws if unit and w.lower().endswith(unit)]
-            out.append(f"{written} (the source says {instead[0]})" if instead else f"{written} (not in the source)")
+            out.append((kind, f"{written} (the source says {instead[0]})" if instead
+                        else f"{written} (not in the source)"))
         elif key not in ev_lower and not re.search(r"\b" + "".join(w[0] for w in written.split() if w[0].isupper())
                                                    + r"\b", evidence):
-            out.append(f"{written} (not in the source)")  # nor its initials ("EIS" for the name spelled out)
+            out.append((kind, f"{written} (not in the source)"))  # nor its initials ("EIS" for the name spelled out)
     return out
 
 
-# ----- spans and scores ------------------------------------------------------------------------------------------
-def _spans(passages: Sequence[Passage]) -> tuple[list[tuple[int, str, str]], list[tuple[int, ...]]]:
-    """(source number, page, text) for each sentence of each source and each pair of neighbouring sentences (a
-    paraphrase may join two), and for each span the indexes of its sentences."""
-    spans: list[tuple[int, str, str]] = []
-    parts: list[tuple[int, ...]] = []
-    sentences: list[str] = []
-    for p in passages:
-        sents = [s for s in split_sentences(p.text) if len(s.split()) >= MIN_WORDS]
-        first = len(sentences)
-        sentences += sents
-        for k, s in enumerate(sents):
-            spans.append((p.n, p.page, s))
-            parts.append((first + k,))
-        for k in range(len(sents) - 1):
-            spans.append((p.n, p.page, f"{sents[k]} {sents[k + 1]}"))
-            parts.append((first + k, first + k + 1))
-    return spans, parts
-
-
-def _overlap(a: list[str], b: set[str]) -> float:
-    """The share of the sentence's content words that the span holds."""
-    return sum(w in b for w in a) / len(a) if a else 0.0
-
-
-_VECTORS: dict[str, np.ndarray] = {}  # sentence text -> exact vector: a source checked again is not embedded again
-_VECTORS_MAX = 20_000
-
-
-def _vectors(texts: Sequence[str]) -> np.ndarray:
-    """Exact vectors of ``texts``, from the cache where it has them; safe from several threads (the cache may be
-    emptied by another between two looks, so what is read is kept here)."""
-    got = {t: _VECTORS.get(t) for t in dict.fromkeys(texts)}
-    todo = [t for t, v in got.items() if v is None]
-    if todo:
-        fresh = dict(zip(todo, get_exact_embedder().embed(todo), strict=True))
-        got.update(fresh)
-        if len(_VECTORS) + len(fresh) > _VECTORS_MAX:
-            _VECTORS.clear()
-        _VECTORS.update(fresh)
-    return np.stack([got[t] for t in texts]) if texts else np.zeros((0, 1), dtype=np.float32)
-
-
-CANDIDATES = 8  # per answer sentence, the source sentences with the most words in common are compared by meaning
-
-
-def _scores(sentences: Sequence[str], spans: Sequence[tuple[int, str, str]], parts: Sequence[tuple[int, ...]],
-            span_sentences: Sequence[str]) -> np.ndarray:
-    """Combined scores, sentences × spans: meaning (the exact embedder's cosine, rescaled; a span of two sentences
-    means what the closer of the two means) and word overlap (over the whole span). Only the source sentences that
-    share the most words with some answer sentence are embedded (``CANDIDATES`` each); the others, sharing fewer
-    words, count for meaning 0."""
-    words = [tokenize(s) for s in sentences]
-    span_words = [set(tokenize(s)) for _, _, s in spans]
-    lexical = np.array([[_overlap(w, sw) for sw in span_words] for w in words], dtype=np.float32)
-    single = {ix[0]: j for j, ix in enumerate(parts) if len(ix) == 1}  # source sentence -> its own span
-    keep: set[int] = set()
-    for row in range(len(sentences)):
-        order = sorted(single, key=lambda k: -lexical[row, single[k]])
-        keep.update(order[:CANDIDATES])
-    kept = sorted(keep)
-    vecs = _vectors([*sentences, *(span_sentences[k] for k in kept)])
-    cos_kept = vecs[: len(sentences)] @ vecs[len(sentences):].T
-    cos = np.full((len(sentences), len(span_sentences)), -1.0, dtype=np.float32)
-    if kept:
-        cos[:, kept] = cos_kept
-    cos_span = np.stack([cos[:, list(ix)].max(axis=1) for ix in parts], axis=1) if parts else cos[:, :0]
-    meaning = np.clip((cos_span - _COSINE_FLOOR) / (_COSINE_TOP - _COSINE_FLOOR), 0.0, 1.0)
-    return MEANING_WEIGHT * meaning + (1 - MEANING_WEIGHT) * lexical
+def _differing(sentence: str, evidence: str) -> list[str]:
+    return [what for _, what in differing(sentence, evidence)]
 
 
 _CLAUSE = re.compile(r",?\s+(?:and|but|while|whereas|although)\s+(?=(?:a|an|the|all|it|they|this|these|[A-Z]\w*)\b)"
@@ -300,14 +258,6 @@ def clauses(sentence: str) -> list[str]:
     parts = [p.strip(" ,.") for p in _CLAUSE.split(sentence)]
     parts = [p for p in parts if len(tokenize(p)) >= 3]
     return parts if len(parts) >= 2 else [sentence]
-
-
-def _status(score: float, differs: list[str]) -> str:
-    if score >= SUPPORTED_AT:
-        return PARTLY if differs else SUPPORTED
-    if score >= PARTLY_AT:
-        return PARTLY
-    return UNSUPPORTED
 
 
 # citation markers and the page references that go with them ("[2]", "[1] (p. 8)", "(pp. 71–72)"): not the claim
@@ -345,95 +295,192 @@ def bare(sentence: str) -> str:
     return _MARKERS.sub("", sentence).strip()
 
 
-def check(answer: str, passages: Sequence[Passage]) -> SupportReport:
-    """Check every sentence of ``answer`` against the numbered ``passages`` it was given (none for mode *none*)."""
+def _pick(row: int, pool: Sequence[int], combined, claim: str, all_spans, by_n: dict[int, str]) -> int:
+    """The evidence: the best-scoring span of ``pool``; a near-best one whose facts agree with the claim and that
+    comes from another source wins (a table repeats one sentence with other figures)."""
+    best = max(pool, key=lambda j: combined[row, j])
+    if differing(claim, by_n[all_spans[best].source]):
+        floor = combined[row, best] - NEAR
+        near = sorted((j for j in pool if j != best and combined[row, j] >= floor
+                       and all_spans[j].source != all_spans[best].source), key=lambda j: -combined[row, j])
+        return next((j for j in near if not differing(claim, by_n[all_spans[j].source])), best)
+    return best
+
+
+def _mark(chances: tuple[float, float] | None, differs: list[str]) -> str:
+    """The mark the fitted cuts give (support_model.RULES); never ✓ where a fact or a negation differs."""
+    model = support_model.load()
+    if chances is None or model is None:
+        return NOT_CHECKED
+    full, any_ = chances
+    if full >= model.cuts["supported"] and not differs:
+        return SUPPORTED
+    if any_ >= model.cuts["partly"]:
+        return PARTLY
+    if any_ < model.cuts["unsupported"]:
+        return UNSUPPORTED
+    return NOT_CHECKED
+
+
+def check(answer: str, passages: Sequence[Passage], question: str = "", verdict: str | None = None,
+          holds_answer: bool = False) -> SupportReport:
+    """Check every sentence of ``answer`` against the numbered ``passages`` it was given (none for mode *none*).
+
+    Sentences that make no claim (a lead-in, a refusal, a remark about the sources) get no mark; a claim that the
+    sources do not say something is "not checked". With ``verdict`` (a closed answer's yes or no) and its
+    ``question``, the verdict is checked against the evidence too. ``holds_answer``: the sources are known to
+    hold the answer (a gold passage), so a refusal is a missed answer."""
     sentences, inherited = answer_sentences(answer)
     numbers = {p.n for p in passages}
     cited_all = cited_numbers(answer, max_n=99)  # a bracketed year ("[2013]") is no citation
-    invalid = sorted(n for n in cited_numbers(answer, max_n=99) if n not in numbers)  # not a bracketed year
+    invalid = sorted(n for n in cited_all if n not in numbers)
     checks: list[SentenceCheck] = []
     misattributed = []
-    spans, parts = _spans(passages)
+    all_spans, units = support_signals.spans(passages)
     by_n = {p.n: p.text for p in passages}
-    span_sentences = [spans[j][2] for j, ix in enumerate(parts) if len(ix) == 1]
+    words_of = {p.n: set(tokenize(p.text)) for p in passages}
     todo = []
     for i, s in enumerate(sentences):
         cites = sorted(cited_numbers(s, max_n=99)) or inherited.get(i, [])
-        if not spans or (cited_all and not cites):
-            checks.append(SentenceCheck(s, NO_SOURCE, None, None, cites=cites))
+        kind = claims.kind(bare(s))
+        if kind in claims.NO_CLAIM_KINDS:
+            checks.append(SentenceCheck(s, NO_CLAIM, None, None, cites=cites, kind=kind))
+        elif not all_spans or (cited_all and not cites):
+            checks.append(SentenceCheck(s, NO_SOURCE, None, None, cites=cites, kind=kind))
+        elif kind == claims.ABSENCE:
+            checks.append(SentenceCheck(s, NOT_CHECKED, None, None, cites=cites, kind=kind))
         else:
-            checks.append(SentenceCheck(s, UNSUPPORTED, None, None, cites=cites))
+            checks.append(SentenceCheck(s, UNSUPPORTED, None, None, cites=cites, kind=kind))
             todo.append(i)
+    report = SupportReport(CHECKER, NOTHING, checks, {"valid": 0, "invalid": invalid, "misattributed": []})
     if todo:
-        claims = [bare(sentences[i]) for i in todo]
-        pieces = [clauses(b) for b in claims]
-        flat = [*claims, *(c for ps in pieces if len(ps) > 1 for c in ps)]
-        scores = _scores(flat, spans, parts, span_sentences)
-        extra = len(claims)
+        texts = [bare(sentences[i]) for i in todo]
+        pieces = [clauses(t) for t in texts]
+        flat = [*texts, *(c for ps in pieces if len(ps) > 1 for c in ps)]
+        scored = support_signals.score(flat, all_spans, units, choosing=len(texts))
+        combined = scored.combined
+        extra = len(texts)
         for row, i in enumerate(todo):
-            c = checks[i]
-            allowed = [j for j, (n, _, _) in enumerate(spans) if not c.cites or n in c.cites]
-            pool = allowed or list(range(len(spans)))
-            best = max(pool, key=lambda j: scores[row, j])
-            n, page, text = spans[best]
-            c.score = round(float(scores[row, best]), 3)
-            c.evidence = {"source": n, "page": page, "text": text}
-            # the facts are looked for in the whole source the evidence comes from: a paraphrase may take a name
-            # from the sentence before; a number changed is in none of it
-            c.differs = _differing(claims[row], by_n[n]) if c.score >= PARTLY_AT else []
-            if c.differs:  # a table repeats one sentence with other figures: a near-best span whose facts agree wins
-                near = sorted((j for j in pool if j != best and scores[row, j] >= max(SUPPORTED_AT, c.score - NEAR)),
-                              key=lambda j: -scores[row, j])
-                agreeing = next((j for j in near if not _differing(claims[row], by_n[spans[j][0]])
-                                 and spans[j][0] != n), None)
-                if agreeing is not None:
-                    n, page, text = spans[agreeing]
-                    c.score = round(float(scores[row, agreeing]), 3)
-                    c.evidence = {"source": n, "page": page, "text": text}
-                    c.differs = []
-            if c.score >= PARTLY_AT and is_negated(claims[row]) != is_negated(c.evidence["text"]):
-                where = c.evidence["page"] or f"source [{c.evidence['source']}]"
-                c.differs.append(f"it says 'not' where {where} does not" if is_negated(claims[row])
-                                 else f"{where} says 'not' where it does not")
-            c.status = _status(c.score, c.differs)
+            c, claim = checks[i], texts[row]
+            allowed = [j for j, sp in enumerate(all_spans) if not c.cites or sp.source in c.cites]
+            pool = allowed or list(range(len(all_spans)))
+            best = _pick(row, pool, combined, claim, all_spans, by_n)
+            span = all_spans[best]
+            c.evidence = {"source": span.source, "page": span.page, "text": span.text}
+            found = differing(claim, by_n[span.source])
+            weakest = float(combined[row, best])
             if len(pieces[row]) > 1:  # a sentence holds only as well as its weakest clause
                 rows = range(extra, extra + len(pieces[row]))
                 extra += len(pieces[row])
-                weakest = min(max(float(scores[r, j]) for j in pool) for r in rows)
-                if c.status == SUPPORTED and weakest < PARTLY_AT:
-                    c.status = PARTLY
-                    c.differs.append("a part of it is in no source")
-            for cited in (n for n in c.cites if n in numbers):  # a citation holds when its own source says at least part of the sentence
-                mine = [j for j in range(len(spans)) if spans[j][0] == cited]
-                c.holds[cited] = bool(mine) and max(float(scores[row, j]) for j in mine) >= PARTLY_AT
+                weakest = min(max(float(combined[r, j]) for j in pool) for r in rows)
+            kinds = {}
+            for k, _ in found:
+                kinds[k] = kinds.get(k, 0) + 1
+            # its words are looked for in its evidence's passage, as the classifier was fitted (one passage an
+            # answer): words found only in another source, or one it does not cite, do not count for it
+            c.signals = support_signals.signals(claim, row, best, all_spans, units, scored, by_n[span.source],
+                                                words_of[span.source], kinds, weakest)
+            model = support_model.load()
+            c.chances = model.chances(c.signals) if model else None
+            c.score = round(c.chances[0], 3) if c.chances else None
+            c.differs = [what for _, what in found]
+            if c.signals["negation"]:
+                ev_unit = units[support_signals.evidence_unit(row, span, scored)]
+                where = span.page or f"source [{span.source}]"
+                c.differs.append(f"it says 'not' where {where} does not" if is_negated(claim)
+                                 else f"{where} says 'not' where it does not")
+                c.evidence["sentence"] = ev_unit
+            c.status = _mark(c.chances, c.differs)
+            if c.status not in (SUPPORTED, PARTLY):
+                c.differs = [d for d in c.differs if d]  # shown with the closest span, which does not say it
+            for cited in (n for n in c.cites if n in numbers):  # a citation holds when its source says part of it
+                mine = [j for j, sp in enumerate(all_spans) if sp.source == cited]
+                c.holds[cited] = bool(mine) and max(float(combined[row, j]) for j in mine) >= HOLDS_AT
             if c.cites and c.status != SUPPORTED:
-                anywhere = max(range(len(spans)), key=lambda j: scores[row, j])
-                if spans[anywhere][0] not in c.cites and scores[row, anywhere] >= SUPPORTED_AT:
-                    misattributed.append({"sentence": c.text, "cited": c.cites, "found_in": spans[anywhere][0]})
-    valid = sum(1 for c in checks for n in c.cites if n in numbers)
-    return SupportReport(CHECKER, overall(checks), checks,
-                         {"valid": valid, "invalid": invalid, "misattributed": misattributed})
+                anywhere = max(range(len(all_spans)), key=lambda j: combined[row, j])
+                if all_spans[anywhere].source not in c.cites and combined[row, anywhere] >= FOUND_AT:
+                    misattributed.append({"sentence": c.text, "cited": c.cites,
+                                          "found_in": all_spans[anywhere].source})
+    report.citations = {"valid": sum(1 for c in checks for n in c.cites if n in numbers), "invalid": invalid,
+                        "misattributed": misattributed}
+    report.verdict = overall(checks)
+    refusal = next((c for c in checks if c.kind == claims.REFUSAL), None)
+    if refusal is not None and holds_answer and passages:
+        report.missed = {"sentence": refusal.text, "why": "the sources given hold the answer"}
+    if verdict in (YES, NO) and question and passages:
+        report.verdict_check = check_verdict(question, verdict, passages, sorted(cited_all & numbers))
+    return report
+
+
+HOLDS_AT = 0.40  # a cited source holds a sentence when its best span scores this (meaning and words combined)
+FOUND_AT = 0.62  # a sentence is found in another source than the one cited when a span there scores this
+
+_ASKS = re.compile(r"^(?:does|do|did|is|are|was|were|will|would|can|could|has|have|had|should|shall|must|may)\s+",
+                   re.IGNORECASE)
+_STATES = re.compile(r"^(?:the |this )?(?:eis|document|passage|text|report|analysis|project)\s+(?:states?|says?|"
+                     r"indicates?|mentions?|describes?|conclude|concludes?|show|shows?|identify|identifies)\s+(?:that\s+)?",
+                     re.IGNORECASE)
+
+
+def proposition(question: str) -> str:
+    """A closed question as the statement its "yes" asserts, near enough for word and meaning overlap: "Does the
+    EIS state that the site covers 865 acres?" → "the site covers 865 acres"."""
+    s = _ASKS.sub("", " ".join((question or "").split()).rstrip("?").strip())
+    return _STATES.sub("", s)
+
+
+def check_verdict(question: str, verdict: str, passages: Sequence[Passage], cited: Sequence[int] = ()) -> dict:
+    """A closed answer's yes or no against its evidence (the sources it cites, else all it was given).
+
+    The question's statement ("yes" asserts it) is matched to its closest span. Where the classifier finds the
+    span says it (✓ cut) once a negation or a differing number is set aside, the span decides: it says the same
+    with the same polarity and facts → "yes"; with a "not" where the statement has none (or the reverse), or
+    another number in the same unit → "no". A verdict against that is contradicted. Where no span says it that
+    closely, the verdict is not checked."""
+    pool = [p for p in passages if not cited or p.n in cited] or list(passages)
+    statement = proposition(question)
+    out = {"verdict": verdict, "status": NOT_CHECKED, "statement": statement, "evidence": "", "page": ""}
+    model = support_model.load()
+    if model is None or len(tokenize(statement)) < 2:
+        return out
+    report = check(statement, pool)
+    if not report.sentences or not report.sentences[0].signals:
+        return out
+    c = report.sentences[0]
+    aligned = dict(c.signals, negation=0.0, numbers=0.0, dates=0.0)
+    if model.chances(aligned)[0] < model.cuts["supported"]:
+        return out
+    numbers_differ = any("(the source says" in d for d in c.differs)
+    implied = NO if (c.signals["negation"] or numbers_differ) else YES
+    ev = c.evidence or {}
+    out.update(status=AGREES if implied == verdict else CONTRADICTED, implied=implied,
+               evidence=ev.get("sentence") or ev.get("text", ""), page=ev.get("page") or f"source [{ev.get('source')}]")
+    return out
 
 
 def overall(checks: Sequence[SentenceCheck]) -> str:
-    """*supported* only when every checkable sentence is, *unsupported* when none is (even in part); *no source to
-    check* when no sentence could be checked (an empty value, never a verdict made of nothing), and *not judged*
-    when the judge left a sentence without a valid verdict (an incomplete check claims nothing)."""
-    if not checks:
+    """*supported* only when every checkable claim is, *unsupported* when none is (even in part); *not checked*
+    when some claim could not be decided and none is wrong; *no source to check* when no claim could be checked
+    (an empty value, never a verdict made of nothing), and *not judged* when the judge left a sentence without a
+    valid verdict (an incomplete check claims nothing). Sentences that make no claim do not count."""
+    claims_ = [c for c in checks if c.status != NO_CLAIM]
+    if not claims_:
         return NOTHING
-    if any(c.status == NOT_JUDGED for c in checks):
+    if any(c.status == NOT_JUDGED for c in claims_):
         return NOT_JUDGED
-    checkable = [c for c in checks if c.status != NO_SOURCE]
+    checkable = [c for c in claims_ if c.status != NO_SOURCE]
     if not checkable:
         return NO_SOURCE
     if all(c.status == SUPPORTED for c in checkable):
         return SUPPORTED
+    if all(c.status in (SUPPORTED, NOT_CHECKED) for c in checkable):
+        return NOT_CHECKED
     if not any(c.status in (SUPPORTED, PARTLY) for c in checkable):
         return UNSUPPORTED
     return PARTLY
 
 
-SIGNS = {SUPPORTED: "✓", PARTLY: "◐", UNSUPPORTED: "✗", NO_SOURCE: "–", NOT_JUDGED: "?"}
+SIGNS = {SUPPORTED: "✓", PARTLY: "◐", UNSUPPORTED: "✗", NOT_CHECKED: "○", NO_SOURCE: "–", NOT_JUDGED: "?", NO_CLAIM: ""}
 
 
 def marks_line(marks: Sequence[dict]) -> str:

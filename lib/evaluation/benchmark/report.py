@@ -74,7 +74,7 @@ def cell_scores(items: Sequence[Item], cfg: RunConfig, rows: list[dict[str, Any]
             continue
         counts[key]["answers"] += 1
         v, st = headline(r, qtype.get(r["item_id"]), metric)
-        if st in ("judge_failed", "no_statements", "unclear"):
+        if st in ("judge_failed", "no_statements", "unclear", "no_verdict"):
             counts[key][st] += 1
         if v is not None:
             vals[(*key, _kind(qtype.get(r["item_id"])))].append(v)
@@ -89,7 +89,7 @@ def cell_scores(items: Sequence[Item], cfg: RunConfig, rows: list[dict[str, Any]
                 "open_correctness": op["mean"], "open_correctness_ci95": op["ci95"], "n_open": op["n"],
                 "metric": public_metric_name(metric), "correctness": op["mean"], "n": cl["n"] + op["n"],
                 "answers": c["answers"], "failures": c["failures"], "judge_failures": c["judge_failed"],
-                "no_statements": c["no_statements"], "unclear": c["unclear"],
+                "no_statements": c["no_statements"], "unclear": c["unclear"], "no_verdict": c["no_verdict"],
             }
     return out
 

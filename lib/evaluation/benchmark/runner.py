@@ -47,6 +47,7 @@ class RunSummary:
     judge_failures: int = 0
     no_statements: int = 0
     unclear: int = 0
+    no_verdict: int = 0  # closed answers with no yes or no by design (quotes only): not scored, not wrong
     majority_baseline: dict[str, Any] | None = None
     manifest: dict[str, Any] | None = None
     comparison: dict[str, Any] = field(default_factory=dict)
@@ -57,7 +58,7 @@ class RunSummary:
     def cli_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in (
             "run_id", "n_items", "answers", "failures", "scores", "retrieval_hit_at_k", "judge", "metric",
-            "judge_failures", "no_statements", "unclear", "skipped_no_doc", "majority_baseline", "comparison",
+            "judge_failures", "no_statements", "unclear", "no_verdict", "skipped_no_doc", "majority_baseline", "comparison",
             "reference_free", "manifest")}
 
 
@@ -465,7 +466,7 @@ def summarize(run_id: str, engine: Any = None) -> RunSummary:
         retrieval_hit_at_k=report.retrieval_summary(cfg, rows),
         judge=cfg.judge or "none: token-F1 proxy (offline, not RAGAS)", metric=metric,
         judge_failures=statuses["judge_failed"], no_statements=statuses["no_statements"],
-        unclear=statuses["unclear"], majority_baseline=report.majority(items),
+        unclear=statuses["unclear"], no_verdict=statuses["no_verdict"], majority_baseline=report.majority(items),
         manifest=manifest.load(run_id, engine), comparison=report.comparison_info(items, cfg, rows),
         reference_free=report.reference_free_cells(cfg, rows),
     )

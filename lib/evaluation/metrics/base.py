@@ -8,6 +8,7 @@ from typing import Any, Protocol
 # counted and shown apart, never averaged in.
 OK, UNCLEAR, NO_ANSWER = "ok", "unclear", "no_answer"
 JUDGE_FAILED, NO_STATEMENTS, NOT_APPLICABLE = "judge_failed", "no_statements", "not_applicable"
+NO_VERDICT = "no_verdict"  # a closed answer with no yes or no by design (quotes only): shown apart, never scored
 RETRY_STATUSES = (JUDGE_FAILED, NO_STATEMENTS)  # re-scored on resume and by rescore
 
 

@@ -37,7 +37,9 @@ def _report(sample: Sample, judge: Any = None, pages_of: support.PagesOf | None 
             return sample.cache[key]
         passages = support.passages_of(sample.sources, sample.mode)
         if judge is None:
-            sample.cache[key] = support.check(sample.answer or "", passages)
+            sample.cache[key] = support.check(sample.answer or "", passages, question=sample.question,
+                                              verdict=sample.verdict if sample.closed else None,
+                                              holds_answer=sample.mode == "gold")
         else:
             try:
                 sample.cache[key] = judge_check(sample.answer or "", passages, judge)
@@ -98,9 +100,12 @@ class Faithfulness(_SupportMetric):
                    "failures": report.failures}
         if report.failures or counts[support.NOT_JUDGED]:  # an incomplete judgement is a failure, retried
             return self._result(None, JUDGE_FAILED, details)
-        if checked == 0:
+        if checked == 0:  # no claim, or none the checker could decide: no value rather than a guess
             return self._result(None, NO_STATEMENTS, details)
-        return self._result(counts[support.SUPPORTED] / (checked + counts[support.NO_SOURCE]), OK, details)
+        # claims it could not decide and claims without a citation count as not shown supported; sentences making
+        # no claim (lead-ins, refusals, remarks) are left out
+        denominator = checked + counts[support.NOT_CHECKED] + counts[support.NO_SOURCE]
+        return self._result(counts[support.SUPPORTED] / denominator, OK, details)
 
 
 class CitationPrecision(_SupportMetric):
