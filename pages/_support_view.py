@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from lib.qa import support, support_model
+from lib.review import support_calibration
 from pages._ui import page_or_notice, plain
 
 MARKS = support.SIGNS
@@ -29,7 +30,7 @@ def _tip(m: dict) -> str:
     tip = f"{m['status']}{where}"
     if m.get("kind") == "absence":
         tip += "\na claim that the sources do not say something: no span of text can show that"
-    trust = support_model.trust_line(m["status"])
+    trust = support_model.trust_line(m["status"], _expert_figures())
     if trust:
         tip += f"\n{trust}"
     if m.get("evidence") and m["status"] not in ("no source to check", "not judged"):
@@ -96,6 +97,16 @@ def summary_line(summary: str, checker: str = "offline") -> None:
                help="\n\n".join(support_model.legend()) if checker == "offline" else None)
 
 
+@st.cache_data(ttl=120, show_spinner=False)
+def _expert_figures() -> dict | None:
+    """The marks against the experts (Validate's support labels), once they have labelled enough; read at most
+    every two minutes."""
+    try:
+        return support_calibration.expert_mark_figures()
+    except Exception:  # noqa: BLE001 - a store that cannot be read leaves the legend with the test figures only
+        return None
+
+
 def legend(experts: dict | None = None) -> None:
     """What each mark means and how far to trust it (measured on held-out EIS answers, and against the experts
     once they have labelled enough)."""
@@ -125,6 +136,7 @@ def sentence_details(marks: Sequence[dict], key: str, locate: Locate | None = No
     """On click: each sentence with its mark, evidence and what differs, and a toggle that opens its page.
     ``numbered``: the sources are numbered [n] (RAG, gold); a full PDF's are its pages, named by page only."""
     with st.expander("Sentence by sentence", expanded=False):
+        legend(_expert_figures())
         for i, m in enumerate(marks):
             where = ""
             if m.get("source"):

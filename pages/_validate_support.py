@@ -7,6 +7,7 @@ import streamlit as st
 from lib.core.stats import kappa_band
 from lib.models import registry
 from lib.review import support_calibration as sc
+from pages import _support_view as support_view
 from pages._ui import plain, run_safely, tidy
 
 
@@ -41,6 +42,8 @@ def support_tab() -> None:
     st.dataframe(tidy(pd.DataFrame(rows)), hide_index=True, width="stretch")
     for r in cal["checkers"]:
         st.caption(f"{plain(r['name'])}'s threshold: {plain(r['threshold'])}.")
+    st.markdown("**The marks and how far to trust them**")
+    support_view.legend(run_safely(sc.expert_mark_figures))
     for r in cal["checkers"]:
         if not r["calibrated"]:
             st.warning(f"{plain(r['name'])} is **uncalibrated**: its agreement with the experts rests on "

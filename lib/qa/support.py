@@ -1,22 +1,25 @@
-"""Does each sentence of an answer stand on its sources? The offline support checker: no language model, only the
-bundled embedder (meaning), word overlap (the one tokenizer) and rules for the facts a sentence states (numbers with
-their units, percentages, dates and years, multi-word names). It is meant to run on every answer.
+"""Does each sentence of an answer stand on its sources? The offline support checker: no language model, meant to
+run on every answer.
 
-Each sentence of the answer gets a status:
-- ``supported``: its best-matching span in the sources says the same, and every fact it states is in that span;
-- ``partly supported``: the span says part of it, or says it with another number, date or name (``differs`` names
-  what differs);
-- ``unsupported``: no span says it;
-- ``no source to check``: the answer had no sources (mode *none*), or it cites sources and this sentence cites
-  none.
-The evidence of each mark is its best span: the source's number, its page and the span's text.
+Each sentence is first sorted (``claims.kind``): a lead-in, a refusal or a remark about the sources makes no claim
+and gets no mark (``no claim``, counted apart); a claim that the sources do not say something is ``not checked``.
+Each claim's best evidence span is found (``support_signals``), its signals read, and the fitted classifier
+(``support_model``) gives the chance that all of it, and that part of it, is in its sources. The cuts chosen on
+labelled dev data make the mark:
+- ``supported`` (✓): all of it is there, and no number, date, name or "not" differs from its evidence;
+- ``partly supported`` (◐): part of it is;
+- ``unsupported`` (✗): none of it is, or its evidence contradicts it (another number in the same unit, a "not");
+- ``not checked`` (○): between the cuts, where the classifier cannot tell;
+- ``no source to check``: the answer had no sources (mode *none*), or it cites sources and this sentence cites none.
+The evidence of each mark is its best span: the source's number, its page and the span's text; ``differs`` names
+what differs.
 
 Citations are checked too: a marker pointing to no source is invalid; a sentence whose cited source does not hold
-its evidence while another source does is misattributed. Both are counted and listed.
+its evidence while another source does is misattributed. Both are counted and listed. A closed answer's yes or no
+is checked against its evidence (``check_verdict``).
 
-The thresholds are the checker's own (``SUPPORTED_AT``, ``PARTLY_AT``); what they are worth is measured against a
-table of sentence–passage pairs from the sample EIS (tests/qa/test_support.py, bench/support.py), and, once experts
-have labelled answers, against them.
+What the marks are worth is measured on the labelled set in data/support/ (bench/support.py; the figures travel
+with the fitted model and are shown in the legend and on hover).
 """
 from __future__ import annotations
 
@@ -244,10 +247,6 @@ def differing(sentence: str, evidence: str) -> list[tuple[str, str]]:
     return out
 
 
-def _differing(sentence: str, evidence: str) -> list[str]:
-    return [what for _, what in differing(sentence, evidence)]
-
-
 _CLAUSE = re.compile(r",?\s+(?:and|but|while|whereas|although)\s+(?=(?:a|an|the|all|it|they|this|these|[A-Z]\w*)\b)"
                      r"|;\s+", re.IGNORECASE)
 
@@ -262,7 +261,8 @@ def clauses(sentence: str) -> list[str]:
 
 # citation markers and the page references that go with them ("[2]", "[1] (p. 8)", "(pp. 71–72)"): not the claim
 _PLACE = r"\((?:[^()\n]*,\s*)?pp?\.\s*[\d–-]+\)"  # "(p. 8)", "(CONUS Interceptor Site, p. 8)"
-_MARKERS = re.compile(r"\s*\[\s*\d[\d,;\s–-]*\](?:\s*" + _PLACE + r")?|\s*" + _PLACE)
+_MARKERS = re.compile(r"\s*\[\s*\d[\d,;\s–-]*\](?:\s*" + _PLACE + r")?|\s*" + _PLACE
+                      + r"|\s*\[pages?\s+\d+(?:\s*[–-]\s*\d+)?\]")  # full-PDF mode's "[page 2]"
 _OPENING = re.compile(r"^\s*\[\s*\d[\d,;\s–-]*\]")
 _AFTER_STOP = re.compile(r"([.!?])[ \t]+(\[\s*\d[\d,;\s–-]*\](?:\s*" + _PLACE + r")?|" + _PLACE + r")(?=\s|$)")
 
@@ -308,7 +308,8 @@ def _pick(row: int, pool: Sequence[int], combined, claim: str, all_spans, by_n: 
 
 
 def _mark(chances: tuple[float, float] | None, differs: list[str]) -> str:
-    """The mark the fitted cuts give (support_model.RULES); never ✓ where a fact or a negation differs."""
+    """The mark the fitted cuts give (support_model.RULES); never ✓ where a fact or a negation differs, and ✗
+    rather than "not checked" where the evidence contradicts it (another number in the same unit, or a "not")."""
     model = support_model.load()
     if chances is None or model is None:
         return NOT_CHECKED
@@ -317,9 +318,12 @@ def _mark(chances: tuple[float, float] | None, differs: list[str]) -> str:
         return SUPPORTED
     if any_ >= model.cuts["partly"]:
         return PARTLY
-    if any_ < model.cuts["unsupported"]:
+    if any_ < model.cuts["unsupported"] or any(_CONTRADICTS.search(d) for d in differs):
         return UNSUPPORTED
     return NOT_CHECKED
+
+
+_CONTRADICTS = re.compile(r"\(the source says |says 'not' where")
 
 
 def check(answer: str, passages: Sequence[Passage], question: str = "", verdict: str | None = None,

@@ -139,7 +139,12 @@ def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
     rag = [a for a in answers("rag", eng) if a["mode"] == "rag"]
     assert all(a["contexts"] and a["contexts"][0]["page_start"] for a in rag)
     assert all(a["metrics"]["retrieval_hit"]["value"] in (0.0, 1.0) for a in rag)
-    assert s.comparison == {"items": 6, "left_out": 0, "reasons": {}}
+    # the baseline gives closed questions no verdict (quotes only): counted apart, never scored wrong, not compared
+    n_closed = sum(it.question_type == "closed" for it in items[:6])
+    assert n_closed and s.no_verdict == 2 * n_closed and s.scores["local/extractive"]["gold"]["no_verdict"] == n_closed
+    assert s.comparison == {"items": 6 - n_closed, "left_out": n_closed,
+                            "reasons": {"a model gave no verdict (quotes only), so nothing to compare": n_closed}}
+    assert s.scores["local/extractive"]["gold"]["n_closed"] == 0
     assert s.manifest["documents"][0]["doc_id"] == sample_doc.doc_id and s.manifest["documents"][0]["sha256"]
     # the reference-free scores, each its own entry with n and an interval, beside (not in) the correctness
     free = s.reference_free["local/extractive"]
@@ -180,7 +185,8 @@ def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
                        run_id="nodoc", engine=eng)
     assert s2.skipped_no_doc == 3 and s2.answers == 3
     s3 = summarize("nodoc", eng)
-    assert s3.scores["local/extractive"]["rag"]["n"] == 0 and s3.scores["local/extractive"]["gold"]["n"] == 3
+    gold3 = s3.scores["local/extractive"]["gold"]
+    assert s3.scores["local/extractive"]["rag"]["n"] == 0 and gold3["n"] + gold3["no_verdict"] == 3
     # comparisons across modes leave those items out of every mode, and say why
     assert s3.comparison == {"items": 0, "left_out": 3,
                              "reasons": {"document not indexed, so no pdf/rag answer": 3}}

@@ -39,7 +39,7 @@ def test_a_changed_number_is_not_supported():
     r = Faithfulness().score(sample("The new access road would be 12 miles long and would cross two perennial "
                                     "streams [1]."))
     assert r.value == 0.0
-    assert r.details["marks"][0]["status"] == "partly supported"
+    assert r.details["marks"][0]["status"] == "unsupported"  # the source says 21 miles: contradicted, not partly
     assert any("12 miles" in d for d in r.details["marks"][0]["differs"])
 
 

@@ -153,7 +153,7 @@ def test_the_history_keeps_each_answers_support_check_and_exports_it(tmp_path):
     hist = sorted(ask_lib.load_history(eng), key=lambda h: h["id"])
     assert hist[0]["support"]["verdict"] == "supported" and hist[2]["support"] is None
     rows = ask_lib.export_rows(hist)
-    assert [r["support_verdict"] for r in rows] == ["supported", "partly supported", "not checked"]
+    assert [r["support_verdict"] for r in rows] == ["supported", "unsupported", "not checked"]
     assert rows[0]["support_marks"].startswith("✓ supported")
     assert "12 miles" in rows[1]["support_marks"] and "support" not in rows[0]
 

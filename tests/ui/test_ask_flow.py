@@ -155,3 +155,29 @@ def test_the_gold_passage_is_kept_with_its_answer_and_reopened(services):
     assert at.text_area(key=gold_key(GOLD_OWN)).value == passage
     assert not any(c.value.startswith("⚠️ Since") for c in at.caption), [c.value for c in at.caption][:8]
     assert not at.warning or all("Session State" not in w.value for w in at.warning)
+
+
+def test_a_closed_answers_verdict_is_checked_and_the_baseline_gives_none(services):
+    """Issue 36: a yes or no is a claim too. The extractive baseline, which cannot decide, says "quotes only" (on
+    main it answered "No." here, from the "not" in its best quote); SmolLM2's verdict is checked against the gold
+    passage: a YES is contradicted by it, a NO agrees with it."""
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=T)
+    at.switch_page("pages/ask.py").run()
+    at.multiselect(key="ask_models").set_value(["local/extractive", "local/smollm2-135m"]).run()
+    at.multiselect(key="ask_modes").set_value(["gold"]).run()
+    at.text_area(key=gold_key(GOLD_OWN)).input(
+        "The proposed site is not located within the 100-year floodplain. Stormwater would be managed on site "
+        "through two detention basins.").run()
+    at.text_area(key="question").input("Is the proposed site located within the 100-year floodplain?")
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception
+    md = [m.value for m in at.markdown]
+    assert any("**quotes only**" in v for v in md), md
+    verdicts = [v for v in md if v.startswith("Verdict: :")]
+    assert len(verdicts) == 1, verdicts  # SmolLM2's; the baseline has none
+    if "**YES**" in verdicts[0]:
+        assert any(w.value.startswith("The evidence contradicts this verdict: the gold passage says")
+                   for w in at.warning), [w.value for w in at.warning]
+    else:
+        assert "**NO**" in verdicts[0]
+        assert any(c.value.startswith("The verdict agrees with the gold passage") for c in at.caption)

@@ -36,8 +36,8 @@ def test_ask_page_fills_grid(services, sample_doc):
     # every answer with sources says how well they back it; the extractive baseline quotes its sources, so its
     # gold answer is supported sentence by sentence
     support_lines = [c.value for c in at.caption if c.value.startswith("Support (offline check): ")]
-    assert len(support_lines) >= 3 and any(" sentences supported" in v for v in support_lines)
-    marks = [t.value for t in at.text if t.value[:2] in ("✓ ", "◐ ", "✗ ", "– ")]
+    assert len(support_lines) >= 3 and any(" claims supported" in v for v in support_lines)
+    marks = [t.value for t in at.text if t.value[:2] in ("✓ ", "◐ ", "✗ ", "○ ", "– ")]
     assert marks and any(m.startswith("✓ supported [1, the gold passage]") for m in marks)
     # inline, quietly: a small mark after each sentence of the answer, its evidence on hover
     inline = [h.proto.body for h in at.get("html")]

@@ -178,7 +178,10 @@ def comparison_info(items: Sequence[Item], cfg: RunConfig, rows: list[dict[str, 
     common = set(comparable_items(items, cfg, rows))
     no_doc = set(cfg.no_doc_items) if any(m in ("pdf", "rag") for m in cfg.modes) else set()
     left = [it.id for it in items if it.id not in common]
+    quotes_only = {r["item_id"] for r in rows if r["status"] == "ok"
+                   and (r.get("metrics", {}).get("closed_accuracy") or {}).get("status") == "no_verdict"}
     reasons = Counter("document not indexed, so no pdf/rag answer" if i in no_doc
+                      else "a model gave no verdict (quotes only), so nothing to compare" if i in quotes_only
                       else "not scored in every cell (answer failed, judge failed, or not run yet)" for i in left)
     return {"items": len(common), "left_out": len(left), "reasons": dict(reasons)}
 
