@@ -124,11 +124,11 @@ def render_cell(r: ask_lib.AskResult, where: str = "grid") -> None:
             st.markdown(f"Verdict: :{colour}-background[**{plain(r.verdict.upper())}**]")
             vc = report.verdict_check if report else None
             if vc and vc.get("status") == support.CONTRADICTED:
-                st.warning(f"The evidence contradicts this verdict: {vc.get('page') or 'the passage'} says "
+                st.warning(f"The evidence contradicts this verdict: {plain(vc.get('page') or 'the passage')} says "
                            f"“{plain(vc.get('evidence', '')[:300])}”, which reads as {plain(vc['implied']).upper()}.",
                            icon="⚠️")
             elif vc and vc.get("status") == support.AGREES:
-                st.caption(f"The verdict agrees with {vc.get('page') or 'the passage'}: "
+                st.caption(f"The verdict agrees with {plain(vc.get('page') or 'the passage')}: "
                            f"“{plain(vc.get('evidence', '')[:200])}”")
         support_view.marked_answer(r.answer or "", report.marks() if report else [])
         if r.truncated:

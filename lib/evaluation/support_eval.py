@@ -232,9 +232,22 @@ def checker_score(r: Row) -> float:
     return 1.0 - r.chances[0] if r.chances else 0.0
 
 
+def unique(rows: Sequence[Row], passage_of: dict[str, str]) -> list[Row]:
+    """Each sentence once per passage and label: a quote that comes back inside a programmatic change (a lead-in
+    before it) is one sentence, not two, in sentence-level figures."""
+    seen, out = set(), []
+    for r in rows:
+        key = (passage_of.get(r.response_id), r.text, r.label)
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+
+
 def responses(rows: Sequence[Row], answers: dict[str, str], passages_of: dict[str, str]) -> list[dict]:
     """Per response: its label (any labelled claim unsupported), the checker's score (its least supported
-    claim) and the baseline's (the share of the whole response's words in the passage)."""
+    claim) and the baseline's, scored the same way (its claim sentence with the smallest share of words in the
+    passage; the response's lead-ins and refusals do not dilute it)."""
     grouped: dict[str, list[Row]] = defaultdict(list)
     for r in rows:
         grouped[r.response_id].append(r)
@@ -246,7 +259,7 @@ def responses(rows: Sequence[Row], answers: dict[str, str], passages_of: dict[st
         out.append({"response_id": rid, "split": rs[0].split, "source": rs[0].source,
                     "unsupported": any(r.unsupported for r in claims_),
                     "checker": max(checker_score(r) for r in rs),
-                    "baseline": 1.0 - overlap(answers[rid], passages_of[rid])})
+                    "baseline": max(1.0 - r.overlap for r in claims_)})
     return out
 
 

@@ -30,18 +30,24 @@ _LEAD_IN = re.compile(
     r"|(?:here is|here's|here are|below is|the following is|the following are) (?:what|a|an|the|my|some)\b"
     r"|(?:let me|let's|i will|i'll|we will|we'll|i would like to) (?:answer|explain|summari[sz]e|look|check|find|"
     r"break|go|start|address|outline)\b"
-    r"|(?:sure|certainly|of course|great question|good question)\b[!,.]?"
+    r"|(?:sure|certainly|of course|great question|good question)[!,.]?\s*(?:$|here\b|let\b|i\b)"
     r"|based on (?:the |this )?(?:information|passages?|context|text|excerpts?|sources?)(?: provided| given)?,? "
     r"(?:i will|i'll|we can|here is|here's|let me|the answer (?:is|can be) (?:as follows|below))\b)",
     re.IGNORECASE)
+# a refusal is the answerer's (I, we) or about the sources or the question, never a claim about the project ("The Corps
+# cannot determine jurisdiction", "Surveys could not find nesting sites" are claims)
 _REFUSAL = re.compile(
-    r"(?:\b(?:cannot|can't|can not|unable to|not able to|could not|couldn't) (?:be )?(?:answer|determine|determined|tell|"
-    r"find|say|provide|confirm|answered)\b"
-    r"|\b(?:does not|doesn't|do not|don't|did not) (?:provide|contain|include|give|offer|have|hold) "
-    r"(?:enough|sufficient|any|the|specific|an|a clear|adequate) (?:relevant )?(?:information|details?|answer|data|"
-    r"evidence)\b(?! (?:on|about|regarding) (?!(?:this|the|your) question))"
-    r"|\b(?:not enough|insufficient|no relevant) (?:information|details|data|evidence)\b"
-    r"|^i (?:don't|do not) know\b|^(?:unknown|not stated|not specified)\.?$)",
+    r"^(?:unfortunately,?\s*|however,?\s*)?(?:i|we)(?: am| are)? (?:cannot|can't|can not|am unable to|are unable to|"
+    r"unable to|could not|couldn't|do not|don't) (?:answer|determine|tell|find|say|provide|confirm|know)\b"
+    r"|\b(?:cannot|can't|can not|could not) be (?:determined|answered|found|confirmed)\b.{0,40}"
+    rf"\b(?:passages?|context|text|excerpts?|sources?|information (?:provided|given))\b"
+    rf"|^(?:unfortunately,?\s*|however,?\s*)?{_SUBJECT} (?:does not|doesn't|do not|don't|did not) (?:provide|contain|"
+    r"include|give|offer|have|hold) (?:enough|sufficient|any|the|specific|an|a clear|adequate) (?:relevant )?"
+    r"(?:information|details?|answer|data|evidence)\b(?! (?:on|about|regarding) (?!(?:this|the|your) question))"
+    r"|\b(?:not enough|insufficient|no relevant) (?:information|details|data|evidence) (?:(?:is |was )?(?:provided |given )?"
+    r"(?:in|from) (?:the |this )?(?:passages?|context|text|sources?)|to (?:answer|determine|tell) (?:this|the|your) "
+    r"question)\b"
+    r"|^i (?:don't|do not) know\b|^(?:unknown|not stated|not specified)\.?$",
     re.IGNORECASE)
 _ABSENCE = re.compile(
     rf"^(?:however,\s*)?{_SUBJECT} (?:does not|doesn't|do not|don't|did not|never) (?:explicitly |specifically |directly )?"

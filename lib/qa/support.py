@@ -223,6 +223,10 @@ def _numbers_in(text: str) -> dict[str, list[str]]:
     return out
 
 
+def _unit_of(written: str) -> str:
+    return re.sub(r"^[\d$.,\s]+", "", written).lower()
+
+
 def differing(sentence: str, evidence: str) -> list[tuple[str, str]]:
     """(kind, what) for each fact of ``sentence`` the evidence does not hold, each said with what the evidence has
     instead where it has a number in the same unit."""
@@ -235,9 +239,10 @@ def differing(sentence: str, evidence: str) -> list[tuple[str, str]]:
             if key not in ev_dates and not any(d.startswith(key) for d in ev_dates):
                 out.append((kind, f"{written} (not in the source)"))
         elif kind == "number":
-            if key in ev_numbers:
-                continue
             unit = re.sub(r"^[\d$.,\s]+", "", written).lower()
+            # the same number in the same unit (or written without one on either side): "120 acres" is not "120 miles"
+            if key in ev_numbers and (not unit or any(_unit_of(w) in ("", unit) for w in ev_numbers[key])):
+                continue
             instead = [w for ws in ev_numbers.values() for w in ws if unit and w.lower().endswith(unit)]
             out.append((kind, f"{written} (the source says {instead[0]})" if instead
                         else f"{written} (not in the source)"))
@@ -394,9 +399,13 @@ def check(answer: str, passages: Sequence[Passage], question: str = "", verdict:
                 c.differs.append(f"it says 'not' where {where} does not" if is_negated(claim)
                                  else f"{where} says 'not' where it does not")
                 c.evidence["sentence"] = ev_unit
+            # a number the passage holds, but not in the evidence span itself, is no evidence for this claim
+            c.differs += [f"{what.split(' (')[0]} (not in the evidence sentence)"
+                          for k, what in differing(claim, span.text) if k == "number" and (k, what) not in found
+                          and not any(what.split(" (")[0] in d for d in c.differs)]
+            if len(pieces[row]) > 1 and weakest < CLAUSE_AT:  # "A, and B": B may be invented
+                c.differs.append("a part of it is in no source")
             c.status = _mark(c.chances, c.differs)
-            if c.status not in (SUPPORTED, PARTLY):
-                c.differs = [d for d in c.differs if d]  # shown with the closest span, which does not say it
             for cited in (n for n in c.cites if n in numbers):  # a citation holds when its source says part of it
                 mine = [j for j, sp in enumerate(all_spans) if sp.source == cited]
                 c.holds[cited] = bool(mine) and max(float(combined[row, j]) for j in mine) >= HOLDS_AT
@@ -416,6 +425,7 @@ def check(answer: str, passages: Sequence[Passage], question: str = "", verdict:
     return report
 
 
+CLAUSE_AT = 0.25  # never ✓ where a clause has fewer than half its content words in any one span (its words alone)
 HOLDS_AT = 0.40  # a cited source holds a sentence when its best span scores this (meaning and words combined)
 FOUND_AT = 0.62  # a sentence is found in another source than the one cited when a span there scores this
 

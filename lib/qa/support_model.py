@@ -83,8 +83,8 @@ def trust_line(status: str, experts: dict | None = None) -> str:
 
 
 _MEANS = {"supported": "✓ supported: everything it says is in its sources",
-          "partly supported": "◐ partly supported: some of it is, or a number, date, name or 'not' differs",
-          "unsupported": "✗ unsupported: its sources do not say it",
+          "partly supported": "◐ partly supported: some of it is (never ✓ where a number, date, name or 'not' differs)",
+          "unsupported": "✗ unsupported: its sources do not say it, or contradict it (another number, a 'not')",
           "not checked": "○ not checked: the check cannot tell either way"}
 
 
@@ -96,4 +96,11 @@ def legend(experts: dict | None = None) -> list[str]:
         trust = trust_line(status, experts)
         out.append(f"{meaning} — {trust}" if trust else meaning)
     out.append("No mark: the sentence makes no claim (a lead-in, a refusal, a remark about the sources).")
+    model = load()
+    if model:
+        c = model.cuts
+        out.append(f"The cuts, chosen on labelled dev data: ✓ where the chance that all of it is supported is at least "
+                   f"{c['supported']:.2f} (✓ right ≥ 90% there); ◐ where the chance that part of it is reaches "
+                   f"{c['partly']:.2f} (≥ 90% hold part); ✗ below {c['unsupported']:.2f} (≥ 90% unsupported); "
+                   "○ between.")
     return out

@@ -18,7 +18,6 @@ from lib.qa.support import (
     CONTRADICTED,
     NO_CLAIM,
     NOT_CHECKED,
-    PARTLY,
     SUPPORTED,
     UNSUPPORTED,
     Passage,
@@ -30,6 +29,10 @@ SITE = Passage(1, "The proposed site covers 865 acres of mixed forest and open f
 
 
 @pytest.mark.parametrize(("sentence", "kind"), [
+    ("Surveys could not find any nesting sites on the parcel.", claims.CLAIM),  # claims, not refusals
+    ("The Corps cannot determine jurisdiction until the delineation is done.", claims.CLAIM),
+    ("Sure, the project would disturb 865 acres.", claims.CLAIM),
+    ("There is insufficient information to determine the impacts on bats.", claims.CLAIM),
     ("The question asks how many workers the project would employ.", claims.LEAD_IN),
     ("Here is what the provided passage says about this question.", claims.LEAD_IN),
     ("Based on the information provided, I will answer the question.", claims.LEAD_IN),
@@ -84,6 +87,23 @@ def test_a_number_that_differs_is_never_supported_and_is_named(sentence, differs
     assert s.status != SUPPORTED and differs in s.differs
     same = check(sentence.replace("210", "120").replace("568", "865"), [SITE]).sentences[0]
     assert same.status == SUPPORTED and same.differs == []
+
+
+def test_a_number_in_another_unit_or_only_elsewhere_in_the_passage_is_not_supported():
+    src = [Passage(1, "The road would be 21 miles long. The project would drill 12 wells. The loop trail covers 120 "
+                      "miles of forest.")]
+    unit = check("The loop trail covers 120 acres of forest.", src).sentences[0]
+    assert unit.status != SUPPORTED and "120 acres (not in the source)" in unit.differs
+    elsewhere = check("The road would be 12 miles long.", src).sentences[0]
+    assert elsewhere.status != SUPPORTED and "12 miles (the source says 21 miles)" in elsewhere.differs
+
+
+def test_a_correct_verdict_beside_an_unrelated_not_still_agrees():
+    passage = Passage(1, "Noise would not exceed 65 dBA at the nearest home. The proposed site is located within the "
+                         "100-year floodplain of the river.", "p. 4")
+    got = check("Yes.", [passage], question="Is the proposed site located within the 100-year floodplain?",
+                verdict="yes")
+    assert got.verdict_check["status"] == AGREES, got.verdict_check
 
 
 @pytest.mark.parametrize(("passage", "quote"), [
@@ -152,4 +172,4 @@ def test_quotes_only_is_counted_as_no_verdict_never_wrong():
 def test_an_unsupported_elaboration_is_not_supported():
     s = check("Such construction projects typically help the local economy and ensure long-term growth for the "
               "region.", [SITE]).sentences[0]
-    assert s.status in (UNSUPPORTED, NOT_CHECKED, PARTLY) and s.status != SUPPORTED
+    assert s.status == UNSUPPORTED
