@@ -102,3 +102,21 @@ def test_a_judge_checker_is_stored_apart_and_its_failures_counted(engine, judge)
     again = sc.judge_items(model.id, engine=engine)
     # the one it checked and the bare yes are not asked again; the failed one is, and now succeeds
     assert again == {"checked": 1, "nothing to check": 0, "failed": 0, "skipped": 2} and len(srv.requests) == 3
+
+
+def test_the_marks_against_the_experts_once_they_have_labelled_enough(engine):
+    """Issue 36 item 7: below 30 expert labels nothing is claimed; from 30 on, the ✓ precision (an all-✓ answer the
+    expert calls supported) and the ✗ recall (an answer the expert calls unsupported that has a ✗), each with n."""
+    from lib.qa import support_model
+
+    ann.add_items(items(n_copied=14), "cal", engine)
+    label(engine, "Ada", {f"ok{i}": "yes" for i in range(14)} | {"changed": "no", "bare": "yes"})
+    assert sc.expert_mark_figures(engine) is None  # 16 labels
+    label(engine, "Ben", {f"ok{i}": ("yes" if i else "no") for i in range(14)} | {"changed": "no"})
+    got = sc.expert_mark_figures(engine)  # 31 labels
+    # ✓ answers: the 14 copied ones, each labelled by both experts; one "no" from Ben
+    assert (got["supported"]["n"], round(got["supported"]["value"], 3)) == (28, round(27 / 28, 3))
+    # answers the experts call unsupported: "changed" twice (it has a ✗: 12 miles where the page says 21) and ok0 once
+    assert (got["unsupported"]["n"], got["unsupported"]["value"]) == (3, 2 / 3)
+    line = support_model.trust_line("supported", got)
+    assert "against the experts, an all-✓ answer was supported 96% of the time (n = 28" in line
