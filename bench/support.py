@@ -76,7 +76,8 @@ def main() -> None:  # noqa: PLR0915 - one report, printed in order
     lines = [f"## Support checker (issue 36): {date.today().isoformat()}, {_machine()}", "",
              f"Labelled set: data/support/ ({len(labelled)} sentences; guide in GUIDE.md). Fitted on train "
              f"({model.fitted.get('train_claims')} claims), cuts chosen on dev, reported on test (two EISs train "
-             "never saw). Word overlap: the share of the sentence's (response's) content words its passage holds, "
+             "never saw). Word overlap: the share of the sentence's content words its passage holds (a response: its "
+             "claim sentence with the smallest share, as the checker takes its least supported claim), "
              "its cut chosen on the same dev split (best balanced accuracy), as is the checker's score cut.", ""]
     rows = ev.unique(rows, passage_of)  # a quote repeated inside a programmatic change counts once
     lines += [f"Cuts chosen on dev: ✓ at 'full' ≥ {model.cuts['supported']}, ◐ at 'any' ≥ {model.cuts['partly']}, "
