@@ -156,7 +156,11 @@ def results_tab(svc: Services, available: dict[str, str], label_of: Callable[[st
                 if mb:
                     closed_t = pd.concat([closed_t, charts.majority_row(mb)])
                 few = comp[comp["kind"] == "closed"]
-                if not few.empty and few["small"].all():  # every cell too small to read: one line, the table on ask
+                if few.empty and summary.no_verdict:
+                    st.caption(f"No closed accuracy: {summary.no_verdict} closed answer(s) came with no verdict "
+                               "(quotes only: the extractive baseline cannot decide yes or no). They are counted "
+                               "apart, never scored wrong.")
+                elif not few.empty and few["small"].all():  # every cell too small to read: one line, the table on ask
                     st.caption(f"Too few closed items to read: {int(few['n'].max())} per cell (fewer than {MIN_N}). "
                                "Load a set with more closed questions for an accuracy worth comparing.")
                     if st.toggle("Why: the table anyway", key=f"closed_why_{run_id}"):

@@ -4,8 +4,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from lib.core import csv_safe, looks_closed
-from lib.core.verdict import QUOTES_ONLY
+from lib.core import QUOTES_ONLY, csv_safe, looks_closed
 from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
 from lib.qa import MODE_LABELS, MODES, support
