@@ -17,8 +17,10 @@ from lib.collection.vectors import query_scope
 from lib.core.errors import UserError
 from lib.core.text import tokenize
 from lib.documents.chunking import Chunk, is_navigation
+from lib.documents.mentions import without_mentions
 from lib.documents.metadata import citation_name, get_many
 from lib.retrieval import rescoring
+from lib.retrieval.comparison import MAX_COMPARED, Comparison, recognise, refs_of
 from lib.storage import tables
 
 METHODS = ("hybrid", "dense", "lexical")
@@ -51,6 +53,14 @@ class Hit:
         }
 
 
+@dataclass
+class QuestionSearch:
+    """What a question's search found: its passages, and the comparison it makes (None: it makes none)."""
+
+    hits: list[Hit]
+    comparison: Comparison | None = None
+
+
 class _Bm25:
     """The in-memory rank_bm25 index of one document, kept only as the baseline bench/retrieval.py compares the
     persistent lexical index with."""
@@ -81,12 +91,61 @@ class Retriever:
         """One document (kept for callers that search a single EIS)."""
         return self.search_scope([doc_id], query, k, method)
 
+    def search_question(self, doc_ids: Sequence[str] | None, question: str, k: int = 5, method: str = "hybrid",
+                        balanced: bool = False) -> QuestionSearch:
+        """The search Ask makes for a question over ``doc_ids`` (None: every document). A question that compares
+        documents (comparison.recognise: it names some, or speaks of those in scope together) gets passages from
+        each document it concerns, each document's from its own ranking (``search_each``), and at least one
+        passage a document; any other question gets ``search_scope``'s."""
+        infos = self._scope_infos(doc_ids)
+        refs = refs_of(list(infos.values()), self.docs.engine) if len(infos) >= 2 else []
+        if comparison := recognise(question, refs):
+            # the documents' names choose where to search, not what: "What does the Goldrush Mine EIS say about
+            # noise?" searches that document for "What does it say about noise?"
+            topic = without_mentions(question, refs) or question
+            return QuestionSearch(self.search_each(comparison.doc_ids, topic, max(k, len(comparison.doc_ids)),
+                                                   method, keep_order=comparison.why == "named"), comparison)
+        return QuestionSearch(self.search_scope(doc_ids, question, k, method, balanced))
+
+    def search_each(self, doc_ids: Sequence[str], query: str, k: int = 5, method: str = "hybrid",
+                    keep_order: bool = False) -> list[Hit]:
+        """The k best chunks of ``doc_ids`` with every document's own best among them: each document is searched
+        on its own and gives its best chunk (in a ranking shared with larger documents, a small document's few
+        listed chunks need not be its best); the places left go to the best of the documents' shared ranking,
+        then to each document's next best in turn. The documents come in the order of their best chunk in the
+        shared ranking, or as given with ``keep_order`` (the order a question names them in)."""
+        ids = list(dict.fromkeys(doc_ids))
+        own = {d: self.search_scope([d], query, k, method) for d in ids}
+        shared = self.search_scope(ids, query, k + len(ids), method)
+        if not keep_order:
+            first = list(dict.fromkeys(h.doc_id for h in shared))
+            ids = [d for d in first if d in own] + [d for d in ids if d not in first]
+        out = [own[d][0] for d in ids if own[d]][:k]
+        taken = {(h.doc_id, h.chunk.index) for h in out}
+        for h in [*shared, *(hits[depth] for depth in range(1, k) for hits in own.values() if depth < len(hits))]:
+            if len(out) >= k:
+                break
+            if (h.doc_id, h.chunk.index) not in taken:
+                out.append(h)
+                taken.add((h.doc_id, h.chunk.index))
+        return [Hit(h.chunk, h.score, r + 1, h.doc_id, h.doc_name, h.doc_file) for r, h in enumerate(out)]
+
+    def _scope_infos(self, doc_ids: Sequence[str] | None, infos: dict[str, Any] | None = None) -> dict[str, Any]:
+        infos = infos if infos is not None else {d.doc_id: d for d in self.docs.list()}
+        if doc_ids is None:
+            return infos
+        unknown = [d for d in doc_ids if d not in infos]
+        if unknown:
+            self.docs.get(unknown[0])  # raises the UserError that names the known ids
+        return {d: infos[d] for d in dict.fromkeys(doc_ids)}
+
     def search_scope(self, doc_ids: Sequence[str] | None, query: str, k: int = 5, method: str = "hybrid",
                      balanced: bool = False, *, rescore: bool = True) -> list[Hit]:
         """The k best chunks over ``doc_ids`` (None: every document). ``balanced`` takes the best chunks of each
-        document in turn, so every project in the scope is represented (comparison questions). ``rescore=False``
-        keeps int8 scores (rescoring.py): a balanced search's per-document top-ups, where re-scoring 2 × 50
-        candidates for each of up to 50 documents would cost minutes the first time."""
+        document in turn, so every project in the scope is represented: up to MAX_COMPARED documents, each is
+        searched on its own (``search_each``); over more, from the shared ranking, with each document missing
+        from it searched alone. ``rescore=False`` keeps int8 scores (rescoring.py): those top-ups, where
+        re-scoring 2 × 50 candidates for each of up to 50 documents would cost minutes the first time."""
         method = METHOD_ALIASES.get(method, method)
         if method not in METHODS:
             raise UserError(f"Unknown retrieval method '{method}'; use one of {', '.join(METHODS)} (bm25 = lexical).")
@@ -95,16 +154,12 @@ class Retriever:
         if not query.strip():
             raise UserError("The query is empty; type a question or some key words.")
         infos = {d.doc_id: d for d in self.docs.list()}
-        if doc_ids is None:
-            scope = infos
-        else:
-            unknown = [d for d in doc_ids if d not in infos]
-            if unknown:
-                self.docs.get(unknown[0])  # raises the UserError that names the known ids
-            scope = {d: infos[d] for d in dict.fromkeys(doc_ids)}
+        scope = self._scope_infos(doc_ids, infos)
         total = sum(d.chunks for d in scope.values())
         if not total:
             return []
+        if balanced and 2 <= len(scope) <= MAX_COMPARED:
+            return self.search_each(list(scope), query, k, method)
         k = min(k, total)
         live = {d: info.gen for d, info in scope.items()}
         every = {d: info.gen for d, info in infos.items()}  # the lexical ranking's statistics are collection-wide
