@@ -37,6 +37,8 @@ def _tip(m: dict) -> str:
         tip += f"\n{_evidence_word(m)}: {m['evidence'][:400]}"
     if m.get("differs"):
         tip += "\ndiffers: " + "; ".join(m["differs"])
+    for note in support.document_notes(m.get("documents") or []):  # a claim held to the documents it names
+        tip += f"\n{note}"
     return tip
 
 
@@ -146,6 +148,8 @@ def sentence_details(marks: Sequence[dict], key: str, locate: Locate | None = No
                 st.text(f"(no mark: {m.get('kind') or 'no claim'}) {m['text']}")
                 continue
             st.text(f"{MARKS.get(m['status'], '?')} {m['status']}{where}: {m['text']}")
+            for note in support.document_notes(m.get("documents") or []):
+                st.caption(plain(note))
             if m.get("evidence") and m["status"] not in ("no source to check", "not judged"):
                 st.caption(f"{_evidence_word(m)}: " + plain(m["evidence"][:400]) + (
                     " · differs: " + plain("; ".join(m["differs"])) if m.get("differs") else ""))

@@ -18,6 +18,7 @@ from lib.core.errors import UserError
 from lib.core.redaction import redact
 from lib.core.verdict import looks_closed, parse_verdict
 from lib.documents import metadata
+from lib.documents.mentions import DocRef
 from lib.models import prompts, registry
 from lib.models.base import Provider, ProviderError, Request
 from lib.models.extractive import NON_ANSWERS
@@ -44,11 +45,20 @@ DEFAULT_K = 3
 
 @functools.lru_cache(maxsize=256)
 def _checked(answer: str, mode: str, contexts_json: str, question: str = "",
-             verdict: str | None = None) -> support_lib.SupportReport:
+             verdict: str | None = None, comparison_json: str = "null") -> support_lib.SupportReport:
     """The support check of an answer against its contexts (given as JSON, so the call can be remembered); a
-    closed answer's verdict is checked against them too, and in gold mode a refusal is a missed answer."""
+    closed answer's verdict is checked against them too, in gold mode a refusal is a missed answer, and a
+    comparison question's claims are held to each document it compares."""
     return support_lib.check(answer, support_lib.passages_of(json.loads(contexts_json), mode), question=question,
-                             verdict=verdict, holds_answer=mode == "gold")
+                             verdict=verdict, holds_answer=mode == "gold",
+                             documents=compared_documents(json.loads(comparison_json)))
+
+
+def compared_documents(comparison: dict | None) -> list[DocRef]:
+    """The documents of a comparison (``Comparison.as_dict``) as the support check names them; none: the
+    documents the answer's passages come from."""
+    return [DocRef(d["doc_id"], d["name"], tuple(d.get("phrases") or ()), tuple(d.get("words") or ()))
+            for d in (comparison or {}).get("documents") or []]
 
 
 @dataclass
@@ -70,7 +80,7 @@ class AskResult:
     question: str = ""
     verdict_source: str | None = None  # structured | likelihood | heuristic | text
     per_document: str = ""  # full PDF over several documents: what was kept of each
-
+    comparison: dict | None = None  # RAG: the documents a comparison question concerns (retrieval.Comparison)
 
     def support(self, pages_of: support_lib.PagesOf | None = None) -> support_lib.SupportReport | None:
         """The offline support check of this answer against the passages it was given; None for a failed cell or
@@ -81,15 +91,17 @@ class AskResult:
         if self.mode == "pdf":
             passages = support_lib.pdf_passages(self.contexts, pages_of) if pages_of else []
             # the window's pages are not numbered sources: markers are set aside, every page is a candidate
-            return support_lib.check(support_lib.bare(self.answer), passages) if passages else None
+            return (support_lib.check(support_lib.bare(self.answer), passages,
+                                      documents=compared_documents(self.comparison)) if passages else None)
         # a page draws one answer's support in several places (its mark, its sentences, its sources) on every
         # rerun: the check (about 40 ms here) runs once per answer and contexts
         return copy.deepcopy(_checked(self.answer, self.mode, json.dumps(self.contexts, sort_keys=True, default=str),
-                                      self.question, self.verdict if self.closed else None))
+                                      self.question, self.verdict if self.closed else None,
+                                      json.dumps(self.comparison, sort_keys=True)))
 
     def cli_dict(self, pages_of: support_lib.PagesOf | None = None) -> dict[str, Any]:
         keys = ("model", "mode", "answer", "closed", "verdict", "verdict_source", "contexts", "truncated",
-                "kept_fraction", "tokens_in", "tokens_out", "seconds")
+                "kept_fraction", "tokens_in", "tokens_out", "seconds", "comparison")
         d = {k: asdict(self)[k] for k in keys}
         d["contexts"] = [{k: c.get(k) for k in ("doc_id", "doc_name", "section", "page_start", "page_end", "text")}
                          for c in self.contexts]
@@ -129,9 +141,12 @@ def build_context(
         raise UserError(f"Mode '{mode}' needs an indexed document: pick one (or use --doc DOC_ID).")
     scope = scope_ids(services, doc_id)
     if mode == "rag":
-        hits = services.retriever.search_scope(scope, question, k, "hybrid", balanced=balanced)
-        ctx = fit_to_window(rag_context(hits), _context_budget(provider, question, closed), provider.count_tokens)
+        # a question comparing documents draws passages from each (retrieval.comparison)
+        found = services.retriever.search_question(scope, question, k, "hybrid", balanced=balanced)
+        ctx = fit_to_window(rag_context(found.hits), _context_budget(provider, question, closed),
+                            provider.count_tokens)
         ctx.documents = len(scope) if scope is not None else len(services.docs.list())
+        ctx.comparison = found.comparison.as_dict() if found.comparison else None
         return ctx
     ids = scope if scope is not None else [d.doc_id for d in services.docs.list()]
     budget = _context_budget(provider, question, closed)
@@ -211,7 +226,8 @@ def ask(
     )
     res = AskResult(model=provider.id, mode=mode, answer=None, closed=is_closed, verdict=None, contexts=ctx.passages,
                     truncated=ctx.truncated, kept_fraction=round(ctx.kept_fraction, 4),
-                    total_tokens=ctx.total_tokens, question=question, per_document=ctx.per_document)
+                    total_tokens=ctx.total_tokens, question=question, per_document=ctx.per_document,
+                    comparison=ctx.comparison)
     try:
         choice = provider.choose(req, ["yes", "no"]) if is_closed else None
         if choice is not None:
@@ -334,6 +350,7 @@ def batch_manifest(results: Sequence[AskResult], doc_id: str | None, services: A
     return manifest.build("ask", models, prompts=prompts.templates(), documents=docs,
                           embedder=manifest.embedder_name(services),
                           settings={"k": k, "modes": sorted({r.mode for r in results}), "balanced": balanced,
+                                    "comparison": next((r.comparison for r in results if r.comparison), None),
                                     "answer_budget": {"open": ANSWER_BUDGET_OPEN, "closed": ANSWER_BUDGET_CLOSED}})
 
 
@@ -404,8 +421,11 @@ def load_batch(batch_id: str, engine: Any = None) -> list[AskResult]:
     t = tables.ask_history
     with engine.connect() as c:
         rows = c.execute(select(t).where(t.c.batch_id == batch_id).order_by(t.c.id)).mappings().all()
+    # a comparison question's documents are in the batch's record (its manifest), for the support check
+    comparison = ((manifest.load(batch_id, engine) or {}).get("settings") or {}).get("comparison") if rows else None
     return [AskResult(model=r["model"], mode=r["mode"], answer=r["answer"], closed=bool(r["closed"]),
-                      verdict=r["verdict"], verdict_source=r.get("verdict_source"), contexts=json.loads(r["contexts"] or "[]"), truncated=bool(r["truncated"]),
+                      verdict=r["verdict"], verdict_source=r.get("verdict_source"),
+                      contexts=json.loads(r["contexts"] or "[]"), truncated=bool(r["truncated"]),
                       kept_fraction=r["kept_fraction"] or 1.0, tokens_in=r["tokens_in"] or 0,
                       tokens_out=r["tokens_out"] or 0, seconds=r["seconds"] or 0.0, error=r["error"],
-                      question=r["question"]) for r in rows]
+                      question=r["question"], comparison=comparison if r["mode"] == "rag" else None) for r in rows]

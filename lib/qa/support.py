@@ -29,20 +29,25 @@ from dataclasses import asdict, dataclass, field
 
 from lib.core.text import tokenize
 from lib.core.verdict import NO, YES, is_negated
+from lib.documents.mentions import DocRef
 from lib.models.extractive import split_sentences
-from lib.qa import claims, support_model, support_signals
+from lib.qa import claims, support_documents, support_model, support_signals
 from lib.qa.citations import cited_numbers
+from lib.qa.support_documents import notes as document_notes  # noqa: F401 - on the pages, through this face
+from lib.qa.support_status import (  # noqa: F401 - the statuses are this module's face too
+    NO_CLAIM,
+    NO_SOURCE,
+    NOT_CHECKED,
+    NOT_JUDGED,
+    NOTHING,
+    PARTLY,
+    SIGNS,
+    STATUSES,
+    SUPPORTED,
+    UNMARKED,
+    UNSUPPORTED,
+)
 
-SUPPORTED = "supported"
-PARTLY = "partly supported"
-UNSUPPORTED = "unsupported"
-NOT_CHECKED = "not checked"  # a claim the checker cannot decide (between its cuts, or a claim that something is absent)
-NO_SOURCE = "no source to check"
-NOT_JUDGED = "not judged"  # the judge checker's only: its reply gave this sentence no valid verdict (a failure)
-NO_CLAIM = "no claim"  # a lead-in, a refusal or a remark about the sources: no mark, counted apart
-NOTHING = "nothing to check"  # a verdict only: the answer states no claim of its own (a bare yes or no)
-STATUSES = (SUPPORTED, PARTLY, UNSUPPORTED, NOT_CHECKED, NO_SOURCE, NOT_JUDGED, NO_CLAIM)
-UNMARKED = (NO_SOURCE, NOT_JUDGED, NO_CLAIM)  # statuses that say nothing of the sentence's support
 CHECKER = "offline"
 
 # the verdict of a closed answer, checked against its evidence
@@ -58,6 +63,8 @@ class Passage:
     n: int
     text: str
     page: str = ""  # "p. 12", "pp. 12–13" or ""
+    doc: str = ""  # the id of the document it is from, where the answer's sources span several
+    doc_name: str = ""  # that document's name, as its citations give it
 
 
 @dataclass
@@ -72,6 +79,9 @@ class SentenceCheck:
     kind: str = claims.CLAIM  # claim, lead-in, refusal, remark or absence (lib/qa/claims.py)
     signals: dict[str, float] = field(default_factory=dict)  # what the classifier read (support_signals)
     chances: tuple[float, float] | None = None  # (everything supported, at least part supported)
+    # a claim about several documents, or one that names a document: how it stands in each document it concerns
+    # ({"doc_id", "name", "status", "source", "page", "why"}); empty for a claim that names none
+    documents: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -116,6 +126,11 @@ class SupportReport:
             page = (differs[0][1] or {}).get("page") or f"source [{(differs[0][1] or {}).get('source')}]"
             parts.append(f"{len(differs)} fact{'s' if len(differs) > 1 else ''} differ{'' if len(differs) > 1 else 's'}"
                          f" from {page}")
+        lacking = [[e["name"] or "another document" for e in s.documents if e["status"] not in (SUPPORTED, PARTLY)]
+                   for s in checkable]
+        if any(lacking):
+            parts.append(f"{sum(map(bool, lacking))} claim(s) without evidence from "
+                         + ", ".join(dict.fromkeys(n for names in lacking for n in names)))
         if self.citations["invalid"]:
             parts.append(f"{len(self.citations['invalid'])} invalid citation(s)")
         if self.citations["misattributed"]:
@@ -165,7 +180,8 @@ class SupportReport:
         page and span, and what differs."""
         return [{"text": s.text, "status": s.status, "score": s.score,
                  "source": (s.evidence or {}).get("source"), "page": (s.evidence or {}).get("page") or "",
-                 "evidence": (s.evidence or {}).get("text") or "", "differs": list(s.differs), "kind": s.kind}
+                 "evidence": (s.evidence or {}).get("text") or "", "differs": list(s.differs), "kind": s.kind,
+                 "documents": [dict(d) for d in s.documents]}
                 for s in self.sentences[:limit]]
 
     def as_dict(self) -> dict:
@@ -332,13 +348,18 @@ _CONTRADICTS = re.compile(r"\(the source says |says 'not' where")
 
 
 def check(answer: str, passages: Sequence[Passage], question: str = "", verdict: str | None = None,
-          holds_answer: bool = False) -> SupportReport:
+          holds_answer: bool = False, documents: Sequence[DocRef] | None = ()) -> SupportReport:
     """Check every sentence of ``answer`` against the numbered ``passages`` it was given (none for mode *none*).
 
     Sentences that make no claim (a lead-in, a refusal, a remark about the sources) get no mark; a claim that the
     sources do not say something is "not checked". With ``verdict`` (a closed answer's yes or no) and its
     ``question``, the verdict is checked against the evidence too. ``holds_answer``: the sources are known to
-    hold the answer (a gold passage), so a refusal is a missed answer."""
+    hold the answer (a gold passage), so a refusal is a missed answer.
+
+    ``documents``: the documents the answer concerns (the question's scope or comparison; by default those its
+    passages come from; None: no document is held apart). A claim that names one of them must find its evidence
+    in that document's sources, and a claim about several ("both EISs", or naming two) in each one's
+    (``support_documents.hold``)."""
     sentences, inherited = answer_sentences(answer)
     numbers = {p.n for p in passages}
     cited_all = cited_numbers(answer, max_n=99)  # a bracketed year ("[2013]") is no citation
@@ -362,6 +383,7 @@ def check(answer: str, passages: Sequence[Passage], question: str = "", verdict:
             checks.append(SentenceCheck(s, UNSUPPORTED, None, None, cites=cites, kind=kind))
             todo.append(i)
     report = SupportReport(CHECKER, NOTHING, checks, {"valid": 0, "invalid": invalid, "misattributed": []})
+    docs = None if documents is None else (list(documents) or support_documents.documents_of(passages))
     if todo:
         texts = [bare(sentences[i]) for i in todo]
         pieces = [clauses(t) for t in texts]
@@ -406,6 +428,8 @@ def check(answer: str, passages: Sequence[Passage], question: str = "", verdict:
             if len(pieces[row]) > 1 and weakest < CLAUSE_AT:  # "A, and B": B may be invented
                 c.differs.append("a part of it is in no source")
             c.status = _mark(c.chances, c.differs)
+            if docs is not None and (concern := support_documents.concerns(claim, docs)):
+                support_documents.hold(c, claim, pieces[row], concern, docs, passages, check)
             for cited in (n for n in c.cites if n in numbers):  # a citation holds when its source says part of it
                 mine = [j for j, sp in enumerate(all_spans) if sp.source == cited]
                 c.holds[cited] = bool(mine) and max(float(combined[row, j]) for j in mine) >= HOLDS_AT
@@ -494,13 +518,14 @@ def overall(checks: Sequence[SentenceCheck]) -> str:
     return PARTLY
 
 
-SIGNS = {SUPPORTED: "✓", PARTLY: "◐", UNSUPPORTED: "✗", NOT_CHECKED: "○", NO_SOURCE: "–", NOT_JUDGED: "?", NO_CLAIM: ""}
 
 
 def marks_line(marks: Sequence[dict]) -> str:
     """An answer's marks as one cell of an export: "✓ supported p. 3 | ◐ partly supported p. 12 (differs: …)"."""
     return " | ".join(f"{SIGNS.get(m['status'], '?')} {m['status']}" + (f" {m['page']}" if m.get("page") else "")
-                      + (f" (differs: {'; '.join(m['differs'])})" if m.get("differs") else "") for m in marks)
+                      + (f" (differs: {'; '.join(m['differs'])})" if m.get("differs") else "")
+                      + "".join(f" ({n})" for n in support_documents.notes(m.get("documents") or []))
+                      for m in marks)
 
 
 def passages_from_text(text: str) -> list[Passage]:
@@ -528,7 +553,9 @@ def pdf_pages(contexts: Sequence[dict], pages_of: PagesOf) -> list[tuple[str, in
 
 def pdf_passages(contexts: Sequence[dict], pages_of: PagesOf) -> list[Passage]:
     """A full-PDF answer's sources: one passage per page it was given (``pdf_pages``), numbered in that order."""
-    return [Passage(i, text, f"p. {number}") for i, (_, number, text) in enumerate(pdf_pages(contexts, pages_of), 1)]
+    names = {c.get("doc_id"): c.get("doc_name") or "" for c in contexts if c.get("doc_id")}
+    return [Passage(i, text, f"p. {number}", doc, names.get(doc, ""))
+            for i, (doc, number, text) in enumerate(pdf_pages(contexts, pages_of), 1)]
 
 
 def passages_of(contexts: Sequence[dict], mode: str) -> list[Passage]:
@@ -542,5 +569,6 @@ def passages_of(contexts: Sequence[dict], mode: str) -> list[Passage]:
         page = "" if ps is None else (f"p. {ps}" if pe in (None, ps) else f"pp. {ps}–{pe}")
         if not page and mode == "gold":
             page = "the gold passage"
-        out.append(Passage(int(c.get("n") or i), str(c.get("text") or ""), page))
+        out.append(Passage(int(c.get("n") or i), str(c.get("text") or ""), page, str(c.get("doc_id") or ""),
+                           str(c.get("doc_name") or "")))
     return out
