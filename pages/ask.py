@@ -129,6 +129,8 @@ def render_cell(r: ask_lib.AskResult, where: str = "grid") -> None:
             elif vc and vc.get("status") == support.AGREES:
                 st.caption(f"The verdict agrees with {plain(vc.get('page') or 'the passage')}: "
                            f"“{plain(vc.get('evidence', '')[:200])}”")
+        if not (r.answer or "").strip():
+            st.warning("The model returned no text for this question. Try another model, or ask again.", icon="∅")
         support_view.marked_answer(r.answer or "", report.marks() if report else [])
         if r.truncated:
             st.warning(r.notice(), icon="✂️")
@@ -136,8 +138,10 @@ def render_cell(r: ask_lib.AskResult, where: str = "grid") -> None:
                    + (f" · verdict by {VERDICT_SOURCES.get(r.verdict_source) or plain(r.verdict_source)}" if r.verdict_source else ""))
         render_support(r, where)
         if r.mode == "rag" and r.comparison:  # a comparison question: each document's passages from its own search
-            st.caption("Compared: " + plain("; ".join(d["name"] for d in r.comparison["documents"]))
-                       + " — each document's passages come from a search of that document")
+            names = [d["name"] for d in r.comparison["documents"]]
+            st.caption(f"Searched only {plain(names[0])}: the question names it" if len(names) == 1 else
+                       "Compared: " + plain("; ".join(names)) + " — each document's passages come from a search "
+                       "of that document")
         if r.mode == "rag" and r.contexts:
             render_sources(r, where)
 

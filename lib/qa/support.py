@@ -129,8 +129,8 @@ class SupportReport:
         lacking = [[e["name"] or "another document" for e in s.documents if e["status"] not in (SUPPORTED, PARTLY)]
                    for s in checkable]
         if any(lacking):
-            parts.append(f"{sum(map(bool, lacking))} claim(s) without evidence from "
-                         + ", ".join(dict.fromkeys(n for names in lacking for n in names)))
+            parts.append(f"{sum(map(bool, lacking))} claim(s) without evidence from: "
+                         + "; ".join(dict.fromkeys(n for names in lacking for n in names)))
         if self.citations["invalid"]:
             parts.append(f"{len(self.citations['invalid'])} invalid citation(s)")
         if self.citations["misattributed"]:
@@ -564,9 +564,12 @@ def passages_of(contexts: Sequence[dict], mode: str) -> list[Passage]:
     if mode not in ("rag", "gold"):
         return []
     out = []
+    several = len({c.get("doc_id") for c in contexts if c.get("doc_id")}) > 1
     for i, c in enumerate(contexts, start=1):
         ps, pe = c.get("page_start"), c.get("page_end")
         page = "" if ps is None else (f"p. {ps}" if pe in (None, ps) else f"pp. {ps}–{pe}")
+        if page and several and c.get("doc_name"):  # "p. 3" alone would not say which EIS's page 3
+            page = f"{c['doc_name']}, {page}"
         if not page and mode == "gold":
             page = "the gold passage"
         out.append(Passage(int(c.get("n") or i), str(c.get("text") or ""), page, str(c.get("doc_id") or ""),

@@ -4,14 +4,15 @@ A figure of one EIS attributed to the other is caught here: its evidence is in t
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import Any
 
 from lib.documents.mentions import DocRef, distinguish, doc_ref, mentioned, together, without_mentions
 from lib.qa.support_status import NO_CLAIM, NOT_CHECKED, PARTLY, SUPPORTED, UNSUPPORTED
 
-if TYPE_CHECKING:  # types only: support.py calls this module
-    from lib.qa.support import Passage, SentenceCheck, SupportReport
+# support.py's Passage, SentenceCheck and SupportReport: that module calls this one, so they are typed Any here
+Passage = SentenceCheck = SupportReport = Any
 
 
 def documents_of(passages: Sequence[Passage]) -> list[DocRef]:
@@ -32,7 +33,15 @@ def concerns(claim: str, docs: Sequence[DocRef]) -> list[str | None]:
     if together(claim):
         ids: list[str | None] = named if len(named) >= 2 else [d.doc_id for d in docs]
         return ids if len(ids) >= 2 else [*ids, None]
-    return named if len(docs) >= 2 else []  # one document in view: the check as measured (bench/support.py)
+    if len(docs) < 2:
+        return []  # one document in view: the check as measured (bench/support.py)
+    if named and EXCLUSIVE.search(claim):  # "only the Goldrush Mine EIS …" speaks of the others too
+        return [*named, *(d.doc_id for d in docs if d.doc_id not in named)]
+    return named
+
+
+# a claim that says something of the documents it does not name: "only the X EIS …", "unlike X", "no other EIS"
+EXCLUSIVE = re.compile(r"\b(?i:only)\s+(?:(?i:the)\s+)?(?:[A-Z]|(?i:one)\b)|\b(?i:unlike|no\s+other|alone\s+among)\b")
 
 
 def hold(c: SentenceCheck, claim: str, parts: Sequence[str], concern: Sequence[str | None], docs: Sequence[DocRef],
@@ -43,8 +52,13 @@ def hold(c: SentenceCheck, claim: str, parts: Sequence[str], concern: Sequence[s
     takes that mark; a claim about several is ✓ only when every document's sources back it, ◐ when some do.
     ``c.documents`` says how it stands in each (``notes`` puts that in words)."""
     names = {d.doc_id: d.name for d in docs}
+    unnamed = set(concern) - set(mentioned(claim, docs)) if EXCLUSIVE.search(claim) else set()
     entries = []
     for doc in concern:
+        if doc in unnamed:  # what an exclusive claim says of a document it does not name: no passage can show it
+            entries.append({"doc_id": doc, "name": names.get(doc, doc), "status": NOT_CHECKED, "source": None,
+                            "page": "", "why": ABOUT_OTHERS})
+            continue
         mine = [p for p in passages if doc and p.doc == doc]
         cited = [p for p in mine if p.n in c.cites] if c.cites else mine
         entry: dict = {"doc_id": doc or "", "name": names.get(doc, doc) if doc else "", "status": UNSUPPORTED,
@@ -55,7 +69,8 @@ def hold(c: SentenceCheck, claim: str, parts: Sequence[str], concern: Sequence[s
             entry["why"] = NONE_CITED
         else:
             own = [p for p in parts if len(parts) > 1 and mentioned(p, docs) == [doc]]
-            sub = first_claim(check(without_mentions(" ".join(own) or claim, docs), cited, documents=None))
+            piece = re.sub(r"\b(?i:only)\s+(?=(?:(?i:the)\s+)?[A-Z])", "", " ".join(own) or claim)
+            sub = first_claim(check(without_mentions(piece, docs), cited, documents=None))  # "only" speaks of others
             if sub is None:
                 entry["status"] = NOT_CHECKED
             else:
@@ -94,6 +109,7 @@ FROM_ONE = "it speaks of several documents, but its sources come from one"
 NONE_CITED = "none of its sources is cited"
 NOT_SAID = "its sources do not say it"
 NOT_TOLD = "the check cannot tell whether its sources say it"
+ABOUT_OTHERS = "it says something of this document too (only, unlike, no other), which no passage can show"
 
 
 def notes(documents: Sequence[dict]) -> list[str]:

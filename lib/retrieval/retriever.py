@@ -103,8 +103,11 @@ class Retriever:
             # the documents' names choose where to search, not what: "What does the Goldrush Mine EIS say about
             # noise?" searches that document for "What does it say about noise?"
             topic = without_mentions(question, refs) or question
-            return QuestionSearch(self.search_each(comparison.doc_ids, topic, max(k, len(comparison.doc_ids)),
-                                                   method, keep_order=comparison.why == "named"), comparison)
+            hits = self.search_each(comparison.doc_ids, topic, max(k, len(comparison.doc_ids)), method,
+                                    keep_order=comparison.why == "named")
+            first = list(dict.fromkeys(h.doc_id for h in hits))  # listed as the sources are numbered
+            docs = sorted(comparison.documents, key=lambda r: first.index(r.doc_id) if r.doc_id in first else len(first))
+            return QuestionSearch(hits, Comparison(tuple(docs), comparison.why))
         return QuestionSearch(self.search_scope(doc_ids, question, k, method, balanced))
 
     def search_each(self, doc_ids: Sequence[str], query: str, k: int = 5, method: str = "hybrid",

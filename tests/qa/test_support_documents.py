@@ -43,7 +43,7 @@ def test_a_claim_naming_one_document_needs_that_documents_source():
     assert s.status == support.UNSUPPORTED  # the words are in [1], but [1] is the Goldrush Mine EIS
     assert support.document_notes(s.documents) == [
         "it names Continental United States (CONUS) Interceptor Site, but none of its sources is cited"]
-    assert "without evidence from Continental United States (CONUS) Interceptor Site" in report.summary()
+    assert "without evidence from: Continental United States (CONUS) Interceptor Site" in report.summary()
     # named rightly, the same sentence is supported
     assert one("The Goldrush Mine EIS identifies fifty-seven sites that would be physically altered [1].")[1].status \
         == support.SUPPORTED
@@ -91,3 +91,26 @@ def test_claims_that_name_no_document_and_single_document_answers_are_unchanged(
     # "both alternatives" speaks of no document
     _, s = one("Both alternatives would physically alter fifty-seven sites [1].")
     assert s.documents == []
+
+
+def test_a_claim_that_a_document_alone_says_something_is_never_verified():
+    """"Only the Goldrush Mine EIS …" says the other EIS does not: no passage can show that (the browser walk's
+    false ✓)."""
+    report, s = one("Only the Goldrush Mine EIS identifies fifty-seven sites that would be physically altered [1].")
+    assert s.status == support.PARTLY
+    assert support.document_notes(s.documents) == [
+        "Continental United States (CONUS) Interceptor Site: it says something of this document too (only, unlike, "
+        "no other), which no passage can show"]
+    # "only" before a figure is no claim about the other documents
+    _, s = one("The Goldrush Mine EIS finds only fifty-seven sites that would be physically altered [1].")
+    assert [d["doc_id"] for d in s.documents] == ["g"]
+
+
+def test_with_several_documents_a_page_says_whose_page_it_is():
+    contexts = [{"n": 1, "doc_id": "g", "doc_name": "Goldrush Mine Project", "page_start": 3, "page_end": 3,
+                 "text": GOLDRUSH.text},
+                {"n": 2, "doc_id": "c", "doc_name": "CONUS Interceptor Site", "page_start": 3, "page_end": 4,
+                 "text": CONUS.text}]
+    assert [p.page for p in support.passages_of(contexts, "rag")] == ["Goldrush Mine Project, p. 3",
+                                                                      "CONUS Interceptor Site, pp. 3–4"]
+    assert support.passages_of(contexts[:1], "rag")[0].page == "p. 3"
