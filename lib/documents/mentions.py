@@ -106,10 +106,11 @@ _AROUND = re.compile(r"(?:\b(?i:the|both|each|either|neither)\s+)?\x00(?:[\s-]+(
                      r"(?:\x00|[A-Z][\w-]*|\([A-Z0-9]+\)))*(?:'s)?")
 
 
-def without_mentions(text: str, refs: Sequence[DocRef]) -> str:
+def without_mentions(text: str, refs: Sequence[DocRef], counting: bool = True) -> str:
     """``text`` with the documents it names, and the words that count them ("both EISs"), each put as "it": what
     it says about a document, to look for in that document's sources ("The Goldrush Mine EIS identifies 57
-    sites" → "it identifies 57 sites")."""
+    sites" → "it identifies 57 sites"). ``counting=False`` leaves "both EISs" as written (a search's query: words
+    every EIS has pull no document's passages ahead, where a document's name pulls its own cover and introduction)."""
     spans = sorted(_spans(text, refs))
     marked, pos = [], 0
     for a, b in spans:
@@ -118,7 +119,7 @@ def without_mentions(text: str, refs: Sequence[DocRef]) -> str:
             pos = b
     marked.append(text[pos:])
     out = _AROUND.sub("it", "".join(marked))
-    out = _TOGETHER.sub("it", out)
+    out = _TOGETHER.sub("it", out) if counting else out
     return " ".join(out.replace("\x00", "it").split())
 
 

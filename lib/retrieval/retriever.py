@@ -102,7 +102,7 @@ class Retriever:
         if comparison := recognise(question, refs):
             # the documents' names choose where to search, not what: "What does the Goldrush Mine EIS say about
             # noise?" searches that document for "What does it say about noise?"
-            topic = without_mentions(question, refs) or question
+            topic = without_mentions(question, refs, counting=False) or question
             hits = self.search_each(comparison.doc_ids, topic, max(k, len(comparison.doc_ids)), method,
                                     keep_order=comparison.why == "named")
             first = list(dict.fromkeys(h.doc_id for h in hits))  # listed as the sources are numbered
@@ -112,26 +112,20 @@ class Retriever:
 
     def search_each(self, doc_ids: Sequence[str], query: str, k: int = 5, method: str = "hybrid",
                     keep_order: bool = False) -> list[Hit]:
-        """The k best chunks of ``doc_ids`` with every document's own best among them: each document is searched
-        on its own and gives its best chunk (in a ranking shared with larger documents, a small document's few
-        listed chunks need not be its best); the places left go to the best of the documents' shared ranking,
-        then to each document's next best in turn. The documents come in the order of their best chunk in the
-        shared ranking, or as given with ``keep_order`` (the order a question names them in)."""
+        """The k best chunks of ``doc_ids`` in equal shares: each document's best, then each one's second…, each
+        document searched on its own (in a ranking shared with larger documents, a small document's few listed
+        chunks need not be its best). The documents take turns in the order of their best chunk in the shared
+        ranking, which so gets a place left over; or as given with ``keep_order`` (the order a question names
+        them in)."""
         ids = list(dict.fromkeys(doc_ids))
         own = {d: self.search_scope([d], query, k, method) for d in ids}
-        shared = self.search_scope(ids, query, k + len(ids), method)
         if not keep_order:
-            first = list(dict.fromkeys(h.doc_id for h in shared))
+            first = list(dict.fromkeys(h.doc_id for h in self.search_scope(ids, query, k + len(ids), method)))
             ids = [d for d in first if d in own] + [d for d in ids if d not in first]
-        out = [own[d][0] for d in ids if own[d]][:k]
-        taken = {(h.doc_id, h.chunk.index) for h in out}
-        for h in [*shared, *(hits[depth] for depth in range(1, k) for hits in own.values() if depth < len(hits))]:
-            if len(out) >= k:
-                break
-            if (h.doc_id, h.chunk.index) not in taken:
-                out.append(h)
-                taken.add((h.doc_id, h.chunk.index))
-        return [Hit(h.chunk, h.score, r + 1, h.doc_id, h.doc_name, h.doc_file) for r, h in enumerate(out)]
+        out: list[Hit] = []
+        for depth in range(k):
+            out += [own[d][depth] for d in ids if depth < len(own[d])]
+        return [Hit(h.chunk, h.score, r + 1, h.doc_id, h.doc_name, h.doc_file) for r, h in enumerate(out[:k])]
 
     def _scope_infos(self, doc_ids: Sequence[str] | None, infos: dict[str, Any] | None = None) -> dict[str, Any]:
         infos = infos if infos is not None else {d.doc_id: d for d in self.docs.list()}
