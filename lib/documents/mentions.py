@@ -8,6 +8,7 @@ come from each document's own metadata, and a single word counts only when it is
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -16,19 +17,24 @@ from dataclasses import dataclass, field
 # words of a name that say what kind of document or place it is, not which one
 GENERIC = frozenset(["final", "draft", "supplemental", "programmatic", "revised", "record", "decision", "environmental", "impact", "statement", "statements", "assessment", "eis", "deis", "feis", "seis", "peis", "ea", "fonsi", "rod", "executive", "summary", "volume", "appendix", "appendices", "chapter", "part", "project", "projects", "proposed", "plan", "plans", "program", "site", "sites", "area", "areas", "field", "office", "district", "region", "county", "counties", "state", "states", "united", "national", "federal", "department", "bureau", "service", "agency", "administration", "management", "u.s", "us", "of", "the", "and", "for", "at", "in", "on", "to", "a", "an", "river", "lake", "creek", "mountain", "mount", "valley", "north", "south", "east", "west", "northern", "southern", "eastern", "western", "central", "new", "alaska", "nevada", "california", "texas", "utah", "oregon", "washington", "montana", "wyoming", "idaho", "colorado", "arizona", "florida", "maine", "michigan", "ohio", "york", "mine", "mines", "mining", "pipeline", "dam", "airport", "highway", "road", "bridge", "port", "terminal", "facility", "facilities", "base", "station", "plant", "reservoir", "corridor", "transmission", "line", "wind", "solar", "energy", "expansion", "improvement", "improvements", "interstate", "rail", "transit", "forest", "park", "refuge", "island", "bay", "harbor", "installation", "training", "range"])
 
-# a noun that stands for a document in "both EISs", "the two documents", "each project"
-DOC_NOUN = (r"(?:(?:final|draft|supplemental|programmatic)\s+)?(?:EIS(?:s|es)?|[DFSP]EIS(?:s|es)?|"
-            r"environmental\s+impact\s+statements?|documents?|statements?|projects?|reports?|studies|study|"
-            r"analyses|proposals?)")
+# a noun that stands for a document in "both EISs", "the two documents", "the Goldrush EIS"
+_EIS = r"(?:EIS(?:s|es)?|[DFSP]EIS(?:s|es)?|EAs?|RODs?)"
+DOC_NOUN = (r"(?:(?:final|draft|supplemental|programmatic)\s+)?(?:" + _EIS + r"|environmental\s+impact\s+statements?|"
+            r"documents?|statements?)")
+# after a single word of a name, within two words: "Goldrush EIS", "Goldrush Mine project", "Tongass plan"
+_NAMED_BY = re.compile(r"(?:[\s-]+[A-Z][\w-]*){0,2}?[\s-]+(?:(?i:final|draft|supplemental)\s+)?(?:" + _EIS
+                       + r"|(?i:environmental\s+impact\s+statement|document|statement|project|plan|study))\b")
 # several documents at once, in an answer's sentence: a word that counts them, then (within two words) a document
 _TOGETHER = re.compile(r"\b(?:both|each|either|neither|(?:the|these|those)\s+two|all\s+(?:three|four|five)|every)"
                        r"\s+(?:\w+\s+){0,2}?" + DOC_NOUN + r"\b", re.IGNORECASE)
-# in a question, also a plural document ("these EISs", "the documents") or a word that compares
-_PLURAL = re.compile(r"\b(?:EISs|EISes|[DFSP]EISs|environmental\s+impact\s+statements|documents)\b", re.IGNORECASE)
-_COMPARES = re.compile(r"\b(?:both|each|either|neither|the\s+two|compare[sd]?|comparison|versus|vs\.?|"
-                       r"differ(?:s|ence|ences)?)\b", re.IGNORECASE)
+# in a question, also a plural document ("these EISs", "the documents", "both projects") or a word that counts
+# or compares them: "both", "each", "the two" (the issue's words), "either", "neither", "compare"
+_PLURAL = re.compile(r"\b(?:EISs|EISes|[DFSP]EISs|environmental\s+impact\s+statements|documents|projects)\b",
+                     re.IGNORECASE)
+_COMPARES = re.compile(r"\b(?:both|each|either|neither|the\s+two|compare[sd]?)\b", re.IGNORECASE)
 _ACRONYM = re.compile(r"\(([A-Z][A-Z0-9&-]{1,9})\)")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
+_NOT_NAMES = frozenset({"report", "document", "documents", "statement", "study", "analysis", "pdf", "copy", "eiss"})
 
 
 @dataclass(frozen=True)
@@ -43,17 +49,21 @@ class DocRef:
 
 def doc_ref(doc_id: str, name: str, names: Iterable[str | None]) -> DocRef:
     """A document's names: its citation name and every other name given (title, project title, EIS number, file
-    name as words), plus the acronyms its names spell out in parentheses ("(CONUS)"). Its distinctive single words
-    are set by ``distinguish`` once every document in view is known."""
+    name as words), plus the acronyms its names spell out in parentheses ("(CONUS)"). A name all of whose words are
+    generic ("Final EIS", "(EIS)", "report") names no document; a name cut short ("…") is matched by its words
+    only. Its distinctive single words are set by ``distinguish`` once every document in view is known."""
     phrases = [name, *(n for n in names if n)]
     acronyms = [m.group(1) for p in phrases for m in _ACRONYM.finditer(p)]
-    cleaned = [" ".join(_ACRONYM.sub(" ", p).split()) for p in phrases]
-    out = list(dict.fromkeys(p.strip(" .,;:") for p in [*cleaned, *acronyms] if len(p.strip()) >= 3))
+    cleaned = [" ".join(_ACRONYM.sub(" ", p).split()) for p in phrases if not p.rstrip().endswith("…")]
+    out = [p.strip(" .,;:") for p in [*cleaned, *acronyms]]
+    out = [p for p in dict.fromkeys(out) if len(p) >= 3 and any(
+        w.lower() not in GENERIC and w.lower() not in _NOT_NAMES for w in re.findall(r"[\w'-]+", p))]
     return DocRef(doc_id, name, tuple(out))
 
 
 def _name_words(ref: DocRef) -> set[str]:
-    return {w for p in ref.phrases for w in _WORD.findall(p) if w.lower() not in GENERIC and len(w) >= 4}
+    return {w for p in ref.phrases for w in _WORD.findall(p)
+            if w.lower() not in GENERIC and w.lower() not in _NOT_NAMES and (len(w) >= 4 or w.isupper())}
 
 
 def distinguish(refs: Sequence[DocRef]) -> list[DocRef]:
@@ -66,44 +76,44 @@ def distinguish(refs: Sequence[DocRef]) -> list[DocRef]:
             for r, ws in zip(refs, words, strict=True)]
 
 
-def _phrase_at(text: str, phrase: str) -> int:
-    m = re.search(r"(?<![\w-])" + r"\s+".join(re.escape(w) for w in phrase.split()) + r"(?![\w-])", text,
-                  re.IGNORECASE if not phrase.isupper() else 0)
-    return m.start() if m else -1
+@functools.lru_cache(maxsize=65536)
+def _phrase_pattern(phrase: str) -> re.Pattern:
+    body = r"(?<![\w-])" + r"\s+".join(re.escape(w) for w in phrase.split()) + r"(?![\w-])"
+    return re.compile(body, 0 if phrase.isupper() else re.IGNORECASE)
 
 
-def _word_at(text: str, word: str) -> int:
-    """Where ``word`` stands as written; a word that is not an acronym does not count at the start of a sentence,
-    where any word is capitalised ("Wildlife impacts?" names no "Wildlife Refuge" EIS)."""
-    for m in re.finditer(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])", text):
-        if word.isupper() or not re.search(r"(?:^|[.!?:;]\s)[\s\"'(]*$", text[:m.start()]):
-            return m.start()
-    return -1
+@functools.lru_cache(maxsize=65536)
+def _word_pattern(word: str) -> re.Pattern:
+    return re.compile(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])")
+
+
+def _word_counts(text: str, m: re.Match, word: str) -> bool:
+    """A single word of a name names its document only beside a document noun ("the Goldrush EIS", "the Goldrush
+    Mine project"); an acronym ("CONUS") anywhere. A word alone is too often a place or an agency ("Lewis
+    County", "the Bureau of Land Management")."""
+    return word.isupper() or bool(_NAMED_BY.match(text, m.end()))
+
+
+def spans(text: str, refs: Sequence[DocRef]) -> list[tuple[int, int, str]]:
+    """(start, end, document id) of each place ``text`` names a document, in order."""
+    out = []
+    for r in refs:
+        for p in r.phrases:
+            out += [(*m.span(), r.doc_id) for m in _phrase_pattern(p).finditer(text)]
+        for w in r.words:
+            out += [(*m.span(), r.doc_id) for m in _word_pattern(w).finditer(text) if _word_counts(text, m, w)]
+    return sorted(out)
 
 
 def mentioned(text: str, refs: Sequence[DocRef]) -> list[str]:
     """The ids of the documents ``text`` names, in the order it first names them."""
-    found = []
-    for r in refs:
-        at = [a for a in (*(_phrase_at(text, p) for p in r.phrases), *(_word_at(text, w) for w in r.words)) if a >= 0]
-        if at:
-            found.append((min(at), r.doc_id))
-    return [d for _, d in sorted(found)]
+    return list(dict.fromkeys(d for _, _, d in spans(text, refs)))
 
 
-def _spans(text: str, refs: Sequence[DocRef]) -> list[tuple[int, int]]:
-    out = []
-    for r in refs:
-        for p in r.phrases:
-            flags = 0 if p.isupper() else re.IGNORECASE
-            out += [m.span() for m in re.finditer(r"(?<![\w-])" + r"\s+".join(re.escape(w) for w in p.split())
-                                                  + r"(?![\w-])", text, flags)]
-        out += [m.span() for w in r.words for m in re.finditer(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text)]
-    return out
-
-
-_AROUND = re.compile(r"(?:\b(?i:the|both|each|either|neither)\s+)?\x00(?:[\s-]+(?:and\s+(?:the\s+)?)?"
-                     r"(?:\x00|[A-Z][\w-]*|\([A-Z0-9]+\)))*(?:'s)?")
+# after a name, the words that go with it ("EIS", "Mine EIS", "Final EIS", "'s"), not "Alternative B", "Fort Drum"
+_GENERIC_CAP = "|".join(sorted({w.capitalize() for w in GENERIC if w.isalpha() and len(w) > 2}, key=len, reverse=True))
+_TAIL = re.compile(r"(?:[\s-]+(?:" + _EIS + r"|(?:" + _GENERIC_CAP + r")\b))*(?:'s)?")
+_AROUND = re.compile(r"(?:\b(?i:the|both|each|either|neither)\s+)?\x00(?:\s+(?:(?i:and)\s+(?:(?i:the)\s+)?)?\x00)*")
 
 
 def without_mentions(text: str, refs: Sequence[DocRef], counting: bool = True) -> str:
@@ -111,10 +121,10 @@ def without_mentions(text: str, refs: Sequence[DocRef], counting: bool = True) -
     it says about a document, to look for in that document's sources ("The Goldrush Mine EIS identifies 57
     sites" → "it identifies 57 sites"). ``counting=False`` leaves "both EISs" as written (a search's query: words
     every EIS has pull no document's passages ahead, where a document's name pulls its own cover and introduction)."""
-    spans = sorted(_spans(text, refs))
     marked, pos = [], 0
-    for a, b in spans:
+    for a, b, _ in spans(text, refs):
         if a >= pos:
+            b = _TAIL.match(text, b).end()  # "the Goldrush Mine EIS": the name with its noun
             marked += [text[pos:a], "\x00"]
             pos = b
     marked.append(text[pos:])
@@ -131,5 +141,5 @@ def together(text: str) -> bool:
 
 def compares(question: str) -> bool:
     """Does a question ask about several documents: what ``together`` finds, a plural document ("these EISs"),
-    or a word that compares or counts them ("both", "each", "the two", "compare", "differ")?"""
+    or a word that counts or compares them ("both", "each", "the two", "either", "neither", "compare")?"""
     return together(question) or bool(_PLURAL.search(question)) or bool(_COMPARES.search(question))

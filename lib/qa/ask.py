@@ -51,14 +51,29 @@ def _checked(answer: str, mode: str, contexts_json: str, question: str = "",
     comparison question's claims are held to each document it compares."""
     return support_lib.check(answer, support_lib.passages_of(json.loads(contexts_json), mode), question=question,
                              verdict=verdict, holds_answer=mode == "gold",
-                             documents=compared_documents(json.loads(comparison_json)))
+                             documents=compared_documents(json.loads(comparison_json)),
+                             compared=compared_ids(json.loads(comparison_json)))
+
+
+def ref_dict(r: DocRef) -> dict[str, Any]:
+    return {"doc_id": r.doc_id, "name": r.name, "phrases": list(r.phrases), "words": list(r.words)}
+
+
+def _ref(d: dict) -> DocRef:
+    return DocRef(d["doc_id"], d["name"], tuple(d.get("phrases") or ()), tuple(d.get("words") or ()))
 
 
 def compared_documents(comparison: dict | None) -> list[DocRef]:
-    """The documents of a comparison (``Comparison.as_dict``) as the support check names them; none: the
-    documents the answer's passages come from."""
-    return [DocRef(d["doc_id"], d["name"], tuple(d.get("phrases") or ()), tuple(d.get("words") or ()))
-            for d in (comparison or {}).get("documents") or []]
+    """The documents in view for the support check (``scope``, else the compared ones) from an answer's
+    ``comparison`` record; none: the documents its passages come from."""
+    c = comparison or {}
+    return [_ref(d) for d in c.get("scope") or c.get("documents") or []]
+
+
+def compared_ids(comparison: dict | None) -> list[str] | None:
+    """The documents a comparison question compares, which "both EISs" in its answer means; None: no comparison."""
+    c = comparison or {}
+    return [d["doc_id"] for d in c.get("documents") or []] if c.get("why") else None
 
 
 @dataclass
@@ -92,7 +107,8 @@ class AskResult:
             passages = support_lib.pdf_passages(self.contexts, pages_of) if pages_of else []
             # the window's pages are not numbered sources: markers are set aside, every page is a candidate
             return (support_lib.check(support_lib.bare(self.answer), passages,
-                                      documents=compared_documents(self.comparison)) if passages else None)
+                                      documents=compared_documents(self.comparison),
+                                      compared=compared_ids(self.comparison)) if passages else None)
         # a page draws one answer's support in several places (its mark, its sentences, its sources) on every
         # rerun: the check (about 40 ms here) runs once per answer and contexts
         return copy.deepcopy(_checked(self.answer, self.mode, json.dumps(self.contexts, sort_keys=True, default=str),
@@ -146,7 +162,12 @@ def build_context(
         ctx = fit_to_window(rag_context(found.hits), _context_budget(provider, question, closed),
                             provider.count_tokens)
         ctx.documents = len(scope) if scope is not None else len(services.docs.list())
-        ctx.comparison = found.comparison.as_dict() if found.comparison else None
+        # the documents the support check holds claims to: every document in scope, as texts name them ("scope";
+        # a figure put on a document no passage came from is then caught), and the compared ones ("documents")
+        ctx.comparison = found.comparison.as_dict() if found.comparison else (
+            {"why": "", "documents": []} if found.documents else None)
+        if ctx.comparison is not None:
+            ctx.comparison["scope"] = [ref_dict(r) for r in found.documents]
         return ctx
     ids = scope if scope is not None else [d.doc_id for d in services.docs.list()]
     budget = _context_budget(provider, question, closed)

@@ -24,7 +24,9 @@ class Context:
     parts: list[str] = field(default_factory=list)  # RAG: one block per passage, in order
     per_document: str = ""  # several documents: what was kept of each
     documents: int = 1  # how many documents the scope held (RAG): with several, answers name each source's
-    comparison: dict | None = None  # RAG: the documents a comparison question concerns (retrieval.Comparison)
+    # RAG over several documents: the documents a comparison question concerns (retrieval.Comparison: "why" is
+    # "named" or "together"), or every document in scope ("why" empty: no comparison), for the support check
+    comparison: dict | None = None
 
     def notice(self, unit: str = "") -> str | None:
         """'truncated: kept 38% of 612K tokens', with how the model's tokens were counted where ``unit`` says."""

@@ -348,7 +348,8 @@ _CONTRADICTS = re.compile(r"\(the source says |says 'not' where")
 
 
 def check(answer: str, passages: Sequence[Passage], question: str = "", verdict: str | None = None,
-          holds_answer: bool = False, documents: Sequence[DocRef] | None = ()) -> SupportReport:
+          holds_answer: bool = False, documents: Sequence[DocRef] | None = (),
+          compared: Sequence[str] | None = None) -> SupportReport:
     """Check every sentence of ``answer`` against the numbered ``passages`` it was given (none for mode *none*).
 
     Sentences that make no claim (a lead-in, a refusal, a remark about the sources) get no mark; a claim that the
@@ -359,7 +360,8 @@ def check(answer: str, passages: Sequence[Passage], question: str = "", verdict:
     ``documents``: the documents the answer concerns (the question's scope or comparison; by default those its
     passages come from; None: no document is held apart). A claim that names one of them must find its evidence
     in that document's sources, and a claim about several ("both EISs", or naming two) in each one's
-    (``support_documents.hold``)."""
+    (``support_documents.hold``): "both EISs" means the ``compared`` documents (ids) where the question compared
+    some, else every document in view."""
     sentences, inherited = answer_sentences(answer)
     numbers = {p.n for p in passages}
     cited_all = cited_numbers(answer, max_n=99)  # a bracketed year ("[2013]") is no citation
@@ -428,7 +430,7 @@ def check(answer: str, passages: Sequence[Passage], question: str = "", verdict:
             if len(pieces[row]) > 1 and weakest < CLAUSE_AT:  # "A, and B": B may be invented
                 c.differs.append("a part of it is in no source")
             c.status = _mark(c.chances, c.differs)
-            if docs is not None and (concern := support_documents.concerns(claim, docs)):
+            if docs is not None and (concern := support_documents.concerns(claim, docs, compared)):
                 support_documents.hold(c, claim, pieces[row], concern, docs, passages, check)
             for cited in (n for n in c.cites if n in numbers):  # a citation holds when its source says part of it
                 mine = [j for j, sp in enumerate(all_spans) if sp.source == cited]

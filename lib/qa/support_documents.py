@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lib.documents.mentions import DocRef, distinguish, doc_ref, mentioned, together, without_mentions
+from lib.documents.mentions import DocRef, distinguish, doc_ref, mentioned, spans, together, without_mentions
 from lib.qa.support_status import NO_CLAIM, NOT_CHECKED, PARTLY, SUPPORTED, UNSUPPORTED
 
 # support.py's Passage, SentenceCheck and SupportReport: that module calls this one, so they are typed Any here
@@ -21,27 +21,36 @@ def documents_of(passages: Sequence[Passage]) -> list[DocRef]:
     return distinguish([doc_ref(d, name, []) for d, name in seen])
 
 
-def concerns(claim: str, docs: Sequence[DocRef]) -> list[str | None]:
+def concerns(claim: str, docs: Sequence[DocRef], compared: Sequence[str] | None = None) -> list[str | None]:
     """The documents a claim must find its evidence in: with several in view, those it names (one is enough: its
     name is then read as the document, not as a fact its sources must state); or, where it speaks of
-    several together ("both EISs", "the two documents"), those it names if two or more, else every document in
-    view. None stands for a document of which the answer had no source (a claim about "the two EISs" over
+    several together ("both EISs", "the two documents"), those it names if two or more, else the ``compared``
+    ones (the question's comparison), else every document in view. None stands for a document of which the answer had no source (a claim about "the two EISs" over
     sources from one). Empty: the claim is held to no document."""
     if not docs:
         return []
     named: list[str | None] = list(mentioned(claim, docs))
     if together(claim):
-        ids: list[str | None] = named if len(named) >= 2 else [d.doc_id for d in docs]
+        ids: list[str | None] = named if len(named) >= 2 else list(compared or [d.doc_id for d in docs])
         return ids if len(ids) >= 2 else [*ids, None]
     if len(docs) < 2:
         return []  # one document in view: the check as measured (bench/support.py)
-    if named and EXCLUSIVE.search(claim):  # "only the Goldrush Mine EIS …" speaks of the others too
+    if named and exclusive(claim, docs):  # "only the Goldrush Mine EIS …" speaks of the others too
         return [*named, *(d.doc_id for d in docs if d.doc_id not in named)]
     return named
 
 
-# a claim that says something of the documents it does not name: "only the X EIS …", "unlike X", "no other EIS"
-EXCLUSIVE = re.compile(r"\b(?i:only)\s+(?:(?i:the)\s+)?(?:[A-Z]|(?i:one)\b)|\b(?i:unlike|no\s+other|alone\s+among)\b")
+def exclusive(claim: str, docs: Sequence[DocRef]) -> bool:
+    """Does the claim say something of the documents it does not name: "only the Goldrush Mine EIS …", "the
+    Goldrush Mine EIS alone …", "unlike the CONUS EIS", "no other EIS"? ("only Alternative B" does not.)"""
+    marked, pos = [], 0
+    for a, b, _ in spans(claim, docs):
+        if a >= pos:
+            marked += [claim[pos:a], "\x00"]
+            pos = b
+    text = "".join([*marked, claim[pos:]])
+    return bool(re.search(r"\b(?i:only)\s+(?:(?i:the)\s+)?\x00|\x00[^,;.]{0,30}\balone\b|\b(?i:unlike)\s+(?:(?i:the)\s+)?"
+                          r"\x00|\b(?i:no\s+other)\s+(?:EIS|document|project)", text))
 
 
 def hold(c: SentenceCheck, claim: str, parts: Sequence[str], concern: Sequence[str | None], docs: Sequence[DocRef],
@@ -52,7 +61,7 @@ def hold(c: SentenceCheck, claim: str, parts: Sequence[str], concern: Sequence[s
     takes that mark; a claim about several is ✓ only when every document's sources back it, ◐ when some do.
     ``c.documents`` says how it stands in each (``notes`` puts that in words)."""
     names = {d.doc_id: d.name for d in docs}
-    unnamed = set(concern) - set(mentioned(claim, docs)) if EXCLUSIVE.search(claim) else set()
+    unnamed = set(concern) - set(mentioned(claim, docs)) if exclusive(claim, docs) else set()
     entries = []
     for doc in concern:
         if doc in unnamed:  # what an exclusive claim says of a document it does not name: no passage can show it
@@ -68,9 +77,11 @@ def hold(c: SentenceCheck, claim: str, parts: Sequence[str], concern: Sequence[s
         elif not cited:
             entry["why"] = NONE_CITED
         else:
-            own = [p for p in parts if len(parts) > 1 and mentioned(p, docs) == [doc]]
+            # its clauses: those naming it alone, and those naming no document (an invented "and twelve lie in
+            # wetlands" is held to every document the claim concerns)
+            own = [p for p in parts if len(parts) > 1 and mentioned(p, docs) in ([doc], [])]
             piece = re.sub(r"\b(?i:only)\s+(?=(?:(?i:the)\s+)?[A-Z])", "", " ".join(own) or claim)
-            sub = first_claim(check(without_mentions(piece, docs), cited, documents=None))  # "only" speaks of others
+            sub = first_claim(check(without_mentions(piece, docs), cited, documents=None))  # "only": of the others
             if sub is None:
                 entry["status"] = NOT_CHECKED
             else:

@@ -62,8 +62,12 @@ def recognise(question: str, refs: Sequence[DocRef]) -> Comparison | None:
     if len(refs) < 2:
         return None
     named = mentioned(question, refs)
+    by_id = {r.doc_id: r for r in refs}
+    if len(named) == 1 and compares(question) and len(refs) <= MAX_COMPARED:
+        # "How does Alaska LNG compare with Cape Wind?" where one name is not recognised: the one named first,
+        # then every other document in scope
+        return Comparison(tuple([by_id[named[0]], *(r for r in refs if r.doc_id != named[0])]), "named")
     if named:
-        by_id = {r.doc_id: r for r in refs}
         return Comparison(tuple(by_id[d] for d in named[:MAX_COMPARED]), "named")
     if compares(question) and len(refs) <= MAX_COMPARED:
         return Comparison(tuple(refs), "together")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
@@ -59,6 +59,7 @@ class QuestionSearch:
 
     hits: list[Hit]
     comparison: Comparison | None = None
+    documents: list = field(default_factory=list)  # the scope's documents as texts name them (2 to MAX_COMPARED)
 
 
 class _Bm25:
@@ -107,8 +108,9 @@ class Retriever:
                                     keep_order=comparison.why == "named")
             first = list(dict.fromkeys(h.doc_id for h in hits))  # listed as the sources are numbered
             docs = sorted(comparison.documents, key=lambda r: first.index(r.doc_id) if r.doc_id in first else len(first))
-            return QuestionSearch(hits, Comparison(tuple(docs), comparison.why))
-        return QuestionSearch(self.search_scope(doc_ids, question, k, method, balanced))
+            return QuestionSearch(hits, Comparison(tuple(docs), comparison.why), refs)
+        return QuestionSearch(self.search_scope(doc_ids, question, k, method, balanced), None,
+                              refs if len(refs) <= MAX_COMPARED else [])
 
     def search_each(self, doc_ids: Sequence[str], query: str, k: int = 5, method: str = "hybrid",
                     keep_order: bool = False) -> list[Hit]:

@@ -114,3 +114,23 @@ def test_with_several_documents_a_page_says_whose_page_it_is():
     assert [p.page for p in support.passages_of(contexts, "rag")] == ["Goldrush Mine Project, p. 3",
                                                                       "CONUS Interceptor Site, pp. 3–4"]
     assert support.passages_of(contexts[:1], "rag")[0].page == "p. 3"
+
+
+def test_a_clause_that_names_no_document_is_still_checked():
+    """Review: a named clause checked alone let an invented clause beside it through as ✓."""
+    _, s = one("The Goldrush Mine EIS identifies fifty-seven eligible sites that would be physically altered, and "
+               "twelve of them lie within wetlands drained by the new pipeline [1].")
+    assert s.status != support.SUPPORTED
+
+
+def test_only_before_a_name_is_exclusive_but_only_before_anything_else_is_not():
+    _, s = one("The Goldrush Mine EIS considers only Alternative B to physically alter fifty-seven sites [1].")
+    assert [d["doc_id"] for d in s.documents] == ["g"]
+
+
+def test_a_single_document_answer_about_studies_or_projects_is_not_held_to_documents():
+    """Review: "both studies" or "each project" inside one EIS are not several documents."""
+    for sentence in ("Both studies identified fifty-seven sites that would be physically altered [1].",
+                     "Each project alternative would physically alter fifty-seven sites [1]."):
+        _, s = one(sentence, [GOLDRUSH])
+        assert s.documents == [], sentence

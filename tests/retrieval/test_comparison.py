@@ -30,6 +30,9 @@ REFS = distinguish([CONUS, GOLDRUSH, TONGASS])
     ("What does each EIS say about noise?", "together", ["c", "g", "t"]),
     ("Which of these EISs has a preferred alternative?", "together", ["c", "g", "t"]),
     ("Do both address environmental justice?", "together", ["c", "g", "t"]),
+    ("What does the Tongass plan say about roads?", "named", ["t"]),
+    # one document named in a comparing question: it first, then the rest of the scope
+    ("How does the Goldrush EIS compare with the other two?", "named", ["g", "c", "t"]),
 ])
 def test_a_question_that_names_documents_or_speaks_of_them_together_compares_them(question, why, ids):
     comparison = recognise(question, REFS)
@@ -41,10 +44,27 @@ def test_a_question_that_names_documents_or_speaks_of_them_together_compares_the
     "What would the mine's haul trucks carry?",  # "mine" is a word, not the Goldrush Mine EIS
     "Where is the interceptor site?",  # a word of a name counts only as written in it (capitalised)
     "Would the United States Army use the road?",  # words other names share, or generic ones, name nothing
-    "Wildlife first. Tongass aside, where would the roads go?",  # a word at a sentence's start: any word is a capital
+    "Wildlife first. Tongass aside, where would the roads go?",  # a word of a name alone is no name
+    "What does the Bureau of Land Management require for permits?",  # Tongass "Land … Management Plan"
+    "How does the preferred alternative differ from the no action alternative?",
 ])
 def test_a_question_that_does_neither_is_no_comparison(question):
     assert recognise(question, REFS) is None
+
+
+def test_a_place_that_shares_a_word_with_a_documents_name_does_not_name_it():
+    """A real NEPAQuAD question of the sample EIS: "Lewis" is in the Goldrush EIS's name (Mount Lewis Field Office).
+    Its "both" still makes it a comparison of the documents in scope (the issue's rule), never a search of the
+    Goldrush EIS alone."""
+    q = "Is the potential CIS footprint for the FTD Site located in both Lewis and Jefferson Counties?"
+    assert recognise(q, REFS).why == "together"
+
+
+def test_a_generic_title_or_acronym_names_no_document():
+    generic = distinguish([doc_ref("x", "Final Environmental Impact Statement (EIS)", ["Final EIS", "report"]),
+                           *REFS])
+    assert generic[0].phrases == () and generic[0].words == ()
+    assert recognise("What does the final EIS say about birds?", generic) is None
 
 
 def test_one_document_in_scope_is_never_compared():
@@ -54,6 +74,11 @@ def test_one_document_in_scope_is_never_compared():
 def test_a_documents_name_is_put_as_it_before_its_sources_are_read():
     assert without_mentions("The Goldrush Mine EIS identifies 57 sites", REFS) == "it identifies 57 sites"
     assert without_mentions("Both EISs identify adverse effects", REFS) == "it identify adverse effects"
+    # only the name and its own words go: "Alternative B" and "Fort Drum" stay
+    assert without_mentions("Under the Goldrush Mine EIS's Alternative B, sites would be altered", REFS) \
+        == "Under it Alternative B, sites would be altered"
+    assert without_mentions("What does the CONUS EIS Fort Drum alternative say?", REFS) \
+        == "What does it Fort Drum alternative say?"
 
 
 @pytest.fixture(scope="module")
