@@ -46,6 +46,13 @@ class DocRef:
     phrases: tuple[str, ...] = ()  # whole names, matched without regard to case: title, project title, EIS number
     words: tuple[str, ...] = field(default=())  # single words of its names, matched as written (capitalised)
 
+    def as_dict(self) -> dict:
+        return {"doc_id": self.doc_id, "name": self.name, "phrases": list(self.phrases), "words": list(self.words)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> DocRef:
+        return cls(d["doc_id"], d["name"], tuple(d.get("phrases") or ()), tuple(d.get("words") or ()))
+
 
 def doc_ref(doc_id: str, name: str, names: Iterable[str | None]) -> DocRef:
     """A document's names: its citation name and every other name given (title, project title, EIS number, file
@@ -116,19 +123,23 @@ _TAIL = re.compile(r"(?:[\s-]+(?:" + _EIS + r"|(?:" + _GENERIC_CAP + r")\b))*(?:
 _AROUND = re.compile(r"(?:\b(?i:the|both|each|either|neither)\s+)?\x00(?:\s+(?:(?i:and)\s+(?:(?i:the)\s+)?)?\x00)*")
 
 
+def marked(text: str, refs: Sequence[DocRef]) -> str:
+    """``text`` with each document name it holds, with the words that go with it ("the Goldrush Mine EIS"), as one
+    NUL character: what is said around the names, to read."""
+    out, pos = [], 0
+    for a, b, _ in spans(text, refs):
+        if a >= pos:
+            out += [text[pos:a], "\x00"]
+            pos = _TAIL.match(text, b).end()
+    return "".join([*out, text[pos:]])
+
+
 def without_mentions(text: str, refs: Sequence[DocRef], counting: bool = True) -> str:
     """``text`` with the documents it names, and the words that count them ("both EISs"), each put as "it": what
     it says about a document, to look for in that document's sources ("The Goldrush Mine EIS identifies 57
     sites" → "it identifies 57 sites"). ``counting=False`` leaves "both EISs" as written (a search's query: words
     every EIS has pull no document's passages ahead, where a document's name pulls its own cover and introduction)."""
-    marked, pos = [], 0
-    for a, b, _ in spans(text, refs):
-        if a >= pos:
-            b = _TAIL.match(text, b).end()  # "the Goldrush Mine EIS": the name with its noun
-            marked += [text[pos:a], "\x00"]
-            pos = b
-    marked.append(text[pos:])
-    out = _AROUND.sub("it", "".join(marked))
+    out = _AROUND.sub("it", marked(text, refs))
     out = _TOGETHER.sub("it", out) if counting else out
     return " ".join(out.replace("\x00", "it").split())
 

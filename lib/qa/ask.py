@@ -55,19 +55,11 @@ def _checked(answer: str, mode: str, contexts_json: str, question: str = "",
                              compared=compared_ids(json.loads(comparison_json)))
 
 
-def ref_dict(r: DocRef) -> dict[str, Any]:
-    return {"doc_id": r.doc_id, "name": r.name, "phrases": list(r.phrases), "words": list(r.words)}
-
-
-def _ref(d: dict) -> DocRef:
-    return DocRef(d["doc_id"], d["name"], tuple(d.get("phrases") or ()), tuple(d.get("words") or ()))
-
-
 def compared_documents(comparison: dict | None) -> list[DocRef]:
     """The documents in view for the support check (``scope``, else the compared ones) from an answer's
     ``comparison`` record; none: the documents its passages come from."""
     c = comparison or {}
-    return [_ref(d) for d in c.get("scope") or c.get("documents") or []]
+    return [DocRef.from_dict(d) for d in c.get("scope") or c.get("documents") or []]
 
 
 def compared_ids(comparison: dict | None) -> list[str] | None:
@@ -167,7 +159,7 @@ def build_context(
         ctx.comparison = found.comparison.as_dict() if found.comparison else (
             {"why": "", "documents": []} if found.documents else None)
         if ctx.comparison is not None:
-            ctx.comparison["scope"] = [ref_dict(r) for r in found.documents]
+            ctx.comparison["scope"] = [r.as_dict() for r in found.documents]
         return ctx
     ids = scope if scope is not None else [d.doc_id for d in services.docs.list()]
     budget = _context_budget(provider, question, closed)

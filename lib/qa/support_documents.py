@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lib.documents.mentions import DocRef, distinguish, doc_ref, mentioned, spans, together, without_mentions
+from lib.documents.mentions import DocRef, distinguish, doc_ref, marked, mentioned, together, without_mentions
 from lib.qa.support_status import NO_CLAIM, NOT_CHECKED, PARTLY, SUPPORTED, UNSUPPORTED
 
 # support.py's Passage, SentenceCheck and SupportReport: that module calls this one, so they are typed Any here
@@ -23,10 +23,10 @@ def documents_of(passages: Sequence[Passage]) -> list[DocRef]:
 
 def concerns(claim: str, docs: Sequence[DocRef], compared: Sequence[str] | None = None) -> list[str | None]:
     """The documents a claim must find its evidence in: with several in view, those it names (one is enough: its
-    name is then read as the document, not as a fact its sources must state); or, where it speaks of
-    several together ("both EISs", "the two documents"), those it names if two or more, else the ``compared``
-    ones (the question's comparison), else every document in view. None stands for a document of which the answer had no source (a claim about "the two EISs" over
-    sources from one). Empty: the claim is held to no document."""
+    name is then read as the document, not as a fact its sources must state); or, where it speaks of several
+    together ("both EISs", "the two documents"), those it names if two or more, else the ``compared`` ones (the
+    question's comparison), else every document in view. None stands for a document of which the answer had no
+    source (a claim about "the two EISs" over sources from one). Empty: the claim is held to no document."""
     if not docs:
         return []
     named: list[str | None] = list(mentioned(claim, docs))
@@ -43,12 +43,7 @@ def concerns(claim: str, docs: Sequence[DocRef], compared: Sequence[str] | None 
 def exclusive(claim: str, docs: Sequence[DocRef]) -> bool:
     """Does the claim say something of the documents it does not name: "only the Goldrush Mine EIS …", "the
     Goldrush Mine EIS alone …", "unlike the CONUS EIS", "no other EIS"? ("only Alternative B" does not.)"""
-    marked, pos = [], 0
-    for a, b, _ in spans(claim, docs):
-        if a >= pos:
-            marked += [claim[pos:a], "\x00"]
-            pos = b
-    text = "".join([*marked, claim[pos:]])
+    text = marked(claim, docs)
     return bool(re.search(r"\b(?i:only)\s+(?:(?i:the)\s+)?\x00|\x00[^,;.]{0,30}\balone\b|\b(?i:unlike)\s+(?:(?i:the)\s+)?"
                           r"\x00|\b(?i:no\s+other)\s+(?:EIS|document|project)", text))
 

@@ -39,8 +39,7 @@ class Comparison:
                      "from its own search")
 
     def as_dict(self) -> dict[str, Any]:
-        return {"why": self.why, "documents": [{"doc_id": r.doc_id, "name": r.name, "phrases": list(r.phrases),
-                                                "words": list(r.words)} for r in self.documents]}
+        return {"why": self.why, "documents": [r.as_dict() for r in self.documents]}
 
 
 def refs_of(infos: Sequence[Any], engine: Any) -> list[DocRef]:

@@ -142,9 +142,10 @@ class Retriever:
                      balanced: bool = False, *, rescore: bool = True) -> list[Hit]:
         """The k best chunks over ``doc_ids`` (None: every document). ``balanced`` takes the best chunks of each
         document in turn, so every project in the scope is represented: up to MAX_COMPARED documents, each is
-        searched on its own (``search_each``); over more, from the shared ranking, with each document missing
-        from it searched alone. ``rescore=False`` keeps int8 scores (rescoring.py): those top-ups, where
-        re-scoring 2 × 50 candidates for each of up to 50 documents would cost minutes the first time."""
+        searched on its own (``search_each``, each search re-scored as usual); over more, from the shared ranking,
+        with each document missing from it searched alone. ``rescore=False`` keeps int8 scores (rescoring.py):
+        those top-ups, where re-scoring 2 × 50 candidates for each of up to 50 documents would cost minutes the
+        first time."""
         method = METHOD_ALIASES.get(method, method)
         if method not in METHODS:
             raise UserError(f"Unknown retrieval method '{method}'; use one of {', '.join(METHODS)} (bm25 = lexical).")
