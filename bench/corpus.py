@@ -1,7 +1,7 @@
 """Search latency at collection scale: a synthetic collection of real chunk texts, loaded through the product's
 own index code (SQL chunks, the lexical index, Chroma vectors), searched through the same call the app makes.
 
-    python bench/corpus.py [--chunks 100000] [--per-doc 2000] [--queries 40] [--home DIR] [--option NAME]
+    python bench/corpus.py [--chunks 100000] [--per-doc 2000] [--queries 40] [--home DIR]
 
 ``--home DIR`` keeps the collection in DIR and reuses it on the next run (loading 100,000 chunks takes minutes);
 without it a fresh temporary store is built each time.
@@ -9,14 +9,11 @@ without it a fresh temporary store is built each time.
 Chunk texts are the sample EIS's chunks and the NEPAQuAD gold passages, each varied (its sentences rotated and
 a document/chunk tag added) so no two are equal. Vectors are random unit vectors of the embedder's dimension
 (latency does not depend on what they mean); queries are real NEPAQuAD questions, embedded by the real model
-inside each timed call. With the int8 backend, dense search scores its candidates with stored exact vectors
-where a document's search is prepared (lib/retrieval/rescoring.py), so each method and scope is timed twice, each
-time on questions this process has not asked: **first time** with no exact vector stored (right after an ingest,
-before the background fill) and **after the fill** (every chunk's exact vector stored, none in this process's
-memory); then the first questions are asked again. Prints a human summary on stderr and, as the last line of
+inside each timed call. Each method and scope is timed on questions this process has not asked (**first
+time**), then the same questions are asked again. Prints a human summary on stderr and, as the last line of
 stdout, one line of JSON: {"chunks": N, "latency_ms": {"hybrid": {"all": {"p50", "p95"}, "10": {…}, "1": {…}},
-"dense": {…}, "lexical": {…}}, "latency_ms_after_fill": {…}, "latency_ms_asked_again": {…}, "add_document_s": …,
-"load_s": …, "mode": "embedded" | "server"}. Set NEPAQA_CHROMA_URL and NEPAQA_DATABASE_URL first for server mode.
+"dense": {…}, "lexical": {…}}, "latency_ms_asked_again": {…}, "add_document_s": …, "load_s": …,
+"mode": "embedded" | "server"}. Set NEPAQA_CHROMA_URL and NEPAQA_DATABASE_URL first for server mode.
 """
 from __future__ import annotations
 
@@ -67,7 +64,6 @@ def main() -> None:
     ap.add_argument("--per-doc", type=int, default=2000)
     ap.add_argument("--queries", type=int, default=40)
     ap.add_argument("--home", help="keep the collection here and reuse it on the next run")
-    ap.add_argument("--option", help="time one of bench/search_options.py's dense options instead of the product's")
     args = ap.parse_args()
     if args.home:
         os.environ["NEPAQA_HOME"] = args.home
@@ -122,40 +118,9 @@ def main() -> None:
 
     items, _ = load_items(config.SAMPLE_QUESTIONS)
     asked = list(dict.fromkeys(it.question for it in items))
-    queries, later = asked[: args.queries], asked[args.queries: 2 * args.queries]  # first time / after the fill
-    assert len(later) == args.queries, "not enough distinct questions for two passes"
+    queries = asked[: args.queries]
     scopes = {"all": None, "10": doc_ids[:10], "1": doc_ids[:1]}
-    from sqlalchemy import delete, select
-
-    from lib.retrieval import rescoring
-
     svc.retriever.search_scope(None, "warm up", 5, "hybrid")
-    rescores = rescoring.applies(svc.docs.index)
-
-    def forget() -> None:
-        """No exact vector stored (lib/retrieval/rescoring.py), as right after an ingest, before the fill."""
-        with svc.docs.engine.begin() as c:
-            c.execute(delete(tables.exact_vectors))
-        rescoring._recent.clear()
-
-    def prefill() -> None:
-        """Every chunk's exact vector stored, as the fill after an ingest (or `python -m lib prepare-search`)
-        leaves the store (random values of the right size and key: a search's cost does not depend on them; a real
-        fill makes about 45 chunks a second here), none in this process's memory."""
-        forget()
-        model = rescoring.label(rescoring.exact_model(svc.docs.index))
-        vrng = np.random.default_rng(1)
-        t = tables.chunks
-        with svc.docs.engine.connect() as c:
-            rows = c.execute(select(t.c.doc_id, t.c.idx, t.c.text).where(t.c.doc_id.like("synth%"))).all()
-        for start in range(0, len(rows), 5000):
-            part = rows[start:start + 5000]
-            vecs = vrng.standard_normal((len(part), dim)).astype("<f4")
-            with svc.docs.engine.begin() as c:
-                c.execute(tables.exact_vectors.insert(), [
-                    {"doc_id": r.doc_id, "idx": r.idx, "model": model, "text_sha": rescoring._sha(r.text),
-                     "vector": v.tobytes()} for r, v in zip(part, vecs, strict=True)])
-        rescoring._recent.clear()
 
     def timed(scope: list[str] | None, method: str, qs: list[str]) -> list[float]:
         ms = []
@@ -165,28 +130,16 @@ def main() -> None:
             ms.append(1000 * (time.perf_counter() - t))
         return ms
 
-    from contextlib import nullcontext
-
-    from search_options import options, with_option  # bench/search_options.py
-
-    chosen = with_option(args.option, options()[args.option]) if args.option else nullcontext()
-    chosen.__enter__()
-    passes = {"latency_ms": (forget, queries), "latency_ms_after_fill": (prefill, later),
-              "latency_ms_asked_again": (None, queries)}
     report: dict = {}
-    for key, (state, qs) in passes.items():
-        if state is not None and rescores:
-            state()
+    for key in ("latency_ms", "latency_ms_asked_again"):
         report[key] = {}
         for method in ("hybrid", "dense", "lexical"):
             report[key][method] = {}
             for name, scope in scopes.items():
-                rescoring._recent.clear()  # nothing in this process's memory: each pass reads what the store holds
-                report[key][method][name] = percentiles(timed(scope, method, qs))
+                report[key][method][name] = percentiles(timed(scope, method, queries))
                 print(f"[search] {key[11:] or 'first time':10} {method:7} scope {name:>3}: "
                       f"p50 {report[key][method][name]['p50']} ms, p95 {report[key][method][name]['p95']} ms",
                       file=sys.stderr, flush=True)
-    chosen.__exit__(None, None, None)
     for d in docs.list():  # the document timed below is added afresh each run
         if not d.doc_id.startswith("synth"):
             docs.delete(d.doc_id)
@@ -204,9 +157,8 @@ def main() -> None:
           f"{after_add[-1]:.0f} ms (p50 {report['after_add_ms']['p50']}, p95 {report['after_add_ms']['p95']} "
           f"of {len(after_add)})", file=sys.stderr)
     mode = "server" if config.get("NEPAQA_CHROMA_URL") else "embedded"
-    print(json.dumps({"chunks": n_docs * args.per_doc, **report, "exact_rescoring": rescores,
-                      "add_document_s": round(add_s, 2), "load_s": round(load_s, 1), "mode": mode,
-                      "option": args.option or "product"}))
+    print(json.dumps({"chunks": n_docs * args.per_doc, **report, "add_document_s": round(add_s, 2),
+                      "load_s": round(load_s, 1), "mode": mode}))
 
 
 if __name__ == "__main__":

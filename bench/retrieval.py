@@ -17,7 +17,7 @@ Runs, each in a fresh store:
      document-level first stage (documents ranked by the cosine of the query to each document's mean chunk
      vector, then hybrid search inside the top M documents), to see whether that stage pays.
 
-    python bench/retrieval.py [--chunk-size 200 --chunk-overlap 40]
+    python bench/retrieval.py [--chunk-size 200 --chunk-overlap 40] [--sets-json]
 """
 from __future__ import annotations
 
@@ -78,6 +78,47 @@ def evaluate(search, questions: list[tuple[str, str]]) -> dict:
     return out
 
 
+def fresh_store(backend: str | None = None):  # noqa: ANN201 - the services of a new, empty store
+    """A new store under a temporary home (with ``backend``: NEPAQA_EMBED_BACKEND set first)."""
+    os.environ["NEPAQA_HOME"] = tempfile.mkdtemp(prefix="nepaqa_bench_sets_")
+    if backend:
+        os.environ["NEPAQA_EMBED_BACKEND"] = backend
+    from lib.app import services
+
+    return services.get_services()
+
+
+def eval_sets(svc) -> tuple[dict, dict]:  # noqa: ANN001
+    """Ingest the sample and the other EISs into ``svc``'s store; return (sets: name → [(question, gold)], doc ids by
+    set name)."""
+    from lib.core import config
+    from lib.evaluation.benchmark.dataset import load_items
+
+    items, _ = load_items(config.SAMPLE_QUESTIONS)
+    folder = Path(tempfile.mkdtemp(prefix="nepaqa_other_eis_"))
+    others = build_other_eis_pdfs(folder)
+    ids = {config.SAMPLE_PDF.stem: svc.docs.ingest_file(str(config.SAMPLE_PDF)).doc_id}
+    for name in others:
+        ids[name] = svc.docs.ingest_file(str(folder / f"{name}.pdf")).doc_id
+    sets = {config.SAMPLE_PDF.stem: [(it.question, it.context) for it in items]}
+    sets |= {name: [(q["question"], q["context"]) for q in qs] for name, qs in others.items()}
+    return sets, ids
+
+
+def hit3(svc, sets: dict, ids: dict) -> dict[str, tuple[float, int]]:  # noqa: ANN001
+    """hit@3 per question on every set: each EIS searched alone and across the collection, dense and hybrid."""
+    r = svc.retriever
+    out = {}
+    for name, qs in sets.items():
+        for method in ("dense", "hybrid"):
+            alone = evaluate(lambda q, d=ids[name], m=method: [h.chunk.text for h in r.search(d, q, 5, m)], qs)
+            across = evaluate(lambda q, d=ids[name], m=method: [h.chunk.text if h.doc_id == d else "" for h in
+                                                                r.search_scope(None, q, 5, m)], qs)
+            out[f"{name[:34]} alone, {method}"] = (alone["hit@3"]["per_question"]["mean"], len(qs))
+            out[f"{name[:34]} across all, {method}"] = (across["hit@3"]["per_question"]["mean"], len(qs))
+    return out
+
+
 class DocFirst:
     """A document-level first stage, measured here before it may enter the product: rank documents by the cosine
     of the query to each document's centroid (the mean of its chunk vectors), then hybrid search in the top m."""
@@ -112,7 +153,17 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--chunk-size", type=int)
     ap.add_argument("--chunk-overlap", type=int)
+    ap.add_argument("--sets-json", action="store_true",
+                    help="only hit@3 on every evaluation set (dense and hybrid, alone and across the collection), as "
+                         "one JSON line, with the embedder the environment sets (bench/ingest.py's option table)")
     args = ap.parse_args()
+    if args.sets_json:
+        if args.chunk_overlap is not None:
+            os.environ["NEPAQA_CHUNK_OVERLAP"] = str(args.chunk_overlap)
+        svc = fresh_store()
+        sets, ids = eval_sets(svc)
+        print(json.dumps(hit3(svc, sets, ids)))
+        return
     os.environ["NEPAQA_HOME"] = tempfile.mkdtemp(prefix="nepaqa_bench_ret_")
 
     from lib.app import services

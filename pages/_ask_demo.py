@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from lib.app import estimates, queue_prepare
+from lib.app import estimates
 from lib.core import config
 from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
@@ -75,8 +75,6 @@ def demo_button(models: list[str]) -> None:
     if b.button("▶ One-click demo: sample EIS, three questions",
                 help="Indexes the sample if needed, then asks three NEPAQuAD questions of the offline models, " + when):
         res = run_safely(services().docs.ingest_file, str(config.SAMPLE_PDF))
-        if res is not None and not res.skipped:
-            run_safely(queue_prepare)  # as after an upload: its search is prepared in the background
         if res is not None:
             st.session_state["demo"] = {"doc_id": res.doc_id, "results": {}}
             st.rerun()

@@ -6,14 +6,14 @@ import time
 
 import streamlit as st
 
-from lib.app import PREPARE
+from lib.app import REEMBED
 from lib.core import UserError
 from lib.storage import jobs
 from pages._ui import plain
 
 ICONS = {"queued": "⏳", "running": "⏳", "done": "✅", "failed": "❌", "cancelled": "⏹️", "interrupted": "⚠️"}
 RESULT_PAGES = {"ingest": "pages/documents.py", "benchmark": "pages/benchmark.py", "exam": "pages/enviroexam.py",
-                "generate": "pages/benchmark.py", PREPARE: "pages/documents.py"}
+                "generate": "pages/benchmark.py", REEMBED: "pages/documents.py"}
 RECENT_S = 3600  # finished jobs stay in the panel for an hour
 POLL_S = 1.5
 
@@ -36,7 +36,7 @@ def open_result(job: jobs.Job) -> None:
         st.session_state["exam_tab"] = "Results"
     elif job.kind == "generate" and job.result.get("items"):
         st.session_state["load_generated"] = job.job_id
-    elif job.kind in ("ingest", PREPARE):
+    elif job.kind in ("ingest", REEMBED):
         st.session_state["docs_first_tab"] = "Indexed documents"
     st.switch_page(RESULT_PAGES[job.kind])
 
@@ -61,7 +61,7 @@ def job_row(job: jobs.Job, where: str) -> None:
             st.caption("Cancelling…")
         return
     cancelled = {"ingest": "cancelled; the document was not indexed",
-                 PREPARE: "cancelled; what was prepared so far is kept"}.get(
+                 REEMBED: "cancelled; the documents embedded so far are kept"}.get(
         job.kind, "cancelled; the answers finished so far are kept")
     detail = {"done": f"finished in {_elapsed(job)}", "cancelled": cancelled,
               "resumed": "resumed as a new job (see the sidebar)",

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-from lib.app import Services, get_services
+from lib.app import Services, get_services, queue_reembed
 from lib.collection import repair
 from lib.core import UserError, config, readable_name
 from lib.documents import metadata, originals, page_render, symbol_bullets
@@ -32,6 +32,7 @@ _leave_pages_folder_mode()
 def _services(home: str, chroma_url: str, model: str) -> Services:
     svc = get_services()
     repair(svc.docs)  # once when the app starts: lease-aware, it never touches a document being written
+    queue_reembed()  # documents another embedder made are embedded again in the background
     svc.retriever.warm()  # the keyword index's segments, read in the background
     return svc
 

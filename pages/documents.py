@@ -5,12 +5,13 @@ import json
 import pandas as pd
 import streamlit as st
 
-from lib.app import PREPARE, ingest_params, queue_prepare, stage_upload, workers
+from lib.app import REEMBED, ingest_params, queue_reembed, stage_upload, workers
+from lib.collection import stale_vectors
 from lib.core import UserError, config, readable_name
 from lib.documents import is_navigation
 from lib.documents import metadata as meta_lib
 from lib.qa import scope_ids
-from lib.retrieval import METHODS, prepared
+from lib.retrieval import METHODS
 from lib.storage import jobs
 from pages._documents_metadata import metadata_panel
 from pages._jobs import watch
@@ -193,17 +194,15 @@ with tab_docs:
     if not docs:
         st.info("No documents yet. Upload a PDF or load the sample in **Add documents**.")
     else:
-        made, total = prepared(svc.docs)
-        if made < total:
-            preparing = any(j.active for j in jobs.list_jobs(10, kind=PREPARE, light=True))
-            st.info(f"Search is {'being ' if preparing else 'not yet fully '}prepared: {made:,} of {total:,} passages "
-                    "are done. Searches work meanwhile; for the passages not yet done, close matches may come in a "
-                    "slightly different order than they will once it is finished. "
-                    + ("It runs in the background (see Jobs in the sidebar) and pauses while a new document is "
-                       "indexed." if preparing else "It runs in the background after each upload here; documents "
-                       "indexed from the command line are prepared with the button."))
-            if not preparing and st.button("Prepare search now", key="docs_prepare"):
-                run_safely(queue_prepare, asked=True)
+        stale = {d.doc_id for d in stale_vectors(svc.docs)}
+        if stale:
+            running = any(j.active for j in jobs.list_jobs(10, kind=REEMBED, light=True))
+            st.info(f"{len(stale)} of {len(docs)} documents were embedded by another model or precision than the one "
+                    "searches use now. Until each is embedded again, it is found by its words only (marked "
+                    "*re-embedding* below). " + ("This runs in the background: see Jobs in the sidebar." if running
+                                                 else "It starts in the background when the app starts."))
+            if not running and st.button("Embed them again now", key="docs_reembed"):
+                run_safely(queue_reembed)
                 st.rerun()
         shown = _filtered()
         if len(shown) < len(docs):
@@ -214,11 +213,13 @@ with tab_docs:
                  "lead agency": _value(d.doc_id, "lead_agency") or "", "states": _shown(_value(d.doc_id, "states")),
                  "published": _value(d.doc_id, "publish_date") or "", "EIS number": _value(d.doc_id, "eis_number") or "",
                  "tags": ", ".join(tags[d.doc_id]),
+                 "search": "re-embedding: by words only" if d.doc_id in stale else "ready",
                  "pages": d.pages, "chunks": d.chunks, "id": d.doc_id, "file": d.name, "characters": d.chars,
                  "tokens (embedder)": d.tokens, "chunk size (tokens)": d.chunk_size, "overlap (tokens)": d.chunk_overlap,
                  "pages without text": len(d.empty_pages), "indexing time": f"{d.seconds:.0f} s"}
                 for d in shown
-            ], columns=["title", "type", "lead agency", "states", "published", "EIS number", "tags", "pages", "chunks",
+            ], columns=["title", "type", "lead agency", "states", "published", "EIS number", "tags", "search", "pages",
+                        "chunks",
                         "file", "characters", "tokens (embedder)", "chunk size (tokens)", "overlap (tokens)",
                         "pages without text", "indexing time", "id"]),
             hide_index=True, width="stretch",

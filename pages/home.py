@@ -57,9 +57,8 @@ emb = svc.docs.index.embedder
 warm = warm_status()
 if getattr(emb, "loaded", True) and warm["state"] != "loading":  # the search model loads right after this one
     backend = getattr(emb, "backend", "torch")
-    exact = "; searches re-score with the exact (fp32) model" if backend == "onnx-int8" else ""
     st.markdown(f"- **Embedding:** `{emb.name}` on {backend} (window {emb.max_tokens + 2} "
-                f"tokens, {emb.dimension} dimensions, offline{exact})")
+                f"tokens, {emb.dimension} dimensions, offline)")
 elif warm["state"] == "failed":
     st.markdown(f"- **Embedding:** `{emb.name}`: could not load ({plain(warm['error'])})")
 else:  # this page does not wait for the model: it loads in the background

@@ -26,18 +26,6 @@ os.environ["NEPAQA_MODEL_CACHE"] = tempfile.mkdtemp(prefix="nepaqa_test_models_"
 SAMPLE_PDF = ROOT / "data" / "eis" / "eis_Continental_United_States_Interceptor_Site.pdf"
 
 
-@pytest.fixture(scope="session", autouse=True)
-def no_fill_behind_the_tests():
-    """An ingest job queues a background fill of every missing exact vector (lib/app/job_handlers.py), which would
-    run on the shared session store behind later tests, taking a core and changing what they search. Off here;
-    the tests of that fill (tests/retrieval/test_search_preparation.py) turn it on, and the app the end-to-end
-    tests start keeps it on."""
-    from lib.app import job_handlers
-
-    job_handlers.PREPARE_AFTER_INGEST = False
-    yield
-
-
 @pytest.fixture(scope="session")
 def session_home() -> Path:
     return Path(os.environ["NEPAQA_HOME"])
@@ -52,13 +40,8 @@ def services(session_home: Path):
 
 @pytest.fixture(scope="session")
 def sample_doc(services):
-    """The sample EIS, indexed once for the whole session, its search prepared (every exact vector made), as the
-    app's background job leaves it after an ingest."""
-    from lib.retrieval import rescoring
-
-    doc = services.docs.ingest_file(str(SAMPLE_PDF))
-    rescoring.fill(services.docs, [doc.doc_id])
-    return doc
+    """The sample EIS, indexed once for the whole session."""
+    return services.docs.ingest_file(str(SAMPLE_PDF))
 
 
 @pytest.fixture

@@ -4,16 +4,16 @@ time estimates shown before long work, every chart and score table the pages lay
 server mode (``workers``)."""
 from lib.app import charts, estimates, job_handlers, workers
 from lib.app.job_handlers import (
-    PREPARE,
+    REEMBED,
     benchmark_params,
     exam_params,
     generate_params,
     ingest_params,
-    queue_prepare,
+    queue_reembed,
     stage_upload,
 )
 from lib.app.services import Services, get_services
 
-__all__ = ["PREPARE", "Services", "benchmark_params", "charts", "estimates", "exam_params", "generate_params", "get_services",
-           "ingest_params", "job_handlers", "queue_prepare", "stage_upload",
+__all__ = ["REEMBED", "Services", "benchmark_params", "charts", "estimates", "exam_params", "generate_params", "get_services",
+           "ingest_params", "job_handlers", "queue_reembed", "stage_upload",
            "workers"]

@@ -40,10 +40,9 @@ from lib.evaluation.metadata_eval import evaluate as evaluate_metadata
 from lib.models import registry
 from lib.qa import support, support_judge
 from lib.qa.ask import ask
-from lib.retrieval import rescoring
 from lib.review.arena_csv import read_votes_csv
 from lib.review.labels_csv import read_labels_csv
-from lib.storage import jobs
+from lib.storage import jobs, schema
 from lib.storage.jobs import run_foreground
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], Any]] = {}
@@ -114,9 +113,6 @@ def _ingest(a: argparse.Namespace) -> Any:
     res = _run_job("ingest", ingest_params(str(Path(path).resolve()), a.name, a.chunk_size, a.chunk_overlap),
                    f"Index {a.name or Path(path).name}")
     keys = ("doc_id", "name", "pages", "chunks", "empty_pages", "seconds")
-    if not res["skipped"] and rescoring.applies(_services().docs.index):
-        print("note: until its search is prepared, close matches in it may come in a slightly different order: run "
-              "`python -m lib prepare-search` (or Prepare search now on the app's Documents page).", file=sys.stderr)
     return {k: res[k] for k in keys} | {"status": "already indexed" if res["skipped"] else "indexed"}
 
 
@@ -213,20 +209,17 @@ def _repair(a: argparse.Namespace) -> Any:
     return repair(_services().docs)
 
 
-@command("prepare-search")
-def _prepare_search(a: argparse.Namespace) -> Any:
-    docs = _services().docs
-    for d in a.doc_id:
-        docs.get(d)  # an unknown id: the UserError that names the known ones
-    if not rescoring.applies(docs.index):
-        print("note: searches here do not re-score (the embedder is not onnx-int8): nothing to prepare.",
-              file=sys.stderr)
-    return rescoring.fill(docs, a.doc_id or None, progress=_stderr_progress)
-
-
 @command("check")
 def _check(a: argparse.Namespace) -> Any:
-    report = check(_services().docs, fix=a.fix, progress=_stderr_progress)
+    docs = _services().docs
+    for note in schema.notes(docs.engine):
+        print(f"note: this store's upgrade, {note}", file=sys.stderr)
+    report = check(docs, fix=a.fix, progress=_stderr_progress)
+    stale = [d["doc_id"] for d in report if d["chunks"] and not d["same_embedder_as_queries"]]
+    if stale:
+        print(f"note: {len(stale)} document(s) were embedded by another embedder and are searched by their words "
+              "until embedded again (the app does it in the background; `python -m lib check --fix` does it now): "
+              + ", ".join(stale), file=sys.stderr)
     if not all(d["ok"] for d in report):
         bad = [d["doc_id"] for d in report if not d["ok"]]
         print(f"error: {len(bad)} document(s) lack vectors: {', '.join(bad)}"
@@ -318,10 +311,6 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--once", action="store_true", help="stop when the queue is empty (scripts and tests)")
 
     sub.add_parser("repair", help="remove vectors no committed document owns (skips documents being written)")
-
-    s = sub.add_parser("prepare-search", help="make the exact vectors searches re-score with, now, so the first "
-                                                "searches over a large collection embed nothing (int8 embedder)")
-    s.add_argument("doc_id", nargs="*", help="only these documents (default: all)")
 
     s = sub.add_parser("check", help="does every document have its vectors? exit 1 if not")
     s.add_argument("--fix", action="store_true", help="embed missing vectors again from the stored chunks")

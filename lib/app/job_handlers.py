@@ -1,4 +1,4 @@
-"""The job handlers: ingest, search preparation, benchmark, exam and item generation, each
+"""The job handlers: ingest, re-embedding, benchmark, exam and item generation, each
 ``fn(params, ctx) -> result``, registered with lib/storage/jobs.py when this module is imported (the app's face and
 the command line import it).
 
@@ -17,17 +17,17 @@ from pathlib import Path
 from typing import Any
 
 from lib.app.services import get_services
+from lib.collection.ingest import embedder_label
+from lib.collection.maintenance import reembed, stale_vectors
 from lib.core import config
 from lib.core.errors import UserError
 from lib.documents.metadata import set_values
-from lib.documents.pdf import read_pdf_file
 from lib.evaluation.benchmark.dataset import Item
 from lib.evaluation.benchmark.generate import generate
 from lib.evaluation.benchmark.runner import CELL_PART, answer_cell, run_benchmark, run_lease_name
 from lib.evaluation.benchmark.runs import RunConfig, load_run, new_run_id
 from lib.evaluation.exam.runner import run_exam
 from lib.models import registry
-from lib.retrieval import rescoring
 from lib.review import annotations
 from lib.storage import job_parts, jobs
 from lib.storage.jobs import JobCancelledError, JobContext
@@ -67,16 +67,9 @@ INGEST_DONE_BEFORE = {"extract": 0.0, "chunk": 0.10, "embed": 0.20, "index": 0.9
 
 
 def run_ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
-    """Index one PDF (or re-index a document with new chunk settings: ``reindex`` names it). However it ends, a
-    background ingest then queues the search preparation: a fill that gave way to it goes on."""
-    try:
-        return _ingest(params, ctx)
-    finally:
-        if not ctx.foreground:  # the command line says how instead (it would exit under the job)
-            try:
-                queue_prepare(ctx.engine)
-            except Exception as exc:  # noqa: BLE001 - never in place of the ingest's own outcome
-                log.warning("search preparation not queued (%s)", type(exc).__name__)
+    """Index one PDF (or re-index a document with new chunk settings: ``reindex`` names it). When it returns, the
+    document is searchable as it will stay: nothing is left to a later job."""
+    return _ingest(params, ctx)
 
 
 def _ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
@@ -93,16 +86,12 @@ def _ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     if params.get("reindex"):
         res = docs.reindex(params["reindex"], int(params["chunk_size"]), int(params["chunk_overlap"]), progress)
     else:
-
-        started = time.perf_counter()
-        ctx.progress("extract", 0.0, "extract: reading PDF")
         path = params["path"]
         if not Path(path).exists() and params.get("staged"):
             raise UserError("The uploaded file is no longer kept (it was cleaned up); upload it again.")
         try:
-            extracted = read_pdf_file(path, config.max_upload_bytes(), params.get("name"))
-            res = docs.ingest_extracted(extracted, started, chunk_size=params.get("chunk_size"),
-                                        chunk_overlap=params.get("chunk_overlap"), progress=progress)
+            res = docs.ingest_file(path, params.get("name"), chunk_size=params.get("chunk_size"),
+                                   chunk_overlap=params.get("chunk_overlap"), progress=progress)
         except (UserError, JobCancelledError):
             # A file that is not a readable PDF will not get better on resume, and a cancelled upload is the
             # user's "no": drop the kept copy. An interrupted one (the app stopped) keeps it, for Resume.
@@ -118,64 +107,46 @@ def _ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
             "stage_seconds": res.stage_seconds}
 
 
-PREPARE = "prepare"
-PREPARE_TITLE = "Prepare search"
-INGEST_COMMITTED = INGEST_DONE_BEFORE["index"]  # an ingest's progress once it writes its document
-PREPARE_AFTER_INGEST = True  # tests of other features turn it off (tests/conftest.py): no fill behind their backs
+REEMBED = "reembed"
+REEMBED_TITLE = "Re-embed documents made with another embedder"
 
 
-def queue_prepare(engine: Any = None, asked: bool = False) -> str | None:
-    """After an ingest (or ``asked`` by a person): a background job that makes the new chunks' exact vectors
-    (rescoring.fill), so searches rank them exactly; unless one is queued already (it will find them). Returns
-    its id, or None."""
-    if not (asked or PREPARE_AFTER_INGEST) or not rescoring.applies(_services().docs.index):
-        return None
-    if any(j.status == "queued" for j in jobs.list_jobs(20, engine, kind=PREPARE, light=True)):
-        return None
-    made, total = rescoring.prepared(_services().docs)
-    if made >= total:
-        return None  # nothing to make (a file indexed already, a failed upload)
-    try:
-        return jobs.submit(PREPARE, {}, PREPARE_TITLE, engine)
-    except UserError as exc:  # the document is indexed all the same; search ranks it by int8 scores meanwhile
-        log.warning("search preparation not queued: %s", exc)
-        return None
-
-
-def ingest_waiting(engine: Any = None) -> bool:
-    """Whether an ingest is queued, or running and not yet writing its document: the fill gives way to it (that
-    ingest queues the fill again when it ends)."""
-    return any(j.active and (j.status == "queued" or j.progress < INGEST_COMMITTED)
-               for j in jobs.list_jobs(50, engine, kind="ingest", light=True))
-
-
-def run_prepare(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
-    """Make every missing exact vector (``doc_ids`` in params: those documents' only), 64 chunks a step, until
-    none is missing: a document ingested meanwhile is taken too. Between steps it stops for a cancel, and gives
-    way to a waiting ingest (what is stored stays; the ingest queues this again when it ends)."""
+def queue_reembed(engine: Any = None) -> str | None:
+    """A background job that embeds again every document whose vectors another embedder (or precision) made, so
+    each search compares vectors of one kind; unless one is queued or running already. Returns its id, or None.
+    The app queues it when it starts; until it is done those documents are searched by their words only."""
     docs = _services().docs
-    gave_way = []
+    if not stale_vectors(docs):
+        return None
+    if any(j.active for j in jobs.list_jobs(20, engine, kind=REEMBED, light=True)):
+        return None
+    try:
+        return jobs.submit(REEMBED, {}, REEMBED_TITLE, engine)
+    except UserError as exc:  # the app still starts; those documents stay found by their words until the next start
+        log.warning("re-embedding not queued: %s", exc)
+        return None
 
-    def stop() -> bool:
+
+def run_reembed(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+    """Embed each document with other vectors again, one at a time, under its lease (maintenance.reembed). A
+    cancel stops between documents; those done stay done, and the next start takes the rest."""
+    docs = _services().docs
+    todo = stale_vectors(docs)
+    total = sum(d.chunks for d in todo) or 1
+    done, redone = 0, []
+    for d in todo:
         if ctx.cancel.is_set():
-            return True
-        if ingest_waiting(ctx.engine):
-            gave_way.append(1)
-            return True
-        return False
+            raise JobCancelledError()
+        if d.doc_id not in {s.doc_id for s in stale_vectors(docs)}:  # deleted or indexed again meanwhile
+            continue
 
-    def progress(stage: str, frac: float, msg: str) -> None:
-        ctx.report(stage, frac, msg)
+        def progress(stage: str, frac: float, msg: str, d: Any = d, before: int = done) -> None:
+            ctx.progress(stage, (before + frac * d.chunks) / total, f"{d.name}: {msg}")
 
-    made, left = 0, None
-    while True:
-        got = rescoring.fill(docs, params.get("doc_ids"), progress=progress, stop=stop)
-        made += got["made"]
-        # done, stopped, or no progress in the store (it refuses the writes): never round after round for nothing
-        if got.get("stopped") or not got["made"] or (left is not None and got["left"] >= left):
-            break
-        left = got["left"]
-    return {"made": made, "chunks": got["chunks"], "missing": got["left"], "gave_way_to_ingest": bool(gave_way)}
+        reembed(docs, d.doc_id, progress)
+        done += d.chunks
+        redone.append(d.doc_id)
+    return {"documents": len(redone), "chunks": done, "embedder": embedder_label(docs.index.embedder)}
 
 
 def discard_staged(params: dict[str, Any]) -> None:
@@ -302,7 +273,7 @@ def _benchmark_fit(params: dict[str, Any]) -> str | None:
     return _models_here([*cfg.get("models", []), *([cfg["judge"]] if cfg.get("judge") else [])])
 
 
-HANDLERS = {"ingest": run_ingest, PREPARE: run_prepare, "benchmark": run_benchmark_job, "exam": run_exam_job, "generate": run_generate_job}
+HANDLERS = {"ingest": run_ingest, REEMBED: run_reembed, "benchmark": run_benchmark_job, "exam": run_exam_job, "generate": run_generate_job}
 FITS = {"benchmark": _benchmark_fit, "exam": lambda p: _models_here([p["model"]]),
         "generate": lambda p: _models_here([p["model"]])}
 for _kind, _handler in HANDLERS.items():

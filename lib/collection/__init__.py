@@ -4,9 +4,9 @@ maintenance. ``DocumentStore`` is the one front the app holds."""
 from lib.collection import lexical
 from lib.collection.document_store import DocumentStore
 from lib.collection.ingest import STAGES, IngestResult
-from lib.collection.maintenance import check, repair
+from lib.collection.maintenance import check, repair, stale_vectors
 from lib.collection.repository import DocInfo
 from lib.collection.vectors import VectorIndex, get_index, make_client
 
 __all__ = ["STAGES", "DocInfo", "DocumentStore", "IngestResult", "VectorIndex", "check", "get_index", "lexical",
-           "make_client", "repair"]
+           "make_client", "repair", "stale_vectors"]

@@ -57,14 +57,10 @@ class DocumentStore:
         return self.repo.pages(doc_id)
 
     # writing
-    def ingest_file(self, path: str, name: str | None = None, **kw: Any) -> IngestResult:
-        return self.pipeline.ingest_file(path, name, **kw)
-
-    def ingest_bytes(self, data: bytes, name: str, **kw: Any) -> IngestResult:
-        return self.pipeline.ingest_bytes(data, name, **kw)
-
-    def ingest_extracted(self, ex: Any, started: float, **kw: Any) -> IngestResult:
-        return self.pipeline.ingest_extracted(ex, started, **kw)
+    def ingest_file(self, path: str, name: str | None = None, chunk_size: int | None = None,
+                    chunk_overlap: int | None = None, progress: Any = None) -> IngestResult:
+        """Index a PDF: when this returns, the document is searchable at its final quality."""
+        return self.pipeline.ingest_file(path, name, chunk_size, chunk_overlap, progress)
 
     def reindex(self, doc_id: str, chunk_size: int, chunk_overlap: int, progress: Any = None) -> IngestResult:
         return self.pipeline.reindex(doc_id, chunk_size, chunk_overlap, progress)

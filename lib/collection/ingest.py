@@ -20,7 +20,7 @@ from lib.core.errors import UserError
 from lib.core.progress import ProgressFn
 from lib.documents import originals
 from lib.documents.chunking import Chunk, assign_sections, chunk_pages
-from lib.documents.pdf import ExtractedPdf, extract_pdf, first_pages_layout, info_and_outline, read_pdf_file
+from lib.documents.pdf import ExtractedPdf, first_pages_layout, info_and_outline, read_pdf_file
 from lib.storage import leases
 
 if TYPE_CHECKING:
@@ -64,23 +64,17 @@ class IngestPipeline:
     def __init__(self, repo: DocumentRepository, index: VectorIndex) -> None:
         self.repo, self.index = repo, index
 
-    def ingest_file(self, path: str, name: str | None = None, **kw: Any) -> IngestResult:
+    def ingest_file(self, path: str, name: str | None = None, chunk_size: int | None = None,
+                    chunk_overlap: int | None = None, progress: ProgressFn | None = None) -> IngestResult:
+        """The one operation that indexes a document: read the PDF, chunk, embed, and commit. When it returns,
+        the document is searchable as it will stay (its vectors are final: no later pass changes them)."""
         started = time.perf_counter()
+        (progress or _noop)("extract", 0.0, "reading PDF")
         extracted = read_pdf_file(path, config.max_upload_bytes(), name)
-        return self.ingest_extracted(extracted, started, **kw)
-
-    def ingest_bytes(self, data: bytes, name: str, **kw: Any) -> IngestResult:
-        started = time.perf_counter()
-        progress: ProgressFn = kw.get("progress") or _noop
-        progress("extract", 0.0, "reading PDF")
-        extracted = extract_pdf(data, name, config.max_upload_bytes())
-        return self.ingest_extracted(extracted, started, **kw)
+        return self._ingest(extracted, started, chunk_size, chunk_overlap, progress)
 
     def reindex(self, doc_id: str, chunk_size: int, chunk_overlap: int, progress: ProgressFn | None = None) -> IngestResult:
-        extracted = self.stored_pdf(doc_id)
-        return self.ingest_extracted(
-            extracted, time.perf_counter(), chunk_size=chunk_size, chunk_overlap=chunk_overlap, progress=progress
-        )
+        return self._ingest(self.stored_pdf(doc_id), time.perf_counter(), chunk_size, chunk_overlap, progress)
 
     def stored_pdf(self, doc_id: str) -> ExtractedPdf:
         """A document as it was read at ingest: its stored pages, and from its kept original the PDF's properties,
@@ -91,7 +85,7 @@ class IngestPipeline:
         return ExtractedPdf(info.name, r.sha256, r.n_bytes, self.repo.pages(doc_id), info.empty_pages,
                             pdf_metadata=meta, toc=toc, layout=layout, image_share=share)
 
-    def ingest_extracted(
+    def _ingest(
         self,
         ex: ExtractedPdf,
         started: float,

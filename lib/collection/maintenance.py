@@ -1,4 +1,5 @@
-"""Maintenance of the store: an explicit, lease-aware sweep, and a check that every document has its vectors.
+"""Maintenance of the store: an explicit, lease-aware sweep, a check that every document has its vectors, and
+embedding again the documents whose vectors another embedder made.
 
 Nothing here runs in a constructor. ``repair`` runs when asked (``python -m lib repair``) and once when the
 app starts; it never touches a document whose writer holds a live lease, so another process's ingest in
@@ -10,8 +11,8 @@ import time
 from collections import Counter
 from typing import Any
 
+from lib.collection.ingest import embedder_label
 from lib.collection.vector_ids import chunk_id
-from lib.models.embedding import embedder_label
 from lib.storage import leases
 
 
@@ -40,33 +41,52 @@ def repair(docs: Any) -> dict[str, Any]:
 
 
 def check(docs: Any, fix: bool = False, progress: Any = None) -> list[dict[str, Any]]:
-    """One entry per document: its chunks in SQL, its vectors of the committed generation, and whether they
-    match. With ``fix``, a document missing vectors is embedded again from its stored chunks."""
+    """One entry per document: its chunks in SQL, its vectors of the committed generation, whether they match,
+    and what made them. With ``fix``, a document missing vectors, or whose vectors another embedder made, is
+    embedded again from its stored chunks."""
     got = docs.index.collection.get(include=["metadatas"])
     per: Counter = Counter()
     for meta in got["metadatas"] or []:
         per[((meta or {}).get("doc_id"), (meta or {}).get("gen"))] += 1
 
-    current = embedder_label()
+    current = embedder_label(docs.index.embedder)
     out = []
     for d in docs.list():
         vectors = per[(d.doc_id, d.gen)]
         ok = vectors == d.chunks and (vectors == 0 or searchable(docs, d.doc_id, d.gen))
-        made_by = d.embed_model if d.embed_model.endswith(")") else f"{d.embed_model} (torch)"  # older rows: torch
+        made_by = made_with(d)
         entry = {"doc_id": d.doc_id, "name": d.name, "chunks": d.chunks, "vectors": vectors, "ok": ok,
                  "embedded_with": made_by, "same_embedder_as_queries": made_by == current}
-        if fix and not entry["ok"]:
+        if fix and (not entry["ok"] or (d.chunks and made_by != current)):
             entry["vectors"] = reembed(docs, d.doc_id, progress)
             entry["ok"] = entry["vectors"] == d.chunks
             entry["fixed"] = entry["ok"]
+            entry["embedded_with"], entry["same_embedder_as_queries"] = current, True
         out.append(entry)
     return out
 
 
+def made_with(info: Any) -> str:
+    """What made a document's vectors, as ``embedder_label`` says it ("all-MiniLM-L6-v2 (onnx-int8)"); rows
+    written before the backend was recorded name the model alone, and were made on torch."""
+    return info.embed_model if info.embed_model.endswith(")") else f"{info.embed_model} (torch)"
+
+
+def stale_vectors(docs: Any) -> list[Any]:
+    """The documents whose vectors another embedder (or another precision of it) made than the one that embeds
+    queries now: searching them by meaning would compare two kinds of vectors, so until they are embedded again
+    (``reembed``) they are searched by their words only."""
+    current = embedder_label(docs.index.embedder)
+    return [d for d in docs.list() if d.chunks and made_with(d) != current]
+
+
 def reembed(docs: Any, doc_id: str, progress: Any = None) -> int:
-    """Embed a document's stored chunks again under a new generation and switch to it (under its lease)."""
-    with leases.held(f"doc:{doc_id}", docs.engine, "re-embedding missing vectors"):
+    """Embed a document's stored chunks again under a new generation and switch to it (under its lease), with
+    today's embedder, which the document row then names."""
+    with leases.held(f"doc:{doc_id}", docs.engine, "embedding again"):
         chunks = docs.chunks(doc_id)
+        if not chunks:  # deleted meanwhile, or nothing to embed
+            return 0
         vectors = docs.index.embedder.embed([c.text for c in chunks],
                                             progress=(lambda f, m: progress("embed", f, m)) if progress else None)
         gen = time.time_ns()
@@ -74,7 +94,7 @@ def reembed(docs: Any, doc_id: str, progress: Any = None) -> int:
         metas = [{"gen": gen, "idx": c.index, "page_start": c.page_start, "page_end": c.page_end} for c in chunks]
         with docs.index.writing(docs.engine):
             docs.index.add(doc_id, ids, [c.text for c in chunks], vectors, metas)
-        docs.repo.set_generation(doc_id, gen)
+        docs.repo.set_generation(doc_id, gen, embedder_label(docs.index.embedder))
         with docs.index.writing(docs.engine):
             docs.index.drop_other_generations(doc_id, gen)
     return len(chunks)

@@ -115,7 +115,6 @@ class DocumentRepository:
             else:
                 c.execute(update(tables.documents).where(tables.documents.c.doc_id == doc_id).values(**row))
                 c.execute(delete(tables.chunks).where(tables.chunks.c.doc_id == doc_id))
-                c.execute(delete(tables.exact_vectors).where(tables.exact_vectors.c.doc_id == doc_id))
             if chunks:
                 c.execute(insert(tables.chunks), [
                     {"doc_id": doc_id, "idx": ch.index, "text": ch.text, "page_start": ch.page_start,
@@ -134,15 +133,16 @@ class DocumentRepository:
                 metadata.save_extracted(c, doc_id, fields)
         lexical.remember(self.engine, doc_id, gen, chunks)  # this process ranks it without reading it back
 
-    def set_generation(self, doc_id: str, gen: int) -> None:
+    def set_generation(self, doc_id: str, gen: int, embed_model: str | None = None) -> None:
+        """Switch a document to a generation of its vectors (and record what made them, when that changed)."""
+        values = {"status": f"ready:{gen}"} | ({"embed_model": embed_model} if embed_model else {})
         with self.engine.begin() as c:
-            c.execute(update(tables.documents).where(tables.documents.c.doc_id == doc_id).values(status=f"ready:{gen}"))
+            c.execute(update(tables.documents).where(tables.documents.c.doc_id == doc_id).values(**values))
 
     def delete(self, doc_id: str) -> None:
         """Every row of a document (chunks, pages, lexical index, metadata, the document) in one transaction."""
         with self.engine.begin() as c:
             c.execute(delete(tables.chunks).where(tables.chunks.c.doc_id == doc_id))
-            c.execute(delete(tables.exact_vectors).where(tables.exact_vectors.c.doc_id == doc_id))
             c.execute(delete(tables.pages).where(tables.pages.c.doc_id == doc_id))
             c.execute(delete(tables.documents).where(tables.documents.c.doc_id == doc_id))
             lexical.delete(c, doc_id)

@@ -164,9 +164,10 @@ def get_embedder(model: str | None = None) -> Embedder:
 
 def get_exact_embedder(model: str | None = None) -> Embedder:
     """The model with exact (fp32) vectors, equal to torch's: on ONNX Runtime (exported once from the same
-    weights, beside the int8 file) unless the backend is torch. Re-scoring int8 search results (lib/retrieval/rescoring.py)
-    and everything that compares texts by meaning (the semantic metrics, the extractive baseline) use it, so no
-    score depends on the ingest backend."""
+    weights, beside the int8 file) unless the backend is torch. What compares two texts by meaning uses it (the
+    semantic metrics, the support check's signals, the extractive baseline), so no score depends on the ingest
+    backend or on the CPU's int8 arithmetic. Search never uses it: queries and documents are embedded by
+    ``get_embedder``'s model, one model at one precision."""
     backend = "torch" if effective_backend(model) == "torch" else "onnx"
     with _load_lock:
         return _embedder(model, backend)
@@ -212,7 +213,7 @@ def warm_up_in_background(model: str | None = None) -> None:
         t = time.perf_counter()
         try:
             get_embedder(model)
-            get_exact_embedder(model)  # searches re-score int8 results with it (lib/retrieval/rescoring.py); the same one otherwise
+            get_exact_embedder(model)  # what scores and the support check compare meaning with; the same one on fp32
             _warm.update(state="ready", seconds=round(time.perf_counter() - t, 1))
         except Exception as exc:  # noqa: BLE001 - shown on the Home page; the first real use raises it again
             _warm.update(state="failed", error=str(exc))

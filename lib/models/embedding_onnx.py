@@ -112,8 +112,8 @@ def export(model_dir: Path, backend: str) -> tuple[Path, float]:
 
 
 def _keep_exact(fp32: Path, model_dir: Path) -> None:
-    """The fp32 file an int8 export starts from is the exact model search re-scores with (lib/retrieval/rescoring.py): put
-    it in its own cache folder instead of exporting it a second time."""
+    """The fp32 file an int8 export starts from is the exact model scores compare meaning with (get_exact_embedder):
+    put it in its own cache folder instead of exporting it a second time."""
     target = cache_folder(model_dir, "onnx")
     if (target / "model.onnx").exists():
         return

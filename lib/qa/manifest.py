@@ -16,7 +16,6 @@ from sqlalchemy import insert, select, update
 from lib.core.errors import UserError
 from lib.core.version import __version__
 from lib.models.embedding import embedder_label
-from lib.retrieval import rescoring
 from lib.storage import tables
 from lib.storage.engine import get_engine
 
@@ -47,9 +46,10 @@ def document_entries(services: Any, doc_ids: Iterable[str], engine: Any = None) 
 
 
 def embedder_name(services: Any = None) -> str:
-    """The embedder as a run uses it, without loading it: name and backend, and whether int8 search results are
-    re-scored exactly (lib/retrieval/rescoring.py; runs made before that are not resumed with it)."""
-    return rescoring.manifest_label(embedder_label())
+    """The embedder as a run uses it, without loading it: name and backend (the same model embeds the query and
+    the documents). Runs made when int8 results were re-scored with fp32 vectors say ", exact re-scoring": their
+    retrieval ranked differently, so they are not resumed with today's."""
+    return embedder_label()
 
 
 def build(kind: str, models: Iterable[Any], *, prompts: Mapping[str, str], judge: Any = None,
@@ -143,7 +143,7 @@ def check_resume(run_id: str, kind: str, current: Mapping[str, Any], engine: Any
         listed = "; ".join(diffs[:8]) + (f"; and {len(diffs) - 8} more" if len(diffs) > 8 else "")
         hint = "Start a new run instead (or restore the original settings)."
         if any("exact re-scoring" in d or d.startswith("semantic_embedder") for d in diffs):
-            hint = ("This version re-scores int8 search results and scores meaning with the exact model, which no "
-                    "setting turns back: start a new run instead.")
+            hint = ("This run's search re-scored int8 results with fp32 vectors, or scored meaning with another "
+                    "model; this version does neither, and no setting turns that back: start a new run instead.")
         raise UserError(f"Run '{run_id}' was made with another configuration, so resuming it would mix results. "
                         f"Differences: {listed}. {hint}")

@@ -13,13 +13,14 @@ from sqlalchemy import select
 
 from lib.collection import lexical
 from lib.collection.document_store import DocumentStore
+from lib.collection.ingest import embedder_label
+from lib.collection.maintenance import made_with
 from lib.collection.vectors import query_scope
 from lib.core.errors import UserError
 from lib.core.text import tokenize
 from lib.documents.chunking import Chunk, is_navigation
 from lib.documents.mentions import without_mentions
 from lib.documents.metadata import citation_name, get_many
-from lib.retrieval import rescoring
 from lib.retrieval.comparison import MAX_COMPARED, Comparison, recognise, refs_of
 from lib.storage import tables
 
@@ -139,13 +140,11 @@ class Retriever:
         return {d: infos[d] for d in dict.fromkeys(doc_ids)}
 
     def search_scope(self, doc_ids: Sequence[str] | None, query: str, k: int = 5, method: str = "hybrid",
-                     balanced: bool = False, *, rescore: bool = True) -> list[Hit]:
+                     balanced: bool = False) -> list[Hit]:
         """The k best chunks over ``doc_ids`` (None: every document). ``balanced`` takes the best chunks of each
         document in turn, so every project in the scope is represented: up to MAX_COMPARED documents, each is
-        searched on its own (``search_each``, each search re-scored as usual); over more, from the shared ranking,
-        with each document missing from it searched alone. ``rescore=False`` keeps int8 scores (rescoring.py):
-        those top-ups, where re-scoring 2 × 50 candidates for each of up to 50 documents would cost minutes the
-        first time."""
+        searched on its own (``search_each``); over more, from the shared ranking, with each document missing from
+        it searched alone."""
         method = METHOD_ALIASES.get(method, method)
         if method not in METHODS:
             raise UserError(f"Unknown retrieval method '{method}'; use one of {', '.join(METHODS)} (bm25 = lexical).")
@@ -161,16 +160,20 @@ class Retriever:
         if balanced and 2 <= len(scope) <= MAX_COMPARED:
             return self.search_each(list(scope), query, k, method)
         k = min(k, total)
-        live = {d: info.gen for d, info in scope.items()}
+        # only vectors of the kind the query is embedded with are ranked by meaning; a document whose vectors
+        # another embedder made (waiting to be embedded again: maintenance.stale_vectors) is ranked by its words
+        current = embedder_label(self.docs.index.embedder)
+        live = {d: info.gen for d, info in scope.items() if made_with(info) == current}
+        waiting = len(live) < len(scope)
         every = {d: info.gen for d, info in infos.items()}  # the lexical ranking's statistics are collection-wide
-        sizes = {d: info.chunks for d, info in scope.items()}
+        sizes = {d: info.chunks for d, info in scope.items() if d in live}
         whole = doc_ids is None
         depth = min(total, max(CANDIDATES, k * (3 if balanced else 1)))
         dense: list = []
         # each list goes deeper than k, so table-of-contents chunks can give way to the next ones
         deep = min(total, max(depth, k + NAVIGATION_SLACK))
         if method == "dense":
-            dense = self._dense(live, sizes, query, deep, whole, rescore)
+            dense = self._dense(live, sizes, query, deep, whole and not waiting)
             ranked = [((d, i), s) for d, i, s in dense]
         elif method == "lexical":
             ranked = [((d, i), s) for d, i, s in self._lexical(scope, query, deep, whole, every)]
@@ -178,10 +181,10 @@ class Retriever:
             # the two rankers run side by side (the embedder, Chroma and SQLite all release the GIL while they work)
             with ThreadPoolExecutor(max_workers=2) as pool:
                 lex = pool.submit(self._lexical, scope, query, depth, whole, every)
-                dense = self._dense(live, sizes, query, depth, whole, rescore)
+                dense = self._dense(live, sizes, query, depth, whole and not waiting)
                 lists = [[(d, i) for d, i, _ in dense], [(d, i) for d, i, _ in lex.result()]]
             ranked = reciprocal_rank_fusion(lists)
-        if method != "lexical" and not dense and self.docs.index.embedded:
+        if method != "lexical" and not dense and live and not waiting and self.docs.index.embedded:
             # Embedded Chroma keeps its search index in memory per process: vectors another process wrote after
             # this one started are invisible here. Say so instead of quietly degrading to keywords.
             raise UserError("The vector index in this process does not see these documents' vectors yet (they were "
@@ -197,7 +200,7 @@ class Retriever:
             per_doc = max(1, -(-k // len(scope)))
             for d in [d for d, info in scope.items() if d not in seen and info.chunks][:MAX_BALANCED_TOP_UP]:
                 ranked += [((h.doc_id, h.chunk.index), h.score)
-                           for h in self.search_scope([d], query, per_doc, method, rescore=False)]
+                           for h in self.search_scope([d], query, per_doc, method)]
         ranked = balance(ranked, k) if balanced else ranked[:k]
         chunks = self._fetch([key for key, _ in ranked])
         names = self._names({key[0]: scope[key[0]].name for key, _ in ranked})
@@ -236,9 +239,8 @@ class Retriever:
         return {d: citation_name(metas[d], f) for d, f in files.items()}
 
     def _dense(self, live: dict[str, int], sizes: dict[str, int], query: str, n: int,
-               whole: bool, rescore: bool = True) -> list[tuple[str, int, float]]:
-        if rescore and rescoring.applies(self.docs.index):  # int8 vectors: exact order among the candidates (rescoring.py)
-            return rescoring.dense(self.docs, live, sizes, query, n, whole)
+               whole: bool) -> list[tuple[str, int, float]]:
+        """The n nearest chunks to the query, embedded by the same model that made the documents' vectors."""
         vec = self.docs.index.embedder.embed_query(query)
         return query_scope(self.docs.index, live, vec, n, whole_collection=whole, sizes=sizes)
 

@@ -283,9 +283,9 @@ def _execute(job_id: str, kind: str, params: dict[str, Any], engine: Any, printe
 
 HANDED_BACK = "its worker was stopped; queued again for another worker, continuing from its saved rows"
 # what is handed back when its worker stops: these continue from their saved rows (an ingest starts again: it is
-# atomic; a search preparation goes on from what it stored). An item generation runs to its end first: resumed, it
-# would write its items again.
-HAND_BACK_KINDS = ("ingest", "benchmark", "exam", "prepare")
+# atomic; a re-embedding goes on with the documents it had not switched yet). An item generation runs to its end
+# first: resumed, it would write its items again.
+HAND_BACK_KINDS = ("ingest", "benchmark", "exam", "reembed")
 
 
 def hand_back_running() -> list[str]:

@@ -18,6 +18,7 @@ path rather than by import. The ledger is a table and a list.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import threading
 import time
@@ -33,7 +34,8 @@ from lib.core.errors import UserError
 from lib.core.version import __version__
 from lib.storage import tables
 
-Step = Callable[[Engine], None]
+log = logging.getLogger(__name__)
+Step = Callable[[Engine], "str | None"]  # a step may return a note for the store's user
 
 
 def add_missing_columns(engine: Engine) -> None:
@@ -113,6 +115,20 @@ def exam_rotation_key(engine: Engine) -> None:
         raw.close()
 
 
+def drop_exact_vectors(engine: Engine) -> str | None:
+    """Earlier versions re-scored int8 search results with fp32 vectors that a second pass after each ingest
+    stored in ``exact_vectors``. Searches now rank by the vectors the ingest made, so the table goes; the note says
+    how many vectors were dropped (nothing else changes: the documents, chunks and their vectors stay)."""
+    add_missing_columns(engine)  # the ledger's note column
+    if not inspect(engine).has_table("exact_vectors"):
+        return None
+    with engine.begin() as c:
+        n = int(c.execute(text("SELECT COUNT(*) FROM exact_vectors")).scalar() or 0)
+        c.execute(text("DROP TABLE IF EXISTS exact_vectors"))
+    return (f"dropped {n:,} stored fp32 vectors that an earlier version's second pass ('prepare search') made; "
+            "searches rank by the vectors made at ingest, and every document stays searchable")
+
+
 # The ledger: (number, name, step). Numbers only grow; a released step is never removed or given another job.
 # Step 1 creates the tables as tables.py defines them now (create_all) and adds the nullable columns a store made
 # before the ledger lacks, so a pre-ledger store and a new one end at the same shape; every later change to the
@@ -124,12 +140,13 @@ STEPS: tuple[tuple[int, str, Step], ...] = (
     (4, "metadata confidence, evidence, and the rules' reading beside a person's value", add_missing_columns),
     (5, "the support check of each answer kept in the Ask history", add_missing_columns),
     (6, "rate-limit pauses shared by workers, and a lease's host identity", add_missing_columns),
+    (7, "one pass to a final index: the second pass's vectors dropped", drop_exact_vectors),
 )
 LATEST = STEPS[-1][0]
 
 # What tables.py defines as of step LATEST (tables_fingerprint()): a change to the tables without a new step
 # fails tests/storage/test_schema.py.
-TABLES_FINGERPRINT = "796964cfe50f52e3"
+TABLES_FINGERPRINT = "d4b10448f22453b5"
 
 
 def tables_fingerprint() -> str:
@@ -187,19 +204,26 @@ def _upgrade(engine: Engine) -> list[int]:
     for number, name, step in STEPS:
         if number in have:
             continue
-        step(engine)
-        _record(engine, number, name)
+        note = step(engine)
+        if note:
+            log.warning("store upgrade, step %d: %s", number, note)
+        _record(engine, number, name, note)
         done.append(number)
     return done
 
 
-def _record(engine: Engine, number: int, name: str) -> None:
+def _record(engine: Engine, number: int, name: str, note: str | None = None) -> None:
     try:
         with engine.begin() as c:
             c.execute(insert(tables.schema_ledger).values(step=number, name=name, applied_at=time.time(),
-                                                         app_version=__version__))
+                                                         app_version=__version__, note=note))
     except IntegrityError:  # another process took the same step at the same time
         pass
+
+
+def notes(engine: Engine) -> list[str]:
+    """What upgrades changed in this store that its user should know, oldest first ("step 7: dropped …")."""
+    return [f"step {r['step']}: {r['note']}" for r in ledger(engine) if r.get("note")]
 
 
 def ledger(engine: Engine) -> list[dict[str, Any]]:

@@ -7,7 +7,6 @@ from sqlalchemy import (
     Float,
     ForeignKey,
     Integer,
-    LargeBinary,
     MetaData,
     String,
     Table,
@@ -337,17 +336,6 @@ arena_judge_votes = Table(  # a judge model's votes on the experts' pairs, both 
 )
 
 
-exact_vectors = Table(  # exact (fp32) vectors of chunks indexed with int8, made when a search first needs them (lib/retrieval/rescoring.py)
-    "exact_vectors",
-    metadata,
-    Column("doc_id", String(64), ForeignKey("documents.doc_id", ondelete="CASCADE"), primary_key=True),
-    Column("idx", Integer, primary_key=True),
-    Column("model", String(200), primary_key=True),  # the exact embedder, e.g. "all-MiniLM-L6-v2 (onnx)"
-    Column("text_sha", String(64), nullable=False),  # of the text embedded: rows of an older chunking never match
-    Column("vector", LargeBinary, nullable=False),  # float32, little-endian, unit length
-)
-
-
 doc_metadata = Table(  # one row per document and field (lib/documents/metadata/): the value and where it came from
     "doc_metadata",
     metadata,
@@ -369,6 +357,7 @@ schema_ledger = Table(  # the schema steps this store has taken (lib/storage/sch
     Column("name", String(80), nullable=False),
     Column("applied_at", Float, nullable=False),
     Column("app_version", String(20)),
+    Column("note", Text),  # what the step changed in this store that its user should know (e.g. what it dropped)
 )
 
 

@@ -172,21 +172,3 @@ def test_page_output_errors_and_a_closed_pipe(cli_home, ingested, tmp_path):
                            capture_output=True, text=True, timeout=300)
     assert len(piped.stdout) == 10 and piped.returncode == 0, piped.stderr[-1500:]
     assert "Traceback" not in piped.stderr and "BrokenPipe" not in piped.stderr, piped.stderr
-
-
-def test_prepare_search_makes_the_exact_vectors_once(cli_home, ingested, pdf_factory):
-    """`prepare-search` makes every chunk's exact vector (the JSON says how many); run again it makes none; an
-    unknown id is an error, exit 2. (A fresh document is added first, whose chunks have none.)"""
-    pages = [f"Section {i}. Caribou calving grounds lie near the coastal plain; survey {i} counted herds in June, "
-             f"and wetland fill at site {i} would be mitigated by restoring marsh habitat nearby." for i in range(12)]
-    fresh = json.loads(run_cli(cli_home, "ingest", str(pdf_factory("fresh.pdf", pages))).stdout)
-    first = json.loads(run_cli(cli_home, "prepare-search").stdout)
-    total = ingested["chunks"] + fresh["chunks"]
-    assert first["chunks"] == total and first["made"] + first["present"] == total
-    assert first["made"] >= fresh["chunks"] > 0
-    again = json.loads(run_cli(cli_home, "prepare-search").stdout)
-    assert again == {"made": 0, "present": total, "chunks": total, "left": 0}
-    one = json.loads(run_cli(cli_home, "prepare-search", ingested["doc_id"]).stdout)
-    assert one == {"made": 0, "present": ingested["chunks"], "chunks": ingested["chunks"], "left": 0}
-    proc = run_cli(cli_home, "prepare-search", "nosuchdoc", check=False)
-    assert proc.returncode == 2 and proc.stderr.strip().splitlines()[-1].startswith("error: ")

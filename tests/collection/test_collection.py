@@ -61,8 +61,8 @@ def test_balanced_retrieval_tops_up_a_document_the_shared_lists_missed(two_docs)
     r = Retriever(docs)
     shared = r._dense
     # the shared (two-document) list holds only a's chunks; b searched alone is answered as usual
-    r._dense = lambda live, sizes, q, n, whole, rescore=True: [x for x in shared(live, sizes, q, n, whole, rescore)
-                                                               if len(live) == 1 or x[0] == a.doc_id]
+    r._dense = lambda live, sizes, q, n, whole: [x for x in shared(live, sizes, q, n, whole)
+                                                 if len(live) == 1 or x[0] == a.doc_id]
     assert {h.doc_id for h in r.search_scope([a.doc_id, b.doc_id], "caribou calving", 2, "dense")} == {a.doc_id}
     hits = r.search_scope([a.doc_id, b.doc_id], "caribou calving", 2, "dense", balanced=True)
     assert [h.doc_id for h in hits] == [a.doc_id, b.doc_id]

@@ -1,6 +1,6 @@
 """End to end, issue 11: ask across two documents in the browser, open a numbered source and see its PDF page.
 
-The two documents are indexed with the command line into the server's NEPAQA_HOME, and their search prepared,
+The two documents are indexed with the command line into the server's NEPAQA_HOME (searchable at once)
 before `streamlit run` starts (uploading through the browser is covered by test_e2e.py)."""
 import json
 import os
@@ -48,10 +48,6 @@ def app():
                              capture_output=True, text=True, timeout=600)
         assert out.returncode == 0, out.stderr[-2000:]
         ids[name] = json.loads(out.stdout)["doc_id"]
-    # as the command line's note says after an ingest: prepare their search (the app does it after an upload)
-    out = subprocess.run([sys.executable, "-m", "lib", "prepare-search"], cwd=ROOT, env=env, capture_output=True,
-                         text=True, timeout=600)
-    assert out.returncode == 0 and json.loads(out.stdout)["left"] == 0, out.stderr[-2000:]
     with StreamlitServer(home=home) as server:
         browser = Browser(server.url)
         try:

@@ -117,23 +117,10 @@ def test_failures_recorded_then_retried(tmp_path, flaky):
 
 
 def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
-    from sqlalchemy import delete
-
-    from lib.retrieval import rescoring
-    from lib.storage import tables
-
     eng = get_engine(f"sqlite:///{tmp_path / 'c.db'}")
     items, _ = load_items(config.SAMPLE20)
-    ev = tables.exact_vectors
-    with services.docs.engine.begin() as c:  # as if the background fill after its ingest had not finished
-        c.execute(delete(ev).where((ev.c.doc_id == sample_doc.doc_id) & (ev.c.idx < 60)))
-    rescoring._recent.clear()
-    said = []
     s = run_benchmark(items, RunConfig(models=["extractive"], modes=["rag", "gold"], limit=6), services,
-                      run_id="rag", engine=eng, progress=lambda done, total, msg: said.append(msg))
-    # the run made them first: its retrieval is the exact ranking however far the fill had got
-    assert rescoring.missing(services.docs, sample_doc.doc_id) == []
-    assert said[0].startswith("preparing search: ") and "60 of 60 passages prepared" in " ".join(said)
+                      run_id="rag", engine=eng)
     assert s.skipped_no_doc == 0 and s.answers == 12
     assert s.retrieval_hit_at_k["local/extractive"] is not None
     rag = [a for a in answers("rag", eng) if a["mode"] == "rag"]

@@ -25,7 +25,7 @@ from tests.conftest import ROOT
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # Rows per table in the fixtures, as main wrote them (make_store_before_ledger.py): the upgrade keeps each one.
-ROWS = {"documents": 1, "pages": 3, "chunks": 4, "doc_metadata": 7, "exact_vectors": 4, "jobs": 1, "labels": 5,
+ROWS = {"documents": 1, "pages": 3, "chunks": 4, "doc_metadata": 7, "jobs": 1, "labels": 5,
         "label_history": 5, "review_items": 2, "bench_runs": 1, "bench_answers": 4, "bench_scores": 8,
         "run_manifests": 2, "ask_history": 1, "exam_answers": 1}
 
@@ -94,6 +94,11 @@ def test_a_sqlite_store_made_by_main_before_the_ledger_opens_and_upgrades(tmp_pa
     engine = get_engine(f"sqlite:///{home / 'nepaqa.db'}")
     assert [r["step"] for r in schema.ledger(engine)] == list(range(1, schema.LATEST + 1))
     assert _counts(engine) == ROWS
+    # the second pass's fp32 vectors (4 rows) are dropped, and the store says so
+    assert "exact_vectors" not in inspect(engine).get_table_names()
+    assert schema.notes(engine) == [
+        "step 7: dropped 4 stored fp32 vectors that an earlier version's second pass ('prepare search') made; "
+        "searches rank by the vectors made at ingest, and every document stays searchable"]
     # what was stored reads back as before
     assert {lb.annotator for lb in ann.labels(engine)} == {"Ada Expert", "Ben Expert"}
     run = summarize("fixture-run", engine)
@@ -103,10 +108,12 @@ def test_a_sqlite_store_made_by_main_before_the_ledger_opens_and_upgrades(tmp_pa
     # the whole app over it: listed, searched (full-text index and Chroma), its job listed
     env = {**os.environ, "NEPAQA_HOME": str(home)}
 
-    def cli(*args: str) -> object:
+    def cli(*args: str, said: list | None = None) -> object:
         out = subprocess.run([sys.executable, "-m", "lib", *args], cwd=ROOT, env=env, capture_output=True, text=True,
                              timeout=300)
         assert out.returncode == 0, out.stderr[-1500:]
+        if said is not None:
+            said.append(out.stderr)
         return json.loads(out.stdout)
 
     [doc] = cli("docs")
@@ -116,6 +123,10 @@ def test_a_sqlite_store_made_by_main_before_the_ledger_opens_and_upgrades(tmp_pa
         hits = cli("search", "--all", "--method", method, "-k", "2", "how many acres of wetland are restored")
         assert hits and hits[0]["doc_id"] == doc["doc_id"] and "240 acres" in hits[0]["text"], method
     assert [j["kind"] for j in cli("jobs")] == ["ingest"]
+    said: list[str] = []
+    [checked] = cli("check", said=said)
+    assert checked["ok"] and checked["same_embedder_as_queries"], checked  # its int8 vectors are today's kind
+    assert "note: this store's upgrade, step 7: dropped 4 stored fp32 vectors" in said[0]
 
 
 def test_a_postgresql_store_made_by_main_before_the_ledger_opens_and_upgrades(pg_url):
@@ -127,6 +138,8 @@ def test_a_postgresql_store_made_by_main_before_the_ledger_opens_and_upgrades(pg
     engine = get_engine(pg_url)
     assert [r["step"] for r in schema.ledger(engine)] == list(range(1, schema.LATEST + 1))
     assert _counts(engine) == ROWS
+    assert "exact_vectors" not in inspect(engine).get_table_names()
+    assert [n.split(" stored")[0] for n in schema.notes(engine)] == ["step 7: dropped 4"]
     hits = lexical.search(engine, None, "acres of wetland restored", 2)
     assert hits and hits[0][1] in range(4)
     with engine.connect() as c:

@@ -28,7 +28,6 @@ from lib.models.embedding import exact_label, get_exact_embedder
 from lib.qa import manifest
 from lib.qa.ask import AskResult, ask
 from lib.qa.contexts import MODE_LABELS, MODES
-from lib.retrieval import rescoring
 from lib.storage import job_parts, leases, tables
 from lib.storage.engine import get_engine
 
@@ -287,17 +286,6 @@ def answer_cell(payload: dict[str, Any], services: Any, engine: Any = None) -> s
     return cells.answer(it, str(payload["model"]), str(payload["mode"]), threading.Event())
 
 
-def _prepare_search(services: Any, doc_ids: list[str], total: int, progress: CountProgressFn | None,
-                    cancel: threading.Event) -> None:
-    """Make the run's documents' missing exact vectors first (rescoring.fill), so its retrieval is the exact
-    ranking whenever it starts, not whatever the background fill after an ingest has reached."""
-    def said(stage: str, fraction: float, message: str) -> None:
-        if progress is not None:
-            progress(0, total, f"preparing search: {message}")
-
-    rescoring.fill(services.docs, doc_ids, progress=said, stop=cancel.is_set)
-
-
 def run_benchmark(
     items: Sequence[Item] | None, cfg: RunConfig | None, services: Any = None, run_id: str | None = None,
     engine: Any = None, progress: CountProgressFn | None = None, cancel: threading.Event | None = None,
@@ -354,8 +342,6 @@ def run_benchmark(
                 if (it.id, model, mode) not in done:
                     tasks.append((it, model, mode))
     cancel = cancel or threading.Event()
-    if services is not None and "rag" in cfg.modes and tasks:
-        _prepare_search(services, sorted({d for d in doc_for.values() if d}), len(tasks), progress, cancel)
     cells = Cells(run_id, cfg, services, engine, scorer, items)
     payloads = [{"run_id": run_id, "item_id": it.id, "model": m, "mode": md} for it, m, md in tasks]
     if job_parts.queue_parts(CELL_PART, payloads, engine):  # with workers: any free worker answers a cell too
