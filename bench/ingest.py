@@ -27,6 +27,7 @@ Prints tables and one JSON line.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import os
@@ -277,10 +278,11 @@ def _fused(models: Path) -> tuple[Path, Path]:
             torch.onnx.export(Encoder(), sample, str(eager), input_names=names, output_names=["last_hidden_state"],
                               dynamic_axes=axes, opset_version=17, dynamo=False)
         cfg = model.config
-        optimizer.optimize_model(str(eager), model_type="bert", num_heads=cfg.num_attention_heads,
-                                 hidden_size=cfg.hidden_size).save_model_to_file(str(fused))
-        quantize_dynamic(str(fused), str(fused_q), per_channel=True, weight_type=QuantType.QInt8,
-                         extra_options={"DefaultTensorType": 1})
+        with contextlib.chdir(folder):  # the optimizer and the quantiser leave scratch files where they run
+            optimizer.optimize_model(str(eager), model_type="bert", num_heads=cfg.num_attention_heads,
+                                     hidden_size=cfg.hidden_size).save_model_to_file(str(fused))
+            quantize_dynamic(str(fused), str(fused_q), per_channel=True, weight_type=QuantType.QInt8,
+                             extra_options={"DefaultTensorType": 1})
     return fused, fused_q
 
 
@@ -311,10 +313,12 @@ def _static(models: Path, texts: list[str]) -> Path:
             return {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
 
     pre = out.parent / "pre.onnx"
-    quant_pre_process(str(cache_folder(Path(default_model_path()), "onnx") / "model.onnx"), str(pre),
-                      skip_symbolic_shape=True)
-    quantize_static(str(pre), str(out), Reader(), quant_format=QuantFormat.QOperator, per_channel=True,
-                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"])
+    with contextlib.chdir(out.parent):  # the pre-processing and the quantiser leave scratch files where they run
+        quant_pre_process(str(cache_folder(Path(default_model_path()), "onnx") / "model.onnx"), str(pre),
+                          skip_symbolic_shape=True)
+        quantize_static(str(pre), str(out), Reader(), quant_format=QuantFormat.QOperator, per_channel=True,
+                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                        op_types_to_quantize=["MatMul"])
     return out
 
 

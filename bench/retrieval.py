@@ -78,11 +78,9 @@ def evaluate(search, questions: list[tuple[str, str]]) -> dict:
     return out
 
 
-def fresh_store(backend: str | None = None):  # noqa: ANN201 - the services of a new, empty store
-    """A new store under a temporary home (with ``backend``: NEPAQA_EMBED_BACKEND set first)."""
+def fresh_store():  # noqa: ANN201 - the services of a new, empty store
+    """A new store under a temporary home, with the embedder the environment sets."""
     os.environ["NEPAQA_HOME"] = tempfile.mkdtemp(prefix="nepaqa_bench_sets_")
-    if backend:
-        os.environ["NEPAQA_EMBED_BACKEND"] = backend
     from lib.app import services
 
     return services.get_services()
@@ -158,8 +156,9 @@ def main() -> None:
                          "one JSON line, with the embedder the environment sets (bench/ingest.py's option table)")
     args = ap.parse_args()
     if args.sets_json:
-        if args.chunk_overlap is not None:
-            os.environ["NEPAQA_CHUNK_OVERLAP"] = str(args.chunk_overlap)
+        for key, value in (("NEPAQA_CHUNK_SIZE", args.chunk_size), ("NEPAQA_CHUNK_OVERLAP", args.chunk_overlap)):
+            if value is not None:
+                os.environ[key] = str(value)
         svc = fresh_store()
         sets, ids = eval_sets(svc)
         print(json.dumps(hit3(svc, sets, ids)))

@@ -32,7 +32,7 @@ _leave_pages_folder_mode()
 def _services(home: str, chroma_url: str, model: str) -> Services:
     svc = get_services()
     repair(svc.docs)  # once when the app starts: lease-aware, it never touches a document being written
-    queue_reembed()  # documents another embedder made are embedded again in the background
+    queue_reembed()  # documents another embedder made are embedded again in the background (never raises UserError)
     svc.retriever.warm()  # the keyword index's segments, read in the background
     return svc
 

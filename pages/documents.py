@@ -202,8 +202,10 @@ with tab_docs:
                     "*re-embedding* below). " + ("This runs in the background: see Jobs in the sidebar." if running
                                                  else "It starts in the background when the app starts."))
             if not running and st.button("Embed them again now", key="docs_reembed"):
-                run_safely(queue_reembed)
-                st.rerun()
+                if run_safely(queue_reembed) is None:
+                    st.warning("The job could not be queued just now (the store was busy); try again in a moment.")
+                else:
+                    st.rerun()
         shown = _filtered()
         if len(shown) < len(docs):
             st.caption(f"{len(shown)} of {len(docs)} documents match the filters in the sidebar.")

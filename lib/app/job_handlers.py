@@ -67,12 +67,8 @@ INGEST_DONE_BEFORE = {"extract": 0.0, "chunk": 0.10, "embed": 0.20, "index": 0.9
 
 
 def run_ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
-    """Index one PDF (or re-index a document with new chunk settings: ``reindex`` names it). When it returns, the
-    document is searchable as it will stay: nothing is left to a later job."""
-    return _ingest(params, ctx)
-
-
-def _ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+    """Index one PDF (or re-index a document with new chunk settings: ``reindex`` names it) through the
+    collection's one ingest operation. When it returns, the document is searchable as it will stay."""
     done_before = INGEST_DONE_BEFORE
 
     def progress(stage: str, frac: float, msg: str) -> None:
@@ -137,16 +133,15 @@ def run_reembed(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     for d in todo:
         if ctx.cancel.is_set():
             raise JobCancelledError()
-        if d.doc_id not in {s.doc_id for s in stale_vectors(docs)}:  # deleted or indexed again meanwhile
-            continue
 
         def progress(stage: str, frac: float, msg: str, d: Any = d, before: int = done) -> None:
             ctx.progress(stage, (before + frac * d.chunks) / total, f"{d.name}: {msg}")
 
-        reembed(docs, d.doc_id, progress)
+        if reembed(docs, d.doc_id, progress, only_stale=True):  # 0: deleted or embedded again meanwhile
+            redone.append(d.doc_id)
         done += d.chunks
-        redone.append(d.doc_id)
-    return {"documents": len(redone), "chunks": done, "embedder": embedder_label(docs.index.embedder)}
+    return {"documents": len(redone), "chunks": sum(d.chunks for d in todo if d.doc_id in redone),
+            "embedder": embedder_label(docs.index.embedder)}
 
 
 def discard_staged(params: dict[str, Any]) -> None:

@@ -119,7 +119,10 @@ class IngestPipeline:
         prev = self.repo.by_sha(ex.sha256)
         if prev is not None:
             info = info_of(prev)
-            if (info.chunk_size, info.chunk_overlap) == (chunk_size, chunk_overlap):
+            # the same file with the same settings is done, unless another embedder made its vectors: then it is
+            # indexed again now, so the ingest still returns a document at final quality
+            if (info.chunk_size, info.chunk_overlap) == (chunk_size, chunk_overlap) and \
+                    info.made_with == embedder_label(emb):
                 for stage in STAGES[1:]:
                     progress(stage, 1.0, "already indexed")
                 if ex.data is not None and originals.path(doc_id) is None:  # indexed before originals were kept

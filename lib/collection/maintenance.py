@@ -54,7 +54,7 @@ def check(docs: Any, fix: bool = False, progress: Any = None) -> list[dict[str, 
     for d in docs.list():
         vectors = per[(d.doc_id, d.gen)]
         ok = vectors == d.chunks and (vectors == 0 or searchable(docs, d.doc_id, d.gen))
-        made_by = made_with(d)
+        made_by = d.made_with
         entry = {"doc_id": d.doc_id, "name": d.name, "chunks": d.chunks, "vectors": vectors, "ok": ok,
                  "embedded_with": made_by, "same_embedder_as_queries": made_by == current}
         if fix and (not entry["ok"] or (d.chunks and made_by != current)):
@@ -66,26 +66,24 @@ def check(docs: Any, fix: bool = False, progress: Any = None) -> list[dict[str, 
     return out
 
 
-def made_with(info: Any) -> str:
-    """What made a document's vectors, as ``embedder_label`` says it ("all-MiniLM-L6-v2 (onnx-int8)"); rows
-    written before the backend was recorded name the model alone, and were made on torch."""
-    return info.embed_model if info.embed_model.endswith(")") else f"{info.embed_model} (torch)"
-
-
 def stale_vectors(docs: Any) -> list[Any]:
     """The documents whose vectors another embedder (or another precision of it) made than the one that embeds
     queries now: searching them by meaning would compare two kinds of vectors, so until they are embedded again
     (``reembed``) they are searched by their words only."""
     current = embedder_label(docs.index.embedder)
-    return [d for d in docs.list() if d.chunks and made_with(d) != current]
+    return [d for d in docs.list() if d.chunks and d.made_with != current]
 
 
-def reembed(docs: Any, doc_id: str, progress: Any = None) -> int:
+def reembed(docs: Any, doc_id: str, progress: Any = None, only_stale: bool = False) -> int:
     """Embed a document's stored chunks again under a new generation and switch to it (under its lease), with
-    today's embedder, which the document row then names."""
+    today's embedder, which the document row then names. ``only_stale``: unless, once the lease is held, its
+    vectors turn out to be today's kind (another job or an ingest did it meanwhile): then nothing is done."""
     with leases.held(f"doc:{doc_id}", docs.engine, "embedding again"):
+        info = next((d for d in docs.list() if d.doc_id == doc_id), None)
+        if info is None or (only_stale and info.made_with == embedder_label(docs.index.embedder)):
+            return 0  # deleted meanwhile, or embedded with today's model meanwhile
         chunks = docs.chunks(doc_id)
-        if not chunks:  # deleted meanwhile, or nothing to embed
+        if not chunks:
             return 0
         vectors = docs.index.embedder.embed([c.text for c in chunks],
                                             progress=(lambda f, m: progress("embed", f, m)) if progress else None)

@@ -36,6 +36,12 @@ class DocInfo:
     seconds: float
     embed_model: str = ""  # what made its vectors: "all-MiniLM-L6-v2 (onnx-int8)"; older rows: the name alone (torch)
 
+    @property
+    def made_with(self) -> str:
+        """What made its vectors, as ``ingest.embedder_label`` says it; rows written before the backend was recorded
+        name the model alone, and were made on torch."""
+        return self.embed_model if self.embed_model.endswith(")") else f"{self.embed_model} (torch)"
+
 
 class DocumentRepository:
     """Reads and writes the documents, pages and chunks tables (and, in the same transactions, the lexical index

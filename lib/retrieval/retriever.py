@@ -14,7 +14,6 @@ from sqlalchemy import select
 from lib.collection import lexical
 from lib.collection.document_store import DocumentStore
 from lib.collection.ingest import embedder_label
-from lib.collection.maintenance import made_with
 from lib.collection.vectors import query_scope
 from lib.core.errors import UserError
 from lib.core.text import tokenize
@@ -163,7 +162,7 @@ class Retriever:
         # only vectors of the kind the query is embedded with are ranked by meaning; a document whose vectors
         # another embedder made (waiting to be embedded again: maintenance.stale_vectors) is ranked by its words
         current = embedder_label(self.docs.index.embedder)
-        live = {d: info.gen for d, info in scope.items() if made_with(info) == current}
+        live = {d: info.gen for d, info in scope.items() if info.made_with == current}
         waiting = len(live) < len(scope)
         every = {d: info.gen for d, info in infos.items()}  # the lexical ranking's statistics are collection-wide
         sizes = {d: info.chunks for d, info in scope.items() if d in live}
@@ -175,6 +174,10 @@ class Retriever:
         if method == "dense":
             dense = self._dense(live, sizes, query, deep, whole and not waiting)
             ranked = [((d, i), s) for d, i, s in dense]
+            if waiting:  # those documents by their words, fused with the others' ranking by meaning
+                stale = {d: info for d, info in scope.items() if d not in live}
+                lex = self._lexical(stale, query, deep, False, every)
+                ranked = reciprocal_rank_fusion([[key for key, _ in ranked], [(d, i) for d, i, _ in lex]])
         elif method == "lexical":
             ranked = [((d, i), s) for d, i, s in self._lexical(scope, query, deep, whole, every)]
         else:

@@ -20,7 +20,11 @@ QUESTIONS = 40
 K = 5
 
 
-def _ranks(services, doc_id: str, questions: list[str], method: str) -> list[list[int]]:
+def _ranks(services, doc_id: str, questions: list[str], method: str) -> list[list]:
+    """Top K of each question: in the document (chunk indexes), or over every document ("all": doc and index)."""
+    if method == "all":
+        return [[[h.doc_id, h.chunk.index] for h in services.retriever.search_scope(None, q, K, "hybrid")]
+                for q in questions]
     return [[h.chunk.index for h in services.retriever.search(doc_id, q, K, method)] for q in questions]
 
 
@@ -37,7 +41,8 @@ def test_the_first_search_after_an_ingest_ranks_as_after_every_job_and_in_a_reop
     items, _ = load_items(config.SAMPLE_QUESTIONS)
     questions = list(dict.fromkeys(it.question for it in items))[:QUESTIONS]
 
-    first = {m: _ranks(services, doc_id, questions, m) for m in ("dense", "hybrid")}
+    methods = ("dense", "hybrid", "all")
+    first = {m: _ranks(services, doc_id, questions, m) for m in methods}
     assert all(len(r) == K for r in first["dense"])
 
     # every job anything queued meanwhile runs to its end (there should be none: nothing is left for later)
@@ -45,16 +50,17 @@ def test_the_first_search_after_an_ingest_ranks_as_after_every_job_and_in_a_reop
         if job.active:
             jobs.wait(job.job_id, 600)
     assert not [j.kind for j in jobs.list_jobs(50) if j.active]
-    after = {m: _ranks(services, doc_id, questions, m) for m in ("dense", "hybrid")}
+    after = {m: _ranks(services, doc_id, questions, m) for m in methods}
     assert after == first
 
     # another process opens the store later: the same ranking
     queries = tmp_path / "questions.txt"
     queries.write_text("\n".join(questions), encoding="utf-8")
-    for method in ("dense", "hybrid"):
-        out = subprocess.run([sys.executable, "-m", "lib", "search", "--doc", doc_id, "--method", method, "-k", str(K),
-                              "--queries", str(queries)], cwd=ROOT, env=dict(os.environ), capture_output=True,
-                             text=True, timeout=600)
+    for method in methods:
+        scope = ["--all", "--method", "hybrid"] if method == "all" else ["--doc", doc_id, "--method", method]
+        out = subprocess.run([sys.executable, "-m", "lib", "search", *scope, "-k", str(K), "--queries", str(queries)],
+                             cwd=ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=600)
         assert out.returncode == 0, out.stderr[-2000:]
-        reopened = [[h["chunk_index"] for h in hits] for hits in json.loads(out.stdout)]
+        reopened = [[[h["doc_id"], h["chunk_index"]] if method == "all" else h["chunk_index"] for h in hits]
+                    for hits in json.loads(out.stdout)]
         assert reopened == first[method], method

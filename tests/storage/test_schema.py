@@ -129,6 +129,28 @@ def test_a_sqlite_store_made_by_main_before_the_ledger_opens_and_upgrades(tmp_pa
     assert "note: this store's upgrade, step 7: dropped 4 stored fp32 vectors" in said[0]
 
 
+def test_a_store_at_step_6_drops_the_second_pass_vectors_and_says_how_many(tmp_path):
+    """The most common old store: one the ledger already knew (at step 6, before the ledger had notes), holding
+    the second pass's fp32 vectors. Opening it takes step 7: the table goes, the note says how many rows, the
+    documents stay."""
+    url = f"sqlite:///{tmp_path / 'step6.db'}"
+    engine = get_engine(url)
+    with engine.begin() as c:  # back to step 6: the ledger without its note column, and the old table with rows
+        c.execute(text("DELETE FROM schema_ledger WHERE step = 7"))
+        c.execute(text("ALTER TABLE schema_ledger DROP COLUMN note"))
+        c.execute(text("CREATE TABLE exact_vectors (doc_id VARCHAR(64) NOT NULL, idx INTEGER NOT NULL, model "
+                       "VARCHAR(200) NOT NULL, text_sha VARCHAR(64) NOT NULL, vector BLOB NOT NULL, "
+                       "PRIMARY KEY (doc_id, idx, model))"))
+        for i in range(3):
+            c.execute(text("INSERT INTO exact_vectors VALUES ('d1', :i, 'm (onnx)', 'sha', x'00')"), {"i": i})
+    engine.dispose()
+    reopened = create_engine(url)
+    assert schema.upgrade(reopened) == [7]
+    assert "exact_vectors" not in inspect(reopened).get_table_names()
+    assert [n.split(" stored")[0] for n in schema.notes(reopened)] == ["step 7: dropped 3"]
+    assert schema.upgrade(create_engine(url)) == []  # taken once
+
+
 def test_a_postgresql_store_made_by_main_before_the_ledger_opens_and_upgrades(pg_url):
     dump = gzip.decompress((FIXTURES / "store_before_ledger.pg.sql.gz").read_bytes()).decode("utf-8")
     raw = create_engine(pg_url)
