@@ -61,7 +61,8 @@ def job_row(job: jobs.Job, where: str) -> None:
             st.caption("Cancelling…")
         return
     cancelled = {"ingest": "cancelled; the document was not indexed",
-                 REEMBED: "cancelled; the documents embedded so far are kept"}.get(
+                 REEMBED: "cancelled; documents it finished stay embedded, the rest are found by their words "
+                         "until embedded again (Documents page)"}.get(
         job.kind, "cancelled; the answers finished so far are kept")
     detail = {"done": f"finished in {_elapsed(job)}", "cancelled": cancelled,
               "resumed": "resumed as a new job (see the sidebar)",

@@ -11,7 +11,7 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 from lib.app import Services, get_services, queue_reembed
-from lib.collection import repair
+from lib.collection import repair, stale_vectors
 from lib.core import UserError, config, readable_name
 from lib.documents import metadata, originals, page_render, symbol_bullets
 
@@ -39,6 +39,16 @@ def _services(home: str, chroma_url: str, model: str) -> Services:
 
 def services() -> Services:
     return _services(str(config.paths().home), config.get("NEPAQA_CHROMA_URL") or "", config.get("NEPAQA_EMBED_MODEL") or "")
+
+
+def words_only_note(svc: Services) -> None:
+    """One line when some documents are searched by their words only: another embedding model made their vectors,
+    and they wait to be embedded again (lib/collection/maintenance.py)."""
+    stale = stale_vectors(svc.docs)
+    if stale:
+        st.caption(f"⏳ {len(stale)} document(s) wait to be embedded again (another embedding model made their "
+                   "vectors). Until then searches find them by their words only, so their passages may rank "
+                   "differently afterwards. Progress: the Documents page.")
 
 
 @st.cache_data(max_entries=256, show_spinner=False)

@@ -13,7 +13,7 @@ from pages import _support_view as support_view
 from pages._ask_demo import demo_button, demo_section
 from pages._ask_sources import cell_key, locator, render_sources
 from pages._ask_state import GOLD_OWN, caption, gold_key, reopen, shown
-from pages._ui import KEPT, keep, plain, scope_picker, services, titled
+from pages._ui import KEPT, keep, plain, scope_picker, services, titled, words_only_note
 
 st.title("💬 Ask")
 st.caption(f"One question, several models and context modes at once. **{MODE_LABELS['none']}**: the model's own "
@@ -21,6 +21,7 @@ st.caption(f"One question, several models and context modes at once. **{MODE_LAB
            f"**{MODE_LABELS['rag']}**: the passages retrieval finds · **{MODE_LABELS['gold']}**: a passage you give.")
 
 svc = services()
+words_only_note(svc)
 statuses = registry.status_all()
 available = [p for p, ok, _ in statuses if ok]
 labels = {p.id: p.label for p in available}

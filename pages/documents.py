@@ -198,9 +198,11 @@ with tab_docs:
         if stale:
             running = any(j.active for j in jobs.list_jobs(10, kind=REEMBED, light=True))
             st.info(f"{len(stale)} of {len(docs)} documents were embedded by another model or precision than the one "
-                    "searches use now. Until each is embedded again, it is found by its words only (marked "
-                    "*re-embedding* below). " + ("This runs in the background: see Jobs in the sidebar." if running
-                                                 else "It starts in the background when the app starts."))
+                    "searches use now. Until each is embedded again, it is found by its words only (marked *by "
+                    "words only* below). " + ("They are being embedded again in the background (progress under "
+                                              "Jobs, in the sidebar)." if running else
+                                              "No re-embedding is running now (it was cancelled or could not "
+                                              "start): press the button, or the app starts it when it next starts."))
             if not running and st.button("Embed them again now", key="docs_reembed"):
                 if run_safely(queue_reembed) is None:
                     st.warning("The job could not be queued just now (the store was busy); try again in a moment.")
@@ -215,7 +217,7 @@ with tab_docs:
                  "lead agency": _value(d.doc_id, "lead_agency") or "", "states": _shown(_value(d.doc_id, "states")),
                  "published": _value(d.doc_id, "publish_date") or "", "EIS number": _value(d.doc_id, "eis_number") or "",
                  "tags": ", ".join(tags[d.doc_id]),
-                 "search": "re-embedding: by words only" if d.doc_id in stale else "ready",
+                 "search": "by words only, until embedded again" if d.doc_id in stale else "ready",
                  "pages": d.pages, "chunks": d.chunks, "id": d.doc_id, "file": d.name, "characters": d.chars,
                  "tokens (embedder)": d.tokens, "chunk size (tokens)": d.chunk_size, "overlap (tokens)": d.chunk_overlap,
                  "pages without text": len(d.empty_pages), "indexing time": f"{d.seconds:.0f} s"}

@@ -4,7 +4,7 @@ import streamlit as st
 from lib.core import UserError
 from lib.documents import metadata, page_render
 from lib.retrieval import search_documents
-from pages._ui import page_png, plain, run_safely, services
+from pages._ui import page_png, plain, run_safely, services, words_only_note
 
 st.title("🔎 Search the collection")
 st.caption("Which of our EISs discuss caribou? What did past Alaska EISs say about permafrost? Hybrid search "
@@ -14,6 +14,7 @@ docs = svc.docs.list()
 if not docs:
     st.info("No documents are indexed yet. Add EIS PDFs on the Documents page (or load the sample there).")
     st.stop()
+words_only_note(svc)
 
 meta = {d.doc_id: metadata.get(d.doc_id, svc.docs.engine) for d in docs}
 

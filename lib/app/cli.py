@@ -214,7 +214,7 @@ def _check(a: argparse.Namespace) -> Any:
     docs = _services().docs
     for note in schema.notes(docs.engine):
         print(f"note: this store's upgrade, {note}", file=sys.stderr)
-    report = check(docs, fix=a.fix, progress=_stderr_progress)
+    report = check(docs, fix=a.fix, progress=_printer())
     stale = [d["doc_id"] for d in report if d["chunks"] and not d["same_embedder_as_queries"]]
     if stale:
         print(f"note: {len(stale)} document(s) were embedded by another embedder and are searched by their words "

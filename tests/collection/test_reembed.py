@@ -68,7 +68,11 @@ def test_documents_of_another_embedder_are_searched_by_words_then_embedded_again
         assert not at.exception
         assert any("1 of 1 documents were embedded by another model" in i.value for i in at.info)
         table = at.dataframe[0].value
-        assert table.loc[table["id"] == doc_id, "search"].tolist() == ["re-embedding: by words only"]
+        assert table.loc[table["id"] == doc_id, "search"].tolist() == ["by words only, until embedded again"]
+        search = AppTest.from_file(str(ROOT / "pages" / "search.py"), default_timeout=120)
+        search.run()
+        assert not search.exception
+        assert any("1 document(s) wait to be embedded again" in c.value for c in search.caption)
         [job] = [j for j in jobs.list_jobs(10) if j.kind == "reembed"]
         time.sleep(1.0)
         assert jobs.get(job.job_id).status == "running"  # waiting for the lease
@@ -80,6 +84,9 @@ def test_documents_of_another_embedder_are_searched_by_words_then_embedded_again
     [after] = svc.docs.list()
     assert after.embed_model == "all-MiniLM-L6-v2 (onnx-int8)" and after.gen != info.gen
     assert stale_vectors(svc.docs) == []
+    search = AppTest.from_file(str(ROOT / "pages" / "search.py"), default_timeout=120)
+    search.run()
+    assert not search.exception and not [c for c in search.caption if "wait to be embedded" in c.value]
     dense = svc.retriever.search(doc_id, query, 3, "dense")
     assert dense and "42 acres" in dense[0].chunk.text
     # nothing more to do: starting again queues nothing
