@@ -96,7 +96,7 @@ def truncate_to_tokens(text: str, budget: int, count_tokens: Callable[[str], int
         return text, n
     words = text.split(" ")
     lo, hi = 0, len(words)
-    # Binary search on the number of words; start near the proportional guess to save tokenizer calls.
+    # Binary search on the number of words kept (0 to all): about log2(words) tokenizer calls.
     while lo < hi:
         mid = (lo + hi + 1) // 2
         if count_tokens(" ".join(words[:mid])) <= budget:
