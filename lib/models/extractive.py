@@ -225,6 +225,7 @@ class ExtractiveProvider(Provider):
     count_unit = "counted in words"
     aliases = ("extractive",)
     label = "Extractive baseline (no LLM)"
+    language_model = False  # it quotes sentences: it cannot judge, translate or write items
     options = ModelOptions(temperature=None, context_window=100_000)
     note = ("quotes the 2 whole sentences of the context closest to the question, with their sources and pages; "
             "instant, deterministic, a floor to beat")
