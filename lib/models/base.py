@@ -24,6 +24,11 @@ TOOL_USE = "tool_use"  # Anthropic forced tool call
 STREAMING = "streaming"
 CAPABILITIES = (LIKELIHOOD, JSON_SCHEMA, TOOL_USE, STREAMING)
 
+# What the extractive baseline says when it has nothing to quote: no answer, so nothing to compare or check.
+NO_CONTEXT = "(no context: the extractive baseline only quotes a given passage)"
+NO_SENTENCE = "(the context has no whole sentence to quote: it is headings, tables or fragments)"
+NON_ANSWERS = (NO_CONTEXT, NO_SENTENCE)
+
 
 class ProviderError(Exception):
     """A model call failed (timeout, rate limit, server error, bad response). The message holds no key."""
