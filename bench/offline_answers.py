@@ -26,7 +26,7 @@ _GLYPH = re.compile(r"[\u2022\u25aa\u25a0\u25cf\u25e6\uf020-\uf0ff\ufffd]|(?:^|\
 
 
 def sentences(text: str) -> list[str]:
-    from lib.models.extractive import split_sentences
+    from lib.core.sentences import split_sentences
 
     return split_sentences(_CITE.sub("", text or ""))
 

@@ -12,7 +12,7 @@ from pages._ui import plain, run_safely, tidy
 
 
 def judge_tab(aid: str, info: dict, model_name: Callable[[str], str]) -> None:
-    llms = [p for p, ok, _ in registry.status_all() if ok and registry.is_llm(p)]
+    llms = [p for p, ok, _ in registry.status_all() if ok and p.can_judge]
     voted = len({v["pair_key"] for v in arena.votes(aid)})
     if not voted:
         st.info("The judge votes on the pairs the experts voted on: vote first.", icon="🗳️")
@@ -20,7 +20,7 @@ def judge_tab(aid: str, info: dict, model_name: Callable[[str], str]) -> None:
         st.info("No language model is configured to judge.", icon="🔌")
     else:
         jpick = st.selectbox("Judge model", [p.id for p in llms], format_func=model_name, key="arena_judge")
-        warn = registry.judge_warning(registry.get(jpick))
+        warn = registry.get(jpick).judge_warning()
         if warn:
             st.warning(plain(warn), icon="⚠️")
         if jpick in {m for m, _ in info["systems"]}:

@@ -128,7 +128,7 @@ def results_tab(svc: Services, available: dict[str, str], label_of: Callable[[st
             judge_opts = ["(keep the run's scoring)", *[mid for mid in available if mid != registry.EXTRACTIVE]]
             new_judge = st.selectbox("Judge", judge_opts, format_func=lambda j: available.get(j, j), key="rescore_judge")
             if not new_judge.startswith("("):
-                warn = registry.judge_warning(registry.get(new_judge))
+                warn = registry.get(new_judge).judge_warning()
                 if warn:
                     st.warning(warn)
             if st.button("Rescore", key="rescore_run"):

@@ -31,7 +31,7 @@ def metadata_panel(svc: Services, doc_id: str, meta: dict, doc_tags: list[str], 
     for line in meta_lib.disagreements(meta):
         st.info(plain(line), icon="ℹ️")
 
-    connected = [p for p, ok, _ in registry.status_all() if ok and not p.weak and registry.is_llm(p)]
+    connected = [p for p, ok, _ in registry.status_all() if ok and p.judges_reliably]
     asked = meta_lib.unsure(meta)
     c1, c2, c3 = st.columns([2, 2, 3])
     model_id = None

@@ -15,7 +15,7 @@ def judge_tab(label_names: dict[str, str]) -> None:
                "correct, proof supports it). Its labels are stored apart and never enter the experts' agreement "
                "figures; the tables show how often it agrees with each expert and with the adjudicated label, so you "
                "can tell whether it could stand in for them on items generated at scale.")
-    judge_models = {p.id: p.label for p, ok, _ in registry.status_all() if ok and jr.is_llm(p)}
+    judge_models = {p.id: p.label for p, ok, _ in registry.status_all() if ok and p.can_judge}
     queue = ann.items()
     judge_pick = None
     if not queue:
@@ -27,7 +27,7 @@ def judge_tab(label_names: dict[str, str]) -> None:
         c1, c2 = st.columns([3, 2])
         judge_pick = c1.selectbox("Judge model", list(judge_models), key="judge_model",
                                   format_func=lambda i: f"{judge_models[i]} · {i}")
-        warn = registry.judge_warning(registry.get(judge_pick))
+        warn = registry.get(judge_pick).judge_warning()
         if warn:
             st.warning(warn)
         every = "(all queued items)"

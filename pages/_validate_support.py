@@ -52,7 +52,7 @@ def support_tab() -> None:
     st.caption(f"{cal['n_labels']} expert label(s) on {cal['n_items']} item(s). κ corrects the agreement for "
                "chance; it is undefined when every label is the same. Judge checks are stored apart from the "
                "experts' labels and never enter their agreement figures.")
-    judge_models = {p.id: p.label for p, ok, _ in registry.status_all() if ok and registry.is_llm(p)}
+    judge_models = {p.id: p.label for p, ok, _ in registry.status_all() if ok and p.can_judge}
     if not judge_models:
         st.caption("A judge model checks support too once one is configured (OpenAI, Anthropic, an "
                    "OpenAI-compatible server or a larger local GGUF model).")
@@ -60,7 +60,7 @@ def support_tab() -> None:
     c1, c2 = st.columns([3, 2])
     pick = c1.selectbox("Judge model for the support check", list(judge_models), key="support_judge",
                         format_func=lambda i: f"{judge_models[i]} · {i}")
-    warn = registry.judge_warning(registry.get(pick))
+    warn = registry.get(pick).judge_warning()
     if warn:
         st.warning(warn)
     if c2.button("Check the expert-labelled items with it", key="support_judge_run", disabled=not cal["n_items"]):

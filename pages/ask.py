@@ -102,7 +102,7 @@ def sent_options(model_id: str) -> str:
         m = registry.get(model_id)
     except Exception:  # noqa: BLE001 - an unknown model shows its error in the cell instead
         return ""
-    if not registry.is_llm(m):
+    if not m.language_model:
         return "deterministic (no sampling)"
     t = m.options.temperature
     return "model default temperature" if t is None else f"temperature {t:g}"

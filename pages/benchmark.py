@@ -192,7 +192,7 @@ with tab_run:
                              help="With a judge model, open answers get RAGAS answer correctness. Without one they get the offline "
                                   "token-F1 proxy, which is not comparable with published RAGAS figures.")
         if not judge.startswith("("):
-            warn = registry.judge_warning(registry.get(judge))
+            warn = registry.get(judge).judge_warning()
             if warn:
                 st.warning(warn)
         chosen = select_items(items, limit or None, None if seed < 0 else seed, None if which == "all" else which)

@@ -22,7 +22,7 @@ st.info("**The questions are in Chinese, as published**, and models are asked an
         "can show a machine translation of each question beside the original; translations are for reading "
         "only and never used for scoring.", icon="🈶")
 
-available = {p.id: p.label for p, ok, _ in registry.status_all() if ok and registry.is_llm(p)}
+available = {p.id: p.label for p, ok, _ in registry.status_all() if ok and p.language_model}
 courses = ee.courses()
 meta = pd.DataFrame([{"course": c, "title": ee.course_title(c), "level": ee.course_level(c)} for c in courses])
 tab_results, tab_run, tab_quiz, tab_method = st.tabs(["Results", "Run the exam", "Take the quiz", "Method"],

@@ -120,7 +120,7 @@ def quick_sentences(text: str) -> list[str]:
     """Sentences of one line of prose by rule, about a hundred times faster than pysbd: a break after ".", "!" or
     "?" before a capital or a digit, except after an abbreviation ("U.S.", "e.g.", "No.", "Fig.") or an initial.
     For comparing texts (the support check's units), where a rare wrong break costs little; quotes shown to a
-    user come from pysbd (lib/models/extractive.py)."""
+    user come from pysbd (lib/core/sentences.py)."""
     out: list[str] = []
     start = 0
     for m in _STOP.finditer(text):

@@ -24,6 +24,11 @@ TOOL_USE = "tool_use"  # Anthropic forced tool call
 STREAMING = "streaming"
 CAPABILITIES = (LIKELIHOOD, JSON_SCHEMA, TOOL_USE, STREAMING)
 
+# What the extractive baseline says when it has nothing to quote: no answer, so nothing to compare or check.
+NO_CONTEXT = "(no context: the extractive baseline only quotes a given passage)"
+NO_SENTENCE = "(the context has no whole sentence to quote: it is headings, tables or fragments)"
+NON_ANSWERS = (NO_CONTEXT, NO_SENTENCE)
+
 
 class ProviderError(Exception):
     """A model call failed (timeout, rate limit, server error, bad response). The message holds no key."""
@@ -128,6 +133,7 @@ class Provider(ABC):
     aliases: tuple[str, ...] = ()  # short names accepted on the command line
     concurrent: bool = True  # False: calls are serialised (local models on this machine)
     local: bool = False
+    language_model: bool = True  # writes its own text; False for the extractive baseline, which copies sentences
     weak: bool = False  # too small to write items or judge answers; pages warn before using it so
     note: str = ""
 
@@ -167,6 +173,25 @@ class Provider(ABC):
     @property
     def context_window(self) -> int:
         return self.options.context_window
+
+    # Whether a model may judge (answers, review items, arena votes, support, metadata, translations) is decided
+    # here and nowhere else: callers ask these two properties.
+    @property
+    def can_judge(self) -> bool:
+        """It can be asked for a verdict at all: a language model (the extractive baseline cannot)."""
+        return self.language_model
+
+    @property
+    def judges_reliably(self) -> bool:
+        """Its verdicts can stand without a person checking each: a language model that is not too small."""
+        return self.language_model and not self.weak
+
+    def judge_warning(self) -> str | None:
+        """A plain warning when the model can judge but is too weak to stand in for experts or a RAGAS judge."""
+        if self.can_judge and not self.judges_reliably:
+            return (f"{self.label} is far too small to judge answers or label items: its verdicts would be close to "
+                    "noise. Configure a connected model (OpenAI, Anthropic or a larger local GGUF) for this.")
+        return None
 
     def available(self) -> tuple[bool, str]:
         missing = [n for n in self.needs if not config.get(n)]

@@ -116,15 +116,3 @@ def reset() -> None:
 SMOLLM2, EXTRACTIVE = "local/smollm2-135m", "local/extractive"
 OFFLINE_DEFAULTS = (SMOLLM2, EXTRACTIVE)
 
-
-def is_llm(model: Provider) -> bool:
-    """A language model (can write, judge, translate); the extractive baseline is not one."""
-    return model.id != EXTRACTIVE
-
-
-def judge_warning(model: Provider) -> str | None:
-    """A plain warning when a model is too weak to stand in for experts or a RAGAS judge."""
-    if model.weak:
-        return (f"{model.label} is far too small to judge answers or label items: its verdicts would be close to "
-                "noise. Configure a connected model (OpenAI, Anthropic or a larger local GGUF) for this.")
-    return None

@@ -20,8 +20,7 @@ from lib.core.verdict import looks_closed, parse_verdict
 from lib.documents import metadata
 from lib.documents.mentions import DocRef
 from lib.models import prompts, registry
-from lib.models.base import Provider, ProviderError, Request
-from lib.models.extractive import NON_ANSWERS
+from lib.models.base import NON_ANSWERS, Provider, ProviderError, Request
 from lib.qa import manifest
 from lib.qa import support as support_lib
 from lib.qa.contexts import (

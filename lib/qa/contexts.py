@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from lib.core.context_text import document_block, document_header, page_block, source_block
 from lib.core.errors import UserError
 from lib.documents.pdf import Page
 from lib.qa.citations import number_sources
@@ -59,7 +60,7 @@ def rag_context(hits: Sequence) -> Context:
                "section": h.chunk.section, "page_start": h.chunk.page_start, "page_end": h.chunk.page_end,
                "text": h.chunk.text, "score": round(h.score, 4)} for h in hits]
     sources = number_sources(chunks)
-    parts = [f"[{s.n}] ({s.label})\n{s.text}" for s in sources]
+    parts = [source_block(s.n, s.label, s.text) for s in sources]
     passages = [{"n": s.n, "doc_id": s.doc_id or "", "doc_name": s.doc_name or "", "section": s.section or "",
                  "page_start": s.page_start, "page_end": s.page_end, "text": s.text, "score": s.score,
                  "chunks": len(s.contexts)} for s in sources]
@@ -74,8 +75,8 @@ def multi_pdf_context(docs: Sequence[tuple[str, str, Sequence[Page]]], budget: i
     blocks, passages, notes = [], [], []
     total = used = 0
     for doc_id, name, pages in docs:
-        ctx = pdf_context(pages, share - count_tokens(f"=== {name} ==="), count_tokens)
-        blocks.append(f"=== {name} ===\n{ctx.text}")
+        ctx = pdf_context(pages, share - count_tokens(document_header(name)), count_tokens)
+        blocks.append(document_block(name, ctx.text))
         total += ctx.total_tokens
         used += ctx.kept_tokens
         notes.append(f"{name}: kept {ctx.kept_fraction:.0%}")
@@ -96,7 +97,7 @@ def truncate_to_tokens(text: str, budget: int, count_tokens: Callable[[str], int
         return text, n
     words = text.split(" ")
     lo, hi = 0, len(words)
-    # Binary search on the number of words; start near the proportional guess to save tokenizer calls.
+    # Binary search on the number of words kept (0 to all): about log2(words) tokenizer calls.
     while lo < hi:
         mid = (lo + hi + 1) // 2
         if count_tokens(" ".join(words[:mid])) <= budget:
@@ -156,7 +157,7 @@ def fit_to_window(ctx: Context, budget: int, count_tokens: Callable[[str], int])
 
 def pdf_context(pages: Sequence[Page], budget: int, count_tokens: Callable[[str], int]) -> Context:
     """All page text, whole pages first, then a word-boundary cut of the page that crosses the budget."""
-    texts = [f"[page {p.number}]\n{p.text}" for p in pages if p.text]
+    texts = [page_block(p.number, p.text) for p in pages if p.text]
     counts = [count_tokens(t) for t in texts]
     total = sum(counts)
     numbers = [p.number for p in pages if p.text]

@@ -27,10 +27,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 
+from lib.core.sentences import split_sentences
 from lib.core.text import tokenize
 from lib.core.verdict import NO, YES, is_negated
 from lib.documents.mentions import DocRef
-from lib.models.extractive import split_sentences
 from lib.qa import claims, support_documents, support_model, support_signals
 from lib.qa.citations import cited_numbers
 from lib.qa.support_documents import notes as document_notes  # noqa: F401 - on the pages, through this face

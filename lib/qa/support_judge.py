@@ -15,8 +15,7 @@ from typing import Any
 
 from lib.core.errors import UserError
 from lib.models import prompts
-from lib.models.base import ProviderError, Request
-from lib.models.registry import is_llm
+from lib.models.base import Provider, ProviderError, Request
 from lib.qa.citations import cited_numbers
 from lib.qa.support import (
     NO_SOURCE,
@@ -61,10 +60,10 @@ def _reply_object(answer: Any) -> dict | None:
     return obj if isinstance(obj, dict) else None
 
 
-def judge_check(answer: str, passages: Sequence[Passage], model: Any) -> SupportReport:
+def judge_check(answer: str, passages: Sequence[Passage], model: Provider) -> SupportReport:
     """Ask ``model`` for a verdict on each sentence of ``answer`` against ``passages``."""
-    if getattr(model, "weak", False) or not is_llm(model):
-        raise UserError(f"{getattr(model, 'label', None) or getattr(model, 'id', 'This model')} cannot judge support "
+    if not model.judges_reliably:
+        raise UserError(f"{model.label or model.id} cannot judge support "
                         "reliably: configure a connected model (OpenAI, Anthropic, an OpenAI-compatible server or a "
                         "larger local GGUF model), or use the offline checker.")
     sentences, inherited = answer_sentences(answer)

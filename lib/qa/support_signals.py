@@ -29,10 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lib.core.sentences import clean
 from lib.core.text import quick_sentences, tokenize
 from lib.core.verdict import is_negated
 from lib.models.embedding import get_exact_embedder
-from lib.models.extractive import clean
 
 MIN_WORDS = 3
 CANDIDATES = 2  # per answer sentence, the source units with the most words in common are compared by meaning

@@ -35,7 +35,7 @@ from lib.core.stats.agreement import pair_agreement
 from lib.core.stats.bradley_terry import VOTES, Vote
 from lib.core.stats.inference import wilson_interval
 from lib.evaluation.benchmark.runs import list_runs
-from lib.models.extractive import NON_ANSWERS
+from lib.models.base import NON_ANSWERS
 from lib.qa.contexts import MODE_LABELS
 from lib.review.annotations import check_reviewer_name
 from lib.storage import tables

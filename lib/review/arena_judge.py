@@ -162,7 +162,7 @@ def judge_pairs(arena_id: str, model_id: str, engine: Engine | None = None,
     reason when they did not give a verdict: ``failed`` (the call failed: asked again next time) or ``unreadable``
     (the model's reply is not a choice: asked again only with ``retry_unreadable``)."""
     provider: Provider = registry.get(model_id)
-    if not registry.is_llm(provider):
+    if not provider.can_judge:
         raise UserError(f"'{provider.label}' is not a language model and cannot judge answers; pick an LLM.")
     judge = provider.id
     engine = _engine(engine)

@@ -25,7 +25,6 @@ from lib.core.stats.agreement import two_rater_agreement
 from lib.evaluation.benchmark.generate import GUIDELINES
 from lib.models import registry
 from lib.models.base import Provider, ProviderError, Request
-from lib.models.extractive import ExtractiveProvider
 from lib.review import annotations as ann
 from lib.storage import tables
 from lib.storage.engine import get_engine, upsert
@@ -69,11 +68,6 @@ Reply with only this JSON object, one value per key, each value exactly one of t
 
 def _engine(engine: Engine | None) -> Engine:
     return engine or get_engine()
-
-
-def is_llm(provider: Provider) -> bool:
-    """False for the extractive baseline, which copies sentences and cannot judge."""
-    return not isinstance(provider, ExtractiveProvider)
 
 
 def render(item: dict, proof_chars: int = 6000) -> str:
@@ -173,7 +167,7 @@ def judge_items(
     Resumable: items labelled before are skipped, failed ones are tried again. Returns counts
     {labelled, failed, skipped, cancelled}; ``skipped`` also counts ids that are not in the review pool."""
     provider = registry.get(model_id)
-    if not is_llm(provider):
+    if not provider.can_judge:
         raise UserError(f"'{provider.label}' is not a language model and cannot judge items; pick an LLM.")
     judge = provider.id  # the concrete id, whatever alias was passed
     engine = _engine(engine)

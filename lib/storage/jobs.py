@@ -12,7 +12,8 @@
 - ``cancel`` sets a flag in the table, so any process can cancel any job; the worker sees it within a second.
 
 What each kind of job does is registered from above (``register``: lib/app/job_handlers.py registers ingest,
-benchmark, exam and generation), so this module names no handler and loads nothing by name. Registration is per
+benchmark, exam, generation and re-embedding), so this module holds no handler's code and imports none; it names
+only the kinds that are handed back when a worker stops (``HAND_BACK_KINDS``). Registration is per
 process: the pages and the command line import lib.app, which registers every kind; a process that imports only
 this module can list jobs but sees no kind it could run or resume. A handler is
 ``fn(params, ctx) -> result dict``; it reports with ``ctx.progress`` and stops early when ``ctx.cancel`` is set

@@ -26,7 +26,7 @@ def page_on_failure(request, app):
 
 
 def test_readme_tour(app):
-    """The README's tour (tests/tour.py): sample → demo → own question → benchmark → validate → exam, asserting that
+    """The README's tour (tests/e2e/tour.py): sample → demo → own question → benchmark → validate → exam, asserting that
     the demo survives typing in the question box, an upload error is visible without a click, two experts label
     (one with keyboard shortcuts) and the adjudication view shows the item."""
     from tests.e2e.tour import walk

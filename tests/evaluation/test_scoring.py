@@ -82,3 +82,35 @@ def test_scorer_picks_the_metrics_by_item_and_mode():
     assert not sc.needs_rescore(open_, "gold", {"semantic_similarity": {"status": "ok"},
                                                 "token_f1_proxy": {"status": "ok"},
                                                 "faithfulness_offline": {"status": "no_statements"}})
+
+
+def test_every_metric_on_the_face_needs_only_fields_a_sample_has(monkeypatch):
+    """Each metric's ``needs`` names Sample fields (closed accuracy once named "verdict or answer", no field), and
+    the Scorer refuses a metric that names another."""
+    import inspect
+
+    import lib.evaluation.benchmark.scoring as scoring
+    from lib.evaluation import metrics
+
+    classes = [obj for name in metrics.__all__ if inspect.isclass(obj := getattr(metrics, name))
+               and hasattr(obj, "needs") and hasattr(obj, "score")]
+    assert {c.__name__ for c in classes} == {"AnswerCorrectness", "CitationPrecision", "ClosedAccuracy",
+                                             "ContextPrecision", "ContextRecall", "Faithfulness", "RetrievalHit",
+                                             "SemanticSimilarity", "TokenF1Proxy"}
+    assert {c.__name__: metrics.unknown_needs(c.needs) for c in classes} == {c.__name__: [] for c in classes}
+
+    class Misdeclared(ClosedAccuracy):
+        needs = ("verdict or answer", "truth")
+
+    monkeypatch.setattr(scoring, "ClosedAccuracy", Misdeclared)
+    with pytest.raises(TypeError, match="needs verdict or answer, which is no field"):
+        Scorer(None, fake_embed)
+
+
+def test_a_sample_without_what_a_metric_needs_is_not_scored_but_says_why():
+    item = Item(id="x", question_type="closed", question="Is it?", answer="yes", context="", doc="d")
+    both_absent = Scorer(None, fake_embed).score(item, "none", None, None, [])
+    assert [(r.metric, r.value, r.status, r.details) for r in both_absent] == [
+        ("closed_accuracy", None, "not_applicable", {"why": "the answer has no verdict or answer"})]
+    with_verdict = Scorer(None, fake_embed).score(item, "none", None, "yes", [])
+    assert [(r.metric, r.value, r.status) for r in with_verdict] == [("closed_accuracy", 1.0, "ok")]

@@ -3,9 +3,11 @@ order with pages, never a fragment or a bullet glyph; SmolLM2 gets the decoding 
 import re
 from concurrent.futures import ThreadPoolExecutor
 
+from lib.core.context_text import context_sentences
+from lib.core.sentences import is_whole, split_sentences
 from lib.models import registry
 from lib.models.base import Request
-from lib.models.extractive import ExtractiveProvider, context_sentences, is_whole, split_sentences
+from lib.models.extractive import ExtractiveProvider
 from lib.models.local_gguf import BRIEF_INSTRUCTION
 from lib.qa import ask as ask_lib
 

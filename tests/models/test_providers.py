@@ -307,3 +307,15 @@ def test_threads_that_ask_the_registry_first_all_see_every_model(monkeypatch):
             t.join()
         assert seen == [True] * 4
     registry.reset()
+
+
+def test_whether_a_model_may_judge_is_its_own_declaration(server):
+    """One rule, asked of the model: the extractive baseline cannot judge, the bundled SmolLM2 can but only with a
+    warning, a connected model judges without one. Every caller (arena, review judge, support judge, metadata fill,
+    translation, the pickers) asks these properties."""
+    extractive, smol = registry.get(registry.EXTRACTIVE), registry.get(registry.SMOLLM2)
+    connected = registry.get("openai/gpt-test")
+    assert (extractive.can_judge, extractive.judges_reliably, extractive.judge_warning()) == (False, False, None)
+    assert (smol.can_judge, smol.judges_reliably) == (True, False)
+    assert "far too small to judge" in smol.judge_warning()
+    assert (connected.can_judge, connected.judges_reliably, connected.judge_warning()) == (True, True, None)

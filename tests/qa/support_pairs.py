@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 
 from lib.core import config
-from lib.models.extractive import is_whole, split_sentences, strip_heading
+from lib.core.sentences import is_whole, split_sentences, strip_heading
 
 SAMPLE = "eis_Continental_United_States_Interceptor_Site"
 

@@ -119,7 +119,7 @@ def test_cli_models_and_ask(tmp_path):
 
 
 def test_extractive_quotes_whole_sentences_and_cites_their_sources():
-    from lib.models.extractive import context_sentences
+    from lib.core.context_text import context_sentences
     from lib.qa.citations import cited_numbers
 
     ctx = ("[1] (FEIS A, p. 71)\nWetlands at the site total 12\nacres. Mitigation would replace them at a two to one "

@@ -10,10 +10,11 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from lib.core.sentences import split_sentences
 from lib.core.text import PASSAGE_GAP, mend, short_titles
 from lib.documents import metadata
 from lib.evaluation.benchmark import load_sample_items
-from lib.models.extractive import NON_ANSWERS, split_sentences
+from lib.models.base import NON_ANSWERS
 from lib.qa import ask as ask_lib
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,7 +101,7 @@ def test_every_extractive_quote_occurs_whole_in_its_cited_source(services, sampl
 def test_two_chunks_of_one_page_that_do_not_touch_are_never_one_sentence():
     """The lead-agency question once came back as the start of one sentence on p. 8 and the end of another: two
     chunks of the page merged into one source ran together."""
-    from lib.models.extractive import context_sentences
+    from lib.core.context_text import context_sentences
     from lib.qa.citations import number_sources
 
     a = "During these meetings, agencies in attendance included USFWS, USACE, USEPA,"

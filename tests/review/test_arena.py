@@ -397,7 +397,7 @@ def test_import_keeps_each_votes_time(engine):
 
 
 def test_non_answers_and_identical_answers_are_not_asked(engine):
-    from lib.models.extractive import NO_CONTEXT
+    from lib.models.base import NO_CONTEXT
 
     run_id = make_run(engine, fail=())
     t = tables.bench_answers

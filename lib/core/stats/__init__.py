@@ -1,6 +1,6 @@
 """Statistics, every one the app reports: means with bootstrap (or Wilson) intervals and paired tests
 (``inference``), agreement among experts on labels and on arena votes (``agreement``), and Bradley–Terry ratings
-of arena systems (``ratings``). Pure functions over plain values; the heavy libraries load on first use."""
+of arena systems (``bradley_terry``). Pure functions over plain values; the heavy libraries load on first use."""
 from lib.core.stats.agreement import (
     Label,
     agreement_report,

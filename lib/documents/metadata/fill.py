@@ -19,8 +19,7 @@ from lib.documents.metadata.extraction import COVER_PAGES
 from lib.documents.metadata.fields import DOCUMENT_TYPES, LIST_FIELDS, PROCESS_TYPES, normalize
 from lib.documents.metadata.records import get, require_document, unsure
 from lib.models import prompts
-from lib.models.base import ProviderError, Request
-from lib.models.registry import is_llm
+from lib.models.base import Provider, ProviderError, Request
 from lib.storage import tables
 from lib.storage.engine import get_engine
 
@@ -72,15 +71,15 @@ def _check_type(key: str, value: Any) -> str | None:
     return f"{key} must be text, not {type(value).__name__}"
 
 
-def fill_with_model(doc_id: str, model: Any, pages_text: str | Iterable[str], engine: Engine | None = None,
+def fill_with_model(doc_id: str, model: Provider, pages_text: str | Iterable[str], engine: Engine | None = None,
                     properties: dict | None = None) -> dict[str, Any]:
     """Ask a connected model for the fields that are empty or that the rules found with low confidence (below
     ``SURE``), from the first pages' text and the PDF's properties, with structured output (a JSON schema or a
     forced tool call where the model has one; a JSON reply otherwise). What it gives is checked like a person's
     input and stored with source ``model``; a person's value is never changed. Returns ``{"filled": {field:
     value}, "rejected": {field: reason}, "ignored": [keys not asked for], "asked": [fields]}``."""
-    if getattr(model, "weak", False) or not is_llm(model):
-        raise UserError(f"{getattr(model, 'label', None) or getattr(model, 'id', 'This model')} cannot fill metadata "
+    if not model.judges_reliably:
+        raise UserError(f"{model.label or model.id} cannot fill metadata "
                         "reliably: configure a connected model (OpenAI, Anthropic, an OpenAI-compatible server or a "
                         "larger local GGUF model) and choose it.")
     current = get(doc_id, engine)

@@ -13,15 +13,24 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from lib.evaluation.metrics import answer_correctness
-from lib.evaluation.metrics.answer_correctness import AnswerCorrectness
-from lib.evaluation.metrics.base import RETRY_STATUSES, MetricResult, Sample
-from lib.evaluation.metrics.closed_accuracy import ClosedAccuracy
-from lib.evaluation.metrics.context_precision_recall import ContextPrecision, ContextRecall
-from lib.evaluation.metrics.faithfulness import CitationPrecision, Faithfulness
-from lib.evaluation.metrics.retrieval_hit import RetrievalHit
-from lib.evaluation.metrics.semantic_similarity import SemanticSimilarity
-from lib.evaluation.metrics.token_f1_proxy import TokenF1Proxy
+from lib.evaluation.metrics import (
+    AnswerCorrectness,
+    CitationPrecision,
+    ClosedAccuracy,
+    ContextPrecision,
+    ContextRecall,
+    Faithfulness,
+    Metric,
+    MetricResult,
+    RetrievalHit,
+    Sample,
+    SemanticSimilarity,
+    TokenF1Proxy,
+    answer_correctness,
+    checked_score,
+    unknown_needs,
+)
+from lib.evaluation.metrics.base import RETRY_STATUSES
 
 METRIC_LABELS = {
     "closed_accuracy": "Closed accuracy",
@@ -64,18 +73,22 @@ class Scorer:
         self.judge = judge
         self._pages: dict[str, Sequence[Any]] = {}  # a document's pages, read once per run for full-PDF answers
         self._pages_of = pages_of
-        self.metrics: list[Any] = [ClosedAccuracy(), SemanticSimilarity(embed), TokenF1Proxy(embed), RetrievalHit(),
-                                   Faithfulness(pages_of=self.pages if pages_of else None), CitationPrecision(),
-                                   ContextPrecision(), ContextRecall()]
+        self.metrics: list[Metric] = [ClosedAccuracy(), SemanticSimilarity(embed), TokenF1Proxy(embed),
+                                      RetrievalHit(), Faithfulness(pages_of=self.pages if pages_of else None),
+                                      CitationPrecision(), ContextPrecision(), ContextRecall()]
         if judge is not None:
             self.metrics += [AnswerCorrectness(judge, embed), Faithfulness(judge), CitationPrecision(judge)]
+        for m in self.metrics:  # a metric that names a field a sample does not have is a programming error
+            wrong = unknown_needs(m.needs)
+            if wrong:
+                raise TypeError(f"metric {m.name} needs {', '.join(wrong)}, which is no field of a Sample")
 
     def pages(self, doc_id: str) -> Sequence[Any]:
         if doc_id not in self._pages:
             self._pages[doc_id] = self._pages_of(doc_id) if self._pages_of else []
         return self._pages[doc_id]
 
-    def applicable(self, sample: Sample, mode: str) -> list[Any]:
+    def applicable(self, sample: Sample, mode: str) -> list[Metric]:
         return [m for m in self.metrics if m.applies(sample, mode)]
 
     @staticmethod
@@ -89,7 +102,7 @@ class Scorer:
               sources: Sequence[Mapping[str, Any]]) -> list[MetricResult]:
         """Every metric that applies to this answer; ``sources`` are its stored contexts (text, number, pages)."""
         s = self.sample(item, answer, verdict, sources, mode)
-        return [m.score(s) for m in self.applicable(s, mode)]
+        return [checked_score(m, s) for m in self.applicable(s, mode)]
 
     def needs_rescore(self, item: Any, mode: str, stored: Mapping[str, Mapping[str, Any]]) -> bool:
         """A metric missing, or a judge's score that failed or found no statements (retried on resume; the

@@ -28,7 +28,7 @@ Keep the option letters. Reply with the translation only, nothing else.
 def translators() -> dict[str, str]:
     """Models that can translate: connected language models (not the tiny local one, not the extractive
     baseline), by id with their label."""
-    return {p.id: p.label for p, ok, _ in registry.status_all() if ok and registry.is_llm(p) and not p.weak}
+    return {p.id: p.label for p, ok, _ in registry.status_all() if ok and p.judges_reliably}
 
 
 def _key(model_id: str, text: str) -> str:
@@ -49,7 +49,7 @@ def translate(model_id: str, text: str, engine: Any = None) -> str:
     if hit is not None:
         return hit
     model = registry.get(model_id)
-    if not registry.is_llm(model) or model.weak:
+    if not model.judges_reliably:
         raise UserError(f"{model.label} cannot translate; connect a language model (OpenAI, Anthropic or your own "
                         "server) to translate questions.")
     try:

@@ -1,7 +1,8 @@
 """What every metric shares: the sample it reads and the result it returns."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any, Protocol
 
 # Statuses. "ok" and "unclear" carry a value (an unclear yes/no scores 0); the others carry none and are
@@ -45,11 +46,43 @@ class MetricResult:
         return self.value is not None
 
 
+# A metric's ``needs``: the Sample fields it reads, each one a field name or a tuple of names of which one is
+# enough (closed accuracy reads the verdict, or else the answer's text).
+Need = str | tuple[str, ...]
+
+
 class Metric(Protocol):
     name: str
     label: str
-    needs: tuple[str, ...]
+    needs: tuple[Need, ...]
 
     def applies(self, sample: Sample, mode: str) -> bool: ...
 
     def score(self, sample: Sample) -> MetricResult: ...
+
+
+SAMPLE_FIELDS = frozenset(f.name for f in fields(Sample))
+
+
+def unknown_needs(needs: Sequence[Need]) -> list[str]:
+    """The names in ``needs`` that are no field of a Sample (a metric declared wrongly)."""
+    return [n for need in needs for n in ((need,) if isinstance(need, str) else need) if n not in SAMPLE_FIELDS]
+
+
+def missing_needs(needs: Sequence[Need], sample: Sample) -> list[str]:
+    """The needs ``sample`` does not give (its field is None; for a group, every field of it is)."""
+    out = []
+    for need in needs:
+        group = (need,) if isinstance(need, str) else need
+        if all(getattr(sample, n) is None for n in group):
+            out.append(" or ".join(group))
+    return out
+
+
+def checked_score(metric: Metric, sample: Sample) -> MetricResult:
+    """``metric.score(sample)`` when the sample gives all the metric needs; else not applicable, saying what is
+    missing (never a score made from an absent field)."""
+    missing = missing_needs(metric.needs, sample)
+    if missing:
+        return MetricResult(metric.name, None, NOT_APPLICABLE, {"why": f"the answer has no {', '.join(missing)}"})
+    return metric.score(sample)

@@ -11,7 +11,7 @@ from lib.evaluation.metrics.base import UNCLEAR as ST_UNCLEAR
 class ClosedAccuracy:
     name = "closed_accuracy"
     label = "Closed accuracy (exact yes/no)"
-    needs = ("verdict or answer", "truth")
+    needs = (("verdict", "answer"), "truth")
 
     def applies(self, sample: Sample, mode: str) -> bool:
         return sample.closed

@@ -10,9 +10,9 @@ offline (RAGAS's context precision and recall with a reference, computed by text
 Both apply to RAG answers of items that have a gold passage."""
 from __future__ import annotations
 
+from lib.core.sentences import split_sentences
 from lib.evaluation.metrics.base import NOT_APPLICABLE, OK, MetricResult, Sample
 from lib.evaluation.metrics.passage_overlap import HIT_THRESHOLD, trigrams
-from lib.models.extractive import split_sentences
 
 MIN_GOLD_WORDS = 5
 
