@@ -58,8 +58,6 @@ P previous.
 KEYS = {"type_correct": {"yes": "1", "no": "2"}, "answer_correct": {"yes": "3", "no": "4", "unsure": "5"},
         "proof_supports": {"yes": "6", "no": "7"}}
 SUPPORT_KEYS = {"yes": "8", "no": "9"}
-QUESTIONS = {"type_correct": "Is the question of its claimed type?", "answer_correct": "Is the answer correct?",
-             "proof_supports": "Does the proof support the answer?"}
 
 
 def _batch(source: str, n: int, seed: int) -> list[str]:
@@ -114,7 +112,7 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
                     help=plain(f"Item {iid} of {item['doc_name'] or 'no document'} (as in the exports)"))
         st.text(item["proof"] or "")
     with right:
-        for label, question in QUESTIONS.items():
+        for label, question in ann.QUESTIONS.items():
             st.markdown(f"**{question}**")
             cols = st.columns(len(KEYS[label]))
             for col, (value, k) in zip(cols, KEYS[label].items(), strict=True):
@@ -142,19 +140,17 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
             values = {**values, "comment": st.session_state.get(f"comment_{iid}", values.get("comment", ""))}
             if values.get("type_correct") == "no":
                 values["true_type"] = st.session_state.get(f"tt_{iid}") or values.get("true_type", "")
-            if not all(values.get(lb) for lb in QUESTIONS):
-                st.session_state["_review_error"] = "Answer the three questions before saving (keys 1–7)."
-                return
             started = time.perf_counter()
             try:
                 ann.save_review(iid, who, values)
             except UserError as exc:
-                st.session_state["_review_error"] = str(exc)
+                st.session_state["_review_error"] = (ann.INCOMPLETE.removesuffix(".") + " (keys 1–7)."
+                                                    if str(exc) == ann.INCOMPLETE else str(exc))
                 return
             st.session_state["_review_saved"] = time.perf_counter() - started
             st.session_state[key] = min(pos + 1, len(item_ids) - 1)
 
-        complete = all(draft.get(lb) for lb in QUESTIONS)
+        complete = ann.review_complete(draft)
         s1 = st.container()
         # never disabled: a Ctrl+Enter pressed right after the third key must not meet a button drawn before it
         s1.button("Save and next ▶", type="primary" if complete else "secondary", key=f"save_{iid}",

@@ -39,6 +39,18 @@ LABELS = {
     "comment": None,  # free text
 }
 AGREEMENT_LABELS = ("type_correct", "answer_correct", "proof_supports")
+# The three questions an expert answers for each item (Validate asks them; a judge model is asked the same).
+QUESTIONS = {
+    "type_correct": "Is the question of its claimed type?",
+    "answer_correct": "Is the answer correct?",
+    "proof_supports": "Does the proof support the answer?",
+}
+INCOMPLETE = "Answer the three questions before saving."
+
+
+def review_complete(values: dict[str, str]) -> bool:
+    """Whether a review answers all three questions (what saving it requires)."""
+    return all(values.get(label) for label in AGREEMENT_LABELS)
 MAX_ITEM_ID = 64  # tables.labels.item_id is String(64)
 
 
@@ -163,8 +175,11 @@ def save_label(item_id: str, annotator: str, label: str, value: str, engine: Eng
 
 
 def save_review(item_id: str, annotator: str, values: dict[str, str], engine: Engine | None = None) -> None:
-    """One reviewer's labels for one item, saved together (all or none)."""
+    """One reviewer's labels for one item, saved together (all or none). The three questions must all be
+    answered; the suggested type, comment and support calibration are optional."""
     who = check_reviewer_name(annotator)
+    if not review_complete(values):
+        raise UserError(INCOMPLETE)
     rows = [_row(item_id, who, label, value) for label, value in values.items()
             if value]  # an unanswered field (None or "") records nothing
     if rows:

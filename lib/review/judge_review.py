@@ -31,11 +31,7 @@ from lib.storage.engine import get_engine, upsert
 
 JUDGE_LABELS: tuple[str, ...] = tuple(ann.AGREEMENT_LABELS)
 VALUES: dict[str, tuple[str, ...]] = {name: tuple(ann.LABELS[name]) for name in JUDGE_LABELS}
-QUESTIONS = {
-    "type_correct": "Is the question of its claimed type?",
-    "answer_correct": "Is the answer correct?",
-    "proof_supports": "Does the proof support the answer?",
-}
+QUESTIONS = ann.QUESTIONS  # the judge is asked what the experts are asked
 MAX_REPLY_TOKENS = 120
 RAW_LIMIT = 4000
 

@@ -417,3 +417,19 @@ def test_experts_list_and_typo_guard(engine, monkeypatch):
     ann.save_label("I0", "ben", "comment", "the passage says otherwise", engine)
     assert ann.item_labels("I0", engine)["ben"] == {"answer_correct": "yes", "comment": "the passage says otherwise"}
     assert ann.item_labels("I0", engine)[reviewers.ADJUDICATOR] == {"answer_correct": "yes"}
+
+
+def test_a_review_is_saved_only_with_all_three_questions_answered(engine):
+    """The rule Validate's page used to keep alone: saving needs all three answers (type, answer, proof); the
+    suggested type, comment and support calibration stay optional. Nothing of an incomplete review is written."""
+    with pytest.raises(UserError, match="Answer the three questions before saving"):
+        ann.save_review("I9", "Alice", {"type_correct": "yes", "answer_correct": "yes", "comment": "half done"},
+                        engine)
+    assert [lb for lb in ann.labels(engine) if lb.item_id == "I9"] == []
+    assert not ann.review_complete({"type_correct": "yes", "answer_correct": "", "proof_supports": "yes"})
+    ann.save_review("I9", "Alice", {"type_correct": "yes", "answer_correct": "no", "proof_supports": "yes"}, engine)
+    assert sorted((lb.label, lb.value) for lb in ann.labels(engine) if lb.item_id == "I9") == [
+        ("answer_correct", "no"), ("proof_supports", "yes"), ("type_correct", "yes")]
+    from lib.review import judge_review
+
+    assert judge_review.QUESTIONS is ann.QUESTIONS  # the judge is asked what the experts are asked
