@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.app import charts
-from lib.core.stats import ELO_SCALE, MIN_VOTES, ratings, win_matrix
+from lib.core.stats import ELO_SCALE, MIN_VOTES, ratings, too_few_votes, win_matrix
 from lib.review import arena
 from pages._ui import plain, tidy
 
@@ -43,7 +43,7 @@ def ratings_tab(aid: str, info: dict, summary: dict, who: str, system_name: Call
             st.warning(f"These systems fall into {summary['groups']} groups that are never compared, even through "
                        "other systems (pairs are two models in one mode, or one model in two modes): ratings across "
                        "groups mean nothing.", icon="⚠️")
-        few = {m: why for m, why in result["unbounded"].items() if why.startswith("no interval: too few")}
+        few = too_few_votes(result)
         apart = {m: why for m, why in result["unbounded"].items() if m not in few}
         if apart:
             st.warning("The votes do not bound every rating: " + "; ".join(

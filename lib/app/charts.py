@@ -13,7 +13,7 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from lib.core.stats.bradley_terry import left_share_ci
+from lib.core.stats.bradley_terry import left_share_ci, too_few_votes
 from lib.core.stats.inference import MIN_N
 from lib.qa.contexts import MODE_LABELS, MODES
 
@@ -323,10 +323,10 @@ def arena_table(result: dict, name: Callable[[str], str]) -> pd.DataFrame:
     the votes do not bound it yet), votes."""
     import pandas as pd  # heavy: imported on first use, off start-up
 
+    too_few = too_few_votes(result)
     rows = [{"system": name(s), "rating": round(m["rating"], 2), "Elo-style": round(m["elo"]),
              "95% interval (rating)": (f"{m['ci95'][0]:+.2f} to {m['ci95'][1]:+.2f}" if None not in m["ci95"] else
-                                       "too few votes (n < 5)" if result.get("unbounded", {}).get(s, "").startswith(
-                                           "no interval: too few") else "not bounded by the votes yet"),
+                                       "too few votes (n < 5)" if s in too_few else "not bounded by the votes yet"),
              "votes (n)": m["n"]} for s, m in result["models"].items()]
     return pd.DataFrame(rows).sort_values("rating", ascending=False, ignore_index=True)
 

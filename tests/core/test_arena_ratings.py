@@ -169,3 +169,17 @@ def test_too_few_votes_give_no_interval():
     assert r["models"]["b"]["n"] == 5 and None not in r["models"]["b"]["ci95"]
     r = ratings(read_votes_csv("left_model,right_model,vote\nb,c,tie\n"), n_bootstrap=50)
     assert r["models"]["b"]["ci95"] == [None, None] and r["unbounded"]["b"] == "no interval: too few votes (n = 1 < 5)"
+
+
+def test_too_few_votes_is_told_apart_from_votes_that_do_not_bound_a_rating():
+    """The Ratings tab and its table say "too few votes" for a system rated on fewer than MIN_VOTES votes and
+    "not bounded" for one that never lost; the rule is the ratings module's (the page once sorted by a message's
+    first words)."""
+    from lib.core.stats.bradley_terry import MIN_VOTES, too_few_votes
+
+    text = ("left_model,right_model,vote\n" + "a,b,left\nb,a,right\n" * 4 + "b,c,tie\nc,b,left\nb,c,left\n" * 2
+            + "c,d,left\nd,c,left\n")
+    r = ratings(read_votes_csv(text), n_bootstrap=200)
+    assert r["models"]["d"]["n"] == 2 < MIN_VOTES  # d won once and lost once: bounded, but on 2 votes
+    assert too_few_votes(r) == ["d"]
+    assert set(r["unbounded"]) == {"a", "d"}  # a never lost: unbounded, but not for want of votes

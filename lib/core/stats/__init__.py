@@ -13,9 +13,19 @@ from lib.core.stats.agreement import (
     pair_agreement,
     percent_agreement,
 )
-from lib.core.stats.bradley_terry import ELO_SCALE, MIN_VOTES, VOTES, Vote, left_share_ci, ratings, win_matrix
+from lib.core.stats.bradley_terry import (
+    ELO_SCALE,
+    MIN_VOTES,
+    VOTES,
+    Vote,
+    left_share_ci,
+    ratings,
+    too_few_votes,
+    win_matrix,
+)
 from lib.core.stats.inference import MIN_N, mcnemar_test, mean_ci, paired_bootstrap, small_sample, wilson_interval
 
 __all__ = ["ELO_SCALE", "MIN_N", "MIN_VOTES", "VOTES", "Label", "Vote", "agreement_report", "alpha_band", "cli_report",
            "cohen_pairs", "fleiss", "kappa_band", "kripp_alpha", "left_share_ci", "mcnemar_test", "mean_ci",
-           "pair_agreement", "paired_bootstrap", "percent_agreement", "ratings", "small_sample", "wilson_interval", "win_matrix"]
+           "pair_agreement", "paired_bootstrap", "percent_agreement", "ratings", "small_sample", "too_few_votes",
+           "wilson_interval", "win_matrix"]

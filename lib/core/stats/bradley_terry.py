@@ -115,6 +115,15 @@ def _core(w: np.ndarray, pairs: np.ndarray) -> list[int]:
     return members if len(members) >= 2 else []
 
 
+TOO_FEW = "no interval: too few votes"  # the reason ``ratings`` gives a system with fewer than MIN_VOTES votes
+
+
+def too_few_votes(result: dict) -> list[str]:
+    """The systems of a ``ratings`` result left without an interval only for having fewer than MIN_VOTES votes;
+    the other ``unbounded`` ones are not bounded by the votes (never lost, or never won)."""
+    return [m for m, why in result.get("unbounded", {}).items() if why.startswith(TOO_FEW)]
+
+
 def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
     """The arena's figures: per model its rating, Elo-style display, 95% bootstrap interval and vote count; the
     position bias among decisive votes; vote totals. Ratings are centred (mean 0 over models; where the votes do
@@ -162,7 +171,7 @@ def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
     counts = np.bincount(pairs.ravel(), minlength=len(models))
     for i in range(k):  # a bootstrap of one or two votes repeats them: a zero-width band that looks certain
         if counts[i] < MIN_VOTES and i not in open_end:
-            open_end[i] = f"no interval: too few votes (n = {int(counts[i])} < {MIN_VOTES})"
+            open_end[i] = f"{TOO_FEW} (n = {int(counts[i])} < {MIN_VOTES})"
     decisive = outcome < 2
     left_wins = int((outcome == 0).sum())
     bias = binomial_test(left_wins, int(decisive.sum()))
