@@ -10,6 +10,7 @@ import time
 
 import streamlit as st
 
+from lib.app import arena as arena_app
 from lib.app import charts
 from lib.core import UserError, decode_text
 from lib.models import registry
@@ -29,7 +30,6 @@ st.caption("Compare two answers to one EIS question without knowing who wrote th
                 "agrees with the experts.")
 
 available = {p.id: p.label for p, ok, _ in registry.status_all() if ok}
-VOTE_WORDS = {"left": "A is better", "right": "B is better", "tie": "Tie", "both_bad": "Both are bad"}
 
 
 def model_name(model_id: str) -> str:
@@ -38,8 +38,7 @@ def model_name(model_id: str) -> str:
 
 def system_name(key: str) -> str:
     """A system key ("model · mode") in plain words."""
-    model, _, mode = key.rpartition(" · ")
-    return arena.system_label(model, mode, model_name) if model else key
+    return arena_app.system_name(key, model_name)
 
 
 def short_name(key: str) -> str:
@@ -161,64 +160,50 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
             st.warning("A key pressed while the next pair was loading was ignored; press it again.", icon="⌨️")
         if "_arena_error" in st.session_state:
             st.error(plain(st.session_state.pop("_arena_error")), icon="⚠️")
-    stack_key = f"_arena_voted_{arena_id}_{who}"  # the pairs this expert voted on in this session, latest last
-    stack = st.session_state.setdefault(stack_key, [])
-    pair = arena.next_pair(arena_id, who, snap=snap, prefer=st.session_state.get(f"_arena_redo_{arena_id}_{who}"))
+    session: arena_app.VotingSession = st.session_state.setdefault(
+        f"_arena_session_{arena_id}_{who}", arena_app.VotingSession(arena_id, who))
+    pair = session.next_pair(snap)
 
     def undo() -> None:
         """Take back the vote this session last cast (whatever other tabs or imports did since)."""
-        st.session_state.pop(f"_arena_last_{arena_id}_{who}", None)
-        while stack:
-            pk = stack.pop()
-            undone = arena.take_back(arena_id, who, pk)
-            if undone:
-                st.session_state["_arena_counts_stale"] = True  # the header's counts drop the vote too
-                st.session_state[f"_arena_redo_{arena_id}_{who}"] = pk
-                st.session_state.pop(f"_arena_shown_{arena_id}_{widget_id(pk)}_{who}", None)  # timed afresh
-                st.session_state["_arena_undone"] = VOTE_WORDS[undone["vote"]]
-                return
+        undone = session.undo()
+        if undone:
+            st.session_state["_arena_counts_stale"] = True  # the header's counts drop the vote too
+            st.session_state["_arena_undone"] = undone
 
-    last = st.session_state.get(f"_arena_last_{arena_id}_{who}")
-    if last and last.get("pair_key") and not last.get("seen"):
+    last = session.last
+    if last and not last.seen:
         # the pair just voted on stays, its names revealed where the buttons were, until the expert moves on
-        st.markdown(f"**Question:** {plain(last['question'])}")
-        _answers(last["left"], last["right"], (last["a"], last["b"]))
+        st.markdown(f"**Question:** {plain(last.question)}")
+        _answers(last.left, last.right, (last.a, last.b))
         # one row where the vote buttons were, so Next stays on the first screen (1400 × 1000)
         said, n1, n2 = st.columns([4, 2, 1], vertical_alignment="center")
-        said.markdown(f"🔓 **Your vote: {last['vote']}.** A was {plain(last['a'])}; B was {plain(last['b'])}.")
+        said.markdown(f"🔓 **Your vote: {last.vote}.** A was {plain(last.a)}; B was {plain(last.b)}.")
         n1.button("Next pair ▶" if pair is not None else "Done ▶", key=f"next_{arena_id}", type="primary",
                   width="stretch", shortcut="Enter" if live else None,
-                  on_click=lambda: last.__setitem__("seen", True))
+                  on_click=lambda: setattr(last, "seen", True))
         n2.button("↩️ Undo my vote", key=f"undo_shown_{arena_id}", width="stretch",
                   shortcut="U" if live else None, on_click=undo)
         notices()
         return
     if pair is None:
         st.success("You have voted on every pair in this arena. See the Ratings tab.", icon="✅")
-        if stack:
+        if session.voted:
             st.button("↩️ Undo my last vote", key=f"undo_end_{arena_id}", on_click=undo)
         notices()
         return
     wid = widget_id(pair.pair_key)
-    shown = st.session_state.setdefault(f"_arena_shown_{arena_id}_{wid}_{who}", time.time())
-    st.session_state["_arena_current"] = pair.pair_key
+    session.show(pair, time.time())
 
-    def cast(vote: str, pk: str = pair.pair_key) -> None:
-        if st.session_state.get("_arena_current") != pk:  # a key that reached the previous pair's button
+    def cast(vote: str) -> None:
+        try:
+            session.cast(pair, vote, st.session_state.get(f"reason_{wid}", ""), time.time(), model_name, snap)
+        except arena_app.StaleKeyError:  # a key that reached the previous pair's button
             st.session_state["_arena_stale"] = True
             return
-        try:
-            arena.cast_vote(arena_id, who, pair, vote, st.session_state.get(f"reason_{wid}", ""),
-                            time.time() - shown, snap=snap)
         except UserError as exc:
             st.session_state["_arena_error"] = str(exc)
             return
-        stack.append(pk)
-        st.session_state.pop(f"_arena_shown_{arena_id}_{wid}_{who}", None)
-        st.session_state[f"_arena_last_{arena_id}_{who}"] = {
-            "vote": VOTE_WORDS[vote], "a": arena.system_label(*pair.left.system, model_name),
-            "b": arena.system_label(*pair.right.system, model_name), "pair_key": pk, "question": pair.question,
-            "left": pair.left.text, "right": pair.right.text}
         st.session_state["_arena_counts_stale"] = True  # the page's header counts the vote too
 
     st.markdown(f"**Question:** {plain(pair.question)}")
@@ -226,7 +211,7 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
     b = st.columns(4)
     for col, vote, key, icon in ((b[0], "left", "Left", "⬅️"), (b[1], "right", "Right", "➡️"),
                                  (b[2], "tie", "T", "🤝"), (b[3], "both_bad", "X", "👎")):
-        col.button(f"{icon} {VOTE_WORDS[vote]}", key=f"v_{vote}_{wid}", width="stretch",
+        col.button(f"{icon} {arena_app.VOTE_WORDS[vote]}", key=f"v_{vote}_{wid}", width="stretch",
                    shortcut=key if live else None, on_click=cast, args=(vote,))
     if pair.gold or pair.passages:
         with st.expander("Passages from the EIS (what the answers could draw on)"):
@@ -253,7 +238,7 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
                                    for m in rep.marks()))
     c_reason, c_undo = st.columns([4, 1], vertical_alignment="bottom")
     c_reason.text_input("Reason (optional, saved with the vote)", key=f"reason_{wid}")
-    c_undo.button("↩️ Undo last vote", key=f"undo_{wid}", disabled=not stack, width="stretch",
+    c_undo.button("↩️ Undo last vote", key=f"undo_{wid}", disabled=not session.voted, width="stretch",
                   shortcut="U" if live else None, on_click=undo)
     st.caption("Keys: ← A is better · → B is better · T tie · X both bad · U undo; after a vote, Enter for the next "
                "pair. The names are shown in place of these buttons after your vote. Citations such as [1] (p. 8) come with answers that were given retrieved passages. The time "

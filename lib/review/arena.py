@@ -74,9 +74,18 @@ class Pair:
     passages: list[dict] = field(default_factory=list)  # retrieved passages either answer was given, once each
 
 
+_SYSTEM_SEP = " · "
+
+
 def system_key(model: str, mode: str) -> str:
     """The name a system carries in ratings and CSVs: the concrete model id and the mode id."""
-    return f"{model} · {mode}"
+    return f"{model}{_SYSTEM_SEP}{mode}"
+
+
+def parse_system_key(key: str) -> tuple[str, str]:
+    """(model, mode) of a ``system_key``; ("", key) for a name that is not one."""
+    model, _, mode = key.rpartition(_SYSTEM_SEP)
+    return (model, mode) if model else ("", key)
 
 
 def system_label(model: str, mode: str, model_label: Any = None) -> str:

@@ -468,3 +468,38 @@ def test_the_passages_view_checks_both_answers_against_the_same_passages_blind()
     assert right.sentences[0].status == "unsupported" and "12 miles" in right.sentences[0].differs[0]
     assert all(s.status != "no source to check" for s in (*left.sentences, *right.sentences))
     assert pair_support(Pair("pk", "k", "q", none, none)) is None  # no passage shown: no check
+
+
+def test_a_voting_session_times_votes_refuses_stale_keys_and_undoes_its_own_last_vote(engine):
+    """The Arena page's vote panel, without Streamlit (lib/app/arena.py): a vote is timed from when its pair came
+    on screen; a key that reaches a pair no longer on screen is refused and stores nothing; Undo takes back this
+    session's last vote, brings that pair back first and times it afresh; the names are revealed after a vote."""
+    from lib.app.arena import StaleKeyError, VotingSession, system_name
+
+    aid = arena.create_arena(f"bench:{make_run(engine)}", engine=engine)
+    s = VotingSession(aid, "Ada", engine=engine)
+    first = s.next_pair()
+    assert s.show(first, 100.0) == 100.0 and s.show(first, 130.0) == 100.0  # first on screen at 100
+    s.cast(first, "left", "clearer", 112.5, str.upper)
+    [v] = arena.votes(aid, engine)
+    assert (v["pair_key"], v["vote"], v["seconds"], v["reason"]) == (first.pair_key, "left", 12.5, "clearer")
+    assert (s.last.vote, s.last.a, s.last.seen) == ("A is better", arena.system_label(*first.left.system, str.upper),
+                                                     False)
+    second = s.next_pair()
+    assert second.pair_key != first.pair_key
+    with pytest.raises(StaleKeyError):  # the second pair is not on screen yet: the key meant the first one
+        s.cast(second, "right", "", 113.0, str.upper)
+    assert len(arena.votes(aid, engine)) == 1
+    s.show(second, 120.0)
+    s.cast(second, "tie", "", 121.0, str.upper)
+    arena.cast_vote(aid, "Ben", first, "right", engine=engine)  # another expert in between: not Ada's to undo
+    assert s.undo() == "Tie" and s.last is None
+    assert sorted((v["annotator"], v["pair_key"]) for v in arena.votes(aid, engine)) == sorted(
+        [("Ada", first.pair_key), ("Ben", first.pair_key)])
+    again = s.next_pair()
+    assert again.pair_key == second.pair_key  # the undone pair first
+    assert s.show(again, 200.0) == 200.0  # timed afresh
+    assert s.undo() == "A is better" and s.undo() is None
+    key = arena.system_key(M1, "rag")
+    assert system_name(key, str.upper) == arena.system_label(M1, "rag", str.upper)
+    assert arena.parse_system_key(key) == (M1, "rag") and system_name("not a system", str.upper) == "not a system"
