@@ -12,9 +12,9 @@ import re
 import pandas as pd
 import pytest
 
+from lib.app import benchmark
 from lib.core import csv_safe
 from lib.evaluation import exam as ee
-from lib.evaluation.benchmark import report
 from lib.evaluation.benchmark.dataset import Item
 from lib.evaluation.benchmark.runner import run_benchmark
 from lib.evaluation.benchmark.runs import RunConfig
@@ -52,11 +52,11 @@ def test_benchmark_answers_csv_neutralised_json_raw(tmp_path):
     s = run_benchmark([item], RunConfig(models=["extractive"], modes=["gold"]), None, run_id="exports", engine=eng)
     assert s.answers == 1 and s.failures == 0
 
-    # what pages/benchmark.py exports
-    df = report.answers_frame("exports", eng)
-    export = df.drop(columns=["gold_context"]).copy()
-    export["metrics"] = export["metrics"].map(json.dumps)
-    rows = parse(csv_safe.to_csv(export))
+    # what the Benchmark page's downloads hold (lib/app/benchmark.py)
+    res = benchmark.run_results("exports", eng)
+    assert res is not None
+    df = res.answers
+    rows = parse(benchmark.answers_csv(res))
     assert len(rows) == 1
     row = rows[0]
     assert row["item_id"] == "'" + DDE
@@ -67,9 +67,7 @@ def test_benchmark_answers_csv_neutralised_json_raw(tmp_path):
     # reading our own export back gives the text as it was
     assert csv_safe.unneutralise(row["answer"]) == df.loc[0, "answer"]
 
-    page_json = json.dumps({"run_id": "exports", "answers": df.drop(columns=["gold_context"]).to_dict(orient="records")},
-                           default=str, indent=1)
-    raw = json.loads(page_json)["answers"][0]
+    raw = json.loads(benchmark.run_json(res))["answers"][0]
     assert (raw["item_id"], raw["question"], raw["expected"]) == (DDE, HYPERLINK, MINUS)
     assert raw["answer"].startswith(HYPERLINK)
 

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from lib.app.benchmark import rescore_run
 from lib.app.cli.common import (
     command,
     run_job,
@@ -14,7 +15,6 @@ from lib.app.cli.common import (
 from lib.app.job_handlers import benchmark_params, exam_params
 from lib.core.errors import UserError
 from lib.evaluation.benchmark.dataset import load_items
-from lib.evaluation.benchmark.runner import rescore, summarize
 from lib.evaluation.benchmark.runs import RunConfig, load_run
 from lib.evaluation.exam.scores import summarize_run
 from lib.models import registry
@@ -107,9 +107,7 @@ def _bench(a: argparse.Namespace) -> Any:
 def _rescore(a: argparse.Namespace) -> Any:
     if load_run(a.run_id) is None:
         raise UserError(f"No benchmark run '{a.run_id}'.")
-    svc = services()
-    counts = rescore(a.run_id, a.judge, services=svc)
-    return summarize(a.run_id).cli_dict() | counts
+    return rescore_run(a.run_id, a.judge, services())
 
 
 @command("exam")

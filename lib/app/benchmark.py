@@ -1,0 +1,181 @@
+"""The Benchmark results use case: one stored run read into what the Results tab lays out and the command line
+prints. The rules live here (which comparisons read as real, when a closed table is too small to read, what the
+manifest lists, what a download holds); the page only draws them."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import pandas as pd
+from sqlalchemy.engine import Engine
+
+from lib.core import csv_safe
+from lib.core.stats import MIN_N
+from lib.evaluation.benchmark import RunSummary, answers, list_runs, load_run, report, rescore, summarize
+from lib.qa import MODE_LABELS
+
+ClosedState = Literal["table", "too_few", "no_verdict"]
+
+
+@dataclass(frozen=True)
+class TestTally:
+    """Paired comparisons on the same items, counted by what they can claim."""
+
+    total: int
+    beyond_noise: int
+    within_noise: int
+    too_few: int
+
+    def sentence(self) -> str:
+        return (f"{self.total} paired comparison(s) on the same items: {self.beyond_noise} show a difference beyond "
+                f"noise, {self.within_noise} within noise"
+                + (f", {self.too_few} with too few items to compare (fewer than {report.MIN_TEST_N})"
+                   if self.too_few else ""))
+
+
+def tally_tests(tests: list[dict[str, Any]]) -> TestTally:
+    """A comparison with fewer than MIN_TEST_N paired items claims nothing either way; of the rest, those not
+    within noise (after Holm's correction) show a real difference."""
+    few = sum(1 for t in tests if t["n"] < report.MIN_TEST_N)
+    real = sum(1 for t in tests if t["n"] >= report.MIN_TEST_N and not t["within_noise"])
+    return TestTally(total=len(tests), beyond_noise=real, within_noise=len(tests) - real - few, too_few=few)
+
+
+def _options_text(o: dict[str, Any]) -> str:
+    t = o.get("temperature")
+    window = o.get("context_window")
+    return (f"temperature {'not sent (model default or no sampling)' if t is None else f'{t:g}'}, "
+            f"window {f'{window:,}' if isinstance(window, int) else '—'} tokens"
+            + (f", seed {o['seed']}" if o.get("seed") is not None else ""))
+
+
+def manifest_rows(run_id: str, created_at: str, manifest: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """The run's configuration as (what, value) rows: what a reader needs to reproduce it."""
+    man = manifest or {}
+    models = man.get("models", [])
+    return [("run id (for `python -m lib bench --run-id`)", run_id),
+            ("started", str(created_at or "")[:19]),
+            ("models", ", ".join(x["id"] for x in models)),
+            *((f"options sent to {x['id']}", _options_text(x.get("options") or {})) for x in models),
+            ("judge", (man.get("judge") or {}).get("id", "none (token-F1 proxy)")),
+            ("embedder", str(man.get("embedder"))), ("app version", str(man.get("app_version"))),
+            *((f"document {d['name']}", f"sha256 {str(d['sha256'])[:12]}…, chunks {d['chunk_size']}/"
+               f"{d['chunk_overlap']} tokens, index generation {d['gen']}") for d in man.get("documents", [])),
+            *((f"setting {k}", str(v)) for k, v in man.get("settings", {}).items() if v is not None),
+            *((f"prompt {k}", f"sha256 {v}") for k, v in man.get("prompts", {}).items())]
+
+
+@dataclass(frozen=True)
+class ClosedView:
+    """The closed-accuracy table and whether it can be read: ``table`` (show it), ``too_few`` (every cell under
+    MIN_N: one line, the table on request) or ``no_verdict`` (no closed score: the closed answers came with no yes
+    or no)."""
+
+    state: ClosedState
+    table: pd.DataFrame
+    note: str
+
+
+def closed_view(comp: pd.DataFrame, table: pd.DataFrame, no_verdict: int) -> ClosedView:
+    closed = comp[comp["kind"] == "closed"]
+    if closed.empty and no_verdict:
+        return ClosedView("no_verdict", table, f"No closed accuracy: {no_verdict} closed answer(s) came with no "
+                          "verdict (quotes only: the extractive baseline cannot decide yes or no). They are counted "
+                          "apart, never scored wrong.")
+    if not closed.empty and closed["small"].all():
+        return ClosedView("too_few", table, f"Too few closed items to read: {int(closed['n'].max())} per cell "
+                          f"(fewer than {MIN_N}). Load a set with more closed questions for an accuracy worth comparing.")
+    return ClosedView("table", table, "")
+
+
+@dataclass(frozen=True)
+class RunResults:
+    """Everything the Results tab shows of one run, read once."""
+
+    run_id: str
+    created_at: str
+    config: dict[str, Any]
+    summary: RunSummary
+    answers: pd.DataFrame  # one row per answer (report.answers_frame)
+    common: list[str]  # items answered in every model × mode cell: the comparisons' items
+    comparison: pd.DataFrame  # mean, interval and n per model × mode × kind on the common items
+    tests: list[dict[str, Any]]
+    tally: TestTally
+    type_mode: pd.DataFrame
+    position: pd.DataFrame
+    hits: dict[str, dict[str, Any]]  # retrieval hit@k per RAG model
+    majority: dict[str, Any] | None  # the majority-answer baseline on the common closed items
+
+    @property
+    def proxy(self) -> bool:
+        """Open questions scored with the offline token-F1 proxy, not RAGAS: not comparable with published figures."""
+        return not report.published_comparable(self.summary.metric)
+
+    @property
+    def type_mode_readable(self) -> bool:
+        return not self.type_mode.empty and not self.type_mode["small"].all()
+
+
+def run_list(engine: Engine | None = None) -> list[dict[str, Any]]:
+    """Stored runs, newest first."""
+    return list_runs(engine)
+
+
+def run_results(run_id: str, engine: Engine | None = None) -> RunResults | None:
+    """One run read for display; None when no such run."""
+    runs = {r["run_id"]: r for r in list_runs(engine)}
+    stored = load_run(run_id, engine)
+    if run_id not in runs or stored is None:
+        return None
+    items, cfg = stored
+    summary = summarize(run_id, engine)
+    df = report.answers_frame(run_id, engine)
+    rows = answers(run_id, engine)
+    common = report.comparable_items(items, cfg, rows) if not df.empty else []
+    empty = pd.DataFrame(columns=["model", "mode", "kind", "score", "ci_low", "ci_high", "n", "small"])
+    comp = report.comparison_frame(df, common) if not df.empty else empty
+    tests = report.paired_tests(df, common, cfg.models, cfg.modes) if not df.empty else []
+    keep = set(common)
+    return RunResults(
+        run_id=run_id, created_at=str(runs[run_id].get("created_at", "")), config=runs[run_id].get("config") or {},
+        summary=summary, answers=df, common=common, comparison=comp, tests=tests, tally=tally_tests(tests),
+        type_mode=report.by_type_mode(df, common) if not df.empty else empty,
+        position=report.by_position(df, common) if not df.empty else empty,
+        hits=report.retrieval_detail(cfg, rows) if not df.empty else {},
+        majority=report.majority([it for it in items if it.id in keep]) if not df.empty else None)
+
+
+def item_table(df: pd.DataFrame, model_name: Any) -> pd.DataFrame:
+    """Every answer of a run as one plain table: names for ids, '—' for no value."""
+    view = df[["item_id", "question_type", "model", "mode", "status", "score", "score_status", "verdict",
+               "verdict_source", "answer"]].copy()
+    view["model"] = view["model"].map(model_name)
+    view["mode"] = view["mode"].map(lambda m: MODE_LABELS.get(m, m))
+    view["score"] = pd.to_numeric(view["score"], errors="coerce").round(2)  # all None: a run with no score yet
+    view = view.astype(object).where(view.notna(), "—")
+    view.columns = ["Item", "Question type", "Model", "Context", "Answered", "Score", "Scored", "Verdict",
+                    "Verdict from", "Answer"]
+    return view
+
+
+def answers_csv(res: RunResults) -> str:
+    """The answers download: every column but the gold passage, metrics as JSON, cells safe for a spreadsheet."""
+    export = res.answers.drop(columns=["gold_context"]).copy()
+    export["metrics"] = export["metrics"].map(json.dumps)
+    return csv_safe.to_csv(export)
+
+
+def run_json(res: RunResults) -> str:
+    """The whole-run download: configuration, summary and answers."""
+    return json.dumps({"run_id": res.run_id, "created_at": res.created_at, "config": res.config,
+                       "summary": res.summary.cli_dict(),
+                       "answers": res.answers.drop(columns=["gold_context"]).to_dict(orient="records")},
+                      default=str, indent=1)
+
+
+def rescore_run(run_id: str, judge: str | None, services: Any) -> dict[str, Any]:
+    """Score a run's stored answers again (another judge, or the current parser); no answer is generated again.
+    Returns the run's summary with the counts of what was re-scored."""
+    counts = rescore(run_id, judge, services=services)
+    return summarize(run_id).cli_dict() | counts
