@@ -4,11 +4,12 @@ Judge tabs are drawn by pages/_validate_adjudicate.py and pages/_validate_judge.
 Text that comes from items, comments, names or files is shown with st.text or in tables, never as Markdown.
 """
 import time
+from collections.abc import Callable
 
 import pandas as pd
 import streamlit as st
 
-from lib.app import charts
+from lib.app import charts, validate
 from lib.core import UserError
 from lib.core.stats import agreement_report, kappa_band
 from lib.evaluation.benchmark import GUIDELINES, QUESTION_TYPES
@@ -69,6 +70,89 @@ def _batch(source: str, n: int, seed: int) -> list[str]:
     return st.session_state[key]
 
 
+def _item_text(item: dict) -> None:
+    """The item as the expert reads it: claimed type with its definition, question, answer and proof."""
+    st.caption(f"Claimed type: {plain(item['question_type'])}. "
+               f"{plain(TYPE_GUIDE.get(item['question_type'], '(not one of the ten types)'))}")
+    st.markdown("**Question**")
+    st.text(item["question"])
+    st.markdown("**Answer**")
+    st.text(item["answer"])
+    doc = doc_label(item["doc_name"])
+    ref = f"Page {item['page_number']}, {doc}" if item["page_number"] else doc
+    st.markdown("**Proof / gold passage**" + (f" · {plain(ref)}" if ref else ""),
+                help=plain(f"Item {item['item_id']} of {item['doc_name'] or 'no document'} (as in the exports)"))
+    st.text(item["proof"] or "")
+
+
+def _label_buttons(iid: str, draft: dict, guard: Callable) -> None:
+    """The three questions' buttons (keys 1–7), the suggested type, the optional support label (8/9), the comment."""
+    for label, question in ann.QUESTIONS.items():
+        st.markdown(f"**{question}**")
+        cols = st.columns(len(KEYS[label]))
+        for col, (value, k) in zip(cols, KEYS[label].items(), strict=True):
+            col.button(value, key=f"b_{label}_{value}_{iid}", shortcut=k, width="stretch",  # the key shows beside
+                       type="primary" if draft.get(label) == value else "secondary",
+                       on_click=guard(draft.__setitem__), args=(label, value))
+        if label == "type_correct" and draft.get("type_correct") == "no":
+            opts = ["", *QUESTION_TYPES]
+            draft["true_type"] = st.selectbox(
+                "Which type is it?", opts, key=f"tt_{iid}",
+                index=opts.index(draft.get("true_type")) if draft.get("true_type") in opts else 0) or ""
+    st.markdown(f"**{support_calibration.QUESTION}** (optional)")
+    cols = st.columns(2)
+    for col, (value, k) in zip(cols, SUPPORT_KEYS.items(), strict=True):
+        col.button(value, key=f"b_support_{value}_{iid}", shortcut=k, width="stretch",
+                   type="primary" if draft.get(support_calibration.LABEL) == value else "secondary",
+                   on_click=guard(draft.__setitem__), args=(support_calibration.LABEL, value),
+                   help="Calibrates the support checkers (the Support checkers tab)")
+    draft["comment"] = st.text_area("Comment (for the adjudicator)", value=draft.get("comment", ""),
+                                    key=f"comment_{iid}", height=80)
+
+
+def _save(iid: str, who: str, values: dict[str, str], key: str, next_pos: int) -> None:
+    """Save a review (a callback) and move on; an incomplete review is refused and said so."""
+    started = time.perf_counter()
+    try:
+        ann.save_review(iid, who, values)
+    except UserError as exc:
+        st.session_state["_review_error"] = (ann.INCOMPLETE.removesuffix(".") + " (keys 1–7)."
+                                            if str(exc) == ann.INCOMPLETE else str(exc))
+        return
+    st.session_state["_review_saved"] = time.perf_counter() - started
+    st.session_state[key] = next_pos
+
+
+def _actions(iid: str, who: str, draft: dict, key: str, pos: int, last: int, guard: Callable) -> None:
+    """Save and next, All yes, Previous and Skip, then what the last action said."""
+    def save_draft() -> None:
+        # Widgets' latest values are in the session state before a callback runs; the draft gets them only when
+        # the panel runs again, so the comment and suggested type are read from there.
+        _save(iid, who, validate.review_values(draft, st.session_state.get(f"comment_{iid}"),
+                                               st.session_state.get(f"tt_{iid}")), key, min(pos + 1, last))
+
+    complete = ann.review_complete(draft)
+    # never disabled: a Ctrl+Enter pressed right after the third key must not meet a button drawn before it
+    st.container().button("Save and next ▶", type="primary" if complete else "secondary", key=f"save_{iid}",
+                          shortcut="Ctrl+Enter", width="stretch", on_click=guard(save_draft),
+                          help=None if complete else "Answer the three questions first.")
+    st.container().button("All yes ▶", key=f"allyes_{iid}", shortcut="A", width="stretch",
+                          help="Yes to all three questions, save, and go to the next item",
+                          on_click=guard(lambda: _save(iid, who, validate.all_yes_values(
+                              draft, st.session_state.get(f"comment_{iid}")), key, min(pos + 1, last))))
+    b1, b2 = st.columns(2)
+    b1.button("◀ Previous", key=f"prev_{iid}", disabled=pos == 0, shortcut="P", width="stretch",
+              on_click=guard(lambda: st.session_state.__setitem__(key, pos - 1)))
+    b2.button("Skip ▶", key=f"skip_{iid}", disabled=pos >= last, shortcut="N", width="stretch",
+              on_click=guard(lambda: st.session_state.__setitem__(key, pos + 1)))
+    if st.session_state.pop("_review_stale", False):
+        st.warning("A key pressed while this item was loading was ignored; press it again.", icon="⌨️")
+    if "_review_error" in st.session_state:
+        st.error(plain(st.session_state.pop("_review_error")), icon="⚠️")
+    if "_review_saved" in st.session_state:
+        st.caption(f"✓ Saved (database write: {st.session_state.pop('_review_saved') * 1000:.0f} ms).")
+
+
 @st.fragment
 def review_panel(who: str, source: str, n: int, seed: int) -> None:
     """One item at a time, labelled with buttons or keys. A fragment: a click or a save reruns only this panel,
@@ -77,7 +161,7 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
     key = f"pos_{source}_{n}_{seed}_{who}"
     done = ann.done_items(who, item_ids)
     if key not in st.session_state:  # resume at the first item this expert has not finished
-        st.session_state[key] = next((i for i, it in enumerate(item_ids) if it not in done), 0)
+        st.session_state[key] = validate.resume_position(item_ids, done)
     pos = min(st.session_state[key], len(item_ids) - 1)
     st.progress(len(done) / len(item_ids), text=f"{len(done)} of {len(item_ids)} reviewed by you")
     item = ann.items([item_ids[pos]])[0]
@@ -87,7 +171,7 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
         st.session_state[draft_key] = dict(ann.item_labels(iid).get(who, {}))
     draft = st.session_state[draft_key]
 
-    def current(fn):  # noqa: ANN001, ANN202 - a callback wrapper
+    def guard(fn: Callable) -> Callable:
         """A key pressed while the next item was still loading reaches this (the previous) item's button: it
         is ignored, with a notice, so a fast reviewer never overwrites the item they just saved."""
         def run(*args: object) -> None:
@@ -100,81 +184,10 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
     st.markdown(f"#### Item {pos + 1} of {len(item_ids)}")
     left, right = st.columns([3, 2])
     with left:
-        st.caption(f"Claimed type: {plain(item['question_type'])}. "
-                   f"{plain(TYPE_GUIDE.get(item['question_type'], '(not one of the ten types)'))}")
-        st.markdown("**Question**")
-        st.text(item["question"])
-        st.markdown("**Answer**")
-        st.text(item["answer"])
-        doc = doc_label(item["doc_name"])
-        ref = f"Page {item['page_number']}, {doc}" if item["page_number"] else doc
-        st.markdown("**Proof / gold passage**" + (f" · {plain(ref)}" if ref else ""),
-                    help=plain(f"Item {iid} of {item['doc_name'] or 'no document'} (as in the exports)"))
-        st.text(item["proof"] or "")
+        _item_text(item)
     with right:
-        for label, question in ann.QUESTIONS.items():
-            st.markdown(f"**{question}**")
-            cols = st.columns(len(KEYS[label]))
-            for col, (value, k) in zip(cols, KEYS[label].items(), strict=True):
-                col.button(value, key=f"b_{label}_{value}_{iid}", shortcut=k, width="stretch",  # the key shows beside
-                           type="primary" if draft.get(label) == value else "secondary",
-                           on_click=current(draft.__setitem__), args=(label, value))
-            if label == "type_correct" and draft.get("type_correct") == "no":
-                opts = ["", *QUESTION_TYPES]
-                draft["true_type"] = st.selectbox(
-                    "Which type is it?", opts, key=f"tt_{iid}",
-                    index=opts.index(draft.get("true_type")) if draft.get("true_type") in opts else 0) or ""
-        st.markdown(f"**{support_calibration.QUESTION}** (optional)")
-        cols = st.columns(2)
-        for col, (value, k) in zip(cols, SUPPORT_KEYS.items(), strict=True):
-            col.button(value, key=f"b_support_{value}_{iid}", shortcut=k, width="stretch",
-                       type="primary" if draft.get(support_calibration.LABEL) == value else "secondary",
-                       on_click=current(draft.__setitem__), args=(support_calibration.LABEL, value),
-                       help="Calibrates the support checkers (the Support checkers tab)")
-        draft["comment"] = st.text_area("Comment (for the adjudicator)", value=draft.get("comment", ""),
-                                        key=f"comment_{iid}", height=80)
-
-        def save(values: dict[str, str]) -> None:
-            # Widgets' latest values are in the session state before a callback runs; the draft gets them
-            # only when the panel runs again, so read the comment and suggested type from there.
-            values = {**values, "comment": st.session_state.get(f"comment_{iid}", values.get("comment", ""))}
-            if values.get("type_correct") == "no":
-                values["true_type"] = st.session_state.get(f"tt_{iid}") or values.get("true_type", "")
-            started = time.perf_counter()
-            try:
-                ann.save_review(iid, who, values)
-            except UserError as exc:
-                st.session_state["_review_error"] = (ann.INCOMPLETE.removesuffix(".") + " (keys 1–7)."
-                                                    if str(exc) == ann.INCOMPLETE else str(exc))
-                return
-            st.session_state["_review_saved"] = time.perf_counter() - started
-            st.session_state[key] = min(pos + 1, len(item_ids) - 1)
-
-        complete = ann.review_complete(draft)
-        s1 = st.container()
-        # never disabled: a Ctrl+Enter pressed right after the third key must not meet a button drawn before it
-        s1.button("Save and next ▶", type="primary" if complete else "secondary", key=f"save_{iid}",
-                  shortcut="Ctrl+Enter", width="stretch",
-                  on_click=current(lambda: save({**draft, "true_type": draft.get("true_type", "")
-                                                 if draft.get("type_correct") == "no" else ""})),
-                  help=None if complete else "Answer the three questions first.")
-        s2 = st.container()
-        s2.button("All yes ▶", key=f"allyes_{iid}", shortcut="A", width="stretch",
-                  help="Yes to all three questions, save, and go to the next item",
-                  on_click=current(lambda: save({"type_correct": "yes", "true_type": "", "answer_correct": "yes",
-                                                 "proof_supports": "yes", "comment": draft.get("comment", ""),
-                                                 support_calibration.LABEL: draft.get(support_calibration.LABEL, "")})))
-        b1, b2 = st.columns(2)
-        b1.button("◀ Previous", key=f"prev_{iid}", disabled=pos == 0, shortcut="P", width="stretch",
-                  on_click=current(lambda: st.session_state.__setitem__(key, pos - 1)))
-        b2.button("Skip ▶", key=f"skip_{iid}", disabled=pos >= len(item_ids) - 1, shortcut="N", width="stretch",
-                  on_click=current(lambda: st.session_state.__setitem__(key, pos + 1)))
-        if st.session_state.pop("_review_stale", False):
-            st.warning("A key pressed while this item was loading was ignored; press it again.", icon="⌨️")
-        if "_review_error" in st.session_state:
-            st.error(plain(st.session_state.pop("_review_error")), icon="⚠️")
-        if "_review_saved" in st.session_state:
-            st.caption(f"✓ Saved (database write: {st.session_state.pop('_review_saved') * 1000:.0f} ms).")
+        _label_buttons(iid, draft, guard)
+        _actions(iid, who, draft, key, pos, len(item_ids) - 1, guard)
 
 
 # A tab switch reruns the page: the review panel saves without one (a fragment), so the other tabs show labels
