@@ -7,6 +7,7 @@ Answers, passages, questions and names are shown with st.text or through plain()
 import hashlib
 import re
 import time
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -141,6 +142,61 @@ def _answers(left: str, right: str, names: tuple[str, str] | None = None) -> Non
             st.text(_LEAD_BULLET.sub("", text or ""))
 
 
+def _notices() -> None:
+    """Below the buttons, so a notice coming or going never moves them under the pointer."""
+    if "_arena_undone" in st.session_state:
+        st.info(f"Your last vote ({st.session_state.pop('_arena_undone')}) was taken back; vote on the pair "
+                "again.", icon="↩️")
+    if st.session_state.pop("_arena_stale", False):
+        st.warning("A key pressed while the next pair was loading was ignored; press it again.", icon="⌨️")
+    if "_arena_error" in st.session_state:
+        st.error(plain(st.session_state.pop("_arena_error")), icon="⚠️")
+
+
+def _revealed(arena_id: str, last: arena_app.LastVote, more: bool, live: bool, undo: Callable[[], None]) -> None:
+    """The pair just voted on stays, its names revealed where the buttons were, until the expert moves on."""
+    st.markdown(f"**Question:** {plain(last.question)}")
+    _answers(last.left, last.right, (last.a, last.b))
+    # one row where the vote buttons were, so Next stays on the first screen (1400 × 1000)
+    said, n1, n2 = st.columns([4, 2, 1], vertical_alignment="center")
+    said.markdown(f"🔓 **Your vote: {last.vote}.** A was {plain(last.a)}; B was {plain(last.b)}.")
+    n1.button("Next pair ▶" if more else "Done ▶", key=f"next_{arena_id}", type="primary",
+              width="stretch", shortcut="Enter" if live else None, on_click=lambda: setattr(last, "seen", True))
+    n2.button("↩️ Undo my vote", key=f"undo_shown_{arena_id}", width="stretch",
+              shortcut="U" if live else None, on_click=undo)
+
+
+def _mark_line(m: dict) -> str:
+    """One sentence's offline support mark as plain text: status, page, sentence, evidence, what differs."""
+    return (f"{MARKS.get(m['status'], '?')} {m['status']}" + (f" [{m['page']}]" if m["page"] else "")
+            + f": {m['text']}"
+            + (f"\n    {'closest span' if m['status'] == 'unsupported' else 'evidence'}: "
+               f"{m['evidence'][:200]}{'…' if len(m['evidence']) > 200 else ''}" if m["evidence"] else "")
+            + (f"\n    differs: {'; '.join(m['differs'])}" if m["differs"] else ""))
+
+
+def _passages(pair: arena.Pair) -> None:
+    """What the answers could draw on, and each answer checked against it offline (in an expander)."""
+    if not (pair.gold or pair.passages):
+        return
+    with st.expander("Passages from the EIS (what the answers could draw on)"):
+        if pair.gold:
+            st.caption("Reference passage (the source the question was written from)")
+            st.text(passage_text(pair.gold))
+        for p in pair.passages:
+            where = " ".join(x for x in (f"[{p['n']}]" if p.get("n") else "", plain(p.get("doc_name") or ""),
+                                         f"p. {p['page_start']}" if p.get("page_start") else "") if x)
+            st.caption(f"Retrieved passage {where}")
+            st.text(passage_text(p.get("text")))
+        checked = arena_support.pair_support(pair)
+        if checked:
+            st.caption("Each answer checked against every passage above (its own markers set aside, so the "
+                       "check does not tell which context it had):")
+        for side, rep in zip("AB", checked or (), strict=False):
+            st.caption(f"Answer {side} against these passages (offline check): {plain(rep.summary())}")
+            st.text("\n".join(_mark_line(m) for m in rep.marks()))
+
+
 @st.fragment
 def vote_panel(arena_id: str, who: str, live: bool) -> None:
     """One pair at a time, names hidden until the vote. A fragment: a vote reruns only this panel."""
@@ -151,15 +207,6 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
     if st.session_state.pop("_arena_counts_stale", False):
         st.rerun(scope="app")  # after a vote: the header's vote and expert counts are redrawn with the panel
 
-    def notices() -> None:
-        """Below the buttons, so a notice coming or going never moves them under the pointer."""
-        if "_arena_undone" in st.session_state:
-            st.info(f"Your last vote ({st.session_state.pop('_arena_undone')}) was taken back; vote on the pair "
-                    "again.", icon="↩️")
-        if st.session_state.pop("_arena_stale", False):
-            st.warning("A key pressed while the next pair was loading was ignored; press it again.", icon="⌨️")
-        if "_arena_error" in st.session_state:
-            st.error(plain(st.session_state.pop("_arena_error")), icon="⚠️")
     session: arena_app.VotingSession = st.session_state.setdefault(
         f"_arena_session_{arena_id}_{who}", arena_app.VotingSession(arena_id, who))
     pair = session.next_pair(snap)
@@ -173,24 +220,14 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
 
     last = session.last
     if last and not last.seen:
-        # the pair just voted on stays, its names revealed where the buttons were, until the expert moves on
-        st.markdown(f"**Question:** {plain(last.question)}")
-        _answers(last.left, last.right, (last.a, last.b))
-        # one row where the vote buttons were, so Next stays on the first screen (1400 × 1000)
-        said, n1, n2 = st.columns([4, 2, 1], vertical_alignment="center")
-        said.markdown(f"🔓 **Your vote: {last.vote}.** A was {plain(last.a)}; B was {plain(last.b)}.")
-        n1.button("Next pair ▶" if pair is not None else "Done ▶", key=f"next_{arena_id}", type="primary",
-                  width="stretch", shortcut="Enter" if live else None,
-                  on_click=lambda: setattr(last, "seen", True))
-        n2.button("↩️ Undo my vote", key=f"undo_shown_{arena_id}", width="stretch",
-                  shortcut="U" if live else None, on_click=undo)
-        notices()
+        _revealed(arena_id, last, pair is not None, live, undo)
+        _notices()
         return
     if pair is None:
         st.success("You have voted on every pair in this arena. See the Ratings tab.", icon="✅")
         if session.voted:
             st.button("↩️ Undo my last vote", key=f"undo_end_{arena_id}", on_click=undo)
-        notices()
+        _notices()
         return
     wid = widget_id(pair.pair_key)
     session.show(pair, time.time())
@@ -213,29 +250,7 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
                                  (b[2], "tie", "T", "🤝"), (b[3], "both_bad", "X", "👎")):
         col.button(f"{icon} {arena_app.VOTE_WORDS[vote]}", key=f"v_{vote}_{wid}", width="stretch",
                    shortcut=key if live else None, on_click=cast, args=(vote,))
-    if pair.gold or pair.passages:
-        with st.expander("Passages from the EIS (what the answers could draw on)"):
-            if pair.gold:
-                st.caption("Reference passage (the source the question was written from)")
-                st.text(passage_text(pair.gold))
-            for p in pair.passages:
-                where = " ".join(x for x in (f"[{p['n']}]" if p.get("n") else "", plain(p.get("doc_name") or ""),
-                                             f"p. {p['page_start']}" if p.get("page_start") else "") if x)
-                st.caption(f"Retrieved passage {where}")
-                st.text(passage_text(p.get("text")))
-            checked = arena_support.pair_support(pair)
-            if checked:
-                st.caption("Each answer checked against every passage above (its own markers set aside, so the "
-                           "check does not tell which context it had):")
-            for side, rep in zip("AB", checked or (), strict=False):
-                st.caption(f"Answer {side} against these passages (offline check): {plain(rep.summary())}")
-                st.text("\n".join(f"{MARKS.get(m['status'], '?')} {m['status']}"
-                                   + (f" [{m['page']}]" if m["page"] else "") + f": {m['text']}"
-                                   + (f"\n    {'closest span' if m['status'] == 'unsupported' else 'evidence'}: "
-                                      f"{m['evidence'][:200]}{'…' if len(m['evidence']) > 200 else ''}"
-                                      if m["evidence"] else "")
-                                   + (f"\n    differs: {'; '.join(m['differs'])}" if m["differs"] else "")
-                                   for m in rep.marks()))
+    _passages(pair)
     c_reason, c_undo = st.columns([4, 1], vertical_alignment="bottom")
     c_reason.text_input("Reason (optional, saved with the vote)", key=f"reason_{wid}")
     c_undo.button("↩️ Undo last vote", key=f"undo_{wid}", disabled=not session.voted, width="stretch",
@@ -243,7 +258,7 @@ def vote_panel(arena_id: str, who: str, live: bool) -> None:
     st.caption("Keys: ← A is better · → B is better · T tie · X both bad · U undo; after a vote, Enter for the next "
                "pair. The names are shown in place of these buttons after your vote. Citations such as [1] (p. 8) come with answers that were given retrieved passages. The time "
                "from the pair on screen to your vote is saved with it.")
-    notices()
+    _notices()
 
 
 with tab_vote:
