@@ -362,7 +362,7 @@ def arena_pair_table(matrix: list[dict], name: Callable[[str], str]) -> pd.DataF
 
 
 @whole_labels
-def arena_ratings_chart(result: dict, name: Callable[[str], str]) -> alt.Chart:
+def arena_ratings_chart(result: dict, name: Callable[[str], str]) -> alt.LayerChart | alt.FacetChart:
     """Each system's rating with its 95% bootstrap interval, best on top; 0 is the average system. A system the votes
     do not bound yet has its point and no interval line (the table says why)."""
     import altair as alt  # heavy: imported on first use, off start-up
@@ -391,7 +391,7 @@ def arena_ratings_chart(result: dict, name: Callable[[str], str]) -> alt.Chart:
 
 
 @whole_labels
-def win_rate_heatmap(rows: list[dict], name: Callable[[str], str]) -> alt.Chart:
+def win_rate_heatmap(rows: list[dict], name: Callable[[str], str]) -> alt.LayerChart | alt.FacetChart:
     """Win rate of the row's system over the column's (ties as half), with the number of votes in each cell."""
     import altair as alt  # heavy: imported on first use, off start-up
     import pandas as pd  # heavy: imported on first use, off start-up
@@ -410,13 +410,13 @@ def win_rate_heatmap(rows: list[dict], name: Callable[[str], str]) -> alt.Chart:
 
 
 @whole_labels
-def position_bias_chart(bias: dict) -> alt.Chart:
+def position_bias_chart(bias: dict) -> alt.LayerChart | alt.FacetChart:
     """Share of decisive votes that went to the left answer: a point with its 95% Wilson interval, beside the 50%
     line (no bias)."""
     import altair as alt  # heavy: imported on first use, off start-up
     import pandas as pd  # heavy: imported on first use, off start-up
 
-    lo, hi = left_share_ci(bias)
+    lo, hi = left_share_ci(bias) or (None, None)  # drawn only with decisive votes, which have an interval
     frame = pd.DataFrame([{"side": "left answer", "share": bias["left_share"], "lo": lo, "hi": hi, "n": bias["n"]}])
     base = alt.Chart(frame).encode(y=alt.Y("side:N", title=None))
     x = alt.X("lo:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"),

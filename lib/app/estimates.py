@@ -111,7 +111,7 @@ def benchmark(n_items: int, models: Sequence[str], modes: Sequence[str], engine:
               workers: int = 4, from_mode: dict[str, int] | None = None, like_ask: bool = False) -> Estimate:
     """A run of ``n_items`` items over models × modes. ``from_mode`` gives per mode how many items can run in it
     (items whose document is not indexed run only without context and with the gold passage)."""
-    parts = []
+    parts: list[dict[str, Any]] = []
     for m in models:
         for mode in modes:
             calls = (from_mode or {}).get(mode, n_items)

@@ -28,7 +28,7 @@ from lib.evaluation.benchmark.runner import CELL_PART, answer_cell, run_benchmar
 from lib.evaluation.benchmark.runs import RunConfig, load_run, new_run_id
 from lib.evaluation.exam.runner import run_exam
 from lib.models import registry
-from lib.review import annotations
+from lib.review import annotations as ann
 from lib.storage import job_parts, jobs
 from lib.storage.jobs import JobCancelledError, JobContext
 from lib.storage.leases import Lease, holder_of
@@ -242,7 +242,7 @@ def run_generate_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     source = ""
     if rep.items:  # kept even when cancelled: they are finished items
         source = f"generated:{info.name}:{time.strftime('%Y-%m-%d %H:%M')}"
-        annotations.add_items(rep.items, source)
+        ann.add_items(rep.items, source)
     ctx.link(source=source)
     return {"source": source, "generated": rep.generated, "well_formed": rep.well_formed, "kept": rep.kept,
             "problems": rep.problems[:200], "items": [it.as_dict() for it in rep.items]}

@@ -86,7 +86,11 @@ def build(doc_id: str, gen: int, bodies: Iterable[tuple[int, str]]) -> Segment:
     """A segment from (chunk index, index text) pairs."""
     extra = len(_DOC_TOKEN.findall(doc_id))  # FTS5 counts the doc_id column's tokens in a row's length
     vocab: dict[str, int] = {}
-    idx, dl, tids, rows, tfs = [], [], [], [], []
+    idx: list[int] = []
+    dl: list[int] = []
+    tids: list[int] = []
+    rows: list[int] = []
+    tfs: list[int] = []
     for r, (i, body) in enumerate(sorted(bodies)):
         words = TERM.findall(body)
         counts = Counter(words)

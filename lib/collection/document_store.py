@@ -10,6 +10,7 @@
 """
 from __future__ import annotations
 
+import builtins  # the class's own list() method hides the builtin in its annotations
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.engine import Engine
@@ -50,10 +51,10 @@ class DocumentStore:
     def find(self, name_or_id: str) -> DocInfo | None:
         return self.repo.find(name_or_id)
 
-    def chunks(self, doc_id: str) -> list[Chunk]:
+    def chunks(self, doc_id: str) -> builtins.list[Chunk]:
         return self.repo.chunks(doc_id)
 
-    def pages(self, doc_id: str) -> list[Page]:
+    def pages(self, doc_id: str) -> builtins.list[Page]:
         return self.repo.pages(doc_id)
 
     # writing

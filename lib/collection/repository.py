@@ -5,6 +5,7 @@ the vector index (vectors.py) holds the vectors, and maintenance (maintenance.py
 """
 from __future__ import annotations
 
+import builtins  # the class's own list() method hides the builtin in its annotations
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -85,7 +86,7 @@ class DocumentRepository:
                 return d
         return None
 
-    def chunks(self, doc_id: str) -> list[Chunk]:
+    def chunks(self, doc_id: str) -> builtins.list[Chunk]:
         with self.engine.connect() as c:
             rows = c.execute(
                 select(tables.chunks).where(tables.chunks.c.doc_id == doc_id).order_by(tables.chunks.c.idx)
@@ -95,7 +96,7 @@ class DocumentRepository:
             for r in rows
         ]
 
-    def pages(self, doc_id: str) -> list[Page]:
+    def pages(self, doc_id: str) -> builtins.list[Page]:
         with self.engine.connect() as c:
             rows = c.execute(
                 select(tables.pages).where(tables.pages.c.doc_id == doc_id).order_by(tables.pages.c.number)
@@ -103,7 +104,7 @@ class DocumentRepository:
         return [Page(r.number, r.text) for r in rows]
 
     def commit(
-        self, ex: ExtractedPdf, doc_id: str, gen: int, chunks: list[Chunk], size: int, overlap: int,
+        self, ex: ExtractedPdf, doc_id: str, gen: int, chunks: builtins.list[Chunk], size: int, overlap: int,
         n_tokens: int, is_new: bool, seconds: float, embed_model: str,
     ) -> None:
         """Switch a document to generation ``gen``: its row, pages (when new), chunks, lexical index and the

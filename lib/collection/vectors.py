@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlparse
 
 import numpy as np
@@ -16,6 +16,7 @@ from lib.storage import leases
 
 if TYPE_CHECKING:
     import chromadb
+    from chromadb.api.types import Where
 
 COLLECTION = "nepaqa_chunks"
 
@@ -70,6 +71,15 @@ def make_client(url: str | None = None, path: str | None = None) -> chromadb.Cli
     return chromadb.PersistentClient(path=path or str(config.paths().chroma), settings=settings)
 
 
+def first(res: Any, field: str) -> list:
+    """The first query's list of ``field`` in a Chroma result: Chroma types every field as optional, and gives
+    the ones asked for in ``include``."""
+    got = res[field]
+    if got is None:
+        raise RuntimeError(f"Chroma returned no {field} for a query that asked for them.")
+    return got[0]
+
+
 class VectorIndex:
     def __init__(self, client: chromadb.ClientAPI, embedder: Embedder, embedded: bool = True) -> None:
         self.client = client
@@ -101,7 +111,7 @@ class VectorIndex:
 
     def drop_other_generations(self, doc_id: str, gen: int) -> None:
         """Remove a document's vectors of every generation but ``gen`` (after the switch to it)."""
-        self.collection.delete(where={"$and": [{"doc_id": doc_id}, {"gen": {"$ne": gen}}]})
+        self.collection.delete(where=cast("Where", {"$and": [{"doc_id": doc_id}, {"gen": {"$ne": gen}}]}))
 
     @contextmanager
     def writing(self, engine: Any) -> Iterator[None]:
@@ -121,7 +131,7 @@ class VectorIndex:
 
     def doc_ids(self) -> set[str]:
         got = self.collection.get(include=["metadatas"])
-        return {m["doc_id"] for m in got["metadatas"] or []}
+        return {str(m["doc_id"]) for m in got["metadatas"] or []}
 
     def query(self, doc_id: str, gen: int, embedding: np.ndarray, k: int) -> list[tuple[int, float]]:
         """(chunk index, cosine similarity) for the k nearest chunks of one document's live generation."""
@@ -131,8 +141,7 @@ class VectorIndex:
             where={"$and": [{"doc_id": doc_id}, {"gen": gen}]},
             include=["metadatas", "distances"],
         )
-        metas = res["metadatas"][0]
-        dists = res["distances"][0]
+        metas, dists = first(res, "metadatas"), first(res, "distances")
         return [(int(m["idx"]), 1.0 - float(d)) for m, d in zip(metas, dists, strict=True)]
 
 
@@ -180,7 +189,7 @@ def query_scope(index: VectorIndex, live: dict[str, int], embedding: np.ndarray,
     if share >= WIDE_SCOPE:
         n = min(total, int(k / share * 1.25) + 10)
         res = index.collection.query(query_embeddings=[embedding], n_results=n, include=["distances"])
-        got = keep(res["ids"][0], res["distances"][0])
+        got = keep(res["ids"][0], first(res, "distances"))
         if len(got) >= want:
             return got
     elif sizes and in_scope and in_scope <= 50_000:
@@ -193,15 +202,15 @@ def query_scope(index: VectorIndex, live: dict[str, int], embedding: np.ndarray,
         except chromadb.errors.ChromaError:  # a chunk's vector is missing: the filter below still answers
             res = None
         if res is not None:
-            got = keep(res["ids"][0], res["distances"][0])
+            got = keep(res["ids"][0], first(res, "distances"))
             if len(got) >= want:
                 return got
     ids_sorted = sorted(live)
-    where = {"doc_id": ids_sorted[0]} if len(ids_sorted) == 1 else {"doc_id": {"$in": ids_sorted}}
+    where = cast("Where", {"doc_id": ids_sorted[0]} if len(ids_sorted) == 1 else {"doc_id": {"$in": ids_sorted}})
     res = index.collection.query(query_embeddings=[embedding], n_results=min(total, max(k, int(k * 1.25) + 5)),
                                  where=where, include=["metadatas", "distances"])
     out = []
-    for m, d in zip(res["metadatas"][0], res["distances"][0], strict=True):
+    for m, d in zip(first(res, "metadatas"), first(res, "distances"), strict=True):
         doc_id = m.get("doc_id")
         if live.get(doc_id) != m.get("gen"):
             continue

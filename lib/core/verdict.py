@@ -353,8 +353,9 @@ def parse_verdict(text: str | None) -> str:
     t = raw.lower()
     if not re.search(r"[a-z]", t):
         return UNCLEAR
-    if _WHOLE_YN.match(t):
-        return YES if _WHOLE_YN.match(t).group(1) == "y" else NO
+    whole = _WHOLE_YN.match(t)
+    if whole:
+        return YES if whole.group(1) == "y" else NO
 
     sentences = [(off, s.lower()) for off, s in _sentences(raw)]
     candidates = _label_candidates(t)
@@ -393,9 +394,9 @@ def parse_verdict(text: str | None) -> str:
         return max(candidates, key=lambda c: c[0])[1]
 
     # No explicit verdict: read the concluding sentence, else the first real one, as a statement.
-    concluding = [s for _off, s in sentences if _CONCLUDE.match(s)]
-    if concluding:
-        sig = _statement(_CONCLUDE.sub("", concluding[-1], count=1))
+    concluded = [s for _off, s in sentences if _CONCLUDE.match(s)]
+    if concluded:
+        sig = _statement(_CONCLUDE.sub("", concluded[-1], count=1))
         if sig is not None:
             return sig
     if first is not None:

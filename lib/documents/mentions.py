@@ -130,7 +130,8 @@ def marked(text: str, refs: Sequence[DocRef]) -> str:
     for a, b, _ in spans(text, refs):
         if a >= pos:
             out += [text[pos:a], "\x00"]
-            pos = _TAIL.match(text, b).end()
+            tail = _TAIL.match(text, b)  # every part optional: it always matches, perhaps empty
+            pos = tail.end() if tail else b
     return "".join([*out, text[pos:]])
 
 

@@ -208,7 +208,7 @@ def highlight_rects(doc_id: str, page: int, text: str | Sequence[str], cover: fl
     doc = _open(doc_id)
     try:
         p = _load_page(doc, doc_id, page)
-        return [tuple(round(v, 2) for v in r) for r in _rects_on(p, text, cover)]
+        return [tuple(round(v, 2) for v in (r.x0, r.y0, r.x1, r.y1)) for r in _rects_on(p, text, cover)]
     finally:
         doc.close()
 

@@ -48,8 +48,11 @@ class Embedder:
         self.export_seconds = 0.0
         self.tokenizer = self.model.tokenizer
         # Room for the [CLS] and [SEP] tokens the model adds.
-        self.max_tokens = int(self.model.max_seq_length) - 2
-        self.dimension = int(self.model.get_embedding_dimension())
+        seq, dim = self.model.max_seq_length, self.model.get_embedding_dimension()
+        if seq is None or dim is None:
+            raise RuntimeError(f"The embedding model at {model} states no input length or vector size.")
+        self.max_tokens = int(seq) - 2
+        self.dimension = int(dim)
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False, truncation=False)["input_ids"])

@@ -7,7 +7,7 @@ sentences appear in document order, each with its source number and page where t
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -27,7 +27,7 @@ def _sentences_of(context: str, source_docs: tuple[tuple[int, str], ...]) -> tup
     return tuple(context_sentences(context, dict(source_docs)))
 
 
-def _dedupe(sentences: list[Sentence]) -> list[Sentence]:
+def _dedupe(sentences: Sequence[Sentence]) -> list[Sentence]:
     """Overlapping chunks repeat sentences: keep the first copy of each."""
     seen: set[str] = set()
     out = []

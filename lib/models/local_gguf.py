@@ -12,12 +12,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from lib.core import config
 from lib.models.base import LIKELIHOOD, Answer, ModelOptions, Provider, ProviderError, Request
+
+if TYPE_CHECKING:  # the chat message type only: llama_cpp itself is heavy and imported on first use
+    from llama_cpp.llama_types import ChatCompletionRequestMessage
 
 
 @contextmanager
@@ -150,8 +153,8 @@ class LlamaCppProvider(Provider):
             return 0
         return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
-    def _messages(self, req: Request) -> list[dict[str, str]]:
-        msgs = [{"role": "system", "content": req.system}] if req.system else []
+    def _messages(self, req: Request) -> list[ChatCompletionRequestMessage]:
+        msgs: list[ChatCompletionRequestMessage] = [{"role": "system", "content": req.system}] if req.system else []
         prompt = req.prompt
         if self.brief and not req.closed and req.question:  # an answer, not an item writer's or a judge's reply
             prompt = f"{prompt.rstrip()} {BRIEF_INSTRUCTION}"

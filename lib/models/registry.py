@@ -41,11 +41,11 @@ def _builtins() -> None:
             ep.load()(register)
         except Exception as exc:  # noqa: BLE001 - a broken plugin must not take the built-in models down
             logging.getLogger(__name__).warning("model plugin %s failed to load: %s", ep.name, type(exc).__name__)
-    for family in ("openai", "anthropic", "compat"):
-        first = next((p.id for p in _REGISTRY.values() if p.family == family), None)
+    for family_name in ("openai", "anthropic", "compat"):
+        first = next((p.id for p in _REGISTRY.values() if p.family == family_name), None)
         if first:
-            _ALIASES.setdefault(family, first)
-            if family == "compat":
+            _ALIASES.setdefault(family_name, first)
+            if family_name == "compat":
                 _ALIASES.setdefault("openai-compatible", first)
 
 

@@ -129,18 +129,21 @@ class _Clients:
         with cls._lock:
             if ident not in cls._cache:
                 install_log_redaction()
+                hooks: dict[str, list[Callable[..., object]]] = {"request": [_wait_if_paused],
+                                                                 "response": [_pause_on_429]}
+                # heavy SDKs: imported when the first client is made
                 if sdk == "openai":
-                    import openai as module  # heavy SDK: imported when the first client is made
+                    import openai
 
-                    make = module.OpenAI
+                    cls._cache[ident] = openai.OpenAI(
+                        api_key=key, base_url=base or None, timeout=timeout_s(), max_retries=max_retries(),
+                        http_client=openai.DefaultHttpxClient(event_hooks=hooks))
                 else:
-                    import anthropic as module  # heavy SDK: imported when the first client is made
+                    import anthropic
 
-                    make = module.Anthropic
-                hooks = {"request": [_wait_if_paused], "response": [_pause_on_429]}
-                cls._cache[ident] = make(api_key=key, base_url=base or None, timeout=timeout_s(),
-                                         max_retries=max_retries(),
-                                         http_client=module.DefaultHttpxClient(event_hooks=hooks))
+                    cls._cache[ident] = anthropic.Anthropic(
+                        api_key=key, base_url=base or None, timeout=timeout_s(), max_retries=max_retries(),
+                        http_client=anthropic.DefaultHttpxClient(event_hooks=hooks))
             return cls._cache[ident]
 
 

@@ -92,17 +92,18 @@ class AskResult:
         """The offline support check of this answer against the passages it was given; None for a failed cell or
         an empty answer, and for mode pdf without ``pages_of`` (the document's pages, to read the kept ones
         again) or when the kept pages were not recorded. Every sentence is "no source to check" in mode none."""
-        if self.error or not (self.answer or "").strip() or self.answer.strip() in NON_ANSWERS:
+        answer = (self.answer or "").strip()
+        if self.error or not answer or answer in NON_ANSWERS:
             return None
         if self.mode == "pdf":
             passages = support_lib.pdf_passages(self.contexts, pages_of) if pages_of else []
             # the window's pages are not numbered sources: markers are set aside, every page is a candidate
-            return (support_lib.check(support_lib.bare(self.answer), passages,
+            return (support_lib.check(support_lib.bare(self.answer or ""), passages,
                                       documents=compared_documents(self.comparison),
                                       compared=compared_ids(self.comparison)) if passages else None)
         # a page draws one answer's support in several places (its mark, its sentences, its sources) on every
         # rerun: the check (about 40 ms here) runs once per answer and contexts
-        return copy.deepcopy(_checked(self.answer, self.mode, json.dumps(self.contexts, sort_keys=True, default=str),
+        return copy.deepcopy(_checked(self.answer or "", self.mode, json.dumps(self.contexts, sort_keys=True, default=str),
                                       self.question, self.verdict if self.closed else None,
                                       json.dumps(self.comparison, sort_keys=True)))
 

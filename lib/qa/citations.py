@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from lib.core.text import PASSAGE_GAP as GAP
 
@@ -156,8 +156,8 @@ def label_passages(contexts: Iterable[dict] | Sequence[Source], default_doc_id: 
     ``[1] FEIS › 4.3 Water Resources, pp. 71–72``, then its text, so the model can cite it as [1]. Takes the
     contexts (numbered here, as number_sources numbers them) or sources already numbered."""
     items = list(contexts)
-    sources = items if items and all(isinstance(s, Source) for s in items) else number_sources(
-        items, default_doc_id, default_doc_name)
+    sources = cast(list[Source], items) if items and all(isinstance(s, Source) for s in items) else number_sources(
+        cast(list[dict], items), default_doc_id, default_doc_name)
     return "\n\n".join(f"[{s.n}] {s.label}\n{s.text}" for s in sources)
 
 

@@ -132,11 +132,12 @@ def fit_to_window(ctx: Context, budget: int, count_tokens: Callable[[str], int])
         return ctx
     if ctx.mode == "gold":
         kept, used = truncate_to_tokens(ctx.text, budget, count_tokens)
-        passages = [dict(ctx.passages[0], text=kept)] if ctx.passages else []
-        return Context("gold", text=kept, passages=passages, truncated=True, kept_fraction=used / total,
+        return Context("gold", text=kept, passages=[dict(ctx.passages[0], text=kept)] if ctx.passages else [], truncated=True, kept_fraction=used / total,
                        total_tokens=total, kept_tokens=used)
     parts = ctx.parts or [ctx.text]
-    kept_parts, passages, used = [], [], 0
+    kept_parts: list[str] = []
+    passages = []
+    used = 0
     for part, passage in zip(parts, ctx.passages, strict=False):
         sep = count_tokens("\n\n") if kept_parts else 0
         n = count_tokens(part)

@@ -406,7 +406,7 @@ def check(answer: str, passages: Sequence[Passage], question: str = "", verdict:
                 rows = range(extra, extra + len(pieces[row]))
                 extra += len(pieces[row])
                 weakest = min(max(float(combined[r, j]) for j in pool) for r in rows)
-            kinds = {}
+            kinds: dict[str, int] = {}
             for k, _ in found:
                 kinds[k] = kinds.get(k, 0) + 1
             # its words are looked for in its evidence's passage, as the classifier was fitted (one passage an

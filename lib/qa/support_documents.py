@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from lib.documents.mentions import DocRef, distinguish, doc_ref, marked, mentioned, together, without_mentions
 from lib.qa.support_status import NO_CLAIM, NOT_CHECKED, PARTLY, SUPPORTED, UNSUPPORTED
 
-# support.py's Passage, SentenceCheck and SupportReport: that module calls this one, so they are typed Any here
-Passage = SentenceCheck = SupportReport = Any
+if TYPE_CHECKING:  # support.py calls this module: its types are imported for the type checker only
+    from lib.qa.support import Passage, SentenceCheck, SupportReport
 
 
 def documents_of(passages: Sequence[Passage]) -> list[DocRef]:
@@ -57,10 +57,10 @@ def hold(c: SentenceCheck, claim: str, parts: Sequence[str], concern: Sequence[s
     ``c.documents`` says how it stands in each (``notes`` puts that in words)."""
     names = {d.doc_id: d.name for d in docs}
     unnamed = set(concern) - set(mentioned(claim, docs)) if exclusive(claim, docs) else set()
-    entries = []
+    entries: list[dict] = []
     for doc in concern:
         if doc in unnamed:  # what an exclusive claim says of a document it does not name: no passage can show it
-            entries.append({"doc_id": doc, "name": names.get(doc, doc), "status": NOT_CHECKED, "source": None,
+            entries.append({"doc_id": doc, "name": names.get(doc, doc) if doc else "", "status": NOT_CHECKED, "source": None,
                             "page": "", "why": ABOUT_OTHERS})
             continue
         mine = [p for p in passages if doc and p.doc == doc]

@@ -73,8 +73,9 @@ def judge_check(answer: str, passages: Sequence[Passage], model: Provider) -> Su
         cites = sorted(cited_numbers(s, max_n=99)) or inherited.get(i, [])
         checks.append(SentenceCheck(s, NO_SOURCE if not passages else NOT_JUDGED, None, None, cites=cites))
     invalid = sorted(n for n in cited_numbers(answer, max_n=99) if n not in numbers)
+    misattributed: list[dict] = []
     citations = {"valid": sum(1 for c in checks for n in c.cites if n in numbers), "invalid": invalid,
-                 "misattributed": []}
+                 "misattributed": misattributed}
     asked = [i for i, c in enumerate(checks) if c.status == NOT_JUDGED]
     failures: list[dict] = []
     if asked:
@@ -119,7 +120,7 @@ def judge_check(answer: str, passages: Sequence[Passage], model: Provider) -> Su
             for cited in (n for n in c.cites if n in numbers):  # the judge's source, or any cited one if it named none
                 c.holds[cited] = word != UNSUPPORTED and source in (None, cited)
             if c.cites and source is not None and source not in c.cites and word != UNSUPPORTED:
-                citations["misattributed"].append({"sentence": c.text, "cited": c.cites, "found_in": source})
+                misattributed.append({"sentence": c.text, "cited": c.cites, "found_in": source})
         for k in range(1, len(asked) + 1):
             if k not in seen:
                 failures.append({"sentence": k, "reason": "no verdict for this sentence"})

@@ -60,7 +60,8 @@ def list_spans(text: str) -> list[str]:
     """Each bulleted or numbered list of ``text`` (two items or more) as one span: the line before it (its lead-in)
     and its items, joined."""
     out: list[str] = []
-    lead, items = "", []
+    lead = ""
+    items: list[str] = []
 
     def close() -> None:
         if len(items) >= 2:
@@ -108,7 +109,7 @@ _VECTORS_MAX = 20_000
 def vectors(texts: Sequence[str]) -> np.ndarray:
     """Exact vectors of ``texts``, from the cache where it has them; safe from several threads (the cache may be
     emptied by another between two looks, so what is read is kept here)."""
-    got = {t: _VECTORS.get(t) for t in dict.fromkeys(texts)}
+    got: dict[str, np.ndarray | None] = {t: _VECTORS.get(t) for t in dict.fromkeys(texts)}
     todo = [t for t, v in got.items() if v is None]
     if todo:
         fresh = dict(zip(todo, get_exact_embedder().embed(todo), strict=True))
@@ -116,7 +117,7 @@ def vectors(texts: Sequence[str]) -> np.ndarray:
         if len(_VECTORS) + len(fresh) > _VECTORS_MAX:
             _VECTORS.clear()
         _VECTORS.update(fresh)
-    return np.stack([got[t] for t in texts]) if texts else np.zeros((0, 1), dtype=np.float32)
+    return np.stack([v for t in texts if (v := got[t]) is not None]) if texts else np.zeros((0, 1), dtype=np.float32)
 
 
 def _overlap(a: list[str], b: set[str]) -> float:

@@ -255,14 +255,14 @@ def adjudicated_set(engine: Engine | None = None) -> list[dict]:
     for lb in all_labels:
         if lb.label in AGREEMENT_LABELS:
             by.setdefault((lb.item_id, lb.label), {})[lb.annotator] = lb.value
-    out = []
-    for (i, lb), vals in sorted(by.items()):
+    out: list[dict] = []
+    for (i, name), vals in sorted(by.items()):
         if ADJUDICATOR in vals:
-            out.append({"item_id": i, "label": lb, "value": vals[ADJUDICATOR], "how": "adjudicated"})
+            out.append({"item_id": i, "label": name, "value": vals[ADJUDICATOR], "how": "adjudicated"})
         elif len(set(vals.values())) == 1:
-            out.append({"item_id": i, "label": lb, "value": next(iter(vals.values())), "how": "unanimous"})
+            out.append({"item_id": i, "label": name, "value": next(iter(vals.values())), "how": "unanimous"})
         else:
-            out.append({"item_id": i, "label": lb, "value": None, "how": "disputed"})
+            out.append({"item_id": i, "label": name, "value": None, "how": "disputed"})
     return out
 
 
@@ -292,7 +292,7 @@ def _check_rows(rows: Iterable[Label | tuple[int, Label]], by: str | None) -> tu
             if adjudicator is None:
                 adjudicator = "" if not adjudicators() else (adjudicator_for(by) or "")
             if not adjudicator:
-                why = (f"no adjudicator is listed in {ADJUDICATORS_SETTING}" if not adjudicators()
+                why: str | None = (f"no adjudicator is listed in {ADJUDICATORS_SETTING}" if not adjudicators()
                        else f"you are not listed in {ADJUDICATORS_SETTING}")
                 problems.append(RowProblem(line, "annotator", f"{ADJUDICATOR} rows set final labels, which only an "
                                            f"adjudicator can import; {why}"))

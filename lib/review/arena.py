@@ -174,8 +174,8 @@ def _failed(source: str, engine: Engine) -> Counter:
             rows = [(m, mo, a, "failed" if err is not None else "ok") for m, mo, a, err in c.execute(q)]
         else:
             t = tables.bench_answers
-            rows = c.execute(select(t.c.model, t.c.mode, t.c.answer, t.c.status)
-                             .where(t.c.run_id == source.split(":", 1)[1])).fetchall()
+            rows = [(m, mo, a, status) for m, mo, a, status in c.execute(
+                select(t.c.model, t.c.mode, t.c.answer, t.c.status).where(t.c.run_id == source.split(":", 1)[1]))]
     return Counter((m, mo) for m, mo, a, status in rows if status != "ok" or not usable(a))
 
 

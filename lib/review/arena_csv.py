@@ -51,7 +51,9 @@ def import_votes_csv(text: str, arena_id: str, engine: Engine | None = None) -> 
     if missing:
         raise UserError(f"Nothing was imported: the file needs the columns {', '.join(need)} (as the arena's export "
                         f"writes them); missing: {', '.join(missing)}.")
-    rows, problems, seen = [], [], {}
+    rows: list[dict] = []
+    problems: list[str] = []
+    seen: dict[tuple[str, str], int] = {}
     for row_no, raw in enumerate(reader, start=2):
         r = {(k or "").strip(): unneutralise((v or "").strip()) for k, v in raw.items() if k}
         try:

@@ -30,7 +30,7 @@ from lib.storage import tables
 from lib.storage.engine import get_engine, upsert
 
 JUDGE_LABELS: tuple[str, ...] = tuple(ann.AGREEMENT_LABELS)
-VALUES: dict[str, tuple[str, ...]] = {name: tuple(ann.LABELS[name]) for name in JUDGE_LABELS}
+VALUES: dict[str, tuple[str, ...]] = {name: tuple(ann.LABELS[name] or ()) for name in JUDGE_LABELS}
 QUESTIONS = ann.QUESTIONS  # the judge is asked what the experts are asked
 MAX_REPLY_TOKENS = 120
 RAW_LIMIT = 4000

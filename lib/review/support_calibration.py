@@ -75,7 +75,8 @@ def expert_labels(engine: Engine | None = None) -> dict[str, dict[str, str]]:
 
 def offline_verdicts(items: Sequence[dict]) -> tuple[dict[str, str], Counter]:
     """The offline checker's yes/no per item, and why items got none."""
-    got, left = {}, Counter()
+    got: dict[str, str] = {}
+    left: Counter[str] = Counter()
     for it in items:
         passages = _passages(it)
         if not passages:
@@ -97,7 +98,8 @@ def judge_verdicts(judge_id: str, engine: Engine | None = None) -> tuple[dict[st
     t = tables.judge_labels
     with _engine(engine).connect() as c:
         rows = c.execute(select(t.c.item_id, t.c.value, t.c.status).where(t.c.judge == judge_id, t.c.label == LABEL))
-        got, none = {}, Counter()
+        got: dict[str, str] = {}
+        none: Counter[str] = Counter()
         for item_id, value, status in rows:
             if status == "ok" and value in ("yes", "no"):
                 got[item_id] = value

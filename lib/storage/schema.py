@@ -90,6 +90,7 @@ def exam_rotation_key(engine: Engine) -> None:
     t = tables.exam_answers
     raw = engine.raw_connection()
     con = raw.driver_connection
+    assert con is not None  # a pooled connection that is open holds its sqlite3 connection
     before = con.isolation_level
     con.isolation_level = None  # explicit transaction: the rebuild is all or nothing
     try:
@@ -166,7 +167,8 @@ def tables_fingerprint() -> str:
             default = str(getattr(c.server_default, "arg", "")) if c.server_default is not None else ""
             cols.append(f"{c.name}:{c.type}:{int(bool(c.nullable))}:{int(bool(c.primary_key))}:{int(bool(c.unique))}"
                         f":{default}:{fks}")
-        keys = sorted(f"{type(k).__name__}({','.join(sorted(col.name for col in k.columns))})" for k in t.constraints)
+        keys = sorted(f"{type(k).__name__}({','.join(sorted(col.name for col in getattr(k, 'columns', ())))})"
+                      for k in t.constraints)  # every kind of constraint on these tables lists its columns
         indexes = sorted(f"{ix.name}({','.join(col.name for col in ix.columns)}):{int(bool(ix.unique))}"
                          for ix in t.indexes)
         parts.append(f"{t.name}({';'.join(cols)})[{'|'.join(keys)}]{{{'|'.join(indexes)}}}")

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from lib.app.cli import answers, benchmark, documents, jobs, review
 from lib.app.cli.common import COMMANDS, ExitWith
@@ -27,14 +28,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
 
-    def _fail(message: str) -> None:
+    def _fail(message: str) -> NoReturn:
         print(f"error: {message}", file=sys.stderr)
         raise SystemExit(2)
 
     parser.error = _fail  # type: ignore[method-assign]
     for action in parser._subparsers._group_actions if parser._subparsers else []:  # noqa: SLF001
-        for sp in action.choices.values():
-            sp.error = _fail  # type: ignore[method-assign]
+        for sp in (action.choices if isinstance(action.choices, dict) else {}).values():
+            sp.error = _fail
     args = parser.parse_args(argv)
     code = 0
     try:

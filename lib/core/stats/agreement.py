@@ -212,8 +212,9 @@ def pair_agreement(cells: dict[tuple[str, str], str]) -> dict[str, Any]:
         combos = list(itertools.combinations(by_pair[pk], 2))
         shares.append(sum(a == b for a, b in combos) / len(combos))
     ci = mean_ci(shares)["ci95"] if len(shares) >= 2 else None  # one pair: no interval to speak of
+    percent = percent_agreement(shared, raters, sub) if shared else None
     return {"n_pairs": len(shared), "n_experts": len(raters), "n_votes": len(sub),
-            "percent": None if not shared else round(100 * percent_agreement(shared, raters, sub), 1),
+            "percent": None if percent is None else round(100 * percent, 1),
             "percent_ci95": None if ci is None else [round(100 * ci[0], 1), round(100 * ci[1], 1)],
             "cohen": cohen_pairs(shared, raters, sub),  # per two experts: κ and n (2+ shared pairs)
             "fleiss": fleiss, "fleiss_n": fleiss_n, "fleiss_m": m, "alpha": kripp_alpha(shared, raters, sub)}

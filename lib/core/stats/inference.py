@@ -17,6 +17,7 @@ one item, all values equal), input checks, and the studio's return shapes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import SupportsFloat, cast
 
 import numpy as np
 
@@ -52,7 +53,7 @@ def _as_scores(values: Iterable[float], name: str = "values") -> np.ndarray:
 
 
 def _as_binary(values: Iterable[object], name: str) -> np.ndarray:
-    arr = np.asarray([float(v) for v in values], dtype=float)
+    arr = np.asarray([float(cast(SupportsFloat, v)) for v in values], dtype=np.float64)
     if arr.size and not np.all((arr == 0) | (arr == 1)):
         raise ValueError(f"{name} must hold only 0/1 (or True/False) outcomes")
     return arr.astype(int)

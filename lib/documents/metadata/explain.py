@@ -41,7 +41,7 @@ def rows(meta: dict[str, dict]) -> list[dict]:
         out.append({
             "field": FIELD_LABELS.get(k, k),
             "value": value or (NOT_FOUND if m.get("source") != "person" else "(cleared by a person)"),
-            "source": SOURCE_LABELS.get(m.get("source"), "—"),
+            "source": SOURCE_LABELS.get(m.get("source") or "", "—"),
             "where": where(m.get("evidence")),
             "confidence": f"{conf:.2f}" if isinstance(conf, (int, float)) else "",
             "name in the standard": k,

@@ -54,9 +54,8 @@ def save_extracted(conn: Any, doc_id: str, fields: dict[str, dict]) -> None:
     for key in person:
         reading = clean.get(key)
         theirs = json.loads(rows[key].value) if rows[key].value is not None else None
-        differs = reading is not None and reading[0] != theirs
         note = {"value": reading[0], "source": reading[1]["source"], "confidence": reading[1].get("confidence"),
-                "evidence": reading[1].get("evidence")} if differs else None
+                "evidence": reading[1].get("evidence")} if reading is not None and reading[0] != theirs else None
         conn.execute(update(t).where(and_(t.c.doc_id == doc_id, t.c.key == key)).values(extracted=_json(note)))
     for key, (value, item) in clean.items():
         if key in person:

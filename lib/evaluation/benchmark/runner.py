@@ -321,6 +321,7 @@ def run_benchmark(
         manifest.save(run_id, "bench", current, engine)
     else:
         # The app version alone changes nothing: models, options, prompts, documents and settings are compared.
+        assert run_id is not None  # a stored run was read by its id
         manifest.check_resume(run_id, "bench", current, engine, ignore=("app_version", "rescored"))
     judge = registry.get(cfg.judge) if cfg.judge else None
     scorer = Scorer(judge, _embed_fn(services), _pages_fn(services))

@@ -170,7 +170,7 @@ def run_exam(
             letter, raw = answer_question(provider, rotate(q, k), examples, cot)
         except Exception as exc:  # noqa: BLE001 - any failure of one question is that question's, counted wrong
             msg = str(exc) if isinstance(exc, ProviderError) else f"unexpected failure ({type(exc).__name__})"
-            row = {"predicted": None, "correct": 0, "parsed": 0, "raw": None, "status": "failed",
+            row: dict[str, object] = {"predicted": None, "correct": 0, "parsed": 0, "raw": None, "status": "failed",
                    "error": redact(msg)[:1000]}
             name += " failed"
         else:

@@ -52,9 +52,16 @@ Need = str | tuple[str, ...]
 
 
 class Metric(Protocol):
-    name: str
-    label: str
-    needs: tuple[Need, ...]
+    """What the Scorer calls: a metric's name, label and needs (read-only: class attributes satisfy them)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def needs(self) -> tuple[Need, ...]: ...
 
     def applies(self, sample: Sample, mode: str) -> bool: ...
 

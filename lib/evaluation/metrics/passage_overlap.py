@@ -11,7 +11,7 @@ _WORD = re.compile(r"\w+")
 
 def trigrams(text: str) -> set[tuple[str, str, str]]:
     words = _WORD.findall(text.lower())
-    return {tuple(words[i : i + 3]) for i in range(len(words) - 2)}  # type: ignore[misc]
+    return {(words[i], words[i + 1], words[i + 2]) for i in range(len(words) - 2)}
 
 
 def overlap_coefficient(a: str, b: str) -> float:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
 from lib.evaluation.metrics.base import NO_ANSWER, OK, MetricResult, Sample
 
-Embed = Callable[[Sequence[str]], "object"]
+Embed = Callable[[Sequence[str]], np.ndarray]
 
 
 def cosine(embed: Embed, a: str, b: str) -> float:
@@ -28,4 +30,4 @@ class SemanticSimilarity:
     def score(self, sample: Sample) -> MetricResult:
         if not (sample.answer or "").strip():
             return MetricResult(self.name, 0.0, NO_ANSWER)
-        return MetricResult(self.name, round(cosine(self.embed, sample.answer, sample.truth), 4), OK)
+        return MetricResult(self.name, round(cosine(self.embed, sample.answer or "", sample.truth or ""), 4), OK)

@@ -51,8 +51,9 @@ class TokenF1Proxy:
     def score(self, sample: Sample) -> MetricResult:
         if not (sample.answer or "").strip():
             return MetricResult(self.name, 0.0, NO_ANSWER, {"factual": 0.0, "semantic": 0.0})
-        factual, counts = token_f1(sample.answer, sample.truth)
-        semantic = cosine(self.embed, sample.answer, sample.truth)
+        truth = sample.truth or ""  # a need: the Scorer scores no sample without it
+        factual, counts = token_f1(sample.answer or "", truth)
+        semantic = cosine(self.embed, sample.answer or "", truth)
         details = {"semantic": round(semantic, 4), **counts}
         if factual is None:
             return MetricResult(self.name, None, NO_STATEMENTS, details | {"factual": None})
