@@ -131,15 +131,14 @@ class _Clients:
                 install_log_redaction()
                 hooks: dict[str, list[Callable[..., object]]] = {"request": [_wait_if_paused],
                                                                  "response": [_pause_on_429]}
-                # heavy SDKs: imported when the first client is made
                 if sdk == "openai":
-                    import openai
+                    import openai  # heavy SDK: imported when the first client is made, off start-up
 
                     cls._cache[ident] = openai.OpenAI(
                         api_key=key, base_url=base or None, timeout=timeout_s(), max_retries=max_retries(),
                         http_client=openai.DefaultHttpxClient(event_hooks=hooks))
                 else:
-                    import anthropic
+                    import anthropic  # heavy SDK: imported when the first client is made, off start-up
 
                     cls._cache[ident] = anthropic.Anthropic(
                         api_key=key, base_url=base or None, timeout=timeout_s(), max_retries=max_retries(),

@@ -178,3 +178,14 @@ def cited_numbers(answer_text: str | None, max_n: int | None = None) -> set[int]
             else:
                 found.update(ends)
     return {n for n in found if n >= 1 and (max_n is None or n <= max_n)}
+
+
+# citation markers and the page references that go with them ("[2]", "[1] (p. 8)", "(pp. 71–72)"): not the claim
+PLACE = r"\((?:[^()\n]*,\s*)?pp?\.\s*[\d–-]+\)"  # "(p. 8)", "(CONUS Interceptor Site, p. 8)"
+_MARKERS = re.compile(r"\s*\[\s*\d[\d,;\s–-]*\](?:\s*" + PLACE + r")?|\s*" + PLACE
+                      + r"|\s*\[pages?\s+\d+(?:\s*[–-]\s*\d+)?\]")  # full-PDF mode's "[page 2]"
+
+
+def bare(sentence: str) -> str:
+    """The sentence without its citation markers and page references: the claim itself."""
+    return _MARKERS.sub("", sentence).strip()

@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from lib.documents.mentions import DocRef, distinguish, doc_ref, marked, mentioned, together, without_mentions
+from lib.qa.support_report import Passage, SentenceCheck, SupportReport
 from lib.qa.support_status import NO_CLAIM, NOT_CHECKED, PARTLY, SUPPORTED, UNSUPPORTED
-
-if TYPE_CHECKING:  # support.py calls this module: its types are imported for the type checker only
-    from lib.qa.support import Passage, SentenceCheck, SupportReport
 
 
 def documents_of(passages: Sequence[Passage]) -> list[DocRef]:
