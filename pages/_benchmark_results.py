@@ -106,7 +106,7 @@ def _rescore(svc: Services, run_id: str, available: dict[str, str]) -> None:
             if warn:
                 st.warning(warn)
         if st.button("Rescore", key="rescore_run"):
-            done = run_safely(benchmark.rescore_run, run_id, None if new_judge.startswith("(") else new_judge, svc)
+            done = run_safely(benchmark.rescore_answers, run_id, None if new_judge.startswith("(") else new_judge, svc)
             if done is not None:
                 st.toast(f"{done['rescored']} answers re-scored")
                 st.rerun()

@@ -5,21 +5,22 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Literal
-
-import pandas as pd
-from sqlalchemy.engine import Engine
+from typing import TYPE_CHECKING, Any, Literal
 
 from lib.core import csv_safe
 from lib.core.stats import MIN_N
 from lib.evaluation.benchmark import RunSummary, answers, list_runs, load_run, report, rescore, summarize
 from lib.qa import MODE_LABELS
 
+if TYPE_CHECKING:
+    import pandas as pd
+    from sqlalchemy.engine import Engine
+
 ClosedState = Literal["table", "too_few", "no_verdict"]
 
 
 @dataclass(frozen=True)
-class TestTally:
+class PairedTally:
     """Paired comparisons on the same items, counted by what they can claim."""
 
     total: int
@@ -34,12 +35,12 @@ class TestTally:
                    if self.too_few else ""))
 
 
-def tally_tests(tests: list[dict[str, Any]]) -> TestTally:
+def tally_tests(tests: list[dict[str, Any]]) -> PairedTally:
     """A comparison with fewer than MIN_TEST_N paired items claims nothing either way; of the rest, those not
     within noise (after Holm's correction) show a real difference."""
     few = sum(1 for t in tests if t["n"] < report.MIN_TEST_N)
     real = sum(1 for t in tests if t["n"] >= report.MIN_TEST_N and not t["within_noise"])
-    return TestTally(total=len(tests), beyond_noise=real, within_noise=len(tests) - real - few, too_few=few)
+    return PairedTally(total=len(tests), beyond_noise=real, within_noise=len(tests) - real - few, too_few=few)
 
 
 def _options_text(o: dict[str, Any]) -> str:
@@ -50,8 +51,9 @@ def _options_text(o: dict[str, Any]) -> str:
             + (f", seed {o['seed']}" if o.get("seed") is not None else ""))
 
 
-def manifest_rows(run_id: str, created_at: str, manifest: dict[str, Any] | None) -> list[tuple[str, str]]:
-    """The run's configuration as (what, value) rows: what a reader needs to reproduce it."""
+def manifest_rows(run_id: str, created_at: str, manifest: dict[str, Any] | None) -> list[tuple[str, str | None]]:
+    """The run's configuration as (what, value) rows: what a reader needs to reproduce it; None where the run did
+    not record a value (an older run), never the word "None"."""
     man = manifest or {}
     models = man.get("models", [])
     return [("run id (for `python -m lib bench --run-id`)", run_id),
@@ -59,7 +61,7 @@ def manifest_rows(run_id: str, created_at: str, manifest: dict[str, Any] | None)
             ("models", ", ".join(x["id"] for x in models)),
             *((f"options sent to {x['id']}", _options_text(x.get("options") or {})) for x in models),
             ("judge", (man.get("judge") or {}).get("id", "none (token-F1 proxy)")),
-            ("embedder", str(man.get("embedder"))), ("app version", str(man.get("app_version"))),
+            ("embedder", man.get("embedder")), ("app version", man.get("app_version")),
             *((f"document {d['name']}", f"sha256 {str(d['sha256'])[:12]}…, chunks {d['chunk_size']}/"
                f"{d['chunk_overlap']} tokens, index generation {d['gen']}") for d in man.get("documents", [])),
             *((f"setting {k}", str(v)) for k, v in man.get("settings", {}).items() if v is not None),
@@ -101,7 +103,7 @@ class RunResults:
     common: list[str]  # items answered in every model × mode cell: the comparisons' items
     comparison: pd.DataFrame  # mean, interval and n per model × mode × kind on the common items
     tests: list[dict[str, Any]]
-    tally: TestTally
+    tally: PairedTally
     type_mode: pd.DataFrame
     position: pd.DataFrame
     hits: dict[str, dict[str, Any]]  # retrieval hit@k per RAG model
@@ -124,6 +126,7 @@ def run_list(engine: Engine | None = None) -> list[dict[str, Any]]:
 
 def run_results(run_id: str, engine: Engine | None = None) -> RunResults | None:
     """One run read for display; None when no such run."""
+    import pandas as pd  # heavy: imported on first use, off start-up
     runs = {r["run_id"]: r for r in list_runs(engine)}
     stored = load_run(run_id, engine)
     if run_id not in runs or stored is None:
@@ -148,6 +151,7 @@ def run_results(run_id: str, engine: Engine | None = None) -> RunResults | None:
 
 def item_table(df: pd.DataFrame, model_name: Any) -> pd.DataFrame:
     """Every answer of a run as one plain table: names for ids, '—' for no value."""
+    import pandas as pd  # heavy: imported on first use, off start-up
     view = df[["item_id", "question_type", "model", "mode", "status", "score", "score_status", "verdict",
                "verdict_source", "answer"]].copy()
     view["model"] = view["model"].map(model_name)
@@ -174,8 +178,13 @@ def run_json(res: RunResults) -> str:
                       default=str, indent=1)
 
 
-def rescore_run(run_id: str, judge: str | None, services: Any) -> dict[str, Any]:
+def rescore_answers(run_id: str, judge: str | None, services: Any) -> dict[str, int]:
     """Score a run's stored answers again (another judge, or the current parser); no answer is generated again.
-    Returns the run's summary with the counts of what was re-scored."""
-    counts = rescore(run_id, judge, services=services)
+    Returns the counts of what was re-scored (the page reads the run again to show the new scores)."""
+    return rescore(run_id, judge, services=services)
+
+
+def rescore_run(run_id: str, judge: str | None, services: Any) -> dict[str, Any]:
+    """``rescore_answers``, then the run's summary with those counts: what the command line prints."""
+    counts = rescore_answers(run_id, judge, services)
     return summarize(run_id).cli_dict() | counts

@@ -109,15 +109,16 @@ _VECTORS_MAX = 20_000
 def vectors(texts: Sequence[str]) -> np.ndarray:
     """Exact vectors of ``texts``, from the cache where it has them; safe from several threads (the cache may be
     emptied by another between two looks, so what is read is kept here)."""
-    got: dict[str, np.ndarray | None] = {t: _VECTORS.get(t) for t in dict.fromkeys(texts)}
-    todo = [t for t, v in got.items() if v is None]
+    wanted = dict.fromkeys(texts)
+    got: dict[str, np.ndarray] = {t: v for t in wanted if (v := _VECTORS.get(t)) is not None}
+    todo = [t for t in wanted if t not in got]
     if todo:
         fresh = dict(zip(todo, get_exact_embedder().embed(todo), strict=True))
         got.update(fresh)
         if len(_VECTORS) + len(fresh) > _VECTORS_MAX:
             _VECTORS.clear()
         _VECTORS.update(fresh)
-    return np.stack([v for t in texts if (v := got[t]) is not None]) if texts else np.zeros((0, 1), dtype=np.float32)
+    return np.stack([got[t] for t in texts]) if texts else np.zeros((0, 1), dtype=np.float32)
 
 
 def _overlap(a: list[str], b: set[str]) -> float:

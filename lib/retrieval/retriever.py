@@ -183,9 +183,9 @@ class Retriever:
         else:
             # the two rankers run side by side (the embedder, Chroma and SQLite all release the GIL while they work)
             with ThreadPoolExecutor(max_workers=2) as pool:
-                lexical = pool.submit(self._lexical, scope, query, depth, whole, every)
+                lex_future = pool.submit(self._lexical, scope, query, depth, whole, every)
                 dense = self._dense(live, sizes, query, depth, whole and not waiting)
-                lists = [[(d, i) for d, i, _ in dense], [(d, i) for d, i, _ in lexical.result()]]
+                lists = [[(d, i) for d, i, _ in dense], [(d, i) for d, i, _ in lex_future.result()]]
             ranked = reciprocal_rank_fusion(lists)
         if method != "lexical" and not dense and live and not waiting and self.docs.index.embedded:
             # Embedded Chroma keeps its search index in memory per process: vectors another process wrote after

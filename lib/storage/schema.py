@@ -90,7 +90,8 @@ def exam_rotation_key(engine: Engine) -> None:
     t = tables.exam_answers
     raw = engine.raw_connection()
     con = raw.driver_connection
-    assert con is not None  # a pooled connection that is open holds its sqlite3 connection
+    if con is None:  # a pooled connection that is open holds its sqlite3 connection
+        raise RuntimeError("the database connection was closed before the table could be rebuilt; try again")
     before = con.isolation_level
     con.isolation_level = None  # explicit transaction: the rebuild is all or nothing
     try:

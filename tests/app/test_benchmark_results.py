@@ -1,6 +1,8 @@
 """The Benchmark Results use case (lib/app/benchmark.py), without Streamlit: the rules the Results tab used to
 decide itself (which paired comparisons read as real, when the closed table is too small to read, what the
 manifest lists) and one run read whole from a real store."""
+import csv
+import io
 import json
 
 import pandas as pd
@@ -16,7 +18,7 @@ def test_paired_tests_are_tallied_by_what_they_can_claim():
              {"n": 12, "within_noise": True},
              {"n": 5, "within_noise": True}]  # exactly MIN_TEST_N: a comparison, within noise
     tally = benchmark.tally_tests(tests)
-    assert tally == benchmark.TestTally(total=4, beyond_noise=1, within_noise=2, too_few=1)
+    assert tally == benchmark.PairedTally(total=4, beyond_noise=1, within_noise=2, too_few=1)
     assert tally.sentence() == ("4 paired comparison(s) on the same items: 1 show a difference beyond noise, "
                                 "2 within noise, 1 with too few items to compare (fewer than 5)")
     assert benchmark.tally_tests([{"n": 9, "within_noise": True}]).sentence() == \
@@ -61,6 +63,13 @@ def test_the_manifest_lists_what_reproduces_a_run():
     assert rows["document sample.pdf"] == "sha256 0123456789ab…, chunks 220/40 tokens, index generation 2"
     assert rows["setting NEPAQA_K"] == "3" and "setting UNSET" not in rows
     assert rows["prompt rag"] == "sha256 feedbeef"
+    assert rows["embedder"] == "MiniLM-L6 int8" and rows["app version"] == "abc123"
+
+    # a run that recorded no manifest: no value, never the word "None" (the page shows "—")
+    bare = dict(benchmark.manifest_rows("r0", "", None))
+    assert bare["embedder"] is None and bare["app version"] is None
+    assert bare["models"] == "" and bare["judge"] == "none (token-F1 proxy)"
+    assert not any(k.startswith(("document ", "setting ", "prompt ", "options ")) for k in bare)
 
 
 def test_a_run_is_read_whole_and_its_downloads_hold_every_answer(tmp_path):
@@ -85,15 +94,18 @@ def test_a_run_is_read_whole_and_its_downloads_hold_every_answer(tmp_path):
     assert res.proxy  # no judge: the token-F1 proxy, not comparable with published RAGAS figures
     assert len(res.answers) == 8 and set(res.answers["mode"]) == {"gold", "none"}
     # gold against no context on the 2 open items: one paired comparison, too few items to claim anything
-    assert res.tally == benchmark.TestTally(total=1, beyond_noise=0, within_noise=0, too_few=1)
+    assert res.tally == benchmark.PairedTally(total=1, beyond_noise=0, within_noise=0, too_few=1)
     assert not res.type_mode_readable
 
     table = benchmark.item_table(res.answers, {"local/extractive": "Extractive"}.get)
     assert list(table.columns)[:4] == ["Item", "Question type", "Model", "Context"]
     assert set(table["Model"]) == {"Extractive"}
     assert set(table["Context"]) == {"Gold passage", "No context"}
-    csv_rows = benchmark.answers_csv(res).splitlines()
-    assert len(csv_rows) > 8 and "gold_context" not in csv_rows[0]
+    records = list(csv.DictReader(io.StringIO(benchmark.answers_csv(res))))
+    assert len(records) == 8 and "gold_context" not in records[0]
+    assert sorted((r["item_id"], r["mode"]) for r in records) == sorted((f"q{i}", m) for i in range(4)
+                                                                        for m in ("gold", "none"))
+    assert all(isinstance(json.loads(r["metrics"]), dict) for r in records)
     whole = json.loads(benchmark.run_json(res))
     assert whole["run_id"] == "r" and len(whole["answers"]) == 8 and whole["summary"]["answers"] == 8
     assert whole["config"]["models"] == ["local/extractive"]

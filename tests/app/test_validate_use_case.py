@@ -18,6 +18,7 @@ def test_a_suggested_type_is_saved_only_while_the_claimed_type_is_marked_wrong()
         "type_correct": "no", "answer_correct": "yes", "proof_supports": "yes", "true_type": "comparison",
         "comment": "typed just now"}
     assert validate.review_values(draft)["true_type"] == "closed"
+    assert validate.review_values(draft)["comment"] == "old"  # nothing typed since: the draft's comment is saved
     assert validate.review_values(draft, None, "")["true_type"] == "closed"  # an empty pick keeps the draft's
     changed = {**draft, "type_correct": "yes"}  # type picked, then the claimed type said right after all
     assert validate.review_values(changed, None, "comparison")["true_type"] == ""

@@ -87,6 +87,12 @@ def test_benchmark_page_runs_sample_and_charts(services, sample_doc):
     open_t = next(t for t in tables if "Extractive baseline (no LLM)" in set(t.index))
     assert open_t.loc["Extractive baseline (no LLM)", "n"].tolist() == [2, 2]  # rag and gold, 2 open items each
     assert not [t for t in tables if "GPT-4" in set(t.index)]
+    # rescoring scores the stored answers again, generating none: the same 8 answers, the same open scores
+    next(b for b in at.button if b.label == "Rescore").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("8 answers, 0 failures" in s.value for s in at.success)
+    again = next(t.value for t in at.table if "Extractive baseline (no LLM)" in set(t.value.index))
+    assert again.loc["Extractive baseline (no LLM)", "n"].tolist() == [2, 2]
 
 
 def test_validate_two_reviewers_then_stats(tmp_path):
