@@ -3,7 +3,7 @@ import streamlit as st
 
 from lib.core import UserError
 from lib.documents import metadata, page_render
-from lib.retrieval import search_documents
+from lib.retrieval import FoundPassage, search_documents
 from pages._ui import page_png, plain, run_safely, services, words_only_note
 
 st.title("🔎 Search the collection")
@@ -67,11 +67,11 @@ elif go:
     st.session_state.pop("corpus_results", None)
 
 
-def open_page(doc_id: str, p: dict, key: str) -> None:
+def open_page(doc_id: str, p: FoundPassage, key: str) -> None:
     if not st.toggle("Open page", key=key):
         return
     try:
-        png, lines, n_pages = page_png(doc_id, int(p["page_start"]), p["text"])
+        png, lines, n_pages = page_png(doc_id, p.page_start, p.text)
     except page_render.NoOriginalError:
         st.info("The original PDF was not kept for this document; upload the same PDF again to open pages.", icon="📄")
         return
@@ -79,7 +79,7 @@ def open_page(doc_id: str, p: dict, key: str) -> None:
         st.error(plain(str(exc)), icon="⚠️")
         return
     note = "passage highlighted" if lines else "the passage was not found on this page"
-    st.caption(f"Page {p['page_start']} of {n_pages} · {note}")
+    st.caption(f"Page {p.page_start} of {n_pages} · {note}")
     st.image(png, width="stretch")
 
 
@@ -102,9 +102,7 @@ if shown:
                 st.caption("None of your search words appear in these passages: found by meaning only, "
                            "which may be a weak match.")
             for i, p in enumerate(r.passages):
-                where_txt = ", ".join(x for x in (p["section"], f"p. {p['page_start']}" if p["page_start"] ==
-                                                  p["page_end"] else f"pp. {p['page_start']}–{p['page_end']}") if x)
-                st.caption(plain(where_txt))
+                st.caption(plain(p.where))
                 # escaped first (lib.retrieval.corpus_search.snippet), then our own <mark> tags
-                st.html(f"<div style='font-size:0.92rem;line-height:1.45'>{p['snippet_html']}</div>")
-                open_page(r.doc_id, p, key=f"sr_open_{r.doc_id}_{p['page_start']}_{i}")
+                st.html(f"<div style='font-size:0.92rem;line-height:1.45'>{p.snippet_html}</div>")
+                open_page(r.doc_id, p, key=f"sr_open_{r.doc_id}_{p.page_start}_{i}")

@@ -20,7 +20,7 @@ from lib.core.errors import UserError
 from lib.core.progress import ProgressFn
 from lib.documents import originals
 from lib.documents.chunking import Chunk, assign_sections, chunk_pages
-from lib.documents.pdf import ExtractedPdf, first_pages_layout, info_and_outline, read_pdf_file
+from lib.documents.pdf import ExtractedPdf, LayoutLine, first_pages_layout, info_and_outline, read_pdf_file
 from lib.storage import leases
 
 if TYPE_CHECKING:
@@ -193,7 +193,7 @@ def embed_text(chunk: Chunk, title: str) -> str:
     return lexical.context_text(chunk, title) if CONTEXTUAL else chunk.text
 
 
-def _kept_pdf_facts(doc_id: str) -> tuple[dict, list, list, dict]:
+def _kept_pdf_facts(doc_id: str) -> tuple[dict[str, str], list[list[Any]], list[LayoutLine], dict[int, float]]:
     """The PDF metadata, outline, first pages' layout and image shares of a document's kept original; empty when
     none was kept."""
     kept = originals.path(doc_id)
@@ -202,7 +202,7 @@ def _kept_pdf_facts(doc_id: str) -> tuple[dict, list, list, dict]:
     import pymupdf  # heavy: imported on first use, off start-up
 
     try:
-        with pymupdf.open(kept) as doc:
+        with pymupdf.open(kept) as doc:  # type: ignore[no-untyped-call]  # pymupdf leaves Document() unannotated
             meta, toc = info_and_outline(doc)
             layout, share = first_pages_layout(doc)
             return meta, toc, layout, share

@@ -45,7 +45,7 @@ def check(docs: Any, fix: bool = False, progress: Any = None) -> list[dict[str, 
     and what made them. With ``fix``, a document missing vectors, or whose vectors another embedder made, is
     embedded again from its stored chunks."""
     got = docs.index.collection.get(include=["metadatas"])
-    per: Counter = Counter()
+    per: Counter[tuple[object, object]] = Counter()
     for meta in got["metadatas"] or []:
         per[((meta or {}).get("doc_id"), (meta or {}).get("gen"))] += 1
 

@@ -1,7 +1,7 @@
 """The vector index: one ChromaDB collection, persistent on disk, or a Chroma server by URL."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, cast
@@ -15,8 +15,8 @@ from lib.models.embedding import Embedder, LazyEmbedder
 from lib.storage import leases
 
 if TYPE_CHECKING:
-    import chromadb
-    from chromadb.api.types import Where
+    from chromadb.api import ClientAPI
+    from chromadb.api.types import Metadata, Where
 
 COLLECTION = "nepaqa_chunks"
 
@@ -54,7 +54,7 @@ def chroma_embedding(embedder: Embedder) -> Any:
     return _embedding_class[0](embedder)
 
 
-def make_client(url: str | None = None, path: str | None = None) -> chromadb.ClientAPI:
+def make_client(url: str | None = None, path: str | None = None) -> ClientAPI:
     import chromadb  # heavy: imported when the index is first opened, off start-up
     from chromadb.config import Settings  # heavy: as above
 
@@ -71,17 +71,17 @@ def make_client(url: str | None = None, path: str | None = None) -> chromadb.Cli
     return chromadb.PersistentClient(path=path or str(config.paths().chroma), settings=settings)
 
 
-def first(res: Any, field: str) -> list:
+def first(res: Any, field: str) -> list[Any]:
     """The first query's list of ``field`` in a Chroma result: Chroma types every field as optional, and gives
     the ones asked for in ``include``."""
     got = res[field]
     if got is None:
         raise RuntimeError(f"Chroma returned no {field} for a query that asked for them.")
-    return got[0]
+    return list(got[0])
 
 
 class VectorIndex:
-    def __init__(self, client: chromadb.ClientAPI, embedder: Embedder, embedded: bool = True) -> None:
+    def __init__(self, client: ClientAPI, embedder: Embedder, embedded: bool = True) -> None:
         self.client = client
         self.embedder = embedder
         # The embedded (on-disk) client is not made for several processes writing one path; see writing().
@@ -92,7 +92,7 @@ class VectorIndex:
             metadata={"hnsw:space": "cosine"},
         )
 
-    def add(self, doc_id: str, ids: list[str], texts: list[str], embeddings: np.ndarray, metas: list[dict]) -> None:
+    def add(self, doc_id: str, ids: list[str], texts: list[str], embeddings: np.ndarray, metas: Sequence[Metadata]) -> None:
         batch = 2000
         for i in range(0, len(ids), batch):
             self.collection.add(
@@ -126,7 +126,7 @@ class VectorIndex:
 
     def count(self, doc_id: str | None = None) -> int:
         if doc_id is None:
-            return self.collection.count()
+            return int(self.collection.count())
         return len(self.collection.get(where={"doc_id": doc_id}, include=[])["ids"])
 
     def doc_ids(self) -> set[str]:

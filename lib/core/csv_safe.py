@@ -43,7 +43,7 @@ def to_csv(frame: Any) -> str:
         if safe[col].dtype == object or pd.api.types.is_string_dtype(safe[col]):
             safe[col] = safe[col].astype(object).map(neutralise)
     safe.columns = [neutralise(str(c)) for c in safe.columns]
-    return safe.to_csv(index=False)
+    return str(safe.to_csv(index=False))
 
 
 def rows_to_csv(rows: Iterable[Mapping[str, Any]], fieldnames: Sequence[str]) -> str:

@@ -10,7 +10,7 @@ from lib.core.progress import CountProgressFn
 
 
 def run_tasks(
-    work: Callable[..., str], tasks: Sequence[tuple], max_workers: int, progress: CountProgressFn | None,
+    work: Callable[..., str], tasks: Sequence[tuple[object, ...]], max_workers: int, progress: CountProgressFn | None,
     cancel: threading.Event,
 ) -> None:
     """Run work(*task) for each task on a pool. Progress is reported from this thread, so a page can draw it.

@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+from typing import Any
 
 from lib.core import config
 
@@ -49,7 +50,7 @@ def install_log_redaction() -> None:
         return
     base_factory = logging.getLogRecordFactory()
 
-    def factory(*args, **kwargs) -> logging.LogRecord:  # noqa: ANN002, ANN003 - LogRecord's signature
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:  # LogRecord's own signature
         record = base_factory(*args, **kwargs)
         try:
             msg = record.getMessage()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import threading
+from typing import Any
 
 from lib.core.text import join_line_breaks
 
@@ -26,7 +27,7 @@ _ENDS_WELL = re.compile(r"[.!?][\"”')\]]*$")
 _LOCAL = threading.local()
 
 
-def _segmenter():  # noqa: ANN202 - pysbd.Segmenter
+def _segmenter() -> Any:  # pysbd has no type information: its Segmenter is Any here
     """This thread's segmenter. pysbd's Segmenter keeps the text it is splitting on itself, so one shared by the
     threads that answer or score cells at once splits one thread's text with another's (sentences lost or
     garbled); each thread gets its own."""

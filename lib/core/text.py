@@ -37,7 +37,7 @@ def join_line_breaks(text: str) -> str:
         return text or ""
     seen = {w.lower() for w in _WORDS.findall(_HYPHEN_BREAK.sub(" ", text))}  # the words no break touches
 
-    def join(m: re.Match) -> str:
+    def join(m: re.Match[str]) -> str:
         a, b = m.group(1), m.group(2)
         compound = f"{a}-{b}".lower() in seen and f"{a}{b}".lower() not in seen
         return f"{a}-{b}" if compound else f"{a}{b}"

@@ -192,7 +192,7 @@ def _overlap(a: Any, b: Any) -> float:
     return max(0.0, w) * max(0.0, h)
 
 
-def info_and_outline(doc: Any) -> tuple[dict, list]:
+def info_and_outline(doc: Any) -> tuple[dict[str, str], list[list[Any]]]:
     """An open PDF's info dictionary (non-empty text values) and outline ([level, title, page] rows): the PDF's
     own bookmarks, or, where it has none, headings detected by font size and weight."""
     try:

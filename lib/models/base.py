@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from lib.core import config
 from lib.storage import model_gates
@@ -42,7 +43,7 @@ class ModelOptions:
     context_window: int = 4096
     seed: int | None = None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -61,7 +62,7 @@ class Request:
     structured: bool = False
     # A JSON schema the reply must follow (metadata, judges): sent as OpenAI's response_format or Anthropic's
     # forced tool call where the model declares one; the parsed object lands in Answer.extra["structured"].
-    schema: dict | None = field(default=None, compare=False)
+    schema: dict[str, Any] | None = field(default=None, compare=False)
     schema_name: str = "reply"
     # Called with each piece of text as it arrives, where the model can stream (remote APIs, GGUF). Models that
     # do not stream ignore it; a structured (JSON or tool) reply is never streamed.
@@ -79,7 +80,7 @@ class Answer:
     seconds: float = 0.0
     verdict: str | None = None  # set by models that decide yes/no themselves (structured output, likelihood)
     verdict_source: str | None = None  # structured | likelihood | heuristic | text
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 VERDICT_SCHEMA = {
@@ -199,7 +200,7 @@ class Provider(ABC):
             return False, f"set {' and '.join(missing)} in the environment or .streamlit/secrets.toml"
         return True, self.note or "ready"
 
-    def manifest_entry(self) -> dict:
+    def manifest_entry(self) -> dict[str, Any]:
         """What a run records about this model: its id and the options actually sent."""
         return {"id": self.id, "label": self.label, "options": self.options.as_dict(),
                 "capabilities": sorted(self.capabilities)}

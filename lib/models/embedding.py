@@ -7,6 +7,7 @@ import time
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -31,8 +32,8 @@ class Embedder:
         from sentence_transformers import SentenceTransformer  # heavy: imported on first use, off start-up
 
         # Counting tokens of whole pages is deliberate; silence the "longer than the maximum" warning.
-        transformers.logging.set_verbosity_error()
-        transformers.logging.disable_progress_bar()
+        transformers.logging.set_verbosity_error()  # type: ignore[no-untyped-call]  # transformers leaves these
+        transformers.logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # unannotated
 
         configured = model or config.get("NEPAQA_EMBED_MODEL")
         spec = configured or default_model_path()
@@ -85,7 +86,7 @@ class Embedder:
         return np.vstack(parts).astype(np.float32)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
+        return self.embed([text]).reshape(-1)
 
 
 def backend_setting() -> str:
@@ -143,7 +144,7 @@ class LazyEmbedder:
         """Whether the model is in memory already (pages show its details only then, instead of loading it)."""
         return self._model in _LOADED
 
-    def __getattr__(self, attr: str):  # noqa: ANN204 - delegates to the real Embedder
+    def __getattr__(self, attr: str) -> Any:  # delegates to the real Embedder: whatever it holds
         if attr.startswith("__"):
             raise AttributeError(attr)
         return getattr(get_embedder(self._model), attr)
@@ -198,7 +199,15 @@ def embed_threads() -> int | None:
     return int(value)
 
 
-_warm: dict = {"state": "idle", "error": None, "seconds": None}
+class WarmStatus(TypedDict):
+    """How the background load of the embedder went: idle, loading, ready or failed."""
+
+    state: str
+    error: str | None
+    seconds: float | None
+
+
+_warm: WarmStatus = {"state": "idle", "error": None, "seconds": None}
 _warm_lock = threading.Lock()
 
 
@@ -217,13 +226,15 @@ def warm_up_in_background(model: str | None = None) -> None:
         try:
             get_embedder(model)
             get_exact_embedder(model)  # what scores and the support check compare meaning with; the same one on fp32
-            _warm.update(state="ready", seconds=round(time.perf_counter() - t, 1))
+            _warm["seconds"] = round(time.perf_counter() - t, 1)
+            _warm["state"] = "ready"
         except Exception as exc:  # noqa: BLE001 - shown on the Home page; the first real use raises it again
-            _warm.update(state="failed", error=str(exc))
+            _warm["error"] = str(exc)
+            _warm["state"] = "failed"
 
     threading.Thread(target=load, name="embedder-warm-up", daemon=True).start()
 
 
-def warm_status() -> dict:
-    """{"state": idle | loading | ready | failed, "error", "seconds"}."""
-    return dict(_warm)
+def warm_status() -> WarmStatus:
+    """{"state": idle | loading | ready | failed, "error", "seconds"}: a copy."""
+    return WarmStatus(state=_warm["state"], error=_warm["error"], seconds=_warm["seconds"])

@@ -26,13 +26,16 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from lib.core import config
 from lib.core.errors import UserError
 from lib.core.progress import FractionProgressFn
+
+if TYPE_CHECKING:
+    from tokenizers import Encoding
 
 BACKENDS = ("onnx-int8", "onnx", "torch")
 EXPORT_VERSION = 1  # bump when the export recipe changes, so caches are rebuilt
@@ -135,7 +138,7 @@ def _export_fp32(model_dir: Path, out: Path) -> None:
     import transformers  # heavy: imported on first use, off start-up
     from transformers import AutoModel, AutoTokenizer  # heavy: imported on first use, off start-up
 
-    transformers.logging.set_verbosity_error()
+    transformers.logging.set_verbosity_error()  # type: ignore[no-untyped-call]  # transformers leaves it unannotated
     model = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
     tok = AutoTokenizer.from_pretrained(str(model_dir), local_files_only=True)
     sample = tok(["an environmental impact statement", "a second, longer sentence to pad"], padding=True,
@@ -148,7 +151,8 @@ def _export_fp32(model_dir: Path, out: Path) -> None:
             self.model = model
 
         def forward(self, *args: torch.Tensor) -> torch.Tensor:
-            return self.model(**dict(zip(names, args, strict=True))).last_hidden_state
+            hidden: torch.Tensor = self.model(**dict(zip(names, args, strict=True))).last_hidden_state
+            return hidden
 
     with torch.no_grad(), _quiet():
         torch.onnx.export(Encoder().eval(), tuple(sample[n] for n in names), str(out), input_names=names,
@@ -188,13 +192,13 @@ class Tokens:
         self.max_len = max_len
 
     def __call__(self, texts: str | Sequence[str], add_special_tokens: bool = True, truncation: bool = False,
-                 **_: object) -> dict[str, list]:
+                 **_: object) -> dict[str, Any]:  # the shape of a Hugging Face tokenizer's: one text's ids, or a list
         one = isinstance(texts, str)
         enc = self._count.encode_batch([texts] if one else list(texts), add_special_tokens=add_special_tokens)
         ids = [e.ids for e in enc]
         return {"input_ids": ids[0] if one else ids}
 
-    def encode_batch(self, texts: Sequence[str]) -> list:
+    def encode_batch(self, texts: Sequence[str]) -> list[Encoding]:
         """Model inputs: special tokens added, cut to the window."""
         return self._cut.encode_batch(list(texts), add_special_tokens=True)
 
@@ -251,7 +255,7 @@ class OnnxEmbedder:
     def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
         return [len(ids) for ids in self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]]
 
-    def _run(self, enc: list, session: Any = None) -> np.ndarray:
+    def _run(self, enc: list[Encoding], session: Any = None) -> np.ndarray:
         width = max(len(e.ids) for e in enc)
         ids = np.zeros((len(enc), width), dtype=np.int64)
         mask = np.zeros((len(enc), width), dtype=np.int64)
@@ -261,10 +265,11 @@ class OnnxEmbedder:
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feed["token_type_ids"] = np.zeros_like(ids)
-        hidden = (session or self.session).run(["last_hidden_state"], feed)[0]
+        hidden: np.ndarray = (session or self.session).run(["last_hidden_state"], feed)[0]
         m = mask[:, :, None].astype(np.float32)
         pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
-        return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+        unit: np.ndarray = pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+        return unit
 
     def embed(self, texts: Sequence[str], batch_size: int | None = None, progress: FractionProgressFn | None = None) -> np.ndarray:
         """Unit-normalised embeddings, one row per text, in order. Texts are run in batches of similar length
@@ -286,7 +291,7 @@ class OnnxEmbedder:
             return out
         # Several sessions: each worker thread owns one session (ONNX Runtime releases the GIL while it runs).
 
-        free: queue.SimpleQueue = queue.SimpleQueue()
+        free: queue.SimpleQueue[Any] = queue.SimpleQueue()  # ONNX Runtime sessions (untyped)
         for sess in self.sessions:
             free.put(sess)
 
@@ -309,4 +314,4 @@ class OnnxEmbedder:
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
+        return self.embed([text]).reshape(-1)

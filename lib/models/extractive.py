@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -73,7 +74,7 @@ class ExtractiveProvider(Provider):
         super().__init__()
         self.n = n_sentences
 
-    def manifest_entry(self) -> dict:
+    def manifest_entry(self) -> dict[str, Any]:
         return super().manifest_entry() | {"sentences": self.n, "splitter": "pysbd 0.3 (whole sentences only)"}
 
     def count_tokens(self, text: str) -> int:

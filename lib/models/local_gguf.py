@@ -12,15 +12,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from lib.core import config
 from lib.models.base import LIKELIHOOD, Answer, ModelOptions, Provider, ProviderError, Request
 
-if TYPE_CHECKING:  # the chat message type only: llama_cpp itself is heavy and imported on first use
-    from llama_cpp.llama_types import ChatCompletionRequestMessage
+if TYPE_CHECKING:  # types only: llama_cpp itself is heavy and imported on first use
+    from llama_cpp import Llama
+    from llama_cpp.llama_types import ChatCompletionRequestMessage, CreateChatCompletionResponse
 
 
 @contextmanager
@@ -30,12 +31,14 @@ def _plain_cpu_kernels() -> Iterator[None]:
     llama-cpp-python 0.3.36, on the first answer). ``Llama()`` does not take ``use_extra_bufts``, so the default
     model parameters it reads are wrapped while it loads (under _LOAD_LOCK: one load at a time). The plain
     kernels are what CPUs without those extensions run: answers do not depend on the machine's CPU."""
-    import llama_cpp.llama as llama_module  # heavy: imported on first use, off start-up
+    import llama_cpp.llama_cpp as llama_bindings  # heavy: imported on first use, off start-up
 
-    bindings = llama_module.llama_cpp
+    # the module llama.py calls its bindings through; its functions are made by a ctypes decorator that the type
+    # checker cannot see, so it is Any here
+    bindings: Any = llama_bindings
     default = bindings.llama_model_default_params
 
-    def params():  # noqa: ANN202 - a ctypes struct
+    def params() -> Any:  # a ctypes struct (llama_model_params)
         p = default()
         p.use_extra_bufts = False
         return p
@@ -97,9 +100,9 @@ class LlamaCppProvider(Provider):
         self.family, self.model_name, self.label, self.path, self.note = family, model_name, label, path, note
         self.aliases = aliases
         self.options = ModelOptions(temperature=0.0, context_window=n_ctx, seed=0)
-        self._llm = None
+        self._llm: Llama | None = None
 
-    def manifest_entry(self) -> dict:
+    def manifest_entry(self) -> dict[str, Any]:
         """The file's name, size and sha256, so another file under the same name is a different model; and the
         decoding settings, so a run with other settings is a different configuration."""
         entry = super().manifest_entry()
@@ -122,7 +125,7 @@ class LlamaCppProvider(Provider):
         return True, self.note or "ready"
 
     @property
-    def llm(self):  # noqa: ANN201 - llama_cpp.Llama
+    def llm(self) -> Llama:
         if self._llm is not None:
             return self._llm
         # One load at a time: llama.cpp silences fds 1 and 2 while it loads (dup2), and two threads loading at once
@@ -130,22 +133,25 @@ class LlamaCppProvider(Provider):
         with _LOAD_LOCK:
             return self._load()
 
-    def _load(self):  # noqa: ANN202 - llama_cpp.Llama
+    def _load(self) -> Llama:
         if self._llm is None:
             from llama_cpp import Llama  # heavy: imported on first use, off start-up
 
+            if self.path is None:
+                raise ProviderError(f"{self.label}: no GGUF file configured (set NEPAQA_GGUF_PATH)")
             try:
                 with _plain_cpu_kernels():
-                    self._llm = Llama(
+                    llm = Llama(
                         model_path=str(self.path), n_ctx=self.context_window, n_threads=os.cpu_count() or 2,
                         n_batch=512, verbose=False, seed=0,
                     )
             except Exception as exc:  # noqa: BLE001 - a bad file is the user's to fix
                 raise ProviderError(f"{self.label}: could not load {Path(self.path).name}: {exc}") from exc
 
-            atexit.register(self._llm.close)  # free it before the interpreter tears llama.cpp down
+            atexit.register(llm.close)  # free it before the interpreter tears llama.cpp down
             # Use the model's own window if it is smaller than asked.
-            self.options = replace(self.options, context_window=min(self.context_window, int(self._llm.n_ctx())))
+            self.options = replace(self.options, context_window=min(self.context_window, int(llm.n_ctx())))
+            self._llm = llm
         return self._llm
 
     def count_tokens(self, text: str) -> int:
@@ -181,7 +187,9 @@ class LlamaCppProvider(Provider):
         try:
             if req.on_token is not None:
                 return self._stream(llm, req)
-            out = llm.create_chat_completion(messages=self._messages(req), **self._decoding(req))
+            # not streamed: one response, not an iterator of pieces
+            out = cast("CreateChatCompletionResponse",
+                       llm.create_chat_completion(messages=self._messages(req), **self._decoding(req)))
         except ValueError as exc:  # e.g. prompt longer than the context window
             raise ProviderError(f"{self.label}: {exc}") from exc
         usage = out.get("usage") or {}
@@ -227,11 +235,12 @@ class LlamaCppProvider(Provider):
             tokens = llm.tokenize(self._chat_prompt(req).encode("utf-8"), add_bos=False, special=True)
             if len(tokens) >= self.context_window:
                 raise ProviderError(f"{self.label}: the prompt ({len(tokens)} tokens) does not fit the window")
-            llm.reset()
+            llm.reset()  # type: ignore[no-untyped-call]  # llama-cpp-python does not annotate reset or get_logits
             llm.eval(tokens)
             # Without logits_all, llama.cpp keeps only the last position's logits: exactly the next token's.
-            logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),)).astype(float).tolist()  # noqa: SLF001
-            llm.reset()
+            logits = np.ctypeslib.as_array(llm._ctx.get_logits(),  # type: ignore[no-untyped-call]  # noqa: SLF001
+                                           shape=(llm.n_vocab(),)).astype(float).tolist()
+            llm.reset()  # type: ignore[no-untyped-call]
         top = max(logits)
         norm = math.log(sum(math.exp(v - top) for v in logits)) + top
         probs: dict[str, float] = {}

@@ -12,6 +12,7 @@ import json
 import re
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 from lib.core import config
@@ -28,6 +29,10 @@ from lib.models.base import (
     structured_verdict,
 )
 from lib.storage import model_gates
+
+if TYPE_CHECKING:  # the SDKs are heavy: imported when the first client is made (see _Clients.get)
+    import anthropic
+    import openai
 
 # Known context windows (tokens); anything else gets the family's default or the *_CONTEXT setting.
 KNOWN_WINDOWS = {
@@ -121,10 +126,10 @@ class _Clients:
     """One SDK client per (family, key, base URL, timeout, retries), shared by that family's models."""
 
     _lock = threading.Lock()
-    _cache: dict[tuple, object] = {}
+    _cache: dict[tuple[str, str | None, str | None, float, int], openai.OpenAI | anthropic.Anthropic] = {}
 
     @classmethod
-    def get(cls, sdk: str, key: str | None, base: str | None):  # noqa: ANN206 - an SDK client
+    def get(cls, sdk: str, key: str | None, base: str | None) -> openai.OpenAI | anthropic.Anthropic:
         ident = (sdk, key, base, timeout_s(), max_retries())
         with cls._lock:
             if ident not in cls._cache:
@@ -161,7 +166,7 @@ class OpenAIModel(Provider):
         self.capabilities = capabilities
         self.needs = (base_url_name,) if url_required else ((key_name,) if key_name else ())
 
-    def manifest_entry(self) -> dict:
+    def manifest_entry(self) -> dict[str, Any]:
         return super().manifest_entry() | {"endpoint": public_url(config.get(self.base_url_name)) or "default"}
 
     @property
@@ -172,16 +177,16 @@ class OpenAIModel(Provider):
         ok, why = super().available()
         return (ok, f"model {self.model_name}" if ok else why)
 
-    def client(self):  # noqa: ANN201 - openai.OpenAI
+    def client(self) -> openai.OpenAI:
         key = (config.get(self.key_name) if self.key_name else None) or "not-needed"
-        return _Clients.get("openai", key, config.get(self.base_url_name))
+        return cast("openai.OpenAI", _Clients.get("openai", key, config.get(self.base_url_name)))
 
     def _generate(self, req: Request) -> Answer:
         msgs = ([{"role": "system", "content": req.system}] if req.system else []) + [
             {"role": "user", "content": req.prompt}
         ]
         budget_key = "max_completion_tokens" if self.family == "openai" and reasoning_model(self.model_name) else "max_tokens"
-        kwargs: dict = {"model": self.model_name, "messages": msgs, budget_key: req.max_tokens}
+        kwargs: dict[str, Any] = {"model": self.model_name, "messages": msgs, budget_key: req.max_tokens}
         if self.options.temperature is not None:
             kwargs["temperature"] = self.options.temperature
         structured = req.closed and req.structured and JSON_SCHEMA in self.capabilities
@@ -214,11 +219,11 @@ class OpenAIModel(Provider):
         return ans
 
 
-    def _stream(self, kwargs: dict, on_token: Callable[[str], None]) -> tuple[str, object]:
+    def _stream(self, kwargs: dict[str, Any], on_token: Callable[[str], None]) -> tuple[str, object]:
         """Chat completion as server-sent events: each delta goes to ``on_token``; returns (text, usage)."""
         # Token usage in a stream is an OpenAI option; other servers (a custom base URL) may refuse it.
         official = self.family == "openai" and not config.get(self.base_url_name)
-        extra = {"stream_options": {"include_usage": True}} if official else {}
+        extra: dict[str, Any] = {"stream_options": {"include_usage": True}} if official else {}
         parts: list[str] = []
         usage = None
         finished = False
@@ -240,7 +245,7 @@ class OpenAIModel(Provider):
         return "".join(parts), usage
 
 
-def _json_object(text: str) -> dict | None:
+def _json_object(text: str) -> dict[str, Any] | None:
     """A reply's JSON object, or None where the server sent something else (it is then read as text)."""
     try:
         obj = json.loads(text)
@@ -286,14 +291,15 @@ class AnthropicModel(Provider):
         ok, why = super().available()
         return (ok, f"model {self.model_name}" if ok else why)
 
-    def manifest_entry(self) -> dict:
+    def manifest_entry(self) -> dict[str, Any]:
         return super().manifest_entry() | {"endpoint": public_url(config.get("ANTHROPIC_BASE_URL")) or "default"}
 
-    def client(self):  # noqa: ANN201 - anthropic.Anthropic
-        return _Clients.get("anthropic", config.get("ANTHROPIC_API_KEY"), config.get("ANTHROPIC_BASE_URL"))
+    def client(self) -> anthropic.Anthropic:
+        return cast("anthropic.Anthropic",
+                    _Clients.get("anthropic", config.get("ANTHROPIC_API_KEY"), config.get("ANTHROPIC_BASE_URL")))
 
     def _generate(self, req: Request) -> Answer:
-        kwargs: dict = {"system": req.system} if req.system else {}
+        kwargs: dict[str, Any] = {"system": req.system} if req.system else {}
         if self.options.temperature is not None:
             kwargs["extra_body"] = {"temperature": self.options.temperature}
         structured = req.closed and req.structured and TOOL_USE in self.capabilities
@@ -321,9 +327,10 @@ class AnthropicModel(Provider):
             blocks = resp.content
             if not isinstance(blocks, list):
                 raise TypeError("the reply has no content list")
-            texts = [b.text for b in blocks if getattr(b, "type", "") == "text"]
+            got = [getattr(b, "text", None) for b in blocks if getattr(b, "type", "") == "text"]
             tool_input = next((getattr(b, "input", None) for b in blocks if getattr(b, "type", "") == "tool_use"), None)
-            if not all(isinstance(t, str) for t in texts) or (not texts and tool_input is None):
+            texts = [t for t in got if isinstance(t, str)]
+            if len(texts) < len(got) or (not texts and tool_input is None):
                 raise TypeError("the reply holds no text")
             text = "".join(texts)
             usage = getattr(resp, "usage", None)

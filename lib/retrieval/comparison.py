@@ -11,11 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lib.core.text import readable_name
 from lib.documents.mentions import DocRef, compares, distinguish, doc_ref, mentioned
 from lib.documents.metadata import citation_name, get_many
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+    from lib.collection.repository import DocInfo
 
 MAX_COMPARED = 10  # a question compares at most this many documents; a wider scope is searched as one ranking
 
@@ -42,7 +47,7 @@ class Comparison:
         return {"why": self.why, "documents": [r.as_dict() for r in self.documents]}
 
 
-def refs_of(infos: Sequence[Any], engine: Any) -> list[DocRef]:
+def refs_of(infos: Sequence[DocInfo], engine: Engine) -> list[DocRef]:
     """The documents (each with ``doc_id`` and ``name``, the name it was indexed under) as texts may name them:
     from their metadata's title, project title and EIS number, and their file name; each with the words of its
     names no other of them shares."""

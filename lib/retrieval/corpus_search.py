@@ -8,12 +8,30 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from lib.collection.lexical import query_terms
 from lib.documents.pdf import symbol_bullets
+from lib.retrieval.retriever import Retriever
 
 SNIPPET_CHARS = 320
+
+
+@dataclass(frozen=True)
+class FoundPassage:
+    """One passage a search found in a document: where it is, its text, and a snippet to show."""
+
+    page_start: int
+    page_end: int
+    section: str
+    snippet_html: str  # escaped, with the query's terms marked
+    text: str
+
+    @property
+    def where(self) -> str:
+        """"4.3 Water Resources, p. 12", "pp. 12–13", or the section alone where the pages are unknown."""
+        pages = (f"p. {self.page_start}" if self.page_start == self.page_end
+                 else f"pp. {self.page_start}–{self.page_end}")
+        return ", ".join(x for x in (self.section, pages) if x)
 
 
 @dataclass
@@ -22,7 +40,7 @@ class DocResult:
     name: str
     best_rank: int
     score: float
-    passages: list[dict] = field(default_factory=list)  # {"page_start", "page_end", "section", "snippet_html"}
+    passages: list[FoundPassage] = field(default_factory=list)
     matched_terms: list[str] = field(default_factory=list)  # query words found in its passages (none: by meaning)
 
 
@@ -44,7 +62,7 @@ def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
     return ("…" if start else "") + "".join(pieces) + ("…" if start + width < len(flat) else "")
 
 
-def search_documents(retriever: Any, query: str, doc_ids: list[str] | None = None, k: int = 30,
+def search_documents(retriever: Retriever, query: str, doc_ids: list[str] | None = None, k: int = 30,
                      per_doc: int = 3) -> list[DocResult]:
     """Hybrid search over the scope; hits grouped by document, documents in the order of their best hit."""
     terms = [t for t in query_terms(query) if len(t) > 2]
@@ -53,10 +71,9 @@ def search_documents(retriever: Any, query: str, doc_ids: list[str] | None = Non
     for h in hits:
         r = results.setdefault(h.doc_id, DocResult(h.doc_id, h.doc_name, h.rank, h.score))
         if len(r.passages) < per_doc:
-            r.passages.append({"page_start": h.chunk.page_start, "page_end": h.chunk.page_end,
-                               "section": h.chunk.section, "snippet_html": snippet(h.chunk.text, terms),
-                               "text": h.chunk.text})
+            r.passages.append(FoundPassage(h.chunk.page_start, h.chunk.page_end, h.chunk.section,
+                                           snippet(h.chunk.text, terms), h.chunk.text))
     for r in results.values():
-        text = " ".join(p["text"] for p in r.passages).lower()
+        text = " ".join(p.text for p in r.passages).lower()
         r.matched_terms = [t for t in terms if re.search(r"\b" + re.escape(t), text)]
     return sorted(results.values(), key=lambda r: r.best_rank)

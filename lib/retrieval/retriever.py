@@ -4,21 +4,22 @@ hybrid (reciprocal-rank fusion of the two)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import select
 
 from lib.collection import lexical
 from lib.collection.document_store import DocumentStore
 from lib.collection.ingest import embedder_label
+from lib.collection.repository import DocInfo
 from lib.collection.vectors import query_scope
 from lib.core.errors import UserError
 from lib.core.text import tokenize
 from lib.documents.chunking import Chunk, is_navigation
-from lib.documents.mentions import without_mentions
+from lib.documents.mentions import DocRef, without_mentions
 from lib.documents.metadata import citation_name, get_many
 from lib.retrieval.comparison import MAX_COMPARED, Comparison, recognise, refs_of
 from lib.storage import tables
@@ -26,6 +27,7 @@ from lib.storage import tables
 METHODS = ("hybrid", "dense", "lexical")
 METHOD_ALIASES = {"bm25": "lexical"}
 RRF_K = 60  # the constant from Cormack et al. (2009); not tuned here
+Key = TypeVar("Key", bound=Hashable)  # what is ranked: a (document, chunk) pair, a chunk index
 CANDIDATES = 50  # how deep each ranker's list goes into the fusion
 NAVIGATION_SLACK = 20  # single-method lists go this much deeper than k, for table-of-contents chunks to give way
 MAX_BALANCED_TOP_UP = 50  # documents a balanced search looks up one by one when the shared lists missed them
@@ -39,7 +41,7 @@ class Hit:
     doc_name: str = ""  # how citations name the document: its project title or title (file name if neither)
     doc_file: str = ""  # the name it was indexed under
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "doc_id": self.doc_id,
             "doc_name": self.doc_name,
@@ -59,7 +61,7 @@ class QuestionSearch:
 
     hits: list[Hit]
     comparison: Comparison | None = None
-    documents: list = field(default_factory=list)  # the scope's documents as texts name them (2 to MAX_COMPARED)
+    documents: list[DocRef] = field(default_factory=list)  # the scope's documents as texts name them (2 to MAX_COMPARED)
 
 
 class _Bm25:
@@ -129,7 +131,8 @@ class Retriever:
             out += [own[d][depth] for d in ids if depth < len(own[d])]
         return [Hit(h.chunk, h.score, r + 1, h.doc_id, h.doc_name, h.doc_file) for r, h in enumerate(out[:k])]
 
-    def _scope_infos(self, doc_ids: Sequence[str] | None, infos: dict[str, Any] | None = None) -> dict[str, Any]:
+    def _scope_infos(self, doc_ids: Sequence[str] | None,
+                     infos: dict[str, DocInfo] | None = None) -> dict[str, DocInfo]:
         infos = infos if infos is not None else {d.doc_id: d for d in self.docs.list()}
         if doc_ids is None:
             return infos
@@ -168,7 +171,7 @@ class Retriever:
         sizes = {d: info.chunks for d, info in scope.items() if d in live}
         whole = doc_ids is None
         depth = min(total, max(CANDIDATES, k * (3 if balanced else 1)))
-        dense: list = []
+        dense: list[tuple[str, int, float]] = []
         # each list goes deeper than k, so table-of-contents chunks can give way to the next ones
         deep = min(total, max(depth, k + NAVIGATION_SLACK))
         if method == "dense":
@@ -247,14 +250,14 @@ class Retriever:
         vec = self.docs.index.embedder.embed_query(query)
         return query_scope(self.docs.index, live, vec, n, whole_collection=whole, sizes=sizes)
 
-    def _lexical(self, scope: dict, query: str, n: int, whole: bool,
+    def _lexical(self, scope: dict[str, DocInfo], query: str, n: int, whole: bool,
                  every: dict[str, int] | None = None) -> list[tuple[str, int, float]]:
         for doc_id, info in scope.items():
             if (doc_id, info.gen) not in self._lexical_ok:
                 self._backfill(doc_id, info)
         return lexical.search(self.docs.engine, None if whole else list(scope), query, n, every)
 
-    def _backfill(self, doc_id: str, info: Any) -> None:
+    def _backfill(self, doc_id: str, info: DocInfo) -> None:
         """A store made before the lexical index existed gets its rows once, from the stored chunks."""
         if lexical.count(self.docs.engine, doc_id) != info.chunks:
             chunks = self.docs.chunks(doc_id)
@@ -274,10 +277,10 @@ class Retriever:
 
 def balance(ranked: list[tuple[tuple[str, int], float]], k: int) -> list[tuple[tuple[str, int], float]]:
     """Round-robin over documents in the order of their best chunk: each document's 1st, then each one's 2nd…"""
-    per: dict[str, list] = {}
+    per: dict[str, list[tuple[tuple[str, int], float]]] = {}
     for key, s in ranked:
         per.setdefault(key[0], []).append((key, s))
-    out: list = []
+    out: list[tuple[tuple[str, int], float]] = []
     depth = 0
     while len(out) < k and any(len(v) > depth for v in per.values()):
         for hits in per.values():
@@ -287,9 +290,9 @@ def balance(ranked: list[tuple[tuple[str, int], float]], k: int) -> list[tuple[t
     return out
 
 
-def reciprocal_rank_fusion(rankings: list[list[Any]], k: int = RRF_K) -> list[tuple[Any, float]]:
+def reciprocal_rank_fusion(rankings: list[list[Key]], k: int = RRF_K) -> list[tuple[Key, float]]:
     """Fuse ranked lists of ids: score(d) = sum over lists of 1 / (k + rank), rank starting at 1."""
-    scores: dict[Any, float] = {}
+    scores: dict[Key, float] = {}
     for ranking in rankings:
         for rank, item in enumerate(ranking, start=1):
             scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)

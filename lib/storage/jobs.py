@@ -31,7 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import Row, insert, select, update
+from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
 from lib.core.progress import ProgressFn
@@ -513,7 +514,7 @@ def _row(r: Any) -> Job:
                ended_at=r.ended_at)
 
 
-def _mark_interrupted(rows: list[Any], engine: Any) -> list[Any]:
+def _mark_interrupted(rows: list[Row[Any]], engine: Engine) -> list[Row[Any]]:
     """Jobs recorded as running whose process is gone (no live ``job:`` lease) become interrupted."""
     # a job queued for the workers waits in the queue, however long: it has no process behind it until one takes it
     candidates = [r for r in rows if r.status in ACTIVE and r.job_id not in _local_active
@@ -532,8 +533,8 @@ def _mark_interrupted(rows: list[Any], engine: Any) -> list[Any]:
                           message="the process running it stopped (a restart?); resume to continue"))
     cols = [tables.jobs.c[k] for k in rows[0]._mapping]
     with engine.connect() as c:
-        return c.execute(select(*cols).where(tables.jobs.c.job_id.in_([r.job_id for r in rows]))
-                         .order_by(tables.jobs.c.created_at.desc())).fetchall()
+        return list(c.execute(select(*cols).where(tables.jobs.c.job_id.in_([r.job_id for r in rows]))
+                              .order_by(tables.jobs.c.created_at.desc())).fetchall())
 
 
 def list_jobs(limit: int = 20, engine: Any = None, kind: str | None = None, light: bool = False) -> list[Job]:

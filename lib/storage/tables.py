@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     Column,
+    ColumnElement,
     DateTime,
     Float,
     ForeignKey,
@@ -361,7 +362,7 @@ schema_ledger = Table(  # the schema steps this store has taken (lib/storage/sch
 )
 
 
-def chunk_keys(table: Table, keys: list[tuple[str, int]]):  # noqa: ANN201 - a SQLAlchemy condition
+def chunk_keys(table: Table, keys: list[tuple[str, int]]) -> ColumnElement[bool]:
     """Rows of ``table`` (doc_id, idx columns) for these (doc_id, chunk index) pairs: one (doc_id = ? AND idx IN
     (…)) per document, which the primary-key index serves (a row-value IN does not)."""
     by_doc: dict[str, list[int]] = {}

@@ -182,11 +182,11 @@ def run_worker(engine: Any, run_job: Callable[[str], Any], concurrency: int = 1,
                     loop.add_signal_handler(sig, now)
                 if on_stop is not None:
                     on_stop()
-                w.stop()
+                w.stop()  # type: ignore[no-untyped-call]  # procrastinate does not annotate Worker.stop
 
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(sig, stop)
-            await w.run()
+            await w.run()  # type: ignore[no-untyped-call]  # nor Worker.run
 
     asyncio.run(main())
 

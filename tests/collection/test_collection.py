@@ -304,7 +304,15 @@ def test_corpus_search_ranks_documents_and_says_when_no_word_matched(two_docs):
     results = search_documents(Retriever(docs), "caribou calving", None)
     assert [r.doc_id for r in results] == [a.doc_id, b.doc_id]  # every document in scope, best first
     assert results[0].matched_terms == ["caribou", "calving"] and results[1].matched_terms == []
-    assert "<mark>" in results[0].passages[0]["snippet_html"]
+    assert "<mark>" in results[0].passages[0].snippet_html
+
+
+def test_a_found_passage_says_where_it_is():
+    """The place line under each passage on the Search page (it was worked out on the page before)."""
+    from lib.retrieval import FoundPassage
+
+    assert FoundPassage(12, 12, "4.3 Water Resources", "", "").where == "4.3 Water Resources, p. 12"
+    assert FoundPassage(12, 13, "", "", "").where == "pp. 12–13"
 
 
 def test_headings_detected_by_type_when_the_pdf_has_no_outline(tmp_path, services):

@@ -62,7 +62,7 @@ def table(labels: Iterable[Label], label: str) -> tuple[list[str], list[str], di
     return items, raters, cells
 
 
-def percent_agreement(items: list[str], raters: list[str], cells: dict) -> float | None:
+def percent_agreement(items: list[str], raters: list[str], cells: dict[tuple[str, str], str]) -> float | None:
     """Mean over items (with 2+ labels) of the share of agreeing annotator pairs."""
     shares = []
     for it in items:
@@ -78,10 +78,10 @@ def _confusion(ya: list[str], yb: list[str], cats: list[str]) -> list[list[int]]
 
     with warnings.catch_warnings():  # one shared category is a valid 1×1 matrix here
         warnings.simplefilter("ignore", UserWarning)
-        return confusion_matrix(ya, yb, labels=cats).tolist()
+        return [[int(x) for x in row] for row in confusion_matrix(ya, yb, labels=cats)]
 
 
-def cohen_pairs(items: list[str], raters: list[str], cells: dict) -> dict[str, dict[str, Any]]:
+def cohen_pairs(items: list[str], raters: list[str], cells: dict[tuple[str, str], str]) -> dict[str, dict[str, Any]]:
     from sklearn.metrics import cohen_kappa_score  # heavy: imported on first use, off start-up
 
     out = {}
@@ -100,7 +100,7 @@ def cohen_pairs(items: list[str], raters: list[str], cells: dict) -> dict[str, d
     return out
 
 
-def fleiss(items: list[str], raters: list[str], cells: dict) -> float | None:
+def fleiss(items: list[str], raters: list[str], cells: dict[tuple[str, str], str]) -> float | None:
     """Fleiss' kappa over the items every annotator labelled (it needs equal ratings per item)."""
     from statsmodels.stats.inter_rater import (  # heavy: imported on first use, off start-up
         aggregate_raters,
@@ -119,7 +119,7 @@ def fleiss(items: list[str], raters: list[str], cells: dict) -> float | None:
     return _clean(fleiss_kappa(counts, method="fleiss"))
 
 
-def kripp_alpha(items: list[str], raters: list[str], cells: dict) -> float | None:
+def kripp_alpha(items: list[str], raters: list[str], cells: dict[tuple[str, str], str]) -> float | None:
     import krippendorff  # heavy: imported on first use, off start-up
 
     cats = sorted(set(cells.values()))
@@ -136,7 +136,7 @@ def kripp_alpha(items: list[str], raters: list[str], cells: dict) -> float | Non
         return None
 
 
-def rule_shares(items: list[str], raters: list[str], cells: dict) -> tuple[float | None, float | None]:
+def rule_shares(items: list[str], raters: list[str], cells: dict[tuple[str, str], str]) -> tuple[float | None, float | None]:
     """The paper's aggregates: share of items some annotator marked yes ('either'), and all marked yes."""
     labelled = [it for it in items if any((it, r) in cells for r in raters)]
     if not labelled:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -50,11 +51,11 @@ def _wins(pairs: np.ndarray, outcome: np.ndarray, k: int) -> np.ndarray:
 def _fit(w: np.ndarray) -> np.ndarray:
     import choix  # heavy: imported on first use, off start-up
 
-    params = choix.ilsr_pairwise_dense(w, alpha=ALPHA, max_iter=1000, tol=1e-10)
-    return params - params.mean()
+    params: np.ndarray = choix.ilsr_pairwise_dense(w, alpha=ALPHA, max_iter=1000, tol=1e-10)
+    return np.asarray(params - params.mean(), dtype=np.float64)
 
 
-def left_share_ci(bias: dict) -> list[float] | None:
+def left_share_ci(bias: dict[str, Any]) -> list[float] | None:
     """The 95% Wilson interval of the position bias's left share (None without decisive votes)."""
     if not bias["n"]:
         return None
@@ -118,13 +119,13 @@ def _core(w: np.ndarray, pairs: np.ndarray) -> list[int]:
 TOO_FEW = "no interval: too few votes"  # the reason ``ratings`` gives a system with fewer than MIN_VOTES votes
 
 
-def too_few_votes(result: dict) -> list[str]:
+def too_few_votes(result: dict[str, Any]) -> list[str]:
     """The systems of a ``ratings`` result left without an interval only for having fewer than MIN_VOTES votes;
     the other ``unbounded`` ones are not bounded by the votes (never lost, or never won)."""
     return [m for m, why in result.get("unbounded", {}).items() if why.startswith(TOO_FEW)]
 
 
-def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
+def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict[str, Any]:
     """The arena's figures: per model its rating, Elo-style display, 95% bootstrap interval and vote count; the
     position bias among decisive votes; vote totals. Ratings are centred (mean 0 over models; where the votes do
     not connect every model, over the largest group they connect, named in ``centred_on``)."""
@@ -192,7 +193,7 @@ def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict:
     }
 
 
-def win_matrix(votes: list[Vote]) -> list[dict]:
+def win_matrix(votes: list[Vote]) -> list[dict[str, Any]]:
     """Per ordered pair of models that met: wins, losses, ties (both bad included; both_bad apart), n, and the win
     rate of ``model``
     over ``opponent`` with ties as half a win, with its 95% Wilson interval."""

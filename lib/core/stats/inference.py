@@ -17,7 +17,7 @@ one item, all values equal), input checks, and the studio's return shapes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import SupportsFloat, cast
+from typing import Any, SupportsFloat, cast
 
 import numpy as np
 
@@ -69,7 +69,7 @@ def _constant(arr: np.ndarray) -> bool:
     return bool(np.ptp(arr) <= 1e-12)
 
 
-def _bootstrap_mean(arr: np.ndarray, *, seed: int, n_resamples: int, level: float):
+def _bootstrap_mean(arr: np.ndarray, *, seed: int, n_resamples: int, level: float) -> Any:  # scipy's BootstrapResult (untyped)
     """``scipy.stats.bootstrap`` of the mean, percentile method, seeded; needs >1 distinct value."""
     from scipy import stats as _sps  # heavy: imported on first use, off start-up
 
@@ -82,7 +82,7 @@ def _bootstrap_mean(arr: np.ndarray, *, seed: int, n_resamples: int, level: floa
 
 
 def mean_ci(values: Iterable[float], *, seed: int = 0, n_resamples: int = 2000,
-            level: float = 0.95) -> dict:
+            level: float = 0.95) -> dict[str, Any]:
     """Mean of ``values`` with a percentile-bootstrap confidence interval.
 
     The values are per-item scores on a 0-1 scale (0/1 accuracies or correctness scores);
@@ -125,7 +125,7 @@ def wilson_interval(successes: float, n: int, level: float = 0.95) -> tuple[floa
 
 
 def paired_bootstrap(a: Sequence[float], b: Sequence[float], *, seed: int = 0,
-                     n_resamples: int = 2000, level: float = 0.95) -> dict:
+                     n_resamples: int = 2000, level: float = 0.95) -> dict[str, Any]:
     """Compare two score lists over the same items (paired by position) by bootstrapping items.
 
     The per-item differences ``d = a - b`` are resampled with
@@ -174,7 +174,7 @@ def paired_bootstrap(a: Sequence[float], b: Sequence[float], *, seed: int = 0,
     }
 
 
-def mcnemar_test(a_correct: Sequence[object], b_correct: Sequence[object]) -> dict:
+def mcnemar_test(a_correct: Sequence[object], b_correct: Sequence[object]) -> dict[str, Any]:
     """McNemar's test for two systems' paired right/wrong outcomes on the same items.
 
     The 2x2 table passed to statsmodels' ``mcnemar`` is
@@ -222,7 +222,7 @@ def mcnemar_test(a_correct: Sequence[object], b_correct: Sequence[object]) -> di
 
 
 def majority_baseline(truths: Iterable[str], *, seed: int = 0, n_resamples: int = 2000,
-                      level: float = 0.95) -> dict:
+                      level: float = 0.95) -> dict[str, Any]:
     """Accuracy of always answering the more common gold answer to closed questions.
 
     ``truths`` are ``"yes"``/``"no"`` (any case, surrounding spaces ignored; anything else
@@ -247,7 +247,7 @@ def majority_baseline(truths: Iterable[str], *, seed: int = 0, n_resamples: int 
     return {"answer": answer, "accuracy": ci["mean"], "n": n, "ci95": ci["ci95"]}
 
 
-def binomial_test(successes: int, n: int, p: float = 0.5) -> dict:
+def binomial_test(successes: int, n: int, p: float = 0.5) -> dict[str, Any]:
     """Two-sided exact binomial test of ``successes`` out of ``n`` against rate ``p``.
 
     Uses ``scipy.stats.binomtest(successes, n, p, alternative="two-sided")`` (e.g. how

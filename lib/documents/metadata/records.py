@@ -93,7 +93,7 @@ def get_many(doc_ids: Iterable[str], engine: Engine | None = None) -> dict[str, 
     return out
 
 
-def get(doc_id: str, engine: Engine | None = None) -> dict[str, dict]:
+def get(doc_id: str, engine: Engine | None = None) -> dict[str, dict[str, Any]]:
     """``{field: {"value", "source", "confidence", "evidence", "extracted"}}`` for every field of FIELDS, in that
     order; each is None where nothing is known."""
     return get_many([doc_id], engine)[doc_id]
