@@ -11,6 +11,7 @@ from lib.core import csv_safe
 from lib.core.stats import MIN_N
 from lib.evaluation.benchmark import RunSummary, answers, list_runs, load_run, report, rescore, summarize
 from lib.qa import MODE_LABELS
+from lib.qa.services import Corpus
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -178,13 +179,13 @@ def run_json(res: RunResults) -> str:
                       default=str, indent=1)
 
 
-def rescore_answers(run_id: str, judge: str | None, services: Any) -> dict[str, int]:
+def rescore_answers(run_id: str, judge: str | None, services: Corpus | None) -> dict[str, int]:
     """Score a run's stored answers again (another judge, or the current parser); no answer is generated again.
     Returns the counts of what was re-scored (the page reads the run again to show the new scores)."""
     return rescore(run_id, judge, services=services)
 
 
-def rescore_run(run_id: str, judge: str | None, services: Any) -> dict[str, Any]:
+def rescore_run(run_id: str, judge: str | None, services: Corpus | None) -> dict[str, Any]:
     """``rescore_answers``, then the run's summary with those counts: what the command line prints."""
     counts = rescore_answers(run_id, judge, services)
     return summarize(run_id).cli_dict() | counts

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.engine import Engine
 
 from lib.models import registry
 from lib.storage import tables
@@ -80,7 +81,7 @@ def _is_local(model_id: str) -> bool:
     return bool(m.local) or not m.concurrent
 
 
-def answer_rate(model_id: str, mode: str, engine: Any = None, like_ask: bool = False) -> Rate:
+def answer_rate(model_id: str, mode: str, engine: Engine | None = None, like_ask: bool = False) -> Rate:
     """Seconds per answer of a model in a context mode, latest first: from benchmark answers where there are any,
     else from Ask questions; ``like_ask`` (an estimate of Ask's own work, such as its demo) the other way round.
     The two differ: an Ask answer's time includes its search and, the first time, loading the models (the
@@ -107,7 +108,7 @@ def _total(parts: list[dict[str, Any]], workers: int) -> float:
     return local + remote  # local calls queue behind one another; remote ones overlap
 
 
-def benchmark(n_items: int, models: Sequence[str], modes: Sequence[str], engine: Any = None,
+def benchmark(n_items: int, models: Sequence[str], modes: Sequence[str], engine: Engine | None = None,
               workers: int = 4, from_mode: dict[str, int] | None = None, like_ask: bool = False) -> Estimate:
     """A run of ``n_items`` items over models × modes. ``from_mode`` gives per mode how many items can run in it
     (items whose document is not indexed run only without context and with the gold passage)."""
@@ -133,7 +134,7 @@ def items_that_fit(seconds_per_item: float, available: int, target: float = TARG
     return 0 if fit >= available else max(1, fit)
 
 
-def _job_rates(kind: str, model_id: str, calls_of: Any, engine: Any) -> Rate | None:
+def _job_rates(kind: str, model_id: str, calls_of: Any, engine: Engine) -> Rate | None:
     """Seconds per call from finished jobs of a kind with that model (jobs record start, end and parameters)."""
     t = tables.jobs
     with engine.connect() as c:
@@ -151,7 +152,7 @@ def _job_rates(kind: str, model_id: str, calls_of: Any, engine: Any) -> Rate | N
     return _median(values)
 
 
-def generation(model_id: str, n_passages: int, per_type: dict[str, int], engine: Any = None) -> Estimate:
+def generation(model_id: str, n_passages: int, per_type: dict[str, int], engine: Engine | None = None) -> Estimate:
     """Item writing: one call per passage and question type."""
     engine = engine or get_engine()
     calls = n_passages * sum(1 for n in per_type.values() if n > 0)
@@ -164,7 +165,7 @@ def generation(model_id: str, n_passages: int, per_type: dict[str, int], engine:
     return Estimate(calls, _total([part], 4), [part])
 
 
-def exam_rate(model_id: str, shots: int, cot: bool, engine: Any = None) -> Rate:
+def exam_rate(model_id: str, shots: int, cot: bool, engine: Engine | None = None) -> Rate:
     """Seconds per exam question for a model and setting, from the exam's stored answer times."""
     engine = engine or get_engine()
     t = tables.exam_answers
@@ -179,7 +180,7 @@ def exam_rate(model_id: str, shots: int, cot: bool, engine: Any = None) -> Rate:
     return Rate(guess, 0)
 
 
-def exam(model_id: str, n_questions: int, shots: int, cot: bool, engine: Any = None, workers: int = 4) -> Estimate:
+def exam(model_id: str, n_questions: int, shots: int, cot: bool, engine: Engine | None = None, workers: int = 4) -> Estimate:
     rate = exam_rate(model_id, shots, cot, engine)
     part = {"what": f"{model_id} on the exam", "model": model_id, "mode": None, "calls": n_questions, "seconds": rate.seconds, "measured_n": rate.n,
             "local": _is_local(model_id)}

@@ -16,6 +16,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.engine import Engine
+
 from lib.app.services import get_services
 from lib.collection.ingest import embedder_label
 from lib.collection.maintenance import reembed, stale_vectors
@@ -107,7 +109,7 @@ REEMBED = "reembed"
 REEMBED_TITLE = "Re-embed documents made with another embedder"
 
 
-def queue_reembed(engine: Any = None) -> str | None:
+def queue_reembed(engine: Engine | None = None) -> str | None:
     """A background job that embeds again every document whose vectors another embedder (or precision) made, so
     each search compares vectors of one kind; unless one is queued or running already. Returns its id, or None.
     The app queues it when it starts; until it is done those documents are searched by their words only."""

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.engine import Engine
+
 from lib.app.job_handlers import ingest_params, stage_upload
 from lib.collection.repository import DocumentRepository
 from lib.core import config
@@ -108,7 +110,7 @@ def _read(f: Path) -> bytes:
 
 
 def _queue(entries: list[tuple[str, str, str, Any, str | None]], sheet: manifest_csv.Manifest | None,
-           chunk_size: int | None, chunk_overlap: int | None, engine: Any) -> dict[str, Any]:
+           chunk_size: int | None, chunk_overlap: int | None, engine: Engine) -> dict[str, Any]:
     """entries: (what the summary calls it, document name, file name, its bytes when asked, the upload's name or
     None for a file on disk)."""
     repo = DocumentRepository(engine)

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 from sqlalchemy import text
+from sqlalchemy.engine import Connection, Engine
 
 from lib.core import config
 from lib.core.text import tokenize
@@ -117,7 +118,7 @@ def doc_match(doc_id: str) -> str:
     return f'doc_id : "{doc_id}"'
 
 
-def _load(conn: Any, doc_id: str, gen: int) -> Segment:
+def _load(conn: Connection, doc_id: str, gen: int) -> Segment:
     """A document's segment from the store: SQLite keeps the index text in its FTS5 table; PostgreSQL keeps only
     the tsvector, so its chunks' text is cut again (the same tokens)."""
     if conn.dialect.name == "sqlite" and is_token(doc_id):
@@ -187,7 +188,7 @@ class Index:
         if old is not None and old.gen != segment.gen and (path := self._file(doc_id, old.gen)) is not None:
             path.unlink(missing_ok=True)  # a re-index: the replaced generation's file
 
-    def sync(self, engine: Any, live: dict[str, int], gen_of: Any) -> dict[str, Segment]:
+    def sync(self, engine: Engine, live: dict[str, int], gen_of: Any) -> dict[str, Segment]:
         """The segments of the live documents (doc_id → generation), loading what this process lacks.
         ``gen_of(conn, doc_id)`` reads a document's committed generation: a segment is kept only if the
         generation did not change while its rows were read."""
@@ -277,7 +278,7 @@ _indexes: dict[str, Index] = {}
 _indexes_lock = threading.Lock()
 
 
-def index_for(engine: Any) -> Index:
+def index_for(engine: Engine) -> Index:
     """This process's segments of the store behind ``engine``, cached under NEPAQA_HOME/lexical/ (a folder per
     store)."""
     key = engine.url.render_as_string(hide_password=True)

@@ -13,9 +13,9 @@ the sample than with the document title and section path in front, which ``conte
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from sqlalchemy import select, text
+from sqlalchemy.engine import Connection, Engine
 
 from lib.collection import bm25
 from lib.collection.bm25 import TERM, index_text
@@ -34,7 +34,7 @@ def context_text(chunk: Chunk, title: str | None = "") -> str:
     return f"{head}\n{chunk.text}" if head else chunk.text
 
 
-def delete(conn: Any, doc_id: str) -> None:
+def delete(conn: Connection, doc_id: str) -> None:
     if conn.dialect.name == "sqlite" and bm25.is_token(doc_id):  # its rows found from the index, not by a scan
         conn.execute(text("DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks_fts WHERE chunks_fts "
                           "MATCH :q)"), {"q": bm25.doc_match(doc_id)})
@@ -43,7 +43,7 @@ def delete(conn: Any, doc_id: str) -> None:
     conn.execute(text(f"DELETE FROM {table} WHERE doc_id = :d"), {"d": doc_id})
 
 
-def write(conn: Any, doc_id: str, chunks: Sequence[Chunk], title: str | None = "") -> None:
+def write(conn: Connection, doc_id: str, chunks: Sequence[Chunk], title: str | None = "") -> None:
     """Replace a document's rows (inside the caller's transaction)."""
     delete(conn, doc_id)
     if not chunks:
@@ -56,7 +56,7 @@ def write(conn: Any, doc_id: str, chunks: Sequence[Chunk], title: str | None = "
                      rows)
 
 
-def count(engine: Any, doc_id: str) -> int:
+def count(engine: Engine, doc_id: str) -> int:
     with engine.connect() as c:
         if engine.dialect.name == "sqlite" and bm25.is_token(doc_id):  # from the index, not a scan of every row
             return int(c.execute(text("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH :q"),
@@ -69,7 +69,7 @@ def query_terms(query: str) -> list[str]:
     return list(dict.fromkeys(t for w in tokenize(query) for t in TERM.findall(w)))
 
 
-def search(engine: Any, doc_ids: Iterable[str] | None, query: str, n: int,
+def search(engine: Engine, doc_ids: Iterable[str] | None, query: str, n: int,
            live: dict[str, int] | None = None) -> list[tuple[str, int, float]]:
     """(doc_id, chunk index, score: higher is better) of the n best chunks in scope (None: the whole collection),
     ranked in memory as FTS5's bm25() ranks them (bm25.py). ``live``: every document's committed generation
@@ -88,7 +88,7 @@ def search(engine: Any, doc_ids: Iterable[str] | None, query: str, n: int,
     return bm25.Index.rank(segments, ids, terms, n)
 
 
-def remember(engine: Any, doc_id: str, gen: int, chunks: Sequence[Chunk]) -> None:
+def remember(engine: Engine, doc_id: str, gen: int, chunks: Sequence[Chunk]) -> None:
     """A document just committed: its segment from the text written, so this process's first search over it
     does not read it back."""
     bm25.index_for(engine).put(doc_id, bm25.build(doc_id, gen, ((c.index, index_text(c.text)) for c in chunks)))
@@ -98,6 +98,6 @@ def _gen(status: str | None) -> int:
     return int(status.split(":", 1)[1]) if status and ":" in status else 0
 
 
-def _committed_gen(conn: Any, doc_id: str) -> int | None:
+def _committed_gen(conn: Connection, doc_id: str) -> int | None:
     status = conn.execute(select(tables.documents.c.status).where(tables.documents.c.doc_id == doc_id)).scalar()
     return None if status is None else _gen(status)

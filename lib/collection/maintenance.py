@@ -7,23 +7,44 @@ flight is safe.
 """
 from __future__ import annotations
 
+import builtins
 import time
 from collections import Counter
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from sqlalchemy.engine import Engine
 
 from lib.collection.ingest import embedder_label
+from lib.collection.repository import DocInfo, DocumentRepository
 from lib.collection.vector_ids import chunk_id
+from lib.collection.vectors import VectorIndex
+from lib.core.progress import ProgressFn
+from lib.documents.chunking import Chunk
 from lib.storage import leases
 
 
-def repair(docs: Any) -> dict[str, Any]:
+class Store(Protocol):
+    """What maintenance needs of the document store: ``document_store.DocumentStore`` is one (it calls
+    ``repair``, so it is named here by what it does, not imported)."""
+
+    index: VectorIndex
+    engine: Engine
+    repo: DocumentRepository
+
+    def list(self) -> builtins.list[DocInfo]: ...
+
+    def chunks(self, doc_id: str) -> builtins.list[Chunk]: ...
+
+
+def repair(docs: Store) -> dict[str, Any]:
     """Remove vectors that no committed document generation owns (left by a hard kill), skipping documents
     whose writer's lease is live. Returns {"removed": n, "skipped_live": [doc ids]}."""
     # Vectors first, then leases and committed generations: a write that starts after this read is not in
     # it, and one that committed or took its lease before the lease read is seen as such.
     got = docs.index.collection.get(include=["metadatas"])
     writing = {name.split(":", 1)[1] for name in leases.live("doc:", docs.engine)}
-    committed = {d.doc_id: d.gen for d in docs.list()}
+    committed: dict[object, int] = {d.doc_id: d.gen for d in docs.list()}  # read by what a vector's metadata says
     stale, skipped = [], set()
     for cid, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
         doc_id = (meta or {}).get("doc_id")
@@ -40,7 +61,7 @@ def repair(docs: Any) -> dict[str, Any]:
     return {"removed": len(stale), "skipped_live": sorted(skipped)}
 
 
-def check(docs: Any, fix: bool = False, progress: Any = None) -> list[dict[str, Any]]:
+def check(docs: Store, fix: bool = False, progress: ProgressFn | None = None) -> list[dict[str, Any]]:
     """One entry per document: its chunks in SQL, its vectors of the committed generation, whether they match,
     and what made them. With ``fix``, a document missing vectors, or whose vectors another embedder made, is
     embedded again from its stored chunks."""
@@ -66,7 +87,7 @@ def check(docs: Any, fix: bool = False, progress: Any = None) -> list[dict[str, 
     return out
 
 
-def stale_vectors(docs: Any) -> list[Any]:
+def stale_vectors(docs: Store) -> list[DocInfo]:
     """The documents whose vectors another embedder (or another precision of it) made than the one that embeds
     queries now: searching them by meaning would compare two kinds of vectors, so until they are embedded again
     (``reembed``) they are searched by their words only."""
@@ -74,7 +95,7 @@ def stale_vectors(docs: Any) -> list[Any]:
     return [d for d in docs.list() if d.chunks and d.made_with != current]
 
 
-def reembed(docs: Any, doc_id: str, progress: Any = None, only_stale: bool = False) -> int:
+def reembed(docs: Store, doc_id: str, progress: ProgressFn | None = None, only_stale: bool = False) -> int:
     """Embed a document's stored chunks again under a new generation and switch to it (under its lease), with
     today's embedder, which the document row then names. ``only_stale``: unless, once the lease is held, its
     vectors turn out to be today's kind (another job or an ingest did it meanwhile): then nothing is done."""
@@ -98,7 +119,7 @@ def reembed(docs: Any, doc_id: str, progress: Any = None, only_stale: bool = Fal
     return len(chunks)
 
 
-def searchable(docs: Any, doc_id: str, gen: int) -> bool:
+def searchable(docs: Store, doc_id: str, gen: int) -> bool:
     """Whether this process's index answers a nearest-neighbour query for the document (not only lists its
     vectors): Chroma's embedded client keeps its search index in memory, so vectors written by another process
     after this one started are listed but not found until this process restarts."""
@@ -107,6 +128,7 @@ def searchable(docs: Any, doc_id: str, gen: int) -> bool:
     embs = got.get("embeddings")
     if embs is None or len(embs) == 0:
         return False
-    res = docs.index.collection.query(query_embeddings=[embs[0]], n_results=1,
+    probe: builtins.list[Sequence[float] | Sequence[int]] = [[float(x) for x in embs[0]]]  # its first vector
+    res = docs.index.collection.query(query_embeddings=probe, n_results=1,
                                       where={"$and": [{"doc_id": doc_id}, {"gen": gen}]}, include=["metadatas"])
     return bool(res["ids"] and res["ids"][0])

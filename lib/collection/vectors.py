@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlparse
 
 import numpy as np
+from sqlalchemy.engine import Engine
 
 from lib.collection.vector_ids import chunk_id, parse_chunk_id
 from lib.core import config
@@ -114,7 +115,7 @@ class VectorIndex:
         self.collection.delete(where=cast("Where", {"$and": [{"doc_id": doc_id}, {"gen": {"$ne": gen}}]}))
 
     @contextmanager
-    def writing(self, engine: Any) -> Iterator[None]:
+    def writing(self, engine: Engine) -> Iterator[None]:
         """Chroma's embedded client is not made for several processes writing one path: there, every vector
         write holds the one ``vector-writer`` lease in the SQL store, so writes from several processes take
         turns. A Chroma server serialises writes itself."""

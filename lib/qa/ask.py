@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sqlalchemy import insert, select
+from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
 from lib.core.redaction import redact
@@ -33,6 +34,7 @@ from lib.qa.contexts import (
     pdf_context,
     rag_context,
 )
+from lib.qa.services import Corpus
 from lib.storage import tables
 from lib.storage.engine import get_engine
 
@@ -134,7 +136,7 @@ _cache_lock = threading.Lock()
 
 
 def build_context(
-    mode: str, question: str, provider: Provider, closed: bool, services: Any = None,
+    mode: str, question: str, provider: Provider, closed: bool, services: Corpus | None = None,
     doc_id: str | Sequence[str] | None = None, k: int = DEFAULT_K, gold: str | None = None, balanced: bool = False,
 ) -> Context:
     """The context for one mode. ``doc_id`` is one document id, or a scope: a list of ids (``[]``-free), or the
@@ -183,7 +185,7 @@ def source_docs(ctx: Context) -> dict[int, str] | None:
     return {p["n"]: p.get("doc_name") or p.get("doc_id") or "" for p in ctx.passages if p.get("n")}
 
 
-def scope_ids(services: Any, doc_id: str | Sequence[str]) -> list[str] | None:
+def scope_ids(services: Corpus | None, doc_id: str | Sequence[str]) -> list[str] | None:
     """A list of document ids, or None for the whole collection ("*")."""
     if isinstance(doc_id, str):
         return None if doc_id == "*" else [doc_id]
@@ -217,7 +219,7 @@ def _cached_counter(provider: Provider, doc_id: str, gen: int) -> Callable[[str]
 
 
 def ask(
-    question: str, model_id: str, mode: str, services: Any = None, doc_id: str | Sequence[str] | None = None,
+    question: str, model_id: str, mode: str, services: Corpus | None = None, doc_id: str | Sequence[str] | None = None,
     k: int = DEFAULT_K, gold: str | None = None, closed: bool | None = None, balanced: bool = False,
     on_token: Callable[[str], None] | None = None,
 ) -> AskResult:
@@ -276,7 +278,7 @@ def ask(
 
 
 def ask_grid(
-    question: str, model_ids: Sequence[str], modes: Sequence[str], services: Any = None,
+    question: str, model_ids: Sequence[str], modes: Sequence[str], services: Corpus | None = None,
     doc_id: str | Sequence[str] | None = None, k: int = DEFAULT_K, gold: str | None = None,
     closed: bool | None = None, on_result: Callable[[AskResult], None] | None = None, max_workers: int = 4,
     balanced: bool = False, on_partial: Callable[[str, str, str], None] | None = None,
@@ -347,7 +349,7 @@ def _safe_ask(question: str, model_id: str, mode: str, *args: Any) -> AskResult:
 
 
 # ----- history ---------------------------------------------------------------------------------
-def batch_manifest(results: Sequence[AskResult], doc_id: str | None, services: Any = None,
+def batch_manifest(results: Sequence[AskResult], doc_id: str | None, services: Corpus | None = None,
                    k: int = DEFAULT_K, balanced: bool = False) -> dict[str, Any]:
     """What an Ask batch was made with (see manifest.py)."""
     models = []
@@ -367,7 +369,7 @@ def batch_manifest(results: Sequence[AskResult], doc_id: str | None, services: A
                                     "answer_budget": {"open": ANSWER_BUDGET_OPEN, "closed": ANSWER_BUDGET_CLOSED}})
 
 
-def save_history(results: Sequence[AskResult], doc_id: str | None, engine: Any = None, services: Any = None,
+def save_history(results: Sequence[AskResult], doc_id: str | None, engine: Engine | None = None, services: Corpus | None = None,
                  k: int = DEFAULT_K, balanced: bool = False) -> str:
     batch = uuid.uuid4().hex[:12]
     engine = engine or get_engine()
@@ -388,7 +390,7 @@ def save_history(results: Sequence[AskResult], doc_id: str | None, engine: Any =
     return batch
 
 
-def load_history(engine: Any = None, limit: int = 500) -> list[dict[str, Any]]:
+def load_history(engine: Engine | None = None, limit: int = 500) -> list[dict[str, Any]]:
     engine = engine or get_engine()
     t = tables.ask_history
     with engine.connect() as c:
@@ -418,7 +420,7 @@ def export_rows(hist: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def batch_settings(batch_id: str, engine: Any = None) -> dict[str, Any]:
+def batch_settings(batch_id: str, engine: Engine | None = None) -> dict[str, Any]:
     """What a saved batch was asked with: its scope ("*", one id, ids joined by commas, or None), k and whether
     retrieval was balanced; k and balanced are None where its record does not say (older batches)."""
     engine = engine or get_engine()
@@ -429,7 +431,7 @@ def batch_settings(batch_id: str, engine: Any = None) -> dict[str, Any]:
     return {"scope": scope, "k": settings.get("k"), "balanced": settings.get("balanced")}
 
 
-def load_batch(batch_id: str, engine: Any = None) -> list[AskResult]:
+def load_batch(batch_id: str, engine: Engine | None = None) -> list[AskResult]:
     engine = engine or get_engine()
     t = tables.ask_history
     with engine.connect() as c:

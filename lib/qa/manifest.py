@@ -12,10 +12,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sqlalchemy import insert, select, update
+from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
 from lib.core.version import __version__
+from lib.models.base import Provider
 from lib.models.embedding import embedder_label
+from lib.qa.services import Corpus
 from lib.storage import tables
 from lib.storage.engine import get_engine
 
@@ -28,7 +31,7 @@ def prompt_hashes(templates: Mapping[str, str]) -> dict[str, str]:
     return {name: text_hash(t) for name, t in sorted(templates.items())}
 
 
-def document_entries(services: Any, doc_ids: Iterable[str], engine: Any = None) -> list[dict[str, Any]]:
+def document_entries(services: Corpus, doc_ids: Iterable[str], engine: Engine | None = None) -> list[dict[str, Any]]:
     """sha256, index generation and chunking of each document a run reads."""
     engine = engine or get_engine()
     ids = sorted(set(d for d in doc_ids if d))
@@ -45,14 +48,14 @@ def document_entries(services: Any, doc_ids: Iterable[str], engine: Any = None) 
     return out
 
 
-def embedder_name(services: Any = None) -> str:
+def embedder_name(services: Corpus | None = None) -> str:
     """The embedder as a run uses it, without loading it: name and backend (the same model embeds the query and
     the documents). Runs made when int8 results were re-scored with fp32 vectors say ", exact re-scoring": their
     retrieval ranked differently, so they are not resumed with today's."""
     return embedder_label()
 
 
-def build(kind: str, models: Iterable[Any], *, prompts: Mapping[str, str], judge: Any = None,
+def build(kind: str, models: Iterable[Any], *, prompts: Mapping[str, str], judge: Provider | None = None,
           documents: list[dict[str, Any]] | None = None, embedder: str | None = None,
           semantic_embedder: str | None = None, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
     extra = {"semantic_embedder": semantic_embedder} if semantic_embedder else {}
@@ -85,7 +88,7 @@ def differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = ""
     return out
 
 
-def save(run_id: str, kind: str, manifest: Mapping[str, Any], engine: Any = None) -> None:
+def save(run_id: str, kind: str, manifest: Mapping[str, Any], engine: Engine | None = None) -> None:
     engine = engine or get_engine()
     t = tables.run_manifests
     with engine.begin() as c:
@@ -95,7 +98,7 @@ def save(run_id: str, kind: str, manifest: Mapping[str, Any], engine: Any = None
             c.execute(update(t).where(t.c.run_id == run_id).values(manifest=json.dumps(manifest, sort_keys=True)))
 
 
-def load(run_id: str, engine: Any = None) -> dict[str, Any] | None:
+def load(run_id: str, engine: Engine | None = None) -> dict[str, Any] | None:
     engine = engine or get_engine()
     t = tables.run_manifests
     with engine.connect() as c:
@@ -119,7 +122,7 @@ def _upgrade(stored: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def semantic_embedder_changed(run_id: str, current: str, engine: Any = None) -> str | None:
+def semantic_embedder_changed(run_id: str, current: str, engine: Engine | None = None) -> str | None:
     """The model a run's semantic scores were made with, when it is not ``current`` (None when the same)."""
     stored = load(run_id, engine)
     if stored is None:
@@ -128,7 +131,7 @@ def semantic_embedder_changed(run_id: str, current: str, engine: Any = None) -> 
     return made if made and made != current else None
 
 
-def check_resume(run_id: str, kind: str, current: Mapping[str, Any], engine: Any = None,
+def check_resume(run_id: str, kind: str, current: Mapping[str, Any], engine: Engine | None = None,
                  ignore: Iterable[str] = ()) -> None:
     """Refuse (UserError) a resume whose configuration differs from the stored manifest; store it when the run
     has none yet (a run made before manifests existed keeps the first one seen)."""

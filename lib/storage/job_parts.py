@@ -7,6 +7,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from sqlalchemy.engine import Engine
+
 from lib.storage import work_queue
 from lib.storage.engine import get_engine
 
@@ -21,7 +23,7 @@ def register_part(kind: str, fn: Callable[[dict[str, Any]], Any]) -> None:
     _parts[kind] = fn
 
 
-def queue_parts(kind: str, payloads: list[dict[str, Any]], engine: Any = None) -> int:
+def queue_parts(kind: str, payloads: list[dict[str, Any]], engine: Engine | None = None) -> int:
     """Hand parts of a running job to whichever workers are free (with workers; else nothing: 0). The job itself
     does every part no worker has done, so a part lost with its worker is never lost to the job."""
     engine = engine or get_engine()

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Row, insert, select, update
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from lib.core.errors import UserError
 from lib.core.progress import ProgressFn
@@ -114,7 +114,7 @@ class Job:
 class JobContext:
     """What a handler gets: progress reporting, the cancel flag, and a place for its result link."""
 
-    def __init__(self, job_id: str, engine: Any, printer: ProgressFn | None = None) -> None:
+    def __init__(self, job_id: str, engine: Engine, printer: ProgressFn | None = None) -> None:
         self.job_id, self.engine, self.printer = job_id, engine, printer
         self.cancel = threading.Event()
         self.handed_back = False  # set with ``cancel`` when the worker running it stops (hand_back_running)
@@ -164,7 +164,7 @@ _local_lock = threading.Lock()
 _slots = threading.BoundedSemaphore(SLOTS)
 
 
-def _engine(engine: Any) -> Any:
+def _engine(engine: Engine | None) -> Engine:
     return engine or get_engine()
 
 
@@ -172,8 +172,8 @@ def _new_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
-def _insert(kind: str, title: str, params: dict[str, Any], origin: str, engine: Any, status: str,
-            resumed_from: str | None = None, job_id: str | None = None, conn: Any = None) -> str:
+def _insert(kind: str, title: str, params: dict[str, Any], origin: str, engine: Engine, status: str,
+            resumed_from: str | None = None, job_id: str | None = None, conn: Connection | None = None) -> str:
     if kind not in _handlers:
         raise UserError(f"Unknown job kind '{kind}'; known: {', '.join(_handlers) or 'none registered'}.")
     job_id = job_id or _new_id()
@@ -203,7 +203,7 @@ def _watch_cancel(ctx: JobContext, stop: threading.Event) -> None:
             return
 
 
-def _finish(engine: Any, job_id: str, **values: Any) -> None:
+def _finish(engine: Engine, job_id: str, **values: Any) -> None:
     """The job's end, recorded only while it is active: a job another process took for stopped (and resumed) keeps
     that status, so its late end never reads as a second result."""
     values["ended_at"] = time.time()
@@ -216,7 +216,7 @@ def _finish(engine: Any, job_id: str, **values: Any) -> None:
                   .values(**values))
 
 
-def _hold(job_id: str, kind: str, engine: Any) -> leases.Lease:
+def _hold(job_id: str, kind: str, engine: Engine) -> leases.Lease:
     """The job's lease, taken before its row exists and held (with its heartbeat) until it ends, queued time
     included: while it is held, no process reads the job as interrupted."""
     lease = leases.Lease(f"job:{job_id}", engine, f"job {kind}")
@@ -225,7 +225,7 @@ def _hold(job_id: str, kind: str, engine: Any) -> leases.Lease:
     return lease
 
 
-def _execute(job_id: str, kind: str, params: dict[str, Any], engine: Any, printer: ProgressFn | None,
+def _execute(job_id: str, kind: str, params: dict[str, Any], engine: Engine, printer: ProgressFn | None,
              foreground: bool, lease: leases.Lease) -> dict[str, Any]:
     ctx = JobContext(job_id, engine, printer)
     ctx.kind, ctx.foreground = kind, foreground
@@ -301,7 +301,7 @@ def hand_back_running() -> list[str]:
     return [ctx.job_id for ctx in running]
 
 
-def _open(kind: str, title: str, params: dict[str, Any], origin: str, engine: Any, status: str,
+def _open(kind: str, title: str, params: dict[str, Any], origin: str, engine: Engine, status: str,
           resumed_from: str | None) -> tuple[str, leases.Lease]:
     """A new job: its lease first, then its row, then this process's note that it is running it."""
     job_id = _new_id()
@@ -316,7 +316,7 @@ def _open(kind: str, title: str, params: dict[str, Any], origin: str, engine: An
     return job_id, lease
 
 
-def submit(kind: str, params: dict[str, Any], title: str, engine: Any = None,
+def submit(kind: str, params: dict[str, Any], title: str, engine: Engine | None = None,
            resumed_from: str | None = None, to_workers: bool = False) -> str:
     """Record a job and run it in the background of this process, or, with workers (work_queue.enabled, or
     ``to_workers`` for a job a worker queues again), queue it for whichever worker is free. Returns its id."""
@@ -351,7 +351,7 @@ def submit(kind: str, params: dict[str, Any], title: str, engine: Any = None,
     return job_id
 
 
-def run_queued(job_id: str, engine: Any = None) -> str:
+def run_queued(job_id: str, engine: Engine | None = None) -> str:
     """A worker's part: run a queued job, holding its lease (so its host and process are the job's, and a killed
     worker's job reads as interrupted). Returns what happened: "done", "skipped" (no longer queued, or another
     worker holds it) or the job's end status."""
@@ -385,7 +385,7 @@ def run_queued(job_id: str, engine: Any = None) -> str:
     return ended.status
 
 
-def _requeue(job: Job, engine: Any) -> str | None:
+def _requeue(job: Job, engine: Engine) -> str | None:
     """Queue an interrupted worker job again as a new job, once (a second worker asking is refused by
     ``claim_resume``). If the queue cannot take it, it is interrupted again, for the next look: never left
     resumed with no job to continue it. Returns the new id."""
@@ -404,7 +404,7 @@ def _requeue(job: Job, engine: Any) -> str | None:
 
 
 def run_foreground(kind: str, params: dict[str, Any], title: str, printer: ProgressFn | None = None,
-                   engine: Any = None, resumed_from: str | None = None) -> dict[str, Any]:
+                   engine: Engine | None = None, resumed_from: str | None = None) -> dict[str, Any]:
     """Run a job in this thread (the command line), recorded like any other. Returns its result."""
     engine = _engine(engine)
     job_id, lease = _open(kind, title, params, "cli", engine, "running", resumed_from)
@@ -415,7 +415,7 @@ def run_foreground(kind: str, params: dict[str, Any], title: str, printer: Progr
             _local_active.discard(job_id)
 
 
-def cancel(job_id: str, engine: Any = None) -> None:
+def cancel(job_id: str, engine: Engine | None = None) -> None:
     engine = _engine(engine)
     job = get(job_id, engine)
     if not job.active:
@@ -431,7 +431,7 @@ def cancel(job_id: str, engine: Any = None) -> None:
                       .values(status="cancelled", ended_at=time.time(), message="cancelled before it started"))
 
 
-def claim_resume(job_id: str, engine: Any = None) -> Job:
+def claim_resume(job_id: str, engine: Engine | None = None) -> Job:
     """Mark an interrupted, cancelled or failed job as *resumed*, once: a second click, tab or process that asks
     to resume the same job is refused instead of starting a second worker on the same run."""
     engine = _engine(engine)
@@ -447,7 +447,7 @@ def claim_resume(job_id: str, engine: Any = None) -> Job:
     return job
 
 
-def resume(job_id: str, engine: Any = None) -> str:
+def resume(job_id: str, engine: Engine | None = None) -> str:
     """Start an interrupted (or cancelled, or failed) job again, in the background, from its parameters and its
     result link. The original is marked resumed, so it is resumed once."""
     engine = _engine(engine)
@@ -455,7 +455,7 @@ def resume(job_id: str, engine: Any = None) -> str:
     return submit(job.kind, resume_params(job), job.title, engine, resumed_from=job_id)
 
 
-def requeue_interrupted(engine: Any = None, limit: int = 200) -> list[str]:
+def requeue_interrupted(engine: Engine | None = None, limit: int = 200) -> list[str]:
     """Jobs queued for the workers whose worker died (their lease expired: at once when its process is gone on
     the host that looks, else after leases.EXPIRY_S) go back to the queue, once each (``claim_resume``), as
     new jobs that continue from their saved rows. Workers call this every few seconds. Returns the new ids."""
@@ -465,7 +465,7 @@ def requeue_interrupted(engine: Any = None, limit: int = 200) -> list[str]:
         rows = c.execute(select(t).where(t.c.origin == WORKER_ORIGIN, t.c.status.in_(("running", "interrupted")))
                          .order_by(t.c.created_at).limit(limit)).fetchall()
     out = []
-    for r in (_mark_interrupted(rows, engine) if rows else []):
+    for r in (_mark_interrupted(list(rows), engine) if rows else []):
         if r.status != "interrupted":
             continue
         job = _row(r)
@@ -483,7 +483,7 @@ def requeue_interrupted(engine: Any = None, limit: int = 200) -> list[str]:
 MAX_ATTEMPTS = 3  # runs of one job (itself and the jobs it was resumed from) before a dead worker's job is failed
 
 
-def _attempts(job: Job, engine: Any) -> int:
+def _attempts(job: Job, engine: Engine) -> int:
     n, prev = 1, job.resumed_from
     t = tables.jobs
     while prev and n < MAX_ATTEMPTS:
@@ -537,7 +537,7 @@ def _mark_interrupted(rows: list[Row[Any]], engine: Engine) -> list[Row[Any]]:
                               .order_by(tables.jobs.c.created_at.desc())).fetchall())
 
 
-def list_jobs(limit: int = 20, engine: Any = None, kind: str | None = None, light: bool = False) -> list[Job]:
+def list_jobs(limit: int = 20, engine: Engine | None = None, kind: str | None = None, light: bool = False) -> list[Job]:
     """The latest jobs, newest first, with interrupted ones recognised. ``light`` leaves out parameters and
     results (a benchmark's items, a generation's items), for views polled every second or two; ``get`` reads
     one job whole."""
@@ -548,10 +548,10 @@ def list_jobs(limit: int = 20, engine: Any = None, kind: str | None = None, ligh
         q = q.where(tables.jobs.c.kind == kind)
     with engine.connect() as c:
         rows = c.execute(q).fetchall()
-    return _where(engine, [_row(r) for r in _mark_interrupted(rows, engine)])
+    return _where(engine, [_row(r) for r in _mark_interrupted(list(rows), engine)])
 
 
-def _where(engine: Any, found: list[Job]) -> list[Job]:
+def _where(engine: Engine, found: list[Job]) -> list[Job]:
     """Each active job's host and process (its lease's holder), wherever it runs."""
     if any(j.active for j in found):
         held = leases.holders("job:", engine)
@@ -560,7 +560,7 @@ def _where(engine: Any, found: list[Job]) -> list[Job]:
     return found
 
 
-def active_params(kind: str, engine: Any = None) -> list[dict[str, Any]]:
+def active_params(kind: str, engine: Engine | None = None) -> list[dict[str, Any]]:
     """The parameters of every queued or running job of ``kind`` (a bulk ingest skips files already on their way)."""
     t = tables.jobs
     with _engine(engine).connect() as c:
@@ -568,7 +568,7 @@ def active_params(kind: str, engine: Any = None) -> list[dict[str, Any]]:
     return [json.loads(r.params or "{}") for r in rows]
 
 
-def get(job_id: str, engine: Any = None) -> Job:
+def get(job_id: str, engine: Engine | None = None) -> Job:
     engine = _engine(engine)
     with engine.connect() as c:
         r = c.execute(select(tables.jobs).where(tables.jobs.c.job_id == job_id)).first()
@@ -577,7 +577,7 @@ def get(job_id: str, engine: Any = None) -> Job:
     return _where(engine, [_row(_mark_interrupted([r], engine)[0])])[0]
 
 
-def wait(job_id: str, timeout: float = 600.0, engine: Any = None) -> Job:
+def wait(job_id: str, timeout: float = 600.0, engine: Engine | None = None) -> Job:
     """Block until a job finishes (tests and scripts)."""
     deadline = time.monotonic() + timeout
     while True:

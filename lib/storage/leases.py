@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, insert, select, update
+from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from lib.core.errors import UserError
@@ -76,7 +77,7 @@ def expired(row: Any, now: float | None = None) -> bool:
 class Lease:
     """One held lease; renews itself from a background thread until released."""
 
-    def __init__(self, name: str, engine: Any, purpose: str = "") -> None:
+    def __init__(self, name: str, engine: Engine, purpose: str = "") -> None:
         self.name, self.engine, self.purpose = name, engine, purpose
         self.holder = uuid.uuid4().hex
         self._stop = threading.Event()
@@ -142,7 +143,7 @@ class Lease:
 
 
 @contextmanager
-def held(name: str, engine: Any = None, purpose: str = "", timeout: float = 600.0,
+def held(name: str, engine: Engine | None = None, purpose: str = "", timeout: float = 600.0,
          on_wait: Any = None) -> Iterator[Lease]:
     """``with held("doc:abc"): ...`` — acquire (waiting while another live process holds it), then release."""
     lease = Lease(name, engine or get_engine(), purpose).acquire(timeout, on_wait)
@@ -152,7 +153,7 @@ def held(name: str, engine: Any = None, purpose: str = "", timeout: float = 600.
         lease.release()
 
 
-def holder_of(name: str, engine: Any = None) -> str | None:
+def holder_of(name: str, engine: Engine | None = None) -> str | None:
     t = tables.leases
     with (engine or get_engine()).connect() as c:
         r = c.execute(select(t).where(t.c.name == name)).first()
@@ -161,7 +162,7 @@ def holder_of(name: str, engine: Any = None) -> str | None:
     return f"{r.purpose or 'a writer'}, process {r.pid} on {r.host}"
 
 
-def live(prefix: str = "", engine: Any = None) -> set[str]:
+def live(prefix: str = "", engine: Engine | None = None) -> set[str]:
     """Names of the leases that are live now (optionally those starting with ``prefix``)."""
     t = tables.leases
     with (engine or get_engine()).connect() as c:
@@ -170,7 +171,7 @@ def live(prefix: str = "", engine: Any = None) -> set[str]:
     return {r.name for r in rows if r.name.startswith(prefix) and not expired(r, now)}
 
 
-def holders(prefix: str = "", engine: Any = None) -> dict[str, str]:
+def holders(prefix: str = "", engine: Engine | None = None) -> dict[str, str]:
     """For each live lease (optionally those starting with ``prefix``), where its holder runs: "host (process N)"."""
     t = tables.leases
     with (engine or get_engine()).connect() as c:

@@ -22,6 +22,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from sqlalchemy import delete, insert, select
+from sqlalchemy.engine import Engine
 
 from lib.storage import leases, tables, work_queue
 from lib.storage.engine import get_engine
@@ -33,7 +34,7 @@ _local_pauses: dict[str, float] = {}
 _lock = threading.Lock()
 
 
-def _shared(engine: Any) -> bool:
+def _shared(engine: Engine) -> bool:
     try:
         return work_queue.enabled(engine)
     except Exception:  # noqa: BLE001 - no store to ask: this process alone
@@ -41,7 +42,7 @@ def _shared(engine: Any) -> bool:
 
 
 @contextmanager
-def slot(name: str, limit: int, engine: Any = None, cancel: threading.Event | None = None) -> Iterator[None]:
+def slot(name: str, limit: int, engine: Engine | None = None, cancel: threading.Event | None = None) -> Iterator[None]:
     """Hold one of ``name``'s ``limit`` places while the block runs, waiting while all are taken (or until
     ``cancel`` is set: then the block runs without a place, and is expected to stop at once)."""
     limit = max(1, int(limit))
@@ -68,12 +69,12 @@ def slot(name: str, limit: int, engine: Any = None, cancel: threading.Event | No
             held.release()
 
 
-def in_use(name: str, engine: Any = None) -> int:
+def in_use(name: str, engine: Engine | None = None) -> int:
     """How many of ``name``'s shared places are held now (with workers; 0 without)."""
     return len(leases.live(f"slot:{name}:", engine or get_engine()))
 
 
-def pause(key: str, seconds: float, reason: str = "", engine: Any = None) -> float:
+def pause(key: str, seconds: float, reason: str = "", engine: Engine | None = None) -> float:
     """No call for ``key`` before ``seconds`` from now (cut to MAX_PAUSE_S), for every process; a longer pause
     already recorded stands. Returns the seconds recorded."""
     seconds = max(0.0, min(float(seconds), MAX_PAUSE_S))
@@ -96,7 +97,7 @@ def pause(key: str, seconds: float, reason: str = "", engine: Any = None) -> flo
     return seconds
 
 
-def paused_for(key: str, engine: Any = None) -> float:
+def paused_for(key: str, engine: Engine | None = None) -> float:
     """Seconds left before ``key`` may be called again (0: now)."""
     engine = engine or get_engine()
     if not _shared(engine):
@@ -105,13 +106,14 @@ def paused_for(key: str, engine: Any = None) -> float:
     else:
         try:
             with engine.connect() as c:
-                until = c.execute(select(tables.rate_limits.c.until).where(tables.rate_limits.c.key == key)).scalar()
+                stored = c.execute(select(tables.rate_limits.c.until).where(tables.rate_limits.c.key == key)).scalar()
+            until = float(stored or 0.0)
         except Exception:  # noqa: BLE001 - the store cannot say: call, and let the server answer
-            until = None
-    return max(0.0, float(until or 0.0) - time.time())
+            until = 0.0
+    return max(0.0, until - time.time())
 
 
-def wait_if_paused(key: str, engine: Any = None, longest: float = MAX_PAUSE_S) -> float:
+def wait_if_paused(key: str, engine: Engine | None = None, longest: float = MAX_PAUSE_S) -> float:
     """Sleep while ``key`` is paused (another worker's 429 included), at most ``longest`` s. Returns seconds slept."""
     slept = 0.0
     while slept < longest:

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import create_engine, inspect, make_url
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import NullPool
 
 from lib.core import config
@@ -35,26 +36,27 @@ PART_TASK = "nepaqa.run_part"  # one part of a job any worker may do: a benchmar
 SETTING = "NEPAQA_WORKERS"
 
 
-def enabled(engine: Any) -> bool:
+def enabled(engine: Engine) -> bool:
     """Whether jobs go to workers: a PostgreSQL store and NEPAQA_WORKERS=queue."""
     return engine.dialect.name == "postgresql" and (config.get(SETTING) or "").strip().lower() == "queue"
 
 
-def conninfo(engine: Any) -> str:
+def conninfo(engine: Engine) -> str:
     """The store's address as libpq's key=value string, each part quoted by psycopg (a password with spaces or
     quotes stays one value, and never appears in a libpq complaint about the URL's shape)."""
     from psycopg.conninfo import make_conninfo  # heavy: imported on first use, off start-up
 
     u = engine.url
     parts = {"host": u.host, "port": u.port, "user": u.username, "password": u.password, "dbname": u.database}
-    return make_conninfo("", **{k: v for k, v in parts.items() if v is not None}, **dict(u.query))
+    query = {k: v if isinstance(v, str) else ",".join(v) for k, v in u.query.items()}  # a key given twice: both
+    return make_conninfo("", **{k: v for k, v in parts.items() if v is not None}, **query)
 
 
 _apps: dict[str, Any] = {}  # one opened app per store in this process: queueing 100,000 files opens one pool
 _apps_lock = threading.Lock()
 
 
-def make_app(engine: Any, run_job: Callable[[str], Any] | None = None,
+def make_app(engine: Engine, run_job: Callable[[str], Any] | None = None,
              run_part: Callable[[str, dict[str, Any]], Any] | None = None) -> Any:
     """The procrastinate app on this store, with its two tasks: run the job with this id, and do one part of a
     job (``kind``, ``payload``)."""
@@ -75,7 +77,7 @@ def make_app(engine: Any, run_job: Callable[[str], Any] | None = None,
     return app
 
 
-def ensure_schema(app: Any, engine: Any) -> None:
+def ensure_schema(app: Any, engine: Engine) -> None:
     """procrastinate's tables, made once (its own schema: not part of the store's ledger)."""
     if inspect(engine).has_table("procrastinate_jobs"):
         return
@@ -87,7 +89,7 @@ def ensure_schema(app: Any, engine: Any) -> None:
                 raise
 
 
-def _app(engine: Any) -> Any:
+def _app(engine: Engine) -> Any:
     key = str(engine.url)
     with _apps_lock:
         app = _apps.get(key)
@@ -99,12 +101,12 @@ def _app(engine: Any) -> Any:
     return app
 
 
-def prepare(engine: Any) -> None:
+def prepare(engine: Engine) -> None:
     """Open the queue (its tables made) before a transaction that queues in it."""
     _app(engine)
 
 
-def enqueue(job_id: str, engine: Any, conn: Any = None, delay_s: float = 0) -> None:
+def enqueue(job_id: str, engine: Engine, conn: Connection | None = None, delay_s: float = 0) -> None:
     """Queue the job for whichever worker is free (after ``delay_s``). With ``conn`` (a SQLAlchemy connection in a
     transaction, the one that writes the job's row), the queue's row is written in that same transaction: both or
     neither."""
@@ -117,7 +119,7 @@ def enqueue(job_id: str, engine: Any, conn: Any = None, delay_s: float = 0) -> N
     (task.configure(**options) if options else task).defer(job_id=job_id)
 
 
-def enqueue_parts(kind: str, payloads: list[dict[str, Any]], engine: Any) -> int:
+def enqueue_parts(kind: str, payloads: list[dict[str, Any]], engine: Engine) -> int:
     """Queue parts of a job (``kind``: what does them, job_parts.register_part) for whichever workers are free."""
     if payloads:
         # below whole jobs: a worker that is free takes the next job first, so a 10,000-cell run never holds up
@@ -153,7 +155,7 @@ def wait_for_store(url: str, log: Callable[[str], None], attempts: int = 0, dela
         engine.dispose()
 
 
-def run_worker(engine: Any, run_job: Callable[[str], Any], concurrency: int = 1, wait: bool = True,
+def run_worker(engine: Engine, run_job: Callable[[str], Any], concurrency: int = 1, wait: bool = True,
                run_part: Callable[[str, dict[str, Any]], Any] | None = None,
                on_stop: Callable[[], Any] | None = None) -> None:
     """Take queued jobs until stopped, ``concurrency`` at a time; with ``wait=False``, until the queue is empty.

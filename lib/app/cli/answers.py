@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from lib.app.cli.common import (
     ExitWith,
@@ -47,12 +46,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 @command("models")
-def _models(a: argparse.Namespace) -> Any:
+def _models(a: argparse.Namespace) -> object:
     return [{"id": p.id, "label": p.label, "available": ok, "reason": why} for p, ok, why in registry.status_all()]
 
 
 @command("ask")
-def _ask(a: argparse.Namespace) -> Any:
+def _ask(a: argparse.Namespace) -> object:
     scoped = a.doc or a.docs or a.all or a.where
     svc = services() if a.mode in ("pdf", "rag") or scoped else None
     scope = chosen_scope(a, svc) if svc is not None else None  # unknown documents: a clear error before any model loads
@@ -64,7 +63,7 @@ def _ask(a: argparse.Namespace) -> Any:
 
 
 @command("support")
-def _support(a: argparse.Namespace) -> Any:
+def _support(a: argparse.Namespace) -> object:
     context = read_text(a.context_file, "context file")
     answer = read_text(a.answer_file, "answer file")
     passages = support.passages_from_text(context)
@@ -82,7 +81,7 @@ def _support(a: argparse.Namespace) -> Any:
 
 
 @command("verdict")
-def _verdict(a: argparse.Namespace) -> Any:
+def _verdict(a: argparse.Namespace) -> object:
     text = read_text(a.file, "answers file")
     # One answer per line of the file: only \n (or \r\n) ends a line; form feeds and Unicode separators inside an
     # answer (common in PDF text) do not split it.

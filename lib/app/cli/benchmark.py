@@ -68,7 +68,7 @@ def _refuse_changed_flags(a: argparse.Namespace, cfg: Any) -> None:
 
 
 @command("bench")
-def _bench(a: argparse.Namespace) -> Any:
+def _bench(a: argparse.Namespace) -> object:
     stored = load_run(a.run_id) if a.run_id else None
     if stored is not None:
         _refuse_changed_flags(a, stored[1])
@@ -104,14 +104,14 @@ def _bench(a: argparse.Namespace) -> Any:
 
 
 @command("rescore")
-def _rescore(a: argparse.Namespace) -> Any:
+def _rescore(a: argparse.Namespace) -> object:
     if load_run(a.run_id) is None:
         raise UserError(f"No benchmark run '{a.run_id}'.")
     return rescore_run(a.run_id, a.judge, services())
 
 
 @command("exam")
-def _exam(a: argparse.Namespace) -> Any:
+def _exam(a: argparse.Namespace) -> object:
     courses = [c.strip() for c in a.courses.split(",") if c.strip()] if a.courses else None
     if a.limit is not None and a.limit < 1:
         raise UserError("--limit must be at least 1 (leave it out for every question).")

@@ -6,7 +6,6 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
 
 from lib.app.services import Services, get_services
 from lib.core.errors import UserError
@@ -16,19 +15,20 @@ from lib.documents.metadata import (
 )
 from lib.storage.jobs import run_foreground
 
-COMMANDS: dict[str, Callable[[argparse.Namespace], Any]] = {}
+Handler = Callable[[argparse.Namespace], object]  # a command: its arguments in, what is printed as JSON out
+COMMANDS: dict[str, Handler] = {}
 
 
 class ExitWith(Exception):  # noqa: N818 - a control-flow signal, not an error type
     """Print ``result`` as usual, then exit with ``code`` (e.g. `check` finding a problem)."""
 
-    def __init__(self, code: int, result: Any) -> None:
+    def __init__(self, code: int, result: object) -> None:
         super().__init__(code)
         self.code, self.result = code, result
 
 
-def command(name: str) -> Callable:
-    def deco(fn: Callable[[argparse.Namespace], Any]) -> Callable:
+def command(name: str) -> Callable[[Handler], Handler]:
+    def deco(fn: Handler) -> Handler:
         COMMANDS[name] = fn
         return fn
 

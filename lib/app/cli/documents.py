@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from lib.app import workers
 from lib.app.cli.common import (
@@ -87,7 +86,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 @command("ingest")
-def _ingest(a: argparse.Namespace) -> Any:
+def _ingest(a: argparse.Namespace) -> object:
     if a.chunk_size is not None and a.chunk_size < 16:
         raise UserError(f"--chunk-size must be at least 16 tokens (got {a.chunk_size}).")
     if a.chunk_overlap is not None and a.chunk_overlap < 0:
@@ -111,7 +110,7 @@ def _ingest(a: argparse.Namespace) -> Any:
 
 
 @command("docs")
-def _docs(a: argparse.Namespace) -> Any:
+def _docs(a: argparse.Namespace) -> object:
     docs = services().docs
     listed = sorted(docs.list(), key=lambda d: d.doc_id)
     metas = get_many([d.doc_id for d in listed], docs.engine)
@@ -121,12 +120,12 @@ def _docs(a: argparse.Namespace) -> Any:
 
 
 @command("repair")
-def _repair(a: argparse.Namespace) -> Any:
+def _repair(a: argparse.Namespace) -> object:
     return repair(services().docs)
 
 
 @command("check")
-def _check(a: argparse.Namespace) -> Any:
+def _check(a: argparse.Namespace) -> object:
     docs = services().docs
     for note in schema.notes(docs.engine):
         print(f"note: this store's upgrade, {note}", file=sys.stderr)
@@ -145,13 +144,13 @@ def _check(a: argparse.Namespace) -> Any:
 
 
 @command("delete")
-def _delete(a: argparse.Namespace) -> Any:
+def _delete(a: argparse.Namespace) -> object:
     services().docs.delete(a.doc_id)
     return {"deleted": a.doc_id}
 
 
 @command("search")
-def _search(a: argparse.Namespace) -> Any:
+def _search(a: argparse.Namespace) -> object:
     if a.k < 1:
         raise UserError("-k must be at least 1.")
     if a.queries:  # read (and refuse) the file before the embedding model loads
@@ -172,7 +171,7 @@ def _search(a: argparse.Namespace) -> Any:
 
 
 @command("meta")
-def _meta(a: argparse.Namespace) -> Any:
+def _meta(a: argparse.Namespace) -> object:
     docs = services().docs
     docs.get(a.doc_id)
     if a.re_extract:
@@ -189,18 +188,18 @@ def _meta(a: argparse.Namespace) -> Any:
 
 
 @command("export-metadata")
-def _export_metadata(a: argparse.Namespace) -> Any:
+def _export_metadata(a: argparse.Namespace) -> object:
     docs = services().docs
     return export_ceq(docs.list(), docs.engine)
 
 
 @command("metadata-eval")
-def _metadata_eval(a: argparse.Namespace) -> Any:
+def _metadata_eval(a: argparse.Namespace) -> object:
     return evaluate_metadata(a.target, a.csv)
 
 
 @command("page")
-def _page(a: argparse.Namespace) -> Any:
+def _page(a: argparse.Namespace) -> object:
     if a.page < 1:
         raise UserError("Pages are numbered from 1, as printed in citations.")
 

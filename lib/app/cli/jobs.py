@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from lib.app import workers
 from lib.app.cli.common import (
@@ -25,7 +24,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 @command("jobs")
-def _jobs(a: argparse.Namespace) -> Any:
+def _jobs(a: argparse.Namespace) -> object:
     if a.action == "list":
         if a.limit < 1:
             raise UserError("--limit must be at least 1.")
@@ -44,6 +43,6 @@ def _jobs(a: argparse.Namespace) -> Any:
 
 
 @command("worker")
-def _worker(a: argparse.Namespace) -> Any:
+def _worker(a: argparse.Namespace) -> object:
     return workers.run(a.concurrency, once=a.once)
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from lib.app.cli.common import (
     command,
@@ -26,11 +25,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 @command("arena-ratings")
-def _arena_ratings(a: argparse.Namespace) -> Any:
+def _arena_ratings(a: argparse.Namespace) -> object:
     return ratings(read_votes_csv(read_text(a.votes_csv, "votes file")), seed=a.seed, n_bootstrap=a.bootstrap)
 
 
 @command("agreement")
-def _agreement(a: argparse.Namespace) -> Any:
+def _agreement(a: argparse.Namespace) -> object:
     return cli_report(read_labels_csv(read_text(a.labels_csv, "labels file")))
 

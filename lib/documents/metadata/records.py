@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import and_, insert, select, update
 from sqlalchemy import delete as _sa_delete
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from lib.core.errors import UserError
 from lib.documents.metadata.evidence import SURE
@@ -29,7 +29,7 @@ def _json(v: Any) -> str | None:
     return json.dumps(v) if v is not None else None
 
 
-def save_extracted(conn: Any, doc_id: str, fields: dict[str, dict]) -> None:
+def save_extracted(conn: Connection, doc_id: str, fields: dict[str, dict]) -> None:
     """Write extracted values inside the caller's transaction (a SQLAlchemy connection). A value a person set is
     kept, and where the rules now read something else, that reading is kept beside it (``extracted``) so the page
     can say so. A model's value is replaced only by a reading the rules are sure of (``SURE``); every other field
@@ -170,7 +170,7 @@ def tags_many(doc_ids: Iterable[str], engine: Engine | None = None) -> dict[str,
     return out
 
 
-def delete(conn: Any, doc_id: str) -> None:
+def delete(conn: Connection, doc_id: str) -> None:
     """Remove a document's metadata inside the caller's transaction."""
     conn.execute(_sa_delete(tables.doc_metadata).where(tables.doc_metadata.c.doc_id == doc_id))
 

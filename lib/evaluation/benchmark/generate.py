@@ -14,7 +14,7 @@ from lib.core.progress import CountProgressFn
 from lib.documents.chunking import Chunk
 from lib.evaluation.benchmark.dataset import QUESTION_TYPES, Item
 from lib.evaluation.metrics.passage_overlap import overlap_coefficient
-from lib.models.base import ProviderError, Request
+from lib.models.base import Provider, ProviderError, Request
 
 # Our summaries of the question-type definitions of NEPAQuAD (Phan et al. 2024, Appendix A).
 DEFINITIONS = {
@@ -142,7 +142,7 @@ def parse_generated_csv(text: str, qtype: str) -> tuple[list[tuple[str, str, str
 
 
 def generate(
-    provider: Any, passages: Sequence[Chunk], doc_name: str, n_pages: int,
+    provider: Provider, passages: Sequence[Chunk], doc_name: str, n_pages: int,
     per_type: dict[str, int] | None = None, progress: CountProgressFn | None = None,
     cancel: Any = None,
 ) -> GenerationReport:

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy.engine import Engine
+
 from lib.core.stats import inference as stats
 from lib.evaluation.benchmark.dataset import Item
 from lib.evaluation.benchmark.runs import RunConfig, answers, load_run
@@ -187,7 +189,7 @@ def comparison_info(items: Sequence[Item], cfg: RunConfig, rows: list[dict[str, 
 
 
 # ----- the page's tables ----------------------------------------------------------------------------
-def answers_frame(run_id: str, engine: Any = None) -> pd.DataFrame:
+def answers_frame(run_id: str, engine: Engine | None = None) -> pd.DataFrame:
     """One row per stored answer with the item's fields and its headline score (closed accuracy for closed
     items, the run's open metric else)."""
     import pandas as pd  # heavy: imported on first use, off start-up

@@ -8,11 +8,12 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from lib.core.errors import UserError
@@ -24,12 +25,18 @@ from lib.evaluation.benchmark.dataset import Item
 from lib.evaluation.benchmark.runs import RunConfig, answers, create_run, load_run, save_config, select_items
 from lib.evaluation.benchmark.scoring import Scorer, headline_metric, judge_templates
 from lib.models import prompts, registry
+from lib.models.base import Provider
 from lib.models.embedding import exact_label, get_exact_embedder
 from lib.qa import manifest
 from lib.qa.ask import AskResult, ask
 from lib.qa.contexts import MODE_LABELS, MODES
+from lib.qa.services import Corpus
+from lib.qa.support import PagesOf
 from lib.storage import job_parts, leases, tables
 from lib.storage.engine import get_engine
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass
@@ -79,7 +86,7 @@ def _score_rows(run_id: str, it: Item, model: str, mode: str, results: list) -> 
             for r in results]
 
 
-def _write_scores(conn: Any, run_id: str, it: Item, model: str, mode: str, results: list) -> None:
+def _write_scores(conn: Connection, run_id: str, it: Item, model: str, mode: str, results: list) -> None:
     s = tables.bench_scores
     names = [r.metric for r in results]
     conn.execute(delete(s).where(s.c.run_id == run_id, s.c.item_id == it.id, s.c.model == model,
@@ -88,7 +95,7 @@ def _write_scores(conn: Any, run_id: str, it: Item, model: str, mode: str, resul
         conn.execute(insert(s), _score_rows(run_id, it, model, mode, results))
 
 
-def _current_manifest(cfg: RunConfig, services: Any, doc_ids: Sequence[str]) -> dict[str, Any]:
+def _current_manifest(cfg: RunConfig, services: Corpus | None, doc_ids: Sequence[str]) -> dict[str, Any]:
     judge = registry.get(cfg.judge) if cfg.judge else None
     uses_docs = any(m in ("pdf", "rag") for m in cfg.modes)
     docs = manifest.document_entries(services, doc_ids) if services is not None and uses_docs else []
@@ -98,12 +105,12 @@ def _current_manifest(cfg: RunConfig, services: Any, doc_ids: Sequence[str]) -> 
                           semantic_embedder=_semantic_label(services), settings=cfg.settings())
 
 
-def _embed_model(services: Any) -> str | None:
+def _embed_model(services: Corpus | None) -> str | None:
     """The embedding model the services were built for (None: the configured default)."""
     return getattr(services.docs.index.embedder, "_model", None) if services is not None else None
 
 
-def _semantic_label(services: Any) -> str:
+def _semantic_label(services: Corpus | None) -> str:
     return exact_label(_embed_model(services))
 
 
@@ -118,7 +125,7 @@ def run_lease_name(run_id: str) -> str:
     return f"run:bench:{run_id}"
 
 
-def docs_for(items: Sequence[Item], services: Any) -> dict[str, str | None]:
+def docs_for(items: Sequence[Item], services: Corpus | None) -> dict[str, str | None]:
     """Each item's document name → the indexed document's id (None: not indexed here)."""
     found: dict[str, str | None] = {}
     for it in items:
@@ -137,7 +144,7 @@ class Cells:
     """How one cell (item × model × mode) of a run is answered and scored, by the run's own threads or by any
     worker: the same code, so the answers and scores are the same whoever answered."""
 
-    def __init__(self, run_id: str, cfg: RunConfig, services: Any, engine: Any, scorer: Scorer,
+    def __init__(self, run_id: str, cfg: RunConfig, services: Corpus | None, engine: Engine, scorer: Scorer,
                  items: Sequence[Item]) -> None:
         self.run_id, self.cfg, self.services, self.engine, self.scorer = run_id, cfg, services, engine, scorer
         self.items = {it.id: it for it in items}
@@ -247,7 +254,7 @@ _worker_cells: dict[str, Cells] = {}  # a worker's Cells per run, made on its fi
 _worker_cells_lock = threading.Lock()
 
 
-def answer_cell(payload: dict[str, Any], services: Any, engine: Any = None) -> str:
+def answer_cell(payload: dict[str, Any], services: Corpus | None, engine: Engine | None = None) -> str:
     """A worker's part of a run: answer one queued cell, unless no job works on the run any more (cancelled, or
     its job stopped: the resumed job queues what is left) or the cell is answered or being answered."""
     engine = engine or get_engine()
@@ -287,8 +294,8 @@ def answer_cell(payload: dict[str, Any], services: Any, engine: Any = None) -> s
 
 
 def run_benchmark(
-    items: Sequence[Item] | None, cfg: RunConfig | None, services: Any = None, run_id: str | None = None,
-    engine: Any = None, progress: CountProgressFn | None = None, cancel: threading.Event | None = None,
+    items: Sequence[Item] | None, cfg: RunConfig | None, services: Corpus | None = None, run_id: str | None = None,
+    engine: Engine | None = None, progress: CountProgressFn | None = None, cancel: threading.Event | None = None,
     max_workers: int = 4, retry_failed: bool = True,
 ) -> RunSummary:
     """Run (or resume) a benchmark. With an existing ``run_id`` the stored items and configuration are used,
@@ -359,17 +366,17 @@ def run_benchmark(
     return summary
 
 
-def _pages_fn(services: Any):  # noqa: ANN202 - a function from a document id to its pages
+def _pages_fn(services: Corpus | None) -> PagesOf | None:
     """The documents' pages, for the support check of full-PDF answers (None without services)."""
     return services.docs.pages if services is not None else None
 
 
-def _embed_fn(services: Any):  # noqa: ANN202 - a function from texts to unit vectors
+def _embed_fn(services: Corpus | None) -> Callable[[Sequence[str]], np.ndarray]:
     """The exact model (fp32, torch's vectors) whatever the ingest backend: semantic scores never depend on it."""
     return get_exact_embedder(_embed_model(services)).embed
 
 
-def rescore(run_id: str, judge: Any = None, *, engine: Any = None, services: Any = None, only_retry: bool = False,
+def rescore(run_id: str, judge: Provider | str | None = None, *, engine: Engine | None = None, services: Corpus | None = None, only_retry: bool = False,
             scorer: Scorer | None = None, progress: CountProgressFn | None = None) -> dict[str, int]:
     """Score a run's stored answers again without generating them again: all of them (another judge, a fixed
     parser), or with ``only_retry`` just those whose judge failed, had no statements, or lack a metric.
@@ -438,7 +445,7 @@ def rescore(run_id: str, judge: Any = None, *, engine: Any = None, services: Any
     return counts
 
 
-def summarize(run_id: str, engine: Any = None) -> RunSummary:
+def summarize(run_id: str, engine: Engine | None = None) -> RunSummary:
     stored = load_run(run_id, engine)
     if stored is None:
         raise UserError(f"No benchmark run '{run_id}'.")

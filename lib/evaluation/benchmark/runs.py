@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, insert, select, update
+from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
 from lib.evaluation.benchmark.dataset import Item
@@ -55,7 +56,7 @@ def new_run_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
-def create_run(items: Sequence[Item], cfg: RunConfig, run_id: str | None = None, engine: Any = None) -> str:
+def create_run(items: Sequence[Item], cfg: RunConfig, run_id: str | None = None, engine: Engine | None = None) -> str:
     engine = engine or get_engine()
     run_id = run_id or new_run_id()
     with engine.begin() as c:
@@ -64,7 +65,7 @@ def create_run(items: Sequence[Item], cfg: RunConfig, run_id: str | None = None,
     return run_id
 
 
-def load_run(run_id: str, engine: Any = None) -> tuple[list[Item], RunConfig] | None:
+def load_run(run_id: str, engine: Engine | None = None) -> tuple[list[Item], RunConfig] | None:
     engine = engine or get_engine()
     with engine.connect() as c:
         r = c.execute(select(tables.bench_runs).where(tables.bench_runs.c.run_id == run_id)).first()
@@ -73,24 +74,24 @@ def load_run(run_id: str, engine: Any = None) -> tuple[list[Item], RunConfig] | 
     return [Item(**d) for d in json.loads(r.items)], RunConfig(**json.loads(r.config))
 
 
-def save_config(run_id: str, cfg: RunConfig, engine: Any) -> None:
+def save_config(run_id: str, cfg: RunConfig, engine: Engine) -> None:
     with engine.begin() as c:
         c.execute(update(tables.bench_runs).where(tables.bench_runs.c.run_id == run_id)
                   .values(config=json.dumps(cfg.as_dict())))
 
 
-def list_runs(engine: Any = None) -> list[dict[str, Any]]:
+def list_runs(engine: Engine | None = None) -> list[dict[str, Any]]:
     engine = engine or get_engine()
     t = tables.bench_runs
     a = tables.bench_answers
     with engine.connect() as c:
         rows = c.execute(select(t.c.run_id, t.c.created_at, t.c.config).order_by(t.c.created_at.desc())).fetchall()
-        answered = dict(c.execute(select(a.c.run_id, func.count(func.distinct(a.c.item_id))).group_by(a.c.run_id)).all())
+        answered: dict[str, int] = dict(c.execute(select(a.c.run_id, func.count(func.distinct(a.c.item_id))).group_by(a.c.run_id)).all())
     return [{"run_id": r.run_id, "created_at": str(r.created_at), "config": json.loads(r.config),
              "n_items": int(answered.get(r.run_id, 0))} for r in rows]
 
 
-def answers(run_id: str, engine: Any = None) -> list[dict[str, Any]]:
+def answers(run_id: str, engine: Engine | None = None) -> list[dict[str, Any]]:
     """Stored answers, each with its metric rows under ``metrics`` ({name: {value, status, scorer, details}})."""
     engine = engine or get_engine()
     t, s = tables.bench_answers, tables.bench_scores

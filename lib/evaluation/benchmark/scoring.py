@@ -31,6 +31,7 @@ from lib.evaluation.metrics import (
     unknown_needs,
 )
 from lib.evaluation.metrics.base import RETRY_STATUSES
+from lib.models.base import Provider
 
 METRIC_LABELS = {
     "closed_accuracy": "Closed accuracy",
@@ -68,7 +69,7 @@ def judge_templates() -> dict[str, str]:
 class Scorer:
     """The metrics of one run, bound to its judge (or none) and the embedder."""
 
-    def __init__(self, judge: Any, embed: Callable[[Sequence[str]], Any],
+    def __init__(self, judge: Provider | None, embed: Callable[[Sequence[str]], Any],
                  pages_of: Callable[[str], Sequence[Any]] | None = None) -> None:
         self.judge = judge
         self._pages: dict[str, Sequence[Any]] = {}  # a document's pages, read once per run for full-PDF answers

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import delete, insert, or_, select
+from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from lib.core.errors import UserError
@@ -27,7 +28,7 @@ from lib.evaluation.exam.prompting import (
 )
 from lib.evaluation.exam.scores import summarize_run
 from lib.models import registry
-from lib.models.base import LIKELIHOOD, ProviderError, Request
+from lib.models.base import LIKELIHOOD, Provider, ProviderError, Request
 from lib.qa import manifest
 from lib.storage import tables
 from lib.storage.engine import get_engine
@@ -81,11 +82,11 @@ def run_id_for(model: str, shots: int, cot: bool, split: str, circular: bool = F
     return rid + ("|circular" if circular else "") + (f"|partial-{subset}" if subset else "")
 
 
-def _uses_likelihood(provider: Any, cot: bool) -> bool:
+def _uses_likelihood(provider: Provider, cot: bool) -> bool:
     return not cot and LIKELIHOOD in getattr(provider, "capabilities", ())
 
 
-def manifest_for(provider: Any, shots: int, cot: bool, split: str, circular: bool, sel: Selection) -> dict[str, Any]:
+def manifest_for(provider: Provider, shots: int, cot: bool, split: str, circular: bool, sel: Selection) -> dict[str, Any]:
     return manifest.build("exam", [provider], prompts=prompt_templates(cot), settings={
         "shots": shots, "cot": cot, "split": split, "circular": circular,
         "rotations": ROTATIONS if circular else 1, "courses": list(sel.courses), "limit": sel.limit,
@@ -104,7 +105,7 @@ def _answer_key(m: dict[str, Any]) -> str:
                       sort_keys=True, default=str)
 
 
-def answer_question(provider: Any, q: Question, shots: Sequence[Question], cot: bool) -> tuple[str | None, str]:
+def answer_question(provider: Provider, q: Question, shots: Sequence[Question], cot: bool) -> tuple[str | None, str]:
     prompt = build_prompt(q, shots, cot)
     req = Request(prompt=prompt, max_tokens=400 if cot else 100)  # the paper: max_out_len=100
     if _uses_likelihood(provider, cot):
@@ -118,7 +119,7 @@ def answer_question(provider: Any, q: Question, shots: Sequence[Question], cot: 
 
 def run_exam(
     model: str, shots: int = 0, cot: bool = False, course_list: Sequence[str] | None = None,
-    limit: int | None = None, split: str = "test", engine: Any = None,
+    limit: int | None = None, split: str = "test", engine: Engine | None = None,
     progress: CountProgressFn | None = None, cancel: threading.Event | None = None,
     max_workers: int = 4, circular: bool = False, restart: bool = False,
 ) -> dict[str, Any]:
@@ -190,7 +191,7 @@ def run_exam(
     return summarize_run(run_id, engine)
 
 
-def _copy_answered(tasks: list[tuple], run_id: str, current: dict[str, Any], engine: Any) -> list[tuple]:
+def _copy_answered(tasks: list[tuple], run_id: str, current: dict[str, Any], engine: Engine) -> list[tuple]:
     """Copy into this run the answers other runs made under the same configuration; return the tasks left."""
     if not tasks:
         return tasks
@@ -224,7 +225,7 @@ def _copy_answered(tasks: list[tuple], run_id: str, current: dict[str, Any], eng
 
 
 def summarize(model: str, shots: int, cot: bool, split: str, course_list: Sequence[str] | None = None,
-              limit: int | None = None, engine: Any = None, circular: bool = False) -> dict[str, Any]:
+              limit: int | None = None, engine: Engine | None = None, circular: bool = False) -> dict[str, Any]:
     """The summary of the run these arguments make (see run_exam)."""
     sel = selection(course_list, limit, split)
     return summarize_run(run_id_for(registry.resolve(model), shots, cot, split, circular, sel.key), engine)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
 from lib.evaluation.exam.dataset import ROTATIONS, courses, load_course, load_published
@@ -45,7 +46,7 @@ def composite_index(scores: Sequence[float]) -> ExamIndex:
     return ExamIndex(round(m, 4), round(sigma, 4), round(cv, 6), None if void else round(m * (1 - cv), 4), void, n)
 
 
-def results(engine: Any = None) -> list[dict[str, Any]]:
+def results(engine: Engine | None = None) -> list[dict[str, Any]]:
     t = tables.exam_answers
     with (engine or get_engine()).connect() as c:
         return [dict(r) for r in c.execute(select(t)).mappings()]
@@ -77,7 +78,7 @@ def run_label(r: dict[str, Any]) -> str:
             + ("" if r["split"] == "test" else f" · {r['split']} split"))
 
 
-def summarize_run(run_id: str, engine: Any = None, rows: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
+def summarize_run(run_id: str, engine: Engine | None = None, rows: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Scores of one run over every question it asked.
 
     A question counts once: right only when every rotation asked was answered right (one rotation unless
@@ -120,7 +121,7 @@ def summarize_run(run_id: str, engine: Any = None, rows: Sequence[dict[str, Any]
     return out | {"label": run_label(out)}
 
 
-def all_runs(engine: Any = None) -> list[dict[str, Any]]:
+def all_runs(engine: Engine | None = None) -> list[dict[str, Any]]:
     """A summary for every run made here, over the questions it asked."""
     by_run: dict[str, list[dict[str, Any]]] = {}
     for r in results(engine):
@@ -132,7 +133,7 @@ PUBLISHED = "published (0-shot)"
 RUN_HERE = "run here"
 
 
-def leaderboard(engine: Any = None, runs: Sequence[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+def leaderboard(engine: Engine | None = None, runs: Sequence[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """The ranked board: the 31 published models and the full runs made here (labelled "run here"), by I.
     Partial runs are left out (see partial_runs): their scores are over a subset of the questions."""
     runs = all_runs(engine) if runs is None else runs
@@ -157,7 +158,7 @@ def not_ranked_why(run: dict[str, Any]) -> str | None:
     return f"{', '.join(reasons)} (the published board is 0-shot, direct, single order)" if reasons else None
 
 
-def partial_runs(engine: Any = None, runs: Sequence[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+def partial_runs(engine: Engine | None = None, runs: Sequence[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Runs not ranked beside the published board (part of the exam, or other settings), most questions first,
     each with ``why``."""
     runs = all_runs(engine) if runs is None else runs

@@ -6,9 +6,9 @@ a model under test and never enter a score: the exam is asked and scored in Chin
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
 from sqlalchemy import insert, select
+from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from lib.core.errors import UserError
@@ -35,14 +35,14 @@ def _key(model_id: str, text: str) -> str:
     return hashlib.sha256(f"{model_id}\x1f{text}".encode()).hexdigest()
 
 
-def cached(model_id: str, text: str, engine: Any = None) -> str | None:
+def cached(model_id: str, text: str, engine: Engine | None = None) -> str | None:
     t = tables.translations
     with (engine or get_engine()).connect() as c:
         row = c.execute(select(t.c.translation).where(t.c.key == _key(model_id, text))).first()
     return row[0] if row else None
 
 
-def translate(model_id: str, text: str, engine: Any = None) -> str:
+def translate(model_id: str, text: str, engine: Engine | None = None) -> str:
     """The English translation of ``text`` by ``model_id``: from the cache, or asked once and cached."""
     engine = engine or get_engine()
     hit = cached(model_id, text, engine)

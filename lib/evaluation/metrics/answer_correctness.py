@@ -46,7 +46,7 @@ from lib.core.redaction import redact
 from lib.evaluation.metrics.base import JUDGE_FAILED, NO_ANSWER, NO_STATEMENTS, OK, MetricResult, Sample
 from lib.evaluation.metrics.semantic_similarity import Embed, cosine
 from lib.evaluation.metrics.token_f1_proxy import W_FACTUAL, W_SEMANTIC, f1_from_counts
-from lib.models.base import ProviderError, Request
+from lib.models.base import Provider, ProviderError, Request
 
 STATEMENTS_MAX_TOKENS = 1024
 CLASSIFY_MAX_TOKENS = 2048
@@ -234,7 +234,7 @@ class AnswerCorrectness:
     name = "answer_correctness"
     needs = ("question", "answer", "truth")
 
-    def __init__(self, judge: Any, embed: Embed) -> None:
+    def __init__(self, judge: Provider, embed: Embed) -> None:
         self.judge = judge
         self.embed = embed
         self.label = f"Answer correctness (RAGAS, judge: {judge.id})"

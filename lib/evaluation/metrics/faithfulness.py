@@ -18,6 +18,7 @@ from typing import Any
 from lib.core.errors import UserError
 from lib.core.redaction import redact
 from lib.evaluation.metrics.base import JUDGE_FAILED, NO_ANSWER, NO_STATEMENTS, NOT_APPLICABLE, OK, MetricResult, Sample
+from lib.models.base import Provider
 from lib.qa import support
 from lib.qa.support_judge import judge_check
 
@@ -25,7 +26,7 @@ CHECKED_MODES = ("rag", "gold")
 MAX_MARKS = 40  # sentences kept in a score's details (the marks an export carries)
 
 
-def _report(sample: Sample, judge: Any = None, pages_of: support.PagesOf | None = None) -> support.SupportReport | str:
+def _report(sample: Sample, judge: Provider | None = None, pages_of: support.PagesOf | None = None) -> support.SupportReport | str:
     """The sample's support check by the offline checker or ``judge``, made once for all the metrics that read
     it; a judge call that fails gives its reason instead."""
     key = f"support:{getattr(judge, 'id', 'offline')}"
@@ -57,7 +58,7 @@ class _SupportMetric:
     kind = ""  # "faithfulness" or "citation_precision"
     needs = ("answer", "sources")
 
-    def __init__(self, judge: Any = None, pages_of: support.PagesOf | None = None) -> None:
+    def __init__(self, judge: Provider | None = None, pages_of: support.PagesOf | None = None) -> None:
         self.judge = judge
         self.pages_of = pages_of  # a document's pages, for full-PDF answers (offline faithfulness only)
         checker = "judge" if judge is not None else "offline"
