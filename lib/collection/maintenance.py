@@ -28,9 +28,14 @@ class Store(Protocol):
     """What maintenance needs of the document store: ``document_store.DocumentStore`` is one (it calls
     ``repair``, so it is named here by what it does, not imported)."""
 
-    index: VectorIndex
-    engine: Engine
-    repo: DocumentRepository
+    @property
+    def index(self) -> VectorIndex: ...
+
+    @property
+    def engine(self) -> Engine: ...
+
+    @property
+    def repo(self) -> DocumentRepository: ...
 
     def list(self) -> builtins.list[DocInfo]: ...
 

@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 import numpy as np
 
@@ -202,7 +202,7 @@ def embed_threads() -> int | None:
 class WarmStatus(TypedDict):
     """How the background load of the embedder went: idle, loading, ready or failed."""
 
-    state: str
+    state: Literal["idle", "loading", "ready", "failed"]
     error: str | None
     seconds: float | None
 

@@ -349,7 +349,7 @@ def _safe_ask(question: str, model_id: str, mode: str, *args: Any) -> AskResult:
 
 
 # ----- history ---------------------------------------------------------------------------------
-def batch_manifest(results: Sequence[AskResult], doc_id: str | None, services: Corpus | None = None,
+def batch_manifest(results: Sequence[AskResult], doc_id: str | Sequence[str] | None, services: Corpus | None = None,
                    k: int = DEFAULT_K, balanced: bool = False) -> dict[str, Any]:
     """What an Ask batch was made with (see manifest.py)."""
     models = []
@@ -369,7 +369,7 @@ def batch_manifest(results: Sequence[AskResult], doc_id: str | None, services: C
                                     "answer_budget": {"open": ANSWER_BUDGET_OPEN, "closed": ANSWER_BUDGET_CLOSED}})
 
 
-def save_history(results: Sequence[AskResult], doc_id: str | None, engine: Engine | None = None, services: Corpus | None = None,
+def save_history(results: Sequence[AskResult], doc_id: str | Sequence[str] | None, engine: Engine | None = None, services: Corpus | None = None,
                  k: int = DEFAULT_K, balanced: bool = False) -> str:
     batch = uuid.uuid4().hex[:12]
     engine = engine or get_engine()

@@ -28,7 +28,7 @@ class FoundPassage:
 
     @property
     def where(self) -> str:
-        """"4.3 Water Resources, p. 12", "pp. 12–13", or the section alone where the pages are unknown."""
+        """"4.3 Water Resources, p. 12", or "pp. 12–13" where the passage has no section."""
         pages = (f"p. {self.page_start}" if self.page_start == self.page_end
                  else f"pp. {self.page_start}–{self.page_end}")
         return ", ".join(x for x in (self.section, pages) if x)

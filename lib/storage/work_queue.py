@@ -46,10 +46,10 @@ def conninfo(engine: Engine) -> str:
     quotes stays one value, and never appears in a libpq complaint about the URL's shape)."""
     from psycopg.conninfo import make_conninfo  # heavy: imported on first use, off start-up
 
-    u = engine.url
-    parts = {"host": u.host, "port": u.port, "user": u.username, "password": u.password, "dbname": u.database}
-    query = {k: v if isinstance(v, str) else ",".join(v) for k, v in u.query.items()}  # a key given twice: both
-    return make_conninfo("", **{k: v for k, v in parts.items() if v is not None}, **query)
+    # the parameters the engine itself connects with: host, port, user, password, dbname and the URL's query
+    # (several hosts, "?host=h1:5432&host=h2:5433", as libpq's "h1,h2" and "5432,5433"); not psycopg's adapters
+    _, params = engine.dialect.create_connect_args(engine.url)
+    return make_conninfo("", **{k: v for k, v in params.items() if isinstance(v, str | int) and v is not None})
 
 
 _apps: dict[str, Any] = {}  # one opened app per store in this process: queueing 100,000 files opens one pool

@@ -215,3 +215,18 @@ def test_a_manifest_sets_metadata_over_extraction_and_a_bad_row_refuses_only_its
     bad = subprocess.run([*run, str(tmp_path / "bad.csv")], cwd=ROOT, env=env, capture_output=True, text=True,
                          timeout=120)
     assert bad.returncode == 2 and bad.stderr.startswith("error: The manifest bad.csv has column(s) 'agency'")
+
+
+def test_the_queue_connects_with_the_parameters_the_engine_uses():
+    """A password with spaces and quotes stays one value; several hosts reach libpq as its own lists."""
+    from psycopg.conninfo import conninfo_to_dict
+    from sqlalchemy import create_engine
+
+    from lib.storage.work_queue import conninfo
+
+    one = conninfo_to_dict(conninfo(create_engine(
+        "postgresql+psycopg://u:p%20q'x@127.0.0.1:5432/db?sslmode=disable")))
+    assert one == {"host": "127.0.0.1", "port": "5432", "user": "u", "password": "p q'x", "dbname": "db",
+                   "sslmode": "disable"}
+    two = conninfo_to_dict(conninfo(create_engine("postgresql+psycopg://u:p@/db?host=h1:5432&host=h2:5433")))
+    assert (two["host"], two["port"]) == ("h1,h2", "5432,5433")
