@@ -138,6 +138,13 @@ def test_search_page_ranks_documents_with_highlighted_snippets(services, sample_
     assert len(at.get("image")) == 1
     assert any(c.value.startswith("Page ") and c.value.endswith("· passage highlighted") for c in at.caption)
     assert any("<mark>" in h.proto.body for h in at.get("html"))
+    # filters (lib/app/search.py): one that no document meets says so; one written wrongly says how to write it
+    next(t for t in at.text_input if t.label.startswith("Years")).input("1900")
+    next(b for b in at.button if b.label == "Search").click().run()
+    assert [w.value for w in at.warning] == ["No document matches these filters."], [e.value for e in at.error]
+    next(t for t in at.text_input if t.label.startswith("Years")).input("last decade")
+    next(b for b in at.button if b.label == "Search").click().run()
+    assert any("year takes a year or a range such as 2010-2020" in e.value for e in at.error), [e.value for e in at.error]
 
 
 def test_home_renders_before_the_embedder_loads(tmp_path):

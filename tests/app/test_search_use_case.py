@@ -1,0 +1,69 @@
+"""The Search use case (lib/app/search.py), without Streamlit: the facets the collection offers, what the filters
+keep, and each found document as the results list shows it (the rules the Search page used to apply itself)."""
+import pytest
+
+from lib.app import search
+from lib.app.services import Services
+from lib.collection.document_store import DocumentStore
+from lib.collection.vectors import VectorIndex, make_client
+from lib.core import UserError
+from lib.documents import metadata
+from lib.retrieval.retriever import Retriever
+from lib.storage.engine import get_engine
+
+CARIBOU = ["The Porcupine caribou herd calves on the coastal plain each June. Calving grounds would be avoided by "
+           "seasonal restrictions on drilling. " * 12]
+WETLAND = ["Wetland delineation found two wetlands near the access road at Fort Drum. Mitigation would replace "
+           "lost wetlands at a two-to-one ratio. " * 12]
+
+
+@pytest.fixture
+def corpus(tmp_path, services, pdf_factory):
+    index = VectorIndex(make_client("", str(tmp_path / "chroma")), services.docs.index.embedder)
+    docs = DocumentStore(index, get_engine(f"sqlite:///{tmp_path / 'c.db'}"))
+    a = docs.ingest_file(str(pdf_factory("caribou.pdf", CARIBOU)), name="caribou.pdf")
+    b = docs.ingest_file(str(pdf_factory("wetland.pdf", WETLAND)), name="wetland.pdf")
+    metadata.set_values(a.doc_id, {"title": "Arctic Refuge Leasing Program Final EIS", "states": "AK",
+                                   "lead_agency": "Bureau of Land Management", "document_type": "Final EIS",
+                                   "publish_date": "2019-09", "tags": "caribou"}, docs.engine)
+    metadata.set_values(b.doc_id, {"title": "", "states": "NY", "lead_agency": "U.S. Army",
+                                   "document_type": "Draft EIS", "publish_date": "2012"}, docs.engine)
+    return Services(docs=docs, retriever=Retriever(docs)), a.doc_id, b.doc_id
+
+
+def test_the_facets_are_the_values_the_documents_hold(corpus):
+    svc, _, _ = corpus
+    facets = search.Collection(svc).facets()
+    assert facets == search.Facets(agencies=["Bureau of Land Management", "U.S. Army"], states=["AK", "NY"],
+                                   types=["Draft EIS", "Final EIS"], tags=["caribou"])
+
+
+def test_the_filters_keep_the_documents_they_name(corpus):
+    svc, a, b = corpus
+    coll = search.Collection(svc)
+    assert not search.Filters().any and coll.scope(search.Filters()) is None  # no filter: the whole collection
+    assert coll.scope(search.Filters(states=["AK"])) == [a]
+    assert coll.scope(search.Filters(years="2010-2015")) == [b]
+    assert coll.scope(search.Filters(tags=["caribou"], types=["Final EIS"])) == [a]
+    # the agencies as the list offers them, any of those chosen; with another filter, both must hold
+    assert coll.scope(search.Filters(agencies=["U.S. Army"])) == [b]
+    assert coll.scope(search.Filters(agencies=["U.S. Army", "Bureau of Land Management"])) == [a, b]
+    assert coll.scope(search.Filters(agencies=["U.S. Army"], states=["AK"])) == []
+    assert search.Filters(years=" 2015 ", states=["AK"]).where() == {"states": ["AK"], "year": "2015"}
+    with pytest.raises(UserError, match="year takes a year or a range"):
+        coll.scope(search.Filters(years="last decade"))
+
+
+def test_a_found_document_is_shown_with_its_title_and_facts(corpus):
+    svc, a, b = corpus
+    coll = search.Collection(svc)
+    results = coll.search("caribou calving grounds", None)
+    assert [r.doc_id for r in results] == [a, b]
+    shown = coll.shown(results)
+    # no title: the name citations give it (its file's, without the extension)
+    assert [(f.rank, f.title) for f in shown] == [(1, "Arctic Refuge Leasing Program Final EIS"), (2, "wetland")]
+    assert shown[0].facts == ["Final EIS", "Bureau of Land Management", "AK", "2019-09"]
+    assert shown[1].facts == ["Draft EIS", "U.S. Army", "NY", "2012"]
+    # a document deleted after the search is left out, and the ranks close up
+    svc.docs.delete(a)
+    assert [(f.rank, f.result.doc_id) for f in search.Collection(svc).shown(results)] == [(1, b)]
