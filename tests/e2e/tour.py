@@ -69,9 +69,15 @@ def _quotes_are_in_the_pdf(server: StreamlitServer) -> None:
 
     with pymupdf.open(config.SAMPLE_PDF) as doc:
         pdf = mend(" ".join(page.get_text() for page in doc))
-    with sqlite3.connect(server.home / "nepaqa.db") as con:
-        rows = con.execute("select answer, mode, contexts from ask_history where model = 'local/extractive' "
-                           "and mode in ('rag', 'pdf') and error is null").fetchall()
+    # the page shows the answers before their history rows are written: wait for them (up to 30 s)
+    deadline = time.monotonic() + 30
+    while True:
+        with sqlite3.connect(server.home / "nepaqa.db") as con:
+            rows = con.execute("select answer, mode, contexts from ask_history where model = 'local/extractive' "
+                               "and mode in ('rag', 'pdf') and error is null").fetchall()
+        if len(rows) >= 5 or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
     assert len(rows) >= 5, rows
     quoted, missing = 0, []
     for answer, mode, contexts in rows:
