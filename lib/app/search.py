@@ -101,6 +101,6 @@ class Collection:
     def shown(self, results: list[DocResult]) -> list[Found]:
         """The results as the list shows them, ranked from 1; a document deleted since the search is left out."""
         known = [r for r in results if r.doc_id in self.meta]
-        return [Found(rank, self.value(r.doc_id, "title") or r.name,
+        return [Found(rank, metadata.display_title(self.meta[r.doc_id], r.name),
                       [x for x in (self.value(r.doc_id, k) for k in FACT_FIELDS) if x], r)
                 for rank, r in enumerate(known, start=1)]
