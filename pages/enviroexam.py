@@ -5,12 +5,12 @@ import time
 import pandas as pd
 import streamlit as st
 
-from lib.app import charts, estimates, exam_params
+from lib.app import charts
+from lib.app import exam as exam_case
 from lib.core import UserError, csv_safe
 from lib.evaluation import exam as ee
 from lib.evaluation.exam import translate as tr
 from lib.models import registry
-from lib.storage import jobs
 from pages._jobs import watch
 from pages._ui import plain, run_safely, tidy
 
@@ -42,13 +42,8 @@ with tab_results:
     st.subheader("Partial runs and other settings")
     partial = ee.partial_runs(runs=runs)
     if partial:
-        st.dataframe(tidy(pd.DataFrame([{
-            "model": r["label"], "not ranked because": r["why"], "questions": r["n_questions"],
-            "of": r["n_planned"], "courses": r["n_courses"],
-            "per course": r["limit"] or "all", "failed": r["failed"], "unparsed": r["unparsed"],
-            "M": r["M"], "sigma": r["sigma"], "cv": r["cv"], "I": r["I"],
-            "course list": ", ".join(ee.course_title(c) for c in r["courses"])} for r in partial])),
-            hide_index=True, width="stretch", key="exam_partial_runs")
+        st.dataframe(tidy(pd.DataFrame(exam_case.partial_table(partial))), hide_index=True, width="stretch",
+                     key="exam_partial_runs")
         st.caption("A question limit, a subset of the courses, a run not finished, or settings other than the "
                    "published board's (5-shot, chain of thought, circular, dev split): not comparable with the "
                    "leaderboard, so not ranked on it. "
@@ -86,19 +81,14 @@ with tab_run:
                                     "DABC, and counts as right only when all four answers are (OpenCompass's "
                                     "CircularEval). A circular run is a run of its own.")
         chosen = st.multiselect("Courses (empty = all 42)", courses, format_func=ee.course_title, key="exam_courses")
-        n_courses = len(chosen or courses)
-        rate = estimates.exam_rate(model, shots, cot)
-        per_q = rate.seconds * (ee.ROTATIONS if circular else 1)
-        fit = estimates.items_that_fit(per_q * n_courses, 40) or 40  # per course: about a minute of work
-        limit = st.number_input("Questions per course (0 = all)", 0, 40, fit, key="exam_limit",
+        fit = exam_case.default_limit(model, shots, cot, circular, len(chosen or courses))
+        limit = st.number_input("Questions per course (0 = all)", 0, exam_case.MAX_LIMIT, fit, key="exam_limit",
                                 help="The starting value is what this model finishes in about a minute here; 0 asks "
                                      "all 726 test questions (the only run ranked on the leaderboard).")
-        planned = sum(min(limit, n) if limit else n for n in (len(ee.load_course(c)) for c in (chosen or courses)))
-        est = estimates.exam(model, planned * (ee.ROTATIONS if circular else 1), shots, cot,
-                             workers=4 if registry.get(model).concurrent else 1)
-        st.markdown(f"**Planned:** {planned} question(s) over {n_courses} course(s)"
+        plan = exam_case.plan(model, shots, cot, chosen, limit, circular)
+        st.markdown(f"**Planned:** {plan.questions} question(s) over {plan.n_courses} course(s)"
                     + (f", each asked {ee.ROTATIONS} times" if circular else "")
-                    + f" · **estimated time** {plain(est.text(lambda p: available.get(p['model'], p['model'])))}")
+                    + f" · **estimated time** {plain(plan.estimate.text(lambda p: available.get(p['model'], p['model'])))}")
         restart = st.checkbox("Start over", key="exam_restart",
                               help="Discard the stored answers of this run (same model, settings, courses and limit) "
                                    "and ask again: needed when the model's options or the prompts changed since.")
@@ -107,9 +97,8 @@ with tab_run:
                    "questions again. A question limit or a subset of the courses makes a partial run, listed apart "
                    "from the leaderboard.")
         if st.button("Run", type="primary"):
-            params = exam_params(model, shots, cot, chosen or None, limit or None, "test", circular, restart)
-            st.session_state["exam_job"] = jobs.submit("exam", params, f"EnviroExam · {available.get(model, model)}"
-                                                       f" · {shots}-shot")
+            st.session_state["exam_job"] = exam_case.start(model, f"EnviroExam · {available.get(model, model)} · "
+                                                           f"{shots}-shot", shots, cot, chosen, limit, circular, restart)
         job = watch(st.session_state.get("exam_job"), "exam")
         if job is not None and job.status in ("done", "cancelled") and job.result.get("run_id"):
             res = run_safely(ee.summarize_run, job.result["run_id"])
@@ -138,8 +127,7 @@ with tab_run:
 with tab_quiz:
     qc = st.selectbox("Course", courses, format_func=lambda c: f"{ee.course_title(c)} ({ee.course_level(c)})", key="quiz_course")
     if st.button("New quiz (10 questions)") or st.session_state.get("quiz_for") != qc:
-        qs = ee.load_course(qc)
-        st.session_state["quiz"] = random.Random(time.time_ns()).sample(qs, min(10, len(qs)))
+        st.session_state["quiz"] = exam_case.new_quiz(qc, random.Random(time.time_ns()))
         st.session_state["quiz_for"] = qc
         st.session_state.pop("quiz_done", None)
     quiz = st.session_state["quiz"]
@@ -175,7 +163,7 @@ with tab_quiz:
                 st.text(english)  # a model's words: text, never Markdown
         submitted = st.form_submit_button("Score me", type="primary")
     if submitted:
-        blank = [i for i, q in enumerate(quiz, 1) if answers[q.index] is None]
+        blank = exam_case.unanswered(quiz, answers)
         signature = (qc, tuple(blank))
         if blank and st.session_state.get("quiz_blank_ok") != signature:
             st.session_state["quiz_blank_ok"] = signature
@@ -185,18 +173,13 @@ with tab_quiz:
             submitted = False
     if submitted:
         st.session_state.pop("quiz_blank_ok", None)
-        right = sum(answers[q.index] == q.answer for q in quiz)
-        unanswered = sum(answers[q.index] is None for q in quiz)
-        score = 100 * right / len(quiz)
-        st.metric("Your score", f"{score:.0f}%", help=f"{right} of {len(quiz)}"
-                  + (f"; {unanswered} unanswered, counted wrong" if unanswered else ""))
-        rows = [{"who": "you", "accuracy": score}] + [
-            {"who": r["label"] + (" (partial)" if r["partial"] else ""), "accuracy": r["courses"][qc]}
-            for r in ee.all_runs() if qc in r["courses"]]
-        st.altair_chart(charts.quiz_bars(rows), width="stretch")
+        score = exam_case.score_quiz(quiz, answers)
+        st.metric("Your score", f"{score.percent:.0f}%", help=f"{score.right} of {score.total}"
+                  + (f"; {score.unanswered} unanswered, counted wrong" if score.unanswered else ""))
+        st.altair_chart(charts.quiz_bars(exam_case.quiz_comparison(qc, score, ee.all_runs())), width="stretch")
         with st.expander("Answers"):
-            for q in quiz:
-                mark = "✅" if answers[q.index] == q.answer else ("⬜" if answers[q.index] is None else "❌")
+            for q, m in zip(quiz, score.marks, strict=True):
+                mark = {"right": "✅", "unanswered": "⬜"}.get(m, "❌")
                 st.text(f"{mark} {q.question} — {q.answer}. {q.options[q.answer]}")
 
 with tab_method:

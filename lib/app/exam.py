@@ -1,0 +1,105 @@
+"""The EnviroExam use case: what a run will ask and how long it should take, starting it, the partial runs table,
+and the quiz a visitor takes (ten questions of one course, scored as the exam scores a model). The page reads its
+widgets and draws what comes back."""
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from lib.app import estimates
+from lib.app.job_handlers import exam_params
+from lib.evaluation import exam as ee
+from lib.models import registry
+from lib.storage import jobs
+
+MAX_LIMIT = 40  # the most questions a course has in the test split
+QUIZ_SIZE = 10
+
+
+@dataclass(frozen=True)
+class ExamPlan:
+    """What a run with these settings asks, and about how long it takes here."""
+
+    n_courses: int
+    questions: int  # questions planned (a limit applies per course)
+    calls: int  # questions × rotations (4 when circular)
+    estimate: estimates.Estimate
+
+
+def default_limit(model: str, shots: int, cot: bool, circular: bool, n_courses: int) -> int:
+    """Questions per course that this model finishes in about a minute here (``MAX_LIMIT``: all of them)."""
+    per_question = estimates.exam_rate(model, shots, cot).seconds * (ee.ROTATIONS if circular else 1)
+    return estimates.items_that_fit(per_question * n_courses, MAX_LIMIT) or MAX_LIMIT
+
+
+def plan(model: str, shots: int, cot: bool, courses: Sequence[str] | None, limit: int | None,
+         circular: bool) -> ExamPlan:
+    """The run the settings describe: ``courses`` None or empty is all 42, ``limit`` None or 0 every question."""
+    chosen = list(courses or ee.courses())
+    questions = sum(min(limit, n) if limit else n for n in (len(ee.load_course(c)) for c in chosen))
+    calls = questions * (ee.ROTATIONS if circular else 1)
+    est = estimates.exam(model, calls, shots, cot, workers=4 if registry.get(model).concurrent else 1)
+    return ExamPlan(len(chosen), questions, calls, est)
+
+
+def start(model: str, title: str, shots: int, cot: bool, courses: Sequence[str] | None, limit: int | None,
+          circular: bool, restart: bool) -> str:
+    """Queue the run on the test split (resumed when one with the same settings exists); its job id."""
+    params = exam_params(model, shots, cot, list(courses) if courses else None, limit or None, "test", circular,
+                         restart)
+    return jobs.submit("exam", params, title)
+
+
+def partial_table(runs: Sequence[Mapping[str, object]]) -> list[dict[str, object]]:
+    """The partial runs (and runs with other settings) as the page's table shows them, one row each."""
+    out: list[dict[str, object]] = []
+    for r in runs:
+        courses = r["courses"]
+        assert isinstance(courses, Mapping)
+        out.append({"model": r["label"], "not ranked because": r["why"], "questions": r["n_questions"],
+                    "of": r["n_planned"], "courses": r["n_courses"], "per course": r["limit"] or "all",
+                    "failed": r["failed"], "unparsed": r["unparsed"], "M": r["M"], "sigma": r["sigma"],
+                    "cv": r["cv"], "I": r["I"], "course list": ", ".join(ee.course_title(c) for c in courses)})
+    return out
+
+
+def new_quiz(course: str, rng: random.Random | None = None) -> list[ee.Question]:
+    """``QUIZ_SIZE`` questions of one course's test split, drawn at random (all of them when fewer)."""
+    questions = ee.load_course(course)
+    return (rng or random.Random()).sample(questions, min(QUIZ_SIZE, len(questions)))
+
+
+def unanswered(quiz: Sequence[ee.Question], answers: Mapping[int, str | None]) -> list[int]:
+    """The numbers (from 1, as the quiz shows them) of the questions left without an answer."""
+    return [i for i, q in enumerate(quiz, 1) if answers.get(q.index) is None]
+
+
+@dataclass(frozen=True)
+class QuizScore:
+    """A visitor's quiz, scored as a model's run is: an unanswered question counts as wrong."""
+
+    right: int
+    total: int
+    unanswered: int
+    marks: list[str]  # per question, in order: "right", "wrong" or "unanswered"
+
+    @property
+    def percent(self) -> float:
+        return 100 * self.right / self.total if self.total else 0.0
+
+
+def score_quiz(quiz: Sequence[ee.Question], answers: Mapping[int, str | None]) -> QuizScore:
+    marks = ["unanswered" if answers.get(q.index) is None else "right" if answers[q.index] == q.answer else "wrong"
+             for q in quiz]
+    return QuizScore(marks.count("right"), len(quiz), marks.count("unanswered"), marks)
+
+
+def quiz_comparison(course: str, score: QuizScore, runs: Sequence[Mapping[str, object]]) -> list[dict[str, object]]:
+    """The visitor beside every run made here that asked this course (its accuracy on the course, %)."""
+    rows: list[dict[str, object]] = [{"who": "you", "accuracy": score.percent}]
+    for r in runs:
+        courses = r["courses"]
+        if isinstance(courses, Mapping) and course in courses:
+            rows.append({"who": f"{r['label']}" + (" (partial)" if r["partial"] else ""), "accuracy": courses[course]})
+    return rows
