@@ -5,14 +5,13 @@ import json
 import pandas as pd
 import streamlit as st
 
-from lib.app import REEMBED, ingest_params, queue_reembed, stage_upload, workers
-from lib.collection import stale_vectors
-from lib.core import UserError, config, readable_name
+from lib.app import documents as docs_case
+from lib.app import ingest_params, queue_reembed, search, stage_upload, workers
+from lib.core import config
 from lib.documents import is_navigation
 from lib.documents import metadata as meta_lib
 from lib.qa import scope_ids
 from lib.retrieval import METHODS
-from lib.storage import jobs
 from pages._documents_metadata import metadata_panel
 from pages._jobs import watch
 from pages._ui import doc_label, passage_text, plain, run_safely, scope_picker, services
@@ -50,8 +49,7 @@ SNIPPET = 320  # characters of each passage shown without a click
 
 def start_ingest(params: dict, title: str) -> None:
     """Index in the background: the job keeps running while the user works elsewhere in the app."""
-    job_id = jobs.submit("ingest", params, title)
-    st.session_state.setdefault("ingest_jobs", []).insert(0, job_id)
+    st.session_state.setdefault("ingest_jobs", []).insert(0, docs_case.start_ingest(params, title))
 
 
 # A returning user lands on their documents; a new one on "Add documents". Chosen once per session, so the tab
@@ -105,98 +103,57 @@ with tab_add:
             start_ingest(ingest_params(str(config.SAMPLE_PDF), None, int(chunk_size), int(chunk_overlap)),
                          "Index the sample EIS")
     # This session's ingests, and any still running (started before a reload, in another tab, or from the CLI).
-    running = [j.job_id for j in jobs.list_jobs(10, kind="ingest", light=True) if j.active]
-    started = list(dict.fromkeys([*st.session_state.get("ingest_jobs", []), *running]))
+    started = docs_case.watched_ingests(st.session_state.get("ingest_jobs", []))
     if started:
         st.caption("Indexing runs in the background: you can use the rest of the app meanwhile; the sidebar shows "
                    "progress on every page.")
         for job_id in started[:10]:
             watch(job_id, "docs")
-    res = None
-    for job_id in started:
-        job = jobs.get(job_id)
-        if job.status == "done":
-            res = job.result
-            break
+    res = docs_case.last_finished(started)
     if res is not None:
-        title = doc_label(res.get("doc_id") or res["name"])
-        st.success(f"{plain(title)}" + (f" (file {plain(res['name'])})" if readable_name(res["name"]) != title else "")
-                   + " is ready"
-                   + (" — it was already indexed." if res["skipped"] else "."))
+        st.success(plain(res.headline(doc_label(res.doc_id or res.file))))
         cols = st.columns(5)
-        cols[0].metric("Pages", res["pages"])
-        cols[1].metric("Characters", f"{res.get('chars', 0):,}")
-        cols[2].metric("Tokens (embedder)", f"{res.get('tokens', 0):,}",
+        cols[0].metric("Pages", res.pages)
+        cols[1].metric("Characters", f"{res.chars:,}")
+        cols[2].metric("Tokens (embedder)", f"{res.tokens:,}",
                        help=f"Counted by the embedding model's tokenizer ({emb.name}). A chat model counts the same "
                             "text with its own tokenizer (or estimates it), so its figure on the Ask page differs.")
-        cols[3].metric("Chunks", res["chunks"])
-        cols[4].metric("Time", f"{res['seconds']:.1f} s")
-        if res["empty_pages"]:
-            empty = res["empty_pages"]
-            shown = ", ".join(map(str, empty[:30])) + (" …" if len(empty) > 30 else "")
-            st.warning(
-                f"{len(empty)} page(s) have no text layer and were skipped (scanned or blank): {shown}. "
-                "Run OCR on the PDF to include them."
-            )
+        cols[3].metric("Chunks", res.chunks)
+        cols[4].metric("Time", f"{res.seconds:.1f} s")
+        if (note := res.empty_note()) is not None:
+            st.warning(note)
 
-docs = svc.docs.list()
-metas = meta_lib.get_many([d.doc_id for d in docs], svc.docs.engine)
-titles = {d.doc_id: meta_lib.display_title(metas[d.doc_id], d.name) for d in docs}  # lists show titles
-tags = meta_lib.tags_many([d.doc_id for d in docs], svc.docs.engine)
-
-
-def _value(doc_id: str, key: str):
-    return metas[doc_id][key]["value"]
-
-
-def _shown(value) -> str:
-    if value is None or value == []:
-        return ""
-    return ", ".join(value) if isinstance(value, list) else str(value)
-
+library = docs_case.Library(svc)
+docs, titles = library.docs, library.titles
+facets = library.facets()
 
 # The filters sit in the sidebar, beside the chunking settings: they narrow the documents table and its picker.
 with st.sidebar:
     st.subheader("Find documents")
     f_text = st.text_input("Title, file name or EIS number contains", key="docs_f_text")
-    agencies = sorted({a for d in docs if (a := _value(d.doc_id, "lead_agency"))}, key=str.casefold)
-    f_agencies = st.multiselect("Lead agency", agencies, key="docs_f_agency")
-    present_states = sorted({s for d in docs for s in (_value(d.doc_id, "states") or [])})
-    f_states = st.multiselect("State", present_states, key="docs_f_states",
+    f_agencies = st.multiselect("Lead agency", facets.agencies, key="docs_f_agency")
+    f_states = st.multiselect("State", facets.states, key="docs_f_states",
                               format_func=lambda c: f"{c} · {meta_lib.STATES.get(c, c)}")
-    present_types = [t for t in meta_lib.DOCUMENT_TYPES if any(_value(d.doc_id, "document_type") == t for d in docs)]
-    f_types = st.multiselect("Document type", present_types, key="docs_f_type")
-    present_tags = sorted({t for d in docs for t in tags[d.doc_id]})
-    f_tags = st.multiselect("Tag (any of)", present_tags, key="docs_f_tags", disabled=not present_tags,
-                            help=None if present_tags else "No document has tags yet: add them under Metadata.")
-    years = sorted({y for d in docs if (y := meta_lib.year_of(_value(d.doc_id, "publish_date")))})
-    f_years = None
-    if len(years) >= 2:
-        f_years = st.slider("Year published", years[0], years[-1], (years[0], years[-1]), key="docs_f_year")
-        if tuple(f_years) == (years[0], years[-1]):
-            f_years = None  # the full range keeps documents whose year is unknown too
+    f_types = st.multiselect("Document type", facets.types, key="docs_f_type")
+    f_tags = st.multiselect("Tag (any of)", facets.tags, key="docs_f_tags", disabled=not facets.tags,
+                            help=None if facets.tags else "No document has tags yet: add them under Metadata.")
+    f_years = ""
+    if len(facets.years) >= 2:
+        low, high = st.slider("Year published", facets.years[0], facets.years[-1],
+                              (facets.years[0], facets.years[-1]), key="docs_f_year")
+        f_years = facets.year_range(low, high)
     sort_by = st.selectbox("Sort by", meta_lib.SORTS, key="docs_sort")
     descending = st.toggle("Descending", key="docs_desc")
-
-
-def _filtered() -> list:
-    where = {"text": f_text, "lead_agency": f_agencies, "states": f_states, "document_type": f_types,
-             "year": f_years, "tag": f_tags}
-    try:
-        ids = set(meta_lib.collection_filter(docs, {k: v for k, v in where.items() if v}, metas=metas))
-    except UserError as exc:
-        st.error(plain(str(exc)), icon="⚠️")
-        return []
-    return meta_lib.sort_documents([d for d in docs if d.doc_id in ids], sort_by, metas, tags, descending)
+filters = search.Filters(agencies=f_agencies, states=f_states, types=f_types, years=f_years, tags=f_tags, text=f_text)
 
 
 with tab_docs:
     if not docs:
         st.info("No documents yet. Upload a PDF or load the sample in **Add documents**.")
     else:
-        stale = {d.doc_id for d in stale_vectors(svc.docs)}
+        stale = library.stale()
         if stale:
-            running = any(j.active for j in jobs.list_jobs(10, kind=REEMBED, light=True))
+            running = docs_case.reembed_running()
             st.info(f"{len(stale)} of {len(docs)} documents were embedded by another model or precision than the one "
                     "searches use now. Until each is embedded again, it is found by its words only (marked *by "
                     "words only* below). " + ("They are being embedded again in the background (progress under "
@@ -208,28 +165,13 @@ with tab_docs:
                     st.warning("The job could not be queued just now (the store was busy); try again in a moment.")
                 else:
                     st.rerun()
-        shown = _filtered()
+        shown = run_safely(library.listed, filters, sort_by, descending) or []
         if len(shown) < len(docs):
             st.caption(f"{len(shown)} of {len(docs)} documents match the filters in the sidebar.")
-        st.dataframe(
-            pd.DataFrame([
-                {"title": titles[d.doc_id], "type": _value(d.doc_id, "document_type") or "",
-                 "lead agency": _value(d.doc_id, "lead_agency") or "", "states": _shown(_value(d.doc_id, "states")),
-                 "published": _value(d.doc_id, "publish_date") or "", "EIS number": _value(d.doc_id, "eis_number") or "",
-                 "tags": ", ".join(tags[d.doc_id]),
-                 "search": "by words only, until embedded again" if d.doc_id in stale else "ready",
-                 "pages": d.pages, "chunks": d.chunks, "id": d.doc_id, "file": d.name, "characters": d.chars,
-                 "tokens (embedder)": d.tokens, "chunk size (tokens)": d.chunk_size, "overlap (tokens)": d.chunk_overlap,
-                 "pages without text": len(d.empty_pages), "indexing time": f"{d.seconds:.0f} s"}
-                for d in shown
-            ], columns=["title", "type", "lead agency", "states", "published", "EIS number", "tags", "search", "pages",
-                        "chunks",
-                        "file", "characters", "tokens (embedder)", "chunk size (tokens)", "overlap (tokens)",
-                        "pages without text", "indexing time", "id"]),
-            hide_index=True, width="stretch",
-            column_config={"title": st.column_config.TextColumn("title", width="medium"),
-                           "published": st.column_config.TextColumn("published", width="small")},
-        )
+        st.dataframe(pd.DataFrame(library.rows(shown, stale), columns=docs_case.COLUMNS), hide_index=True,
+                     width="stretch",
+                     column_config={"title": st.column_config.TextColumn("title", width="medium"),
+                                    "published": st.column_config.TextColumn("published", width="small")})
         st.download_button(
             "Download metadata (CEQ NEPA Data Standard JSON)",
             json.dumps(meta_lib.export_ceq(docs, svc.docs.engine), indent=1), "nepa_metadata.json", "application/json",
@@ -238,18 +180,16 @@ with tab_docs:
         if not shown:
             st.info("No document matches these filters. Clear some in the sidebar.")
         else:
-            # titles, with the file name where two read the same (the id is in the table and the export)
-            same = {t for t in titles.values() if list(titles.values()).count(t) > 1}
-            names = {d.doc_id: titles[d.doc_id] + (f" · {d.name}" if titles[d.doc_id] in same else "") for d in shown}
+            names = library.names(shown)  # titles, with the file name where two read the same
             chosen = st.selectbox("Document", list(names), format_func=names.get, key="docs_pick")
-            info = next(d for d in docs if d.doc_id == chosen)
+            info = library.info(chosen)
             with st.expander("Metadata", expanded=True):
-                metadata_panel(svc, chosen, metas[chosen], tags[chosen], sorted({t for ts in tags.values() for t in ts}))
+                metadata_panel(svc, chosen, library.meta[chosen], library.tags[chosen], library.every_tag())
             chunks = svc.docs.chunks(chosen)
             st.markdown(f"**Chunks of {plain(titles[chosen])}** ({len(chunks)}; size {info.chunk_size}, overlap {info.chunk_overlap} tokens)")
             st.dataframe(
                 pd.DataFrame([
-                    {"#": c.index, "pages": f"{c.page_start}" if c.page_start == c.page_end else f"{c.page_start}–{c.page_end}",
+                    {"#": c.index, "pages": docs_case.page_span(c),
                      "tokens": c.n_tokens, "text": c.text}
                     for c in chunks
                 ]),
@@ -258,8 +198,7 @@ with tab_docs:
             c1, c2 = st.columns(2)
             with c1:
                 if st.button(f"Re-index with size {chunk_size} / overlap {chunk_overlap}", key="reindex"):
-                    start_ingest({"reindex": chosen, "chunk_size": int(chunk_size), "chunk_overlap": int(chunk_overlap)},
-                                 f"Re-index {titles[chosen]}")
+                    start_ingest(docs_case.reindex_params(chosen, chunk_size, chunk_overlap), f"Re-index {titles[chosen]}")
                     st.session_state["docs_first_tab"] = "Add documents"
                     st.rerun()
             with c2:
@@ -296,7 +235,7 @@ with tab_search:
                     if not hits:
                         st.caption("No passage matched.")
                     for h in hits:
-                        pages = f"p. {h.chunk.page_start}" if h.chunk.page_start == h.chunk.page_end else f"pp. {h.chunk.page_start}–{h.chunk.page_end}"
+                        pages = docs_case.pages_of(h.chunk)
                         where = " › ".join(x for x in (titles.get(h.doc_id, h.doc_name), h.chunk.section) if x)
                         name, tip = SCORE_LABELS[m]
                         with st.container(border=True):
@@ -305,7 +244,7 @@ with tab_search:
                             st.caption(f"{name} {h.score:.3f}" + (" · a table of contents: ranked after the text, "
                                                                   "whatever its score" if moved else ""), help=tip)
                             text = passage_text(h.chunk.text)
-                            st.text(text if len(text) <= SNIPPET else text[:SNIPPET].rsplit(" ", 1)[0] + " …")
+                            st.text(docs_case.snippet(text, SNIPPET))
                             if len(text) > SNIPPET:
                                 with st.expander("Whole passage"):
                                     st.text(h.chunk.text)  # PDF text: shown as text, never rendered as Markdown

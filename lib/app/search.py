@@ -4,7 +4,6 @@ the command line's ``search`` keeps its own flags (``--where``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from lib.collection.repository import DocInfo
 from lib.documents import metadata
@@ -24,10 +23,13 @@ class Filters:
     types: list[str] = field(default_factory=list)
     years: str = ""  # "2010-2020", "2015", "2010-"
     tags: list[str] = field(default_factory=list)
+    text: str = ""  # in the title, project title, file name, EIS number or location
 
-    def where(self) -> dict[str, Any]:
+    def where(self) -> dict[str, object]:
         """The conditions ``metadata.collection_filter`` reads (the agencies are matched here, not there)."""
-        where: dict[str, Any] = {}
+        where: dict[str, object] = {}
+        if self.text.strip():
+            where["text"] = self.text.strip()
         if self.states:
             where["states"] = self.states
         if self.types:
@@ -51,6 +53,12 @@ class Facets:
     states: list[str]  # two-letter codes
     types: list[str]
     tags: list[str]
+    years: list[int] = field(default_factory=list)  # the years of publication known
+
+    def year_range(self, low: int, high: int) -> str:
+        """A year filter from a range picked over ``years``: "" (no filter) for the whole range, which keeps the
+        documents whose year is unknown too."""
+        return "" if self.years and (low, high) == (self.years[0], self.years[-1]) else f"{low}-{high}"
 
 
 @dataclass(frozen=True)
@@ -82,7 +90,9 @@ class Collection:
             agencies=sorted({self.value(d.doc_id, "lead_agency") for d in self.docs} - {""}),
             states=sorted({s for d in self.docs for s in (self.meta[d.doc_id].get("states") or {}).get("value") or []}),
             types=sorted({self.value(d.doc_id, "document_type") for d in self.docs} - {""}),
-            tags=sorted({t for ts in tags.values() for t in ts}))
+            tags=sorted({t for ts in tags.values() for t in ts}),
+            years=sorted({y for d in self.docs
+                          if (y := metadata.year_of((self.meta[d.doc_id].get("publish_date") or {}).get("value")))}))
 
     def scope(self, filters: Filters) -> list[str] | None:
         """The ids of the documents the filters keep (None: no filter, the whole collection). A filter the

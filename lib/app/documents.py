@@ -1,0 +1,143 @@
+"""The Documents use case: the indexed documents as the page lists them (filtered and sorted by their metadata, with
+titles told apart and the documents searched by their words only marked), indexing started and its last finished
+result, and a passage's place and snippet in "Try retrieval". The page reads its widgets and draws what comes
+back; the filters and facets are the Search use case's (one rule for both pages)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lib.app.job_handlers import REEMBED
+from lib.app.search import Collection, Filters
+from lib.collection import stale_vectors
+from lib.collection.repository import DocInfo
+from lib.core import readable_name
+from lib.documents import Chunk, metadata
+from lib.qa.services import Corpus
+from lib.storage import jobs
+
+INGEST = "ingest"
+COLUMNS = ("title", "type", "lead agency", "states", "published", "EIS number", "tags", "search", "pages", "chunks",
+           "file", "characters", "tokens (embedder)", "chunk size (tokens)", "overlap (tokens)", "pages without text",
+           "indexing time", "id")
+
+
+class Library(Collection):
+    """The indexed documents with their metadata, tags and titles, read once (a page run)."""
+
+    def __init__(self, services: Corpus) -> None:
+        super().__init__(services)
+        self.tags = metadata.tags_many([d.doc_id for d in self.docs], services.docs.engine)
+        self.titles = {d.doc_id: metadata.display_title(self.meta[d.doc_id], d.name) for d in self.docs}
+
+    def stale(self) -> set[str]:
+        """The documents another embedder (or precision) embedded: searched by their words only until embedded
+        again."""
+        return {d.doc_id for d in stale_vectors(self.services.docs)}
+
+    def listed(self, filters: Filters, sort_by: str = metadata.SORTS[0], descending: bool = False) -> list[DocInfo]:
+        """The documents the filters keep, sorted by one of ``metadata.SORTS`` (unknown values last). A filter
+        the metadata cannot read raises UserError with what to write instead."""
+        scope = self.scope(filters)
+        kept = self.docs if scope is None else [d for d in self.docs if d.doc_id in set(scope)]
+        return metadata.sort_documents(kept, sort_by, self.meta, self.tags, descending)
+
+    def rows(self, shown: Sequence[DocInfo], stale: set[str]) -> list[dict[str, object]]:
+        """The documents table, one row per document, in ``COLUMNS`` order."""
+        return [dict(zip(COLUMNS, (
+            self.titles[d.doc_id], self.value(d.doc_id, "document_type"), self.value(d.doc_id, "lead_agency"),
+            self.value(d.doc_id, "states"), self.value(d.doc_id, "publish_date"), self.value(d.doc_id, "eis_number"),
+            ", ".join(self.tags[d.doc_id]), "by words only, until embedded again" if d.doc_id in stale else "ready",
+            d.pages, d.chunks, d.name, d.chars, d.tokens, d.chunk_size, d.chunk_overlap, len(d.empty_pages),
+            f"{d.seconds:.0f} s", d.doc_id), strict=True)) for d in shown]
+
+    def names(self, shown: Sequence[DocInfo]) -> dict[str, str]:
+        """Each document's name in a picker: its title, with the file name where two titles read the same."""
+        every = list(self.titles.values())
+        same = {t for t in every if every.count(t) > 1}
+        return {d.doc_id: self.titles[d.doc_id] + (f" · {d.name}" if self.titles[d.doc_id] in same else "")
+                for d in shown}
+
+    def every_tag(self) -> list[str]:
+        return sorted({t for ts in self.tags.values() for t in ts})
+
+    def info(self, doc_id: str) -> DocInfo:
+        return next(d for d in self.docs if d.doc_id == doc_id)
+
+
+def start_ingest(params: dict[str, object], title: str) -> str:
+    """Index in the background (the job keeps running while the user works elsewhere); its job id."""
+    return jobs.submit(INGEST, params, title)
+
+
+def reindex_params(doc_id: str, chunk_size: int, chunk_overlap: int) -> dict[str, object]:
+    return {"reindex": doc_id, "chunk_size": int(chunk_size), "chunk_overlap": int(chunk_overlap)}
+
+
+def watched_ingests(mine: Sequence[str], limit: int = 10) -> list[str]:
+    """The ingest jobs to show progress for: this session's, then any still running (started before a reload,
+    in another tab, or from the command line), each once."""
+    running = [j.job_id for j in jobs.list_jobs(limit, kind=INGEST, light=True) if j.active]
+    return list(dict.fromkeys([*mine, *running]))
+
+
+def reembed_running() -> bool:
+    return any(j.active for j in jobs.list_jobs(10, kind=REEMBED, light=True))
+
+
+@dataclass(frozen=True)
+class IngestDone:
+    """A finished ingest, as the page reports it."""
+
+    doc_id: str | None
+    file: str  # the name it was indexed under (the file's, without .pdf)
+    already: bool  # it was indexed before: nothing was done
+    pages: int
+    chars: int
+    tokens: int
+    chunks: int
+    seconds: float
+    empty_pages: list[int]
+
+    def empty_note(self, shown: int = 30) -> str | None:
+        """Pages without a text layer, as a warning says them; None when every page had text."""
+        if not self.empty_pages:
+            return None
+        listed = ", ".join(map(str, self.empty_pages[:shown])) + (" …" if len(self.empty_pages) > shown else "")
+        return (f"{len(self.empty_pages)} page(s) have no text layer and were skipped (scanned or blank): {listed}. "
+                "Run OCR on the PDF to include them.")
+
+    def headline(self, title: str) -> str:
+        """"<title> (file <name>) is ready." — the file named where the title is not read from it."""
+        return (title + (f" (file {self.file})" if readable_name(self.file) != title else "") + " is ready"
+                + (" — it was already indexed." if self.already else "."))
+
+
+def last_finished(job_ids: Sequence[str]) -> IngestDone | None:
+    """The first of these ingest jobs (newest first) that finished, as the page reports it; None when none has."""
+    for job_id in job_ids:
+        job = jobs.get(job_id)
+        if job.status == "done":
+            r = job.result
+            return IngestDone(r.get("doc_id"), str(r["name"]), bool(r["skipped"]), int(r["pages"]),
+                              int(r.get("chars", 0)), int(r.get("tokens", 0)), int(r["chunks"]), float(r["seconds"]),
+                              list(r["empty_pages"]))
+    return None
+
+
+def page_span(chunk: Chunk) -> str:
+    """"4" or "4–5"."""
+    return str(chunk.page_start) if chunk.page_start == chunk.page_end else f"{chunk.page_start}–{chunk.page_end}"
+
+
+def pages_of(chunk: Chunk) -> str:
+    """"p. 4" or "pp. 4–5"."""
+    return ("p. " if chunk.page_start == chunk.page_end else "pp. ") + page_span(chunk)
+
+
+def snippet(text: str, limit: int) -> str:
+    """The start of a passage, cut at a word, with " …" where it was cut."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    return (head.rsplit(" ", 1)[0] if " " in head else head) + " …"
