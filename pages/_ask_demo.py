@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from lib.app import ask as ask_case
 from lib.app import estimates
 from lib.core import config
 from lib.evaluation.benchmark import load_sample_items
@@ -156,10 +157,9 @@ def demo_section(models: list[str], label_of: Callable[[str], str],
                          f"about {estimates.duration(left)} left" if count[0] < total * len(items) else "done")
             show(item_id, r)
 
-        got = ask_lib.ask_grid(it["question"], models, DEMO_MODES, services(), demo["doc_id"], ask_lib.DEFAULT_K,
-                               it["context"], it["question_type"] == "closed", on_result=arrived)
-        ask_lib.save_history(got, demo["doc_id"], services=services(), k=ask_lib.DEFAULT_K)
-        demo["results"][it["ID"]] = [r.__dict__ for r in got]
+        asked = ask_case.Settings(it["question"], models, DEMO_MODES, demo["doc_id"], ask_lib.DEFAULT_K,
+                                  it["question_type"] == "closed", False, it["context"])
+        demo["results"][it["ID"]] = [r.__dict__ for r in ask_case.run(asked, services(), on_result=arrived).rows]
         demo["busy"] = demo.get("busy", 0.0) + time.perf_counter() - began  # time spent answering, not idle
     if todo:
         demo["seconds"] = demo.get("busy", 0.0)

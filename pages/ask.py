@@ -4,6 +4,7 @@ import json
 import pandas as pd
 import streamlit as st
 
+from lib.app import ask as ask_case
 from lib.core import QUOTES_ONLY, csv_safe, looks_closed
 from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
@@ -12,7 +13,7 @@ from lib.qa import ask as ask_lib
 from pages import _support_view as support_view
 from pages._ask_demo import demo_button, demo_section
 from pages._ask_sources import cell_key, locator, render_sources
-from pages._ask_state import GOLD_OWN, caption, gold_key, reopen, shown
+from pages._ask_state import GOLD_OWN, caption, gold_key, reopen
 from pages._ui import KEPT, keep, plain, scope_picker, services, titled, words_only_note
 
 st.title("💬 Ask")
@@ -37,13 +38,7 @@ doc_names = titled(svc.docs.list())
 
 def scope_label(ids: object) -> str:
     """A saved scope in words: the document's title, "all documents", or several titles."""
-    if not isinstance(ids, str) or not ids:  # None, or NaN where pandas filled a column of missing values
-        return "no document"
-    if ids == "*":
-        return "all documents"
-    parts = ids.split(",")
-    titles = [doc_names[d].rsplit(" (", 1)[0] if d in doc_names else "a deleted document" for d in parts]
-    return titles[0] if len(titles) == 1 else f"{len(titles)} documents: " + "; ".join(titles)
+    return ask_case.scope_label(ids, doc_names)
 
 
 with st.sidebar:
@@ -96,18 +91,6 @@ VERDICT_SOURCES = {"structured": "structured output", "likelihood": "next-token 
                    "heuristic": "the baseline's heuristic", "text": "the text parser", "none": "none (quotes only)"}
 
 
-def sent_options(model_id: str) -> str:
-    """What was sent with the call (from the model's declared options)."""
-    try:
-        m = registry.get(model_id)
-    except Exception:  # noqa: BLE001 - an unknown model shows its error in the cell instead
-        return ""
-    if not m.language_model:
-        return "deterministic (no sampling)"
-    t = m.options.temperature
-    return "model default temperature" if t is None else f"temperature {t:g}"
-
-
 def render_cell(r: ask_lib.AskResult, where: str = "grid") -> None:
     """One answer in full; ``where`` ("grid" or "demo") keeps its widget keys apart from the same answer
     drawn elsewhere on the page (a demo question asked again in the box gets the same answers)."""
@@ -135,7 +118,7 @@ def render_cell(r: ask_lib.AskResult, where: str = "grid") -> None:
         support_view.marked_answer(r.answer or "", report.marks() if report else [])
         if r.truncated:
             st.warning(r.notice(), icon="✂️")
-        st.caption(f"{r.seconds:.1f} s · {r.tokens_in:,} tokens in · {r.tokens_out:,} out · {sent_options(r.model)}"
+        st.caption(f"{r.seconds:.1f} s · {r.tokens_in:,} tokens in · {r.tokens_out:,} out · {ask_case.sent_options(r.model)}"
                    + (f" · verdict by {VERDICT_SOURCES.get(r.verdict_source) or plain(r.verdict_source)}" if r.verdict_source else ""))
         render_support(r, where)
         if r.mode == "rag" and (r.comparison or {}).get("why"):  # a comparison question: each document's passages from its own search
@@ -173,9 +156,9 @@ def render_grid(results: list[ask_lib.AskResult], model_ids: list[str], mode_ids
                     render_cell(r)
 
 
-def run_grid(q: str, model_ids: list[str], mode_ids: list[str], doc: str | list[str] | None, is_closed: bool,
-             gold_text: str | None, bal: bool = False) -> list:
+def run_grid(settings: ask_case.Settings) -> ask_case.Grid:
     """Draw the grid of waiting cells, then fill each cell the moment its answer arrives."""
+    model_ids, mode_ids = settings.models, settings.modes
     total, done = len(model_ids) * len(mode_ids), [0]
     bar = st.progress(0.0, text="Starting…")
     slots = {}
@@ -196,31 +179,23 @@ def run_grid(q: str, model_ids: list[str], mode_ids: list[str], doc: str | list[
             st.text(text + " ▌")  # as text, never Markdown
             st.caption("answering…")
 
-    results = ask_lib.ask_grid(q, model_ids, mode_ids, svc, doc, k, gold_text, is_closed, on_result=on_result,
-                               balanced=bal, on_partial=on_partial)
+    grid = ask_case.run(settings, svc, on_result=on_result, on_partial=on_partial)
     bar.empty()
-    ask_lib.save_history(results, doc, services=svc, k=k, balanced=bal)
-    return results
+    return grid
 
 
-if asked and not (question or "").strip():
-    st.warning("Type a question first, then Run (or press Ctrl+Enter in the question box).", icon="✍️")
-elif asked and not (models and modes):
-    st.warning("Choose at least one model and one context mode, then Run.", icon="✍️")
-if asked and (question or "").strip() and models and modes:
-    if {"pdf", "rag"} & set(modes) and not doc_id:
-        st.error(f"{MODE_LABELS['pdf']} and {MODE_LABELS['rag']} need an indexed document. Index one in Documents, "
-                 f"or use {MODE_LABELS['none']} or {MODE_LABELS['gold']}.")
-    else:
-        results = run_grid(question, models, modes, doc_id, closed, gold, balanced)
-        st.session_state["last_grid"] = shown(question, models, modes, doc_id, k, closed, balanced, results, gold)
-        st.rerun()  # drawn again from the session: no half-written streaming text is left on screen
+settings = ask_case.Settings(question or "", models, modes, doc_id, k, closed, balanced, gold)
+problem = settings.problem() if asked else None
+if problem is not None:
+    st.warning(problem, icon="✍️")
+if asked and problem is None:
+    st.session_state["last_grid"] = run_grid(settings)
+    st.rerun()  # drawn again from the session: no half-written streaming text is left on screen
 elif st.session_state.get("last_grid"):
     grid = st.session_state["last_grid"]
-    st.text(grid["question"])
-    caption(grid, {"question": question, "models": models, "modes": modes, "scope": doc_id, "k": k,
-                   "closed": closed, "balanced": balanced, "gold": gold}, scope_label)
-    render_grid([ask_lib.AskResult(**r) for r in grid["rows"]], grid["models"], grid["modes"])
+    st.text(grid.question)
+    caption(grid, settings, scope_label)
+    render_grid(grid.rows, grid.models, grid.modes)
 
 
 demo_section([m for m in registry.OFFLINE_DEFAULTS if m in labels], label_of, lambda r: render_cell(r, "demo"))
@@ -231,22 +206,14 @@ hist = ask_lib.load_history()
 if not hist:
     st.caption("Questions you ask are kept here, with their answers, for you to reopen or download.")
 else:
-    df = pd.DataFrame(hist)
-    df["scope"] = [scope_label(x) for x in df["doc_id"]]
-    table = df[["created_at", "question", "scope", "model", "mode", "verdict", "answer", "seconds", "error"]].copy()
-    table["created_at"] = table["created_at"].astype(str).str[:16]
-    table["model"] = [labels.get(m, m) for m in table["model"]]
-    table["mode"] = [MODE_LABELS.get(m, m) for m in table["mode"]]
-    table.columns = ["Asked", "Question", "Documents", "Model", "Context", "Verdict", "Answer", "Seconds", "Error"]
-    st.dataframe(table.astype(object).where(table.notna(), ""), hide_index=True, width="stretch", height=240)
+    st.dataframe(pd.DataFrame(ask_case.history_table(hist, labels, doc_names)), hide_index=True, width="stretch",
+                 height=240)
     d1, d2, d3 = st.columns(3)
     d1.download_button("Download CSV", csv_safe.to_csv(pd.DataFrame(ask_lib.export_rows(hist))), "ask_history.csv",
                        "text/csv")
     d2.download_button("Download JSON", json.dumps(hist, indent=1, default=str), "ask_history.json", "application/json")
-    batches = list(dict.fromkeys(h["batch_id"] for h in hist))
-    qmap = {h["batch_id"]: f"{h['created_at'][:16]} · {h['question'][:50]} · {scope_label(h['doc_id'])[:40]}"
-            for h in hist}
-    d3.selectbox("Reopen", batches, format_func=lambda b: qmap[b], key="reopen")
+    choices = ask_case.history_choices(hist, doc_names)
+    d3.selectbox("Reopen", list(choices), format_func=choices.get, key="reopen")
     # the callback reads the pick from the session (set before callbacks run), not from args fixed when the
     # button was drawn: a pick and a click sent together once reopened the question picked before
     st.button("Reopen this question", on_click=lambda: reopen(st.session_state["reopen"], set(labels), set(doc_names)),

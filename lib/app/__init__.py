@@ -1,8 +1,12 @@
 """The app layer: what the two faces share above the library. The command line (``cli``), the job handlers it and
 the pages run (registered with lib/storage/jobs.py on import), the shared services (index, documents, retriever),
-the use cases the pages draw (``arena``: one expert's voting session; ``documents``: the documents table, indexing and its result; ``benchmark``: a run's results; ``exam``: a run's plan and the visitor's quiz; ``search``: the collection filtered and searched; ``validate``: where a review resumes and what it saves), time estimates shown before long work, every chart and score table the pages lay out, and the worker processes of
-server mode (``workers``)."""
-from lib.app import arena, benchmark, charts, documents, estimates, exam, job_handlers, search, validate, workers
+the use cases the pages draw and the command line shares (``arena``: one expert's voting session; ``ask``: what a
+question is asked with, its answers on screen and the history; ``benchmark``: a run's results; ``documents``: the
+documents table, indexing and its result; ``exam``: a run's plan and the visitor's quiz; ``search``: the
+collection filtered and searched; ``validate``: where a review resumes and what it saves), time estimates shown
+before long work, every chart and score table the pages lay out, and the worker processes of server mode
+(``workers``)."""
+from lib.app import arena, ask, benchmark, charts, documents, estimates, exam, job_handlers, search, validate, workers
 from lib.app.job_handlers import (
     REEMBED,
     benchmark_params,
@@ -14,6 +18,6 @@ from lib.app.job_handlers import (
 )
 from lib.app.services import Services, get_services
 
-__all__ = ["REEMBED", "Services", "arena", "benchmark", "benchmark_params", "charts", "documents", "estimates", "exam", "exam_params", "generate_params", "get_services",
+__all__ = ["REEMBED", "Services", "arena", "ask", "benchmark", "benchmark_params", "charts", "documents", "estimates", "exam", "exam_params", "generate_params", "get_services",
            "ingest_params", "job_handlers", "queue_reembed", "search", "stage_upload",
            "validate", "workers"]

@@ -257,13 +257,13 @@ def test_a_quote_in_a_table_cell_marks_that_cell_not_the_other_columns(home, rig
 def _ask_page(answer: str, contexts: list[dict]):
     from streamlit.testing.v1 import AppTest
 
+    from lib.app import ask as ask_case
     from lib.qa.ask import AskResult
 
     r = AskResult(model="local/extractive", mode="rag", answer=answer, closed=False, verdict=None,
                   contexts=contexts, question="What does the fox do?")
     at = AppTest.from_file(str(ROOT / "pages" / "ask.py"), default_timeout=120)
-    at.session_state["last_grid"] = {"question": r.question, "models": [r.model], "modes": ["rag"], "scope": None,
-                                     "k": None, "closed": False, "balanced": None, "rows": [r.__dict__]}
+    at.session_state["last_grid"] = ask_case.Grid(r.question, [r.model], ["rag"], None, None, False, None, rows=[r])
     at.run()
     assert not at.exception
     return at

@@ -2,12 +2,13 @@
 page's controls come back as they were after a visit to another page, so they never disagree with the answer."""
 from streamlit.testing.v1 import AppTest
 
+from lib.app import ask as ask_case
 from lib.app import estimates
 from lib.models import registry
 from lib.qa import ask as ask_lib
 from lib.qa.ask import load_history
 from pages import _ask_demo
-from pages._ask_state import GOLD_OWN, gold_key, shown
+from pages._ask_state import GOLD_OWN, gold_key
 from tests.conftest import ROOT
 
 T = 180  # seconds: the first run loads the embedding model
@@ -82,8 +83,9 @@ def test_the_demo_is_one_compact_grid_with_more_behind_a_toggle(services):
     # Q2 asked again in the box gets the same answers: drawn in the grid too, with "more" open in the demo, the
     # two copies' widgets keep apart (the same keys raised Streamlit's duplicate-key error)
     rows = [ask_lib.AskResult(**d) for d in at.session_state["demo"]["results"]["EIS00017"]]
-    at.session_state["last_grid"] = shown(rows[0].question, sorted({r.model for r in rows}), _ask_demo.DEMO_MODES,
-                                          at.session_state["demo"]["doc_id"], 3, False, False, rows)
+    at.session_state["last_grid"] = ask_case.shown(ask_case.Settings(
+        rows[0].question, sorted({r.model for r in rows}), _ask_demo.DEMO_MODES, at.session_state["demo"]["doc_id"],
+        3, False, False), rows)
     at.run()
     assert not at.exception, at.exception
     assert sum(c.value.startswith("Sources: p.") for c in at.caption) >= 2  # the grid's and the demo's
@@ -143,7 +145,7 @@ def test_the_gold_passage_is_kept_with_its_answer_and_reopened(services):
     at.text_area(key="question").input("When was the permit for the launch site issued?")
     next(b for b in at.button if b.label == "Run").click().run()
     assert not at.exception
-    assert at.session_state["last_grid"]["gold"] == passage
+    assert at.session_state["last_grid"].gold == passage
     assert not any(c.value.startswith("⚠️ Since") for c in at.caption)
     at.text_area(key=gold_key(GOLD_OWN)).input("Another passage about something else entirely.").run()
     assert any(c.value.startswith("⚠️ Since this answer you changed: gold passage.") for c in at.caption), \

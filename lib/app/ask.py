@@ -1,0 +1,178 @@
+"""The Ask use case: what a question is asked with (``Settings``), what stops a run, asking and keeping the answers,
+the answer on screen with the settings it was asked with (``Grid``) and what has changed since, a saved answer
+reopened, and the history as its table shows it. The page reads its widgets, calls these and draws what comes
+back; the answers themselves are lib/qa/ask.py's."""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+
+from lib.models import registry
+from lib.qa import MODE_LABELS
+from lib.qa import ask as ask_lib
+from lib.qa.ask import AskResult
+from lib.qa.services import Corpus
+
+NEEDS_DOCUMENT = ("pdf", "rag")  # the context modes that read an indexed document
+WORDS = {"question": "question", "models": "models", "modes": "context modes", "scope": "documents", "k": "k",
+         "closed": "closed (yes/no)", "balanced": "balanced", "gold": "gold passage"}
+HISTORY_COLUMNS = {"created_at": "Asked", "question": "Question", "scope": "Documents", "model": "Model",
+                   "mode": "Context", "verdict": "Verdict", "answer": "Answer", "seconds": "Seconds", "error": "Error"}
+
+
+def scope_key(scope: str | Sequence[str] | None) -> str | None:
+    """A scope as history stores it: "*", one id, ids joined by commas, or None."""
+    return scope if scope is None or isinstance(scope, str) else ",".join(scope)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a question is asked with: the controls above the answers."""
+
+    question: str
+    models: list[str]
+    modes: list[str]
+    scope: str | list[str] | None  # "*", one id, several ids, or None (no document)
+    k: int | None  # passages per search, where retrieval runs
+    closed: bool
+    balanced: bool | None
+    gold: str | None = None  # the passage gold mode is given
+
+    def problem(self) -> str | None:
+        """Why Run cannot ask this, in words that say what to do; None when it can."""
+        if not self.question.strip():
+            return "Type a question first, then Run (or press Ctrl+Enter in the question box)."
+        if not (self.models and self.modes):
+            return "Choose at least one model and one context mode, then Run."
+        if set(NEEDS_DOCUMENT) & set(self.modes) and not self.scope:
+            return (f"{MODE_LABELS['pdf']} and {MODE_LABELS['rag']} need an indexed document. Index one in "
+                    f"Documents, or use {MODE_LABELS['none']} or {MODE_LABELS['gold']}.")
+        return None
+
+
+@dataclass(frozen=True)
+class Grid(Settings):
+    """The answers on screen, with the settings they were asked with (the scope as history keeps it)."""
+
+    rows: list[AskResult] = field(default_factory=list)
+
+    def changed(self, now: Settings) -> list[str]:
+        """The settings (in words) that differ between these answers and the controls; one the answers' record
+        does not hold (None) is not counted, and k and balanced count only where retrieval ran."""
+        rag = "rag" in self.modes
+        out = []
+        for f in fields(Settings):
+            key, mine, theirs = f.name, getattr(self, f.name), getattr(now, f.name)
+            if mine is None or (key in ("k", "balanced") and not rag):
+                continue
+            if key in ("models", "modes"):
+                differs = set(mine) != set(theirs)
+            elif key in ("question", "gold"):
+                differs = " ".join(str(mine).split()) != " ".join(str(theirs or "").split())
+            elif key == "scope":
+                differs = bool(set(NEEDS_DOCUMENT) & set(self.modes)) and mine != scope_key(theirs)
+            else:
+                differs = mine != theirs
+            if differs:
+                out.append(WORDS[key])
+        return out
+
+    def asked_over(self, scope_label: Callable[[str | None], str]) -> str:
+        """One line: what the answers were asked over."""
+        bits = []
+        if set(NEEDS_DOCUMENT) & set(self.modes):
+            bits.append(f"over {scope_label(scope_key(self.scope))}")
+        if "rag" in self.modes and self.k:
+            bits.append(f"{self.k} passages per search (k)" + (" · balanced" if self.balanced else ""))
+        if self.closed:
+            bits.append("closed (yes/no)")
+        return "Answered " + " · ".join(bits) if bits else "Answered with no document"
+
+
+def gold_of(results: Sequence[AskResult]) -> str | None:
+    """The gold passage the answers in gold mode were given."""
+    for r in results:
+        if r.mode == "gold" and r.contexts:
+            return str(r.contexts[0].get("text") or "") or None
+    return None
+
+
+def shown(settings: Settings, results: Sequence[AskResult]) -> Grid:
+    """The answers as the page keeps them, with their settings: the gold passage only where its mode ran (taken
+    from the answers when the settings do not hold it)."""
+    gold = settings.gold if settings.gold is not None or "gold" not in settings.modes else gold_of(results)
+    return Grid(**{f.name: getattr(settings, f.name) for f in fields(Settings)}
+                | {"models": list(settings.models), "modes": list(settings.modes), "scope": scope_key(settings.scope),
+                   "gold": gold if "gold" in settings.modes else None, "rows": list(results)})
+
+
+def run(settings: Settings, services: Corpus, on_result: Callable[[AskResult], None] | None = None,
+        on_partial: Callable[[str, str, str], None] | None = None) -> Grid:
+    """Ask every model in every context mode (each answer passed to ``on_result`` as it arrives), keep them in
+    the history, and return them as the page shows them."""
+    k = settings.k or ask_lib.DEFAULT_K
+    results = ask_lib.ask_grid(settings.question, settings.models, settings.modes, services, settings.scope, k,
+                               settings.gold, settings.closed, on_result=on_result,
+                               balanced=bool(settings.balanced), on_partial=on_partial)
+    ask_lib.save_history(results, settings.scope, services=services, k=k, balanced=bool(settings.balanced))
+    return shown(settings, results)
+
+
+def reopened(batch_id: str) -> Grid | None:
+    """A saved batch as it was asked (None when it is gone): its models and modes in the order answered."""
+    rows = ask_lib.load_batch(batch_id)
+    if not rows:
+        return None
+    saved = ask_lib.batch_settings(batch_id)
+    settings = Settings(rows[0].question, list(dict.fromkeys(r.model for r in rows)),
+                        list(dict.fromkeys(r.mode for r in rows)), saved["scope"], saved["k"], bool(rows[0].closed),
+                        saved["balanced"])
+    return shown(settings, rows)
+
+
+def scope_label(ids: object, titles: Mapping[str, str]) -> str:
+    """A saved scope in words: the document's title, "all documents", or several titles (``titles``: id → title,
+    as pickers show them; a trailing " (file)" is left out)."""
+    if not isinstance(ids, str) or not ids:  # None, or NaN where a table filled a column of missing values
+        return "no document"
+    if ids == "*":
+        return "all documents"
+    names = [titles[d].rsplit(" (", 1)[0] if d in titles else "a deleted document" for d in ids.split(",")]
+    return names[0] if len(names) == 1 else f"{len(names)} documents: " + "; ".join(names)
+
+
+def sent_options(model_id: str) -> str:
+    """What was sent with the call, from the model's declared options ("" for a model not configured here)."""
+    try:
+        m = registry.get(model_id)
+    except Exception:  # noqa: BLE001 - an unknown model shows its error in the cell instead
+        return ""
+    if not m.language_model:
+        return "deterministic (no sampling)"
+    t = m.options.temperature
+    return "model default temperature" if t is None else f"temperature {t:g}"
+
+
+def history_table(hist: Sequence[Mapping[str, object]], labels: Mapping[str, str],
+                  titles: Mapping[str, str]) -> list[dict[str, object]]:
+    """The history as its table shows it: one row per answer, columns named as ``HISTORY_COLUMNS`` says, the
+    model and context mode in words, the time to the minute, and a missing value blank."""
+    out = []
+    for h in hist:
+        row = {k: h.get(k) for k in HISTORY_COLUMNS if k != "scope"} | {"scope": scope_label(h.get("doc_id"), titles)}
+        row["created_at"] = str(row["created_at"])[:16]
+        row["model"] = labels.get(str(row["model"]), row["model"])
+        row["mode"] = MODE_LABELS.get(str(row["mode"]), row["mode"])
+        out.append({HISTORY_COLUMNS[k]: "" if row[k] is None else row[k] for k in HISTORY_COLUMNS})
+    return out
+
+
+def history_choices(hist: Sequence[Mapping[str, object]], titles: Mapping[str, str]) -> dict[str, str]:
+    """Each saved question (batch) once, newest first (as ``hist`` is), named as the Reopen picker shows it."""
+    out: dict[str, str] = {}
+    for h in hist:
+        batch = str(h["batch_id"])
+        if batch not in out:
+            out[batch] = (f"{str(h['created_at'])[:16]} · {str(h['question'])[:50]} · "
+                          f"{scope_label(h.get('doc_id'), titles)[:40]}")
+    return out
