@@ -84,18 +84,18 @@ with tab_add:
                                      int(chunk_overlap))
                 if summary is not None:
                     st.session_state["docs_bulk"] = summary
-                    st.session_state.setdefault("ingest_jobs", [])[:0] = summary["jobs"]
+                    st.session_state.setdefault("ingest_jobs", [])[:0] = summary.jobs
             if (bulk := st.session_state.get("docs_bulk")) is not None:
-                st.write(f"**{bulk['queued']}** queued · **{bulk['skipped']}** already indexed or queued, skipped · "
-                         f"**{len(bulk['refused'])}** refused"
-                         + (f" · metadata updated from the manifest for **{bulk['metadata_updated']}** indexed"
-                            if bulk.get("metadata_updated") else ""))
-                if bulk["refused"]:
-                    st.dataframe(pd.DataFrame(bulk["refused"]).rename(columns={"file": "File", "reason": "Why"}),
+                st.write(f"**{bulk.queued}** queued · **{bulk.skipped}** already indexed or queued, skipped · "
+                         f"**{len(bulk.refused)}** refused"
+                         + (f" · metadata updated from the manifest for **{bulk.metadata_updated}** indexed"
+                            if bulk.metadata_updated else ""))
+                if bulk.refused:
+                    st.dataframe(pd.DataFrame(bulk.refused).rename(columns={"file": "File", "reason": "Why"}),
                                  hide_index=True, column_config={"Why": st.column_config.TextColumn(width="large")})
-                if bulk.get("manifest_unmatched"):
+                if bulk.manifest_unmatched:
                     st.warning("Manifest rows that name no uploaded PDF (their values were not used): "
-                               + "; ".join(bulk["manifest_unmatched"][:20]))
+                               + "; ".join(bulk.manifest_unmatched[:20]))
     with right:
         st.markdown("**No PDF at hand?** Load the bundled sample: the CONUS Interceptor Site Final EIS "
                     "executive summary (74 pages, DoD Missile Defense Agency, 2017).")

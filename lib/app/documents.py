@@ -5,13 +5,15 @@ back; the filters and facets are the Search use case's (one rule for both pages)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lib.app.job_handlers import REEMBED
+from lib.app.job_params import parse
 from lib.app.search import Collection, Filters
 from lib.collection import stale_vectors
 from lib.collection.repository import DocInfo
 from lib.core import readable_name
+from lib.core.json_types import JSONObject
 from lib.documents import Chunk, metadata
 from lib.qa.services import Corpus
 from lib.storage import jobs
@@ -65,13 +67,9 @@ class Library(Collection):
         return next(d for d in self.docs if d.doc_id == doc_id)
 
 
-def start_ingest(params: dict[str, object], title: str) -> str:
+def start_ingest(params: JSONObject, title: str) -> str:
     """Index in the background (the job keeps running while the user works elsewhere); its job id."""
     return jobs.submit(INGEST, params, title)
-
-
-def reindex_params(doc_id: str, chunk_size: int, chunk_overlap: int) -> dict[str, object]:
-    return {"reindex": doc_id, "chunk_size": int(chunk_size), "chunk_overlap": int(chunk_overlap)}
 
 
 def watched_ingests(mine: Sequence[str], limit: int = 10) -> list[str]:
@@ -87,17 +85,17 @@ def reembed_running() -> bool:
 
 @dataclass(frozen=True)
 class IngestDone:
-    """A finished ingest, as the page reports it."""
+    """A finished ingest, as its job's result holds it and the page reports it."""
 
-    doc_id: str | None
-    file: str  # the name it was indexed under (the file's, without .pdf)
-    already: bool  # it was indexed before: nothing was done
+    name: str  # the name it was indexed under (the file's, without .pdf)
     pages: int
-    chars: int
-    tokens: int
     chunks: int
     seconds: float
-    empty_pages: list[int]
+    doc_id: str | None = None
+    skipped: bool = False  # it was indexed before: nothing was done
+    chars: int = 0
+    tokens: int = 0
+    empty_pages: list[int] = field(default_factory=list)
 
     def empty_note(self, shown: int = 30) -> str | None:
         """Pages without a text layer, as a warning says them; None when every page had text."""
@@ -109,8 +107,8 @@ class IngestDone:
 
     def headline(self, title: str) -> str:
         """"<title> (file <name>) is ready." — the file named where the title is not read from it."""
-        return (title + (f" (file {self.file})" if readable_name(self.file) != title else "") + " is ready"
-                + (" — it was already indexed." if self.already else "."))
+        return (title + (f" (file {self.name})" if readable_name(self.name) != title else "") + " is ready"
+                + (" — it was already indexed." if self.skipped else "."))
 
 
 def last_finished(job_ids: Sequence[str]) -> IngestDone | None:
@@ -118,10 +116,7 @@ def last_finished(job_ids: Sequence[str]) -> IngestDone | None:
     for job_id in job_ids:
         job = jobs.get(job_id)
         if job.status == "done":
-            r = job.result
-            return IngestDone(r.get("doc_id"), str(r["name"]), bool(r["skipped"]), int(r["pages"]),
-                              int(r.get("chars", 0)), int(r.get("tokens", 0)), int(r["chunks"]), float(r["seconds"]),
-                              list(r["empty_pages"]))
+            return parse(IngestDone, job.result)
     return None
 
 

@@ -14,15 +14,17 @@ import logging
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from lib.app.services import get_services
+from lib.app.job_params import BenchmarkJob, ExamJob, GenerateJob, IngestJob, MetadataValue, parse, to_json
+from lib.app.services import Services, get_services
 from lib.collection.ingest import embedder_label
 from lib.collection.maintenance import reembed, stale_vectors
+from lib.collection.repository import DocInfo
 from lib.core import config
 from lib.core.errors import UserError
+from lib.core.json_types import JSONObject
 from lib.documents.metadata import set_values
 from lib.evaluation.benchmark.dataset import Item
 from lib.evaluation.benchmark.generate import generate
@@ -41,7 +43,7 @@ log = logging.getLogger(__name__)
 INGEST_WEIGHTS = {"extract": 0.10, "chunk": 0.10, "embed": 0.70, "index": 0.10}
 
 
-def _services() -> Any:
+def _services() -> Services:
     return get_services()
 
 
@@ -59,16 +61,19 @@ def stage_upload(data: bytes) -> str:
 
 def ingest_params(path: str, name: str | None = None, chunk_size: int | None = None,
                   chunk_overlap: int | None = None, staged: bool = False,
-                  metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+                  metadata: dict[str, MetadataValue] | None = None) -> JSONObject:
     """``metadata``: checked values (a bulk ingest's manifest) that override what extraction reads."""
-    return {"path": path, "name": name, "chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "staged": staged,
-            **({"metadata": metadata} if metadata else {})}
+    return to_json(IngestJob(path, name, chunk_size, chunk_overlap, staged, metadata or None))
+
+
+def reindex_params(doc_id: str, chunk_size: int, chunk_overlap: int) -> JSONObject:
+    return to_json(IngestJob(reindex=doc_id, chunk_size=int(chunk_size), chunk_overlap=int(chunk_overlap)))
 
 
 INGEST_DONE_BEFORE = {"extract": 0.0, "chunk": 0.10, "embed": 0.20, "index": 0.90}  # progress at each stage's start
 
 
-def run_ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+def run_ingest(params: JSONObject, ctx: JobContext) -> JSONObject:
     """Index one PDF (or re-index a document with new chunk settings: ``reindex`` names it) through the
     collection's one ingest operation. When it returns, the document is searchable as it will stay."""
     done_before = INGEST_DONE_BEFORE
@@ -80,24 +85,25 @@ def run_ingest(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
         else:  # a cancel stops here, before anything is committed (the vectors written so far are taken back)
             ctx.progress(stage, overall, f"{stage}: {msg}")
 
+    job = parse(IngestJob, params)
     docs = _services().docs
-    if params.get("reindex"):
-        res = docs.reindex(params["reindex"], int(params["chunk_size"]), int(params["chunk_overlap"]), progress)
+    if job.reindex:
+        res = docs.reindex(job.reindex, int(job.chunk_size or 0), int(job.chunk_overlap or 0), progress)
     else:
-        path = params["path"]
-        if not Path(path).exists() and params.get("staged"):
+        path = job.path or ""
+        if not Path(path).exists() and job.staged:
             raise UserError("The uploaded file is no longer kept (it was cleaned up); upload it again.")
         try:
-            res = docs.ingest_file(path, params.get("name"), chunk_size=params.get("chunk_size"),
-                                   chunk_overlap=params.get("chunk_overlap"), progress=progress)
+            res = docs.ingest_file(path, job.name, chunk_size=job.chunk_size, chunk_overlap=job.chunk_overlap,
+                                   progress=progress)
         except (UserError, JobCancelledError):
             # A file that is not a readable PDF will not get better on resume, and a cancelled upload is the
             # user's "no": drop the kept copy. An interrupted one (the app stopped) keeps it, for Resume.
             discard_staged(params)
             raise
         discard_staged(params)  # committed: the original is kept with the document now
-    if params.get("metadata"):  # the manifest's values, over what extraction read (kept as a person's)
-        set_values(res.doc_id, params["metadata"], docs.engine)
+    if job.metadata:  # the manifest's values, over what extraction read (kept as a person's)
+        set_values(res.doc_id, dict(job.metadata), docs.engine)
     ctx.link(doc_id=res.doc_id)
     return {"doc_id": res.doc_id, "name": res.name, "pages": res.pages, "chunks": res.chunks, "chars": res.chars,
             "tokens": res.tokens,
@@ -125,7 +131,7 @@ def queue_reembed(engine: Engine | None = None) -> str | None:
         return None
 
 
-def run_reembed(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+def run_reembed(params: JSONObject, ctx: JobContext) -> JSONObject:
     """Embed each document with other vectors again, one at a time, under its lease (maintenance.reembed). A
     cancel stops between documents; those done stay done, and the next start takes the rest."""
     docs = _services().docs
@@ -136,7 +142,7 @@ def run_reembed(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
         if ctx.cancel.is_set():
             raise JobCancelledError()
 
-        def progress(stage: str, frac: float, msg: str, d: Any = d, before: int = done) -> None:
+        def progress(stage: str, frac: float, msg: str, d: DocInfo = d, before: int = done) -> None:
             ctx.progress(stage, (before + frac * d.chunks) / total, f"{d.name}: {msg}")
 
         if reembed(docs, d.doc_id, progress, only_stale=True):  # 0: deleted or embedded again meanwhile
@@ -146,33 +152,34 @@ def run_reembed(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
             "embedder": embedder_label(docs.index.embedder)}
 
 
-def discard_staged(params: dict[str, Any]) -> None:
+def discard_staged(params: JSONObject) -> None:
     """A failed ingest of an upload will not be resumed: drop the kept copy."""
-    if params.get("staged") and params.get("path"):
-        Path(params["path"]).unlink(missing_ok=True)
+    job = parse(IngestJob, params)
+    if job.staged and job.path:
+        Path(job.path).unlink(missing_ok=True)
 
 
-def benchmark_params(items: list[Any] | None, cfg: Any, run_id: str | None = None,
-                     max_workers: int = 4) -> dict[str, Any]:
+def benchmark_params(items: list[Item] | None, cfg: RunConfig | None, run_id: str | None = None,
+                     max_workers: int = 4) -> JSONObject:
     """A new run gets its id now, so the job links to it from the first answer and a resume continues it."""
-    return {"items": [it.as_dict() for it in items] if items is not None else None,
-            "config": cfg.as_dict() if cfg is not None else None, "run_id": run_id or new_run_id(),
-            "max_workers": max_workers}
+    return to_json(BenchmarkJob(run_id or new_run_id(), list(items) if items is not None else None, cfg,
+                                max_workers))
 
 
-def run_benchmark_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
-    run_id = params["run_id"]
-    held = _run_lease(run_lease_name(run_id), ctx)
+def run_benchmark_job(params: JSONObject, ctx: JobContext) -> JSONObject:
+    job = parse(BenchmarkJob, params)
+    held = _run_lease(run_lease_name(job.run_id), ctx)
     try:
-        return _benchmark(params, ctx, run_id)
+        return _benchmark(job, params, ctx)
     finally:
         held.release()
 
 
-def _benchmark(params: dict[str, Any], ctx: JobContext, run_id: str) -> dict[str, Any]:
+def _benchmark(job: BenchmarkJob, params: JSONObject, ctx: JobContext) -> JSONObject:
+    run_id = job.run_id
     resuming = load_run(run_id) is not None
-    items = None if resuming or params.get("items") is None else [Item(**d) for d in params["items"]]
-    cfg = None if resuming or params.get("config") is None else RunConfig(**params["config"])
+    items = None if resuming else job.items
+    cfg = None if resuming else job.config
     svc = _services()
     ctx.link(run_id=run_id)
     slim = {"done": resuming}
@@ -184,11 +191,11 @@ def _benchmark(params: dict[str, Any], ctx: JobContext, run_id: str) -> dict[str
         ctx.progress("bench", done / max(total, 1), f"{done}/{total} {msg}")
 
     summary = run_benchmark(items, cfg, svc, run_id=run_id, progress=progress, cancel=ctx.cancel,
-                            max_workers=int(params.get("max_workers") or 4))
+                            max_workers=job.max_workers or 4)
     return {"run_id": summary.run_id, "summary": summary.cli_dict()}
 
 
-def _run_lease(name: str, ctx: JobContext) -> Any:
+def _run_lease(name: str, ctx: JobContext) -> Lease:
     """One job at a time per benchmark or exam run: a second job on the same run (two Resume clicks, the app and
     the CLI) is refused at once instead of answering, paying for and deleting the same rows twice."""
     lease = Lease(name, ctx.engine, f"job {ctx.job_id}")
@@ -199,23 +206,21 @@ def _run_lease(name: str, ctx: JobContext) -> Any:
 
 
 def exam_params(model: str, shots: int, cot: bool, courses: list[str] | None, limit: int | None, split: str,
-                circular: bool, restart: bool, max_workers: int = 4) -> dict[str, Any]:
-    return {"model": model, "shots": shots, "cot": cot, "courses": courses, "limit": limit, "split": split,
-            "circular": circular, "restart": restart, "max_workers": max_workers}
+                circular: bool, restart: bool, max_workers: int = 4) -> JSONObject:
+    return to_json(ExamJob(model, shots, cot, courses, limit, split, circular, restart, max_workers))
 
 
-def run_exam_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+def run_exam_job(params: JSONObject, ctx: JobContext) -> JSONObject:
     def progress(done: int, total: int, msg: str) -> None:
         ctx.progress("exam", done / max(total, 1), f"{done}/{total} {msg}")
 
-    key = json.dumps({k: params.get(k) for k in ("model", "shots", "cot", "courses", "limit", "split", "circular")},
-                     sort_keys=True)
+    job = parse(ExamJob, params)
+    key = json.dumps(job.run_key(), sort_keys=True)
     held = _run_lease(f"run:exam:{hashlib.sha256(key.encode()).hexdigest()[:16]}", ctx)
     try:
-        res = run_exam(params["model"], int(params["shots"]), bool(params["cot"]), params.get("courses"),
-                       params.get("limit"), params.get("split", "test"), progress=progress, cancel=ctx.cancel,
-                       circular=bool(params.get("circular")), restart=bool(params.get("restart")),
-                       max_workers=int(params.get("max_workers") or 4))
+        res = run_exam(job.model, job.shots, job.cot, job.courses, job.limit, job.split, progress=progress,
+                       cancel=ctx.cancel, circular=job.circular, restart=job.restart,
+                       max_workers=job.max_workers or 4)
     finally:
         held.release()
     ctx.link(run_id=res["run_id"])
@@ -224,22 +229,23 @@ def run_exam_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
         "cv", "I")}}
 
 
-def generate_params(doc_id: str, chunk_indices: list[int], model: str, per_type: dict[str, int]) -> dict[str, Any]:
-    return {"doc_id": doc_id, "chunks": chunk_indices, "model": model, "per_type": per_type}
+def generate_params(doc_id: str, chunk_indices: list[int], model: str, per_type: dict[str, int]) -> JSONObject:
+    return to_json(GenerateJob(doc_id, list(chunk_indices), model, dict(per_type)))
 
 
-def run_generate_job(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+def run_generate_job(params: JSONObject, ctx: JobContext) -> JSONObject:
+    job = parse(GenerateJob, params)
     docs = _services().docs
-    info = docs.get(params["doc_id"])
+    info = docs.get(job.doc_id)
     by_idx = {c.index: c for c in docs.chunks(info.doc_id)}
-    passages = [by_idx[i] for i in params["chunks"] if i in by_idx]
+    passages = [by_idx[i] for i in job.chunks if i in by_idx]
     if not passages:
         raise UserError("None of the chosen passages is in the document any more (it was re-indexed); pick again.")
 
     def progress(done: int, total: int, msg: str) -> None:  # never raises: generate stops on ctx.cancel itself
         ctx.report("generate", done / max(total, 1), f"{done}/{total} {msg}")
 
-    rep = generate(registry.get(params["model"]), passages, info.name, info.pages, params["per_type"],
+    rep = generate(registry.get(job.model), passages, info.name, info.pages, job.per_type,
                    progress=progress, cancel=ctx.cancel)
     source = ""
     if rep.items:  # kept even when cancelled: they are finished items
@@ -260,19 +266,21 @@ def _models_here(ids: list[str]) -> str | None:
     return None
 
 
-def _benchmark_fit(params: dict[str, Any]) -> str | None:
-    cfg = params.get("config")
-    if cfg is None or load_run(params["run_id"]) is not None:  # a resumed run: its stored configuration
-        stored = load_run(params["run_id"])
-        if stored is None:
-            return None
-        cfg = stored[1].as_dict()
-    return _models_here([*cfg.get("models", []), *([cfg["judge"]] if cfg.get("judge") else [])])
+def _benchmark_fit(params: JSONObject) -> str | None:
+    job = parse(BenchmarkJob, params)
+    stored = load_run(job.run_id)
+    if stored is not None:  # a resumed run: its stored configuration
+        cfg = stored[1]
+    elif job.config is not None:
+        cfg = job.config
+    else:
+        return None
+    return _models_here([*cfg.models, *([cfg.judge] if cfg.judge else [])])
 
 
 HANDLERS = {"ingest": run_ingest, REEMBED: run_reembed, "benchmark": run_benchmark_job, "exam": run_exam_job, "generate": run_generate_job}
-FITS = {"benchmark": _benchmark_fit, "exam": lambda p: _models_here([p["model"]]),
-        "generate": lambda p: _models_here([p["model"]])}
+FITS = {"benchmark": _benchmark_fit, "exam": lambda p: _models_here([parse(ExamJob, p).model]),
+        "generate": lambda p: _models_here([parse(GenerateJob, p).model])}
 for _kind, _handler in HANDLERS.items():
     jobs.register(_kind, _handler, FITS.get(_kind))
 job_parts.register_part(CELL_PART, lambda payload: answer_cell(payload, _services()))

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy.engine import Engine
 
@@ -16,6 +17,7 @@ from lib.app.job_handlers import ingest_params, stage_upload
 from lib.collection.repository import DocumentRepository
 from lib.core import config
 from lib.core.errors import UserError
+from lib.core.json_types import JSONObject
 from lib.documents.metadata import manifest_csv, set_values
 from lib.documents.pdf import check_pdf_bytes, check_pdf_path, sha256_bytes
 from lib.storage import job_parts, jobs, work_queue
@@ -33,7 +35,7 @@ def _say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def run(concurrency: int = 1, once: bool = False) -> dict[str, Any]:
+def run(concurrency: int = 1, once: bool = False) -> JSONObject:
     """Take queued jobs until stopped (or, with ``once``, until the queue is empty), ``concurrency`` at a time."""
     if concurrency < 1:
         raise UserError("--concurrency must be at least 1.")
@@ -74,7 +76,7 @@ def run(concurrency: int = 1, once: bool = False) -> dict[str, Any]:
 
 
 def queue_ingest(paths: Sequence[str], chunk_size: int | None = None, chunk_overlap: int | None = None,
-                 manifest: str | None = None) -> dict[str, Any]:
+                 manifest: str | None = None) -> QueueSummary:
     """One ingest job per PDF for the workers (a folder: every PDF under it), each with its manifest row's metadata.
     A file already indexed or queued (same content), or given twice, is skipped; a missing, too big or non-PDF
     file, or one whose manifest row has a bad value, is refused with its reason; a PDF that cannot be read
@@ -88,19 +90,19 @@ def queue_ingest(paths: Sequence[str], chunk_size: int | None = None, chunk_over
     for given in paths:
         p = Path(given)
         files += sorted(x for x in p.rglob("*") if x.is_file() and x.suffix.lower() == ".pdf") if p.is_dir() else [p]
-    return _queue([(str(f), f.stem, f.name, lambda f=f: _read(f), None) for f in files], sheet, chunk_size,
+    return _queue([(str(f), f.stem, f.name, partial(_read, f), None) for f in files], sheet, chunk_size,
                   chunk_overlap, engine)
 
 
 def queue_uploads(uploads: Sequence[tuple[str, bytes]], manifest: tuple[str, bytes] | None = None,
-                  chunk_size: int | None = None, chunk_overlap: int | None = None) -> dict[str, Any]:
+                  chunk_size: int | None = None, chunk_overlap: int | None = None) -> QueueSummary:
     """The Documents page's folder (or files) upload, queued the same way as ``queue_ingest``: one job per PDF,
     indexed ones skipped, bad ones refused with the reason, each with its manifest row's metadata. ``uploads``:
     (the path within the uploaded folder, the bytes). Jobs run on the workers when there are workers, else here."""
     engine = get_engine()
     sheet = manifest_csv.read(manifest[1], manifest[0]) if manifest else None
     pdfs = [(name, data) for name, data in uploads if name.lower().endswith(".pdf")]
-    return _queue([(name, Path(name).stem, Path(name).name, lambda d=data: d, name) for name, data in pdfs], sheet,
+    return _queue([(name, Path(name).stem, Path(name).name, partial(bytes, data), name) for name, data in pdfs], sheet,
                   chunk_size, chunk_overlap, engine)
 
 
@@ -109,16 +111,37 @@ def _read(f: Path) -> bytes:
     return f.read_bytes()
 
 
-def _queue(entries: list[tuple[str, str, str, Any, str | None]], sheet: manifest_csv.Manifest | None,
-           chunk_size: int | None, chunk_overlap: int | None, engine: Engine) -> dict[str, Any]:
+@dataclass
+class QueueSummary:
+    """What a bulk ingest queued: the jobs, and the files skipped or refused (with the reason)."""
+
+    queued: int = 0
+    skipped: int = 0  # indexed already, queued already, or the same file twice in the batch
+    refused: list[dict[str, str]] = field(default_factory=list)  # {"file", "reason"}
+    jobs: list[str] = field(default_factory=list)
+    metadata_updated: int = 0  # indexed documents whose metadata the manifest set again
+    manifest_unmatched: list[str] | None = None  # manifest rows naming no file given (None: no manifest)
+
+    def as_dict(self) -> JSONObject:
+        """As the command line prints it: the manifest's keys only where they say something."""
+        out: JSONObject = {"queued": self.queued, "skipped": self.skipped, "refused": self.refused, "jobs": self.jobs}
+        if self.metadata_updated:
+            out["metadata_updated"] = self.metadata_updated
+        if self.manifest_unmatched is not None:
+            out["manifest_unmatched"] = self.manifest_unmatched
+        return out
+
+
+def _queue(entries: list[tuple[str, str, str, Callable[[], bytes], str | None]], sheet: manifest_csv.Manifest | None,
+           chunk_size: int | None, chunk_overlap: int | None, engine: Engine) -> QueueSummary:
     """entries: (what the summary calls it, document name, file name, its bytes when asked, the upload's name or
     None for a file on disk)."""
     repo = DocumentRepository(engine)
-    out: dict[str, Any] = {"queued": 0, "skipped": 0, "refused": [], "jobs": []}
+    out = QueueSummary()
     names: dict[str, int] = {}
     for _, _, file_name, _, _ in entries:
         names[file_name] = names.get(file_name, 0) + 1
-    seen = {p["sha256"] for p in jobs.active_params("ingest", engine) if p.get("sha256")}  # queued already
+    seen = {str(p["sha256"]) for p in jobs.active_params("ingest", engine) if p.get("sha256")}  # queued already
     for shown, doc_name, _file_name, load, uploaded in entries:
         try:
             row = sheet.for_file(shown, names) if sheet is not None else None
@@ -130,10 +153,10 @@ def _queue(entries: list[tuple[str, str, str, Any, str | None]], sheet: manifest
             meta = row.values if row is not None else None
             indexed = repo.by_sha(sha) if sha not in seen else None
             if sha in seen or indexed is not None:  # indexed, queued already, or the same file twice in this batch
-                out["skipped"] += 1
+                out.skipped += 1
                 if indexed is not None and meta:  # a corrected manifest run again: its values still count
                     set_values(indexed.doc_id, meta, engine)
-                    out["metadata_updated"] = out.get("metadata_updated", 0) + 1
+                    out.metadata_updated += 1
                 continue
             seen.add(sha)
             staged = stage_upload(data) if uploaded is not None else None
@@ -142,17 +165,17 @@ def _queue(entries: list[tuple[str, str, str, Any, str | None]], sheet: manifest
                       ingest_params(str(Path(shown).resolve()), None, chunk_size, chunk_overlap, metadata=meta))
             params["sha256"] = sha  # what a later bulk ingest recognises as on its way
             try:
-                out["jobs"].append(jobs.submit("ingest", params, f"Index {Path(shown).name}", engine))
+                out.jobs.append(jobs.submit("ingest", params, f"Index {Path(shown).name}", engine))
             except UserError:
                 if staged is not None:  # no job will read it
                     Path(staged).unlink(missing_ok=True)
                 raise
-            out["queued"] += 1
+            out.queued += 1
         except (UserError, OSError) as exc:
-            out["refused"].append({"file": shown, "reason": str(exc)})
+            out.refused.append({"file": shown, "reason": str(exc)})
     if sheet is not None:
-        out["manifest_unmatched"] = sheet.unmatched()
+        out.manifest_unmatched = sheet.unmatched()
     return out
 
 
-__all__ = ["REQUEUE_EVERY_S", "enabled", "queue_ingest", "queue_uploads", "run"]
+__all__ = ["REQUEUE_EVERY_S", "QueueSummary", "enabled", "queue_ingest", "queue_uploads", "run"]

@@ -17,6 +17,7 @@ from lib.collection.repository import DocumentRepository, info_of
 from lib.collection.vector_ids import chunk_id
 from lib.core import config
 from lib.core.errors import UserError
+from lib.core.json_types import JSONObject
 from lib.core.progress import ProgressFn
 from lib.documents import originals
 from lib.documents.chunking import Chunk, assign_sections, chunk_pages
@@ -53,7 +54,7 @@ class IngestResult:
     skipped: bool = False
     stage_seconds: dict[str, float] = field(default_factory=dict)
 
-    def cli_dict(self) -> dict[str, Any]:
+    def cli_dict(self) -> JSONObject:
         keys = ("doc_id", "name", "pages", "chunks", "empty_pages", "seconds")
         return {k: asdict(self)[k] for k in keys} | {"status": "already indexed" if self.skipped else "indexed"}
 

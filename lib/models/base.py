@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from lib.core import config
+from lib.core.json_types import JSONObject
 from lib.storage import model_gates
 
 # Capabilities a model can declare.
@@ -43,7 +44,7 @@ class ModelOptions:
     context_window: int = 4096
     seed: int | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return asdict(self)
 
 
@@ -200,7 +201,7 @@ class Provider(ABC):
             return False, f"set {' and '.join(missing)} in the environment or .streamlit/secrets.toml"
         return True, self.note or "ready"
 
-    def manifest_entry(self) -> dict[str, Any]:
+    def manifest_entry(self) -> JSONObject:
         """What a run records about this model: its id and the options actually sent."""
         return {"id": self.id, "label": self.label, "options": self.options.as_dict(),
                 "capabilities": sorted(self.capabilities)}

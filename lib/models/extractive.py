@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 
 from lib.core.context_text import Sentence, context_sentences
+from lib.core.json_types import JSONObject
 from lib.core.text import short_titles, tokenize
 from lib.core.verdict import QUOTES_ONLY
 from lib.models.base import NO_CONTEXT, NO_SENTENCE, Answer, ModelOptions, Provider, Request
@@ -74,7 +74,7 @@ class ExtractiveProvider(Provider):
         super().__init__()
         self.n = n_sentences
 
-    def manifest_entry(self) -> dict[str, Any]:
+    def manifest_entry(self) -> JSONObject:
         return super().manifest_entry() | {"sentences": self.n, "splitter": "pysbd 0.3 (whole sentences only)"}
 
     def count_tokens(self, text: str) -> int:

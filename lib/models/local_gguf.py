@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from lib.core import config
+from lib.core.json_types import JSONObject
 from lib.models.base import LIKELIHOOD, Answer, ModelOptions, Provider, ProviderError, Request
 
 if TYPE_CHECKING:  # types only: llama_cpp itself is heavy and imported on first use
@@ -102,7 +103,7 @@ class LlamaCppProvider(Provider):
         self.options = ModelOptions(temperature=0.0, context_window=n_ctx, seed=0)
         self._llm: Llama | None = None
 
-    def manifest_entry(self) -> dict[str, Any]:
+    def manifest_entry(self) -> JSONObject:
         """The file's name, size and sha256, so another file under the same name is a different model; and the
         decoding settings, so a run with other settings is a different configuration."""
         entry = super().manifest_entry()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 from lib.core import config
+from lib.core.json_types import JSONObject
 from lib.core.redaction import install_log_redaction, redact
 from lib.models.base import (
     JSON_SCHEMA,
@@ -166,7 +167,7 @@ class OpenAIModel(Provider):
         self.capabilities = capabilities
         self.needs = (base_url_name,) if url_required else ((key_name,) if key_name else ())
 
-    def manifest_entry(self) -> dict[str, Any]:
+    def manifest_entry(self) -> JSONObject:
         return super().manifest_entry() | {"endpoint": public_url(config.get(self.base_url_name)) or "default"}
 
     @property
@@ -291,7 +292,7 @@ class AnthropicModel(Provider):
         ok, why = super().available()
         return (ok, f"model {self.model_name}" if ok else why)
 
-    def manifest_entry(self) -> dict[str, Any]:
+    def manifest_entry(self) -> JSONObject:
         return super().manifest_entry() | {"endpoint": public_url(config.get("ANTHROPIC_BASE_URL")) or "default"}
 
     def client(self) -> anthropic.Anthropic:

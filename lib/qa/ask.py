@@ -16,6 +16,7 @@ from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
+from lib.core.json_types import JSONObject
 from lib.core.redaction import redact
 from lib.core.verdict import looks_closed, parse_verdict
 from lib.documents import metadata
@@ -109,7 +110,7 @@ class AskResult:
                                       self.question, self.verdict if self.closed else None,
                                       json.dumps(self.comparison, sort_keys=True)))
 
-    def cli_dict(self, pages_of: support_lib.PagesOf | None = None) -> dict[str, Any]:
+    def cli_dict(self, pages_of: support_lib.PagesOf | None = None) -> JSONObject:
         keys = ("model", "mode", "answer", "closed", "verdict", "verdict_source", "contexts", "truncated",
                 "kept_fraction", "tokens_in", "tokens_out", "seconds", "comparison")
         d = {k: asdict(self)[k] for k in keys}

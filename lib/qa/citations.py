@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from lib.core.json_types import JSONObject
 from lib.core.text import PASSAGE_GAP as GAP
 
 SECTION_SEP = " › "
@@ -47,7 +48,7 @@ class Source:
             return f"{head}, {pages}"
         return head or pages or "passage"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {"n": self.n, "doc_id": self.doc_id, "doc_name": self.doc_name, "page_start": self.page_start,
                 "page_end": self.page_end, "section": self.section, "label": self.label, "text": self.text,
                 "contexts": list(self.contexts), "score": self.score}

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from lib.core.json_types import JSONObject
 from lib.core.text import readable_name
 from lib.documents.mentions import DocRef, compares, distinguish, doc_ref, mentioned
 from lib.documents.metadata import citation_name, get_many
@@ -43,7 +44,7 @@ class Comparison:
                 else f"a question comparing {len(self.documents)} documents ({names}): each one's passages come "
                      "from its own search")
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {"why": self.why, "documents": [r.as_dict() for r in self.documents]}
 
 

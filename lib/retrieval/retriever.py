@@ -7,7 +7,7 @@ import threading
 from collections.abc import Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from sqlalchemy import select
 
@@ -17,6 +17,7 @@ from lib.collection.ingest import embedder_label
 from lib.collection.repository import DocInfo
 from lib.collection.vectors import query_scope
 from lib.core.errors import UserError
+from lib.core.json_types import JSONObject
 from lib.core.text import tokenize
 from lib.documents.chunking import Chunk, is_navigation
 from lib.documents.mentions import DocRef, without_mentions
@@ -41,7 +42,7 @@ class Hit:
     doc_name: str = ""  # how citations name the document: its project title or title (file name if neither)
     doc_file: str = ""  # the name it was indexed under
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {
             "doc_id": self.doc_id,
             "doc_name": self.doc_name,

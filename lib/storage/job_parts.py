@@ -4,26 +4,26 @@ a part lost with its worker is never lost to the job."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from sqlalchemy.engine import Engine
 
+from lib.core.json_types import JSON, JSONObject
 from lib.storage import work_queue
 from lib.storage.engine import get_engine
 
 _log = logging.getLogger(__name__)
 
 
-_parts: dict[str, Callable[[dict[str, Any]], Any]] = {}  # kind of part -> what does it (register_part)
+_parts: dict[str, Callable[[JSONObject], object]] = {}  # kind of part -> what does it (register_part)
 
 
-def register_part(kind: str, fn: Callable[[dict[str, Any]], Any]) -> None:
+def register_part(kind: str, fn: Callable[[JSONObject], object]) -> None:
     """Name a kind of job part any worker may do (a benchmark's cell) and the function that does it."""
     _parts[kind] = fn
 
 
-def queue_parts(kind: str, payloads: list[dict[str, Any]], engine: Engine | None = None) -> int:
+def queue_parts(kind: str, payloads: Sequence[Mapping[str, JSON]], engine: Engine | None = None) -> int:
     """Hand parts of a running job to whichever workers are free (with workers; else nothing: 0). The job itself
     does every part no worker has done, so a part lost with its worker is never lost to the job."""
     engine = engine or get_engine()
@@ -32,7 +32,7 @@ def queue_parts(kind: str, payloads: list[dict[str, Any]], engine: Engine | None
     return work_queue.enqueue_parts(kind, payloads, engine)
 
 
-def run_part(kind: str, payload: dict[str, Any]) -> None:
+def run_part(kind: str, payload: JSONObject) -> None:
     """A worker's part of a job: an unknown kind, or any failure, is the part's own (the job does it itself)."""
     fn = _parts.get(kind)
     if fn is None:

@@ -35,12 +35,13 @@ from sqlalchemy import Row, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from lib.core.errors import UserError
+from lib.core.json_types import JSONObject
 from lib.core.progress import ProgressFn
 from lib.core.redaction import redact
 from lib.storage import leases, tables, work_queue
 from lib.storage.engine import get_engine
 
-Handler = Callable[[dict[str, Any], "JobContext"], dict[str, Any]]
+Handler = Callable[[JSONObject, "JobContext"], JSONObject]
 _handlers: dict[str, Handler] = {}  # kind -> handler, filled by ``register``
 ACTIVE = ("queued", "running")
 RESUMABLE = ("interrupted", "cancelled", "failed")
@@ -51,11 +52,11 @@ WORKER_ORIGIN = "worker"  # a job queued for the worker processes (work_queue.py
 _log = logging.getLogger(__name__)
 
 
-_fits: dict[str, Callable[[dict[str, Any]], str | None]] = {}  # kind -> why this process cannot run a job of it
+_fits: dict[str, Callable[[JSONObject], str | None]] = {}  # kind -> why this process cannot run a job of it
 REFIT_S = 5  # a job a worker cannot run here goes back to the queue for this long before any worker looks again
 
 
-def register(kind: str, handler: Handler, fit: Callable[[dict[str, Any]], str | None] | None = None) -> None:
+def register(kind: str, handler: Handler, fit: Callable[[JSONObject], str | None] | None = None) -> None:
     """Name a kind of job and the function that runs it (called by the app layer when it is imported). ``fit``
     says why this process could not run a job of it (a model not configured here), or None: a worker that
     cannot run a job leaves it queued for one that can, instead of failing it."""
@@ -81,8 +82,8 @@ class Job:
     status: str
     progress: float
     message: str
-    params: dict[str, Any]
-    result: dict[str, Any]
+    params: JSONObject
+    result: JSONObject
     error: str | None
     cancel_requested: bool
     origin: str
@@ -120,7 +121,7 @@ class JobContext:
         self.handed_back = False  # set with ``cancel`` when the worker running it stops (hand_back_running)
         self.foreground = False  # run in the caller's thread (the command line), not in the background
         self.kind = ""
-        self.result: dict[str, Any] = {}
+        self.result: JSONObject = {}
         self._last_write = 0.0
 
     def report(self, stage: str, fraction: float, message: str = "") -> None:
@@ -145,7 +146,7 @@ class JobContext:
         if self.cancel.is_set():
             raise JobCancelledError()
 
-    def slim_params(self, params: dict[str, Any]) -> None:
+    def slim_params(self, params: JSONObject) -> None:
         """Replace the stored parameters with what a resume still needs (a started run keeps its own items)."""
         with self.engine.begin() as c:
             c.execute(update(tables.jobs).where(tables.jobs.c.job_id == self.job_id).values(params=json.dumps(params)))
@@ -172,7 +173,7 @@ def _new_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
-def _insert(kind: str, title: str, params: dict[str, Any], origin: str, engine: Engine, status: str,
+def _insert(kind: str, title: str, params: JSONObject, origin: str, engine: Engine, status: str,
             resumed_from: str | None = None, job_id: str | None = None, conn: Connection | None = None) -> str:
     if kind not in _handlers:
         raise UserError(f"Unknown job kind '{kind}'; known: {', '.join(_handlers) or 'none registered'}.")
@@ -225,8 +226,8 @@ def _hold(job_id: str, kind: str, engine: Engine) -> leases.Lease:
     return lease
 
 
-def _execute(job_id: str, kind: str, params: dict[str, Any], engine: Engine, printer: ProgressFn | None,
-             foreground: bool, lease: leases.Lease) -> dict[str, Any]:
+def _execute(job_id: str, kind: str, params: JSONObject, engine: Engine, printer: ProgressFn | None,
+             foreground: bool, lease: leases.Lease) -> JSONObject:
     ctx = JobContext(job_id, engine, printer)
     ctx.kind, ctx.foreground = kind, foreground
     stop = threading.Event()
@@ -301,7 +302,7 @@ def hand_back_running() -> list[str]:
     return [ctx.job_id for ctx in running]
 
 
-def _open(kind: str, title: str, params: dict[str, Any], origin: str, engine: Engine, status: str,
+def _open(kind: str, title: str, params: JSONObject, origin: str, engine: Engine, status: str,
           resumed_from: str | None) -> tuple[str, leases.Lease]:
     """A new job: its lease first, then its row, then this process's note that it is running it."""
     job_id = _new_id()
@@ -316,7 +317,7 @@ def _open(kind: str, title: str, params: dict[str, Any], origin: str, engine: En
     return job_id, lease
 
 
-def submit(kind: str, params: dict[str, Any], title: str, engine: Engine | None = None,
+def submit(kind: str, params: JSONObject, title: str, engine: Engine | None = None,
            resumed_from: str | None = None, to_workers: bool = False) -> str:
     """Record a job and run it in the background of this process, or, with workers (work_queue.enabled, or
     ``to_workers`` for a job a worker queues again), queue it for whichever worker is free. Returns its id."""
@@ -403,8 +404,8 @@ def _requeue(job: Job, engine: Engine) -> str | None:
         return None
 
 
-def run_foreground(kind: str, params: dict[str, Any], title: str, printer: ProgressFn | None = None,
-                   engine: Engine | None = None, resumed_from: str | None = None) -> dict[str, Any]:
+def run_foreground(kind: str, params: JSONObject, title: str, printer: ProgressFn | None = None,
+                   engine: Engine | None = None, resumed_from: str | None = None) -> JSONObject:
     """Run a job in this thread (the command line), recorded like any other. Returns its result."""
     engine = _engine(engine)
     job_id, lease = _open(kind, title, params, "cli", engine, "running", resumed_from)
@@ -493,7 +494,7 @@ def _attempts(job: Job, engine: Engine) -> int:
     return n
 
 
-def resume_params(job: Job) -> dict[str, Any]:
+def resume_params(job: Job) -> JSONObject:
     """A job's parameters for running it again: a benchmark continues its own run from the saved rows, an exam
     continues from its saved answers (never starting over), an ingest starts again (it is atomic)."""
     params = dict(job.params)
@@ -560,7 +561,7 @@ def _where(engine: Engine, found: list[Job]) -> list[Job]:
     return found
 
 
-def active_params(kind: str, engine: Engine | None = None) -> list[dict[str, Any]]:
+def active_params(kind: str, engine: Engine | None = None) -> list[JSONObject]:
     """The parameters of every queued or running job of ``kind`` (a bulk ingest skips files already on their way)."""
     t = tables.jobs
     with _engine(engine).connect() as c:

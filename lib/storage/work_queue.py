@@ -20,8 +20,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import create_engine, inspect, make_url
 from sqlalchemy.engine import Connection, Engine
@@ -29,6 +29,11 @@ from sqlalchemy.pool import NullPool
 
 from lib.core import config
 from lib.core.errors import UserError
+from lib.core.json_types import JSON, JSONObject
+
+if TYPE_CHECKING:  # for the checker only: procrastinate is imported when a queue is used
+    from procrastinate import App
+    from procrastinate.types import JSONDict
 
 QUEUE = "nepaqa"
 TASK = "nepaqa.run_job"
@@ -52,12 +57,12 @@ def conninfo(engine: Engine) -> str:
     return make_conninfo("", **{k: v for k, v in params.items() if isinstance(v, str | int) and v is not None})
 
 
-_apps: dict[str, Any] = {}  # one opened app per store in this process: queueing 100,000 files opens one pool
+_apps: dict[str, App] = {}  # one opened app per store in this process: queueing 100,000 files opens one pool
 _apps_lock = threading.Lock()
 
 
-def make_app(engine: Engine, run_job: Callable[[str], Any] | None = None,
-             run_part: Callable[[str, dict[str, Any]], Any] | None = None) -> Any:
+def make_app(engine: Engine, run_job: Callable[[str], object] | None = None,
+             run_part: Callable[[str, JSONObject], object] | None = None) -> App:
     """The procrastinate app on this store, with its two tasks: run the job with this id, and do one part of a
     job (``kind``, ``payload``)."""
     import procrastinate  # heavy: imported on first use, off start-up (and only in server mode)
@@ -68,7 +73,7 @@ def make_app(engine: Engine, run_job: Callable[[str], Any] | None = None,
         if run_job is not None:
             run_job(job_id)
 
-    def part(kind: str, payload: dict[str, Any]) -> None:
+    def part(kind: str, payload: JSONObject) -> None:
         if run_part is not None:
             run_part(kind, payload)
 
@@ -77,7 +82,7 @@ def make_app(engine: Engine, run_job: Callable[[str], Any] | None = None,
     return app
 
 
-def ensure_schema(app: Any, engine: Engine) -> None:
+def ensure_schema(app: App, engine: Engine) -> None:
     """procrastinate's tables, made once (its own schema: not part of the store's ledger)."""
     if inspect(engine).has_table("procrastinate_jobs"):
         return
@@ -89,7 +94,7 @@ def ensure_schema(app: Any, engine: Engine) -> None:
                 raise
 
 
-def _app(engine: Engine) -> Any:
+def _app(engine: Engine) -> App:
     key = str(engine.url)
     with _apps_lock:
         app = _apps.get(key)
@@ -110,7 +115,7 @@ def enqueue(job_id: str, engine: Engine, conn: Connection | None = None, delay_s
     """Queue the job for whichever worker is free (after ``delay_s``). With ``conn`` (a SQLAlchemy connection in a
     transaction, the one that writes the job's row), the queue's row is written in that same transaction: both or
     neither."""
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = {}  # procrastinate's configure() keywords: the connection to write in, a delay
     if conn is not None:
         options["connection"] = conn.connection.driver_connection
     if delay_s:
@@ -119,13 +124,14 @@ def enqueue(job_id: str, engine: Engine, conn: Connection | None = None, delay_s
     (task.configure(**options) if options else task).defer(job_id=job_id)
 
 
-def enqueue_parts(kind: str, payloads: list[dict[str, Any]], engine: Engine) -> int:
+def enqueue_parts(kind: str, payloads: Sequence[Mapping[str, JSON]], engine: Engine) -> int:
     """Queue parts of a job (``kind``: what does them, job_parts.register_part) for whichever workers are free."""
     if payloads:
         # below whole jobs: a worker that is free takes the next job first, so a 10,000-cell run never holds up
         # the ingests queued after it (the run's own job answers its cells meanwhile)
+        parts = [{"kind": kind, "payload": p} for p in payloads]
         _app(engine).tasks[PART_TASK].configure(priority=-1).batch_defer(
-            *[{"kind": kind, "payload": p} for p in payloads])
+            *cast("list[JSONDict]", parts))  # our JSON is procrastinate's, spelled by another library
     return len(payloads)
 
 
@@ -155,9 +161,9 @@ def wait_for_store(url: str, log: Callable[[str], None], attempts: int = 0, dela
         engine.dispose()
 
 
-def run_worker(engine: Engine, run_job: Callable[[str], Any], concurrency: int = 1, wait: bool = True,
-               run_part: Callable[[str, dict[str, Any]], Any] | None = None,
-               on_stop: Callable[[], Any] | None = None) -> None:
+def run_worker(engine: Engine, run_job: Callable[[str], object], concurrency: int = 1, wait: bool = True,
+               run_part: Callable[[str, JSONObject], object] | None = None,
+               on_stop: Callable[[], object] | None = None) -> None:
     """Take queued jobs until stopped, ``concurrency`` at a time; with ``wait=False``, until the queue is empty.
     Ctrl+C or SIGTERM calls ``on_stop`` (the worker hands its running jobs back), then the worker takes no more
     and ends once its running jobs have stopped; a second Ctrl+C ends it at once."""

@@ -81,9 +81,9 @@ def test_the_last_finished_ingest_is_reported_with_its_pages_without_text():
     assert note is not None and note.startswith("35 page(s) have no text layer")
     assert "30 …" in note and ", 31" not in note  # the first 30 listed
     assert got.headline("CONUS Interceptor Site EIS") == "CONUS Interceptor Site EIS (file conus_eis) is ready."
-    assert documents.IngestDone(None, "conus_eis", True, 1, 0, 0, 1, 1.0, []).headline("conus eis") == \
+    assert documents.IngestDone("conus_eis", 1, 1, 1.0, skipped=True).headline("conus eis") == \
         "conus eis is ready — it was already indexed."
-    assert documents.IngestDone(None, "x", False, 1, 0, 0, 1, 1.0, []).empty_note() is None
+    assert documents.IngestDone("x", 1, 1, 1.0).empty_note() is None
 
 
 def test_a_passage_shows_its_pages_and_a_snippet_cut_at_a_word():

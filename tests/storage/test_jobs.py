@@ -275,9 +275,9 @@ def test_a_folder_upload_is_queued_like_a_bulk_ingest_in_embedded_mode(tmp_path)
     manifest = ("manifest.csv", b"file,title,eis_number\nlevee.pdf,Levee Raising Final EIS,20190042\n")
     summary = workers.queue_uploads([("levee.pdf", data), ("copy/levee-again.pdf", data), ("notes.pdf", b"just notes")],
                                     manifest)
-    assert (summary["queued"], summary["skipped"]) == (1, 1)
-    assert summary["refused"][0]["file"] == "notes.pdf" and "is not a PDF" in summary["refused"][0]["reason"]
-    job = jobs.wait(summary["jobs"][0], T)
+    assert (summary.queued, summary.skipped) == (1, 1)
+    assert summary.refused[0]["file"] == "notes.pdf" and "is not a PDF" in summary.refused[0]["reason"]
+    job = jobs.wait(summary.jobs[0], T)
     assert job.status == "done", job.error
     meta = meta_lib.get(job.result["doc_id"], get_engine())
     assert meta["title"]["value"] == "Levee Raising Final EIS" and meta["title"]["source"] == "person"

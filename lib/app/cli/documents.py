@@ -96,7 +96,7 @@ def _ingest(a: argparse.Namespace) -> object:
     if a.queue:
         if a.name:
             raise UserError("--name names one document; with --queue each document is named after its file.")
-        return workers.queue_ingest(a.path, a.chunk_size, a.chunk_overlap, a.manifest)
+        return workers.queue_ingest(a.path, a.chunk_size, a.chunk_overlap, a.manifest).as_dict()
     if a.manifest:
         raise UserError("--manifest gives the metadata of a bulk ingest: use it with --queue.")
     if len(a.path) > 1:

@@ -11,6 +11,7 @@ from typing import Any
 
 from lib.core import config
 from lib.core.errors import UserError
+from lib.core.json_types import JSONObject
 from lib.core.textfile import decode_text
 
 QUESTION_TYPES = (
@@ -35,7 +36,7 @@ class Item:
     page_number: int | None = None
     position: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return asdict(self)
 
 

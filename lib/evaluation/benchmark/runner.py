@@ -17,6 +17,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from lib.core.errors import UserError
+from lib.core.json_types import JSONObject
 from lib.core.pool import run_tasks
 from lib.core.progress import CountProgressFn
 from lib.core.redaction import redact
@@ -61,7 +62,7 @@ class RunSummary:
     seconds: float = 0.0
     cancelled: bool = False
 
-    def cli_dict(self) -> dict[str, Any]:
+    def cli_dict(self) -> JSONObject:
         return {k: getattr(self, k) for k in (
             "run_id", "n_items", "answers", "failures", "scores", "retrieval_hit_at_k", "judge", "metric",
             "judge_failures", "no_statements", "unclear", "no_verdict", "skipped_no_doc", "majority_baseline", "comparison",

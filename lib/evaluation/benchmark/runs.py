@@ -14,6 +14,7 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
+from lib.core.json_types import JSONObject
 from lib.evaluation.benchmark.dataset import Item
 from lib.qa.ask import ANSWER_BUDGET_CLOSED, ANSWER_BUDGET_OPEN
 from lib.storage import tables
@@ -32,7 +33,7 @@ class RunConfig:
     source: str = ""
     no_doc_items: list[str] = field(default_factory=list)  # items whose document is not indexed (no pdf/rag)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return dict(self.__dict__)
 
     def settings(self) -> dict[str, Any]:
