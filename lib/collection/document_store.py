@@ -19,6 +19,7 @@ from lib.collection.ingest import STAGES, IngestPipeline, IngestResult, document
 from lib.collection.maintenance import repair
 from lib.collection.repository import DocInfo, DocumentRepository
 from lib.core.errors import UserError
+from lib.core.json_types import JSONObject
 from lib.documents import metadata, originals
 from lib.storage import leases
 
@@ -70,7 +71,7 @@ class DocumentStore:
         """The document as read at ingest (pages, PDF properties, first pages' layout): what metadata is read from."""
         return self.pipeline.stored_pdf(doc_id)
 
-    def reextract_metadata(self, doc_id: str) -> dict[str, dict[str, Any]]:
+    def reextract_metadata(self, doc_id: str) -> dict[str, JSONObject]:
         """Read a document's metadata again with today's rules (from its kept original's properties and layout, or
         its stored text), keeping a person's values and noting where the rules now read otherwise."""
         if originals.path(doc_id) is None:
@@ -98,6 +99,6 @@ class DocumentStore:
     def vector_writes(self) -> Any:
         return self.index.writing(self.engine)
 
-    def repair(self) -> dict[str, Any]:
+    def repair(self) -> JSONObject:
         """Lease-aware sweep of vectors no committed generation owns (see maintenance.repair)."""
         return repair(self)

@@ -19,6 +19,7 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
+from lib.core.json_types import JSONObject
 from lib.core.pool import run_tasks
 from lib.core.progress import CountProgressFn
 from lib.core.redaction import redact
@@ -211,7 +212,7 @@ def _three(v: str) -> str:
     return "no preference" if v in ("tie", "both_bad") else v
 
 
-def judge_vs_experts(arena_id: str, judge: str, engine: Engine | None = None) -> dict[str, Any]:
+def judge_vs_experts(arena_id: str, judge: str, engine: Engine | None = None) -> JSONObject:
     """The judge against the experts, on three categories (first better, second better, no preference), as percent
     and Cohen's κ with n (``lib.core.stats.agreement.two_rater_agreement``), counted two ways:
 

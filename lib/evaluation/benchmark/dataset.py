@@ -7,7 +7,6 @@ import json
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from lib.core import config
 from lib.core.errors import UserError
@@ -55,7 +54,7 @@ def _normalise_type(value: str) -> str:
     return {"problem-solving": "problem-solving", "problemsolving": "problem-solving"}.get(v, v)
 
 
-def parse_rows(rows: list[dict[str, Any]]) -> tuple[list[Item], list[Problem]]:
+def parse_rows(rows: list[JSONObject]) -> tuple[list[Item], list[Problem]]:
     items: list[Item] = []
     problems: list[Problem] = []
     seen: set[str] = set()
@@ -139,7 +138,7 @@ def load_items(data: bytes | str | Path, fmt: str | None = None) -> tuple[list[I
     return parse_rows(rows)
 
 
-def load_sample_items(full: bool = False) -> list[dict[str, Any]]:
+def load_sample_items(full: bool = False) -> list[JSONObject]:
     """The bundled NEPAQuAD rows for the sample EIS (20-item set, or all 155 with ``full``)."""
     path = config.SAMPLE_QUESTIONS if full else config.SAMPLE20
     with path.open(encoding="utf-8") as fh:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
-from typing import Any
 
 from lib.core import config
 from lib.core.errors import UserError
+from lib.core.json_types import JSONObject
 
 DATA = config.DATA_DIR / "enviroexam"
 LETTERS = ("A", "B", "C", "D")
@@ -79,6 +79,6 @@ def load_course(course: str, split: str = "test") -> list[Question]:
             for i, r in enumerate(rows)]
 
 
-def load_published() -> list[dict[str, Any]]:
+def load_published() -> list[JSONObject]:
     with (DATA / "published_zero_shot.csv").open(encoding="utf-8") as fh:
         return [{k: (v if k == "model" else float(v)) for k, v in r.items()} for r in csv.DictReader(fh)]
