@@ -4,6 +4,7 @@ manifest lists, what a download holds); the page only draws them."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -150,7 +151,7 @@ def run_results(run_id: str, engine: Engine | None = None) -> RunResults | None:
         majority=report.majority([it for it in items if it.id in keep]) if not df.empty else None)
 
 
-def item_table(df: pd.DataFrame, model_name: Any) -> pd.DataFrame:
+def item_table(df: pd.DataFrame, model_name: Callable[[str], str]) -> pd.DataFrame:
     """Every answer of a run as one plain table: names for ids, '—' for no value."""
     import pandas as pd  # heavy: imported on first use, off start-up
     view = df[["item_id", "question_type", "model", "mode", "status", "score", "score_status", "verdict",

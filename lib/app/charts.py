@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from lib.core.stats.bradley_terry import left_share_ci, too_few_votes
 from lib.core.stats.inference import MIN_N
@@ -22,19 +22,21 @@ if TYPE_CHECKING:
     import pandas as pd
 
 Label = Callable[[str], str]
+P = ParamSpec("P")
+C = TypeVar("C", bound="alt.TopLevelMixin | None")  # a chart, or None where there is nothing to draw
 SMALL = f"n < {MIN_N}: too few to read"
 POSITIONS = ["beginning", "middle", "end", "unknown"]
 LEVELS = ["Bachelor", "Master", "Doctor"]
 
 
-def whole_labels(fn: Callable[..., Any]) -> Callable[..., Any]:
+def whole_labels(fn: Callable[P, C]) -> Callable[P, C]:
     """Every chart shows its labels whole at any width: axis, legend and facet-header labels are never cut
     (``labelLimit=0``), and legends sit under the chart, where a long label has the chart's width."""
     @functools.wraps(fn)
-    def build(*args: Any, **kwargs: Any) -> Any:
+    def build(*args: P.args, **kwargs: P.kwargs) -> C:
         chart = fn(*args, **kwargs)
         if chart is None:
-            return None
+            return chart
         return (chart.configure_axis(labelLimit=0, titleLimit=0)
                 .configure_legend(labelLimit=0, titleLimit=0, orient="bottom", columns=1)
                 .configure_header(labelLimit=0, titleLimit=0))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,7 +50,7 @@ class Estimate:
     def guessed(self) -> bool:
         return any(p["measured_n"] == 0 for p in self.parts)
 
-    def text(self, name: Any = None) -> str:
+    def text(self, name: Callable[[dict[str, Any]], str] | None = None) -> str:
         """'≈ 2 min (from …)' or '≈ 40 s (partly a rough guess: …)'. ``name`` turns a part into plain words."""
         name = name or (lambda p: p["what"])
         guessed = list(dict.fromkeys(name(p) for p in self.parts if p["measured_n"] == 0))

@@ -20,6 +20,7 @@ from lib.collection.maintenance import repair
 from lib.collection.repository import DocInfo, DocumentRepository
 from lib.core.errors import UserError
 from lib.core.json_types import JSONObject
+from lib.core.progress import ProgressFn
 from lib.documents import metadata, originals
 from lib.storage import leases
 
@@ -60,11 +61,11 @@ class DocumentStore:
 
     # writing
     def ingest_file(self, path: str, name: str | None = None, chunk_size: int | None = None,
-                    chunk_overlap: int | None = None, progress: Any = None) -> IngestResult:
+                    chunk_overlap: int | None = None, progress: ProgressFn | None = None) -> IngestResult:
         """Index a PDF: when this returns, the document is searchable at its final quality."""
         return self.pipeline.ingest_file(path, name, chunk_size, chunk_overlap, progress)
 
-    def reindex(self, doc_id: str, chunk_size: int, chunk_overlap: int, progress: Any = None) -> IngestResult:
+    def reindex(self, doc_id: str, chunk_size: int, chunk_overlap: int, progress: ProgressFn | None = None) -> IngestResult:
         return self.pipeline.reindex(doc_id, chunk_size, chunk_overlap, progress)
 
     def stored_pdf(self, doc_id: str) -> Any:

@@ -26,6 +26,7 @@ from lib.storage import leases
 
 if TYPE_CHECKING:
     from lib.collection.vectors import VectorIndex
+    from lib.models.embedding import Embedder
 
 STAGES = ("extract", "chunk", "embed", "index")
 MIN_CHUNK_TOKENS = 16
@@ -178,7 +179,7 @@ class IngestPipeline:
         )
 
 
-def embedder_label(emb: Any) -> str:
+def embedder_label(emb: Embedder) -> str:
     """What made a document's vectors: the model and its backend (int8 ONNX vectors are close to torch's, not equal)."""
     return f"{emb.name} ({getattr(emb, 'backend', 'torch')})"
 

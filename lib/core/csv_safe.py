@@ -15,7 +15,7 @@ from typing import Any
 TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def neutralise(value: Any) -> Any:
+def neutralise(value: object) -> object:
     """The cell as written to CSV: text that a spreadsheet would run as a formula gets a leading apostrophe.
     Text that already starts with an apostrophe gets one more, so ``unneutralise`` can undo exactly this."""
     if isinstance(value, str) and value and (value.startswith(TRIGGERS) or _escaped(value)):
@@ -46,7 +46,7 @@ def to_csv(frame: Any) -> str:
     return str(safe.to_csv(index=False))
 
 
-def rows_to_csv(rows: Iterable[Mapping[str, Any]], fieldnames: Sequence[str]) -> str:
+def rows_to_csv(rows: Iterable[Mapping[str, object]], fieldnames: Sequence[str]) -> str:
     """Dict rows as safe CSV text."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(fieldnames), extrasaction="ignore")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import re
 from pathlib import Path
-from typing import Any
 
 from lib.core import config
 from lib.core.errors import UserError
@@ -33,7 +32,7 @@ LEGEND = {
 }
 
 
-def _text_key(s: Any) -> str:
+def _text_key(s: object) -> str:
     s = str(s or "").replace("&", " and ").casefold()
     return " ".join(re.sub(r"[^\w\s]", " ", s).split())
 
@@ -42,7 +41,7 @@ def _agency_key(s: str) -> str:
     return _text_key(metadata.canonical_agency(s) or s)
 
 
-def comparable(field: str, value: Any) -> Any:
+def comparable(field: str, value: object) -> object:
     """A value in the form two readings are compared in (None for no value)."""
     if value in (None, "", []):
         return None

@@ -54,7 +54,7 @@ class Source:
                 "contexts": list(self.contexts), "score": self.score}
 
 
-def _section(value: Any) -> str | None:
+def _section(value: object) -> str | None:
     if value is None:
         return None
     if isinstance(value, (list, tuple)):
@@ -64,11 +64,11 @@ def _section(value: Any) -> str | None:
     return s or None
 
 
-def _page(value: Any) -> int | None:
+def _page(value: object) -> int | None:
     if value is None or isinstance(value, bool):
         return None
     try:
-        return int(value)
+        return int(value) if isinstance(value, int | float | str) else int(str(value))
     except (TypeError, ValueError):
         return None
 

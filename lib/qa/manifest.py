@@ -55,7 +55,7 @@ def embedder_name(services: Corpus | None = None) -> str:
     return embedder_label()
 
 
-def build(kind: str, models: Iterable[Any], *, prompts: Mapping[str, str], judge: Provider | None = None,
+def build(kind: str, models: Iterable[Provider], *, prompts: Mapping[str, str], judge: Provider | None = None,
           documents: list[dict[str, Any]] | None = None, embedder: str | None = None,
           semantic_embedder: str | None = None, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
     extra = {"semantic_embedder": semantic_embedder} if semantic_embedder else {}

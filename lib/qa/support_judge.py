@@ -11,11 +11,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from lib.core.errors import UserError
 from lib.models import prompts
-from lib.models.base import Provider, ProviderError, Request
+from lib.models.base import Answer, Provider, ProviderError, Request
 from lib.qa.citations import cited_numbers
 from lib.qa.support import (
     NO_SOURCE,
@@ -45,7 +44,7 @@ SCHEMA = {
 }
 
 
-def _reply_object(answer: Any) -> dict | None:
+def _reply_object(answer: Answer) -> dict | None:
     obj = answer.extra.get("structured") if isinstance(getattr(answer, "extra", None), dict) else None
     if isinstance(obj, dict):
         return obj

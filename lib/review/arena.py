@@ -22,13 +22,13 @@ import json
 import time as _time
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from sqlalchemy import delete, func, insert, select
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from lib.core.errors import UserError
 from lib.core.stats.agreement import pair_agreement
@@ -88,7 +88,7 @@ def parse_system_key(key: str) -> tuple[str, str]:
     return (model, mode) if model else ("", key)
 
 
-def system_label(model: str, mode: str, model_label: Any = None) -> str:
+def system_label(model: str, mode: str, model_label: Callable[[str], str] | None = None) -> str:
     """Plain words for people: the model's label and the mode's."""
     name = model_label(model) if model_label else model
     return f"{name} · {MODE_LABELS.get(mode, mode)}"
@@ -115,7 +115,7 @@ def usable(text: str | None) -> bool:
     return bool(t) and t not in NON_ANSWERS
 
 
-def _bench_answers(run_id: str, c: Any, ids: set[int] | None) -> list[ArenaAnswer]:
+def _bench_answers(run_id: str, c: Connection, ids: set[int] | None) -> list[ArenaAnswer]:
     runs, ans = tables.bench_runs, tables.bench_answers
     row = c.execute(select(runs.c["items"]).where(runs.c.run_id == run_id)).first()
     if row is None:
@@ -132,7 +132,7 @@ def _bench_answers(run_id: str, c: Any, ids: set[int] | None) -> list[ArenaAnswe
     return out
 
 
-def _ask_answers(c: Any, ids: set[int] | None, batch: str | None = None) -> list[ArenaAnswer]:
+def _ask_answers(c: Connection, ids: set[int] | None, batch: str | None = None) -> list[ArenaAnswer]:
     t = tables.ask_history
     q = select(t).where(t.c.error.is_(None))
     if batch:

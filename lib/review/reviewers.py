@@ -5,7 +5,6 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from lib.core import config
 from lib.core.errors import UserError
@@ -82,11 +81,12 @@ def require_adjudicator(by: str | None) -> str:
     return found
 
 
-def signed_in_reviewer(user: Mapping[str, Any]) -> tuple[str, str | None]:
+def signed_in_reviewer(user: Mapping[str, object]) -> tuple[str, str | None]:
     """(the reviewer, the adjudicator or None) for a signed-in account: the e-mail names the reviewer (else the
     display name), and only the verified e-mail grants adjudication: a display name is often the user's own to set."""
     who = str(user.get("email") or user.get("name") or "").strip()
-    return who, adjudicator_for(user.get("email")) if user.get("email") else None
+    email = user.get("email")
+    return who, adjudicator_for(str(email)) if email else None
 
 
 def check_import_rights(annotators: Iterable[str], importer: str | None, by: str | None, sign_in: bool) -> None:

@@ -15,7 +15,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -105,7 +105,7 @@ class Lease:
                     c.execute(delete(t).where(t.c.name == self.name, t.c.holder == cur.holder))
         return False
 
-    def acquire(self, timeout: float = 600.0, on_wait: Any = None) -> Lease:
+    def acquire(self, timeout: float = 600.0, on_wait: Callable[[str | None], object] | None = None) -> Lease:
         deadline = time.monotonic() + timeout
         waited = False
         while not self.try_acquire():
@@ -144,7 +144,7 @@ class Lease:
 
 @contextmanager
 def held(name: str, engine: Engine | None = None, purpose: str = "", timeout: float = 600.0,
-         on_wait: Any = None) -> Iterator[Lease]:
+         on_wait: Callable[[str | None], object] | None = None) -> Iterator[Lease]:
     """``with held("doc:abc"): ...`` — acquire (waiting while another live process holds it), then release."""
     lease = Lease(name, engine or get_engine(), purpose).acquire(timeout, on_wait)
     try:

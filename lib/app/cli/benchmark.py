@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from lib.app.benchmark import rescore_run
 from lib.app.cli.common import (
@@ -49,7 +48,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--restart", action="store_true", help="discard this run's stored answers and start over")
 
 
-def _refuse_changed_flags(a: argparse.Namespace, cfg: Any) -> None:
+def _refuse_changed_flags(a: argparse.Namespace, cfg: RunConfig) -> None:
     """A resume uses the run's own configuration; flags that ask for another one are refused, never ignored."""
     asked = {
         "--models": registry.resolve_all([m for m in a.models.split(",") if m]) if a.models else None,

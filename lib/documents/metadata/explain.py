@@ -3,14 +3,12 @@ edit"), its source, where it was read, the rules' confidence, and where a person
 disagree."""
 from __future__ import annotations
 
-from typing import Any
-
 from lib.documents.metadata.fields import FIELD_LABELS, FIELDS, SOURCE_LABELS
 
 NOT_FOUND = "not found — fill or edit"
 
 
-def shown(value: Any) -> str:
+def shown(value: object) -> str:
     if value is None or value == []:
         return ""
     return ", ".join(value) if isinstance(value, list) else str(value)

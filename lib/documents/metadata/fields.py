@@ -215,7 +215,7 @@ def state_code(name: str) -> str | None:
     return _STATE_BY_NAME.get(key) or _STATE_BY_NAME.get(key.removeprefix("u.s. "))
 
 
-def as_list(value: Any) -> list[str]:
+def as_list(value: object) -> list[str]:
     if value is None:
         return []
     if isinstance(value, str):
@@ -285,6 +285,6 @@ def normalize(key: str, value: Any) -> Any:
     return s
 
 
-def year_of(publish_date: Any) -> int | None:
+def year_of(publish_date: object) -> int | None:
     m = re.match(r"(\d{4})", str(publish_date or ""))
     return int(m.group(1)) if m else None

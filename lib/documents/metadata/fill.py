@@ -60,7 +60,7 @@ def schema_for(fields: list[str]) -> dict:
     return {"type": "object", "properties": props, "required": list(fields), "additionalProperties": False}
 
 
-def _check_type(key: str, value: Any) -> str | None:
+def _check_type(key: str, value: object) -> str | None:
     """Why a value has the wrong type for its field (the schema's types), or None."""
     if key in LIST_FIELDS:
         if isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value)):

@@ -36,7 +36,7 @@ def citation_name(meta: dict[str, dict], name: str, limit: int = 80) -> str:
     return full if len(full) <= limit else full[: limit - 1].rstrip() + "…"
 
 
-def parse_year_range(spec: Any) -> tuple[int | None, int | None]:
+def parse_year_range(spec: object) -> tuple[int | None, int | None]:
     """'2010-2020' -> (2010, 2020); '2015' -> (2015, 2015); '2010-' / '-2020' are open ranges."""
     if isinstance(spec, (tuple, list)) and len(spec) == 2:
         lo, hi = spec

@@ -25,7 +25,7 @@ def empty_record() -> dict[str, dict]:
 _RULES = ("pdf_metadata", "cover_text")
 
 
-def _json(v: Any) -> str | None:
+def _json(v: object) -> str | None:
     return json.dumps(v) if v is not None else None
 
 
@@ -140,7 +140,7 @@ def set_values(doc_id: str, values: dict[str, Any], engine: Engine | None = None
     return get(doc_id, engine)
 
 
-def normalize_tags(value: Any) -> list[str]:
+def normalize_tags(value: object) -> list[str]:
     """Tags in their stored form: trimmed, lower case, unique, sorted. A list, or text separated by commas."""
     out = set()
     for item in as_list(value) if value not in (None, "") else []:

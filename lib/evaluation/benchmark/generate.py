@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import csv
 import io
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from lib.core.progress import CountProgressFn
 from lib.documents.chunking import Chunk
@@ -144,7 +144,7 @@ def parse_generated_csv(text: str, qtype: str) -> tuple[list[tuple[str, str, str
 def generate(
     provider: Provider, passages: Sequence[Chunk], doc_name: str, n_pages: int,
     per_type: dict[str, int] | None = None, progress: CountProgressFn | None = None,
-    cancel: Any = None,
+    cancel: threading.Event | None = None,
 ) -> GenerationReport:
     """Ask the model for items passage by passage. With ``cancel`` (a threading.Event) set, it stops between
     passages and returns what it has, so a cancelled job keeps its finished items."""

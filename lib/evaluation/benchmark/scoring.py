@@ -11,7 +11,7 @@ the judge when there is one (each checker its own metric); context precision and
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lib.evaluation.metrics import (
     AnswerCorrectness,
@@ -32,6 +32,12 @@ from lib.evaluation.metrics import (
 )
 from lib.evaluation.metrics.base import RETRY_STATUSES
 from lib.models.base import Provider
+
+if TYPE_CHECKING:  # for the checker only
+    import numpy as np
+
+    from lib.documents.pdf import Page
+    from lib.evaluation.benchmark.dataset import Item
 
 METRIC_LABELS = {
     "closed_accuracy": "Closed accuracy",
@@ -69,10 +75,10 @@ def judge_templates() -> dict[str, str]:
 class Scorer:
     """The metrics of one run, bound to its judge (or none) and the embedder."""
 
-    def __init__(self, judge: Provider | None, embed: Callable[[Sequence[str]], Any],
-                 pages_of: Callable[[str], Sequence[Any]] | None = None) -> None:
+    def __init__(self, judge: Provider | None, embed: Callable[[Sequence[str]], np.ndarray],
+                 pages_of: Callable[[str], Sequence[Page]] | None = None) -> None:
         self.judge = judge
-        self._pages: dict[str, Sequence[Any]] = {}  # a document's pages, read once per run for full-PDF answers
+        self._pages: dict[str, Sequence[Page]] = {}  # a document's pages, read once per run for full-PDF answers
         self._pages_of = pages_of
         self.metrics: list[Metric] = [ClosedAccuracy(), SemanticSimilarity(embed), TokenF1Proxy(embed),
                                       RetrievalHit(), Faithfulness(pages_of=self.pages if pages_of else None),
@@ -84,7 +90,7 @@ class Scorer:
             if wrong:
                 raise TypeError(f"metric {m.name} needs {', '.join(wrong)}, which is no field of a Sample")
 
-    def pages(self, doc_id: str) -> Sequence[Any]:
+    def pages(self, doc_id: str) -> Sequence[Page]:
         if doc_id not in self._pages:
             self._pages[doc_id] = self._pages_of(doc_id) if self._pages_of else []
         return self._pages[doc_id]
@@ -93,19 +99,19 @@ class Scorer:
         return [m for m in self.metrics if m.applies(sample, mode)]
 
     @staticmethod
-    def sample(item: Any, answer: str | None, verdict: str | None, sources: Sequence[Mapping[str, Any]],
+    def sample(item: Item, answer: str | None, verdict: str | None, sources: Sequence[Mapping[str, Any]],
                mode: str = "") -> Sample:
         return Sample(question=item.question, answer=answer, truth=item.answer, question_type=item.question_type,
                       verdict=verdict, contexts=[str(c.get("text") or "") for c in sources],
                       gold_context=item.context or "", mode=mode, sources=[dict(c) for c in sources])
 
-    def score(self, item: Any, mode: str, answer: str | None, verdict: str | None,
+    def score(self, item: Item, mode: str, answer: str | None, verdict: str | None,
               sources: Sequence[Mapping[str, Any]]) -> list[MetricResult]:
         """Every metric that applies to this answer; ``sources`` are its stored contexts (text, number, pages)."""
         s = self.sample(item, answer, verdict, sources, mode)
         return [checked_score(m, s) for m in self.applicable(s, mode)]
 
-    def needs_rescore(self, item: Any, mode: str, stored: Mapping[str, Mapping[str, Any]]) -> bool:
+    def needs_rescore(self, item: Item, mode: str, stored: Mapping[str, Mapping[str, Any]]) -> bool:
         """A metric missing, or a judge's score that failed or found no statements (retried on resume; the
         offline metrics are deterministic, so scoring them again would change nothing)."""
         s = self.sample(item, "", None, [], mode)

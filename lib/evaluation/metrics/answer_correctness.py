@@ -40,7 +40,6 @@ What differs from ragas, and why:
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from lib.core.redaction import redact
 from lib.evaluation.metrics.base import JUDGE_FAILED, NO_ANSWER, NO_STATEMENTS, OK, MetricResult, Sample
@@ -152,7 +151,7 @@ CLASSIFY_EXAMPLES = [
 ]
 
 
-def _dump(obj: Any) -> str:
+def _dump(obj: object) -> str:
     return json.dumps(obj, indent=4, ensure_ascii=False)
 
 
