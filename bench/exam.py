@@ -33,17 +33,17 @@ def main() -> None:
     wall = time.perf_counter() - t
     key = [q.answer for c in ee.courses() for q in ee.load_course(c)[: args.limit or None]]
     letter, count = Counter(key).most_common(1)[0]
-    print(f"{args.model} {args.shots}-shot: {res['n_questions']} questions in {wall:.1f} s "
-          f"({res['n_questions'] / wall:.2f} q/s); unparsed {res['unparsed']}")
+    print(f"{args.model} {args.shots}-shot: {res.n_questions} questions in {wall:.1f} s "
+          f"({res.n_questions / wall:.2f} q/s); unparsed {res.unparsed}")
     print(f"{'course':72} {'level':8} {'acc %':>6} {'vs 25%':>7}")
-    for course, acc in sorted(res["courses"].items(), key=lambda kv: -kv[1]):
+    for course, acc in sorted(res.courses.items(), key=lambda kv: -kv[1]):
         print(f"{ee.course_title(course):72} {ee.course_level(course):8} {acc:6.1f} {acc - 25:+7.1f}")
-    above = sum(1 for a in res["courses"].values() if a > 25)
-    sizes = {c: len(ee.load_course(c)[: args.limit or None]) for c in res["courses"]}
-    overall = sum(res["courses"][c] * sizes[c] for c in sizes) / sum(sizes.values())
+    above = sum(1 for a in res.courses.values() if a > 25)
+    sizes = {c: len(ee.load_course(c)[: args.limit or None]) for c in res.courses}
+    overall = sum(res.courses[c] * sizes[c] for c in sizes) / sum(sizes.values())
     print(f"overall accuracy {overall:.1f}% (chance 25%; always-'{letter}' baseline {100 * count / len(key):.1f}%); "
-          f"{above} of {len(res['courses'])} courses above chance")
-    print(f"M {res['M']}  sigma {res['sigma']}  CV {res['cv']}  I {res['I']}  void {res['void']}")
+          f"{above} of {len(res.courses)} courses above chance")
+    print(f"M {res.M}  sigma {res.sigma}  CV {res.cv}  I {res.I}  void {res.void}")
 
 
 if __name__ == "__main__":

@@ -186,9 +186,12 @@ def run_grid(settings: ask_case.Settings) -> ask_case.Grid:
 
 settings = ask_case.Settings(question or "", models, modes, doc_id, k, closed, balanced, gold)
 problem = settings.problem() if asked else None
+no_document = settings.missing_document() if asked and problem is None else None
 if problem is not None:
     st.warning(problem, icon="✍️")
-if asked and problem is None:
+if no_document is not None:  # not the last answer under it: it would read as this question's
+    st.error(no_document)
+elif asked and problem is None:
     st.session_state["last_grid"] = run_grid(settings)
     st.rerun()  # drawn again from the session: no half-written streaming text is left on screen
 elif st.session_state.get("last_grid"):

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.app import documents as docs_case
-from lib.app import ingest_params, queue_reembed, search, stage_upload, workers
+from lib.app import ingest_params, queue_reembed, reindex_params, search, stage_upload, workers
 from lib.core import config
 from lib.documents import is_navigation
 from lib.documents import metadata as meta_lib
@@ -109,9 +109,9 @@ with tab_add:
                    "progress on every page.")
         for job_id in started[:10]:
             watch(job_id, "docs")
-    res = docs_case.last_finished(started)
+    res = run_safely(docs_case.last_finished, started)
     if res is not None:
-        st.success(plain(res.headline(doc_label(res.doc_id or res.file))))
+        st.success(plain(res.headline(doc_label(res.doc_id or res.name))))
         cols = st.columns(5)
         cols[0].metric("Pages", res.pages)
         cols[1].metric("Characters", f"{res.chars:,}")
@@ -198,7 +198,7 @@ with tab_docs:
             c1, c2 = st.columns(2)
             with c1:
                 if st.button(f"Re-index with size {chunk_size} / overlap {chunk_overlap}", key="reindex"):
-                    start_ingest(docs_case.reindex_params(chosen, chunk_size, chunk_overlap), f"Re-index {titles[chosen]}")
+                    start_ingest(reindex_params(chosen, chunk_size, chunk_overlap), f"Re-index {titles[chosen]}")
                     st.session_state["docs_first_tab"] = "Add documents"
                     st.rerun()
             with c2:

@@ -51,7 +51,7 @@ with tab_results:
     else:
         st.caption("None: runs with a question limit or a subset of the courses appear here.")
 
-    shown = [r for r in runs if r["n_questions"]]
+    shown = [r for r in runs if r.n_questions]
     if not shown:
         st.info("No model has been run here yet: see **Run the exam**. Published per-course scores are not available, "
                 "so the course charts below show runs made here.")
@@ -104,25 +104,25 @@ with tab_run:
             res = run_safely(ee.summarize_run, job.result["run_id"])
             if res is not None:
                 m = st.columns(7)
-                m[0].metric("Questions", res["n_questions"])
+                m[0].metric("Questions", res.n_questions)
                 two = lambda v: None if v is None else round(float(v), 2)  # noqa: E731 - shown with 2 decimals
-                m[1].metric("M (mean %)", two(res["M"]))
-                m[2].metric("σ", two(res["sigma"]))
-                m[3].metric("CV", two(res["cv"]))
-                m[4].metric("I", "void" if res["void"] else two(res["I"]),
+                m[1].metric("M (mean %)", two(res.M))
+                m[2].metric("σ", two(res.sigma))
+                m[3].metric("CV", two(res.cv))
+                m[4].metric("I", "void" if res.void else two(res.I),
                             help="I = M × (1 − CV); void (no index) where CV is above 1: the courses' scores spread "
                                  "more than their mean, as when most courses score 0")
-                m[5].metric("Failed", res["failed"], help="Calls that failed: counted as wrong, asked again next run")
-                m[6].metric("Unparsed", res["unparsed"], help="Answers with no readable letter: counted as wrong")
-                st.caption(f"{plain(res['label'])} · {res['n_courses']} course(s)")
-                if res["partial"]:
-                    st.info(f"Partial run: {res['n_questions']} question(s) over {res['n_courses']} course(s). It is "
+                m[5].metric("Failed", res.failed, help="Calls that failed: counted as wrong, asked again next run")
+                m[6].metric("Unparsed", res.unparsed, help="Answers with no readable letter: counted as wrong")
+                st.caption(f"{plain(res.label)} · {res.n_courses} course(s)")
+                if res.partial:
+                    st.info(f"Partial run: {res.n_questions} question(s) over {res.n_courses} course(s). It is "
                             "listed under Partial runs and not ranked against full runs.")
-                if res["failed"]:
-                    st.warning(f"{res['failed']} question(s) failed (the model call raised an error) and count as "
+                if res.failed:
+                    st.warning(f"{res.failed} question(s) failed (the model call raised an error) and count as "
                                "wrong; run again with the same settings to ask them again.")
-                if res["unparsed"]:
-                    st.warning(f"{res['unparsed']} answer(s) had no readable letter and count as wrong.")
+                if res.unparsed:
+                    st.warning(f"{res.unparsed} answer(s) had no readable letter and count as wrong.")
 
 with tab_quiz:
     qc = st.selectbox("Course", courses, format_func=lambda c: f"{ee.course_title(c)} ({ee.course_level(c)})", key="quiz_course")

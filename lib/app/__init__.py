@@ -14,10 +14,11 @@ from lib.app.job_handlers import (
     generate_params,
     ingest_params,
     queue_reembed,
+    reindex_params,
     stage_upload,
 )
 from lib.app.services import Services, get_services
 
 __all__ = ["REEMBED", "Services", "arena", "ask", "benchmark", "benchmark_params", "charts", "documents", "estimates", "exam", "exam_params", "generate_params", "get_services",
-           "ingest_params", "job_handlers", "queue_reembed", "search", "stage_upload",
+           "ingest_params", "job_handlers", "queue_reembed", "reindex_params", "search", "stage_upload",
            "validate", "workers"]

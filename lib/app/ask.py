@@ -39,11 +39,16 @@ class Settings:
     gold: str | None = None  # the passage gold mode is given
 
     def problem(self) -> str | None:
-        """Why Run cannot ask this, in words that say what to do; None when it can."""
+        """What is still to be chosen before Run can ask, in words that say what to do; None when nothing is."""
         if not self.question.strip():
             return "Type a question first, then Run (or press Ctrl+Enter in the question box)."
         if not (self.models and self.modes):
             return "Choose at least one model and one context mode, then Run."
+        return None
+
+    def missing_document(self) -> str | None:
+        """Why the chosen context modes cannot run here (they read a document, and none is chosen); None when
+        they can."""
         if set(NEEDS_DOCUMENT) & set(self.modes) and not self.scope:
             return (f"{MODE_LABELS['pdf']} and {MODE_LABELS['rag']} need an indexed document. Index one in "
                     f"Documents, or use {MODE_LABELS['none']} or {MODE_LABELS['gold']}.")

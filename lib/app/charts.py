@@ -10,7 +10,7 @@ pandas frames.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from lib.core.stats.bradley_terry import left_share_ci, too_few_votes
@@ -20,6 +20,8 @@ from lib.qa.contexts import MODE_LABELS, MODES
 if TYPE_CHECKING:
     import altair as alt
     import pandas as pd
+
+    from lib.evaluation.exam import ExamRun
 
 Label = Callable[[str], str]
 P = ParamSpec("P")
@@ -196,13 +198,13 @@ def exam_leaderboard_chart(board: pd.DataFrame, published: str, here: str) -> al
     return (bars + labels).properties(height=alt.Step(17), title="Leaderboard")
 
 
-def exam_per_course(runs: list[dict], meta: pd.DataFrame) -> pd.DataFrame:
+def exam_per_course(runs: Sequence[ExamRun], meta: pd.DataFrame) -> pd.DataFrame:
     """One row per run × course: accuracy (%), with the course's title and level."""
     import pandas as pd  # heavy: imported on first use, off start-up
 
-    return pd.DataFrame([{"model": r["label"] + (" (partial)" if r["partial"] else ""), "shots": r["shots"],
+    return pd.DataFrame([{"model": r.label + (" (partial)" if r.partial else ""), "shots": r.shots,
                           "course": c, "accuracy": a}
-                         for r in runs for c, a in r["courses"].items()]).merge(meta, on="course")
+                         for r in runs for c, a in r.courses.items()]).merge(meta, on="course")
 
 
 @whole_labels

@@ -41,7 +41,8 @@ class Library(Collection):
         """The documents the filters keep, sorted by one of ``metadata.SORTS`` (unknown values last). A filter
         the metadata cannot read raises UserError with what to write instead."""
         scope = self.scope(filters)
-        kept = self.docs if scope is None else [d for d in self.docs if d.doc_id in set(scope)]
+        keep = None if scope is None else set(scope)
+        kept = self.docs if keep is None else [d for d in self.docs if d.doc_id in keep]
         return metadata.sort_documents(kept, sort_by, self.meta, self.tags, descending)
 
     def rows(self, shown: Sequence[DocInfo], stale: set[str]) -> list[dict[str, object]]:
@@ -116,7 +117,7 @@ def last_finished(job_ids: Sequence[str]) -> IngestDone | None:
     for job_id in job_ids:
         job = jobs.get(job_id)
         if job.status == "done":
-            return parse(IngestDone, job.result)
+            return parse(IngestDone, job.result, "result")
     return None
 
 

@@ -51,17 +51,12 @@ def start(model: str, title: str, shots: int, cot: bool, courses: Sequence[str] 
     return jobs.submit("exam", params, title)
 
 
-def partial_table(runs: Sequence[Mapping[str, object]]) -> list[dict[str, object]]:
+def partial_table(runs: Sequence[ee.ExamRun]) -> list[dict[str, object]]:
     """The partial runs (and runs with other settings) as the page's table shows them, one row each."""
-    out: list[dict[str, object]] = []
-    for r in runs:
-        courses = r["courses"]
-        assert isinstance(courses, Mapping)
-        out.append({"model": r["label"], "not ranked because": r["why"], "questions": r["n_questions"],
-                    "of": r["n_planned"], "courses": r["n_courses"], "per course": r["limit"] or "all",
-                    "failed": r["failed"], "unparsed": r["unparsed"], "M": r["M"], "sigma": r["sigma"],
-                    "cv": r["cv"], "I": r["I"], "course list": ", ".join(ee.course_title(c) for c in courses)})
-    return out
+    return [{"model": r.label, "not ranked because": r.why, "questions": r.n_questions, "of": r.n_planned,
+             "courses": r.n_courses, "per course": r.limit or "all", "failed": r.failed, "unparsed": r.unparsed,
+             "M": r.M, "sigma": r.sigma, "cv": r.cv, "I": r.I,
+             "course list": ", ".join(ee.course_title(c) for c in r.courses)} for r in runs]
 
 
 def new_quiz(course: str, rng: random.Random | None = None) -> list[ee.Question]:
@@ -95,11 +90,8 @@ def score_quiz(quiz: Sequence[ee.Question], answers: Mapping[int, str | None]) -
     return QuizScore(marks.count("right"), len(quiz), marks.count("unanswered"), marks)
 
 
-def quiz_comparison(course: str, score: QuizScore, runs: Sequence[Mapping[str, object]]) -> list[dict[str, object]]:
+def quiz_comparison(course: str, score: QuizScore, runs: Sequence[ee.ExamRun]) -> list[dict[str, object]]:
     """The visitor beside every run made here that asked this course (its accuracy on the course, %)."""
-    rows: list[dict[str, object]] = [{"who": "you", "accuracy": score.percent}]
-    for r in runs:
-        courses = r["courses"]
-        if isinstance(courses, Mapping) and course in courses:
-            rows.append({"who": f"{r['label']}" + (" (partial)" if r["partial"] else ""), "accuracy": courses[course]})
-    return rows
+    return [{"who": "you", "accuracy": score.percent}] + [
+        {"who": r.label + (" (partial)" if r.partial else ""), "accuracy": r.courses[course]}
+        for r in runs if course in r.courses]

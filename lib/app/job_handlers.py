@@ -13,6 +13,7 @@ import json
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from sqlalchemy.engine import Engine
@@ -67,7 +68,8 @@ def ingest_params(path: str, name: str | None = None, chunk_size: int | None = N
 
 
 def reindex_params(doc_id: str, chunk_size: int, chunk_overlap: int) -> JSONObject:
-    return to_json(IngestJob(reindex=doc_id, chunk_size=int(chunk_size), chunk_overlap=int(chunk_overlap)))
+    """A re-index's row: the document and its new chunk settings (read back as an IngestJob)."""
+    return {"reindex": doc_id, "chunk_size": int(chunk_size), "chunk_overlap": int(chunk_overlap)}
 
 
 INGEST_DONE_BEFORE = {"extract": 0.0, "chunk": 0.10, "embed": 0.20, "index": 0.90}  # progress at each stage's start
@@ -88,7 +90,9 @@ def run_ingest(params: JSONObject, ctx: JobContext) -> JSONObject:
     job = parse(IngestJob, params)
     docs = _services().docs
     if job.reindex:
-        res = docs.reindex(job.reindex, int(job.chunk_size or 0), int(job.chunk_overlap or 0), progress)
+        if job.chunk_size is None or job.chunk_overlap is None:
+            raise UserError("A re-index needs its chunk size and overlap; start it again from the Documents page.")
+        res = docs.reindex(job.reindex, job.chunk_size, job.chunk_overlap, progress)
     else:
         path = job.path or ""
         if not Path(path).exists() and job.staged:
@@ -223,8 +227,9 @@ def run_exam_job(params: JSONObject, ctx: JobContext) -> JSONObject:
                        max_workers=job.max_workers or 4)
     finally:
         held.release()
-    ctx.link(run_id=res["run_id"])
-    return {"run_id": res["run_id"], "summary": {k: res.get(k) for k in (
+    ctx.link(run_id=res.run_id)
+    summary = res.as_dict()
+    return {"run_id": res.run_id, "summary": {k: summary[k] for k in (
         "model", "shots", "circular", "partial", "n_questions", "n_courses", "failed", "unparsed", "M", "sigma",
         "cv", "I")}}
 
@@ -267,7 +272,10 @@ def _models_here(ids: list[str]) -> str | None:
 
 
 def _benchmark_fit(params: JSONObject) -> str | None:
-    job = parse(BenchmarkJob, params)
+    try:
+        job = parse(BenchmarkJob, params)
+    except UserError:  # a row no handler can read: it runs, and fails with the reason, rather than wait
+        return None
     stored = load_run(job.run_id)
     if stored is not None:  # a resumed run: its stored configuration
         cfg = stored[1]
@@ -279,8 +287,17 @@ def _benchmark_fit(params: JSONObject) -> str | None:
 
 
 HANDLERS = {"ingest": run_ingest, REEMBED: run_reembed, "benchmark": run_benchmark_job, "exam": run_exam_job, "generate": run_generate_job}
-FITS = {"benchmark": _benchmark_fit, "exam": lambda p: _models_here([parse(ExamJob, p).model]),
-        "generate": lambda p: _models_here([parse(GenerateJob, p).model])}
+def _model_fit(kind: type[ExamJob] | type[GenerateJob]) -> Callable[[JSONObject], str | None]:
+    def fit(params: JSONObject) -> str | None:
+        try:
+            model = parse(kind, params).model
+        except UserError:  # a row no handler can read: it runs, and fails with the reason, rather than wait
+            return None
+        return _models_here([model])
+    return fit
+
+
+FITS = {"benchmark": _benchmark_fit, "exam": _model_fit(ExamJob), "generate": _model_fit(GenerateJob)}
 for _kind, _handler in HANDLERS.items():
     jobs.register(_kind, _handler, FITS.get(_kind))
 job_parts.register_part(CELL_PART, lambda payload: answer_cell(payload, _services()))

@@ -5,15 +5,18 @@ names, as the jobs table has always held them."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from lib.core.errors import UserError
 from lib.core.json_types import JSONObject
 from lib.evaluation.benchmark.dataset import Item
 from lib.evaluation.benchmark.runs import RunConfig
 
+if TYPE_CHECKING:  # for the checker only: pydantic is imported when a job runs
+    from pydantic import TypeAdapter
+
 T = TypeVar("T")
-MetadataValue = str | int | float | list[str] | None  # a metadata field's stored form
+MetadataValue = str | bool | int | float | list[str] | None  # a metadata field's stored form
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,7 @@ class ExamJob:
     split: str = "test"
     circular: bool = False
     restart: bool = False
-    max_workers: int = 4
+    max_workers: int | None = 4  # None (older rows): 4
 
     def run_key(self) -> JSONObject:
         """What makes two exam jobs the same run (one job at a time works on it)."""
@@ -53,7 +56,7 @@ class BenchmarkJob:
     run_id: str
     items: list[Item] | None = None  # a new run's items (dropped from the row once the run keeps them)
     config: RunConfig | None = None  # a new run's
-    max_workers: int = 4
+    max_workers: int | None = 4  # None (older rows): 4
 
 
 @dataclass(frozen=True)
@@ -73,14 +76,27 @@ def to_json(job: IngestJob | ExamJob | BenchmarkJob | GenerateJob) -> JSONObject
     return {k: v for k, v in out.items() if not (k in OPTIONAL and v is None)}
 
 
-def parse(kind: type[T], params: JSONObject) -> T:
-    """A job's stored parameters as its record, checked (numbers written as text are read as numbers; keys a
-    record does not name, from older rows, are left out). A row that does not fit raises UserError."""
-    from pydantic import TypeAdapter, ValidationError  # heavy (about 0.25 s): imported when a job runs, off start-up
+_readers: dict[type, TypeAdapter[object]] = {}  # one reader per record, built on first use (about 10 ms each)
+
+
+def _reader(kind: type) -> TypeAdapter[object]:
+    from pydantic import TypeAdapter  # heavy (about 0.25 s with the first adapter): imported when a job runs
+
+    if kind not in _readers:
+        _readers[kind] = TypeAdapter(kind)
+    return _readers[kind]
+
+
+def parse(kind: type[T], data: JSONObject, what: str = "parameters") -> T:
+    """A job's stored parameters (or its ``result``) as their record, checked: numbers written as text are read as
+    numbers, and keys the record does not name (from older rows) are left out. A row that does not fit raises
+    UserError saying so."""
+    from pydantic import ValidationError  # heavy: see _reader
 
     try:
-        return TypeAdapter(kind).validate_python(params)
+        return cast(T, _reader(kind).validate_python(data))
     except ValidationError as exc:
-        raise UserError(f"This job's stored parameters do not fit its record, {kind.__name__} "
-                        f"({exc.error_count()} problem(s), first: {exc.errors()[0]['loc']} {exc.errors()[0]['msg']}); start it again "
-                        "instead of resuming it.") from exc
+        first = exc.errors()[0]
+        todo = "start it again instead of resuming it" if what == "parameters" else "its numbers cannot be shown"
+        raise UserError(f"This job's stored {what} do not fit its record, {kind.__name__} ({exc.error_count()} "
+                        f"problem(s), first: {first['loc']} {first['msg']}); {todo}.") from exc

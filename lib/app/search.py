@@ -87,7 +87,7 @@ class Collection:
     def facets(self) -> Facets:
         tags = metadata.tags_many([d.doc_id for d in self.docs], self.services.docs.engine)
         return Facets(
-            agencies=sorted({self.value(d.doc_id, "lead_agency") for d in self.docs} - {""}),
+            agencies=sorted({self.value(d.doc_id, "lead_agency") for d in self.docs} - {""}, key=str.casefold),
             states=sorted({s for d in self.docs for s in (self.meta[d.doc_id].get("states") or {}).get("value") or []}),
             types=sorted({self.value(d.doc_id, "document_type") for d in self.docs} - {""}),
             tags=sorted({t for ts in tags.values() for t in ts}),

@@ -19,9 +19,12 @@ def test_a_run_is_refused_with_what_to_do():
     assert settings(question="  ").problem().startswith("Type a question first")
     assert settings(models=[]).problem().startswith("Choose at least one model and one context mode")
     assert settings(modes=[]).problem().startswith("Choose at least one model and one context mode")
-    no_doc = settings(scope=None).problem()
-    assert no_doc.startswith(f"{MODE_LABELS['pdf']} and {MODE_LABELS['rag']} need an indexed document")
-    assert settings(scope=None, modes=["none", "gold"]).problem() is None  # no mode reads a document
+    assert settings().missing_document() is None
+    no_doc = settings(scope=None)
+    assert no_doc.problem() is None
+    assert no_doc.missing_document().startswith(f"{MODE_LABELS['pdf']} and {MODE_LABELS['rag']} need an indexed "
+                                                "document")
+    assert settings(scope=None, modes=["none", "gold"]).missing_document() is None  # no mode reads a document
 
 
 def test_what_changed_since_the_answer_is_named_and_only_what_counts():

@@ -1,7 +1,10 @@
 """Charts and tables built in lib/app/charts.py (pages only lay them out): n and intervals travel with every score."""
+from dataclasses import replace
+
 import pandas as pd
 
 from lib.app import charts
+from lib.evaluation import exam as ee
 
 
 def _frame() -> pd.DataFrame:
@@ -34,11 +37,15 @@ def test_score_bars_draw_intervals_and_grey_small_cells():
 
 def test_exam_frames_and_optional_shots_chart():
     meta = pd.DataFrame({"course": ["c1", "c2"], "title": ["Course 1", "Course 2"], "level": ["Bachelor", "Master"]})
-    runs = [{"label": "m · 0-shot", "partial": True, "shots": 0, "courses": {"c1": 50.0, "c2": 25.0}}]
+    run = ee.ExamRun(run_id="r0", model="m", shots=0, cot=False, split="test", circular=False, n_questions=4,
+                     n_courses=2, n_planned=4, limit=2, partial=True, failed=0, unparsed=0,
+                     courses={"c1": 50.0, "c2": 25.0}, M=37.5, sigma=12.5, cv=0.33, I=25.0, void=False,
+                     label="m · 0-shot")
+    runs = [run]
     per = charts.exam_per_course(runs, meta)
     assert per["model"].unique().tolist() == ["m · 0-shot (partial)"] and set(per["title"]) == {"Course 1", "Course 2"}
     assert charts.shots_bars(per) is None  # one setting only: nothing to compare
-    runs.append({"label": "m · 5-shot", "partial": True, "shots": 5, "courses": {"c1": 75.0, "c2": 50.0}})
+    runs.append(replace(run, run_id="r5", label="m · 5-shot", shots=5, courses={"c1": 75.0, "c2": 50.0}))
     assert charts.shots_bars(charts.exam_per_course(runs, meta)) is not None
     board = charts.exam_leaderboard([{"model": "x", "M": 1.0, "sigma": 0.1, "cv": 0.1, "I": 0.9, "source": "s",
                                       "n_questions": 726, "failed": 0, "unparsed": 0}])

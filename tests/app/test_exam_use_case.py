@@ -1,5 +1,6 @@
 """The EnviroExam use case (lib/app/exam.py), without Streamlit: the rules the page used to apply itself."""
 import random
+from dataclasses import replace
 
 from lib.app import exam as exam_case
 from lib.evaluation import exam as ee
@@ -35,18 +36,21 @@ def test_a_quiz_is_ten_distinct_questions_of_its_course_and_an_unanswered_one_co
     score = exam_case.score_quiz(quiz, answers)
     assert (score.right, score.total, score.unanswered, score.percent) == (6, 10, 3, 60.0)
     assert score.marks == ["right"] * 6 + ["wrong"] + ["unanswered"] * 3
-    runs = [{"label": "A", "partial": False, "courses": {COURSE: 50.0}},
-            {"label": "B", "partial": True, "courses": {COURSE: 25.0}},
-            {"label": "C", "partial": True, "courses": {"other": 90.0}}]
+    run = ee.ExamRun(run_id="a", model="m", shots=0, cot=False, split="test", circular=False, n_questions=4,
+                     n_courses=1, n_planned=4, limit=None, partial=False, failed=0, unparsed=0,
+                     courses={COURSE: 50.0}, M=50.0, sigma=0.0, cv=0.0, I=50.0, void=False, label="A")
+    runs = [run, replace(run, label="B", partial=True, courses={COURSE: 25.0}),
+            replace(run, label="C", partial=True, courses={"other": 90.0})]
     assert exam_case.quiz_comparison(COURSE, score, runs) == [
         {"who": "you", "accuracy": 60.0}, {"who": "A", "accuracy": 50.0}, {"who": "B (partial)", "accuracy": 25.0}]
 
 
 def test_the_partial_runs_table_names_the_courses_and_says_all_where_no_limit_was_set():
-    run = {"label": "m · 0-shot", "why": "partial: 4 of 726 test questions", "n_questions": 4, "n_planned": 4,
-           "n_courses": 1, "limit": None, "failed": 1, "unparsed": 0, "M": 50.0, "sigma": 0.0, "cv": 0.0, "I": 50.0,
-           "courses": {COURSE: 50.0}}
+    run = ee.ExamRun(run_id="a", model="m", shots=0, cot=False, split="test", circular=False, n_questions=4,
+                     n_courses=1, n_planned=4, limit=None, partial=True, failed=1, unparsed=0, courses={COURSE: 50.0},
+                     M=50.0, sigma=0.0, cv=0.0, I=50.0, void=False, label="m · 0-shot",
+                     why="partial: 4 of 726 test questions")
     row = exam_case.partial_table([run])[0]
     assert row["per course"] == "all" and row["course list"] == ee.course_title(COURSE)
-    assert (row["model"], row["not ranked because"], row["failed"]) == ("m · 0-shot", run["why"], 1)
-    assert exam_case.partial_table([run | {"limit": 2}])[0]["per course"] == 2
+    assert (row["model"], row["not ranked because"], row["failed"]) == ("m · 0-shot", run.why, 1)
+    assert exam_case.partial_table([replace(run, limit=2)])[0]["per course"] == 2

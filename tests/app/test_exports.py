@@ -97,13 +97,12 @@ def test_ask_history_csv_neutralised_json_raw(tmp_path):
     assert {h["mode"]: h for h in raw}["gold"]["answer"].startswith(MINUS)
 
 
-def exam_run(label: str, run_id: str) -> dict:
+def exam_run(label: str, run_id: str) -> ee.ExamRun:
     """A full run made here, as ee.all_runs() describes one (ranked on the leaderboard)."""
     courses = {c: 50.0 + i for i, c in enumerate(ee.courses())}
-    return {"run_id": run_id, "model": label, "label": label, "shots": 0, "cot": False, "split": "test",
-            "circular": False, "partial": False, "n_questions": 726, "n_courses": len(courses), "n_planned": 726,
-            "limit": None, "failed": 0, "unparsed": 0, "courses": courses, "M": 60.0, "sigma": 10.0, "cv": 1 / 6,
-            "I": 50.0, "void": False}
+    return ee.ExamRun(run_id=run_id, model=label, label=label, shots=0, cot=False, split="test", circular=False,
+                      partial=False, n_questions=726, n_courses=len(courses), n_planned=726, limit=None, failed=0,
+                      unparsed=0, courses=courses, M=60.0, sigma=10.0, cv=1 / 6, I=50.0, void=False)
 
 
 def test_enviroexam_leaderboard_and_course_csv_neutralised():
@@ -121,8 +120,8 @@ def test_enviroexam_leaderboard_and_course_csv_neutralised():
 
     # ... and the per-course accuracy
     meta = pd.DataFrame([{"course": c, "title": ee.course_title(c), "level": ee.course_level(c)} for c in ee.courses()])
-    per = pd.DataFrame([{"model": r["label"] + (" (partial)" if r["partial"] else ""), "shots": r["shots"],
-                         "course": c, "accuracy": a} for r in runs for c, a in r["courses"].items()]).merge(meta, on="course")
+    per = pd.DataFrame([{"model": r.label + (" (partial)" if r.partial else ""), "shots": r.shots,
+                         "course": c, "accuracy": a} for r in runs for c, a in r.courses.items()]).merge(meta, on="course")
     rows = parse(csv_safe.to_csv(per))
     assert {r["model"] for r in rows} == {"'" + f for f in FORMULAS}
     assert_no_live_formula(rows)

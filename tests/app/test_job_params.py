@@ -19,8 +19,9 @@ def test_the_rows_keep_their_keys_and_read_back_into_the_same_records():
     with_meta = ingest_params("/x/a.pdf", metadata={"title": "T", "states": ["AK"]})
     assert with_meta["metadata"] == {"title": "T", "states": ["AK"]}
     assert parse(IngestJob, json.loads(json.dumps(with_meta))).metadata == {"title": "T", "states": ["AK"]}
-    assert reindex_params("d1", 128, 16) == {"path": None, "name": None, "chunk_size": 128, "chunk_overlap": 16,
-                                             "staged": False, "reindex": "d1"}
+    again = reindex_params("d1", 128, 16)
+    assert again == {"reindex": "d1", "chunk_size": 128, "chunk_overlap": 16}  # as re-index rows always were
+    assert parse(IngestJob, again) == IngestJob(reindex="d1", chunk_size=128, chunk_overlap=16)
     exam = exam_params("m", 5, True, ["c1"], 3, "test", False, True)
     assert exam == {"model": "m", "shots": 5, "cot": True, "courses": ["c1"], "limit": 3, "split": "test",
                     "circular": False, "restart": True, "max_workers": 4}
@@ -41,5 +42,8 @@ def test_an_older_row_is_read_and_one_that_does_not_fit_is_refused_with_what_to_
     with pytest.raises(UserError, match=r"do not fit its record, ExamJob \(1 problem\(s\), first: \('model',\)"
                                         r".*start it again instead of resuming it"):
         parse(ExamJob, {"shots": 0})
+    # an exam row written before max_workers was stored, or with it empty, runs with 4 workers
+    assert parse(ExamJob, {"model": "m", "max_workers": None}).max_workers is None
+    assert parse(IngestJob, {"path": "a.pdf", "metadata": {"flag": True, "n": 3}}).metadata == {"flag": True, "n": 3}
     with pytest.raises(UserError, match="GenerateJob"):
         parse(GenerateJob, {"doc_id": "d", "chunks": "three", "model": "m", "per_type": {}})

@@ -125,23 +125,23 @@ def test_run_resumes_without_repeating_answers(tmp_path):
     eng = get_engine(f"sqlite:///{tmp_path / 'exam.db'}")
     courses = ["environmental_science", "modern_biology"]
     first = ee.run_exam("smollm2", 0, False, courses, limit=1, engine=eng)
-    assert first["n_questions"] == 2 and first["unparsed"] == 0 and first["failed"] == 0
-    assert first["model"] == "local/smollm2-135m" and first["partial"] and first["n_courses"] == 2
+    assert first.n_questions == 2 and first.unparsed == 0 and first.failed == 0
+    assert first.model == "local/smollm2-135m" and first.partial and first.n_courses == 2
     calls = []
     again = ee.run_exam("smollm2", 0, False, courses, limit=1, engine=eng, progress=lambda d, n, m: calls.append(n))
-    assert calls == [] and again["run_id"] == first["run_id"]  # the same run resumed: nothing left to ask
+    assert calls == [] and again.run_id == first.run_id  # the same run resumed: nothing left to ask
     # Another limit is a run of its own; the answers it shares with the first are copied, not asked again.
     second = ee.run_exam("smollm2", 0, False, courses, limit=2, engine=eng,
                          progress=lambda d, n, m: calls.append(n))
     assert set(calls) == {2}  # only the two new questions were asked
-    assert second["run_id"] != first["run_id"]
-    assert second["n_questions"] == 4 and set(second["courses"]) == set(courses)
+    assert second.run_id != first.run_id
+    assert second.n_questions == 4 and set(second.courses) == set(courses)
     with eng.connect() as c:
         assert c.execute(select(func.count()).select_from(tables.exam_answers)).scalar() == 2 + 4
-    assert ee.summarize("smollm2", 0, False, "test", courses, 1, engine=eng)["n_questions"] == 2
+    assert ee.summarize("smollm2", 0, False, "test", courses, 1, engine=eng).n_questions == 2
     five = ee.run_exam("smollm2", 5, False, courses[:1], limit=1, engine=eng)
-    assert five["shots"] == 5 and five["n_questions"] == 1
-    assert {r["run_id"] for r in ee.all_runs(eng)} == {first["run_id"], second["run_id"], five["run_id"]}
+    assert five.shots == 5 and five.n_questions == 1
+    assert {r.run_id for r in ee.all_runs(eng)} == {first.run_id, second.run_id, five.run_id}
 
 
 # ----- fake models -------------------------------------------------------------------------------
@@ -205,9 +205,9 @@ COURSE = "environmental_science"
 def test_failures_count_as_wrong_and_are_retried(fake, eng):
     fake.fail = {(COURSE, 1), (COURSE, 3)}
     s1 = ee.run_exam(fake.id, 0, False, [COURSE], limit=4, engine=eng)
-    assert s1["n_questions"] == 4 and s1["failed"] == 2 and s1["unparsed"] == 0
-    assert s1["courses"][COURSE] == 50.0  # the two failed questions count, as wrong
-    stored = rows(eng, s1["run_id"])
+    assert s1.n_questions == 4 and s1.failed == 2 and s1.unparsed == 0
+    assert s1.courses[COURSE] == 50.0  # the two failed questions count, as wrong
+    stored = rows(eng, s1.run_id)
     bad = [r for r in stored if r["status"] == "failed"]
     assert len(stored) == 4 and len(bad) == 2
     assert all(r["parsed"] == 0 and r["correct"] == 0 and r["predicted"] is None for r in bad)
@@ -216,59 +216,59 @@ def test_failures_count_as_wrong_and_are_retried(fake, eng):
     calls = []
     s2 = ee.run_exam(fake.id, 0, False, [COURSE], limit=4, engine=eng, progress=lambda d, n, m: calls.append(n))
     assert sorted(fake.asked) == [(COURSE, 1), (COURSE, 3)] and set(calls) == {2}  # only the failed ones
-    assert s2["n_questions"] == 4 and s2["failed"] == 0 and s2["courses"][COURSE] == 100.0
-    assert len(rows(eng, s1["run_id"])) == 4
+    assert s2.n_questions == 4 and s2.failed == 0 and s2.courses[COURSE] == 100.0
+    assert len(rows(eng, s1.run_id)) == 4
 
 
 def test_unparsed_counts_as_wrong_and_is_kept(fake, eng):
     fake.garble = {(COURSE, 0)}
     s1 = ee.run_exam(fake.id, 0, False, [COURSE], limit=4, engine=eng)
-    assert s1["n_questions"] == 4 and s1["unparsed"] == 1 and s1["failed"] == 0
-    assert s1["courses"][COURSE] == 75.0
-    row = next(r for r in rows(eng, s1["run_id"]) if r["q_index"] == 0)
+    assert s1.n_questions == 4 and s1.unparsed == 1 and s1.failed == 0
+    assert s1.courses[COURSE] == 75.0
+    row = next(r for r in rows(eng, s1.run_id) if r["q_index"] == 0)
     assert row["status"] == "unparsed" and row["parsed"] == 0 and row["raw"] == "I think it's a trick question"
     fake.garble, fake.asked = set(), []
     s2 = ee.run_exam(fake.id, 0, False, [COURSE], limit=4, engine=eng)
-    assert fake.asked == [] and s2["unparsed"] == 1 and s2["courses"][COURSE] == 75.0  # an answer, not asked again
+    assert fake.asked == [] and s2.unparsed == 1 and s2.courses[COURSE] == 75.0  # an answer, not asked again
 
 
 def test_summary_keys_and_partial_labelling(fake, eng):
     part = ee.run_exam(fake.id, 0, False, ["modern_biology", COURSE], limit=2, engine=eng)
-    assert {"partial", "n_questions", "n_courses", "failed", "unparsed", "circular", "run_id"} <= set(part)
-    assert part["partial"] is True and part["n_questions"] == 4 and part["n_courses"] == 2 and part["limit"] == 2
+    assert {"partial", "n_questions", "n_courses", "failed", "unparsed", "circular", "run_id"} <= set(part.as_dict())
+    assert part.partial is True and part.n_questions == 4 and part.n_courses == 2 and part.limit == 2
     subset = ee.run_exam(fake.id, 0, False, [COURSE], engine=eng)  # one whole course: still partial
-    assert subset["partial"] and subset["n_questions"] == len(ee.load_course(COURSE)) and subset["limit"] is None
+    assert subset.partial and subset.n_questions == len(ee.load_course(COURSE)) and subset.limit is None
     full = ee.run_exam(fake.id, 0, False, engine=eng, max_workers=2)
-    assert full["partial"] is False and full["n_questions"] == 726 and full["n_courses"] == 42
-    assert full["M"] == 100.0 and full["I"] == 100.0
-    assert ee.run_exam(fake.id, 0, False, ee.courses(), limit=40, engine=eng)["run_id"] == full["run_id"]
+    assert full.partial is False and full.n_questions == 726 and full.n_courses == 42
+    assert full.M == 100.0 and full.I == 100.0
+    assert ee.run_exam(fake.id, 0, False, ee.courses(), limit=40, engine=eng).run_id == full.run_id
     board = ee.leaderboard(eng)
     assert sum(b["source"] == ee.PUBLISHED for b in board) == 31
     here = [b for b in board if b["source"] == ee.RUN_HERE]
-    assert [b["run_id"] for b in here] == [full["run_id"]] and here[0]["n_questions"] == 726
-    assert board[0]["run_id"] == full["run_id"]  # ranked by I: 100 beats every published model
+    assert [b["run_id"] for b in here] == [full.run_id] and here[0]["n_questions"] == 726
+    assert board[0]["run_id"] == full.run_id  # ranked by I: 100 beats every published model
     partial = ee.partial_runs(eng)
-    assert {r["run_id"] for r in partial} == {part["run_id"], subset["run_id"]}
-    assert all(r["partial"] and r["n_questions"] < 726 for r in partial)
+    assert {r.run_id for r in partial} == {part.run_id, subset.run_id}
+    assert all(r.partial and r.n_questions < 726 for r in partial)
 
 
 def test_circular_evaluation(fake, eng):
     args = (fake.id, 0, False, [COURSE])
     plain = ee.run_exam(*args, limit=3, engine=eng)
     circ = ee.run_exam(*args, limit=3, engine=eng, circular=True)
-    assert plain["courses"][COURSE] == circ["courses"][COURSE] == 100.0  # the right text under every order
-    assert circ["circular"] and not plain["circular"] and circ["run_id"] != plain["run_id"]
-    assert "circular" in circ["label"] and "circular" not in plain["label"]
-    assert circ["n_questions"] == 3
-    stored = rows(eng, circ["run_id"])
+    assert plain.courses[COURSE] == circ.courses[COURSE] == 100.0  # the right text under every order
+    assert circ.circular and not plain.circular and circ.run_id != plain.run_id
+    assert "circular" in circ.label and "circular" not in plain.label
+    assert circ.n_questions == 3
+    stored = rows(eng, circ.run_id)
     assert sorted((r["q_index"], r["rotation"]) for r in stored) == [(i, k) for i in range(3) for k in range(4)]
     assert all(r["gold"] == r["predicted"] for r in stored)  # stored in the published option order
 
     fake.mode = "letter"  # the published gold letter, whatever is printed under it
-    assert ee.run_exam(*args, limit=3, engine=eng, restart=True)["courses"][COURSE] == 100.0
+    assert ee.run_exam(*args, limit=3, engine=eng, restart=True).courses[COURSE] == 100.0
     circ = ee.run_exam(*args, limit=3, engine=eng, circular=True, restart=True)
-    assert circ["n_questions"] == 3 and circ["courses"][COURSE] == 0.0  # right only under the published order
-    stored = rows(eng, circ["run_id"])
+    assert circ.n_questions == 3 and circ.courses[COURSE] == 0.0  # right only under the published order
+    stored = rows(eng, circ.run_id)
     assert {r["rotation"] for r in stored if r["correct"]} == {0}
 
 
@@ -285,10 +285,10 @@ def test_circular_question_fails_when_one_rotation_fails(fake, eng):
 
     fake._generate = flaky
     s1 = ee.run_exam(fake.id, 0, False, [COURSE], limit=2, engine=eng, circular=True)
-    assert s1["n_questions"] == 2 and s1["failed"] == 1 and s1["courses"][COURSE] == 50.0
+    assert s1.n_questions == 2 and s1.failed == 1 and s1.courses[COURSE] == 50.0
     fake.asked = []
     s2 = ee.run_exam(fake.id, 0, False, [COURSE], limit=2, engine=eng, circular=True)
-    assert fake.asked == [(COURSE, 0)] and s2["failed"] == 0 and s2["courses"][COURSE] == 100.0
+    assert fake.asked == [(COURSE, 0)] and s2.failed == 0 and s2.courses[COURSE] == 100.0
 
 
 def test_rotation():
@@ -303,7 +303,7 @@ def test_rotation():
 
 def test_manifest_refuses_a_changed_resume(fake, eng):
     s1 = ee.run_exam(fake.id, 0, False, [COURSE], limit=2, engine=eng)
-    m = manifest.load(s1["run_id"], eng)
+    m = manifest.load(s1.run_id, eng)
     assert m["kind"] == "exam" and m["models"][0]["id"] == "test/exam-fake"
     assert {k: m["settings"][k] for k in ("shots", "cot", "split", "circular", "courses", "limit")} == {
         "shots": 0, "cot": False, "split": "test", "circular": False, "courses": [COURSE], "limit": 2}
@@ -312,17 +312,17 @@ def test_manifest_refuses_a_changed_resume(fake, eng):
     with pytest.raises(UserError, match="temperature"):
         ee.run_exam(fake.id, 0, False, [COURSE], limit=2, engine=eng)
     assert m["settings"]["extractor"] == ee.EXTRACTOR_VERSION
-    assert ee.summarize(fake.id, 0, False, "test", [COURSE], 2, engine=eng)["n_questions"] == 2
+    assert ee.summarize(fake.id, 0, False, "test", [COURSE], 2, engine=eng).n_questions == 2
     # Another limit is another run, and answers made at another temperature are not copied into it.
     fake.asked = []
     other = ee.run_exam(fake.id, 0, False, [COURSE], limit=3, engine=eng)
-    assert other["run_id"] != s1["run_id"] and len(fake.asked) == 3
+    assert other.run_id != s1.run_id and len(fake.asked) == 3
     # Starting over discards the stored answers and records the new configuration; the two questions were
     # just answered at 0.7 by the limit-3 run, so they are copied from it rather than asked again.
     fake.asked = []
     s2 = ee.run_exam(fake.id, 0, False, [COURSE], limit=2, engine=eng, restart=True)
-    assert s2["run_id"] == s1["run_id"] and s2["n_questions"] == 2 and fake.asked == []
-    assert manifest.load(s1["run_id"], eng)["models"][0]["options"]["temperature"] == 0.7
+    assert s2.run_id == s1.run_id and s2.n_questions == 2 and fake.asked == []
+    assert manifest.load(s1.run_id, eng)["models"][0]["options"]["temperature"] == 0.7
 
 
 def test_store_made_before_rotations_is_upgraded(fake, tmp_path):
@@ -344,10 +344,10 @@ def test_store_made_before_rotations_is_upgraded(fake, tmp_path):
     eng = get_engine(f"sqlite:///{path}")
     plain = ee.run_exam(fake.id, 0, False, [COURSE], limit=1, engine=eng)
     circ = ee.run_exam(fake.id, 0, False, [COURSE], limit=1, engine=eng, circular=True)
-    assert circ["n_questions"] == 1 and len(rows(eng, circ["run_id"])) == 4 and plain["n_questions"] == 1
-    legacy = next(r for r in ee.all_runs(eng) if r["run_id"] == "smollm2|0-shot|direct|test")
-    assert legacy["model"] == "local/smollm2-135m" and legacy["unparsed"] == 1 and legacy["partial"]
-    assert rows(eng, legacy["run_id"])[0]["rotation"] == 0
+    assert circ.n_questions == 1 and len(rows(eng, circ.run_id)) == 4 and plain.n_questions == 1
+    legacy = next(r for r in ee.all_runs(eng) if r.run_id == "smollm2|0-shot|direct|test")
+    assert legacy.model == "local/smollm2-135m" and legacy.unparsed == 1 and legacy.partial
+    assert rows(eng, legacy.run_id)[0]["rotation"] == 0
 
 
 CLI_KEYS = {"model", "shots", "n_questions", "unparsed", "courses", "M", "sigma", "cv", "I"}
@@ -382,16 +382,17 @@ def test_cli_exam_contract(tmp_path):
 
 
 def test_only_runs_made_like_the_published_board_are_ranked():
-    base = {"partial": False, "n_questions": 726, "split": "test", "shots": 0, "cot": False, "circular": False}
+    from dataclasses import replace
+
+    base = ee.ExamRun(run_id="a", model="m", shots=0, cot=False, split="test", circular=False, n_questions=726,
+                      n_courses=42, n_planned=726, limit=None, partial=False, failed=0, unparsed=0, courses={},
+                      M=30.0, sigma=10.0, cv=0.33, I=20.0, void=False, label="full")
     assert ee.not_ranked_why(base) is None
-    assert ee.not_ranked_why(base | {"partial": True, "n_questions": 4}) == "partial: 4 of 726 test questions"
-    assert ee.not_ranked_why(base | {"split": "dev", "n_questions": 210}).startswith("dev split")
-    assert ee.not_ranked_why(base | {"shots": 5}).startswith("5-shot")
-    assert ee.not_ranked_why(base | {"cot": True, "circular": True}).startswith("chain of thought, circular evaluation")
-    runs = [{"label": "full", "M": 30.0, "sigma": 10.0, "cv": 0.33, "I": 20.0, "run_id": "a", "failed": 0,
-             "unparsed": 0, "model": "m", **base},
-            {"label": "five", "M": 40.0, "sigma": 10.0, "cv": 0.25, "I": 30.0, "run_id": "b", "failed": 0,
-             "unparsed": 0, "model": "m", **(base | {"shots": 5})}]
+    assert ee.not_ranked_why(replace(base, partial=True, n_questions=4)) == "partial: 4 of 726 test questions"
+    assert ee.not_ranked_why(replace(base, split="dev", n_questions=210)).startswith("dev split")
+    assert ee.not_ranked_why(replace(base, shots=5)).startswith("5-shot")
+    assert ee.not_ranked_why(replace(base, cot=True, circular=True)).startswith("chain of thought, circular evaluation")
+    runs = [base, replace(base, label="five", M=40.0, cv=0.25, I=30.0, run_id="b", shots=5)]
     board = ee.leaderboard(runs=runs)
     assert [b["model"] for b in board if b["source"] == ee.RUN_HERE] == ["full"]
-    assert [r["label"] for r in ee.partial_runs(runs=runs)] == ["five"]
+    assert [r.label for r in ee.partial_runs(runs=runs)] == ["five"]

@@ -53,6 +53,14 @@ def test_documents_upload_preview_search_delete(services, pdf_factory):
     assert any(c.value.startswith("fusion score ") for c in at.caption)
     assert any("Wetland delineation found two wetlands" in t.value for t in at.text)
 
+    # re-index with other chunk settings: a background job, after which the document has them
+    at.selectbox(key="docs_pick").select(doc_id).run()
+    next(n for n in at.number_input if n.label == "Chunk size (tokens)").set_value(120).run()
+    at.button(key="reindex").click().run()
+    settle(at)
+    assert not at.exception, at.exception
+    assert next(d for d in services.docs.list() if d.doc_id == doc_id).chunk_size == 120
+
     # delete needs the confirmation tick
     at.selectbox(key="docs_pick").select(doc_id).run()
     delete = at.button(key="delete")

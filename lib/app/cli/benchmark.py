@@ -118,10 +118,11 @@ def _exam(a: argparse.Namespace) -> object:
         raise UserError("--courses lists no course; give comma-separated course ids or leave it out for all 42.")
     job = run_job("exam", exam_params(a.model, a.shots, a.cot, courses, a.limit, a.split, a.circular, a.restart),
                    f"EnviroExam {a.model} ({a.shots}-shot)")
-    res = summarize_run(job["run_id"])
-    if res["failed"]:
-        print(f"[exam] {res['failed']} question(s) failed; they count as wrong and are asked again on the next run",
+    run = summarize_run(str(job["run_id"]))
+    if run.failed:
+        print(f"[exam] {run.failed} question(s) failed; they count as wrong and are asked again on the next run",
               file=sys.stderr)
+    res = run.as_dict()
     return {k: res[k] for k in ("run_id", "model", "shots", "circular", "partial", "n_questions", "n_courses",
                                 "failed", "unparsed", "courses", "M", "sigma", "cv", "I")}
 

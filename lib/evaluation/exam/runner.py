@@ -26,7 +26,7 @@ from lib.evaluation.exam.prompting import (
     rotate,
     unrotate,
 )
-from lib.evaluation.exam.scores import summarize_run
+from lib.evaluation.exam.scores import ExamRun, summarize_run
 from lib.models import registry
 from lib.models.base import LIKELIHOOD, Provider, ProviderError, Request
 from lib.qa import manifest
@@ -122,7 +122,7 @@ def run_exam(
     limit: int | None = None, split: str = "test", engine: Engine | None = None,
     progress: CountProgressFn | None = None, cancel: threading.Event | None = None,
     max_workers: int = 4, circular: bool = False, restart: bool = False,
-) -> dict[str, Any]:
+) -> ExamRun:
     """Run (or resume) the exam and return its summary (see summarize_run).
 
     ``circular`` asks each question under the 4 rotations of its options and counts it right only when all
@@ -225,7 +225,7 @@ def _copy_answered(tasks: list[tuple], run_id: str, current: dict[str, Any], eng
 
 
 def summarize(model: str, shots: int, cot: bool, split: str, course_list: Sequence[str] | None = None,
-              limit: int | None = None, engine: Engine | None = None, circular: bool = False) -> dict[str, Any]:
+              limit: int | None = None, engine: Engine | None = None, circular: bool = False) -> ExamRun:
     """The summary of the run these arguments make (see run_exam)."""
     sel = selection(course_list, limit, split)
     return summarize_run(run_id_for(registry.resolve(model), shots, cot, split, circular, sel.key), engine)

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
+from lib.core.json_types import JSONObject
 from lib.evaluation.exam.dataset import ROTATIONS, courses, load_course, load_published
 from lib.models import registry
 from lib.qa import manifest
@@ -46,6 +47,40 @@ def composite_index(scores: Sequence[float]) -> ExamIndex:
     return ExamIndex(round(m, 4), round(sigma, 4), round(cv, 6), None if void else round(m * (1 - cv), 4), void, n)
 
 
+@dataclass(frozen=True)
+class ExamRun:
+    """One run made here, scored over every question it asked (``summarize_run`` says how)."""
+
+    run_id: str
+    model: str  # the concrete model id
+    shots: int
+    cot: bool
+    split: str
+    circular: bool
+    n_questions: int  # questions scored (a circular one once all four rotations are asked)
+    n_courses: int
+    n_planned: int | None  # the questions the run was started for (None: an older run's record does not say)
+    limit: int | None  # questions per course (None: all)
+    partial: bool  # not every question of its split: never ranked against full runs
+    failed: int  # questions whose call failed (counted wrong, asked again next run)
+    unparsed: int  # questions whose answer had no readable letter (counted wrong)
+    courses: dict[str, float]  # accuracy (%) per course asked
+    M: float | None
+    sigma: float | None
+    cv: float | None
+    I: float | None  # noqa: E741 - the paper's name
+    void: bool
+    label: str = ""  # the model and settings in words
+    why: str | None = None  # why it is not ranked beside the published board (set by partial_runs)
+
+    def as_dict(self) -> JSONObject:
+        """As the command line prints it (``why`` only where it was set)."""
+        out: JSONObject = asdict(self)
+        if self.why is None:
+            del out["why"]
+        return out
+
+
 def results(engine: Engine | None = None) -> list[dict[str, Any]]:
     t = tables.exam_answers
     with (engine or get_engine()).connect() as c:
@@ -73,12 +108,12 @@ def model_label(model_id: str) -> str:
         return model_id
 
 
-def run_label(r: dict[str, Any]) -> str:
-    return (f"{model_label(r['model'])} · {r['shots']}-shot" + (" · CoT" if r["cot"] else "") + (" · circular" if r["circular"] else "")
-            + ("" if r["split"] == "test" else f" · {r['split']} split"))
+def run_label(r: ExamRun) -> str:
+    return (f"{model_label(r.model)} · {r.shots}-shot" + (" · CoT" if r.cot else "") + (" · circular" if r.circular else "")
+            + ("" if r.split == "test" else f" · {r.split} split"))
 
 
-def summarize_run(run_id: str, engine: Engine | None = None, rows: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
+def summarize_run(run_id: str, engine: Engine | None = None, rows: Sequence[dict[str, Any]] | None = None) -> ExamRun:
     """Scores of one run over every question it asked.
 
     A question counts once: right only when every rotation asked was answered right (one rotation unless
@@ -112,16 +147,16 @@ def summarize_run(run_id: str, engine: Engine | None = None, rows: Sequence[dict
     idx = composite_index(list(accs.values()))
     split = first.get("split") or settings.get("split", "test")
     n = sum(len(v) for v in per.values())
-    out = {"run_id": run_id, "model": _display_id(first.get("model") or run_id.split("|")[0]),
-           "shots": first.get("shots", settings.get("shots", 0)), "cot": bool(first.get("cot", settings.get("cot"))),
-           "split": split, "circular": circular, "n_questions": n, "n_courses": len(per),
-           "n_planned": settings.get("n_questions"), "limit": settings.get("limit"),
-           "partial": n < _split_size(split), "failed": failed, "unparsed": unparsed, "courses": accs,
-           "M": idx.M, "sigma": idx.sigma, "cv": idx.cv, "I": idx.I, "void": idx.void}
-    return out | {"label": run_label(out)}
+    out = ExamRun(run_id=run_id, model=_display_id(first.get("model") or run_id.split("|")[0]),
+                  shots=int(first.get("shots", settings.get("shots", 0))),
+                  cot=bool(first.get("cot", settings.get("cot"))), split=split, circular=circular, n_questions=n,
+                  n_courses=len(per), n_planned=settings.get("n_questions"), limit=settings.get("limit"),
+                  partial=n < _split_size(split), failed=failed, unparsed=unparsed, courses=accs, M=idx.M,
+                  sigma=idx.sigma, cv=idx.cv, I=idx.I, void=idx.void)
+    return replace(out, label=run_label(out))
 
 
-def all_runs(engine: Engine | None = None) -> list[dict[str, Any]]:
+def all_runs(engine: Engine | None = None) -> list[ExamRun]:
     """A summary for every run made here, over the questions it asked."""
     by_run: dict[str, list[dict[str, Any]]] = {}
     for r in results(engine):
@@ -133,34 +168,34 @@ PUBLISHED = "published (0-shot)"
 RUN_HERE = "run here"
 
 
-def leaderboard(engine: Engine | None = None, runs: Sequence[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+def leaderboard(engine: Engine | None = None, runs: Sequence[ExamRun] | None = None) -> list[dict[str, Any]]:
     """The ranked board: the 31 published models and the full runs made here (labelled "run here"), by I.
     Partial runs are left out (see partial_runs): their scores are over a subset of the questions."""
     runs = all_runs(engine) if runs is None else runs
     board = [{"model": r["model"], "M": r["mean"], "sigma": r["sigma"], "cv": r["cv"], "I": r["composite_index"],
               "source": PUBLISHED, "n_questions": None, "failed": None, "unparsed": None, "circular": False,
               "run_id": None} for r in load_published()]
-    board += [{"model": r["label"], "M": r["M"], "sigma": r["sigma"], "cv": r["cv"], "I": r["I"], "source": RUN_HERE,
-               "n_questions": r["n_questions"], "failed": r["failed"], "unparsed": r["unparsed"],
-               "circular": r["circular"], "run_id": r["run_id"]} for r in runs if not not_ranked_why(r)]
+    board += [{"model": r.label, "M": r.M, "sigma": r.sigma, "cv": r.cv, "I": r.I, "source": RUN_HERE,
+               "n_questions": r.n_questions, "failed": r.failed, "unparsed": r.unparsed, "circular": r.circular,
+               "run_id": r.run_id} for r in runs if not not_ranked_why(r)]
     return sorted(board, key=lambda b: (b["I"] is None, -(b["I"] or 0.0)))
 
 
-def not_ranked_why(run: dict[str, Any]) -> str | None:
+def not_ranked_why(run: ExamRun) -> str | None:
     """Why a run made here is not ranked beside the published board (full 0-shot, direct, test-split runs), or
     None when it is comparable."""
-    if run["partial"]:
-        return f"partial: {run['n_questions']} of {_split_size(run['split'])} {run['split']} questions"
-    if run["split"] != "test":
+    if run.partial:
+        return f"partial: {run.n_questions} of {_split_size(run.split)} {run.split} questions"
+    if run.split != "test":
         return "dev split (the published board is on the test split)"
-    reasons = [w for w, on in ((f"{run['shots']}-shot", run["shots"] != 0), ("chain of thought", run["cot"]),
-                                ("circular evaluation", run["circular"])) if on]
+    reasons = [w for w, on in ((f"{run.shots}-shot", run.shots != 0), ("chain of thought", run.cot),
+                                ("circular evaluation", run.circular)) if on]
     return f"{', '.join(reasons)} (the published board is 0-shot, direct, single order)" if reasons else None
 
 
-def partial_runs(engine: Engine | None = None, runs: Sequence[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+def partial_runs(engine: Engine | None = None, runs: Sequence[ExamRun] | None = None) -> list[ExamRun]:
     """Runs not ranked beside the published board (part of the exam, or other settings), most questions first,
     each with ``why``."""
     runs = all_runs(engine) if runs is None else runs
-    chosen = [r | {"why": not_ranked_why(r)} for r in runs if r["n_questions"] and not_ranked_why(r)]
-    return sorted(chosen, key=lambda r: (-r["n_questions"], r["label"]))
+    chosen = [replace(r, why=not_ranked_why(r)) for r in runs if r.n_questions and not_ranked_why(r)]
+    return sorted(chosen, key=lambda r: (-r.n_questions, r.label))
