@@ -47,9 +47,11 @@ SCORE_LABELS = {
 SNIPPET = 320  # characters of each passage shown without a click
 
 
-def start_ingest(params: dict, title: str) -> None:
+def start_ingest(params: dict, title: str) -> str:
     """Index in the background: the job keeps running while the user works elsewhere in the app."""
-    st.session_state.setdefault("ingest_jobs", []).insert(0, docs_case.start_ingest(params, title))
+    job_id = docs_case.start_ingest(params, title)
+    st.session_state.setdefault("ingest_jobs", []).insert(0, job_id)
+    return job_id
 
 
 # A returning user lands on their documents; a new one on "Add documents". Chosen once per session, so the tab
@@ -173,8 +175,9 @@ with tab_docs:
                      column_config={"title": st.column_config.TextColumn("title", width="medium"),
                                     "published": st.column_config.TextColumn("published", width="small")})
         st.download_button(
-            "Download metadata (CEQ NEPA Data Standard JSON)",
-            json.dumps(meta_lib.export_ceq(docs, svc.docs.engine), indent=1), "nepa_metadata.json", "application/json",
+            f"Download metadata of the {len(shown)} document(s) shown (CEQ NEPA Data Standard JSON)",
+            json.dumps(meta_lib.export_ceq(shown, svc.docs.engine), indent=1), "nepa_metadata.json",
+            "application/json", disabled=not shown,
             help="projects, processes and documents as the standard names them; values unknown here are left out "
                  "and listed under other.missing_required")
         if not shown:
@@ -198,9 +201,9 @@ with tab_docs:
             c1, c2 = st.columns(2)
             with c1:
                 if st.button(f"Re-index with size {chunk_size} / overlap {chunk_overlap}", key="reindex"):
-                    start_ingest(reindex_params(chosen, chunk_size, chunk_overlap), f"Re-index {titles[chosen]}")
-                    st.session_state["docs_first_tab"] = "Add documents"
-                    st.rerun()
+                    st.session_state["docs_reindex"] = start_ingest(
+                        reindex_params(chosen, chunk_size, chunk_overlap), f"Re-index {titles[chosen]}")
+                watch(st.session_state.get("docs_reindex"), "reindex")  # its progress here, where it was asked
             with c2:
                 confirm = st.checkbox("Yes, delete this document", key="confirm_delete")
                 if st.button("Delete document", type="secondary", disabled=not confirm, key="delete"):

@@ -50,8 +50,9 @@ class Settings:
         """Why the chosen context modes cannot run here (they read a document, and none is chosen); None when
         they can."""
         if set(NEEDS_DOCUMENT) & set(self.modes) and not self.scope:
-            return (f"{MODE_LABELS['pdf']} and {MODE_LABELS['rag']} need an indexed document. Index one in "
-                    f"Documents, or use {MODE_LABELS['none']} or {MODE_LABELS['gold']}.")
+            return (f"{MODE_LABELS['pdf']} and {MODE_LABELS['rag']} read a document: choose one under “Search in” "
+                    f"above (or index one on the Documents page), or use {MODE_LABELS['none']} or "
+                    f"{MODE_LABELS['gold']}.")
         return None
 
 

@@ -50,7 +50,12 @@ def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
     lower = flat.lower()
     first = min((i for t in terms if (i := lower.find(t)) >= 0), default=0)
     start = max(0, first - width // 3)
-    window = flat[start : start + width]
+    end = min(len(flat), start + width)
+    if start and (space := flat.find(" ", start, first)) >= 0:  # whole words: begin after a space …
+        start = space + 1
+    if end < len(flat) and (space := flat.rfind(" ", max(start, first), end)) > first:  # … and end before one
+        end = space
+    window = flat[start:end]
     pieces, pos = [], 0
     if terms:  # find the terms in the raw text, then escape every piece: our <mark> never splits an &entity;
         pattern = re.compile(r"\b(" + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
@@ -59,7 +64,7 @@ def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
             pieces.append(html.escape(window[pos:m.start()]) + f"<mark>{html.escape(m.group(0))}</mark>")
             pos = m.end()
     pieces.append(html.escape(window[pos:]))
-    return ("…" if start else "") + "".join(pieces) + ("…" if start + width < len(flat) else "")
+    return ("…" if start else "") + "".join(pieces) + ("…" if end < len(flat) else "")
 
 
 def search_documents(retriever: Retriever, query: str, doc_ids: list[str] | None = None, k: int = 30,

@@ -22,8 +22,8 @@ def test_a_run_is_refused_with_what_to_do():
     assert settings().missing_document() is None
     no_doc = settings(scope=None)
     assert no_doc.problem() is None
-    assert no_doc.missing_document().startswith(f"{MODE_LABELS['pdf']} and {MODE_LABELS['rag']} need an indexed "
-                                                "document")
+    assert no_doc.missing_document().startswith(f"{MODE_LABELS['pdf']} and {MODE_LABELS['rag']} read a document: "
+                                                "choose one under “Search in” above")
     assert settings(scope=None, modes=["none", "gold"]).missing_document() is None  # no mode reads a document
 
 

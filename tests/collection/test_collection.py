@@ -295,6 +295,9 @@ def test_snippets_escape_the_pdf_text_and_mark_only_query_terms():
     assert out == ('<mark>Wetlands</mark> &amp; &lt;img src=x onerror=&quot;alert(1)&quot;&gt; <mark>AMP</mark> '
                    'plan: <mark>wetland</mark> <mark>amplifier</mark>')
     assert "<img" not in out and "&<mark>" not in out  # no tag of the PDF's, no entity split by a mark
+    # a window into a long passage begins and ends at whole words, with … where it was cut
+    text = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma " * 3
+    assert snippet(text, ["kappa"], 60) == "…eta theta iota <mark>kappa</mark> lambda mu nu xi omicron pi rho…"
 
 
 def test_corpus_search_ranks_documents_and_says_when_no_word_matched(two_docs):
