@@ -131,8 +131,8 @@ def reopened(batch_id: str) -> Grid | None:
         return None
     saved = ask_lib.batch_settings(batch_id)
     settings = Settings(rows[0].question, list(dict.fromkeys(r.model for r in rows)),
-                        list(dict.fromkeys(r.mode for r in rows)), saved["scope"], saved["k"], bool(rows[0].closed),
-                        saved["balanced"])
+                        list(dict.fromkeys(r.mode for r in rows)), saved.scope, saved.k, bool(rows[0].closed),
+                        saved.balanced)
     return shown(settings, rows)
 
 

@@ -421,15 +421,24 @@ def export_rows(hist: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def batch_settings(batch_id: str, engine: Engine | None = None) -> dict[str, Any]:
-    """What a saved batch was asked with: its scope ("*", one id, ids joined by commas, or None), k and whether
-    retrieval was balanced; k and balanced are None where its record does not say (older batches)."""
+@dataclass(frozen=True)
+class BatchSettings:
+    """What a saved batch was asked with, beyond its answers: k and balanced are None where its record does not
+    say (older batches)."""
+
+    scope: str | None  # "*", one id, ids joined by commas, or None
+    k: int | None
+    balanced: bool | None
+
+
+def batch_settings(batch_id: str, engine: Engine | None = None) -> BatchSettings:
     engine = engine or get_engine()
     t = tables.ask_history
     with engine.connect() as c:
         scope = c.execute(select(t.c.doc_id).where(t.c.batch_id == batch_id).limit(1)).scalar()
     settings = (manifest.load(batch_id, engine) or {}).get("settings") or {}
-    return {"scope": scope, "k": settings.get("k"), "balanced": settings.get("balanced")}
+    k, balanced = settings.get("k"), settings.get("balanced")
+    return BatchSettings(scope, None if k is None else int(k), None if balanced is None else bool(balanced))
 
 
 def load_batch(batch_id: str, engine: Engine | None = None) -> list[AskResult]:
