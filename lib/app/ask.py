@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, fields
 from lib.models import registry
 from lib.qa import MODE_LABELS
 from lib.qa import ask as ask_lib
-from lib.qa.ask import AskResult
+from lib.qa.ask import AskResult, scope_key
 from lib.qa.services import Corpus
 
 NEEDS_DOCUMENT = ("pdf", "rag")  # the context modes that read an indexed document
@@ -18,11 +18,6 @@ WORDS = {"question": "question", "models": "models", "modes": "context modes", "
          "closed": "closed (yes/no)", "balanced": "balanced", "gold": "gold passage"}
 HISTORY_COLUMNS = {"created_at": "Asked", "question": "Question", "scope": "Documents", "model": "Model",
                    "mode": "Context", "verdict": "Verdict", "answer": "Answer", "seconds": "Seconds", "error": "Error"}
-
-
-def scope_key(scope: str | Sequence[str] | None) -> str | None:
-    """A scope as history stores it: "*", one id, ids joined by commas, or None."""
-    return scope if scope is None or isinstance(scope, str) else ",".join(scope)
 
 
 @dataclass(frozen=True)

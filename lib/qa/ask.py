@@ -370,12 +370,17 @@ def batch_manifest(results: Sequence[AskResult], doc_id: str | Sequence[str] | N
                                     "answer_budget": {"open": ANSWER_BUDGET_OPEN, "closed": ANSWER_BUDGET_CLOSED}})
 
 
+def scope_key(scope: str | Sequence[str] | None) -> str | None:
+    """A scope as history stores it: "*", one id, ids joined by commas, or None."""
+    return scope if scope is None or isinstance(scope, str) else ",".join(scope)
+
+
 def save_history(results: Sequence[AskResult], doc_id: str | Sequence[str] | None, engine: Engine | None = None, services: Corpus | None = None,
                  k: int = DEFAULT_K, balanced: bool = False) -> str:
     batch = uuid.uuid4().hex[:12]
     engine = engine or get_engine()
     rows = [{
-        "batch_id": batch, "doc_id": doc_id if isinstance(doc_id, str) or doc_id is None else ",".join(doc_id),
+        "batch_id": batch, "doc_id": scope_key(doc_id),
         "question": r.question, "model": r.model, "mode": r.mode,
         "closed": int(r.closed), "answer": r.answer, "verdict": r.verdict, "verdict_source": r.verdict_source,
         "error": r.error,
