@@ -11,9 +11,9 @@ from lib.review import arena_judge as aj
 from pages._ui import plain, run_safely, tidy
 
 
-def judge_tab(aid: str, info: dict, model_name: Callable[[str], str]) -> None:
+def judge_tab(aid: str, info: arena.Arena, model_name: Callable[[str], str]) -> None:
     llms = [p for p, ok, _ in registry.status_all() if ok and p.can_judge]
-    voted = len({v["pair_key"] for v in arena.votes(aid)})
+    voted = len({v.pair_key for v in arena.votes(aid)})
     if not voted:
         st.info("The judge votes on the pairs the experts voted on: vote first.", icon="🗳️")
     elif not llms:
@@ -23,7 +23,7 @@ def judge_tab(aid: str, info: dict, model_name: Callable[[str], str]) -> None:
         warn = registry.get(jpick).judge_warning()
         if warn:
             st.warning(plain(warn), icon="⚠️")
-        if jpick in {m for m, _ in info["systems"]}:
+        if jpick in {m for m, _ in info.systems}:
             st.warning(f"{plain(model_name(jpick))} wrote some of these answers: judges tend to prefer their own "
                        "answers (self-preference), so its agreement with the experts may be flattering.", icon="⚠️")
         todo = aj.pending(aid, jpick)

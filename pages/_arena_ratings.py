@@ -20,14 +20,14 @@ def _ratings(votes: tuple) -> dict:
     return ratings([arena.Vote(*v) for v in votes], seed=SEED, n_bootstrap=BOOTSTRAP)
 
 
-def _warnings(result: dict, summary: dict, system_name: Callable[[str], str]) -> None:
+def _warnings(result: dict, summary: arena.Summary, system_name: Callable[[str], str]) -> None:
     """What limits the reading: too few votes, groups never compared, ratings the votes do not bound."""
     n = result["n_votes"]
     if n < charts.ARENA_FEW:
         st.warning(f"Only {n} vote(s): the intervals are wide. Read an order only where two intervals do not "
                    f"overlap; {charts.ARENA_FEW} votes or more make a first reading.", icon="⚠️")
-    if summary["groups"] > 1:
-        st.warning(f"These systems fall into {summary['groups']} groups that are never compared, even through "
+    if summary.groups > 1:
+        st.warning(f"These systems fall into {summary.groups} groups that are never compared, even through "
                    "other systems (pairs are two models in one mode, or one model in two modes): ratings across "
                    "groups mean nothing.", icon="⚠️")
     few = too_few_votes(result)
@@ -59,13 +59,13 @@ def _position_bias(bias: dict) -> None:
         st.caption("No decisive vote yet (only ties and 'both bad').")
 
 
-def _agreement(rows: list, info: dict) -> None:
+def _agreement(rows: list[arena.ArenaVote], info: arena.Arena) -> None:
     """How far experts who voted on the same pairs agree, each statistic with its n."""
     st.subheader("Experts' agreement")
     ag = arena.expert_agreement(rows)
     if not ag["n_pairs"]:
         st.caption("No pair has votes from two experts yet: a second expert's first pairs will be those already "
-                   "voted on." if info["min_experts"] > 1 else "No pair has votes from two experts yet. Start an "
+                   "voted on." if info.min_experts > 1 else "No pair has votes from two experts yet. Start an "
                    "arena with 'Experts per pair' at 2 or more so that experts share pairs.")
     else:
         c1, c2, c3, c4 = st.columns(4)
@@ -90,7 +90,7 @@ def _agreement(rows: list, info: dict) -> None:
                                             for k, c in ag["cohen"].items()])), hide_index=True)
 
 
-def ratings_tab(aid: str, info: dict, summary: dict, who: str, system_name: Callable[[str], str],
+def ratings_tab(aid: str, info: arena.Arena, summary: arena.Summary, who: str, system_name: Callable[[str], str],
                 short_name: Callable[[str], str]) -> None:
     """Ratings with intervals, position bias, win rates and agreement; folded while this expert has pairs left."""
     rows = arena.votes(aid)
@@ -108,10 +108,10 @@ def ratings_tab(aid: str, info: dict, summary: dict, who: str, system_name: Call
         result = _ratings(tuple((v.left, v.right, v.vote, v.annotator, v.item_id) for v in votes))
         n = result["n_votes"]
         _warnings(result, summary, system_name)
-        keys = [arena.system_key(*sy) for sy in info["systems"]]
+        keys = [arena.system_key(*sy) for sy in info.systems]
         unvoted = [k for k in keys if k not in result["models"]]
         table = charts.arena_ratings_table(result, system_name, keys,
-                                           {arena.system_key(*sy): n for sy, n in summary["left_out"].items()})
+                                           {arena.system_key(*sy): n for sy, n in summary.left_out.items()})
         st.dataframe(tidy(table), hide_index=True, width="stretch")
         if unvoted:
             st.caption("Systems with no votes yet have no rating: " + "; ".join(plain(system_name(k)) for k in unvoted))

@@ -47,13 +47,13 @@ def short_name(key: str) -> str:
     return re.sub(r" \([^)]*\)", "", system_name(key))
 
 
-def source_title(src: dict) -> str:
-    if src["kind"] == "ask":
-        return f"Ask history, every question · {src['n_questions']} question(s) · {src['n_pairs']} pairs"
-    if src["kind"] == "ask_batch":
-        q = src["question"] if len(src["question"]) <= 90 else src["question"][:90].rsplit(" ", 1)[0] + " …"
-        return f"Ask: “{q}” · {src['n_pairs']} pairs"
-    return (f"Benchmark run: {charts.run_title(src['run'], model_name, MODE_LABELS)} · {src['n_pairs']} pairs")
+def source_title(src: arena.Source) -> str:
+    if src.kind == "ask":
+        return f"Ask history, every question · {src.n_questions} question(s) · {src.n_pairs} pairs"
+    if src.kind == "ask_batch":
+        q = src.question if len(src.question) <= 90 else src.question[:90].rsplit(" ", 1)[0] + " …"
+        return f"Ask: “{q}” · {src.n_pairs} pairs"
+    return (f"Benchmark run: {charts.run_title(src.run, model_name, MODE_LABELS)} · {src.n_pairs} pairs")
 
 
 def widget_id(pair_key: str) -> str:
@@ -70,12 +70,12 @@ def setup_form() -> None:
                 "or ask questions on the Ask page with two models: their answers can then be compared here.",
                 icon="💡")
         return
-    by_key = {s["source"]: s for s in srcs}  # picked by key, not by place: the list's order may change between runs
+    by_key = {s.source: s for s in srcs}  # picked by key, not by place: the list's order may change between runs
     picked_src = by_key[st.selectbox("Answers from", list(by_key), format_func=lambda k: source_title(by_key[k]),
                                      key="new_src")]
-    systems = picked_src["systems"]
+    systems = picked_src.systems
     chosen = st.multiselect("Systems to compare (a model with a kind of context)", range(len(systems)),
-                            default=list(range(len(systems))), key=f"new_sys_{picked_src['source']}",
+                            default=list(range(len(systems))), key=f"new_sys_{picked_src.source}",
                             format_func=lambda i: arena.system_label(*systems[i], model_name),
                             help="Only answers that differ in one thing are paired: two models with the same context, "
                                  "or one model with two kinds of context.")
@@ -90,7 +90,7 @@ def setup_form() -> None:
         if len(picked) < 2:
             st.error("Pick at least two systems.", icon="⚠️")
             return
-        made = run_safely(arena.create_arena, picked_src["source"], picked, name, int(k))
+        made = run_safely(arena.create_arena, picked_src.source, picked, name, int(k))
         if made:
             st.session_state["_arena_open"] = made  # picked before the arena selectbox is drawn, on the rerun
             st.session_state["_arena_toast"] = "Arena started: vote in its Vote tab."
@@ -106,24 +106,24 @@ if not all_arenas:
     setup_form()
     st.stop()
 
-ids = [a["arena_id"] for a in all_arenas]
+ids = [a.arena_id for a in all_arenas]
 if st.session_state.get("_arena_open") in ids:
     st.session_state["arena_pick"] = st.session_state.pop("_arena_open")
 if st.session_state.get("arena_pick") not in ids:
     st.session_state["arena_pick"] = ids[0]
-names = {a["arena_id"]: a["name"] for a in all_arenas}
+names = {a.arena_id: a.name for a in all_arenas}
 c_arena, c_counts = st.columns([2, 3], vertical_alignment="bottom")
 aid = c_arena.selectbox("Arena", ids, format_func=lambda i: names[i], key="arena_pick")
 info = arena.get_arena(aid)
 summary = arena.arena_summary(info)
-c_counts.caption(f"{summary['n_pairs']} pairs over {summary['n_questions']} question(s) · "
-           f"{len(info['systems'])} systems · {summary['n_votes']} vote(s) from {len(summary['experts'])} expert(s)"
-           + (f" · each pair wanted from {info['min_experts']} experts" if info["min_experts"] > 1 else ""))
-if summary["left_out"]:
+c_counts.caption(f"{summary.n_pairs} pairs over {summary.n_questions} question(s) · "
+           f"{len(info.systems)} systems · {summary.n_votes} vote(s) from {len(summary.experts)} expert(s)"
+           + (f" · each pair wanted from {info.min_experts} experts" if info.min_experts > 1 else ""))
+if summary.left_out:
     st.caption("Left out (failed, empty or 'nothing to quote' answers cannot be compared): " + "; ".join(
-        f"{plain(arena.system_label(*s, model_name))}: {n}" for s, n in sorted(summary["left_out"].items())))
-if summary["identical"]:
-    st.caption(f"{summary['identical']} pair(s) of identical answers are not asked (there is nothing to choose).")
+        f"{plain(arena.system_label(*s, model_name))}: {n}" for s, n in sorted(summary.left_out.items())))
+if summary.identical:
+    st.caption(f"{summary.identical} pair(s) of identical answers are not asked (there is nothing to choose).")
 
 tab_vote, tab_ratings, tab_judge, tab_arenas = st.tabs(
     ["Vote", "Ratings", "Judge vs experts", "Arenas, import / export"], key="arena_tab", on_change="rerun")
@@ -277,7 +277,7 @@ with tab_judge:
 with tab_arenas:
     st.subheader("Votes as CSV")
     st.download_button("Download this arena's votes (CSV)", arena_csv.votes_csv(aid), file_name=f"arena_{aid}_votes.csv",
-                       mime="text/csv", disabled=not summary["n_votes"])
+                       mime="text/csv", disabled=not summary.n_votes)
     up = st.file_uploader("Import votes (CSV exported from an arena over the same answers)", type=["csv"],
                           key=f"arena_import_{aid}",
                           help="Answers are named by their ids in this studio's store, so votes import into an "
@@ -295,9 +295,9 @@ with tab_arenas:
     st.subheader("Start another arena")
     setup_form()
     st.subheader("Delete this arena")
-    sure = st.checkbox(f"Delete “{plain(info['name'])}” and its {summary['n_votes']} vote(s) (the answers stay)",
+    sure = st.checkbox(f"Delete “{plain(info.name)}” and its {summary.n_votes} vote(s) (the answers stay)",
                        key=f"del_{aid}")
     if st.button("Delete the arena", disabled=not sure):
         arena.delete_arena(aid)  # the next run opens another arena (or the start form)
-        st.session_state["_arena_toast"] = f"Arena “{info['name']}” deleted (its answers stay)."
+        st.session_state["_arena_toast"] = f"Arena “{info.name}” deleted (its answers stay)."
         st.rerun()

@@ -78,7 +78,7 @@ class VotingSession:
             if undone:
                 self.redo = pk
                 self.shown_at.pop(pk, None)
-                return VOTE_WORDS[undone["vote"]]
+                return VOTE_WORDS[undone.vote]
         return None
 
 

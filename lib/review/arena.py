@@ -16,6 +16,7 @@ pseudo-random per expert and pair (a hash), so it is the same on every redraw an
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -28,7 +29,8 @@ from typing import Any
 
 import numpy as np
 from sqlalchemy import delete, func, insert, select
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, Engine, RowMapping
+from sqlalchemy.sql.expression import Executable
 
 from lib.core.errors import UserError
 from lib.core.stats.agreement import pair_agreement
@@ -72,6 +74,72 @@ class Pair:
     right: ArenaAnswer
     gold: str = ""
     passages: list[dict] = field(default_factory=list)  # retrieved passages either answer was given, once each
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where an arena can come from (a benchmark run, the whole Ask history, or one Ask batch), with the systems
+    that have at least one comparable pair there."""
+
+    source: str  # bench:<run_id> | ask | ask:<batch_id>
+    kind: str  # bench | ask | ask_batch
+    systems: list[tuple[str, str]]
+    n_pairs: int
+    n_questions: int
+    run: dict[str, Any] | None = None  # the benchmark run, as runs.list_runs gives it
+    question: str = ""  # one Ask batch's question
+
+
+@dataclass(frozen=True)
+class Arena:
+    """An arena as stored: the answers and systems it fixed when it was made."""
+
+    arena_id: str
+    name: str
+    source: str
+    answers: list[str]  # answer ids
+    systems: list[tuple[str, str]]  # (model, mode)
+    min_experts: int
+    created_at: str
+    left_out: dict[tuple[str, str], int]  # answers that could not be paired, per system, when it was made
+
+
+@dataclass(frozen=True)
+class ArenaVote:
+    """One expert's vote on one pair, left and right as the expert saw them."""
+
+    arena_id: str
+    item_key: str
+    pair_key: str
+    annotator: str
+    left_answer: str
+    right_answer: str
+    left_model: str
+    left_mode: str
+    right_model: str
+    right_mode: str
+    vote: str  # left | right | tie | both_bad
+    reason: str | None = None
+    seconds: float | None = None  # from the pair coming on screen to the vote
+    created_at: str | None = None  # set by the store
+
+    def row(self) -> dict[str, object]:
+        """The values the store writes (its time is the store's, unless a caller gives one)."""
+        return {k: v for k, v in dataclasses.asdict(self).items() if k != "created_at"}
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Counts for the page."""
+
+    n_pairs: int
+    n_questions: int
+    n_votes: int
+    experts: list[str]
+    pairs_voted: int
+    left_out: dict[tuple[str, str], int]  # counted when the arena was made (a resume may delete failures)
+    groups: int  # >1: some systems are never compared, even through others
+    identical: int  # pairs of identical answers, not asked
 
 
 _SYSTEM_SEP = " · "
@@ -203,29 +271,29 @@ def _pairs_of(answers: Sequence[ArenaAnswer], systems: set[tuple[str, str]] | No
     return out
 
 
-def sources(engine: Engine | None = None, ask_batches: int = 20) -> list[dict[str, Any]]:
+def sources(engine: Engine | None = None, ask_batches: int = 20) -> list[Source]:
     """Where an arena can come from: each benchmark run, the whole Ask history, and the latest Ask batches (one
     question each), with the systems that have at least one comparable pair and the number of pairs."""
     engine = _engine(engine)
     out = []
     for run in list_runs(engine):
         answers = _load(f"bench:{run['run_id']}", engine)
-        out.append({"source": f"bench:{run['run_id']}", "run": run, "kind": "bench", **_shape(answers)})
+        out.append(_source(f"bench:{run['run_id']}", "bench", answers, run=run))
     answers = _load(ASK_SOURCE, engine)
     if answers:
-        out.append({"source": ASK_SOURCE, "run": None, "kind": "ask", **_shape(answers)})
+        out.append(_source(ASK_SOURCE, "ask", answers))
         latest = list(dict.fromkeys(a.item_key for a in reversed(answers)))[:ask_batches]
         for key in latest:
             mine = [a for a in answers if a.item_key == key]
-            out.append({"source": key, "run": None, "kind": "ask_batch", "question": mine[0].question,
-                        **_shape(mine)})
-    return [s for s in out if s["n_pairs"]]
+            out.append(_source(key, "ask_batch", mine, question=mine[0].question))
+    return [s for s in out if s.n_pairs]
 
 
-def _shape(answers: Sequence[ArenaAnswer]) -> dict[str, Any]:
+def _source(source: str, kind: str, answers: Sequence[ArenaAnswer], run: dict[str, Any] | None = None,
+            question: str = "") -> Source:
     pairs = _pairs_of(answers)
     systems = sorted({s for x, y in pairs for s in (x.system, y.system)})
-    return {"systems": systems, "n_pairs": len(pairs), "n_questions": len({x.item_key for x, _ in pairs})}
+    return Source(source, kind, systems, len(pairs), len({x.item_key for x, _ in pairs}), run, question)
 
 
 def _groups(systems: Sequence[tuple[str, str]], pairs: Sequence[tuple[ArenaAnswer, ArenaAnswer]]) -> int:
@@ -289,35 +357,34 @@ def _default_name(source: str, answers: Sequence[ArenaAnswer], n_systems: int) -
     return f"{what} · {n_systems} systems"
 
 
-def arenas(engine: Engine | None = None) -> list[dict[str, Any]]:
+def arenas(engine: Engine | None = None) -> list[Arena]:
     t = tables.arenas
     with _engine(engine).connect() as c:
         rows = c.execute(select(t).order_by(t.c.created_at.desc(), t.c.arena_id)).mappings().all()
-    return [_arena_dict(r) for r in rows]
+    return [_arena(r) for r in rows]
 
 
-def _arena_dict(r: Any) -> dict[str, Any]:
-    return {"arena_id": r["arena_id"], "name": r["name"], "source": r["source"],
-            "answers": json.loads(r["answers"]), "systems": [tuple(s) for s in json.loads(r["systems"])],
-            "min_experts": int(r["min_experts"] or 1), "created_at": str(r["created_at"]),
-            "left_out": {(m, mo): int(n) for m, mo, n in json.loads(r.get("left_out") or "[]")}}
+def _arena(r: RowMapping) -> Arena:
+    return Arena(r["arena_id"], r["name"], r["source"], json.loads(r["answers"]),
+                 [(m, mo) for m, mo in json.loads(r["systems"])], int(r["min_experts"] or 1), str(r["created_at"]),
+                 {(m, mo): int(n) for m, mo, n in json.loads(r.get("left_out") or "[]")})
 
 
-def get_arena(arena_id: str, engine: Engine | None = None) -> dict[str, Any]:
+def get_arena(arena_id: str, engine: Engine | None = None) -> Arena:
     t = tables.arenas
     with _engine(engine).connect() as c:
         r = c.execute(select(t).where(t.c.arena_id == arena_id)).mappings().first()
     if r is None:
         raise UserError(f"Arena '{arena_id}' is not in the store.")
-    return _arena_dict(r)
+    return _arena(r)
 
 
-def arena_answers(arena: dict[str, Any], engine: Engine | None = None) -> dict[str, ArenaAnswer]:
-    return {a.answer_id: a for a in _load(arena["source"], _engine(engine), arena["answers"])}
+def arena_answers(arena: Arena, engine: Engine | None = None) -> dict[str, ArenaAnswer]:
+    return {a.answer_id: a for a in _load(arena.source, _engine(engine), arena.answers)}
 
 
-def arena_pairs(arena: dict[str, Any], engine: Engine | None = None) -> list[tuple[ArenaAnswer, ArenaAnswer]]:
-    return _pairs_of(list(arena_answers(arena, engine).values()), set(arena["systems"]))
+def arena_pairs(arena: Arena, engine: Engine | None = None) -> list[tuple[ArenaAnswer, ArenaAnswer]]:
+    return _pairs_of(list(arena_answers(arena, engine).values()), set(arena.systems))
 
 
 def delete_arena(arena_id: str, engine: Engine | None = None) -> None:
@@ -328,20 +395,27 @@ def delete_arena(arena_id: str, engine: Engine | None = None) -> None:
 
 
 # ----- votes ---------------------------------------------------------------------------------------------------------
-def votes(arena_id: str, engine: Engine | None = None) -> list[dict[str, Any]]:
+def votes(arena_id: str, engine: Engine | None = None) -> list[ArenaVote]:
     t = tables.arena_votes
     with _engine(engine).connect() as c:
         rows = c.execute(select(t).where(t.c.arena_id == arena_id).order_by(t.c.id)).mappings().all()
-    return [dict(r) | {"created_at": str(r["created_at"])} for r in rows]
+    return [_vote(r) for r in rows]
 
 
-def oriented(row: dict[str, Any]) -> str:
+_VOTE_FIELDS = tuple(f.name for f in dataclasses.fields(ArenaVote))
+
+
+def _vote(r: RowMapping) -> ArenaVote:
+    return ArenaVote(**{k: r[k] for k in _VOTE_FIELDS if k != "created_at"}, created_at=str(r["created_at"]))
+
+
+def oriented(v: ArenaVote) -> str:
     """A vote relative to its pair's order (the pair key's first answer): first | second | tie | both_bad, the same
     whichever side each expert saw it on."""
-    if row["vote"] in ("tie", "both_bad"):
-        return row["vote"]
-    winner = row["left_answer"] if row["vote"] == "left" else row["right_answer"]
-    return "first" if winner == row["pair_key"].split("|")[0] else "second"
+    if v.vote in ("tie", "both_bad"):
+        return v.vote
+    winner = v.left_answer if v.vote == "left" else v.right_answer
+    return "first" if winner == v.pair_key.split("|")[0] else "second"
 
 
 def _wilson_width(score: float, n: int) -> float:
@@ -372,17 +446,17 @@ def pair_passages(x: ArenaAnswer, y: ArenaAnswer) -> list[dict]:
 class Snapshot:
     """One read of an arena: its record, answers, pairs and votes (a page draws a pair, the progress and a vote
     from one read)."""
-    arena: dict[str, Any]
+    arena: Arena
     answers: dict[str, ArenaAnswer]
     pairs: list[tuple[ArenaAnswer, ArenaAnswer]]
-    votes: list[dict[str, Any]]
+    votes: list[ArenaVote]
 
 
 def snapshot(arena_id: str, engine: Engine | None = None) -> Snapshot:
     engine = _engine(engine)
     info = get_arena(arena_id, engine)
     answers = arena_answers(info, engine)
-    return Snapshot(info, answers, _pairs_of(list(answers.values()), set(info["systems"])), votes(arena_id, engine))
+    return Snapshot(info, answers, _pairs_of(list(answers.values()), set(info.systems)), votes(arena_id, engine))
 
 
 def next_pair(arena_id: str, annotator: str, engine: Engine | None = None, snap: Snapshot | None = None,
@@ -391,17 +465,17 @@ def next_pair(arena_id: str, annotator: str, engine: Engine | None = None, snap:
     on every pair. ``prefer``: a pair key to give first if the expert has not voted on it (an undone vote)."""
     snap = snap or snapshot(arena_id, engine)
     cast = snap.votes
-    mine = {v["pair_key"] for v in cast if v["annotator"] == annotator}
-    experts_on: Counter = Counter(v["pair_key"] for v in cast)
+    mine = {v.pair_key for v in cast if v.annotator == annotator}
+    experts_on: Counter = Counter(v.pair_key for v in cast)
     per_system: dict[tuple, list[float]] = defaultdict(lambda: [0.0, 0])  # score of the first system, n
     for v in cast:
-        a, b = (v["left_model"], v["left_mode"]), (v["right_model"], v["right_mode"])
+        a, b = (v.left_model, v.left_mode), (v.right_model, v.right_mode)
         key = tuple(sorted((a, b)))
-        first_won = {"left": a == key[0], "right": b == key[0]}.get(v["vote"])
+        first_won = {"left": a == key[0], "right": b == key[0]}.get(v.vote)
         per_system[key][0] += 0.5 if first_won is None else float(first_won)
         per_system[key][1] += 1
     width = {key: _wilson_width(score, int(n)) for key, (score, n) in per_system.items()}  # once per system pair
-    k = snap.arena["min_experts"]
+    k = snap.arena.min_experts
     best, best_rank = None, None
     for x, y in snap.pairs:
         pk = pair_key(x.answer_id, y.answer_id)
@@ -424,17 +498,20 @@ def progress(arena_id: str, annotator: str, engine: Engine | None = None,
              snap: Snapshot | None = None) -> tuple[int, int]:
     """(pairs this expert has voted on, pairs in the arena)."""
     snap = snap or snapshot(arena_id, engine)
-    return sum(1 for v in snap.votes if v["annotator"] == annotator), len(snap.pairs)
+    return sum(1 for v in snap.votes if v.annotator == annotator), len(snap.pairs)
 
 
-def upsert_vote(engine: Engine, row: dict[str, Any]) -> Any:
+def upsert_vote(engine: Engine, vote: ArenaVote, created_at: object = None) -> Executable:
+    """The statement that stores ``vote``, replacing the expert's earlier vote on the pair. ``created_at``: when it
+    was cast (a date, or ``func.now()``); without one a replaced vote keeps its first time."""
+    row = vote.row() | ({} if created_at is None else {"created_at": created_at})
     keys = ("arena_id", "pair_key", "annotator")
     return upsert(engine, tables.arena_votes, row, keys, [k for k in row if k not in keys])
 
 
 def vote_row(arena_id: str, answers: dict[str, ArenaAnswer], annotator: str, left_id: str, right_id: str, vote: str,
-             reason: str | None, seconds: float | None) -> dict[str, Any]:
-    """A checked vote row; raises UserError with a plain reason."""
+             reason: str | None, seconds: float | None) -> ArenaVote:
+    """A checked vote; raises UserError with a plain reason."""
     annotator = check_reviewer_name(annotator)
     if vote not in VOTES:
         raise UserError(f"A vote is one of {', '.join(VOTES)}, not '{vote}'.")
@@ -444,11 +521,9 @@ def vote_row(arena_id: str, answers: dict[str, ArenaAnswer], annotator: str, lef
     left, right = answers[left_id], answers[right_id]
     if left.item_key != right.item_key or not comparable(left.system, right.system):
         raise UserError(f"Answers {left_id} and {right_id} are not a pair of this arena.")
-    return {"arena_id": arena_id, "item_key": left.item_key, "pair_key": pair_key(left_id, right_id),
-            "annotator": annotator, "left_answer": left_id, "right_answer": right_id,
-            "left_model": left.model, "left_mode": left.mode, "right_model": right.model, "right_mode": right.mode,
-            "vote": vote, "reason": (reason or "").strip()[:MAX_REASON] or None,
-            "seconds": None if seconds is None else round(float(seconds), 2)}
+    return ArenaVote(arena_id, left.item_key, pair_key(left_id, right_id), annotator, left_id, right_id, left.model,
+                     left.mode, right.model, right.mode, vote, (reason or "").strip()[:MAX_REASON] or None,
+                     None if seconds is None else round(float(seconds), 2))
 
 
 def cast_vote(arena_id: str, annotator: str, pair: Pair, vote: str, reason: str | None = None,
@@ -457,13 +532,12 @@ def cast_vote(arena_id: str, annotator: str, pair: Pair, vote: str, reason: str 
     the same expert replaces the first."""
     engine = _engine(engine)
     answers = snap.answers if snap is not None else arena_answers(get_arena(arena_id, engine), engine)
-    row = vote_row(arena_id, answers, annotator, pair.left.answer_id, pair.right.answer_id, vote, reason, seconds)
-    row["created_at"] = func.now()  # a second vote is dated when it was cast
+    cast = vote_row(arena_id, answers, annotator, pair.left.answer_id, pair.right.answer_id, vote, reason, seconds)
     with engine.begin() as c:
-        c.execute(upsert_vote(engine, row))
+        c.execute(upsert_vote(engine, cast, func.now()))  # a second vote is dated when it was cast
 
 
-def take_back(arena_id: str, annotator: str, pair_key: str, engine: Engine | None = None) -> dict[str, Any] | None:
+def take_back(arena_id: str, annotator: str, pair_key: str, engine: Engine | None = None) -> ArenaVote | None:
     """Delete this expert's vote on one pair (the page's undo: the pair it last saw this expert vote on). Returns the
     vote taken back, or None when there was none."""
     t = tables.arena_votes
@@ -474,7 +548,7 @@ def take_back(arena_id: str, annotator: str, pair_key: str, engine: Engine | Non
         if row is None:
             return None
         c.execute(delete(t).where(where))
-    return dict(row)
+    return _vote(row)
 
 
 def voters(engine: Engine | None = None) -> list[str]:
@@ -484,29 +558,24 @@ def voters(engine: Engine | None = None) -> list[str]:
         return [r[0] for r in c.execute(select(t.c.annotator).distinct().order_by(t.c.annotator))]
 
 
-def rating_votes(rows: Sequence[dict[str, Any]]) -> list[Vote]:
+def rating_votes(rows: Sequence[ArenaVote]) -> list[Vote]:
     """Stored votes as the ratings read them: systems named by ``system_key``."""
-    return [Vote(system_key(r["left_model"], r["left_mode"]), system_key(r["right_model"], r["right_mode"]),
-                 r["vote"], r["annotator"], r["item_key"]) for r in rows]
+    return [Vote(system_key(r.left_model, r.left_mode), system_key(r.right_model, r.right_mode), r.vote, r.annotator,
+                 r.item_key) for r in rows]
 
 
 # ----- summaries -----------------------------------------------------------------------------------------------------
-def arena_summary(arena: dict[str, Any], engine: Engine | None = None) -> dict[str, Any]:
+def arena_summary(arena: Arena, engine: Engine | None = None) -> Summary:
     """Counts for the page: pairs, questions, votes, experts, and answers left out per system (failed or empty)."""
     engine = _engine(engine)
     same: list = []
-    pairs = _pairs_of(list(arena_answers(arena, engine).values()), set(arena["systems"]), same)
-    cast = votes(arena["arena_id"], engine)
-    groups = _groups(list(arena["systems"]), pairs)
-    return {"n_pairs": len(pairs), "n_questions": len({x.item_key for x, _ in pairs}), "n_votes": len(cast),
-            "experts": sorted({v["annotator"] for v in cast}),
-            "pairs_voted": len({v["pair_key"] for v in cast}),
-            "left_out": arena.get("left_out", {}),  # counted when the arena was made (a resume may delete failures)
-            "groups": int(groups),  # >1: some systems are never compared, even through others
-            "identical": len(same)}  # pairs of identical answers, not asked
+    pairs = _pairs_of(list(arena_answers(arena, engine).values()), set(arena.systems), same)
+    cast = votes(arena.arena_id, engine)
+    return Summary(len(pairs), len({x.item_key for x, _ in pairs}), len(cast), sorted({v.annotator for v in cast}),
+                   len({v.pair_key for v in cast}), arena.left_out, _groups(list(arena.systems), pairs), len(same))
 
 
-def expert_agreement(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def expert_agreement(rows: Sequence[ArenaVote]) -> dict[str, Any]:
     """Experts' agreement on the pairs several of them voted on, on the vote relative to the pair (first / second /
     tie / both bad): see ``lib.core.stats.agreement.pair_agreement``."""
-    return pair_agreement({(r["pair_key"], r["annotator"]): oriented(r) for r in rows})
+    return pair_agreement({(r.pair_key, r.annotator): oriented(r) for r in rows})

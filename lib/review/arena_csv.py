@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine
 from lib.core.csv_safe import rows_to_csv, unneutralise
 from lib.core.errors import UserError
 from lib.core.stats.bradley_terry import VOTES, Vote
-from lib.review.arena import arena_answers, get_arena, oriented, upsert_vote, vote_row, votes
+from lib.review.arena import ArenaVote, arena_answers, get_arena, oriented, upsert_vote, vote_row, votes
 from lib.storage.engine import get_engine
 
 CSV_COLUMNS = ("arena_id", "item_id", "question", "left_model", "left_mode", "right_model", "right_mode",
@@ -28,11 +28,11 @@ def votes_csv(arena_id: str, engine: Engine | None = None) -> str:
     engine = (engine or get_engine())
     arena = get_arena(arena_id, engine)
     answers = arena_answers(arena, engine)
-    rows = [{"arena_id": arena_id, "item_id": v["item_key"],
-             "question": answers[v["left_answer"]].question if v["left_answer"] in answers else "",
-             **{k: v[k] for k in ("left_model", "left_mode", "right_model", "right_mode", "left_answer",
-                                  "right_answer", "vote", "annotator", "seconds", "created_at")},
-             "reason": v["reason"] or ""} for v in votes(arena_id, engine)]
+    rows = [{"arena_id": arena_id, "item_id": v.item_key,
+             "question": answers[v.left_answer].question if v.left_answer in answers else "",
+             **{k: getattr(v, k) for k in ("left_model", "left_mode", "right_model", "right_mode", "left_answer",
+                                           "right_answer", "vote", "annotator", "seconds", "created_at")},
+             "reason": v.reason or ""} for v in votes(arena_id, engine)]
     return rows_to_csv(rows, CSV_COLUMNS)
 
 
@@ -51,7 +51,7 @@ def import_votes_csv(text: str, arena_id: str, engine: Engine | None = None) -> 
     if missing:
         raise UserError(f"Nothing was imported: the file needs the columns {', '.join(need)} (as the arena's export "
                         f"writes them); missing: {', '.join(missing)}.")
-    rows: list[dict] = []
+    rows: list[tuple[ArenaVote, datetime | None]] = []  # a vote, and when it was cast (if the file says)
     problems: list[str] = []
     seen: dict[tuple[str, str], int] = {}
     for row_no, raw in enumerate(reader, start=2):
@@ -70,36 +70,37 @@ def import_votes_csv(text: str, arena_id: str, engine: Engine | None = None) -> 
             problems.append(f"row {row_no}: {str(exc).rstrip('.')}")
             continue
         stated = (r["left_model"], r["left_mode"], r["right_model"], r["right_mode"])
-        if stated != (row["left_model"], row["left_mode"], row["right_model"], row["right_mode"]):
+        if stated != (row.left_model, row.left_mode, row.right_model, row.right_mode):
             problems.append(f"row {row_no}: the models or modes do not match the answers {r['left_answer']} and "
                             f"{r['right_answer']} in this arena")
             continue
+        when = None
         if r.get("created_at"):
             try:
-                row["created_at"] = datetime.fromisoformat(r["created_at"])  # the vote keeps its time
+                when = datetime.fromisoformat(r["created_at"])  # the vote keeps its time
             except ValueError:
                 problems.append(f"row {row_no}: created_at '{r['created_at']}' is not a date and time")
                 continue
-        key = (row["pair_key"], row["annotator"])
+        key = (row.pair_key, row.annotator)
         if key in seen:
-            problems.append(f"row {row_no}: {row['annotator']} votes on this pair again (row {seen[key]})")
+            problems.append(f"row {row_no}: {row.annotator} votes on this pair again (row {seen[key]})")
             continue
         seen[key] = row_no
-        rows.append(row)
+        rows.append((row, when))
     if problems:
         shown = "; ".join(problems[:10]) + (f"; and {len(problems) - 10} more" if len(problems) > 10 else "")
         raise UserError(f"Nothing was imported: {len(problems)} bad row(s): {shown}.")
     if not rows:
         raise UserError("Nothing was imported: the file has no votes.")
-    had = {(v["pair_key"], v["annotator"]): v for v in votes(arena_id, engine)}
+    had = {(v.pair_key, v.annotator): v for v in votes(arena_id, engine)}
     counts = {"new": 0, "replaced": 0, "unchanged": 0}
-    for row in rows:
-        old = had.get((row["pair_key"], row["annotator"]))
-        same = old is not None and oriented(old) == oriented(row) and (old["reason"] or None) == row["reason"]
+    for row, _ in rows:
+        old = had.get((row.pair_key, row.annotator))
+        same = old is not None and oriented(old) == oriented(row) and (old.reason or None) == row.reason
         counts["new" if old is None else "unchanged" if same else "replaced"] += 1
     with engine.begin() as c:  # one transaction: every row or none
-        for row in rows:
-            c.execute(upsert_vote(engine, row))
+        for row, when in rows:
+            c.execute(upsert_vote(engine, row, when))
     return counts
 
 

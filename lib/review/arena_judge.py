@@ -145,7 +145,7 @@ def pending(arena_id: str, judge: str, engine: Engine | None = None, retry_unrea
     engine = _engine(engine)
     settled = ("ok",) if retry_unreadable else ("ok", "unreadable")
     done = {r["pair_key"] for r in judge_rows(arena_id, judge, engine) if r["status"] in settled}
-    voted = {v["pair_key"] for v in arena.votes(arena_id, engine)}
+    voted = {v.pair_key for v in arena.votes(arena_id, engine)}
     info = arena.get_arena(arena_id, engine)
     out = []
     for x, y in arena.arena_pairs(info, engine):
@@ -235,13 +235,13 @@ def judge_vs_experts(arena_id: str, judge: str, engine: Engine | None = None) ->
     per_expert: dict[str, tuple[dict, dict]] = {}
     by_pair: dict[str, list[str]] = {}
     for v in arena.votes(arena_id, engine):
-        if v["pair_key"] not in verdict:
+        if v.pair_key not in verdict:
             continue
-        key = (v["pair_key"], v["annotator"])
-        mine[key], theirs[key] = _three(verdict[v["pair_key"]]), _three(arena.oriented(v))
-        j, e = per_expert.setdefault(v["annotator"], ({}, {}))
-        j[v["pair_key"]], e[v["pair_key"]] = mine[key], theirs[key]
-        by_pair.setdefault(v["pair_key"], []).append(theirs[key])
+        key = (v.pair_key, v.annotator)
+        mine[key], theirs[key] = _three(verdict[v.pair_key]), _three(arena.oriented(v))
+        j, e = per_expert.setdefault(v.annotator, ({}, {}))
+        j[v.pair_key], e[v.pair_key] = mine[key], theirs[key]
+        by_pair.setdefault(v.pair_key, []).append(theirs[key])
     majority: dict[str, str] = {}
     for pk, cats in by_pair.items():
         top = Counter(cats).most_common(2)

@@ -62,7 +62,7 @@ def test_pairs_differ_in_one_thing_and_failures_are_counted(engine):
     for x, y in pairs:
         assert x.item_key == y.item_key and ((x.model == y.model) != (x.mode == y.mode))
     summary = arena.arena_summary(info, engine)
-    assert summary["left_out"] == {(M2, "gold"): 1} and summary["n_questions"] == 4
+    assert summary.left_out == {(M2, "gold"): 1} and summary.n_questions == 4
     with pytest.raises(UserError, match="no pair"):
         arena.create_arena(f"bench:{run_id}", systems=[(M1, "rag"), (M2, "gold")], engine=engine)
     with pytest.raises(UserError, match="not in the store"):
@@ -130,9 +130,9 @@ def test_a_vote_stores_who_what_where_and_how_long(engine):
     rows = arena.votes(aid, engine)
     assert len(rows) == 1
     r = rows[0]
-    assert (r["annotator"], r["left_answer"], r["right_answer"], r["vote"], r["reason"], r["seconds"]) == (
+    assert (r.annotator, r.left_answer, r.right_answer, r.vote, r.reason, r.seconds) == (
         "Ada Expert", p.left.answer_id, p.right.answer_id, "both_bad", "on reflection, neither", 3.0)
-    assert r["item_key"] == p.item_key and (r["left_model"], r["left_mode"]) == p.left.system
+    assert r.item_key == p.item_key and (r.left_model, r.left_mode) == p.left.system
     with pytest.raises(UserError, match="one of"):
         arena.cast_vote(aid, "Ada Expert", p, "maybe", engine=engine)
     with pytest.raises(UserError):
@@ -147,7 +147,7 @@ def test_oriented_votes_agree_across_sides(engine):
     arena.cast_vote(aid, "Ben", swapped, "right", engine=engine)  # Ben saw x on the right and chose it
     arena.cast_vote(aid, "Cy", swapped, "left", engine=engine)  # Cy chose the other
     rows = arena.votes(aid, engine)
-    o = {r["annotator"]: arena.oriented(r) for r in rows}
+    o = {r.annotator: arena.oriented(r) for r in rows}
     assert o["Ada"] == o["Ben"] != o["Cy"]
     ag = arena.expert_agreement(rows)
     # one pair, three experts: of the 3 expert pairs only Ada–Ben agree
@@ -174,7 +174,7 @@ def test_agreement_by_hand(engine):
     # categories over the 8 values: first 3+... computed with the formula α = 1 − D_o / D_e
     x, y = pairs[0]
     first = arena.pair_key(x.answer_id, y.answer_id).split("|")[0]
-    vals = [[arena.oriented(r) for r in arena.votes(aid, engine) if r["pair_key"] == arena.pair_key(
+    vals = [[arena.oriented(r) for r in arena.votes(aid, engine) if r.pair_key == arena.pair_key(
         a.answer_id, b.answer_id)] for a, b in pairs]
     assert first and all(len(v) == 2 for v in vals)
     n = 8
@@ -199,8 +199,8 @@ def test_csv_round_trip_and_all_or_nothing(engine, tmp_path):
     assert arena_csv.import_votes_csv(text, other, engine) == {"new": 0, "replaced": 0, "unchanged": 4}
     keep = ("item_key", "pair_key", "annotator", "left_answer", "right_answer", "left_model", "left_mode",
             "right_model", "right_mode", "vote", "reason", "seconds")
-    a = sorted(tuple(r[k] for k in keep) for r in arena.votes(aid, engine))
-    b = sorted(tuple(r[k] for k in keep) for r in arena.votes(other, engine))
+    a = sorted(tuple(getattr(r, k) for k in keep) for r in arena.votes(aid, engine))
+    b = sorted(tuple(getattr(r, k) for k in keep) for r in arena.votes(other, engine))
     assert a == b and any(r[10] == "=HYPERLINK(\"http://x\")" for r in b)
     assert ratings(arena.rating_votes(arena.votes(aid, engine)), n_bootstrap=50) == \
         ratings(arena.rating_votes(arena.votes(other, engine)), n_bootstrap=50)
@@ -313,7 +313,7 @@ def test_judge_both_orders_against_the_loopback_server(server, engine):
     from sklearn.metrics import cohen_kappa_score
 
     def cat(pk, v):
-        row = next(x for x in arena.votes(aid, engine) if x["pair_key"] == pk and x["vote"] == v)
+        row = next(x for x in arena.votes(aid, engine) if x.pair_key == pk and x.vote == v)
         return arena.oriented(row)
     judge_side = ["first", "first", "no preference", "no preference", "no preference", "no preference"]
     expert_side = ["first", "first", "second", "first", "no preference", "no preference"]
@@ -345,13 +345,13 @@ def test_postgresql_store(pg_url):
             arena.cast_vote(aid, who, p, "left", "first try", 2.0, engine=engine)
             arena.cast_vote(aid, who, p, "right", "second thoughts", 2.5, engine=engine)  # replaces
     rows = arena.votes(aid, engine)
-    assert len(rows) == 6 and {r["vote"] for r in rows} == {"right"}
+    assert len(rows) == 6 and {r.vote for r in rows} == {"right"}
     assert arena.expert_agreement(rows)["n_pairs"] == 3  # Ben was given Ada's pairs first
     other = arena.create_arena(f"bench:{run_id}", engine=engine)
     assert arena_csv.import_votes_csv(arena_csv.votes_csv(aid, engine), other, engine)["new"] == 6
     with engine.begin() as c:
-        c.execute(aj._upsert(engine, {"arena_id": aid, "pair_key": rows[0]["pair_key"], "judge": "j", "status": "failed"}))
-        c.execute(aj._upsert(engine, {"arena_id": aid, "pair_key": rows[0]["pair_key"], "judge": "j", "status": "ok",
+        c.execute(aj._upsert(engine, {"arena_id": aid, "pair_key": rows[0].pair_key, "judge": "j", "status": "failed"}))
+        c.execute(aj._upsert(engine, {"arena_id": aid, "pair_key": rows[0].pair_key, "judge": "j", "status": "ok",
                                       "verdict": "tie", "first_order": "first", "second_order": "second"}))
     assert [r["verdict"] for r in aj.judge_rows(aid, "j", engine)] == ["tie"]
     engine.dispose()
@@ -363,7 +363,7 @@ def test_left_out_is_counted_when_the_arena_is_made(engine):
     aid = arena.create_arena(f"bench:{run_id}", engine=engine)
     with engine.begin() as c:
         c.execute(tables.bench_answers.delete().where(tables.bench_answers.c.status == "failed"))
-    assert arena.arena_summary(arena.get_arena(aid, engine), engine)["left_out"] == {(M2, "gold"): 1}
+    assert arena.arena_summary(arena.get_arena(aid, engine), engine).left_out == {(M2, "gold"): 1}
 
 
 def test_ask_batches_are_sources_and_only_retrieved_passages_are_shown(engine):
@@ -376,8 +376,8 @@ def test_ask_batches_are_sources_and_only_retrieved_passages_are_shown(engine):
     summary = [{"doc_name": "eis.pdf", "page_start": 1, "page_end": 74, "text": "74 page(s) of text"}]
     batch = save_history([res(M1, "rag", "USFWS.", chunks), res(M2, "rag", "USFWS and USACE.", chunks),
                           res(M1, "pdf", "The Army.", summary)], "doc1", engine)
-    found = {s["source"]: s for s in arena.sources(engine)}
-    assert found[f"ask:{batch}"]["n_pairs"] == 2 and found["ask"]["n_pairs"] == 2  # M1 rag–M2 rag, M1 rag–M1 pdf
+    found = {s.source: s for s in arena.sources(engine)}
+    assert found[f"ask:{batch}"].n_pairs == 2 and found["ask"].n_pairs == 2  # M1 rag–M2 rag, M1 rag–M1 pdf
     aid = arena.create_arena(f"ask:{batch}", engine=engine)
     pairs = [arena.next_pair(aid, who, engine) for who in ("Ada", "Ben", "Cy", "Di")]
     with_pdf = next(p for p in pairs if "pdf" in (p.left.mode, p.right.mode))
@@ -388,10 +388,10 @@ def test_import_keeps_each_votes_time(engine):
     run_id = make_run(engine)
     aid = arena.create_arena(f"bench:{run_id}", engine=engine)
     arena.cast_vote(aid, "Ada", arena.next_pair(aid, "Ada", engine), "left", engine=engine)
-    text = arena_csv.votes_csv(aid, engine).replace(arena.votes(aid, engine)[0]["created_at"], "2026-01-02 03:04:05")
+    text = arena_csv.votes_csv(aid, engine).replace(arena.votes(aid, engine)[0].created_at, "2026-01-02 03:04:05")
     other = arena.create_arena(f"bench:{run_id}", engine=engine)
     arena_csv.import_votes_csv(text, other, engine)
-    assert arena.votes(other, engine)[0]["created_at"].startswith("2026-01-02 03:04:05")
+    assert arena.votes(other, engine)[0].created_at.startswith("2026-01-02 03:04:05")
     with pytest.raises(UserError, match="created_at 'soon' is not a date"):
         arena_csv.import_votes_csv(text.replace("2026-01-02 03:04:05", "soon"), other, engine)
 
@@ -407,8 +407,8 @@ def test_non_answers_and_identical_answers_are_not_asked(engine):
     aid = arena.create_arena(f"bench:{run_id}", engine=engine)
     info = arena.get_arena(aid, engine)
     summary = arena.arena_summary(info, engine)
-    assert summary["left_out"] == {(M2, "gold"): 1} and summary["identical"] == 1
-    assert summary["n_pairs"] == 16 - 2 - 1
+    assert summary.left_out == {(M2, "gold"): 1} and summary.identical == 1
+    assert summary.n_pairs == 16 - 2 - 1
     assert not any(NO_CONTEXT in a.text for x, y in arena.arena_pairs(info, engine) for a in (x, y))
 
 
@@ -420,7 +420,7 @@ def test_undo_takes_back_that_pair_and_brings_it_back_first(engine):
     arena.cast_vote(aid, "Ada", second, "right", engine=engine)
     arena.cast_vote(aid, "Ada", first, "tie", engine=engine)  # a re-vote on the first pair, within the same second
     undone = arena.take_back(aid, "Ada", first.pair_key, engine)  # the page undoes the pair it last saw voted on
-    assert undone["vote"] == "tie" and [v["pair_key"] for v in arena.votes(aid, engine)] == [second.pair_key]
+    assert undone is not None and undone.vote == "tie" and [v.pair_key for v in arena.votes(aid, engine)] == [second.pair_key]
     # other experts vote in between on the undone pair's two systems, so the sampler alone would now pick another
     # pair (fewest votes first); the undone one still comes first
     same = [(x, y) for x, y in arena.arena_pairs(arena.get_arena(aid, engine), engine)
@@ -439,7 +439,7 @@ def test_undo_takes_back_that_pair_and_brings_it_back_first(engine):
 def test_default_names_say_where_the_answers_come_from(engine):
     run_id = make_run(engine)
     aid = arena.create_arena(f"bench:{run_id}", engine=engine)
-    name = arena.get_arena(aid, engine)["name"]
+    name = arena.get_arena(aid, engine).name
     assert name.startswith("Benchmark of ") and name.endswith("· 4 systems"), name
     with pytest.raises(UserError, match="never compared"):  # two models in RAG, two others in gold: two groups
         from lib.qa.ask import AskResult, save_history
@@ -482,7 +482,7 @@ def test_a_voting_session_times_votes_refuses_stale_keys_and_undoes_its_own_last
     assert s.show(first, 100.0) == 100.0 and s.show(first, 130.0) == 100.0  # first on screen at 100
     s.cast(first, "left", "clearer", 112.5, str.upper)
     [v] = arena.votes(aid, engine)
-    assert (v["pair_key"], v["vote"], v["seconds"], v["reason"]) == (first.pair_key, "left", 12.5, "clearer")
+    assert (v.pair_key, v.vote, v.seconds, v.reason) == (first.pair_key, "left", 12.5, "clearer")
     assert (s.last.vote, s.last.a, s.last.seen) == ("A is better", arena.system_label(*first.left.system, str.upper),
                                                      False)
     second = s.next_pair()
@@ -494,7 +494,7 @@ def test_a_voting_session_times_votes_refuses_stale_keys_and_undoes_its_own_last
     s.cast(second, "tie", "", 121.0, str.upper)
     arena.cast_vote(aid, "Ben", first, "right", engine=engine)  # another expert in between: not Ada's to undo
     assert s.undo() == "Tie" and s.last is None
-    assert sorted((v["annotator"], v["pair_key"]) for v in arena.votes(aid, engine)) == sorted(
+    assert sorted((v.annotator, v.pair_key) for v in arena.votes(aid, engine)) == sorted(
         [("Ada", first.pair_key), ("Ben", first.pair_key)])
     again = s.next_pair()
     assert again.pair_key == second.pair_key  # the undone pair first

@@ -26,14 +26,14 @@ def vote_tab_text(at: AppTest) -> str:
 def test_names_hidden_until_the_vote_then_ratings():
     make_run(get_engine())
     for a in arena.arenas():  # a fresh page: no arena from another test
-        arena.delete_arena(a["arena_id"])
+        arena.delete_arena(a.arena_id)
     at = page().run()
     assert not at.exception
     start = next(b for b in at.button if b.label == "Start the arena")
     start.click().run()
     assert not at.exception, at.exception
     assert len(arena.arenas()) == 1
-    aid = arena.arenas()[0]["arena_id"]
+    aid = arena.arenas()[0].arena_id
     at = page().run()
     identify(at, "Ada Arena")
     assert not at.exception
@@ -46,8 +46,8 @@ def test_names_hidden_until_the_vote_then_ratings():
     next(b for b in at.tabs[0].button if b.label.endswith("A is better")).click().run()
     assert not at.exception
     rows = arena.votes(aid)
-    assert len(rows) == 1 and rows[0]["annotator"] == "Ada Arena" and rows[0]["vote"] == "left"
-    assert rows[0]["left_answer"] == shown.left.answer_id and rows[0]["seconds"] is not None
+    assert len(rows) == 1 and rows[0].annotator == "Ada Arena" and rows[0].vote == "left"
+    assert rows[0].left_answer == shown.left.answer_id and rows[0].seconds is not None
     revealed = [s.value for s in at.tabs[0].markdown if s.value.startswith("🔓 **Your vote")]
     assert any("A was" in s and "B was" in s for s in revealed), revealed
     assert "1 of 14 pairs voted by you" in "".join(p.proto.text for p in at.get("progress"))
@@ -81,10 +81,10 @@ def test_second_arena_undo_and_delete():
     the widget was drawn); the systems follow the answers picked; a vote can be taken back; an arena can be deleted."""
     make_run(get_engine())
     for a in arena.arenas():
-        arena.delete_arena(a["arena_id"])
+        arena.delete_arena(a.arena_id)
     at = page().run()
     next(b for b in at.button if b.label == "Start the arena").click().run()
-    first = arena.arenas()[0]["arena_id"]
+    first = arena.arenas()[0].arena_id
     at = page().run()
     tab = at.tabs[3]
     systems = next(m for m in tab.multiselect if m.label.startswith("Systems to compare"))
@@ -92,18 +92,18 @@ def test_second_arena_undo_and_delete():
     next(t for t in at.tabs[3].text_input if t.label.startswith("Arena name")).input("Two systems").run()
     next(b for b in at.tabs[3].button if b.label == "Start the arena").click().run()
     assert not at.exception, at.exception
-    made = {a["name"]: a for a in arena.arenas()}
-    assert len(made["Two systems"]["systems"]) == 2
-    assert at.selectbox(key="arena_pick").value == made["Two systems"]["arena_id"]  # the new arena is open
+    made = {a.name: a for a in arena.arenas()}
+    assert len(made["Two systems"].systems) == 2
+    assert at.selectbox(key="arena_pick").value == made["Two systems"].arena_id  # the new arena is open
     identify(at, "Ben Arena")
-    aid = made["Two systems"]["arena_id"]
+    aid = made["Two systems"].arena_id
     def counts() -> str:  # the header's live counts
         return next(c.value for c in at.caption if "vote(s) from" in c.value).split(" · ")[2]
 
     next(b for b in at.tabs[0].button if b.label.endswith("B is better")).click().run()
-    assert [v["vote"] for v in arena.votes(aid)] == ["right"]
+    assert [v.vote for v in arena.votes(aid)] == ["right"]
     assert counts() == "1 vote(s) from 1 expert(s)"
-    voted = arena.votes(aid)[0]["pair_key"]
+    voted = arena.votes(aid)[0].pair_key
     next(b for b in at.tabs[0].button if "Undo" in b.label).click().run()
     assert arena.votes(aid) == [] and any("taken back" in i.value for i in at.tabs[0].info)
     assert counts() == "0 vote(s) from 0 expert(s)"  # the header drops the vote taken back
@@ -111,4 +111,4 @@ def test_second_arena_undo_and_delete():
     at.tabs[3].checkbox[0].check().run()
     next(b for b in at.tabs[3].button if b.label == "Delete the arena").click().run()
     assert not at.exception
-    assert [a["arena_id"] for a in arena.arenas()] == [first] and at.selectbox(key="arena_pick").value == first
+    assert [a.arena_id for a in arena.arenas()] == [first] and at.selectbox(key="arena_pick").value == first
