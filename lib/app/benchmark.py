@@ -4,14 +4,16 @@ manifest lists, what a download holds); the page only draws them."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from lib.core import csv_safe
+from lib.core.json_types import JSON
 from lib.core.stats import MIN_N
 from lib.evaluation.benchmark import RunSummary, answers, list_runs, load_run, report, rescore, summarize
 from lib.qa import MODE_LABELS
+from lib.qa.manifest import Manifest
 from lib.qa.services import Corpus
 
 if TYPE_CHECKING:
@@ -45,29 +47,30 @@ def tally_tests(tests: list[dict[str, Any]]) -> PairedTally:
     return PairedTally(total=len(tests), beyond_noise=real, within_noise=len(tests) - real - few, too_few=few)
 
 
-def _options_text(o: dict[str, Any]) -> str:
+def _options_text(o: Mapping[str, JSON]) -> str:
     t = o.get("temperature")
     window = o.get("context_window")
-    return (f"temperature {'not sent (model default or no sampling)' if t is None else f'{t:g}'}, "
+    return (f"temperature {f'{t:g}' if isinstance(t, int | float) else 'not sent (model default or no sampling)'}, "
             f"window {f'{window:,}' if isinstance(window, int) else '—'} tokens"
             + (f", seed {o['seed']}" if o.get("seed") is not None else ""))
 
 
-def manifest_rows(run_id: str, created_at: str, manifest: dict[str, Any] | None) -> list[tuple[str, str | None]]:
+def manifest_rows(run_id: str, created_at: str, manifest: Manifest | None) -> list[tuple[str, str | None]]:
     """The run's configuration as (what, value) rows: what a reader needs to reproduce it; None where the run did
     not record a value (an older run), never the word "None"."""
-    man = manifest or {}
-    models = man.get("models", [])
+    man = manifest or Manifest("bench")
+    models = man.models
     return [("run id (for `python -m lib bench --run-id`)", run_id),
             ("started", str(created_at or "")[:19]),
-            ("models", ", ".join(x["id"] for x in models)),
-            *((f"options sent to {x['id']}", _options_text(x.get("options") or {})) for x in models),
-            ("judge", (man.get("judge") or {}).get("id", "none (token-F1 proxy)")),
-            ("embedder", man.get("embedder")), ("app version", man.get("app_version")),
-            *((f"document {d['name']}", f"sha256 {str(d['sha256'])[:12]}…, chunks {d['chunk_size']}/"
-               f"{d['chunk_overlap']} tokens, index generation {d['gen']}") for d in man.get("documents", [])),
-            *((f"setting {k}", str(v)) for k, v in man.get("settings", {}).items() if v is not None),
-            *((f"prompt {k}", f"sha256 {v}") for k, v in man.get("prompts", {}).items())]
+            ("models", ", ".join(str(x["id"]) for x in models)),
+            *((f"options sent to {x['id']}", _options_text(o if isinstance(o := x.get("options"), Mapping) else {}))
+              for x in models),
+            ("judge", str((man.judge or {}).get("id", "none (token-F1 proxy)"))),
+            ("embedder", man.embedder), ("app version", man.app_version),
+            *((f"document {d.name}", f"sha256 {str(d.sha256)[:12]}…, chunks {d.chunk_size}/"
+               f"{d.chunk_overlap} tokens, index generation {d.gen}") for d in man.documents),
+            *((f"setting {k}", str(v)) for k, v in man.settings.items() if v is not None),
+            *((f"prompt {k}", f"sha256 {v}") for k, v in man.prompts.items())]
 
 
 @dataclass(frozen=True)

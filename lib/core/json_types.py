@@ -9,3 +9,13 @@ from typing import TypeAlias
 
 JSON: TypeAlias = str | int | float | bool | None | Sequence["JSON"] | Mapping[str, "JSON"]
 JSONObject: TypeAlias = dict[str, JSON]  # an object the app built or parsed
+
+
+def json_int(value: JSON) -> int | None:
+    """A whole number read from JSON (a bool is not one); None for anything else."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def json_str(value: JSON) -> str | None:
+    """Text read from JSON; None for anything else."""
+    return value if isinstance(value, str) else None

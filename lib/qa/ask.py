@@ -7,7 +7,7 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -16,7 +16,7 @@ from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
-from lib.core.json_types import JSONObject
+from lib.core.json_types import JSONObject, json_int
 from lib.core.redaction import redact
 from lib.core.verdict import looks_closed, parse_verdict
 from lib.documents import metadata
@@ -351,7 +351,7 @@ def _safe_ask(question: str, model_id: str, mode: str, *args: Any) -> AskResult:
 
 # ----- history ---------------------------------------------------------------------------------
 def batch_manifest(results: Sequence[AskResult], doc_id: str | Sequence[str] | None, services: Corpus | None = None,
-                   k: int = DEFAULT_K, balanced: bool = False) -> dict[str, Any]:
+                   k: int = DEFAULT_K, balanced: bool = False) -> manifest.Manifest:
     """What an Ask batch was made with (see manifest.py)."""
     models = []
     for mid in dict.fromkeys(r.model for r in results):
@@ -441,9 +441,10 @@ def batch_settings(batch_id: str, engine: Engine | None = None) -> BatchSettings
     t = tables.ask_history
     with engine.connect() as c:
         scope = c.execute(select(t.c.doc_id).where(t.c.batch_id == batch_id).limit(1)).scalar()
-    settings = (manifest.load(batch_id, engine) or {}).get("settings") or {}
-    k, balanced = settings.get("k"), settings.get("balanced")
-    return BatchSettings(scope, None if k is None else int(k), None if balanced is None else bool(balanced))
+    made = manifest.load(batch_id, engine)
+    settings = made.settings if made is not None else {}
+    balanced = settings.get("balanced")
+    return BatchSettings(scope, json_int(settings.get("k")), None if balanced is None else bool(balanced))
 
 
 def load_batch(batch_id: str, engine: Engine | None = None) -> list[AskResult]:
@@ -452,7 +453,9 @@ def load_batch(batch_id: str, engine: Engine | None = None) -> list[AskResult]:
     with engine.connect() as c:
         rows = c.execute(select(t).where(t.c.batch_id == batch_id).order_by(t.c.id)).mappings().all()
     # a comparison question's documents are in the batch's record (its manifest), for the support check
-    comparison = ((manifest.load(batch_id, engine) or {}).get("settings") or {}).get("comparison") if rows else None
+    made = manifest.load(batch_id, engine) if rows else None
+    stated = made.settings.get("comparison") if made is not None else None
+    comparison = dict(stated) if isinstance(stated, Mapping) else None
     return [AskResult(model=r["model"], mode=r["mode"], answer=r["answer"], closed=bool(r["closed"]),
                       verdict=r["verdict"], verdict_source=r.get("verdict_source"),
                       contexts=json.loads(r["contexts"] or "[]"), truncated=bool(r["truncated"]),

@@ -9,6 +9,7 @@ import pandas as pd
 
 from lib.app import benchmark
 from lib.evaluation.benchmark import Item, RunConfig, run_benchmark
+from lib.qa.manifest import Manifest
 from lib.storage.engine import get_engine
 
 
@@ -52,7 +53,7 @@ def test_the_manifest_lists_what_reproduces_a_run():
            "documents": [{"name": "sample.pdf", "sha256": "0123456789abcdef", "chunk_size": 220, "chunk_overlap": 40,
                           "gen": 2}],
            "settings": {"NEPAQA_K": 3, "UNSET": None}, "prompts": {"rag": "feedbeef"}}
-    rows = dict(benchmark.manifest_rows("r1", "2026-12-04 05:00:00.123456", man))
+    rows = dict(benchmark.manifest_rows("r1", "2026-12-04 05:00:00.123456", Manifest.from_json(man)))
     assert rows["run id (for `python -m lib bench --run-id`)"] == "r1"
     assert rows["started"] == "2026-12-04 05:00:00"
     assert rows["models"] == "local/extractive, openai/gpt-x"

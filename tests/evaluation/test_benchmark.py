@@ -132,7 +132,8 @@ def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
     assert s.comparison == {"items": 6 - n_closed, "left_out": n_closed,
                             "reasons": {"a model gave no verdict (quotes only), so nothing to compare": n_closed}}
     assert s.scores["local/extractive"]["gold"]["n_closed"] == 0
-    assert s.manifest["documents"][0]["doc_id"] == sample_doc.doc_id and s.manifest["documents"][0]["sha256"]
+    assert s.manifest is not None
+    assert s.manifest.documents[0].doc_id == sample_doc.doc_id and s.manifest.documents[0].sha256
     # the reference-free scores, each its own entry with n and an interval, beside (not in) the correctness
     free = s.reference_free["local/extractive"]
     assert set(free["rag"]) == {"faithfulness_offline", "citation_precision_offline", "context_precision",
@@ -262,7 +263,8 @@ def test_rescore_with_a_judge_does_not_generate_again(tmp_path, monkeypatch, fla
     s2 = summarize("rs", eng)
     assert s2.judge == "openai/gpt-judge" and s2.metric == "answer_correctness"
     assert s2.scores["test/flaky"]["gold"]["n_open"] == 2
-    assert s2.manifest["judge"]["id"] == "openai/gpt-judge" and s2.manifest["rescored"][0]["judge"] == "openai/gpt-judge"
+    assert s2.manifest is not None and s2.manifest.judge is not None
+    assert s2.manifest.judge["id"] == "openai/gpt-judge" and s2.manifest.rescored[0]["judge"] == "openai/gpt-judge"
     registry.reset()
 
 
@@ -417,19 +419,19 @@ def test_semantic_scores_of_an_older_embedder_are_never_mixed(tmp_path, flaky):
     chosen = [it for it in items if it.question_type != "closed"][:2]
     run_benchmark(chosen, RunConfig(models=["test/flaky"], modes=["gold"]), None, run_id="old", engine=eng)
     m = manifest.load("old", eng)
-    assert m["semantic_embedder"] == "all-MiniLM-L6-v2 (onnx)"
+    assert m is not None and m.semantic_embedder == "all-MiniLM-L6-v2 (onnx)"
     emb = Embedder()
     for a in answers("old", eng):
         truth = next(it.answer for it in chosen if it.id == a["item_id"])
         v = emb.embed([a["answer"], truth])
         assert a["metrics"]["semantic_similarity"]["value"] == pytest.approx(max(0.0, float(v[0] @ v[1])), abs=1e-3)
     # as a run made before this change recorded it: no semantic embedder, the int8 ingest model
-    m.pop("semantic_embedder")
-    m["embedder"] = "all-MiniLM-L6-v2 (onnx-int8)"
+    m.semantic_embedder = None
+    m.embedder = "all-MiniLM-L6-v2 (onnx-int8)"
     manifest.save("old", "bench", m, eng)
     with pytest.raises(UserError, match=r"made with all-MiniLM-L6-v2 \(onnx-int8\).*all-MiniLM-L6-v2 \(onnx\)"):
         rescore("old", engine=eng, only_retry=True)
     assert rescore("old", engine=eng) == {"rescored": 2}
     m = manifest.load("old", eng)
-    assert m["semantic_embedder"] == "all-MiniLM-L6-v2 (onnx)" and m["rescored"][-1]["semantic_embedder"]
+    assert m is not None and m.semantic_embedder == "all-MiniLM-L6-v2 (onnx)" and m.rescored[-1]["semantic_embedder"]
     assert rescore("old", engine=eng, only_retry=True) == {"rescored": 0}

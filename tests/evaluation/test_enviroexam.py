@@ -304,14 +304,15 @@ def test_rotation():
 def test_manifest_refuses_a_changed_resume(fake, eng):
     s1 = ee.run_exam(fake.id, 0, False, [COURSE], limit=2, engine=eng)
     m = manifest.load(s1.run_id, eng)
-    assert m["kind"] == "exam" and m["models"][0]["id"] == "test/exam-fake"
-    assert {k: m["settings"][k] for k in ("shots", "cot", "split", "circular", "courses", "limit")} == {
+    assert m is not None
+    assert m.kind == "exam" and m.models[0]["id"] == "test/exam-fake"
+    assert {k: m.settings[k] for k in ("shots", "cot", "split", "circular", "courses", "limit")} == {
         "shots": 0, "cot": False, "split": "test", "circular": False, "courses": [COURSE], "limit": 2}
-    assert set(m["prompts"]) == {"head", "question", "option"}
+    assert set(m.prompts) == {"head", "question", "option"}
     fake.options = ModelOptions(temperature=0.7)
     with pytest.raises(UserError, match="temperature"):
         ee.run_exam(fake.id, 0, False, [COURSE], limit=2, engine=eng)
-    assert m["settings"]["extractor"] == ee.EXTRACTOR_VERSION
+    assert m.settings["extractor"] == ee.EXTRACTOR_VERSION
     assert ee.summarize(fake.id, 0, False, "test", [COURSE], 2, engine=eng).n_questions == 2
     # Another limit is another run, and answers made at another temperature are not copied into it.
     fake.asked = []
@@ -322,7 +323,8 @@ def test_manifest_refuses_a_changed_resume(fake, eng):
     fake.asked = []
     s2 = ee.run_exam(fake.id, 0, False, [COURSE], limit=2, engine=eng, restart=True)
     assert s2.run_id == s1.run_id and s2.n_questions == 2 and fake.asked == []
-    assert manifest.load(s1.run_id, eng)["models"][0]["options"]["temperature"] == 0.7
+    again = manifest.load(s1.run_id, eng)
+    assert again is not None and again.models[0]["options"]["temperature"] == 0.7
 
 
 def test_store_made_before_rotations_is_upgraded(fake, tmp_path):

@@ -91,8 +91,8 @@ def test_history_round_trip(session_home):
     from lib.qa import manifest
 
     man = manifest.load(batch)  # every Ask batch stores what it was made with
-    assert man["kind"] == "ask" and [m["id"] for m in man["models"]] == ["local/extractive"]
-    assert man["settings"]["modes"] == ["gold", "none"] and set(man["prompts"]) >= {"open_with_context", "system"}
+    assert man is not None and man.kind == "ask" and [m["id"] for m in man.models] == ["local/extractive"]
+    assert man.settings["modes"] == ["gold", "none"] and set(man.prompts) >= {"open_with_context", "system"}
 
 
 def test_cli_models_and_ask(tmp_path):

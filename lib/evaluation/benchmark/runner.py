@@ -31,6 +31,7 @@ from lib.models.embedding import exact_label, get_exact_embedder
 from lib.qa import manifest
 from lib.qa.ask import AskResult, ask
 from lib.qa.contexts import MODE_LABELS, MODES
+from lib.qa.manifest import Manifest
 from lib.qa.services import Corpus
 from lib.qa.support import PagesOf
 from lib.storage import job_parts, leases, tables
@@ -56,7 +57,7 @@ class RunSummary:
     unclear: int = 0
     no_verdict: int = 0  # closed answers with no yes or no by design (quotes only): not scored, not wrong
     majority_baseline: dict[str, Any] | None = None
-    manifest: dict[str, Any] | None = None
+    manifest: Manifest | None = None
     comparison: dict[str, Any] = field(default_factory=dict)
     reference_free: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
@@ -66,7 +67,7 @@ class RunSummary:
         return {k: getattr(self, k) for k in (
             "run_id", "n_items", "answers", "failures", "scores", "retrieval_hit_at_k", "judge", "metric",
             "judge_failures", "no_statements", "unclear", "no_verdict", "skipped_no_doc", "majority_baseline", "comparison",
-            "reference_free", "manifest")}
+            "reference_free")} | {"manifest": None if self.manifest is None else self.manifest.as_json()}
 
 
 def _validate(cfg: RunConfig) -> None:
@@ -96,7 +97,7 @@ def _write_scores(conn: Connection, run_id: str, it: Item, model: str, mode: str
         conn.execute(insert(s), _score_rows(run_id, it, model, mode, results))
 
 
-def _current_manifest(cfg: RunConfig, services: Corpus | None, doc_ids: Sequence[str]) -> dict[str, Any]:
+def _current_manifest(cfg: RunConfig, services: Corpus | None, doc_ids: Sequence[str]) -> Manifest:
     judge = registry.get(cfg.judge) if cfg.judge else None
     uses_docs = any(m in ("pdf", "rag") for m in cfg.modes)
     docs = manifest.document_entries(services, doc_ids) if services is not None and uses_docs else []
@@ -394,10 +395,10 @@ def rescore(run_id: str, judge: Provider | str | None = None, *, engine: Engine 
             raise UserError("A new judge re-scores every answer; do not combine it with only_retry.")
         cfg.judge = judge.id
         save_config(run_id, cfg, engine)
-        m = manifest.load(run_id, engine) or {}
-        m["judge"] = judge.manifest_entry()
-        m["prompts"] = manifest.prompt_hashes(prompts.templates() | judge_templates())
-        m.setdefault("rescored", []).append({"judge": judge.id, "at": time.strftime("%Y-%m-%d %H:%M:%S")})
+        m = manifest.load(run_id, engine) or Manifest("bench")
+        m.judge = judge.manifest_entry()
+        m.prompts = manifest.prompt_hashes(prompts.templates() | judge_templates())
+        m.rescored.append({"judge": judge.id, "at": time.strftime("%Y-%m-%d %H:%M:%S")})
         manifest.save(run_id, "bench", m, engine)
     elif judge is None and cfg.judge:
         judge = registry.get(cfg.judge)
@@ -439,9 +440,9 @@ def rescore(run_id: str, judge: Provider | str | None = None, *, engine: Engine 
 
     run_tasks(work, todo, 4 if (judge is None or judge.concurrent) else 1, progress, threading.Event())
     if made_with and counts["rescored"] == len(todo):  # only once every answer has its new scores
-        m = manifest.load(run_id, engine) or {}
-        m["semantic_embedder"] = semantic
-        m.setdefault("rescored", []).append({"semantic_embedder": semantic, "at": time.strftime("%Y-%m-%d %H:%M:%S")})
+        m = manifest.load(run_id, engine) or Manifest("bench")
+        m.semantic_embedder = semantic
+        m.rescored.append({"semantic_embedder": semantic, "at": time.strftime("%Y-%m-%d %H:%M:%S")})
         manifest.save(run_id, "bench", m, engine)
     return counts
 

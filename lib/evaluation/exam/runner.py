@@ -86,7 +86,7 @@ def _uses_likelihood(provider: Provider, cot: bool) -> bool:
     return not cot and LIKELIHOOD in getattr(provider, "capabilities", ())
 
 
-def manifest_for(provider: Provider, shots: int, cot: bool, split: str, circular: bool, sel: Selection) -> dict[str, Any]:
+def manifest_for(provider: Provider, shots: int, cot: bool, split: str, circular: bool, sel: Selection) -> manifest.Manifest:
     return manifest.build("exam", [provider], prompts=prompt_templates(cot), settings={
         "shots": shots, "cot": cot, "split": split, "circular": circular,
         "rotations": ROTATIONS if circular else 1, "courses": list(sel.courses), "limit": sel.limit,
@@ -191,12 +191,12 @@ def run_exam(
     return summarize_run(run_id, engine)
 
 
-def _copy_answered(tasks: list[tuple], run_id: str, current: dict[str, Any], engine: Engine) -> list[tuple]:
+def _copy_answered(tasks: list[tuple], run_id: str, current: manifest.Manifest, engine: Engine) -> list[tuple]:
     """Copy into this run the answers other runs made under the same configuration; return the tasks left."""
     if not tasks:
         return tasks
     m, t = tables.run_manifests, tables.exam_answers
-    key = _answer_key(current)
+    key = _answer_key(current.as_json())
     with engine.connect() as c:
         others = [r.run_id for r in c.execute(select(m.c.run_id, m.c.manifest).where(
             m.c.kind == "exam", m.c.run_id != run_id)) if _answer_key(json.loads(r.manifest)) == key]

@@ -15,7 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
-from lib.core.json_types import JSONObject
+from lib.core.json_types import JSONObject, json_int, json_str
 from lib.evaluation.exam.dataset import ROTATIONS, courses, load_course, load_published
 from lib.models import registry
 from lib.qa import manifest
@@ -127,7 +127,7 @@ def summarize_run(run_id: str, engine: Engine | None = None, rows: Sequence[dict
         with (engine or get_engine()).connect() as c:
             rows = [dict(r) for r in c.execute(select(t).where(t.c.run_id == run_id)).mappings()]
     meta = manifest.load(run_id, engine)
-    settings = (meta or {}).get("settings", {})
+    settings = meta.settings if meta is not None else {}
     first = rows[0] if rows else {}
     circular = bool(settings.get("circular", run_id.split("|")[4:5] == ["circular"]))
     need = ROTATIONS if circular else 1
@@ -145,12 +145,13 @@ def summarize_run(run_id: str, engine: Engine | None = None, rows: Sequence[dict
         per.setdefault(course, []).append(int(all(r["correct"] for r in by_rot.values())))
     accs = {c: round(100.0 * sum(v) / len(v), 2) for c, v in sorted(per.items())}
     idx = composite_index(list(accs.values()))
-    split = first.get("split") or settings.get("split", "test")
+    split = first.get("split") or json_str(settings.get("split")) or "test"
     n = sum(len(v) for v in per.values())
     out = ExamRun(run_id=run_id, model=_display_id(first.get("model") or run_id.split("|")[0]),
-                  shots=int(first.get("shots", settings.get("shots", 0))),
+                  shots=int(first.get("shots", json_int(settings.get("shots")) or 0)),
                   cot=bool(first.get("cot", settings.get("cot"))), split=split, circular=circular, n_questions=n,
-                  n_courses=len(per), n_planned=settings.get("n_questions"), limit=settings.get("limit"),
+                  n_courses=len(per), n_planned=json_int(settings.get("n_questions")),
+                  limit=json_int(settings.get("limit")),
                   partial=n < _split_size(split), failed=failed, unparsed=unparsed, courses=accs, M=idx.M,
                   sigma=idx.sigma, cv=idx.cv, I=idx.I, void=idx.void)
     return replace(out, label=run_label(out))
