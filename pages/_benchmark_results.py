@@ -115,9 +115,9 @@ def _rescore(svc: Services, run_id: str, available: dict[str, str]) -> None:
 def _score_tables(res: benchmark.RunResults, label_of: Callable[[str], str]) -> None:
     """Closed accuracy (with the majority baseline) and the open score side by side, each with n and interval."""
     info = res.summary.comparison
-    if info["left_out"]:
-        st.info(f"Comparisons below use the **{info['items']} items answered in every model × mode cell**; "
-                f"{info['left_out']} left out: " + "; ".join(f"{n} {why}" for why, n in info["reasons"].items()) + ".")
+    if info.left_out:
+        st.info(f"Comparisons below use the **{info.items} items answered in every model × mode cell**; "
+                f"{info.left_out} left out: " + "; ".join(f"{n} {why}" for why, n in info.reasons.items()) + ".")
     closed_t = charts.score_table(res.comparison, "closed", label_of)  # st.table renders Markdown in cells
     if res.majority:
         closed_t = pd.concat([closed_t, charts.majority_row(res.majority)])

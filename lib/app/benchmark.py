@@ -39,11 +39,11 @@ class PairedTally:
                    if self.too_few else ""))
 
 
-def tally_tests(tests: list[dict[str, Any]]) -> PairedTally:
+def tally_tests(tests: list[report.PairedTest]) -> PairedTally:
     """A comparison with fewer than MIN_TEST_N paired items claims nothing either way; of the rest, those not
     within noise (after Holm's correction) show a real difference."""
-    few = sum(1 for t in tests if t["n"] < report.MIN_TEST_N)
-    real = sum(1 for t in tests if t["n"] >= report.MIN_TEST_N and not t["within_noise"])
+    few = sum(1 for t in tests if t.n < report.MIN_TEST_N)
+    real = sum(1 for t in tests if t.n >= report.MIN_TEST_N and not t.within_noise)
     return PairedTally(total=len(tests), beyond_noise=real, within_noise=len(tests) - real - few, too_few=few)
 
 
@@ -107,7 +107,7 @@ class RunResults:
     answers: pd.DataFrame  # one row per answer (report.answers_frame)
     common: list[str]  # items answered in every model × mode cell: the comparisons' items
     comparison: pd.DataFrame  # mean, interval and n per model × mode × kind on the common items
-    tests: list[dict[str, Any]]
+    tests: list[report.PairedTest]
     tally: PairedTally
     type_mode: pd.DataFrame
     position: pd.DataFrame

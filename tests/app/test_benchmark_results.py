@@ -9,20 +9,25 @@ import pandas as pd
 
 from lib.app import benchmark
 from lib.evaluation.benchmark import Item, RunConfig, run_benchmark
+from lib.evaluation.benchmark.report import PairedTest
 from lib.qa.manifest import Manifest
 from lib.storage.engine import get_engine
 
 
+def _test(n: int, within_noise: bool) -> PairedTest:
+    return PairedTest("open", ("m", "rag"), ("m", "gold"), "paired bootstrap", n, 0.1, 0.01, within_noise)
+
+
 def test_paired_tests_are_tallied_by_what_they_can_claim():
-    tests = [{"n": 3, "within_noise": False},  # too few items: no claim, whatever the test says
-             {"n": 12, "within_noise": False},  # a real difference
-             {"n": 12, "within_noise": True},
-             {"n": 5, "within_noise": True}]  # exactly MIN_TEST_N: a comparison, within noise
+    tests = [_test(3, False),  # too few items: no claim, whatever the test says
+             _test(12, False),  # a real difference
+             _test(12, True),
+             _test(5, True)]  # exactly MIN_TEST_N: a comparison, within noise
     tally = benchmark.tally_tests(tests)
     assert tally == benchmark.PairedTally(total=4, beyond_noise=1, within_noise=2, too_few=1)
     assert tally.sentence() == ("4 paired comparison(s) on the same items: 1 show a difference beyond noise, "
                                 "2 within noise, 1 with too few items to compare (fewer than 5)")
-    assert benchmark.tally_tests([{"n": 9, "within_noise": True}]).sentence() == \
+    assert benchmark.tally_tests([_test(9, True)]).sentence() == \
         "1 paired comparison(s) on the same items: 0 show a difference beyond noise, 1 within noise"
 
 
@@ -89,7 +94,7 @@ def test_a_run_is_read_whole_and_its_downloads_hold_every_answer(tmp_path):
     # the comparisons use the two open items every cell answered
     assert res.summary.no_verdict == 4
     assert sorted(res.common) == ["q0", "q2"]
-    assert res.summary.comparison["left_out"] == 2
+    assert res.summary.comparison.left_out == 2
     assert res.majority is None  # no closed item among the compared ones
     assert benchmark.closed_view(res.comparison, pd.DataFrame(), res.summary.no_verdict).state == "no_verdict"
     assert res.proxy  # no judge: the token-F1 proxy, not comparable with published RAGAS figures

@@ -66,14 +66,14 @@ def test_exam_leaderboard_names_every_bar_and_labels_runs_made_here():
 
 
 def test_a_paired_test_on_too_few_items_makes_no_claim():
-    from lib.evaluation.benchmark.report import MIN_TEST_N, describe_test
+    from lib.evaluation.benchmark.report import MIN_TEST_N, PairedTest, describe_test
 
-    t = {"a": ("m", "rag"), "b": ("m", "gold"), "kind": "open", "test": "paired bootstrap", "n": 3, "diff": 0.08,
-         "p_value": 0.001, "p_adjusted": 0.008, "within_noise": False}
+    t = PairedTest(a=("m", "rag"), b=("m", "gold"), kind="open", test="paired bootstrap", n=3, diff=0.08,
+                   p_value=0.001, p_adjusted=0.008, within_noise=False)
     text = describe_test(t, lambda m: "Model")
     assert "too few to compare" in text and "better" not in text and "p =" not in text and MIN_TEST_N > 3
     assert "Retrieved passages (RAG) vs Gold passage" in text  # plain mode names, not ids
-    t["n"] = 40
+    t.n = 40
     assert "Model: Retrieved passages (RAG) is better on open score by 0.08 on 40 items" in describe_test(t, lambda m: "Model")
 
 

@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import asdict
 
 import pytest
 from sqlalchemy import func, select
@@ -129,8 +130,8 @@ def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
     # the baseline gives closed questions no verdict (quotes only): counted apart, never scored wrong, not compared
     n_closed = sum(it.question_type == "closed" for it in items[:6])
     assert n_closed and s.no_verdict == 2 * n_closed and s.scores["local/extractive"]["gold"]["no_verdict"] == n_closed
-    assert s.comparison == {"items": 6 - n_closed, "left_out": n_closed,
-                            "reasons": {"a model gave no verdict (quotes only), so nothing to compare": n_closed}}
+    assert asdict(s.comparison) == {"items": 6 - n_closed, "left_out": n_closed,
+                                    "reasons": {"a model gave no verdict (quotes only), so nothing to compare": n_closed}}
     assert s.scores["local/extractive"]["gold"]["n_closed"] == 0
     assert s.manifest is not None
     assert s.manifest.documents[0].doc_id == sample_doc.doc_id and s.manifest.documents[0].sha256
@@ -176,8 +177,8 @@ def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
     gold3 = s3.scores["local/extractive"]["gold"]
     assert s3.scores["local/extractive"]["rag"]["n"] == 0 and gold3["n"] + gold3["no_verdict"] == 3
     # comparisons across modes leave those items out of every mode, and say why
-    assert s3.comparison == {"items": 0, "left_out": 3,
-                             "reasons": {"document not indexed, so no pdf/rag answer": 3}}
+    assert asdict(s3.comparison) == {"items": 0, "left_out": 3,
+                                     "reasons": {"document not indexed, so no pdf/rag answer": 3}}
 
 
 def test_generated_csv_is_parsed_strictly():
@@ -396,13 +397,14 @@ def test_cli_refuses_flags_that_differ_from_the_run_being_resumed(tmp_path):
 def test_holm_adjusts_the_family_of_paired_tests():
     from statsmodels.stats.multitest import multipletests
 
-    from lib.evaluation.benchmark.report import holm
+    from lib.evaluation.benchmark.report import PairedTest, holm
 
-    tests = [{"p_value": p, "within_noise": False} for p in (0.01, 0.02, 0.04, 0.3)]
-    out = holm([dict(t) for t in tests])
+    tests = [PairedTest("open", ("m", "rag"), ("m", "gold"), "paired bootstrap", 10, 0.1, p, False)
+             for p in (0.01, 0.02, 0.04, 0.3)]
+    out = holm(tests)
     expected = multipletests([0.01, 0.02, 0.04, 0.3], method="holm")[1]
-    assert [t["p_adjusted"] for t in out] == [round(float(p), 4) for p in expected]
-    assert [t["within_noise"] for t in out] == [False, True, True, True]  # 0.04 * 2 = 0.08 is noise once adjusted
+    assert [t.p_adjusted for t in out] == [round(float(p), 4) for p in expected]
+    assert [t.within_noise for t in out] == [False, True, True, True]  # 0.04 * 2 = 0.08 is noise once adjusted
 
 
 def test_semantic_scores_of_an_older_embedder_are_never_mixed(tmp_path, flaky):

@@ -7,7 +7,8 @@ were left out and why; the published Table 2 is shown only beside results scored
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
@@ -176,7 +177,17 @@ def comparable_items(items: Sequence[Item], cfg: RunConfig, rows: list[dict[str,
     return [it.id for it in items if need <= have[it.id]]
 
 
-def comparison_info(items: Sequence[Item], cfg: RunConfig, rows: list[dict[str, Any]]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Comparison:
+    """Which items the comparisons use: those answered and scored in every model × mode cell, and why the others
+    are left out (reason → count)."""
+
+    items: int
+    left_out: int
+    reasons: dict[str, int] = field(default_factory=dict)
+
+
+def comparison_info(items: Sequence[Item], cfg: RunConfig, rows: list[dict[str, Any]]) -> Comparison:
     common = set(comparable_items(items, cfg, rows))
     no_doc = set(cfg.no_doc_items) if any(m in ("pdf", "rag") for m in cfg.modes) else set()
     left = [it.id for it in items if it.id not in common]
@@ -185,7 +196,7 @@ def comparison_info(items: Sequence[Item], cfg: RunConfig, rows: list[dict[str, 
     reasons = Counter("document not indexed, so no pdf/rag answer" if i in no_doc
                       else "a model gave no verdict (quotes only), so nothing to compare" if i in quotes_only
                       else "not scored in every cell (answer failed, judge failed, or not run yet)" for i in left)
-    return {"items": len(common), "left_out": len(left), "reasons": dict(reasons)}
+    return Comparison(len(common), len(left), dict(reasons))
 
 
 # ----- the page's tables ----------------------------------------------------------------------------
@@ -281,8 +292,26 @@ def by_position(df: pd.DataFrame, common: Sequence[str]) -> pd.DataFrame:
     return _summarise(df[df["item_id"].isin(set(common))], ["model", "mode", "kind", "position"])
 
 
+@dataclass
+class PairedTest:
+    """One paired comparison on the same items: two systems (model, mode), closed accuracy (McNemar) or open score
+    (paired bootstrap). ``within_noise``: the difference is not told from noise (after Holm's correction, once
+    ``holm`` has run)."""
+
+    kind: str  # closed | open
+    a: tuple[str, str]  # (model, mode)
+    b: tuple[str, str]
+    test: str  # the test's name, for the sentence
+    n: int  # paired items
+    diff: float  # a minus b
+    p_value: float
+    within_noise: bool
+    diff_ci95: tuple[float, float] | None = None  # the bootstrap's interval (open scores)
+    p_adjusted: float | None = None  # Holm-adjusted, over the family
+
+
 def paired_tests(df: pd.DataFrame, common: Sequence[str], models: Sequence[str],
-                 modes: Sequence[str]) -> list[dict[str, Any]]:
+                 modes: Sequence[str]) -> list[PairedTest]:
     """Each pair of modes for one model, and each pair of models in one mode, on the same items: McNemar for
     closed accuracy, paired bootstrap for open correctness. ``within_noise`` says when a difference is noise."""
     s = df[(df["status"] == "ok") & df["item_id"].isin(set(common))]
@@ -310,48 +339,47 @@ def paired_tests(df: pd.DataFrame, common: Sequence[str], models: Sequence[str],
             else:
                 t = stats.paired_bootstrap(a, b)
                 diff, test, ci = t["diff"], "paired bootstrap", t["ci95"]
-            out.append({"kind": kind, "a": left, "b": right, "test": test, "n": t["n"], "diff": round(diff, 4),
-                        "diff_ci95": ci, "p_value": t["p_value"], "within_noise": bool(t["within_noise"])})
+            out.append(PairedTest(kind, left, right, test, int(t["n"]), round(diff, 4), t["p_value"],
+                                  bool(t["within_noise"]), None if ci is None else (ci[0], ci[1])))
     return holm(out)
 
 
-def holm(tests: list[dict[str, Any]], alpha: float = 0.05) -> list[dict[str, Any]]:
+def holm(tests: list[PairedTest], alpha: float = 0.05) -> list[PairedTest]:
     """Many comparisons at once: Holm's step-down correction (statsmodels) over the whole family, so a page of
     tests does not call noise a difference. ``within_noise`` then holds unless the adjusted p is below alpha."""
     if not tests:
         return tests
     from statsmodels.stats.multitest import multipletests  # heavy: imported on first use, off start-up
 
-    adjusted = multipletests([t["p_value"] for t in tests], alpha=alpha, method="holm")[1]
+    adjusted = multipletests([t.p_value for t in tests], alpha=alpha, method="holm")[1]
     for t, p in zip(tests, adjusted, strict=True):
-        t["p_adjusted"] = round(float(p), 4)
-        t["within_noise"] = bool(t["within_noise"] or p >= alpha)
+        t.p_adjusted = round(float(p), 4)
+        t.within_noise = bool(t.within_noise or p >= alpha)
     return tests
 
 
 MIN_TEST_N = 5  # fewer paired items than this: no claim either way
 
 
-def describe_test(t: dict[str, Any], label: Any = str) -> str:
+def describe_test(t: PairedTest, label: Callable[[str], str] = str) -> str:
     """The plain sentence the page shows for one paired comparison; below MIN_TEST_N items it says only that
     there are too few to compare (a p-value on 3 items is no evidence a reader should act on)."""
-    (ma, mo_a), (mb, mo_b) = t["a"], t["b"]
+    (ma, mo_a), (mb, mo_b) = t.a, t.b
     mo_a, mo_b = MODE_LABELS.get(mo_a, mo_a), MODE_LABELS.get(mo_b, mo_b)
     a = f"{label(ma)} · {mo_a}" if ma != mb else mo_a
     b = f"{label(mb)} · {mo_b}" if ma != mb else mo_b
     who = f"{label(ma)}: " if ma == mb else f"{mo_a}: "
-    what = "closed accuracy" if t["kind"] == "closed" else "open score"
-    padj = t.get("p_adjusted", t["p_value"])
-    p = ("p < 0.0001" if t["p_value"] == 0 else f"p = {t['p_value']:.3g}") + (
-        f", Holm-adjusted {padj:.3g}" if "p_adjusted" in t else "")
-    if t["n"] < MIN_TEST_N:
-        return (f"{who}{a} vs {b}, {what}: only {t['n']} paired item(s), too few to compare "
-                f"(difference {t['diff']:+.2f}; run at least {MIN_TEST_N}).")
-    if t["within_noise"]:
-        return (f"{who}{a} vs {b}, {what}: difference {t['diff']:+.2f} on {t['n']} items is within noise "
-                f"({t['test']}, {p}).")
-    better = a if t["diff"] > 0 else b
-    return f"{who}{better} is better on {what} by {abs(t['diff']):.2f} on {t['n']} items ({t['test']}, {p})."
+    what = "closed accuracy" if t.kind == "closed" else "open score"
+    p = ("p < 0.0001" if t.p_value == 0 else f"p = {t.p_value:.3g}") + (
+        f", Holm-adjusted {t.p_adjusted:.3g}" if t.p_adjusted is not None else "")
+    if t.n < MIN_TEST_N:
+        return (f"{who}{a} vs {b}, {what}: only {t.n} paired item(s), too few to compare "
+                f"(difference {t.diff:+.2f}; run at least {MIN_TEST_N}).")
+    if t.within_noise:
+        return (f"{who}{a} vs {b}, {what}: difference {t.diff:+.2f} on {t.n} items is within noise "
+                f"({t.test}, {p}).")
+    better = a if t.diff > 0 else b
+    return f"{who}{better} is better on {what} by {abs(t.diff):.2f} on {t.n} items ({t.test}, {p})."
 
 
 def metric_label(metric: str) -> str:

@@ -9,7 +9,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, func, insert, select, update
@@ -58,16 +58,18 @@ class RunSummary:
     no_verdict: int = 0  # closed answers with no yes or no by design (quotes only): not scored, not wrong
     majority_baseline: dict[str, Any] | None = None
     manifest: Manifest | None = None
-    comparison: dict[str, Any] = field(default_factory=dict)
+    comparison: report.Comparison = field(default_factory=lambda: report.Comparison(0, 0))
     reference_free: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     cancelled: bool = False
 
     def cli_dict(self) -> JSONObject:
-        return {k: getattr(self, k) for k in (
+        records: JSONObject = {"comparison": asdict(self.comparison),
+                               "manifest": None if self.manifest is None else self.manifest.as_json()}
+        return {k: records[k] if k in records else getattr(self, k) for k in (
             "run_id", "n_items", "answers", "failures", "scores", "retrieval_hit_at_k", "judge", "metric",
             "judge_failures", "no_statements", "unclear", "no_verdict", "skipped_no_doc", "majority_baseline", "comparison",
-            "reference_free")} | {"manifest": None if self.manifest is None else self.manifest.as_json()}
+            "reference_free", "manifest")}
 
 
 def _validate(cfg: RunConfig) -> None:
