@@ -1,5 +1,4 @@
 """Ask: one question, several models × context modes, side by side."""
-import json
 
 import pandas as pd
 import streamlit as st
@@ -214,7 +213,7 @@ else:
     d1, d2, d3 = st.columns(3)
     d1.download_button("Download CSV", csv_safe.to_csv(pd.DataFrame(ask_lib.export_rows(hist))), "ask_history.csv",
                        "text/csv")
-    d2.download_button("Download JSON", json.dumps(hist, indent=1, default=str), "ask_history.json", "application/json")
+    d2.download_button("Download JSON", ask_lib.export_json(hist), "ask_history.json", "application/json")
     choices = ask_case.history_choices(hist, doc_names)
     d3.selectbox("Reopen", list(choices), format_func=choices.get, key="reopen")
     # the callback reads the pick from the session (set before callbacks run), not from args fixed when the

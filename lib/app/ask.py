@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, fields
 from lib.models import registry
 from lib.qa import MODE_LABELS
 from lib.qa import ask as ask_lib
-from lib.qa.ask import AskResult, scope_key
+from lib.qa.ask import AskResult, HistoryRow, scope_key
 from lib.qa.services import Corpus
 
 NEEDS_DOCUMENT = ("pdf", "rag")  # the context modes that read an indexed document
@@ -154,13 +154,13 @@ def sent_options(model_id: str) -> str:
     return "model default temperature" if t is None else f"temperature {t:g}"
 
 
-def history_table(hist: Sequence[Mapping[str, object]], labels: Mapping[str, str],
+def history_table(hist: Sequence[HistoryRow], labels: Mapping[str, str],
                   titles: Mapping[str, str]) -> list[dict[str, object]]:
     """The history as its table shows it: one row per answer, columns named as ``HISTORY_COLUMNS`` says, the
     model and context mode in words, the time to the minute, and a missing value blank."""
     out = []
     for h in hist:
-        row = {k: h.get(k) for k in HISTORY_COLUMNS if k != "scope"} | {"scope": scope_label(h.get("doc_id"), titles)}
+        row = {k: getattr(h, k) for k in HISTORY_COLUMNS if k != "scope"} | {"scope": scope_label(h.doc_id, titles)}
         row["created_at"] = str(row["created_at"])[:16]
         row["model"] = labels.get(str(row["model"]), row["model"])
         row["mode"] = MODE_LABELS.get(str(row["mode"]), row["mode"])
@@ -168,12 +168,10 @@ def history_table(hist: Sequence[Mapping[str, object]], labels: Mapping[str, str
     return out
 
 
-def history_choices(hist: Sequence[Mapping[str, object]], titles: Mapping[str, str]) -> dict[str, str]:
+def history_choices(hist: Sequence[HistoryRow], titles: Mapping[str, str]) -> dict[str, str]:
     """Each saved question (batch) once, newest first (as ``hist`` is), named as the Reopen picker shows it."""
     out: dict[str, str] = {}
     for h in hist:
-        batch = str(h["batch_id"])
-        if batch not in out:
-            out[batch] = (f"{str(h['created_at'])[:16]} · {str(h['question'])[:50]} · "
-                          f"{scope_label(h.get('doc_id'), titles)[:40]}")
+        if h.batch_id not in out:
+            out[h.batch_id] = f"{h.created_at[:16]} · {h.question[:50]} · {scope_label(h.doc_id, titles)[:40]}"
     return out

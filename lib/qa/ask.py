@@ -9,7 +9,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from sqlalchemy import insert, select
@@ -396,34 +396,67 @@ def save_history(results: Sequence[AskResult], doc_id: str | Sequence[str] | Non
     return batch
 
 
-def load_history(engine: Engine | None = None, limit: int = 500) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class HistoryRow:
+    """One kept Ask answer, as the history stores it (the columns of ``ask_history``, JSON read)."""
+
+    id: int
+    batch_id: str  # one question asked of several models and modes
+    created_at: str
+    doc_id: str | None  # the scope, as ``scope_key`` writes it
+    question: str
+    model: str
+    mode: str
+    closed: int  # 1: a yes/no question
+    answer: str | None
+    verdict: str | None
+    verdict_source: str | None
+    error: str | None
+    contexts: list[JSONObject]  # what the model was given
+    truncated: int | None
+    kept_fraction: float | None
+    tokens_in: int | None
+    tokens_out: int | None
+    seconds: float | None
+    support: JSONObject | None  # the support check made when it was kept (None: kept before there was one)
+
+    def as_dict(self) -> JSONObject:
+        return asdict(self)
+
+
+_HISTORY_FIELDS = tuple(f.name for f in fields(HistoryRow))
+
+
+def load_history(engine: Engine | None = None, limit: int = 500) -> list[HistoryRow]:
+    """The latest kept answers, newest first."""
     engine = engine or get_engine()
     t = tables.ask_history
     with engine.connect() as c:
         rows = c.execute(select(t).order_by(t.c.id.desc()).limit(limit)).mappings().all()
-    out = []
-    for r in rows:
-        d = dict(r)
-        d["created_at"] = str(d["created_at"])
-        d["contexts"] = json.loads(d["contexts"] or "[]")
-        d["support"] = json.loads(d["support"]) if d.get("support") else None  # None: kept before step 5
-        out.append(d)
-    return out
+    return [HistoryRow(**{k: r[k] for k in _HISTORY_FIELDS} | {
+        "created_at": str(r["created_at"]), "contexts": json.loads(r["contexts"] or "[]"),
+        "support": json.loads(r["support"]) if r["support"] else None}) for r in rows]
 
 
-def export_rows(hist: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def export_rows(hist: Sequence[HistoryRow]) -> list[JSONObject]:
     """History rows for a CSV: the support check flattened into its verdict, summary and marks (one cell each);
     answers kept before the check was stored say so."""
     out = []
     for h in hist:
-        rep = h.get("support")
-        row = {k: v for k, v in h.items() if k != "support"}
-        unchecked = "not checked" if (h.get("answer") or "").strip() and not h.get("error") else ""
+        rep = h.support
+        row = {k: v for k, v in h.as_dict().items() if k != "support"}
+        unchecked = "not checked" if (h.answer or "").strip() and not h.error else ""
         row["support_verdict"] = rep["verdict"] if rep else unchecked
         row["support_summary"] = rep["summary"] if rep else ""
-        row["support_marks"] = support_lib.marks_line(rep.get("marks", [])) if rep else ""
+        marks = rep.get("marks") if rep else None
+        row["support_marks"] = support_lib.marks_line(marks if isinstance(marks, list) else []) if rep else ""
         out.append(row)
     return out
+
+
+def export_json(hist: Sequence[HistoryRow]) -> str:
+    """The history as a JSON download: every column, the support check whole."""
+    return json.dumps([h.as_dict() for h in hist], indent=1, default=str)
 
 
 @dataclass(frozen=True)

@@ -75,7 +75,7 @@ def test_a_saved_question_reopens_as_it_was_asked(sample_doc):
     assert len(grid.rows) == 4 and grid.changed(ask_case.Settings("What is proposed?", grid.models, grid.modes,
                                                                   doc, 4, False, True)) == []
     assert ask_case.reopened("no-such-batch") is None
-    hist = [h for h in ask_lib.load_history() if h["batch_id"] == batch]
+    hist = [h for h in ask_lib.load_history() if h.batch_id == batch]
     table = ask_case.history_table(hist, {"local/extractive": "Extractive baseline"}, {doc: "Sample EIS"})
     assert list(table[0]) == list(ask_case.HISTORY_COLUMNS.values())
     assert {r["Model"] for r in table} == {"Extractive baseline", "local/smollm2-135m"}  # unknown: the id

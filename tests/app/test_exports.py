@@ -92,7 +92,7 @@ def test_ask_history_csv_neutralised_json_raw(tmp_path):
     assert by_mode["none"]["error"] == f"'{AT} the server refused"
     assert_no_live_formula(rows)
 
-    raw = json.loads(json.dumps(hist, indent=1, default=str))
+    raw = json.loads(ask_lib.export_json(hist))
     assert {h["question"] for h in raw} == {HYPERLINK} and {h["doc_id"] for h in raw} == {DDE}
     assert {h["mode"]: h for h in raw}["gold"]["answer"].startswith(MINUS)
 

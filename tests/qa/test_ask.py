@@ -87,7 +87,7 @@ def test_history_round_trip(session_home):
     batch = ask_lib.save_history(results, None)
     back = ask_lib.load_batch(batch)
     assert [(r.model, r.mode, r.answer) for r in back] == [(r.model, r.mode, r.answer) for r in results]
-    assert any(h["batch_id"] == batch for h in ask_lib.load_history())
+    assert any(h.batch_id == batch for h in ask_lib.load_history())
     from lib.qa import manifest
 
     man = manifest.load(batch)  # every Ask batch stores what it was made with
@@ -150,8 +150,8 @@ def test_the_history_keeps_each_answers_support_check_and_exports_it(tmp_path):
     assert pdf.support() is None  # no pages to read again, and the kept pages not recorded: not checked
     assert pdf.support(lambda doc_id: []) is None
     ask_lib.save_history([gold, wrong, pdf], None, engine=eng)
-    hist = sorted(ask_lib.load_history(eng), key=lambda h: h["id"])
-    assert hist[0]["support"]["verdict"] == "supported" and hist[2]["support"] is None
+    hist = sorted(ask_lib.load_history(eng), key=lambda h: h.id)
+    assert hist[0].support is not None and hist[0].support["verdict"] == "supported" and hist[2].support is None
     rows = ask_lib.export_rows(hist)
     assert [r["support_verdict"] for r in rows] == ["supported", "unsupported", "not checked"]
     assert rows[0]["support_marks"].startswith("✓ supported")

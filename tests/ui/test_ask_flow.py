@@ -120,7 +120,7 @@ def test_reopen_puts_the_controls_back_and_a_change_is_named(services, sample_do
     next(b for b in at.button if b.label == "Run").click().run()
     assert not at.exception and at.toggle(key="ask_closed").value is False
     assert not any(c.value.startswith("⚠️ Since") for c in at.caption)
-    first = next(h["batch_id"] for h in load_history() if h["question"].startswith("Is a permit needed"))
+    first = next(h.batch_id for h in load_history() if h.question.startswith("Is a permit needed"))
     at.selectbox(key="reopen").set_value(first).run()
     next(b for b in at.button if b.label == "Reopen this question").click().run()
     assert not at.exception
@@ -150,7 +150,7 @@ def test_the_gold_passage_is_kept_with_its_answer_and_reopened(services):
     at.text_area(key=gold_key(GOLD_OWN)).input("Another passage about something else entirely.").run()
     assert any(c.value.startswith("⚠️ Since this answer you changed: gold passage.") for c in at.caption), \
         [c.value for c in at.caption][:8]
-    first = next(h["batch_id"] for h in load_history() if h["question"].startswith("When was the permit"))
+    first = next(h.batch_id for h in load_history() if h.question.startswith("When was the permit"))
     at.selectbox(key="reopen").set_value(first).run()
     next(b for b in at.button if b.label == "Reopen this question").click().run()
     assert not at.exception
