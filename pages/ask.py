@@ -5,7 +5,6 @@ import streamlit as st
 
 from lib.app import ask as ask_case
 from lib.core import QUOTES_ONLY, csv_safe, looks_closed
-from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
 from lib.qa import MODE_LABELS, MODES, support
 from lib.qa import ask as ask_lib
@@ -77,12 +76,10 @@ closed = c4.toggle("Closed (yes/no) question", help="Detected from the question;
 
 gold = None
 if "gold" in modes:
-    items = load_sample_items()
-    pick = st.selectbox("Gold passage from a NEPAQuAD item (or paste below)", [GOLD_OWN] + [
-        f"{it['ID']} · {it['question_type']} · {it['question'][:90]}" for it in items], key="gold_pick")
+    passages = ask_case.gold_choices()
+    pick = st.selectbox("Gold passage from a NEPAQuAD item (or paste below)", [GOLD_OWN, *passages], key="gold_pick")
     if gold_key(pick) not in st.session_state:  # first shown: the item's passage (set once, so no value= clash)
-        st.session_state[gold_key(pick)] = "" if pick == GOLD_OWN else next(
-            it["context"] for it in items if pick.startswith(it["ID"]))
+        st.session_state[gold_key(pick)] = passages.get(pick, "")
     gold = st.text_area("Gold passage", height=150, key=gold_key(pick))
 
 

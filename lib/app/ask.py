@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 
+from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
 from lib.qa import MODE_LABELS
 from lib.qa import ask as ask_lib
@@ -96,6 +97,15 @@ def gold_of(results: Sequence[AskResult]) -> str | None:
         if r.mode == "gold" and r.contexts:
             return str(r.contexts[0].get("text") or "") or None
     return None
+
+
+def gold_choices() -> dict[str, str]:
+    """The gold-passage picker's choices, each bundled NEPAQuAD item named by its id, type and question (cut at 90
+    characters), with its passage. Two items that would show the same name keep the first's passage."""
+    out: dict[str, str] = {}
+    for it in load_sample_items():
+        out.setdefault(f"{it['ID']} · {it['question_type']} · {str(it['question'])[:90]}", str(it["context"]))
+    return out
 
 
 def shown(settings: Settings, results: Sequence[AskResult]) -> Grid:

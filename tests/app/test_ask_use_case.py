@@ -84,3 +84,15 @@ def test_a_saved_question_reopens_as_it_was_asked(sample_doc):
     assert len(table[0]["Asked"]) == 16
     choices = ask_case.history_choices(hist * 2, {doc: "Sample EIS"})
     assert list(choices) == [batch] and choices[batch].endswith(" · What is proposed? · Sample EIS")
+
+
+def test_the_gold_picker_gives_each_item_its_own_passage():
+    from lib.evaluation.benchmark import load_sample_items
+
+    items = load_sample_items()
+    choices = ask_case.gold_choices()
+    assert len(choices) == len(items) == 20
+    for it in items:
+        [label] = [k for k in choices if k.startswith(f"{it['ID']} · ")]
+        assert choices[label] == it["context"] and label.split(" · ")[1] == it["question_type"]
+        assert len(label) <= len(it["ID"]) + len(it["question_type"]) + 6 + 90
