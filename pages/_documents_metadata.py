@@ -61,9 +61,9 @@ def metadata_panel(svc: Services, doc_id: str, meta: dict, doc_tags: list[str], 
             res = run_safely(meta_lib.fill_with_model, doc_id, registry.get(model_id), pages_text, svc.docs.engine,
                              properties=ex.pdf_metadata)
         if res is not None:
-            filled = ", ".join(res["filled"]) or "nothing (the pages do not state those fields)"
-            rejected = f" Refused (wrong type or value): {', '.join(res['rejected'])}." if res["rejected"] else ""
-            ignored = f" Ignored (not asked): {', '.join(res['ignored'])}." if res["ignored"] else ""
+            filled = ", ".join(res.filled) or "nothing (the pages do not state those fields)"
+            rejected = f" Refused (wrong type or value): {', '.join(res.rejected)}." if res.rejected else ""
+            ignored = f" Ignored (not asked): {', '.join(res.ignored)}." if res.ignored else ""
             st.session_state["meta_flash"] = plain(f"The model filled: {filled}.{rejected}{ignored}")
             st.rerun()
 

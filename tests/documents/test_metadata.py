@@ -468,11 +468,11 @@ def test_a_connected_model_fills_only_the_gaps(engine, llm):
     res = M.fill_with_model("doc_a", model, ["Alpha Pipeline\nFinal Environmental Impact Statement\nMay 4, 2012"], engine)
     asked = ["project_title", "cooperating_agencies", "process_type", "document_type", "publish_date", "states",
              "eis_number"]
-    assert res["asked"] == asked
-    assert res["filled"] == {"project_title": "Alpha Pipeline", "cooperating_agencies": ["U.S. Army Corps of Engineers"],
+    assert res.asked == asked
+    assert res.filled == {"project_title": "Alpha Pipeline", "cooperating_agencies": ["U.S. Army Corps of Engineers"],
                              "process_type": "EIS", "document_type": "Final EIS", "publish_date": "2012-05-04",
                              "eis_number": "20120150"}
-    assert list(res["rejected"]) == ["states"]  # "ZZ" is not a state: the whole answer for that field is refused
+    assert list(res.rejected) == ["states"]  # "ZZ" is not a state: the whole answer for that field is refused
     prompt = server.requests[-1]["body"]["messages"][-1]["content"]
     assert '"eis_number"' in prompt and '"lead_agency"' not in prompt and '"location"' not in prompt
     assert "May 4, 2012" in prompt

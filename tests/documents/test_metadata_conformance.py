@@ -356,15 +356,15 @@ def test_the_model_fills_empty_and_unsure_fields_with_structured_output(engine, 
         "sponsor": "SolarCo"}))  # a field it invented
     res = M.fill_with_model("doc_a", model, ["Palen Solar Energy Project\nDraft EIS\nAugust 2017"], engine,
                             properties={"title": "Palen DEIS", "author": "BLM", "producer": "ignored"})
-    assert "title" not in res["asked"] and "location" not in res["asked"] and "publish_date" in res["asked"]
-    assert res["filled"] == {"publish_date": "2017-08", "lead_agency": "Bureau of Land Management", "states": ["CA"],
+    assert "title" not in res.asked and "location" not in res.asked and "publish_date" in res.asked
+    assert res.filled == {"publish_date": "2017-08", "lead_agency": "Bureau of Land Management", "states": ["CA"],
                              "document_type": "Draft EIS", "process_type": "EIS"}
-    assert res["rejected"] == {"cooperating_agencies": "cooperating_agencies must be a list of names, not int"}
-    assert res["ignored"] == ["sponsor"]
+    assert res.rejected == {"cooperating_agencies": "cooperating_agencies must be a list of names, not int"}
+    assert res.ignored == ["sponsor"]
     body = server.requests[-1]["body"]
     schema = body["response_format"]["json_schema"]
     assert body["response_format"]["type"] == "json_schema" and schema["strict"] is True
-    assert set(schema["schema"]["required"]) == set(res["asked"]) and schema["schema"]["additionalProperties"] is False
+    assert set(schema["schema"]["required"]) == set(res.asked) and schema["schema"]["additionalProperties"] is False
     prompt = body["messages"][-1]["content"]
     assert "title: Palen DEIS" in prompt and "author: BLM" in prompt and "producer" not in prompt
     got = M.get("doc_a", engine)
@@ -392,7 +392,7 @@ def test_a_model_reply_of_the_wrong_shape_changes_nothing(engine, llm):
         M.fill_with_model("doc_a", model, ["Some cover text here"], engine)
     server.script.append(_reply({"title": ["a", "list"], "states": "ZZ"}))
     res = M.fill_with_model("doc_a", model, ["Some cover text here"], engine)
-    assert res["filled"] == {} and set(res["rejected"]) == {"title", "states"}
+    assert res.filled == {} and set(res.rejected) == {"title", "states"}
     assert all(v["value"] is None for v in M.get("doc_a", engine).values())
 
 
@@ -411,7 +411,7 @@ def test_anthropic_is_asked_with_a_forced_tool_call(engine, monkeypatch):
         model = next(p for p, ok, _ in registry.status_all() if ok and p.family == "anthropic")
         res = M.fill_with_model("doc_a", model, ["Forest Service\nFinal EIS"], engine)
         registry.reset()
-    assert res["filled"] == {"lead_agency": "Forest Service"}
+    assert res.filled == {"lead_agency": "Forest Service"}
     body = srv.requests[-1]["body"]
     assert body["tool_choice"] == {"type": "tool", "name": "record_document_metadata"}
     assert body["tools"][0]["input_schema"]["additionalProperties"] is False

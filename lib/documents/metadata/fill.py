@@ -7,6 +7,7 @@ import datetime as _dt
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import and_, insert, select
@@ -71,13 +72,23 @@ def _check_type(key: str, value: object) -> str | None:
     return f"{key} must be text, not {type(value).__name__}"
 
 
+@dataclass(frozen=True)
+class FillResult:
+    """What a model's fill did: the fields asked, the values stored (field → value), those refused (field →
+    reason) and the keys it gave that were not asked for."""
+
+    filled: dict[str, Any] = field(default_factory=dict)
+    rejected: dict[str, str] = field(default_factory=dict)
+    ignored: list[str] = field(default_factory=list)
+    asked: list[str] = field(default_factory=list)
+
+
 def fill_with_model(doc_id: str, model: Provider, pages_text: str | Iterable[str], engine: Engine | None = None,
-                    properties: dict | None = None) -> dict[str, Any]:
+                    properties: dict | None = None) -> FillResult:
     """Ask a connected model for the fields that are empty or that the rules found with low confidence (below
     ``SURE``), from the first pages' text and the PDF's properties, with structured output (a JSON schema or a
     forced tool call where the model has one; a JSON reply otherwise). What it gives is checked like a person's
-    input and stored with source ``model``; a person's value is never changed. Returns ``{"filled": {field:
-    value}, "rejected": {field: reason}, "ignored": [keys not asked for], "asked": [fields]}``."""
+    input and stored with source ``model``; a person's value is never changed."""
     if not model.judges_reliably:
         raise UserError(f"{model.label or model.id} cannot fill metadata "
                         "reliably: configure a connected model (OpenAI, Anthropic, an OpenAI-compatible server or a "
@@ -85,7 +96,7 @@ def fill_with_model(doc_id: str, model: Provider, pages_text: str | Iterable[str
     current = get(doc_id, engine)
     asked = unsure(current)
     if not asked:
-        return {"filled": {}, "rejected": {}, "ignored": [], "asked": []}
+        return FillResult()
     pages = [pages_text] if isinstance(pages_text, str) else list(pages_text)
     text = "\n\n".join(p for p in pages[:COVER_PAGES] if p and p.strip())
     if not text.strip():
@@ -146,4 +157,4 @@ def fill_with_model(doc_id: str, model: Provider, pages_text: str | Iterable[str
                     c.execute(_sa_delete(t).where(and_(t.c.doc_id == doc_id, t.c.key == key)))
                 c.execute(insert(t).values(doc_id=doc_id, key=key, value=json.dumps(filled[key]), source="model",
                                            updated_at=now, evidence=evidence))
-    return {"filled": filled, "rejected": rejected, "ignored": ignored, "asked": asked}
+    return FillResult(filled, rejected, ignored, asked)
