@@ -11,7 +11,7 @@ from lib.models import registry
 from pages._ui import plain, run_safely
 
 
-def metadata_panel(svc: Services, doc_id: str, meta: dict, doc_tags: list[str], all_tags: list[str]) -> None:
+def metadata_panel(svc: Services, doc_id: str, meta: meta_lib.Metadata, doc_tags: list[str], all_tags: list[str]) -> None:
     flash = st.session_state.pop("meta_flash", None)
     if flash:
         st.success(flash)
@@ -80,11 +80,11 @@ def metadata_panel(svc: Services, doc_id: str, meta: dict, doc_tags: list[str], 
         _edit_form(svc, doc_id, meta)
 
 
-def _edit_form(svc: Services, doc_id: str, meta: dict) -> None:
+def _edit_form(svc: Services, doc_id: str, meta: meta_lib.Metadata) -> None:
     with st.form(f"meta_form_{doc_id}"):
         new = {}
         for k in meta_lib.FIELDS:
-            cur = meta[k]["value"]
+            cur = meta[k].value
             wkey = f"meta_{k}_{doc_id}"
             if k in ("document_type", "process_type"):
                 options = ["", *(meta_lib.DOCUMENT_TYPES if k == "document_type" else meta_lib.PROCESS_TYPES)]
@@ -104,7 +104,7 @@ def _edit_form(svc: Services, doc_id: str, meta: dict) -> None:
         for k, v in new.items():
             if k == "cooperating_agencies":
                 v = [line.strip() for line in v.splitlines() if line.strip()]
-            before = meta[k]["value"]
+            before = meta[k].value
             if (v or None) != (before or None):
                 changed[k] = "; ".join(v) if k == "cooperating_agencies" else v
         if not changed:

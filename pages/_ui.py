@@ -191,7 +191,7 @@ def scope_picker(key: str = "scope") -> tuple[str | list[str] | None, bool]:
         def present(key: str) -> list[str]:
             values = set()
             for m in metas.values():
-                v = m[key]["value"]
+                v = m[key].value
                 values.update(v if isinstance(v, list) else [v] if v else [])
             return sorted(values, key=str.casefold)
 
@@ -210,7 +210,7 @@ def scope_picker(key: str = "scope") -> tuple[str | list[str] | None, bool]:
                                    ("tag", c5.multiselect("Tag", tgs, **keep(f"{key}_tag", sub(tgs))))) if v}
         ids = run_safely(metadata.collection_filter, docs, where, engine, metas) if where else [d.doc_id for d in docs]
         if ids is not None and agencies:  # any of the chosen agencies
-            ids = [i for i in ids if (metas[i]["lead_agency"]["value"] or "") in agencies]
+            ids = [i for i in ids if (metas[i]["lead_agency"].value or "") in agencies]
         if ids:
             st.caption(f"{len(ids)} document(s) match: " + "; ".join(plain(names[i].rsplit(' (', 1)[0]) for i in ids[:8])
                        + (" …" if len(ids) > 8 else ""))

@@ -81,18 +81,17 @@ class Collection:
 
     def value(self, doc_id: str, key: str) -> str:
         """A metadata value as text: a list joined with commas; "" where there is none."""
-        v = ((self.meta.get(doc_id) or {}).get(key) or {}).get("value")
-        return ", ".join(v) if isinstance(v, list) else (str(v) if v not in (None, "") else "")
+        return metadata.text_of(self.meta.get(doc_id), key)
 
     def facets(self) -> Facets:
         tags = metadata.tags_many([d.doc_id for d in self.docs], self.services.docs.engine)
         return Facets(
             agencies=sorted({self.value(d.doc_id, "lead_agency") for d in self.docs} - {""}, key=str.casefold),
-            states=sorted({s for d in self.docs for s in (self.meta[d.doc_id].get("states") or {}).get("value") or []}),
+            states=sorted({s for d in self.docs for s in metadata.list_of(self.meta[d.doc_id], "states")}),
             types=sorted({self.value(d.doc_id, "document_type") for d in self.docs} - {""}),
             tags=sorted({t for ts in tags.values() for t in ts}),
             years=sorted({y for d in self.docs
-                          if (y := metadata.year_of((self.meta[d.doc_id].get("publish_date") or {}).get("value")))}))
+                          if (y := metadata.year_of(metadata.value_of(self.meta[d.doc_id], "publish_date")))}))
 
     def scope(self, filters: Filters) -> list[str] | None:
         """The ids of the documents the filters keep (None: no filter, the whole collection). A filter the

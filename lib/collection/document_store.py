@@ -72,7 +72,7 @@ class DocumentStore:
         """The document as read at ingest (pages, PDF properties, first pages' layout): what metadata is read from."""
         return self.pipeline.stored_pdf(doc_id)
 
-    def reextract_metadata(self, doc_id: str) -> dict[str, JSONObject]:
+    def reextract_metadata(self, doc_id: str) -> metadata.Metadata:
         """Read a document's metadata again with today's rules (from its kept original's properties and layout, or
         its stored text), keeping a person's values and noting where the rules now read otherwise."""
         if originals.path(doc_id) is None:

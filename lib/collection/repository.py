@@ -81,7 +81,7 @@ class DocumentRepository:
 
         metas = metadata.get_many([d.doc_id for d in listed], self.engine)
         for d in listed:
-            title = (metas[d.doc_id].get("title") or {}).get("value")
+            title = metadata.value_of(metas[d.doc_id], "title")
             if title and " ".join(str(title).split()).lower() == " ".join(key.split()):
                 return d
         return None

@@ -129,7 +129,7 @@ def evaluate(target: str | Path, csv_path: str | Path | None = None) -> dict:
             refused.append({"file": name, "reason": str(exc)})
             continue
         read += 1
-        got = {k: v["value"] for k, v in metadata.extract(ex).items()}
+        got: dict[str, object] = {k: v.value for k, v in metadata.extract(ex).items()}
         got["year"] = got.get("publish_date")
         for f in fields:
             want, shown = comparable(f, row.get(f)), comparable(f, got.get(f))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from lib.core.json_types import JSONObject
 from lib.core.text import readable_name
 from lib.documents.mentions import DocRef, compares, distinguish, doc_ref, mentioned
-from lib.documents.metadata import citation_name, get_many
+from lib.documents.metadata import citation_name, get_many, text_of
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -56,7 +56,7 @@ def refs_of(infos: Sequence[DocInfo], engine: Engine) -> list[DocRef]:
     refs = []
     for info in infos:
         meta = metas.get(info.doc_id) or {}
-        values = [(meta.get(k) or {}).get("value") for k in ("title", "project_title", "eis_number")]
+        values = [text_of(meta, k) or None for k in ("title", "project_title", "eis_number")]
         refs.append(doc_ref(info.doc_id, citation_name(meta, info.name), [*values, readable_name(info.name)]))
     return distinguish(refs)
 

@@ -220,7 +220,8 @@ def test_reindex_keeps_sections_and_pdf_metadata_and_a_reupload_keeps_a_missing_
     first = docs.ingest_file(str(tmp_path / "outlined2.pdf"))
     assert {c.section for c in docs.chunks(first.doc_id)} == {"3.4 Wildlife › Caribou", "3.5 Soils"}
     agency = metadata.get(first.doc_id, docs.engine)["lead_agency"]
-    assert (agency["value"], agency["source"], agency["evidence"]["property"]) == (
+    assert agency.evidence is not None
+    assert (agency.value, agency.source, agency.evidence["property"]) == (
         "Bureau of Land Management", "pdf_metadata", "Author")
     again = docs.reindex(first.doc_id, 48, 8)
     assert again.chunks > first.chunks

@@ -24,16 +24,17 @@ SAMPLE_TITLE = "Continental United States (CONUS) Interceptor Site Final Environ
 
 
 def values(fields: dict) -> dict:
-    return {k: v["value"] for k, v in fields.items()}
+    return {k: v.value for k, v in fields.items()}
 
 
 def sources(fields: dict) -> dict:
-    return {k: v["source"] for k, v in fields.items()}
+    return {k: v.source for k, v in fields.items()}
 
 
-def vs(item: dict) -> tuple:
-    """A field's value and source (its confidence and evidence are checked where they matter)."""
-    return item["value"], item["source"]
+def vs(item: M.FieldValue | dict) -> tuple:
+    """A field's value and source (its confidence and evidence are checked where they matter), from a stored field
+    or from the command line's JSON."""
+    return (item["value"], item["source"]) if isinstance(item, dict) else (item.value, item.source)
 
 
 # ----- extraction: the sample ------------------------------------------------------------------------------------
@@ -59,11 +60,11 @@ def test_sample_metadata_from_its_info_dictionary_and_cover(sample_ex):
                           "process_type": "pdf_metadata", "document_type": "pdf_metadata",
                           "publish_date": "cover_text", "states": "pdf_metadata"}
     # every value says where it was read and how sure the rules are; agreeing evidence counts
-    assert m["title"]["evidence"]["property"] == "Title" and m["title"]["evidence"]["agreeing"] == 2  # and the cover
+    assert m["title"].evidence["property"] == "Title" and m["title"].evidence["agreeing"] == 2  # and the cover
     lead = m["lead_agency"]
-    assert lead["evidence"]["page"] == 1 and lead["evidence"]["agreeing"] >= 3  # cover lines, address block, Author
-    assert all(M.THRESHOLD <= v["confidence"] <= 1 for v in m.values())
-    assert m["publish_date"]["evidence"]["rule"] == "a date on the title page"
+    assert lead.evidence["page"] == 1 and lead.evidence["agreeing"] >= 3  # cover lines, address block, Author
+    assert all(M.THRESHOLD <= v.confidence <= 1 for v in m.values())
+    assert m["publish_date"].evidence["rule"] == "a date on the title page"
     assert list(m) == [k for k in M.FIELDS if k in m]
 
 
@@ -264,7 +265,7 @@ def test_save_get_edit_and_keep_a_persons_values(engine, sample_ex):
     got = M.get("doc_a", engine)
     assert list(got) == list(M.FIELDS)
     assert vs(got["lead_agency"]) == ("Missile Defense Agency", "cover_text")
-    assert got["lead_agency"]["confidence"] >= M.SURE and got["lead_agency"]["evidence"]["page"] == 1
+    assert got["lead_agency"].confidence >= M.SURE and got["lead_agency"].evidence["page"] == 1
     assert vs(got["states"]) == (["ME", "MI", "NY", "OH"], "pdf_metadata")
     assert vs(got["location"]) == (None, None)
 
@@ -273,14 +274,14 @@ def test_save_get_edit_and_keep_a_persons_values(engine, sample_ex):
                                    "publish_date": "2017-02-03", "document_type": "feis"}, engine)
     assert vs(after["lead_agency"]) == ("Department of Defense", "person")
     assert vs(after["states"]) == (["MI", "NY", "OH"], "person")
-    assert after["cooperating_agencies"]["value"] == ["U.S. Army Corps of Engineers", "National Guard Bureau"]
+    assert after["cooperating_agencies"].value == ["U.S. Army Corps of Engineers", "National Guard Bureau"]
     assert vs(after["document_type"]) == ("Final EIS", "person")
-    assert after["title"]["source"] == "pdf_metadata"  # untouched fields keep their source
+    assert after["title"].source == "pdf_metadata"  # untouched fields keep their source
 
     # a later extraction (a re-ingest) never overwrites what a person set, but refreshes the rest
     with engine.begin() as c:
-        M.save_extracted(c, "doc_a", {"lead_agency": {"value": "Forest Service", "source": "cover_text"},
-                                      "title": {"value": "A New Title Here", "source": "cover_text"}})
+        M.save_extracted(c, "doc_a", {"lead_agency": M.FieldValue("Forest Service", "cover_text"),
+                                      "title": M.FieldValue("A New Title Here", "cover_text")})
     got = M.get("doc_a", engine)
     assert vs(got["lead_agency"]) == ("Department of Defense", "person")
     assert vs(got["publish_date"]) == ("2017-02-03", "person")
@@ -311,7 +312,7 @@ def test_bad_edits_are_refused_with_a_reason_and_nothing_is_written(engine, valu
     M.set_values("doc_b", {"lead_agency": "Bureau of Land Management"}, engine)
     with pytest.raises(UserError, match=message):
         M.set_values("doc_b", {"title": "Written before the bad field?", **values_} if values_ else {}, engine)
-    assert M.get("doc_b", engine)["title"]["value"] is None  # all or nothing
+    assert M.get("doc_b", engine)["title"].value is None  # all or nothing
     with pytest.raises(UserError, match="No indexed document with id 'nope'"):
         M.set_values("nope", {"title": "x y z"}, engine)
     with pytest.raises(UserError, match="Unknown metadata source"):
@@ -487,7 +488,7 @@ def test_a_connected_model_fills_only_the_gaps(engine, llm):
     with pytest.raises(UserError, match="did not reply with a JSON object"):
         M.fill_with_model("doc_a", model, ["text"], engine)
     assert '"states"' in server.requests[-1]["body"]["messages"][-1]["content"]
-    assert M.get("doc_a", engine)["states"]["value"] is None
+    assert M.get("doc_a", engine)["states"].value is None
 
 
 def test_the_bundled_models_are_refused(engine):
@@ -511,7 +512,7 @@ def test_the_bundled_models_are_refused(engine):
 def test_ingest_stores_the_sample_metadata(services, sample_doc):
     got = M.get(sample_doc.doc_id, services.docs.engine)
     assert vs(got["lead_agency"]) == ("Missile Defense Agency", "cover_text")
-    assert got["lead_agency"]["confidence"] >= M.SURE and got["lead_agency"]["evidence"]["page"] == 1
+    assert got["lead_agency"].confidence >= M.SURE and got["lead_agency"].evidence["page"] == 1
     assert vs(got["document_type"]) == ("Final EIS", "pdf_metadata")
 
 
@@ -580,7 +581,7 @@ def test_documents_page_metadata_table_filters_edit_and_fill_button(services, sa
     got = M.get(sid, engine)
     assert vs(got["publish_date"]) == ("2017-02-01", "person")
     assert vs(got["location"]) == ("Michigan, Ohio, New York", "person")
-    assert got["lead_agency"]["source"] == "cover_text"  # unchanged fields keep their source
+    assert got["lead_agency"].source == "cover_text"  # unchanged fields keep their source
     assert any("Saved Published, Location (source: person)" in s.value for s in at.success)  # plain labels
 
     # untrusted titles are shown as text: Markdown in a title is escaped where Markdown renders
@@ -617,7 +618,7 @@ def test_documents_page_fills_gaps_with_a_connected_model(services, pdf_factory,
     got = M.get(noi.doc_id, engine)
     assert vs(got["publish_date"]) == ("2021-03-15", "model")
     assert vs(got["eis_number"]) == ("20210042", "model")
-    assert got["title"]["source"] == "cover_text" and got["cooperating_agencies"]["value"] is None
+    assert got["title"].source == "cover_text" and got["cooperating_agencies"].value is None
     assert vs(got["lead_agency"]) == ("U.S. Army Corps of Engineers", "cover_text")
     assert any("The model filled: publish" in s.value and "Ignored \\(not asked\\): lead" in s.value  # escaped: plain text
                for s in at.success)

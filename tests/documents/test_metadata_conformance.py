@@ -53,7 +53,7 @@ def conformance(tmp_path_factory) -> dict:
 
 
 def _got(fields: dict) -> dict:
-    got = {k: v["value"] for k, v in fields.items()}
+    got = {k: v.value for k, v in fields.items()}
     got["year"] = got.get("publish_date")
     return got
 
@@ -72,8 +72,8 @@ def test_each_cover_gives_the_right_value_or_none(conformance, name):
         if want is None:
             assert shown is None, f"{name}: {f} should be empty (the document does not say), got {got.get(f)!r}"
     for f, item in fields.items():  # every value says where it came from and how sure the rules are
-        assert M.THRESHOLD <= item["confidence"] <= 1
-        ev = item["evidence"]
+        assert M.THRESHOLD <= item.confidence <= 1
+        ev = item.evidence
         assert ev["rule"] and (("page" in ev and ev["line"] >= 1) or "property" in ev), (f, ev)
 
 
@@ -106,13 +106,13 @@ def test_the_held_out_covers_pooled(tmp_path):
 def test_the_title_page_is_found_past_a_picture_cover_and_a_file_label(conformance):
     case, ex, fields = conformance["image_cover_regional_summary"]
     assert ex.image_share[1] > 0.5  # page 1 is a photo whose text layer describes it
-    assert fields["title"]["evidence"]["page"] == 3 and fields["title"]["source"] == "cover_text"
-    assert fields["title"]["value"] != "Eastern Executive Summary"  # the Title property: a short file label
-    assert fields["project_title"]["value"] == "Nationwide Public Safety Broadband Network"  # not the region
+    assert fields["title"].evidence["page"] == 3 and fields["title"].source == "cover_text"
+    assert fields["title"].value != "Eastern Executive Summary"  # the Title property: a short file label
+    assert fields["project_title"].value == "Nationwide Public Safety Broadband Network"  # not the region
     # the agency from the title page's first line, the contact block and the Author property, all agreeing
-    assert fields["lead_agency"]["evidence"]["agreeing"] >= 3
+    assert fields["lead_agency"].evidence["agreeing"] >= 3
     _, _, label = conformance["short_label_title_property"]
-    assert label["title"]["value"].startswith("Alpine Mountain Ski Area Expansion")
+    assert label["title"].value.startswith("Alpine Mountain Ski Area Expansion")
 
 
 def test_an_annual_report_gets_no_nepa_field(conformance):
@@ -162,12 +162,12 @@ def test_a_state_named_feature_is_not_a_state(tmp_path):
                            ("line", "Colorado River Basin Salinity Control", 20, True),
                            ("line", "Mesa County, Colorado", 12)]], {})
     fields = M.extract(read_pdf_file(build(case, tmp_path / "river.pdf"), 10**9))
-    assert fields["states"]["value"] == ["CO"]  # from the county line; "Colorado River" alone would not say it
+    assert fields["states"].value == ["CO"]  # from the county line; "Colorado River" alone would not say it
     case = Case("river2", [[("line", "Draft Environmental Impact Statement", 20, True),
                             ("line", "Lower Colorado River Habitat Plan", 20, True),
                             ("line", "Clark County, Nevada", 12)]], {})
     fields = M.extract(read_pdf_file(build(case, tmp_path / "river2.pdf"), 10**9))
-    assert fields["states"]["value"] == ["NV"]
+    assert fields["states"].value == ["NV"]
 
 
 # ----- covers that tempt a wrong value (from the review of this work) --------------------------------------------
@@ -175,7 +175,7 @@ def _cover(tmp_path, name: str, pages: list, props: dict | None = None) -> dict:
     from tests.documents.cover_layouts import Case, _body
 
     case = Case(name, [*pages, _body("project", "the area")], {}, props or {})
-    return {k: v["value"] for k, v in M.extract(read_pdf_file(build(case, tmp_path / f"{name}.pdf"), 10**9)).items()}
+    return {k: v.value for k, v in M.extract(read_pdf_file(build(case, tmp_path / f"{name}.pdf"), 10**9)).items()}
 
 
 _AGENCY = ("line", "Bureau of Land Management", 12)
@@ -266,19 +266,19 @@ def test_a_persons_edit_survives_re_extraction_and_the_disagreement_is_kept(engi
         M.save_extracted(c, "doc_a", fields)
     M.set_values("doc_a", {"lead_agency": "Department of Transportation", "states": "AZ"}, engine)
     now = M.get("doc_a", engine)  # said at once, before any re-extraction
-    assert now["lead_agency"]["extracted"]["value"] == "Federal Highway Administration"
-    assert now["states"]["extracted"] is None  # the person set what the document reads
+    assert now["lead_agency"].extracted.value == "Federal Highway Administration"
+    assert now["states"].extracted is None  # the person set what the document reads
     assert M.disagreements(now) == [
         "Lead agency: kept your value 'Department of Transportation'; the document now reads 'Federal Highway "
         "Administration' (p. 1, line 7 · Lead Agency: label)."]
     with engine.begin() as c:  # the rules read the document again
         M.save_extracted(c, "doc_a", fields)
     got = M.get("doc_a", engine)
-    assert (got["lead_agency"]["value"], got["lead_agency"]["source"]) == ("Department of Transportation", "person")
-    assert got["lead_agency"]["confidence"] is None
-    assert got["lead_agency"]["extracted"]["value"] == "Federal Highway Administration"  # said beside the edit
-    assert got["lead_agency"]["extracted"]["evidence"]["rule"]
-    assert got["states"]["extracted"] is None  # the rules agree with the person: nothing to say
+    assert (got["lead_agency"].value, got["lead_agency"].source) == ("Department of Transportation", "person")
+    assert got["lead_agency"].confidence is None
+    assert got["lead_agency"].extracted.value == "Federal Highway Administration"  # said beside the edit
+    assert got["lead_agency"].extracted.evidence["rule"]
+    assert got["states"].extracted is None  # the rules agree with the person: nothing to say
     cli = M.cli_metadata("doc_a", engine)
     assert cli["lead_agency"]["extracted"]["value"] == "Federal Highway Administration"
     assert cli["title"]["confidence"] >= M.THRESHOLD and cli["title"]["evidence"]["page"] == 1
@@ -290,16 +290,16 @@ def test_reindex_and_reextract_keep_edits(services, tmp_path):
     res = services.docs.ingest_file(str(build(case, tmp_path / "galveston.pdf")))
     engine = services.docs.engine
     got = M.get(res.doc_id, engine)
-    assert got["lead_agency"]["value"] == "U.S. Army Corps of Engineers" and got["lead_agency"]["evidence"]["page"] == 1
+    assert got["lead_agency"].value == "U.S. Army Corps of Engineers" and got["lead_agency"].evidence["page"] == 1
     M.set_values(res.doc_id, {"lead_agency": "Department of the Army", "title": "Galveston Bay Park Plan DEIS"}, engine)
     services.docs.reindex(res.doc_id, 150, 30)
     after = services.docs.reextract_metadata(res.doc_id)
-    assert (after["lead_agency"]["value"], after["lead_agency"]["source"]) == ("Department of the Army", "person")
-    assert after["lead_agency"]["extracted"]["value"] == "U.S. Army Corps of Engineers"
-    assert after["title"]["value"] == "Galveston Bay Park Plan DEIS"
+    assert (after["lead_agency"].value, after["lead_agency"].source) == ("Department of the Army", "person")
+    assert after["lead_agency"].extracted.value == "U.S. Army Corps of Engineers"
+    assert after["title"].value == "Galveston Bay Park Plan DEIS"
     # the kept original's layout is read again: the title page's evidence survives, not only the stored text
-    assert after["document_type"]["evidence"]["rule"] == got["document_type"]["evidence"]["rule"]
-    assert after["publish_date"]["value"] == "2017-08"  # "8/2017" on the cover
+    assert after["document_type"].evidence["rule"] == got["document_type"].evidence["rule"]
+    assert after["publish_date"].value == "2017-08"  # "8/2017" on the cover
 
     # the Documents page: the note beside the edit, and "Read the PDF again"
     from streamlit.testing.v1 import AppTest
@@ -344,10 +344,10 @@ def test_the_model_fills_empty_and_unsure_fields_with_structured_output(engine, 
     server, model = llm
     with engine.begin() as c:  # the rules found a title surely and a date weakly (only the PDF's creation date)
         M.save_extracted(c, "doc_a", {
-            "title": {"value": "Palen Solar Energy Project Draft EIS", "source": "cover_text", "confidence": 0.9,
-                      "evidence": {"page": 1, "line": 2, "rule": "title page, largest type"}},
-            "publish_date": {"value": "2017-09", "source": "pdf_metadata", "confidence": 0.6,
-                             "evidence": {"property": "creationDate", "rule": "the PDF's creation date"}}})
+            "title": M.FieldValue("Palen Solar Energy Project Draft EIS", "cover_text", 0.9,
+                                  {"page": 1, "line": 2, "rule": "title page, largest type"}),
+            "publish_date": M.FieldValue("2017-09", "pdf_metadata", 0.6,
+                                         {"property": "creationDate", "rule": "the PDF's creation date"})})
     M.set_values("doc_a", {"location": ""}, engine)  # a person cleared it: never asked
     server.script.append(_reply({
         "publish_date": "2017-08", "lead_agency": "Bureau of Land Management", "states": ["CA"],
@@ -368,20 +368,20 @@ def test_the_model_fills_empty_and_unsure_fields_with_structured_output(engine, 
     prompt = body["messages"][-1]["content"]
     assert "title: Palen DEIS" in prompt and "author: BLM" in prompt and "producer" not in prompt
     got = M.get("doc_a", engine)
-    assert (got["publish_date"]["value"], got["publish_date"]["source"]) == ("2017-08", "model")
-    assert got["publish_date"]["evidence"]["model"] == "openai/gpt-test"
-    assert got["title"]["source"] == "cover_text"  # sure: not replaced
-    assert got["cooperating_agencies"]["value"] is None and "sponsor" not in got
+    assert (got["publish_date"].value, got["publish_date"].source) == ("2017-08", "model")
+    assert got["publish_date"].evidence["model"] == "openai/gpt-test"
+    assert got["title"].source == "cover_text"  # sure: not replaced
+    assert got["cooperating_agencies"].value is None and "sponsor" not in got
 
     # a re-index reads the same weak date again: the model's fill stays; a date the rules are sure of replaces it
-    weak = {"value": "2017-09", "source": "pdf_metadata", "confidence": 0.6, "evidence": {"property": "creationDate"}}
+    weak = M.FieldValue("2017-09", "pdf_metadata", 0.6, {"property": "creationDate"})
     with engine.begin() as c:
         M.save_extracted(c, "doc_a", {"publish_date": weak})
-    assert M.get("doc_a", engine)["publish_date"]["source"] == "model"
+    assert M.get("doc_a", engine)["publish_date"].source == "model"
     with engine.begin() as c:
-        M.save_extracted(c, "doc_a", {"publish_date": weak | {"value": "2017-08-04", "source": "cover_text",
-                                                              "confidence": 0.85}})
-    assert (M.get("doc_a", engine)["publish_date"]["value"], M.get("doc_a", engine)["publish_date"]["source"]) == (
+        M.save_extracted(c, "doc_a", {"publish_date": weak.but(value="2017-08-04", source="cover_text",
+                                                               confidence=0.85)})
+    assert (M.get("doc_a", engine)["publish_date"].value, M.get("doc_a", engine)["publish_date"].source) == (
         "2017-08-04", "cover_text")
 
 
@@ -393,7 +393,7 @@ def test_a_model_reply_of_the_wrong_shape_changes_nothing(engine, llm):
     server.script.append(_reply({"title": ["a", "list"], "states": "ZZ"}))
     res = M.fill_with_model("doc_a", model, ["Some cover text here"], engine)
     assert res.filled == {} and set(res.rejected) == {"title", "states"}
-    assert all(v["value"] is None for v in M.get("doc_a", engine).values())
+    assert all(v.value is None for v in M.get("doc_a", engine).values())
 
 
 def test_anthropic_is_asked_with_a_forced_tool_call(engine, monkeypatch):

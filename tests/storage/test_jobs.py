@@ -280,5 +280,5 @@ def test_a_folder_upload_is_queued_like_a_bulk_ingest_in_embedded_mode(tmp_path)
     job = jobs.wait(summary.jobs[0], T)
     assert job.status == "done", job.error
     meta = meta_lib.get(job.result["doc_id"], get_engine())
-    assert meta["title"]["value"] == "Levee Raising Final EIS" and meta["title"]["source"] == "person"
-    assert meta["eis_number"]["value"] == "20190042"
+    assert meta["title"].value == "Levee Raising Final EIS" and meta["title"].source == "person"
+    assert meta["eis_number"].value == "20190042"

@@ -208,8 +208,8 @@ def test_a_manifest_sets_metadata_over_extraction_and_a_bad_row_refuses_only_its
     with eng.connect() as c:
         doc = next(r for r in c.execute(select(tables.documents)) if r.name == "a")
     meta = meta_lib.get(doc.doc_id, eng)
-    assert (meta["lead_agency"]["value"], meta["lead_agency"]["source"]) == ("Bureau of Land Management", "person")
-    assert meta["publish_date"]["value"] == "2019-05" and meta["states"]["value"] == ["AK", "MI"]
+    assert (meta["lead_agency"].value, meta["lead_agency"].source) == ("Bureau of Land Management", "person")
+    assert meta["publish_date"].value == "2019-05" and meta["states"].value == ["AK", "MI"]
     assert meta_lib.tags_many([doc.doc_id], eng)[doc.doc_id] == ["caribou"]
     (tmp_path / "bad.csv").write_text("file,agency\na.pdf,BLM\n")
     bad = subprocess.run([*run, str(tmp_path / "bad.csv")], cwd=ROOT, env=env, capture_output=True, text=True,

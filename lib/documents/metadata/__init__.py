@@ -47,8 +47,12 @@ from lib.documents.metadata.fields import (
     SOURCES,
     STATES,
     TAGS,
+    FieldValue,
     canonical_agency,
+    list_of,
     normalize,
+    text_of,
+    value_of,
     year_of,
 )
 from lib.documents.metadata.fill import fill_with_model
@@ -65,6 +69,7 @@ from lib.documents.metadata.query import (
     sort_documents,
 )
 from lib.documents.metadata.records import (
+    Metadata,
     cli_metadata,
     delete,
     get,
@@ -80,9 +85,9 @@ from lib.documents.metadata.records import (
 __all__ = [
     "COVER_PAGES", "DOCUMENT_TYPES", "FEDERAL_AGENCIES", "FIELDS", "FIELD_LABELS", "FILTER_KEYS", "LIST_FIELDS", "NOT_FOUND",
     "PROCESS_TYPES", "SORTS", "SOURCES", "SOURCE_LABELS", "STANDARD", "STATES", "SURE", "TAGS", "THRESHOLD",
-    "canonical_agency",
+    "FieldValue", "Metadata", "canonical_agency",
     "citation_name", "classify", "cli_metadata", "collection_filter", "delete", "disagreements", "display_title", "export_ceq",
     "extract", "fill_with_model", "manifest_csv", "get", "get_many", "mend_words", "missing", "normalize", "normalize_tags",
     "panel_rows", "parse_where", "parse_year_range", "place_only", "project_title_from", "read_or_none", "save_extracted", "set_values",
-    "sort_documents", "tags_many", "unsure", "year_of",
+    "sort_documents", "tags_many", "list_of", "text_of", "unsure", "value_of", "year_of",
 ]

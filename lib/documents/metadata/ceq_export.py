@@ -37,7 +37,7 @@ def export_ceq(docs: Iterable[Any], engine: Engine | None = None) -> dict[str, l
     documents: list[dict] = []
     for doc_id in ids:
         meta = metas[doc_id]
-        m = {k: v["value"] for k, v in meta.items()}
+        m = {k: v.value for k, v in meta.items()}
         ptitle = m.get("project_title")
         pkey = " ".join(str(ptitle).split()).casefold() if ptitle else f"doc:{doc_id}"
         project_id = _slug_id("project", pkey)
@@ -57,8 +57,8 @@ def export_ceq(docs: Iterable[Any], engine: Engine | None = None) -> dict[str, l
         for a in m.get("cooperating_agencies") or []:
             if a not in proj["participating_agencies"]:
                 proj["participating_agencies"].append(a)
-        ptype = m.get("process_type") or (PROCESS_OF.get(m["document_type"]) if m.get("document_type") else None)
-        process_id = f"{project_id}-{(ptype or 'unknown').lower()}"
+        ptype = m.get("process_type") or (PROCESS_OF.get(str(m["document_type"])) if m.get("document_type") else None)
+        process_id = f"{project_id}-{str(ptype or 'unknown').lower()}"
         if process_id not in processes:
             processes[process_id] = {
                 "process_id": process_id, "project_id": project_id, "process_type": ptype, "process_status": None,
@@ -77,7 +77,7 @@ def export_ceq(docs: Iterable[Any], engine: Engine | None = None) -> dict[str, l
             "data_source_system": SYSTEM_NAME,
             "other": {"file_name": names.get(doc_id) or None, "tags": tags[doc_id],
                       "title_is_file_name": not m.get("title"),
-                      "metadata_sources": {k: v["source"] for k, v in meta.items() if v["source"]}},
+                      "metadata_sources": {k: v.source for k, v in meta.items() if v.source}},
         })
     for d in documents:
         _conform_document(d)

@@ -12,6 +12,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from lib.documents.metadata.fields import FieldValue
+
 THRESHOLD = 0.6  # a value weaker than this is left out: the page says "not found — fill or edit"
 SURE = 0.8  # a value at least this strong is not replaced when a connected model fills the low-confidence fields
 
@@ -29,9 +31,8 @@ class Candidate:
             return self.key
         return tuple(self.value) if isinstance(self.value, list) else self.value
 
-    def as_field(self) -> dict:
-        return {"value": self.value, "source": self.source, "confidence": round(self.confidence, 3),
-                "evidence": dict(self.evidence)}
+    def as_field(self) -> FieldValue:
+        return FieldValue(self.value, self.source, round(self.confidence, 3), dict(self.evidence))
 
 
 def _combined(ws: list[float]) -> float:
@@ -41,7 +42,7 @@ def _combined(ws: list[float]) -> float:
     return 1.0 - rest
 
 
-def decide(cands: list[Candidate], threshold: float = THRESHOLD) -> dict | None:
+def decide(cands: list[Candidate], threshold: float = THRESHOLD) -> FieldValue | None:
     """The field from its candidates: the best-supported value with the evidence of its strongest candidate, its
     confidence, and how many candidates agreed; None when nothing reaches ``threshold``."""
     groups: dict[Any, list[Candidate]] = defaultdict(list)
@@ -57,15 +58,13 @@ def decide(cands: list[Candidate], threshold: float = THRESHOLD) -> dict | None:
     if confidence < threshold:
         return None
     lead = max(groups[key], key=lambda c: c.confidence)
-    out = lead.as_field()
-    out["confidence"] = round(confidence, 3)
-    out["evidence"]["agreeing"] = len(groups[key])
+    evidence = dict(lead.evidence) | {"agreeing": len(groups[key])}
     if rival:
-        out["evidence"]["disagreeing"] = sum(len(g) for k, g in groups.items() if k != key)
-    return out
+        evidence["disagreeing"] = sum(len(g) for k, g in groups.items() if k != key)
+    return lead.as_field().but(confidence=round(confidence, 3), evidence=evidence)
 
 
-def decide_list(cands: list[Candidate], threshold: float = THRESHOLD) -> dict | None:
+def decide_list(cands: list[Candidate], threshold: float = THRESHOLD) -> FieldValue | None:
     """A list field (states) from candidates that each give a list: the items strong enough on their own or
     together, in order, with the evidence of the strongest candidate."""
     weights: dict[str, list[float]] = defaultdict(list)
@@ -76,8 +75,6 @@ def decide_list(cands: list[Candidate], threshold: float = THRESHOLD) -> dict | 
     if not keep:
         return None
     lead = max(cands, key=lambda c: (len(set(c.value) & set(keep)), c.confidence))
-    out = lead.as_field()
-    out["value"] = keep
-    out["confidence"] = round(min(_combined(weights[i]) for i in keep), 3)
-    out["evidence"]["agreeing"] = sum(1 for c in cands if set(c.value) & set(keep))
-    return out
+    return lead.as_field().but(value=keep, confidence=round(min(_combined(weights[i]) for i in keep), 3),
+                               evidence=dict(lead.evidence) | {"agreeing": sum(1 for c in cands
+                                                                              if set(c.value) & set(keep))})

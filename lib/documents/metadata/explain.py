@@ -3,7 +3,8 @@ edit"), its source, where it was read, the rules' confidence, and where a person
 disagree."""
 from __future__ import annotations
 
-from lib.documents.metadata.fields import FIELD_LABELS, FIELDS, SOURCE_LABELS
+from lib.documents.metadata.fields import FIELD_LABELS, FIELDS, SOURCE_LABELS, FieldValue
+from lib.documents.metadata.records import Metadata
 
 NOT_FOUND = "not found — fill or edit"
 
@@ -29,32 +30,32 @@ def where(evidence: dict | None) -> str:
     return ""
 
 
-def rows(meta: dict[str, dict]) -> list[dict]:
+def rows(meta: Metadata) -> list[dict]:
     """One row per field: field (plain label), value, source, where, confidence, and the standard's name."""
     out = []
     for k in FIELDS:
-        m = meta.get(k) or {}
-        value = shown(m.get("value"))
-        conf = m.get("confidence")
+        m = meta.get(k) or FieldValue()
+        value = shown(m.value)
+        conf = m.confidence
         out.append({
             "field": FIELD_LABELS.get(k, k),
-            "value": value or (NOT_FOUND if m.get("source") != "person" else "(cleared by a person)"),
-            "source": SOURCE_LABELS.get(m.get("source") or "", "—"),
-            "where": where(m.get("evidence")),
+            "value": value or (NOT_FOUND if m.source != "person" else "(cleared by a person)"),
+            "source": SOURCE_LABELS.get(m.source or "", "—"),
+            "where": where(m.evidence),
             "confidence": f"{conf:.2f}" if isinstance(conf, (int, float)) else "",
             "name in the standard": k,
         })
     return out
 
 
-def disagreements(meta: dict[str, dict]) -> list[str]:
+def disagreements(meta: Metadata) -> list[str]:
     """A sentence for each field a person set where the rules now read something else."""
     out = []
     for k in FIELDS:
-        m = meta.get(k) or {}
-        seen = m.get("extracted")
-        if m.get("source") == "person" and seen:
-            place = where(seen.get("evidence"))
-            out.append(f"{FIELD_LABELS.get(k, k)}: kept your value '{shown(m.get('value')) or '(empty)'}'; the "
-                       f"document now reads '{shown(seen.get('value'))}'" + (f" ({place})." if place else "."))
+        m = meta.get(k) or FieldValue()
+        seen = m.extracted
+        if m.source == "person" and seen:
+            place = where(seen.evidence)
+            out.append(f"{FIELD_LABELS.get(k, k)}: kept your value '{shown(m.value) or '(empty)'}'; the "
+                       f"document now reads '{shown(seen.value)}'" + (f" ({place})." if place else "."))
     return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 from lib.documents.metadata.evidence import THRESHOLD, Candidate, decide, decide_list
@@ -16,6 +17,7 @@ from lib.documents.metadata.fields import (
     AGENCY_NAME_RE,
     FIELDS,
     MAX_VALUE_CHARS,
+    FieldValue,
     ancestors_of,
     canonical_agency,
     find_agencies,
@@ -41,16 +43,16 @@ COVER_PAGES = 5  # the first pages with text that are read: covers, title pages,
 VOCABULARY_PAGES = 20  # the pages whose words tell a broken word from a whole one
 
 
-def extract(ex: Any) -> dict[str, dict]:
-    """Rule-based metadata from an ExtractedPdf. Returns ``{field: {"value", "source", "confidence",
-    "evidence"}}`` for the fields found with enough confidence; ``source`` is ``pdf_metadata`` or ``cover_text``
+def extract(ex: Any) -> dict[str, FieldValue]:
+    """Rule-based metadata from an ExtractedPdf. Returns ``{field: FieldValue}`` for the fields found with
+    enough confidence; ``source`` is ``pdf_metadata`` or ``cover_text``
     and ``evidence`` says where (``{"page": 3, "line": 2, "rule": …}`` or ``{"property": "Author", …}``). A
     field not found, or found too weakly, is left out: nothing is guessed. It runs inside ingest, so it never
     raises: an unexpected failure gives no metadata rather than no document."""
     return read_or_none(ex) or {}
 
 
-def read_or_none(ex: Any) -> dict[str, dict] | None:
+def read_or_none(ex: Any) -> dict[str, FieldValue] | None:
     """``extract``, but None where the rules failed (as opposed to {} where they found nothing), so a caller
     that would replace stored values keeps them instead."""
     try:
@@ -136,11 +138,11 @@ def _prop(name: str, rule: str) -> dict:
     return {"property": name, "rule": rule}
 
 
-def _extract(ex: Any) -> dict[str, dict]:
+def _extract(ex: Any) -> dict[str, FieldValue]:
     meta = {str(k): " ".join(str(v).split()) for k, v in (getattr(ex, "pdf_metadata", None) or {}).items()
             if isinstance(v, str) and v.strip()}
     cover = _Cover(ex)
-    out: dict[str, dict] = {}
+    out: dict[str, FieldValue] = {}
 
     title = _title(meta, cover)
     if title:
@@ -157,14 +159,14 @@ def _extract(ex: Any) -> dict[str, dict]:
     if process or number:  # the fields of a NEPA review: for any other PDF (an annual report), none is guessed
         if number:
             out["eis_number"] = number
-        if title and (pt := project_title_from(title["value"])):
-            out["project_title"] = dict(title, value=pt, confidence=round(title["confidence"] * 0.95, 3))
-            if out["project_title"]["confidence"] < THRESHOLD:
-                out.pop("project_title")
+        if title and isinstance(title.value, str) and (pt := project_title_from(title.value)):
+            confidence = round((title.confidence or 0) * 0.95, 3)
+            if confidence >= THRESHOLD:
+                out["project_title"] = replace(title, value=pt, confidence=confidence)
         coop, coop_span = _cooperating(cover)
         if coop:
             out["cooperating_agencies"] = coop
-        lead = _lead(meta, cover, coop_span, set(coop["value"]) if coop else set())
+        lead = _lead(meta, cover, coop_span, set(coop.value or []) if coop else set())
         if lead:
             out["lead_agency"] = lead
         loc = _label_value(cover.text, r"(?:project\s+)?location", colon=True)
@@ -184,7 +186,7 @@ def _word_set(s: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", s.lower()) if w not in ("the", "a", "an", "of", "for", "and")}
 
 
-def _title(meta: dict, cover: _Cover) -> dict | None:
+def _title(meta: dict, cover: _Cover) -> FieldValue | None:
     """The title page's title (by layout, else the text rules) against the PDF's Title property. A property that
     says less than the title page (a short file label) loses to it; one that says the same wins (its word order is
     the author's); two different titles lower each other."""
@@ -230,15 +232,16 @@ def _fragment(title: str) -> bool:
 
 
 # ----- document and process type ---------------------------------------------------------------------------------
-def _types(meta: dict, cover: _Cover, title: dict | None) -> tuple[dict | None, dict | None]:
+def _types(meta: dict, cover: _Cover, title: FieldValue | None) -> tuple[FieldValue | None, FieldValue | None]:
     sources: list[tuple[str, float, str, dict]] = []
-    if title:
-        sources.append((title["value"], min(0.9, title["confidence"] + 0.05), title["source"], dict(title["evidence"])))
-    if cover.block and (not title or cover.block.text != title["value"]):
+    if title and isinstance(title.value, str):
+        sources.append((title.value, min(0.9, (title.confidence or 0) + 0.05), title.source or "cover_text",
+                        dict(title.evidence or {})))
+    if cover.block and (not title or cover.block.text != title.value):
         sources.append((cover.block.text, 0.8, "cover_text", _at(cover.block.lines[0], "title page, largest type")))
     if meta.get("subject"):
         sources.append((meta["subject"], 0.7, "pdf_metadata", _prop("Subject", "the PDF's Subject property")))
-    if meta.get("title") and usable_title(meta["title"]) and (not title or title["value"] != meta["title"]):
+    if meta.get("title") and usable_title(meta["title"]) and (not title or title.value != meta["title"]):
         sources.append((meta["title"], 0.6, "pdf_metadata", _prop("Title", "the PDF's Title property")))
     page = cover.page_text(cover.title_page)
     m = _first_type_line(page)
@@ -255,7 +258,7 @@ def _types(meta: dict, cover: _Cover, title: dict | None) -> tuple[dict | None, 
             processes.append(Candidate(p, conf, source, where))
     doc_type = decide(types)
     if doc_type:  # the process follows the document type chosen
-        from_type = [c for c in processes if c.value == classify(doc_type["value"])[1]] or processes
+        from_type = [c for c in processes if c.value == classify(str(doc_type.value))[1]] or processes
         return doc_type, decide(from_type)
     return None, decide(processes)
 
@@ -278,7 +281,7 @@ _PUBLISHED = re.compile(r"\b(?:published|publication|issued|released)\b", re.IGN
 _DRAFTED = re.compile(r"\b(?:manuscript|completed|prepared|revised|printed)\b", re.IGNORECASE)
 
 
-def _publish_date(meta: dict, cover: _Cover) -> dict | None:
+def _publish_date(meta: dict, cover: _Cover) -> FieldValue | None:
     """A date standing alone on the title page is the publication date; a date in a sentence is weaker, and a
     comment deadline is never one. The PDF's creation date counts, to the month."""
     cands: list[Candidate] = []
@@ -324,7 +327,7 @@ def _publish_date(meta: dict, cover: _Cover) -> dict | None:
     return best
 
 
-def _eis_number(meta: dict, cover: _Cover) -> dict | None:
+def _eis_number(meta: dict, cover: _Cover) -> FieldValue | None:
     props = " ; ".join(meta.get(k, "") for k in ("title", "subject", "keywords"))
     if (n := find_eis_number(props)):
         return Candidate(n, 0.85, "pdf_metadata", _prop("Title/Subject/Keywords", "an EIS number in the PDF's "
@@ -347,7 +350,7 @@ _CONTACT = re.compile(r"\b(?:contact|for\s+(?:further|more|additional)\s+informa
 _COOP_AFTER = re.compile(r"^\s*(.{3,150}?)\s*\(\s*cooperating\s+agency\s*\)\s*$", re.IGNORECASE | re.MULTILINE)
 
 
-def _cooperating(cover: _Cover) -> tuple[dict | None, tuple[int, int] | None]:
+def _cooperating(cover: _Cover) -> tuple[FieldValue | None, tuple[int, int] | None]:
     coop = _label_value(cover.text, _COOP, multi=True)
     if not coop:  # "Tennessee Valley Authority (Cooperating Agency)" on lines of their own
         marked = list(_COOP_AFTER.finditer(cover.text))
@@ -366,7 +369,7 @@ def _cooperating(cover: _Cover) -> tuple[dict | None, tuple[int, int] | None]:
             .as_field(), (coop[1], coop[2]))
 
 
-def _lead(meta: dict, cover: _Cover, coop_span: tuple[int, int] | None, coop: set[str]) -> dict | None:
+def _lead(meta: dict, cover: _Cover, coop_span: tuple[int, int] | None, coop: set[str]) -> FieldValue | None:
     """Candidates from a "Lead Agency:" label, the title page's first lines (a letterhead or a logo's text above
     the title), the agency lines just below the title, a contact or signature block, the PDF's Author, and, weakly,
     any agency the title page names. Only agencies of the vocabulary count."""
@@ -535,7 +538,7 @@ _COUNTY_WORD = re.compile(r"\b(?:count(?:y|ies)|parish(?:es)?|boroughs?)\b", re.
 _PLACE_LINE = re.compile(r"\b(?:county|counties|parish|borough|state\s+of)\b", re.IGNORECASE)
 
 
-def _states(meta: dict, cover: _Cover, loc: tuple[str, int, int] | None) -> dict | None:
+def _states(meta: dict, cover: _Cover, loc: tuple[str, int, int] | None) -> FieldValue | None:
     """States from the PDF's Keywords, Subject and Title, the title, the place lines next to it, and a Location
     label; a state named elsewhere on the cover (an office's address, a cooperating state agency) is not taken."""
     cands: list[Candidate] = []

@@ -3,8 +3,11 @@ rules a value must follow to be stored (``normalize``); the standard behind them
 lib/documents/metadata/__init__.py."""
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from lib.core.errors import UserError
@@ -24,6 +27,52 @@ TAGS = "tags"  # a person's own labels ("caribou", "Alaska LNG"): stored beside 
 MAX_TAGS = 50
 MAX_TAG_CHARS = 60
 SOURCES: tuple[str, ...] = ("pdf_metadata", "cover_text", "model", "person")
+
+Value = str | list[str] | None  # a field's value: text, names or codes (a list), or nothing known
+
+
+@dataclass(frozen=True)
+class FieldValue:
+    """One metadata field of one document: its value; where it came from (``SOURCES``); for the rules, how sure
+    they were and where they read it (``{"page": 3, "line": 2, "rule": …}`` or ``{"property": "Author", …}``);
+    and, beside a person's value, what the rules read instead (``extracted``)."""
+
+    value: Value = None
+    source: str | None = None
+    confidence: float | None = None
+    evidence: dict[str, Any] | None = None
+    extracted: FieldValue | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """As stored and printed: value, source, confidence, evidence (``extracted`` apart, see ``cli_metadata``)."""
+        return {"value": self.value, "source": self.source, "confidence": self.confidence,
+                "evidence": None if self.evidence is None else dict(self.evidence)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FieldValue:
+        return cls(data.get("value"), data.get("source"), data.get("confidence"), data.get("evidence"))
+
+    def but(self, **changes: Any) -> FieldValue:
+        """A copy with ``changes`` (the evidence copied, so the copy's may be added to)."""
+        return dataclasses.replace(self, **({"evidence": dict(self.evidence or {})} | changes))
+
+
+def value_of(meta: Mapping[str, FieldValue] | None, key: str) -> Value:
+    """A field's value in one document's metadata; None where the field, or the metadata, is not there."""
+    found = (meta or {}).get(key)
+    return found.value if found is not None else None
+
+
+def text_of(meta: Mapping[str, FieldValue] | None, key: str) -> str:
+    """A field's value as text: a list joined with ", "; "" where there is none."""
+    v = value_of(meta, key)
+    return ", ".join(v) if isinstance(v, list) else (v or "")
+
+
+def list_of(meta: Mapping[str, FieldValue] | None, key: str) -> list[str]:
+    """A list field's items (one item for a text value); [] where there is none."""
+    v = value_of(meta, key)
+    return list(v) if isinstance(v, list) else ([v] if v else [])
 SOURCE_LABELS = {"pdf_metadata": "PDF metadata", "cover_text": "cover text", "model": "model", "person": "person"}
 PROCESS_TYPES: tuple[str, ...] = ("EIS", "EA", "CE")
 DOCUMENT_TYPES: tuple[str, ...] = (

@@ -137,7 +137,7 @@ def fill_with_model(doc_id: str, model: Provider, pages_text: str | Iterable[str
         except UserError as exc:
             rejected[key] = str(exc)
             continue
-        if value is not None and value != current[key]["value"]:
+        if value is not None and value != current[key].value:
             filled[key] = value
     if filled:
         t = tables.doc_metadata

@@ -10,8 +10,8 @@ from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
 from lib.core.text import readable_name
-from lib.documents.metadata.fields import as_list, canonical_agency, normalize, year_of
-from lib.documents.metadata.records import empty_record, get_many, normalize_tags, tags_many
+from lib.documents.metadata.fields import as_list, canonical_agency, normalize, text_of, value_of, year_of
+from lib.documents.metadata.records import Metadata, empty_record, get_many, normalize_tags, tags_many
 
 
 def doc_ids_of(docs: Iterable[Any]) -> list[str]:
@@ -23,16 +23,15 @@ def names_of(docs: Iterable[Any]) -> dict[str, str]:
             for d in docs}
 
 
-def display_title(meta: dict[str, dict], name: str) -> str:
+def display_title(meta: Metadata, name: str) -> str:
     """What lists show: the title, else the file name."""
-    return (meta.get("title") or {}).get("value") or name
+    return str(value_of(meta, "title") or name)
 
 
-def citation_name(meta: dict[str, dict], name: str, limit: int = 80) -> str:
+def citation_name(meta: Metadata, name: str, limit: int = 80) -> str:
     """How a citation names its document: the project title (short), else the title, else the file name as
     words ("eis_Tongass_Plan.pdf" → "Tongass Plan")."""
-    full = (meta.get("project_title") or {}).get("value") or (meta.get("title") or {}).get("value") \
-        or readable_name(name)
+    full = str(value_of(meta, "project_title") or value_of(meta, "title") or readable_name(name))
     return full if len(full) <= limit else full[: limit - 1].rstrip() + "…"
 
 
@@ -57,7 +56,7 @@ FILTER_KEYS = ("lead_agency", "states", "document_type", "process_type", "year",
 
 
 def collection_filter(docs: Iterable[Any], where: dict[str, Any], engine: Engine | None = None,
-                      metas: dict[str, dict] | None = None) -> list[str]:
+                      metas: dict[str, Metadata] | None = None) -> list[str]:
     """The ids of ``docs`` (DocInfo or ids, order kept) whose metadata matches every condition of ``where``:
     ``lead_agency`` (case-insensitive substring, or the same agency by abbreviation; a list: any of them),
     ``states`` (any of; list or comma-separated), ``document_type`` and ``process_type`` (one or several,
@@ -89,7 +88,7 @@ def collection_filter(docs: Iterable[Any], where: dict[str, Any], engine: Engine
 
     out: list[str] = []
     for doc_id in ids:
-        m = {k: v["value"] for k, v in metas.get(doc_id, empty_record()).items()}
+        m = {k: v.value for k, v in metas.get(doc_id, empty_record()).items()}
         if agency is not None:
             lead = str(m.get("lead_agency") or "")
             lead_canon = canonical_agency(lead) if lead else None
@@ -139,7 +138,7 @@ def parse_where(spec: str) -> dict[str, Any]:
 SORTS = ("Title", "Lead agency", "Document type", "Publish date", "Pages", "Tags", "Date added")
 
 
-def sort_documents(docs: Sequence[Any], by: str, metas: dict[str, dict], tags: dict[str, list[str]],
+def sort_documents(docs: Sequence[Any], by: str, metas: dict[str, Metadata], tags: dict[str, list[str]],
                    descending: bool = False) -> list[Any]:
     """``docs`` (DocInfo, in the order they were added) sorted by one of SORTS; documents whose value is unknown
     come last whichever the direction."""
@@ -149,8 +148,8 @@ def sort_documents(docs: Sequence[Any], by: str, metas: dict[str, dict], tags: d
 
     def value(d: Any) -> Any:
         m = metas.get(d.doc_id) or {}
-        got = {k: (m.get(k) or {}).get("value") for k in ("lead_agency", "document_type", "publish_date")}
-        return {"Title": display_title(m, d.name).casefold(), "Lead agency": (got["lead_agency"] or "").casefold() or None,
+        got = {k: value_of(m, k) for k in ("lead_agency", "document_type", "publish_date")}
+        return {"Title": display_title(m, d.name).casefold(), "Lead agency": text_of(m, "lead_agency").casefold() or None,
                 "Document type": got["document_type"], "Publish date": got["publish_date"], "Pages": d.pages,
                 "Tags": ", ".join(tags.get(d.doc_id) or []) or None, "Date added": added[d.doc_id]}[by]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import and_, insert, select, update
@@ -13,13 +14,24 @@ from sqlalchemy.engine import Connection, Engine
 
 from lib.core.errors import UserError
 from lib.documents.metadata.evidence import SURE
-from lib.documents.metadata.fields import FIELDS, MAX_TAG_CHARS, MAX_TAGS, SOURCES, TAGS, as_list, normalize
+from lib.documents.metadata.fields import (
+    FIELDS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+    SOURCES,
+    TAGS,
+    FieldValue,
+    as_list,
+    normalize,
+)
 from lib.storage import tables
 from lib.storage.engine import get_engine
 
+Metadata = dict[str, FieldValue]  # one document's fields, every one of FIELDS, in that order
 
-def empty_record() -> dict[str, dict]:
-    return {k: {"value": None, "source": None, "confidence": None, "evidence": None, "extracted": None} for k in FIELDS}
+
+def empty_record() -> Metadata:
+    return {k: FieldValue() for k in FIELDS}
 
 
 _RULES = ("pdf_metadata", "cover_text")
@@ -29,19 +41,19 @@ def _json(v: object) -> str | None:
     return json.dumps(v) if v is not None else None
 
 
-def save_extracted(conn: Connection, doc_id: str, fields: dict[str, dict]) -> None:
+def save_extracted(conn: Connection, doc_id: str, fields: dict[str, FieldValue]) -> None:
     """Write extracted values inside the caller's transaction (a SQLAlchemy connection). A value a person set is
     kept, and where the rules now read something else, that reading is kept beside it (``extracted``) so the page
     can say so. A model's value is replaced only by a reading the rules are sure of (``SURE``); every other field
     is replaced by what the rules found now (or removed when they found nothing)."""
     t = tables.doc_metadata
     rows = {r.key: r for r in conn.execute(select(t.c.key, t.c.value, t.c.source).where(t.c.doc_id == doc_id))}
-    clean: dict[str, tuple[Any, dict]] = {}
+    clean: dict[str, tuple[Any, FieldValue]] = {}
     for key, item in fields.items():
-        if key not in FIELDS or item.get("source") not in _RULES:
+        if key not in FIELDS or item.source not in _RULES:
             continue
         try:
-            value = normalize(key, item.get("value"))
+            value = normalize(key, item.value)
         except UserError:  # a value the rules should not have produced: left out, the ingest goes on
             continue
         if value is not None:
@@ -54,16 +66,16 @@ def save_extracted(conn: Connection, doc_id: str, fields: dict[str, dict]) -> No
     for key in person:
         reading = clean.get(key)
         theirs = json.loads(rows[key].value) if rows[key].value is not None else None
-        note = {"value": reading[0], "source": reading[1]["source"], "confidence": reading[1].get("confidence"),
-                "evidence": reading[1].get("evidence")} if reading is not None and reading[0] != theirs else None
+        note = (replace(reading[1], value=reading[0]).as_json()
+                if reading is not None and reading[0] != theirs else None)
         conn.execute(update(t).where(and_(t.c.doc_id == doc_id, t.c.key == key)).values(extracted=_json(note)))
     for key, (value, item) in clean.items():
         if key in person:
             continue
-        if key in rows and rows[key].source == "model" and (item.get("confidence") or 0) < SURE:
+        if key in rows and rows[key].source == "model" and (item.confidence or 0) < SURE:
             continue  # a model filled what the rules were unsure of; an unsure reading again does not undo it
-        row = {"value": json.dumps(value), "source": item["source"], "updated_at": now,
-               "confidence": item.get("confidence"), "evidence": _json(item.get("evidence")), "extracted": None}
+        row = {"value": json.dumps(value), "source": item.source, "updated_at": now,
+               "confidence": item.confidence, "evidence": _json(item.evidence), "extracted": None}
         if key in rows and key not in stale:  # a model's value is replaced by one the document itself prints
             conn.execute(update(t).where(and_(t.c.doc_id == doc_id, t.c.key == key, t.c.source != "person"))
                          .values(**row))  # a person's save that landed meanwhile stays
@@ -71,9 +83,8 @@ def save_extracted(conn: Connection, doc_id: str, fields: dict[str, dict]) -> No
             conn.execute(insert(t).values(doc_id=doc_id, key=key, **row))
 
 
-def get_many(doc_ids: Iterable[str], engine: Engine | None = None) -> dict[str, dict[str, dict]]:
-    """``{doc_id: {field: {"value", "source", "confidence", "evidence", "extracted"}}}`` with every field present
-    for every id asked for. ``confidence`` and ``evidence`` say how the rules found a value (None for a person's);
+def get_many(doc_ids: Iterable[str], engine: Engine | None = None) -> dict[str, Metadata]:
+    """``{doc_id: {field: FieldValue}}`` with every field present for every id asked for. ``confidence`` and ``evidence`` say how the rules found a value (None for a person's);
     ``extracted`` is the rules' own reading where it differs from a person's value."""
     ids = list(dict.fromkeys(doc_ids))
     out = {d: empty_record() for d in ids}
@@ -85,17 +96,16 @@ def get_many(doc_ids: Iterable[str], engine: Engine | None = None) -> dict[str, 
                                 t.c.extracted).where(t.c.doc_id.in_(ids))).fetchall()
     for r in rows:
         if r.key in FIELDS and r.doc_id in out:
-            out[r.doc_id][r.key] = {
-                "value": json.loads(r.value) if r.value is not None else None, "source": r.source,
-                "confidence": r.confidence, "evidence": json.loads(r.evidence) if r.evidence else None,
-                "extracted": json.loads(r.extracted) if r.extracted else None,
-            }
+            out[r.doc_id][r.key] = FieldValue(
+                json.loads(r.value) if r.value is not None else None, r.source, r.confidence,
+                json.loads(r.evidence) if r.evidence else None,
+                FieldValue.from_json(json.loads(r.extracted)) if r.extracted else None)
     return out
 
 
-def get(doc_id: str, engine: Engine | None = None) -> dict[str, dict[str, Any]]:
-    """``{field: {"value", "source", "confidence", "evidence", "extracted"}}`` for every field of FIELDS, in that
-    order; each is None where nothing is known."""
+def get(doc_id: str, engine: Engine | None = None) -> Metadata:
+    """``{field: FieldValue}`` for every field of FIELDS, in that order; a field's parts are None where nothing is
+    known."""
     return get_many([doc_id], engine)[doc_id]
 
 
@@ -104,7 +114,7 @@ def require_document(c: Any, doc_id: str) -> None:
         raise UserError(f"No indexed document with id '{doc_id}'.")
 
 
-def set_values(doc_id: str, values: dict[str, Any], engine: Engine | None = None, source: str = "person") -> dict[str, dict]:
+def set_values(doc_id: str, values: dict[str, Any], engine: Engine | None = None, source: str = "person") -> Metadata:
     """Set fields of one document (all checked before any is written). Lists accept comma-separated text (or
     semicolon-separated where a name has a comma). An empty value clears the field; a person's clearing is kept as
     a value of None with source ``person``, so no model fills it back. Returns the document's metadata after."""
@@ -175,19 +185,19 @@ def delete(conn: Connection, doc_id: str) -> None:
     conn.execute(_sa_delete(tables.doc_metadata).where(tables.doc_metadata.c.doc_id == doc_id))
 
 
-def missing(meta: dict[str, dict]) -> list[str]:
+def missing(meta: Metadata) -> list[str]:
     """Fields with no value that nobody cleared on purpose: what a model may fill."""
-    return [k for k in FIELDS if meta.get(k, {}).get("value") in (None, [], "") and meta.get(k, {}).get("source") != "person"]
+    return [k for k in FIELDS if (f := meta.get(k, FieldValue())).value in (None, [], "") and f.source != "person"]
 
 
-def unsure(meta: dict[str, dict]) -> list[str]:
+def unsure(meta: Metadata) -> list[str]:
     """Fields a connected model may fill: the empty ones (not cleared by a person) and the rules' values below
     ``SURE``. A person's value and a model's earlier one are never among them."""
-    weak = [k for k in FIELDS if meta.get(k, {}).get("source") in _RULES and (meta[k].get("confidence") or 0) < SURE]
+    weak = [k for k in FIELDS if (f := meta.get(k, FieldValue())).source in _RULES and (f.confidence or 0) < SURE]
     return [k for k in FIELDS if k in set(missing(meta)) | set(weak)]
 
 
-def cli_metadata(doc_id: str, engine: Engine | None = None, meta: dict[str, dict] | None = None) -> dict[str, dict]:
+def cli_metadata(doc_id: str, engine: Engine | None = None, meta: Metadata | None = None) -> dict[str, dict]:
     """For ``python -m lib docs`` and ``meta``: ``{field: {"value", "source", "confidence", "evidence"}}`` in
     FIELDS order (None where unknown), plus ``"extracted"`` where the rules now read something other than a
     person's value."""
@@ -195,8 +205,7 @@ def cli_metadata(doc_id: str, engine: Engine | None = None, meta: dict[str, dict
     out = {}
     for k in FIELDS:
         m = meta[k]
-        out[k] = {"value": m["value"], "source": m["source"], "confidence": m.get("confidence"),
-                  "evidence": m.get("evidence")}
-        if m.get("extracted"):
-            out[k]["extracted"] = m["extracted"]
+        out[k] = m.as_json()
+        if m.extracted:
+            out[k]["extracted"] = m.extracted.as_json()
     return out
