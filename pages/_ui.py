@@ -11,6 +11,7 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 from lib.app import Services, get_services, queue_reembed
+from lib.app import search as search_case
 from lib.collection import repair, stale_vectors
 from lib.core import UserError, config, readable_name
 from lib.documents import metadata, originals, page_render, symbol_bullets
@@ -183,34 +184,21 @@ def scope_picker(key: str = "scope") -> tuple[str | list[str] | None, bool]:
     elif how == "All documents":
         scope = "*"
     else:
+        library = search_case.Collection(services())  # the Search page's facets and filters: one rule for both
+        facets = library.facets()
 
-        engine = services().docs.engine
-        metas = metadata.get_many([d.doc_id for d in docs], engine)
-        tags = metadata.tags_many([d.doc_id for d in docs], engine)
-
-        def present(key: str) -> list[str]:
-            values = set()
-            for m in metas.values():
-                v = m[key].value
-                values.update(v if isinstance(v, list) else [v] if v else [])
-            return sorted(values, key=str.casefold)
-
-        c1, c2, c3, c4, c5 = st.columns(5)
         def sub(options: list[str]) -> Callable[[Any], bool]:
             return lambda v: set(v or []) <= set(options)
 
-        ag, sts, tys, tgs = (present("lead_agency"), present("states"), present("document_type"),
-                             sorted({t for ts in tags.values() for t in ts}))
-        agencies = c1.multiselect("Lead agency", ag, **keep(f"{key}_ag", sub(ag)))
-        where = {k: v for k, v in (("states", c2.multiselect("State", sts, **keep(f"{key}_st", sub(sts)),
-                                                             format_func=lambda c: f"{c} · {metadata.STATES.get(c, c)}")),
-                                   ("document_type", c3.multiselect("Document type", tys,
-                                                                    **keep(f"{key}_ty", sub(tys)))),
-                                   ("year", c4.text_input("Years (e.g. 2010-2020)", **keep(f"{key}_yr")).strip()),
-                                   ("tag", c5.multiselect("Tag", tgs, **keep(f"{key}_tag", sub(tgs))))) if v}
-        ids = run_safely(metadata.collection_filter, docs, where, engine, metas) if where else [d.doc_id for d in docs]
-        if ids is not None and agencies:  # any of the chosen agencies
-            ids = [i for i in ids if (metas[i]["lead_agency"].value or "") in agencies]
+        c1, c2, c3, c4, c5 = st.columns(5)
+        filters = search_case.Filters(
+            agencies=c1.multiselect("Lead agency", facets.agencies, **keep(f"{key}_ag", sub(facets.agencies))),
+            states=c2.multiselect("State", facets.states, **keep(f"{key}_st", sub(facets.states)),
+                                  format_func=lambda c: f"{c} · {metadata.STATES.get(c, c)}"),
+            types=c3.multiselect("Document type", facets.types, **keep(f"{key}_ty", sub(facets.types))),
+            years=c4.text_input("Years (e.g. 2010-2020)", **keep(f"{key}_yr")),
+            tags=c5.multiselect("Tag", facets.tags, **keep(f"{key}_tag", sub(facets.tags))))
+        ids = run_safely(library.scope, filters) if filters.any else [d.doc_id for d in docs]
         if ids:
             st.caption(f"{len(ids)} document(s) match: " + "; ".join(plain(names[i].rsplit(' (', 1)[0]) for i in ids[:8])
                        + (" …" if len(ids) > 8 else ""))
