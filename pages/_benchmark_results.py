@@ -10,7 +10,7 @@ from lib.app import Services, benchmark, charts
 from lib.core.stats import MIN_N
 from lib.evaluation.benchmark import report
 from lib.models import registry
-from lib.qa import MODE_LABELS
+from lib.qa import MODE_LABELS, support
 from pages import _support_view as support_view
 from pages._ui import plain, run_safely, tidy
 
@@ -56,20 +56,21 @@ def answer_with_marks(r: pd.Series, mets: dict, key: str) -> None:
     """A stored answer with its offline support marks, summary and sentence-by-sentence evidence; the judge's
     summary, where the run has one, on its own line."""
     offline = (mets.get("faithfulness_offline") or {}).get("details") or {}
-    support_view.marked_answer(r["answer"] or "", offline.get("marks", []))
+    marks = support.read_marks(offline.get("marks"))
+    support_view.marked_answer(r["answer"] or "", marks)
     if offline.get("summary"):
         support_view.summary_line(offline["summary"], "offline")
     judged = (mets.get("faithfulness_judge") or {}).get("details") or {}
     if judged.get("summary"):
         support_view.summary_line(judged["summary"], "judge")
-    if offline.get("marks"):
+    if marks:
         by_n = {int(c.get("n") or i): c for i, c in enumerate(r["contexts"], start=1)}
 
         def locate(n: int) -> tuple[str, int, int] | None:
             c = by_n.get(n) or {}
             return (c["doc_id"], c["page_start"], c.get("page_end") or c["page_start"]) \
                 if c.get("doc_id") and c.get("page_start") else None
-        support_view.sentence_details(offline["marks"], key + f"_{r['model']}_{r['mode']}", locate,
+        support_view.sentence_details(marks, key + f"_{r['model']}_{r['mode']}", locate,
                                       failures=judged.get("failures", []))
 
 

@@ -20,35 +20,35 @@ CHECKERS = {"offline": "offline check", "judge": "judge model"}
 Locate = Callable[[int], tuple[str, int, int] | None]
 
 
-def _evidence_word(m: dict) -> str:
+def _evidence_word(m: support.Mark) -> str:
     """What the span is called: evidence where it says the sentence (or part of it), else only the closest span."""
-    return "closest span (it does not say this)" if m["status"] == "unsupported" else "evidence"
+    return "closest span (it does not say this)" if m.status == "unsupported" else "evidence"
 
 
-def _tip(m: dict) -> str:
-    where = f" · {m['page']}" if m.get("page") else (f" · source [{m['source']}]" if m.get("source") else "")
-    tip = f"{m['status']}{where}"
-    if m.get("kind") == "absence":
+def _tip(m: support.Mark) -> str:
+    where = f" · {m.page}" if m.page else (f" · source [{m.source}]" if m.source else "")
+    tip = f"{m.status}{where}"
+    if m.kind == "absence":
         tip += "\na claim that the sources do not say something: no span of text can show that"
-    trust = support_model.trust_line(m["status"], _expert_figures())
+    trust = support_model.trust_line(m.status, _expert_figures())
     if trust:
         tip += f"\n{trust}"
-    if m.get("evidence") and m["status"] not in ("no source to check", "not judged"):
-        tip += f"\n{_evidence_word(m)}: {m['evidence'][:400]}"
-    if m.get("differs"):
-        tip += "\ndiffers: " + "; ".join(m["differs"])
-    for note in support.document_notes(m.get("documents") or []):  # a claim held to the documents it names
+    if m.evidence and m.status not in ("no source to check", "not judged"):
+        tip += f"\n{_evidence_word(m)}: {m.evidence[:400]}"
+    if m.differs:
+        tip += "\ndiffers: " + "; ".join(m.differs)
+    for note in support.document_notes(m.documents):  # a claim held to the documents it names
         tip += f"\n{note}"
     return tip
 
 
-def _mark(m: dict) -> str:
-    if m["status"] == support.NO_CLAIM:
+def _mark(m: support.Mark) -> str:
+    if m.status == support.NO_CLAIM:
         return ""  # a lead-in, a refusal, a remark about the sources: no mark
-    colour = COLOURS.get(m["status"], "#9e9e9e")
+    colour = COLOURS.get(m.status, "#9e9e9e")
     tip = html.escape(_tip(m), quote=True)
     return (f'<sup title="{tip}" aria-label="{tip}" style="color:{colour};cursor:help;font-size:0.75em;'
-            f'margin-left:1px">{MARKS.get(m["status"], "?")}</sup>')
+            f'margin-left:1px">{MARKS.get(m.status, "?")}</sup>')
 
 
 _GAP = r"(?:\s*\[[^\]\n]{1,40}\]|\s*\((?:[^()\n]*,\s*)?pp?\.[^)\n]{1,20}\))*\s+"  # markers between words
@@ -69,12 +69,12 @@ def _find(answer: str, sentence: str, start: int) -> tuple[int, int] | None:
     return m.start(), tail.end() if tail else m.end()
 
 
-def marked_html(answer: str, marks: Sequence[dict]) -> str:
+def marked_html(answer: str, marks: Sequence[support.Mark]) -> str:
     """The answer, escaped, with each sentence's mark after it; a sentence not found in the text as written has
     its mark at the end."""
     out, cursor, left = [], 0, []
     for m in marks:
-        spot = _find(answer, m["text"], cursor)
+        spot = _find(answer, m.text, cursor)
         if spot is None:
             left.append(m)
             continue
@@ -85,9 +85,9 @@ def marked_html(answer: str, marks: Sequence[dict]) -> str:
     return f'<div style="white-space:pre-wrap;line-height:1.6">{"".join(out)}</div>'  # the page's own font
 
 
-def marked_answer(answer: str, marks: Sequence[dict]) -> None:
+def marked_answer(answer: str, marks: Sequence[support.Mark]) -> None:
     """The answer as text with its marks; with no checkable sentence (mode none, a bare yes/no) plain text."""
-    if not any(m["status"] in COLOURS for m in marks):
+    if not any(m.status in COLOURS for m in marks):
         st.text(answer)
         return
     st.html(marked_html(answer, marks))
@@ -133,7 +133,7 @@ def _open_evidence(doc_id: str, first: int, last: int, evidence: str) -> None:
     st.image(png, width="stretch")
 
 
-def sentence_details(marks: Sequence[dict], key: str, locate: Locate | None = None,
+def sentence_details(marks: Sequence[support.Mark], key: str, locate: Locate | None = None,
                      citations: dict | None = None, failures: Sequence[dict] = (), numbered: bool = True) -> None:
     """On click: each sentence with its mark, evidence and what differs, and a toggle that opens its page.
     ``numbered``: the sources are numbered [n] (RAG, gold); a full PDF's are its pages, named by page only."""
@@ -141,24 +141,24 @@ def sentence_details(marks: Sequence[dict], key: str, locate: Locate | None = No
         legend(_expert_figures())
         for i, m in enumerate(marks):
             where = ""
-            if m.get("source"):
-                where = (f" [{m['source']}" + (f", {m['page']}" if m.get("page") else "") + "]" if numbered
-                         else f" [{m.get('page') or m['source']}]")
-            if m["status"] == support.NO_CLAIM:
-                st.text(f"(no mark: {m.get('kind') or 'no claim'}) {m['text']}")
+            if m.source:
+                where = (f" [{m.source}" + (f", {m.page}" if m.page else "") + "]" if numbered
+                         else f" [{m.page or m.source}]")
+            if m.status == support.NO_CLAIM:
+                st.text(f"(no mark: {m.kind or 'no claim'}) {m.text}")
                 continue
-            st.text(f"{MARKS.get(m['status'], '?')} {m['status']}{where}: {m['text']}")
-            for note in support.document_notes(m.get("documents") or []):
+            st.text(f"{MARKS.get(m.status, '?')} {m.status}{where}: {m.text}")
+            for note in support.document_notes(m.documents):
                 st.caption(plain(note))
-            if m.get("evidence") and m["status"] not in ("no source to check", "not judged"):
-                st.caption(f"{_evidence_word(m)}: " + plain(m["evidence"][:400]) + (
-                    " · differs: " + plain("; ".join(m["differs"])) if m.get("differs") else ""))
-                if m["status"] == "unsupported":
+            if m.evidence and m.status not in ("no source to check", "not judged"):
+                st.caption(f"{_evidence_word(m)}: " + plain(m.evidence[:400]) + (
+                    " · differs: " + plain("; ".join(m.differs)) if m.differs else ""))
+                if m.status == "unsupported":
                     continue  # no page to open: nothing there says it
-                spot = locate(int(m["source"])) if locate and m.get("source") else None
-                if spot and st.toggle(f"Open {m.get('page') or 'the page'} with the evidence highlighted",
+                spot = locate(int(m.source)) if locate and m.source else None
+                if spot and st.toggle(f"Open {m.page or 'the page'} with the evidence highlighted",
                                       key=f"{key}_ev_{i}"):
-                    _open_evidence(spot[0], spot[1], spot[2], m["evidence"])
+                    _open_evidence(spot[0], spot[1], spot[2], m.evidence)
         notes = []
         if citations:
             notes += [f"[{n}] points to no source" for n in citations.get("invalid", [])]

@@ -15,7 +15,7 @@ from lib.app import arena as arena_app
 from lib.app import charts
 from lib.core import UserError, decode_text
 from lib.models import registry
-from lib.qa import MODE_LABELS
+from lib.qa import MODE_LABELS, support
 from lib.review import arena, arena_csv, arena_support
 from pages._arena_judge import judge_tab
 from pages._arena_ratings import ratings_tab
@@ -166,13 +166,13 @@ def _revealed(arena_id: str, last: arena_app.LastVote, more: bool, live: bool, u
               shortcut="U" if live else None, on_click=undo)
 
 
-def _mark_line(m: dict) -> str:
+def _mark_line(m: support.Mark) -> str:
     """One sentence's offline support mark as plain text: status, page, sentence, evidence, what differs."""
-    return (f"{MARKS.get(m['status'], '?')} {m['status']}" + (f" [{m['page']}]" if m["page"] else "")
-            + f": {m['text']}"
-            + (f"\n    {'closest span' if m['status'] == 'unsupported' else 'evidence'}: "
-               f"{m['evidence'][:200]}{'…' if len(m['evidence']) > 200 else ''}" if m["evidence"] else "")
-            + (f"\n    differs: {'; '.join(m['differs'])}" if m["differs"] else ""))
+    return (f"{MARKS.get(m.status, '?')} {m.status}" + (f" [{m.page}]" if m.page else "")
+            + f": {m.text}"
+            + (f"\n    {'closest span' if m.status == 'unsupported' else 'evidence'}: "
+               f"{m.evidence[:200]}{'…' if len(m.evidence) > 200 else ''}" if m.evidence else "")
+            + (f"\n    differs: {'; '.join(m.differs)}" if m.differs else ""))
 
 
 def _passages(pair: arena.Pair) -> None:

@@ -448,8 +448,7 @@ def export_rows(hist: Sequence[HistoryRow]) -> list[JSONObject]:
         unchecked = "not checked" if (h.answer or "").strip() and not h.error else ""
         row["support_verdict"] = rep["verdict"] if rep else unchecked
         row["support_summary"] = rep["summary"] if rep else ""
-        marks = rep.get("marks") if rep else None
-        row["support_marks"] = support_lib.marks_line(marks if isinstance(marks, list) else []) if rep else ""
+        row["support_marks"] = support_lib.marks_line(support_lib.read_marks(rep.get("marks"))) if rep else ""
         out.append(row)
     return out
 

@@ -36,9 +36,11 @@ from lib.qa.support_documents import notes as document_notes  # noqa: F401 - on 
 from lib.qa.support_report import (  # noqa: F401 - the report's types are this module's face too
     AGREES,
     CONTRADICTED,
+    Mark,
     Passage,
     SentenceCheck,
     SupportReport,
+    read_marks,
 )
 from lib.qa.support_status import (  # noqa: F401 - the statuses are this module's face too
     NO_CLAIM,
@@ -382,11 +384,11 @@ def overall(checks: Sequence[SentenceCheck]) -> str:
 
 
 
-def marks_line(marks: Sequence[dict]) -> str:
+def marks_line(marks: Sequence[Mark]) -> str:
     """An answer's marks as one cell of an export: "✓ supported p. 3 | ◐ partly supported p. 12 (differs: …)"."""
-    return " | ".join(f"{SIGNS.get(m['status'], '?')} {m['status']}" + (f" {m['page']}" if m.get("page") else "")
-                      + (f" (differs: {'; '.join(m['differs'])})" if m.get("differs") else "")
-                      + "".join(f" ({n})" for n in support_documents.notes(m.get("documents") or []))
+    return " | ".join(f"{SIGNS.get(m.status, '?')} {m.status}" + (f" {m.page}" if m.page else "")
+                      + (f" (differs: {'; '.join(m.differs)})" if m.differs else "")
+                      + "".join(f" ({n})" for n in support_documents.notes(m.documents))
                       for m in marks)
 
 

@@ -3,7 +3,9 @@
 summary, its counts and the forms pages and exports keep (``SupportReport``)."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
 
 from lib.qa import claims
 from lib.qa.citations import bare
@@ -49,6 +51,36 @@ class SentenceCheck:
     # a claim about several documents, or one that names a document: how it stands in each document it concerns
     # ({"doc_id", "name", "status", "source", "page", "why"}); empty for a claim that names none
     documents: list[dict] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One sentence's mark as pages, scores and exports keep it: its text and status, the score, and the evidence's
+    source number, page and span; what differs; the kind of sentence; how it stands in each document it names."""
+
+    text: str
+    status: str
+    score: float | None = None
+    source: int | None = None
+    page: str = ""
+    evidence: str = ""
+    differs: list[str] = field(default_factory=list)
+    kind: str = claims.CLAIM
+    documents: list[dict] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Mark:
+        """A mark as a score's details or the Ask history stored it (keys an older version did not write take
+        their defaults)."""
+        return cls(**{f.name: data[f.name] for f in fields(cls) if data.get(f.name) is not None})
+
+
+def read_marks(stored: object) -> list[Mark]:
+    """Stored marks (a list of JSON objects) read back; anything else reads as none."""
+    return [Mark.from_json(m) for m in stored if isinstance(m, Mapping)] if isinstance(stored, list) else []
 
 
 @dataclass
@@ -142,17 +174,15 @@ class SupportReport:
             out.append(bare(s.text))
         return tuple(dict.fromkeys(t for t in out if t.strip()))
 
-    def marks(self, limit: int | None = None) -> list[dict]:
-        """Each sentence's mark as pages, scores and exports keep it: text, status, score, the evidence's source,
-        page and span, and what differs."""
-        return [{"text": s.text, "status": s.status, "score": s.score,
-                 "source": (s.evidence or {}).get("source"), "page": (s.evidence or {}).get("page") or "",
-                 "evidence": (s.evidence or {}).get("text") or "", "differs": list(s.differs), "kind": s.kind,
-                 "documents": [dict(d) for d in s.documents]}
+    def marks(self, limit: int | None = None) -> list[Mark]:
+        """Each sentence's mark (the first ``limit``)."""
+        return [Mark(s.text, s.status, s.score, (s.evidence or {}).get("source"), (s.evidence or {}).get("page") or "",
+                     (s.evidence or {}).get("text") or "", list(s.differs), s.kind, [dict(d) for d in s.documents])
                 for s in self.sentences[:limit]]
 
     def as_dict(self) -> dict:
         return {"checker": self.checker, "verdict": self.verdict,
                 "sentences": [{k: v for k, v in asdict(s).items()} for s in self.sentences],
                 "citations": self.citations, "failures": self.failures, "summary": self.summary(),
-                "marks": self.marks(), "verdict_check": self.verdict_check, "missed": self.missed}
+                "marks": [m.as_json() for m in self.marks()], "verdict_check": self.verdict_check,
+                "missed": self.missed}

@@ -171,9 +171,7 @@ def test_inline_marks_sit_after_their_sentences_as_written_and_text_stays_text()
     assert html_out.split("<sup")[0].endswith("21 miles long. [1] (p. 12)")
     assert "Construction would &lt;b&gt;employ&lt;/b&gt;" in first and "<b>" not in html_out
     assert second.count("✓</sup>") == 1 and html_out.endswith("</sup></div>")
-    hostile = marked_html('"><img src=x onerror=alert(1)>', [{"text": "x", "status": "supported", "score": 1.0,
-                                                               "source": 1, "page": '"><script>', "evidence": "<i>",
-                                                               "differs": []}])
+    hostile = marked_html('"><img src=x onerror=alert(1)>', [support.Mark("x", "supported", 1.0, 1, '"><script>', "<i>")])
     assert "<img" not in hostile and "<script>" not in hostile and "&lt;i&gt;" in hostile
 
 

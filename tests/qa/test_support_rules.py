@@ -57,7 +57,7 @@ def test_lead_ins_refusals_and_remarks_get_no_mark_and_are_counted_apart():
     assert [s.kind for s in r.sentences] == [claims.LEAD_IN, claims.CLAIM, claims.REMARK]
     assert r.verdict == SUPPORTED  # the lead-in and the remark neither help nor hurt
     assert r.summary() == ("1 of 1 claim supported · 1 lead-in set aside (no claim) · 1 remark set aside (no claim)")
-    assert [m["status"] for m in r.marks()] == [NO_CLAIM, SUPPORTED, NO_CLAIM]
+    assert [m.status for m in r.marks()] == [NO_CLAIM, SUPPORTED, NO_CLAIM]
 
 
 def test_a_refusal_when_the_sources_hold_the_answer_is_a_missed_answer_not_support():

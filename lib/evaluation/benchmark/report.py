@@ -19,7 +19,7 @@ from lib.evaluation.benchmark.dataset import Item
 from lib.evaluation.benchmark.runs import RunConfig, answers, load_run
 from lib.evaluation.benchmark.scoring import METRIC_LABELS, REFERENCE_FREE, headline_metric, public_metric_name
 from lib.qa.contexts import MODE_LABELS
-from lib.qa.support import marks_line
+from lib.qa.support import marks_line, read_marks
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -231,7 +231,7 @@ def _support_columns(metrics: dict[str, Any]) -> dict[str, Any]:
     """The offline support check of an answer as export columns: its verdict, summary and each sentence's mark."""
     d = (metrics.get("faithfulness_offline") or {}).get("details") or {}
     return {"support_verdict": d.get("verdict", ""), "support_summary": d.get("summary", ""),
-            "support_marks": marks_line(d.get("marks", []))}
+            "support_marks": marks_line(read_marks(d.get("marks")))}
 
 
 def _summarise(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:

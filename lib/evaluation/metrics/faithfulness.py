@@ -50,8 +50,8 @@ def _report(sample: Sample, judge: Provider | None = None, pages_of: support.Pag
 
 
 def marks(report: support.SupportReport) -> list[dict[str, Any]]:
-    """The sentences' marks as a score's details keep them (texts cut to 400 characters)."""
-    return [m | {"text": m["text"][:400], "evidence": m["evidence"][:400]} for m in report.marks(MAX_MARKS)]
+    """The sentences' marks as a score's details keep them (JSON; texts cut to 400 characters)."""
+    return [m.as_json() | {"text": m.text[:400], "evidence": m.evidence[:400]} for m in report.marks(MAX_MARKS)]
 
 
 class _SupportMetric:
