@@ -58,29 +58,29 @@ def judge_tab(aid: str, info: arena.Arena, model_name: Callable[[str], str]) -> 
         for judge in aj.judges(aid):
             r = aj.judge_vs_experts(aid, judge)
             st.subheader(f"{plain(model_name(judge))} against the experts")
-            o, mj = r["overall"], r["vs_majority"]
+            o, mj = r.overall, r.vs_majority
             c1, c2, c3, c4 = st.columns(4)
-            c1.metric(f"Agreement per expert vote (n = {o['n']})",
-                      "—" if o["percent"] is None else f"{o['percent']:.0f}%",
-                      help=f"n = {o['n']} expert votes on judged pairs")
-            c2.metric(f"Cohen's κ per vote (n = {o['n']})", "—" if o["kappa"] is None else f"{o['kappa']:.2f}",
-                      help=f"n = {o['n']} expert votes")
-            c3.metric(f"Per pair, vs the majority (n = {mj['n']})",
-                      "—" if mj["percent"] is None else f"{mj['percent']:.0f}%",
-                      help=f"n = {mj['n']} pairs with a majority ({r['no_majority']} without one left out); "
-                           f"κ {'—' if mj['kappa'] is None else format(mj['kappa'], '.2f')}")
-            c4.metric("Changed with the order", f"{r['n_flipped'] + r['n_changed']} of {r['n_judged']}",
-                      help=f"{r['n_flipped']} flipped outright (first ↔ second), {r['n_changed']} changed in "
+            c1.metric(f"Agreement per expert vote (n = {o.n})",
+                      "—" if o.percent is None else f"{o.percent:.0f}%",
+                      help=f"n = {o.n} expert votes on judged pairs")
+            c2.metric(f"Cohen's κ per vote (n = {o.n})", "—" if o.kappa is None else f"{o.kappa:.2f}",
+                      help=f"n = {o.n} expert votes")
+            c3.metric(f"Per pair, vs the majority (n = {mj.n})",
+                      "—" if mj.percent is None else f"{mj.percent:.0f}%",
+                      help=f"n = {mj.n} pairs with a majority ({r.no_majority} without one left out); "
+                           f"κ {'—' if mj.kappa is None else format(mj.kappa, '.2f')}")
+            c4.metric("Changed with the order", f"{r.n_flipped + r.n_changed} of {r.n_judged}",
+                      help=f"{r.n_flipped} flipped outright (first ↔ second), {r.n_changed} changed in "
                            "another way (a preference and a tie or 'both bad', or a tie and 'both bad'); all count "
                            "as ties")
-            st.caption(f"n = {o['n']} expert votes on {r['n_judged']} judged pair(s), on three categories: first "
+            st.caption(f"n = {o.n} expert votes on {r.n_judged} judged pair(s), on three categories: first "
                        "better, second better, no preference (tie or both bad). A pair several experts voted on "
                        "counts once per expert in the per-vote figures, once in the per-pair figure."
-                       + (f" {r['n_unreadable']} pair(s) with unreadable replies and {r['n_failed']} failed call(s) "
-                          "have no verdict and are not counted." if r["n_failed"] + r["n_unreadable"] else "")
-                       + (f" {plain(o['note'])}." if o.get("note") else ""))
-            if r["per_expert"]:
-                st.dataframe(tidy(pd.DataFrame([{"expert": w, "n": c["n"], "agreement %": c["percent"],
-                                                 "Cohen's κ": None if c["kappa"] is None else round(c["kappa"], 2),
-                                                 "note": c["note"]}
-                                                for w, c in r["per_expert"].items()])), hide_index=True)
+                       + (f" {r.n_unreadable} pair(s) with unreadable replies and {r.n_failed} failed call(s) "
+                          "have no verdict and are not counted." if r.n_failed + r.n_unreadable else "")
+                       + (f" {plain(o.note)}." if o.note else ""))
+            if r.per_expert:
+                st.dataframe(tidy(pd.DataFrame([{"expert": w, "n": c.n, "agreement %": c.percent,
+                                                 "Cohen's κ": None if c.kappa is None else round(c.kappa, 2),
+                                                 "note": c.note}
+                                                for w, c in r.per_expert.items()])), hide_index=True)

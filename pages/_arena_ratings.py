@@ -63,31 +63,31 @@ def _agreement(rows: list[arena.ArenaVote], info: arena.Arena) -> None:
     """How far experts who voted on the same pairs agree, each statistic with its n."""
     st.subheader("Experts' agreement")
     ag = arena.expert_agreement(rows)
-    if not ag["n_pairs"]:
+    if not ag.n_pairs:
         st.caption("No pair has votes from two experts yet: a second expert's first pairs will be those already "
                    "voted on." if info.min_experts > 1 else "No pair has votes from two experts yet. Start an "
                    "arena with 'Experts per pair' at 2 or more so that experts share pairs.")
     else:
         c1, c2, c3, c4 = st.columns(4)
-        c1.metric("Pairs seen by 2+ experts (n)", ag["n_pairs"],
-                  help=f"{ag['n_votes']} votes by {ag['n_experts']} experts")
-        ci_text = ("no interval on one pair" if ag["percent_ci95"] is None else
-                   f"95% interval {ag['percent_ci95'][0]:.0f}–{ag['percent_ci95'][1]:.0f}%")
-        c2.metric("Percent agreement", f"{ag['percent']:.0f}%",
-                  help=f"n = {ag['n_pairs']} pairs; {ci_text} (bootstrap over pairs)")
-        c3.metric("Fleiss' κ", "—" if ag["fleiss"] is None else f"{ag['fleiss']:.2f}",
-                  help=f"Over the {ag['fleiss_n']} pair(s) with {ag['fleiss_m']} votes each (Fleiss' κ needs the "
+        c1.metric("Pairs seen by 2+ experts (n)", ag.n_pairs,
+                  help=f"{ag.n_votes} votes by {ag.n_experts} experts")
+        ci_text = ("no interval on one pair" if ag.percent_ci95 is None else
+                   f"95% interval {ag.percent_ci95[0]:.0f}–{ag.percent_ci95[1]:.0f}%")
+        c2.metric("Percent agreement", f"{ag.percent:.0f}%",
+                  help=f"n = {ag.n_pairs} pairs; {ci_text} (bootstrap over pairs)")
+        c3.metric("Fleiss' κ", "—" if ag.fleiss is None else f"{ag.fleiss:.2f}",
+                  help=f"Over the {ag.fleiss_n} pair(s) with {ag.fleiss_m} votes each (Fleiss' κ needs the "
                        "same number of votes per pair, and at least two pairs with more than one kind of vote).")
-        c4.metric("Krippendorff's α", "—" if ag["alpha"] is None else f"{ag['alpha']:.2f}",
-                  help=f"n = {ag['n_pairs']} pairs")
+        c4.metric("Krippendorff's α", "—" if ag.alpha is None else f"{ag.alpha:.2f}",
+                  help=f"n = {ag.n_pairs} pairs")
         st.caption(f"On the vote relative to the pair (first better / second better / tie / both bad): percent "
-                   f"agreement {ag['percent']:.0f}% ({ci_text}) and α over n = {ag['n_pairs']} pairs, Fleiss' κ over n = "
-                   f"{ag['fleiss_n']} pairs with {ag['fleiss_m']} votes each."
-                   + (f" Too few pairs to read (n < {SMALL_N})." if ag["n_pairs"] < SMALL_N else ""))
-        if ag["cohen"]:
-            st.dataframe(tidy(pd.DataFrame([{"experts": k, "pairs both voted on (n)": c["n"],
-                                             "Cohen's κ": None if c["kappa"] is None else round(c["kappa"], 2)}
-                                            for k, c in ag["cohen"].items()])), hide_index=True)
+                   f"agreement {ag.percent:.0f}% ({ci_text}) and α over n = {ag.n_pairs} pairs, Fleiss' κ over n = "
+                   f"{ag.fleiss_n} pairs with {ag.fleiss_m} votes each."
+                   + (f" Too few pairs to read (n < {SMALL_N})." if ag.n_pairs < SMALL_N else ""))
+        if ag.cohen:
+            st.dataframe(tidy(pd.DataFrame([{"experts": k, "pairs both voted on (n)": c.n,
+                                             "Cohen's κ": None if c.kappa is None else round(c.kappa, 2)}
+                                            for k, c in ag.cohen.items()])), hide_index=True)
 
 
 def ratings_tab(aid: str, info: arena.Arena, summary: arena.Summary, who: str, system_name: Callable[[str], str],

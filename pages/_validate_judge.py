@@ -58,15 +58,15 @@ def judge_tab(label_names: dict[str, str]) -> None:
                              index=known_judges.index(judge_pick) if judge_pick in known_judges else 0)
         jrep = jr.judge_agreement(shown)
         for name, r in jrep.items():
-            st.markdown(f"**{label_names[name]}** · {r['n_judged']} item(s) labelled by the judge")
-            pairs = [(f"expert: {who}", who, c) for who, c in r["vs_experts"].items()]
-            pairs.append(("adjudicated label", "the adjudicated label", r["vs_adjudicated"]))
-            st.dataframe(tidy(pd.DataFrame([{"compared with": col, "n": c["n"], "% agreement": c["percent"],
-                                        "Cohen's κ": c["kappa"], "κ reading": kappa_band(c["kappa"]),
-                                        "note": c["note"] or ""} for col, _, c in pairs])),
+            st.markdown(f"**{label_names[name]}** · {r.n_judged} item(s) labelled by the judge")
+            pairs = [(f"expert: {who}", who, c) for who, c in r.vs_experts.items()]
+            pairs.append(("adjudicated label", "the adjudicated label", r.vs_adjudicated))
+            st.dataframe(tidy(pd.DataFrame([{"compared with": col, "n": c.n, "% agreement": c.percent,
+                                        "Cohen's κ": c.kappa, "κ reading": kappa_band(c.kappa),
+                                        "note": c.note or ""} for col, _, c in pairs])),
                          hide_index=True, width="stretch")
             st.text("\n".join(jr.sentence(shown, other, c) for _, other, c in pairs))
-            if any(0 < c["n"] < jr.SMALL_SAMPLE for _, _, c in pairs):
+            if any(0 < c.n < jr.SMALL_SAMPLE for _, _, c in pairs):
                 st.warning(f"Some of these figures rest on fewer than {jr.SMALL_SAMPLE} items: treat them as rough "
                            "until more items are labelled by both.", icon="⚠️")
         st.caption("κ is Cohen's kappa (agreement corrected for chance; Landis & Koch readings). n is the number of "

@@ -228,21 +228,21 @@ with tab_stats:
         def reading(band: str, n: int) -> str:
             return f"too few items to read (n = {n})" if n < SMALL_N else band
 
-        rows = [{"label": LABEL_NAMES[k], "items (n)": r["n_items"], "experts": r["n_annotators"],
-                 "% agreement": num(r["percent_agreement"]), "Cohen's κ (mean of pairs)": num(r["cohen_kappa"]),
-                 "κ reading": reading(kappa_band(r["cohen_kappa"]), r["n_items"]),
-                 "Fleiss' κ": num(r["fleiss_kappa"]) if r["fleiss_kappa"] is not None else "— (needs 3+ experts)",
-                 "Krippendorff's α": num(r["krippendorff_alpha"]),
-                 "α reading": reading(r["alpha_band"], r["n_items"]),
-                 "correct (either expert)": num(r["either_rule"]), "correct (all experts)": num(r["all_rule"])}
+        rows = [{"label": LABEL_NAMES[k], "items (n)": r.n_items, "experts": r.n_annotators,
+                 "% agreement": num(r.percent_agreement), "Cohen's κ (mean of pairs)": num(r.cohen_kappa),
+                 "κ reading": reading(kappa_band(r.cohen_kappa), r.n_items),
+                 "Fleiss' κ": num(r.fleiss_kappa) if r.fleiss_kappa is not None else "— (needs 3+ experts)",
+                 "Krippendorff's α": num(r.krippendorff_alpha),
+                 "α reading": reading(r.alpha_band, r.n_items),
+                 "correct (either expert)": num(r.either_rule), "correct (all experts)": num(r.all_rule)}
                 for k, r in rep.items()]
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-        smallest = min(r["n_items"] for r in rep.values())
+        smallest = min(r.n_items for r in rep.values())
         if smallest < SMALL_N:
             st.warning(f"Some of these figures rest on {smallest} item(s). Agreement statistics on fewer than "
                        f"{SMALL_N} items swing widely with one label (κ = 1.0 on 2 items means little): read them as "
                        "a first look, and review more items before quoting them.", icon="⚠️")
-        if any(r["fleiss_kappa"] is None for r in rep.values()):
+        if any(r.fleiss_kappa is None for r in rep.values()):
             st.caption("Fleiss' κ generalises Cohen's κ to three or more experts who labelled the same items; with "
                        "two experts, read Cohen's κ (the same idea for a pair).")
         st.caption("Readings: Cohen/Fleiss κ by Landis & Koch (≤0.20 slight, ≤0.40 fair, ≤0.60 moderate, ≤0.80 "
@@ -250,8 +250,8 @@ with tab_stats:
                    "below: unreliable. 'Either expert' is the paper's rule (an item counts as correct if any "
                    "expert marked it so); 'all experts' is the strict one. The paper reports 77% answer and "
                    "82% question-type correctness under the either rule.")
-        agg = pd.DataFrame([{"label": LABEL_NAMES[k], "rule": rule, "share": r[f"{rule}_rule"]}
-                            for k, r in rep.items() for rule in ("either", "all") if r[f"{rule}_rule"] is not None])
+        agg = pd.DataFrame([{"label": LABEL_NAMES[k], "rule": rule, "share": getattr(r, f"{rule}_rule")}
+                            for k, r in rep.items() for rule in ("either", "all") if getattr(r, f"{rule}_rule") is not None])
         if not agg.empty:
             st.altair_chart(charts.share_correct(agg))
         items_meta = {it["item_id"]: it["question_type"] for it in ann.items()}
@@ -259,22 +259,22 @@ with tab_stats:
         for qtype in sorted({items_meta.get(lb.item_id, "?") for lb in labels}):
             sub = [lb for lb in labels if items_meta.get(lb.item_id, "?") == qtype]
             for k, r in agreement_report(sub, LABEL_NAMES).items():
-                per_type.append({"type": f"{qtype} (n = {r['n_items']})", "label": LABEL_NAMES[k],
-                                 "either": r["either_rule"], "all": r["all_rule"]})
+                per_type.append({"type": f"{qtype} (n = {r.n_items})", "label": LABEL_NAMES[k],
+                                 "either": r.either_rule, "all": r.all_rule})
         if per_type:
             pt = pd.DataFrame(per_type).melt(id_vars=["type", "label"], var_name="rule", value_name="share").dropna()
             st.altair_chart(charts.share_correct_by_type(pt))
         st.markdown("**Confusion matrices per pair of experts**")
-        if not any(r["cohen_pairs"] for r in rep.values()):
+        if not any(r.cohen_pairs for r in rep.values()):
             st.caption("None yet: a matrix needs two experts who labelled the same items.")
         for k, r in rep.items():
-            for pair, p in r["cohen_pairs"].items():
-                cm = pd.DataFrame(p["confusion"], index=[f"{pair.split(' × ')[0]}: {c}" for c in p["categories"]],
-                                  columns=[f"{pair.split(' × ')[1]}: {c}" for c in p["categories"]])
-                kappa = "—" if p["kappa"] is None else f"{p['kappa']:.2f}"
-                why = ("too few items to read" if p["n"] < SMALL_N else kappa_band(p["kappa"])) if p["kappa"] is not None \
+            for pair, p in r.cohen_pairs.items():
+                cm = pd.DataFrame(p.confusion, index=[f"{pair.split(' × ')[0]}: {c}" for c in p.categories],
+                                  columns=[f"{pair.split(' × ')[1]}: {c}" for c in p.categories])
+                kappa = "—" if p.kappa is None else f"{p.kappa:.2f}"
+                why = ("too few items to read" if p.n < SMALL_N else kappa_band(p.kappa)) if p.kappa is not None \
                     else "not defined: one value only"
-                with st.expander(f"{LABEL_NAMES[k]} · {plain(pair)} · κ = {kappa} ({why}), n = {p['n']}"):
+                with st.expander(f"{LABEL_NAMES[k]} · {plain(pair)} · κ = {kappa} ({why}), n = {p.n}"):
                     st.dataframe(cm, width="stretch")
 
 with tab_adjudicate:

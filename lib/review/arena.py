@@ -33,7 +33,7 @@ from sqlalchemy.engine import Connection, Engine, RowMapping
 from sqlalchemy.sql.expression import Executable
 
 from lib.core.errors import UserError
-from lib.core.stats.agreement import pair_agreement
+from lib.core.stats.agreement import PairAgreement, pair_agreement
 from lib.core.stats.bradley_terry import VOTES, Vote
 from lib.core.stats.inference import wilson_interval
 from lib.evaluation.benchmark.runs import list_runs
@@ -575,7 +575,7 @@ def arena_summary(arena: Arena, engine: Engine | None = None) -> Summary:
                    len({v.pair_key for v in cast}), arena.left_out, _groups(list(arena.systems), pairs), len(same))
 
 
-def expert_agreement(rows: Sequence[ArenaVote]) -> dict[str, Any]:
+def expert_agreement(rows: Sequence[ArenaVote]) -> PairAgreement:
     """Experts' agreement on the pairs several of them voted on, on the vote relative to the pair (first / second /
     tie / both bad): see ``lib.core.stats.agreement.pair_agreement``."""
     return pair_agreement({(r.pair_key, r.annotator): oriented(r) for r in rows})

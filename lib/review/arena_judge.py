@@ -13,17 +13,17 @@ import json
 import re
 import threading
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
-from lib.core.json_types import JSONObject
 from lib.core.pool import run_tasks
 from lib.core.progress import CountProgressFn
 from lib.core.redaction import redact
-from lib.core.stats.agreement import two_rater_agreement
+from lib.core.stats.agreement import TwoRaters, two_rater_agreement
 from lib.models import registry
 from lib.models.base import Provider, ProviderError, Request
 from lib.review import arena
@@ -212,7 +212,23 @@ def _three(v: str) -> str:
     return "no preference" if v in ("tie", "both_bad") else v
 
 
-def judge_vs_experts(arena_id: str, judge: str, engine: Engine | None = None) -> JSONObject:
+@dataclass(frozen=True)
+class JudgeVsExperts:
+    """A judge model against the experts in one arena (see ``judge_vs_experts``)."""
+
+    judge: str
+    n_judged: int
+    n_failed: int
+    n_unreadable: int
+    n_flipped: int  # verdicts that flipped outright with the order
+    n_changed: int  # verdicts that changed with the order in another way
+    overall: TwoRaters  # per expert vote on a judged pair
+    per_expert: dict[str, TwoRaters]
+    vs_majority: TwoRaters  # per pair, against the experts' majority
+    no_majority: int  # judged pairs without a strict majority
+
+
+def judge_vs_experts(arena_id: str, judge: str, engine: Engine | None = None) -> JudgeVsExperts:
     """The judge against the experts, on three categories (first better, second better, no preference), as percent
     and Cohen's κ with n (``lib.core.stats.agreement.two_rater_agreement``), counted two ways:
 
@@ -247,9 +263,8 @@ def judge_vs_experts(arena_id: str, judge: str, engine: Engine | None = None) ->
         top = Counter(cats).most_common(2)
         if len(top) == 1 or top[0][1] > top[1][1]:
             majority[pk] = top[0][0]
-    return {"judge": judge, "n_judged": len(verdict), "n_failed": sum(1 for r in rows if r["status"] == "failed"),
-            "n_unreadable": sum(1 for r in rows if r["status"] == "unreadable"),
-            "n_flipped": flipped, "n_changed": changed, "overall": two_rater_agreement(mine, theirs),
-            "per_expert": {who: two_rater_agreement(j, e) for who, (j, e) in sorted(per_expert.items())},
-            "vs_majority": two_rater_agreement({pk: _three(verdict[pk]) for pk in majority}, majority),
-            "no_majority": len(by_pair) - len(majority)}
+    return JudgeVsExperts(
+        judge, len(verdict), sum(1 for r in rows if r["status"] == "failed"),
+        sum(1 for r in rows if r["status"] == "unreadable"), flipped, changed, two_rater_agreement(mine, theirs),
+        {who: two_rater_agreement(j, e) for who, (j, e) in sorted(per_expert.items())},
+        two_rater_agreement({pk: _three(verdict[pk]) for pk in majority}, majority), len(by_pair) - len(majority))

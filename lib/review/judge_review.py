@@ -11,6 +11,7 @@ import json
 import re
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, select
@@ -21,7 +22,7 @@ from lib.core.pool import run_tasks
 from lib.core.progress import CountProgressFn
 from lib.core.redaction import redact
 from lib.core.stats.agreement import SMALL_SHARED as SMALL_SAMPLE
-from lib.core.stats.agreement import two_rater_agreement
+from lib.core.stats.agreement import TwoRaters, two_rater_agreement
 from lib.evaluation.benchmark.generate import GUIDELINES
 from lib.models import registry
 from lib.models.base import Provider, ProviderError, Request
@@ -228,9 +229,17 @@ def _judge_id(judge_id: str, engine: Engine) -> str:
         return judge_id
 
 
-def judge_agreement(judge_id: str, engine: Engine | None = None) -> dict[str, dict[str, Any]]:
-    """Per label: ``{"n_judged", "vs_experts": {expert: {n, agree, percent, kappa, note}}, "vs_adjudicated":
-    {...}}``. Experts are the annotators of the expert labels (the adjudicator excluded); the adjudicated
+@dataclass(frozen=True)
+class JudgeAgreement:
+    """A judge model's labels of one kind against the experts': each expert, and the adjudicated set."""
+
+    n_judged: int
+    vs_experts: dict[str, TwoRaters]
+    vs_adjudicated: TwoRaters
+
+
+def judge_agreement(judge_id: str, engine: Engine | None = None) -> dict[str, JudgeAgreement]:
+    """Per label, the judge against each expert and against the adjudicated set. Experts are the annotators of the expert labels (the adjudicator excluded); the adjudicated
     label is the adjudicated set's final value (the adjudicator's where set, else the experts' unanimous
     value; disputed items are left out)."""
     engine = _engine(engine)
@@ -247,23 +256,19 @@ def judge_agreement(judge_id: str, engine: Engine | None = None) -> dict[str, di
     for r in ann.adjudicated_set(engine):
         if r["label"] in final and r["value"] is not None:
             final[r["label"]][r["item_id"]] = r["value"]
-    return {
-        name: {
-            "n_judged": len(mine[name]),
-            "vs_experts": {who: two_rater_agreement(mine[name], vals) for who, vals in sorted(experts[name].items())},
-            "vs_adjudicated": two_rater_agreement(mine[name], final[name]),
-        }
-        for name in JUDGE_LABELS
-    }
+    return {name: JudgeAgreement(len(mine[name]), {who: two_rater_agreement(mine[name], vals)
+                                                   for who, vals in sorted(experts[name].items())},
+                                 two_rater_agreement(mine[name], final[name]))
+            for name in JUDGE_LABELS}
 
 
-def sentence(judge_id: str, other: str, r: dict[str, Any]) -> str:
+def sentence(judge_id: str, other: str, r: TwoRaters) -> str:
     """A plain sentence for one comparison, e.g. 'On 12 items, the judge agreed with Alice on 83% (κ 0.61).'"""
-    if not r["n"]:
+    if not r.n:
         return f"The judge {judge_id} and {other} have labelled no item in common yet."
-    kappa = f"κ {r['kappa']:.2f}" if r["kappa"] is not None else "κ undefined"
-    text = (f"On {r['n']} item{'s' if r['n'] != 1 else ''}, the judge {judge_id} agreed with {other} on "
-            f"{r['percent']:.0f}% ({kappa}).")
-    if r["n"] < SMALL_SAMPLE:
+    kappa = f"κ {r.kappa:.2f}" if r.kappa is not None else "κ undefined"
+    text = (f"On {r.n} item{'s' if r.n != 1 else ''}, the judge {judge_id} agreed with {other} on "
+            f"{r.percent or 0:.0f}% ({kappa}).")
+    if r.n < SMALL_SAMPLE:
         text += f" Small sample: fewer than {SMALL_SAMPLE} items, so treat this as rough."
     return text

@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 from sqlalchemy import func, select
@@ -163,12 +164,12 @@ def _pooled(verdicts: dict[str, str], experts: dict[str, dict[str, str]]) -> dic
     95% intervals (Wilson for the percent; a bootstrap over the pairs for κ)."""
     theirs = {f"{item}\x1f{who}": v for item, by in experts.items() for who, v in by.items()}
     mine = {key: verdicts[key.split("\x1f")[0]] for key in theirs if key.split("\x1f")[0] in verdicts}
-    out = two_rater_agreement(mine, theirs)
+    two = two_rater_agreement(mine, theirs)
     common = sorted(mine)
-    out["percent_ci95"] = ([round(100 * x, 1) for x in wilson_interval(out["agree"], out["n"])] if out["n"] else None)
-    out["kappa_ci95"] = kappa_interval([mine[k] for k in common], [theirs[k] for k in common]) \
-        if out["kappa"] is not None else None
-    return out
+    return asdict(two) | {
+        "percent_ci95": [round(100 * x, 1) for x in wilson_interval(two.agree, two.n)] if two.n else None,
+        "kappa_ci95": kappa_interval([mine[k] for k in common], [theirs[k] for k in common])
+        if two.kappa is not None else None}
 
 
 def calibration(engine: Engine | None = None, judges: Sequence[str] | None = None) -> dict[str, Any]:

@@ -22,8 +22,8 @@ def test_fleiss_wikipedia_example():
     rows = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
             [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
     rep = agreement_report(labels_from_counts(rows))["x"]
-    assert rep["fleiss_kappa"] == pytest.approx(0.210, abs=5e-4)
-    assert rep["n_items"] == 10 and rep["n_annotators"] == 14
+    assert rep.fleiss_kappa == pytest.approx(0.210, abs=5e-4)
+    assert rep.n_items == 10 and rep.n_annotators == 14
 
 
 def pairs_to_labels(yy, yn, ny, nn):
@@ -38,12 +38,12 @@ def pairs_to_labels(yy, yn, ny, nn):
 @pytest.mark.parametrize("cells, kappa", [((20, 5, 10, 15), 0.4), ((45, 15, 25, 15), 0.1304)])
 def test_cohen_wikipedia_examples(cells, kappa):
     rep = agreement_report(pairs_to_labels(*cells))["x"]
-    assert rep["cohen_kappa"] == pytest.approx(kappa, abs=1e-4)
-    pair = rep["cohen_pairs"]["A × B"]
+    assert rep.cohen_kappa == pytest.approx(kappa, abs=1e-4)
+    pair = rep.cohen_pairs["A × B"]
     yy, yn, ny, nn = cells
-    assert pair["confusion"] == [[nn, ny], [yn, yy]]  # categories sorted: no, yes
-    assert rep["percent_agreement"] == pytest.approx((yy + nn) / sum(cells))
-    assert rep["fleiss_kappa"] is None  # two raters: Cohen's kappa is the statistic
+    assert pair.confusion == [[nn, ny], [yn, yy]]  # categories sorted: no, yes
+    assert rep.percent_agreement == pytest.approx((yy + nn) / sum(cells))
+    assert rep.fleiss_kappa is None  # two raters: Cohen's kappa is the statistic
 
 
 def test_krippendorff_reference_with_missing_data():
@@ -57,8 +57,8 @@ def test_krippendorff_reference_with_missing_data():
     labels = [Label(f"u{u:02d}", coder, "x", str(v)) for coder, vals in data.items() for u, v in enumerate(vals)
               if v is not None]
     rep = agreement_report(labels)["x"]
-    assert rep["krippendorff_alpha"] == pytest.approx(0.743, abs=5e-4)
-    assert rep["alpha_band"] == "tentative"
+    assert rep.krippendorff_alpha == pytest.approx(0.743, abs=5e-4)
+    assert rep.alpha_band == "tentative"
 
 
 def test_either_and_all_rules():
@@ -67,7 +67,7 @@ def test_either_and_all_rules():
               Label("3", "A", "ok", "no"), Label("3", "B", "ok", "no"),
               Label("4", "A", "ok", "no")]
     rep = agreement_report(labels)["ok"]
-    assert rep["either_rule"] == 0.5 and rep["all_rule"] == 0.25
+    assert rep.either_rule == 0.5 and rep.all_rule == 0.25
 
 
 def test_bands():

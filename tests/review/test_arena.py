@@ -151,7 +151,7 @@ def test_oriented_votes_agree_across_sides(engine):
     assert o["Ada"] == o["Ben"] != o["Cy"]
     ag = arena.expert_agreement(rows)
     # one pair, three experts: of the 3 expert pairs only Ada–Ben agree
-    assert ag["n_pairs"] == 1 and ag["n_experts"] == 3 and ag["percent"] == pytest.approx(33.3)
+    assert ag.n_pairs == 1 and ag.n_experts == 3 and ag.percent == pytest.approx(33.3)
 
 
 def test_agreement_by_hand(engine):
@@ -164,12 +164,12 @@ def test_agreement_by_hand(engine):
         arena.cast_vote(aid, "Ada", pair, a, engine=engine)
         arena.cast_vote(aid, "Ben", pair, b, engine=engine)
     ag = arena.expert_agreement(arena.votes(aid, engine))
-    assert ag["n_pairs"] == 4 and ag["percent"] == 75.0
-    assert ag["cohen"]["Ada × Ben"]["n"] == 4 and ag["percent_ci95"][0] < 75 < ag["percent_ci95"][1]
+    assert ag.n_pairs == 4 and ag.percent == 75.0
+    assert ag.cohen["Ada × Ben"].n == 4 and ag.percent_ci95[0] < 75 < ag.percent_ci95[1]
     # Fleiss' κ by hand: per pair the counts of (first, second, tie) are (2,0,0), (1,1,0), (0,2,0), (0,0,2);
     # P̄ = (1 + 0 + 1 + 1) / 4 = 0.75; category shares 3/8, 3/8, 2/8 give P_e = 22/64; κ = (0.75 − 22/64) / (1 − 22/64)
-    assert (ag["fleiss_n"], ag["fleiss_m"]) == (4, 2)
-    assert ag["fleiss"] == pytest.approx((0.75 - 22 / 64) / (1 - 22 / 64), abs=1e-4)
+    assert (ag.fleiss_n, ag.fleiss_m) == (4, 2)
+    assert ag.fleiss == pytest.approx((0.75 - 22 / 64) / (1 - 22 / 64), abs=1e-4)
     # Krippendorff's α (nominal) by hand: 8 values, o = observed disagreement, e = expected
     # categories over the 8 values: first 3+... computed with the formula α = 1 − D_o / D_e
     x, y = pairs[0]
@@ -183,7 +183,7 @@ def test_agreement_by_hand(engine):
     counts = Counter(v for pv in vals for v in pv)
     d_o = sum(2 * (pv[0] != pv[1]) for pv in vals) / n  # each unit (m=2) contributes its mismatched ordered pairs / (m−1)
     d_e = (n * n - sum(c * c for c in counts.values())) / (n * (n - 1))
-    assert ag["alpha"] == pytest.approx(1 - d_o / d_e, abs=1e-4)
+    assert ag.alpha == pytest.approx(1 - d_o / d_e, abs=1e-4)
 
 
 def test_csv_round_trip_and_all_or_nothing(engine, tmp_path):
@@ -304,12 +304,12 @@ def test_judge_both_orders_against_the_loopback_server(server, engine):
     # pair 1 judge first: Ada first ✓, Ben first ✓; pair 2 judge tie: Ada second ✗, Ben first ✗;
     # pair 3 judge tie: Ada tie ✓, Ben tie ✓  (pair 4 has no verdict)
     r = aj.judge_vs_experts(aid, judge, engine)
-    assert r["n_judged"] == 3 and r["n_flipped"] == 1 and r["n_changed"] == 0
-    assert (r["n_failed"], r["n_unreadable"]) == (1, 0)
+    assert r.n_judged == 3 and r.n_flipped == 1 and r.n_changed == 0
+    assert (r.n_failed, r.n_unreadable) == (1, 0)
     # per pair against the majority: pair 1 (both first) agrees; pair 2 has no majority; pair 3 (both tie) agrees
-    assert (r["vs_majority"]["n"], r["vs_majority"]["agree"], r["no_majority"]) == (2, 2, 1)
-    o = r["overall"]
-    assert o["n"] == 6 and o["agree"] == 4 and o["percent"] == pytest.approx(66.67)
+    assert (r.vs_majority.n, r.vs_majority.agree, r.no_majority) == (2, 2, 1)
+    o = r.overall
+    assert o.n == 6 and o.agree == 4 and o.percent == pytest.approx(66.67)
     from sklearn.metrics import cohen_kappa_score
 
     def cat(pk, v):
@@ -318,7 +318,7 @@ def test_judge_both_orders_against_the_loopback_server(server, engine):
     judge_side = ["first", "first", "no preference", "no preference", "no preference", "no preference"]
     expert_side = ["first", "first", "second", "first", "no preference", "no preference"]
     assert cat(keys[0], "left") == "first"
-    assert o["kappa"] == pytest.approx(cohen_kappa_score(judge_side, expert_side), abs=1e-4)
+    assert o.kappa == pytest.approx(cohen_kappa_score(judge_side, expert_side), abs=1e-4)
 
 
 def test_the_extractive_baseline_cannot_judge(engine):
@@ -346,7 +346,7 @@ def test_postgresql_store(pg_url):
             arena.cast_vote(aid, who, p, "right", "second thoughts", 2.5, engine=engine)  # replaces
     rows = arena.votes(aid, engine)
     assert len(rows) == 6 and {r.vote for r in rows} == {"right"}
-    assert arena.expert_agreement(rows)["n_pairs"] == 3  # Ben was given Ada's pairs first
+    assert arena.expert_agreement(rows).n_pairs == 3  # Ben was given Ada's pairs first
     other = arena.create_arena(f"bench:{run_id}", engine=engine)
     assert arena_csv.import_votes_csv(arena_csv.votes_csv(aid, engine), other, engine)["new"] == 6
     with engine.begin() as c:

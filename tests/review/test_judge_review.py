@@ -158,26 +158,26 @@ def test_kappa_and_percent_against_each_expert(server, engine):
     rep = jr.judge_agreement(registry.get("openai").id, engine)
     assert set(rep) == set(ann.AGREEMENT_LABELS)
     ac = rep["answer_correct"]
-    assert ac["n_judged"] == 8 and set(ac["vs_experts"]) == {"Alice", "Bob"}  # the adjudicator is no expert
-    alice, bob = ac["vs_experts"]["Alice"], ac["vs_experts"]["Bob"]
+    assert ac.n_judged == 8 and set(ac.vs_experts) == {"Alice", "Bob"}  # the adjudicator is no expert
+    alice, bob = ac.vs_experts["Alice"], ac.vs_experts["Bob"]
     # Alice, 8 items: agree on 6 → 75%. Judge yes 5/no 3, Alice yes 5/no 3: pe = (25 + 9)/64,
     # κ = (48/64 − 34/64)/(1 − 34/64) = 14/30 = 7/15.
-    assert (alice["n"], alice["agree"], alice["percent"]) == (8, 6, 75.0)
-    assert alice["kappa"] == pytest.approx(7 / 15, abs=1e-4)
+    assert (alice.n, alice.agree, alice.percent) == (8, 6, 75.0)
+    assert alice.kappa == pytest.approx(7 / 15, abs=1e-4)
     # Bob, I0..I5: agree on 4 → 66.67%. Judge y4 n2 u0, Bob y3 n2 u1: pe = (12 + 4 + 0)/36,
     # κ = (24/36 − 16/36)/(20/36) = 0.4.
-    assert (bob["n"], bob["agree"]) == (6, 4) and bob["percent"] == pytest.approx(66.67, abs=0.01)
-    assert bob["kappa"] == pytest.approx(0.4, abs=1e-4)
+    assert (bob.n, bob.agree) == (6, 4) and bob.percent == pytest.approx(66.67, abs=0.01)
+    assert bob.kappa == pytest.approx(0.4, abs=1e-4)
     yj = [EXPAND[v] for v in JUDGE_AC]
-    assert alice["kappa"] == pytest.approx(cohen_kappa_score(yj, [EXPAND[v] for v in ALICE_AC]), abs=1e-4)
-    assert bob["kappa"] == pytest.approx(cohen_kappa_score(yj[:6], [EXPAND[v] for v in BOB_AC]), abs=1e-4)
-    assert alice["note"] == bob["note"] == "small sample (n < 10)"
+    assert alice.kappa == pytest.approx(cohen_kappa_score(yj, [EXPAND[v] for v in ALICE_AC]), abs=1e-4)
+    assert bob.kappa == pytest.approx(cohen_kappa_score(yj[:6], [EXPAND[v] for v in BOB_AC]), abs=1e-4)
+    assert alice.note == bob.note == "small sample (n < 10)"
     # type_correct: the judge always says yes, Alice once no → 87.5%, κ exactly 0 (no better than chance)
-    tc = rep["type_correct"]["vs_experts"]["Alice"]
-    assert (tc["n"], tc["percent"], tc["kappa"]) == (8, 87.5, 0.0)
+    tc = rep["type_correct"].vs_experts["Alice"]
+    assert (tc.n, tc.percent, tc.kappa) == (8, 87.5, 0.0)
     # proof_supports: everyone always yes → 100% but κ undefined, with the reason
-    ps = rep["proof_supports"]["vs_experts"]["Bob"]
-    assert (ps["n"], ps["percent"], ps["kappa"]) == (6, 100.0, None) and "undefined" in ps["note"]
+    ps = rep["proof_supports"].vs_experts["Bob"]
+    assert (ps.n, ps.percent, ps.kappa) == (6, 100.0, None) and "undefined" in ps.note
     # the alias resolves to the stored concrete id
     assert jr.judge_agreement("openai", engine) == rep
     sentence = jr.sentence("J", "Alice", alice)
@@ -186,21 +186,21 @@ def test_kappa_and_percent_against_each_expert(server, engine):
 
 def test_kappa_against_adjudicated(server, engine):
     setup_fixed(server, engine)
-    r = jr.judge_agreement(registry.get("openai").id, engine)["answer_correct"]["vs_adjudicated"]
+    r = jr.judge_agreement(registry.get("openai").id, engine)["answer_correct"].vs_adjudicated
     # final labels: I0 y, I1 y (adjudicated), I2 n (adjudicated), I3 disputed (left out), I4 n, I5 y,
     # I6 y and I7 y (Alice alone). The judge agrees on I0 I1 I4 I5 I7 → 5/7. Judge y5 n2, final y5 n2:
     # pe = 29/49, κ = (35 − 29)/(49 − 29) = 0.3.
-    assert (r["n"], r["agree"]) == (7, 5) and r["percent"] == pytest.approx(71.43, abs=0.01)
-    assert r["kappa"] == pytest.approx(0.3, abs=1e-4)
+    assert (r.n, r.agree) == (7, 5) and r.percent == pytest.approx(71.43, abs=0.01)
+    assert r.kappa == pytest.approx(0.3, abs=1e-4)
     final = {x["item_id"]: x["value"] for x in ann.adjudicated_set(engine) if x["label"] == "answer_correct" and x["value"]}
     items = sorted(final)
     judge = dict(zip([f"I{i}" for i in range(8)], [EXPAND[v] for v in JUDGE_AC], strict=True))
-    assert r["kappa"] == pytest.approx(cohen_kappa_score([judge[i] for i in items], [final[i] for i in items]), abs=1e-4)
+    assert r.kappa == pytest.approx(cohen_kappa_score([judge[i] for i in items], [final[i] for i in items]), abs=1e-4)
 
 
 def test_no_shared_items():
     r = two_rater_agreement({"I1": "yes"}, {"I2": "no"})
-    assert (r["n"], r["percent"], r["kappa"]) == (0, None, None) and r["note"]
+    assert (r.n, r.percent, r.kappa) == (0, None, None) and r.note
     assert "no item" in jr.sentence("J", "Alice", r)
 
 

@@ -27,6 +27,63 @@ class Label:
     value: str
 
 
+@dataclass(frozen=True)
+class CohenPair:
+    """Two annotators' agreement over the items both labelled: Cohen's κ (None where undefined), n, and the
+    confusion table over the categories either used."""
+
+    kappa: float | None
+    n: int
+    categories: list[str]
+    confusion: list[list[int]]
+
+
+@dataclass(frozen=True)
+class LabelAgreement:
+    """The experts' agreement on one label, with n: percent agreement, Cohen's κ (the mean over annotator pairs,
+    and each pair), Fleiss' κ (3+ annotators), Krippendorff's α and its reading, and the paper's aggregates (the
+    share of items some annotator, or every annotator, marked yes)."""
+
+    n_items: int
+    n_annotators: int
+    percent_agreement: float | None
+    cohen_kappa: float | None
+    cohen_pairs: dict[str, CohenPair]
+    fleiss_kappa: float | None
+    krippendorff_alpha: float | None
+    alpha_band: str
+    either_rule: float | None
+    all_rule: float | None
+
+
+@dataclass(frozen=True)
+class PairAgreement:
+    """Experts' agreement on arena pairs (see ``pair_agreement``)."""
+
+    n_pairs: int
+    n_experts: int
+    n_votes: int
+    percent: float | None  # 0–100
+    percent_ci95: list[float] | None
+    cohen: dict[str, CohenPair]  # per two experts
+    fleiss: float | None
+    fleiss_n: int  # the pairs Fleiss' κ is over
+    fleiss_m: int | None  # the votes each of them has
+    alpha: float | None
+
+
+@dataclass(frozen=True)
+class TwoRaters:
+    """Two raters' agreement over the items both labelled: n, how many agree, percent (0–100) and Cohen's κ, with
+    the reason in ``note`` where κ is undefined or the sample small."""
+
+    n: int
+    agree: int
+    percent: float | None
+    kappa: float | None
+    note: str | None
+
+
 def _clean(x: float) -> float | None:
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x), 4)
 
@@ -81,7 +138,7 @@ def _confusion(ya: list[str], yb: list[str], cats: list[str]) -> list[list[int]]
         return [[int(x) for x in row] for row in confusion_matrix(ya, yb, labels=cats)]
 
 
-def cohen_pairs(items: list[str], raters: list[str], cells: dict[tuple[str, str], str]) -> dict[str, dict[str, Any]]:
+def cohen_pairs(items: list[str], raters: list[str], cells: dict[tuple[str, str], str]) -> dict[str, CohenPair]:
     from sklearn.metrics import cohen_kappa_score  # heavy: imported on first use, off start-up
 
     out = {}
@@ -93,10 +150,7 @@ def cohen_pairs(items: list[str], raters: list[str], cells: dict[tuple[str, str]
         yb = [cells[(it, b)] for it in common]
         cats = sorted(set(ya) | set(yb))
         k = cohen_kappa_score(ya, yb, labels=cats) if len(cats) > 1 else float("nan")
-        out[f"{a} × {b}"] = {
-            "kappa": _clean(k), "n": len(common), "categories": cats,
-            "confusion": _confusion(ya, yb, cats),
-        }
+        out[f"{a} × {b}"] = CohenPair(_clean(k), len(common), cats, _confusion(ya, yb, cats))
     return out
 
 
@@ -146,38 +200,31 @@ def rule_shares(items: list[str], raters: list[str], cells: dict[tuple[str, str]
     return round(either, 4), round(all_, 4)
 
 
-def agreement_report(labels: Iterable[Label], label_names: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
+def agreement_report(labels: Iterable[Label], label_names: Iterable[str] | None = None) -> dict[str, LabelAgreement]:
     labels = list(labels)
     names = list(label_names) if label_names else sorted({lb.label for lb in labels})
     report = {}
     for name in names:
         items, raters, cells = table(labels, name)
         pairs = cohen_pairs(items, raters, cells)
-        kappas = [p["kappa"] for p in pairs.values() if p["kappa"] is not None]
+        kappas = [p.kappa for p in pairs.values() if p.kappa is not None]
         either, all_ = rule_shares(items, raters, cells)
         pa = percent_agreement(items, raters, cells)
         alpha = kripp_alpha(items, raters, cells)
-        report[name] = {
-            "n_items": len(items),
-            "n_annotators": len(raters),
-            "percent_agreement": _clean(pa) if pa is not None else None,
-            "cohen_kappa": round(sum(kappas) / len(kappas), 4) if kappas else None,
-            "cohen_pairs": pairs,
-            "fleiss_kappa": fleiss(items, raters, cells),
-            "krippendorff_alpha": alpha,
-            "alpha_band": alpha_band(alpha),
-            "either_rule": either,
-            "all_rule": all_,
-        }
+        report[name] = LabelAgreement(
+            n_items=len(items), n_annotators=len(raters), percent_agreement=_clean(pa) if pa is not None else None,
+            cohen_kappa=round(sum(kappas) / len(kappas), 4) if kappas else None, cohen_pairs=pairs,
+            fleiss_kappa=fleiss(items, raters, cells), krippendorff_alpha=alpha, alpha_band=alpha_band(alpha),
+            either_rule=either, all_rule=all_)
     return report
 
 
 def cli_report(labels: Iterable[Label]) -> dict[str, dict[str, Any]]:
     keys = ("n_items", "n_annotators", "percent_agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha", "either_rule", "all_rule")
-    return {name: {k: r[k] for k in keys} for name, r in agreement_report(labels).items()}
+    return {name: {k: getattr(r, k) for k in keys} for name, r in agreement_report(labels).items()}
 
 
-def pair_agreement(cells: dict[tuple[str, str], str]) -> dict[str, Any]:
+def pair_agreement(cells: dict[tuple[str, str], str]) -> PairAgreement:
     """Experts' agreement on the pairs several of them voted on, from ``cells``: {(pair, expert): the vote relative to
     the pair (first / second / tie / both bad)}, with n:
 
@@ -213,14 +260,13 @@ def pair_agreement(cells: dict[tuple[str, str], str]) -> dict[str, Any]:
         shares.append(sum(a == b for a, b in combos) / len(combos))
     ci = mean_ci(shares)["ci95"] if len(shares) >= 2 else None  # one pair: no interval to speak of
     percent = percent_agreement(shared, raters, sub) if shared else None
-    return {"n_pairs": len(shared), "n_experts": len(raters), "n_votes": len(sub),
-            "percent": None if percent is None else round(100 * percent, 1),
-            "percent_ci95": None if ci is None else [round(100 * ci[0], 1), round(100 * ci[1], 1)],
-            "cohen": cohen_pairs(shared, raters, sub),  # per two experts: κ and n (2+ shared pairs)
-            "fleiss": fleiss, "fleiss_n": fleiss_n, "fleiss_m": m, "alpha": kripp_alpha(shared, raters, sub)}
+    return PairAgreement(len(shared), len(raters), len(sub), None if percent is None else round(100 * percent, 1),
+                         None if ci is None else [round(100 * ci[0], 1), round(100 * ci[1], 1)],
+                         cohen_pairs(shared, raters, sub),  # per two experts: κ and n (2+ shared pairs)
+                         fleiss, fleiss_n, m, kripp_alpha(shared, raters, sub))
 
 
-def two_rater_agreement(judge: dict[str, str], other: dict[str, str]) -> dict[str, Any]:
+def two_rater_agreement(judge: dict[str, str], other: dict[str, str]) -> TwoRaters:
     """Two raters' labels ({item: label}; a judge model and an expert, in review and in the arena): percent
     agreement (0–100) and Cohen's κ over the items both labelled, with n. κ is None, with the reason in ``note``,
     where it is undefined; below SMALL_SHARED items the note says the sample is small."""
@@ -229,7 +275,7 @@ def two_rater_agreement(judge: dict[str, str], other: dict[str, str]) -> dict[st
     common = sorted(set(judge) & set(other))
     n = len(common)
     if not n:
-        return {"n": 0, "agree": 0, "percent": None, "kappa": None, "note": "no item labelled by both"}
+        return TwoRaters(0, 0, None, None, "no item labelled by both")
     yj = [judge[i] for i in common]
     yo = [other[i] for i in common]
     agree = sum(a == b for a, b in zip(yj, yo, strict=True))
@@ -247,7 +293,7 @@ def two_rater_agreement(judge: dict[str, str], other: dict[str, str]) -> dict[st
             kappa = round(k, 4)
     if note is None and n < SMALL_SHARED:
         note = f"small sample (n < {SMALL_SHARED})"
-    return {"n": n, "agree": agree, "percent": round(100 * agree / n, 2), "kappa": kappa, "note": note}
+    return TwoRaters(n, agree, round(100 * agree / n, 2), kappa, note)
 
 
 def kappa_interval(a: list[str], b: list[str], *, seed: int = 0, n_resamples: int = 2000,
