@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.app import charts
-from lib.core.stats import ELO_SCALE, MIN_VOTES, ratings, too_few_votes, win_matrix
+from lib.core.stats import ELO_SCALE, MIN_VOTES, PositionBias, Ratings, ratings, too_few_votes, win_matrix
 from lib.review import arena
 from pages._ui import plain, tidy
 
@@ -16,13 +16,13 @@ BOOTSTRAP, SEED = 1000, 0
 
 
 @st.cache_data(max_entries=32, show_spinner=f"Fitting ratings and {BOOTSTRAP:,} bootstrap resamples…")
-def _ratings(votes: tuple) -> dict:
+def _ratings(votes: tuple) -> Ratings:
     return ratings([arena.Vote(*v) for v in votes], seed=SEED, n_bootstrap=BOOTSTRAP)
 
 
-def _warnings(result: dict, summary: arena.Summary, system_name: Callable[[str], str]) -> None:
+def _warnings(result: Ratings, summary: arena.Summary, system_name: Callable[[str], str]) -> None:
     """What limits the reading: too few votes, groups never compared, ratings the votes do not bound."""
-    n = result["n_votes"]
+    n = result.n_votes
     if n < charts.ARENA_FEW:
         st.warning(f"Only {n} vote(s): the intervals are wide. Read an order only where two intervals do not "
                    f"overlap; {charts.ARENA_FEW} votes or more make a first reading.", icon="⚠️")
@@ -31,13 +31,13 @@ def _warnings(result: dict, summary: arena.Summary, system_name: Callable[[str],
                    "other systems (pairs are two models in one mode, or one model in two modes): ratings across "
                    "groups mean nothing.", icon="⚠️")
     few = too_few_votes(result)
-    apart = {m: why for m, why in result["unbounded"].items() if m not in few}
+    apart = {m: why for m, why in result.unbounded.items() if m not in few}
     if apart:
         st.warning("The votes do not bound every rating: " + "; ".join(
             f"{plain(system_name(s))}: {why}" for s, why in apart.items())
             + ". Bradley–Terry needs the systems to have both won (or tied) and lost (or tied) against each "
             "other; until then those numbers rest on the fit's light prior, not on the votes, and have no "
-            "interval" + (". The others are rated and centred among themselves" if result["centred_on"] else "")
+            "interval" + (". The others are rated and centred among themselves" if result.centred_on else "")
             + ". Read the win rates below, and vote on more pairs.", icon="⚠️")
     if few:
         st.caption(f"No interval yet for systems with fewer than {MIN_VOTES} votes (a bootstrap of one or two "
@@ -45,16 +45,16 @@ def _warnings(result: dict, summary: arena.Summary, system_name: Callable[[str],
                    + "; ".join(plain(system_name(s)) for s in few) + ".")
 
 
-def _position_bias(bias: dict) -> None:
+def _position_bias(bias: PositionBias) -> None:
     """Whether the experts favour the left answer (a binomial test on decisive votes)."""
     st.subheader("Position bias")
-    if bias["n"]:
+    if bias.n:
         st.altair_chart(charts.position_bias_chart(bias), width="stretch")
-        text = (f"The left answer won {bias['left_share']:.0%} of {bias['n']} decisive votes "
-                f"(binomial test against 50%: p = {bias['p_value']:.3f}).")
-        (st.warning if bias["p_value"] < 0.05 else st.caption)(
+        text = (f"The left answer won {bias.left_share:.0%} of {bias.n} decisive votes "
+                f"(binomial test against 50%: p = {bias.p_value:.3f}).")
+        (st.warning if bias.p_value < 0.05 else st.caption)(
             text + (" The experts favour a side: check that answers are not recognisable by position."
-                    if bias["p_value"] < 0.05 else ""))
+                    if bias.p_value < 0.05 else ""))
     else:
         st.caption("No decisive vote yet (only ties and 'both bad').")
 
@@ -106,17 +106,17 @@ def ratings_tab(aid: str, info: arena.Arena, summary: arena.Summary, who: str, s
     else:
         votes = arena.rating_votes(rows)
         result = _ratings(tuple((v.left, v.right, v.vote, v.annotator, v.item_id) for v in votes))
-        n = result["n_votes"]
+        n = result.n_votes
         _warnings(result, summary, system_name)
         keys = [arena.system_key(*sy) for sy in info.systems]
-        unvoted = [k for k in keys if k not in result["models"]]
+        unvoted = [k for k in keys if k not in result.models]
         table = charts.arena_ratings_table(result, system_name, keys,
                                            {arena.system_key(*sy): n for sy, n in summary.left_out.items()})
         st.dataframe(tidy(table), hide_index=True, width="stretch")
         if unvoted:
             st.caption("Systems with no votes yet have no rating: " + "; ".join(plain(system_name(k)) for k in unvoted))
         st.altair_chart(charts.arena_ratings_chart(result, short_name), width="stretch")
-        st.caption(f"{n} vote(s), {result['ties']} tie(s) of which {result['both_bad']} 'both bad'. "
+        st.caption(f"{n} vote(s), {result.ties} tie(s) of which {result.both_bad} 'both bad'. "
                    "Bradley–Terry fitted with choix; a tie counts as half a win to each side, and 'both bad' as a "
                    "tie. Ratings are log-odds centred at 0 (a difference of 1 means the better one wins "
                    f"{1 / (1 + math.exp(-1)):.0%} of the time); Elo-style = 1000 + {ELO_SCALE:.0f} × rating. "
@@ -124,7 +124,7 @@ def ratings_tab(aid: str, info: arena.Arena, summary: arena.Summary, who: str, s
                    "failed, empty and 'nothing to quote' answers (a system that often has nothing to quote is "
                    "spared those losses; see the left-out column) and pairs of identical answers (not counted as "
                    "ties).")
-        _position_bias(result["position_bias"])
+        _position_bias(result.position_bias)
         st.subheader("Win rates and votes per pair")
         matrix = win_matrix(votes)
         st.altair_chart(charts.win_rate_heatmap(matrix, short_name), width="stretch")

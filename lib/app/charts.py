@@ -13,7 +13,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
-from lib.core.stats.bradley_terry import left_share_ci, too_few_votes
+from lib.core.stats.bradley_terry import PositionBias, Ratings, left_share_ci, too_few_votes
 from lib.core.stats.inference import MIN_N
 from lib.qa.contexts import MODE_LABELS, MODES
 
@@ -322,27 +322,27 @@ def run_title(run: dict, model_label, mode_labels: dict, with_date: bool = True)
 ARENA_FEW = 30  # below this many votes, ratings are a first look
 
 
-def arena_table(result: dict, name: Callable[[str], str]) -> pd.DataFrame:
+def arena_table(result: Ratings, name: Callable[[str], str]) -> pd.DataFrame:
     """One row per system, best first: rating (log-odds, centred), the Elo-style figure, its 95% interval (or that
     the votes do not bound it yet), votes."""
     import pandas as pd  # heavy: imported on first use, off start-up
 
     too_few = too_few_votes(result)
-    rows = [{"system": name(s), "rating": round(m["rating"], 2), "Elo-style": round(m["elo"]),
-             "95% interval (rating)": (f"{m['ci95'][0]:+.2f} to {m['ci95'][1]:+.2f}" if None not in m["ci95"] else
+    rows = [{"system": name(s), "rating": round(m.rating, 2), "Elo-style": round(m.elo),
+             "95% interval (rating)": (f"{m.ci95[0]:+.2f} to {m.ci95[1]:+.2f}" if None not in m.ci95 else
                                        "too few votes (n < 5)" if s in too_few else "not bounded by the votes yet"),
-             "votes (n)": m["n"]} for s, m in result["models"].items()]
+             "votes (n)": m.n} for s, m in result.models.items()]
     return pd.DataFrame(rows).sort_values("rating", ascending=False, ignore_index=True)
 
 
-def arena_ratings_table(result: dict, name: Callable[[str], str], systems: list[str],
+def arena_ratings_table(result: Ratings, name: Callable[[str], str], systems: list[str],
                         left_out: dict[str, int]) -> pd.DataFrame:
     """``arena_table`` with every system of the arena (those without votes: n = 0, no rating) and each system's
     left-out answers; ratings as text ("—" where there is none). ``systems`` and ``left_out`` are by system key."""
     import pandas as pd  # heavy: imported on first use, off start-up
 
     table = arena_table(result, name)
-    unvoted = [k for k in systems if k not in result["models"]]
+    unvoted = [k for k in systems if k not in result.models]
     if unvoted:
         table = pd.concat([table, pd.DataFrame([{"system": name(k), "votes (n)": 0} for k in unvoted])],
                           ignore_index=True)
@@ -366,16 +366,16 @@ def arena_pair_table(matrix: list[dict], name: Callable[[str], str]) -> pd.DataF
 
 
 @whole_labels
-def arena_ratings_chart(result: dict, name: Callable[[str], str]) -> alt.LayerChart | alt.FacetChart:
+def arena_ratings_chart(result: Ratings, name: Callable[[str], str]) -> alt.LayerChart | alt.FacetChart:
     """Each system's rating with its 95% bootstrap interval, best on top; 0 is the average system. A system the votes
     do not bound yet has its point and no interval line (the table says why)."""
     import altair as alt  # heavy: imported on first use, off start-up
     import pandas as pd  # heavy: imported on first use, off start-up
 
-    frame = pd.DataFrame([{"system": name(s), "rating": m["rating"], "elo": m["elo"], "n": m["n"],
-                           "lo": m["ci95"][0], "hi": m["ci95"][1],
-                           "interval": "not bounded by the votes yet" if None in m["ci95"] else "95% bootstrap"}
-                          for s, m in result["models"].items()])
+    frame = pd.DataFrame([{"system": name(s), "rating": m.rating, "elo": m.elo, "n": m.n,
+                           "lo": m.ci95[0], "hi": m.ci95[1],
+                           "interval": "not bounded by the votes yet" if None in m.ci95 else "95% bootstrap"}
+                          for s, m in result.models.items()])
     order = frame.sort_values("rating", ascending=False)["system"].tolist()
     y = alt.Y("system:N", sort=order, title=None, axis=alt.Axis(labelLimit=0))
     tips = ["system", "rating", "lo", "hi", "interval", "elo", "n"]
@@ -414,17 +414,17 @@ def win_rate_heatmap(rows: list[dict], name: Callable[[str], str]) -> alt.LayerC
 
 
 @whole_labels
-def position_bias_chart(bias: dict) -> alt.LayerChart | alt.FacetChart:
+def position_bias_chart(bias: PositionBias) -> alt.LayerChart | alt.FacetChart:
     """Share of decisive votes that went to the left answer: a point with its 95% Wilson interval, beside the 50%
     line (no bias)."""
     import altair as alt  # heavy: imported on first use, off start-up
     import pandas as pd  # heavy: imported on first use, off start-up
 
     lo, hi = left_share_ci(bias) or (None, None)  # drawn only with decisive votes, which have an interval
-    frame = pd.DataFrame([{"side": "left answer", "share": bias["left_share"], "lo": lo, "hi": hi, "n": bias["n"]}])
+    frame = pd.DataFrame([{"side": "left answer", "share": bias.left_share, "lo": lo, "hi": hi, "n": bias.n}])
     base = alt.Chart(frame).encode(y=alt.Y("side:N", title=None))
     x = alt.X("lo:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"),
-              title=f"share of decisive votes for the left answer, with 95% interval (n = {bias['n']})")
+              title=f"share of decisive votes for the left answer, with 95% interval (n = {bias.n})")
     rule = base.mark_rule(strokeWidth=3, color="#455a64").encode(x=x, x2="hi:Q", tooltip=["share", "lo", "hi", "n"])
     point = base.mark_point(filled=True, size=120, color="#1b5e20").encode(x="share:Q")
     half = alt.Chart(pd.DataFrame({"x": [0.5]})).mark_rule(strokeDash=[4, 4], color="black").encode(x="x:Q")

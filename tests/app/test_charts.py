@@ -95,5 +95,5 @@ def test_arena_charts_draw_unbounded_ends_and_say_so():
     heat = charts.win_rate_heatmap(win_matrix(votes), str.upper).to_dict()
     cells = {x["cell"] for x in next(iter(heat["datasets"].values()))}
     assert "100% (n=3)" in cells and "0% (n=3)" in cells
-    bias = charts.position_bias_chart(r["position_bias"]).to_dict()
+    bias = charts.position_bias_chart(r.position_bias).to_dict()
     assert next(iter(bias["datasets"].values()))[0]["n"] == 6

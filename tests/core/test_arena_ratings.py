@@ -35,13 +35,13 @@ def simulate(n: int, seed: int, left_bias: float = 0.0, tie_rate: float = 0.0) -
 
 def test_recovers_the_order_and_centres_ratings():
     r = ratings(simulate(3000, seed=1), n_bootstrap=100)
-    fitted = {m: v["rating"] for m, v in r["models"].items()}
+    fitted = {m: v.rating for m, v in r.models.items()}
     assert sorted(fitted, key=fitted.get) == sorted(TRUE, key=TRUE.get)
     assert abs(sum(fitted.values())) < 1e-6
     assert all(abs(fitted[m] - TRUE[m]) < 0.2 for m in TRUE), fitted
-    m = r["models"]["m4"]
-    assert m["elo"] == pytest.approx(1000 + 400 * math.log10(math.e) * m["rating"], abs=0.1)
-    assert r["n_votes"] == 3000 and sum(v["n"] for v in r["models"].values()) == 6000
+    m = r.models["m4"]
+    assert m.elo == pytest.approx(1000 + 400 * math.log10(math.e) * m.rating, abs=0.1)
+    assert r.n_votes == 3000 and sum(v.n for v in r.models.values()) == 6000
 
 
 def test_intervals_cover_the_true_strengths_about_as_often_as_they_claim():
@@ -50,7 +50,7 @@ def test_intervals_cover_the_true_strengths_about_as_often_as_they_claim():
     for seed in range(20):
         r = ratings(simulate(400, seed=100 + seed), seed=seed, n_bootstrap=200)
         for m, s in TRUE.items():
-            lo, hi = r["models"][m]["ci95"]
+            lo, hi = r.models[m].ci95
             hits += lo <= s <= hi
             total += 1
             widths.append(hi - lo)
@@ -64,17 +64,17 @@ def test_intervals_cover_the_true_strengths_about_as_often_as_they_claim():
 def test_ties_are_half_a_win_and_both_bad_is_a_tie_reported_apart():
     votes = [Vote("a", "b", "tie")] * 10 + [Vote("b", "a", "both_bad")] * 10
     r = ratings(votes, n_bootstrap=50)
-    assert r["models"]["a"]["rating"] == pytest.approx(0.0, abs=1e-6) == r["models"]["b"]["rating"]
-    assert (r["ties"], r["both_bad"], r["position_bias"]["n"]) == (20, 10, 0)
+    assert r.models["a"].rating == pytest.approx(0.0, abs=1e-6) == r.models["b"].rating
+    assert (r.ties, r.both_bad, r.position_bias.n) == (20, 10, 0)
     lopsided = ratings([Vote("a", "b", "left")] * 10 + [Vote("a", "b", "tie")] * 10, n_bootstrap=50)
-    assert lopsided["models"]["a"]["rating"] > 0 > lopsided["models"]["b"]["rating"]
+    assert lopsided.models["a"].rating > 0 > lopsided.models["b"].rating
 
 
 def test_position_bias_found_when_there_and_not_when_absent():
-    biased = ratings(simulate(1500, seed=7, left_bias=0.8), n_bootstrap=20)["position_bias"]
-    assert biased["left_share"] > 0.6 and biased["p_value"] < 0.001
-    fair = ratings(simulate(1500, seed=7), n_bootstrap=20)["position_bias"]
-    assert 0.45 < fair["left_share"] < 0.55 and fair["p_value"] > 0.05
+    biased = ratings(simulate(1500, seed=7, left_bias=0.8), n_bootstrap=20).position_bias
+    assert biased.left_share > 0.6 and biased.p_value < 0.001
+    fair = ratings(simulate(1500, seed=7), n_bootstrap=20).position_bias
+    assert 0.45 < fair.left_share < 0.55 and fair.p_value > 0.05
 
 
 def test_csv_is_read_all_or_nothing_with_row_numbers():
@@ -114,14 +114,14 @@ def test_a_system_that_never_lost_has_no_upper_bound():
     r = ratings(read_votes_csv(text), n_bootstrap=200)
     # a never lost: no interval for it (the finite end a bootstrap gives is the prior's); b and c, which the votes
     # connect both ways, are fitted and centred on their own votes
-    assert set(r["unbounded"]) == {"a"} and r["unbounded"]["a"].startswith("no upper bound")
-    assert r["models"]["a"]["ci95"] == [None, None] and r["centred_on"] == ["b", "c"]
-    assert r["models"]["b"]["rating"] == pytest.approx(-r["models"]["c"]["rating"])
-    assert all(None not in r["models"][m]["ci95"] for m in "bc")
+    assert set(r.unbounded) == {"a"} and r.unbounded["a"].startswith("no upper bound")
+    assert r.models["a"].ci95 == [None, None] and r.centred_on == ["b", "c"]
+    assert r.models["b"].rating == pytest.approx(-r.models["c"].rating)
+    assert all(None not in r.models[m].ci95 for m in "bc")
     # one tie against a joins the graph: everything is bounded again
     r = ratings(read_votes_csv(text + "c,a,tie\n" * 5), n_bootstrap=200)
-    assert r["unbounded"] == {} and all(None not in m["ci95"] for m in r["models"].values())
-    assert r["centred_on"] == ["a", "b", "c"]
+    assert r.unbounded == {} and all(None not in m.ci95 for m in r.models.values())
+    assert r.centred_on == ["a", "b", "c"]
 
 
 def test_one_new_system_does_not_wipe_out_the_connected_ones():
@@ -129,10 +129,10 @@ def test_one_new_system_does_not_wipe_out_the_connected_ones():
     text = ("left_model,right_model,vote\n" + "a,b,left\nb,a,left\nb,c,left\nc,a,left\na,c,tie\n" * 40
             + "a,d,left\n")
     r = ratings(read_votes_csv(text), n_bootstrap=200)
-    assert set(r["unbounded"]) == {"d"} and r["models"]["d"]["ci95"] == [None, None]
-    assert all(None not in r["models"][m]["ci95"] for m in "abc")
-    assert sum(r["models"][m]["rating"] for m in "abc") == pytest.approx(0, abs=1e-6)  # centred on the group
-    assert r["models"]["d"]["rating"] < min(r["models"][m]["rating"] for m in "abc")
+    assert set(r.unbounded) == {"d"} and r.models["d"].ci95 == [None, None]
+    assert all(None not in r.models[m].ci95 for m in "abc")
+    assert sum(r.models[m].rating for m in "abc") == pytest.approx(0, abs=1e-6)  # centred on the group
+    assert r.models["d"].rating < min(r.models[m].rating for m in "abc")
 
 
 def test_a_middle_group_and_separate_groups_are_not_bounded_either():
@@ -140,14 +140,14 @@ def test_a_middle_group_and_separate_groups_are_not_bounded_either():
     from 0.23 [−0.24, 0.69] to 1.00 [0.73, 1.32] when only the ends were flagged)."""
     chain = "left_model,right_model,vote\n" + "A,B,left\n" * 5 + "B,C,left\n" * 5
     r = ratings(read_votes_csv(chain), n_bootstrap=100)
-    assert r["models"]["B"]["ci95"] == [None, None] and r["unbounded"]["B"].startswith("no bound: it beat")
-    assert r["models"]["A"]["ci95"] == [None, None] == r["models"]["C"]["ci95"]
+    assert r.models["B"].ci95 == [None, None] and r.unbounded["B"].startswith("no bound: it beat")
+    assert r.models["A"].ci95 == [None, None] == r.models["C"].ci95
     # two pairs never compared: the larger group (more votes) is rated on its own, the other gets no interval
     apart = "left_model,right_model,vote\n" + "a,b,left\nb,a,left\na,b,tie\n" * 2 + "c,d,tie\nd,c,left\n"
     r = ratings(read_votes_csv(apart), n_bootstrap=100)
-    assert r["centred_on"] == ["a", "b"] and None not in r["models"]["a"]["ci95"]
-    assert set(r["unbounded"]) == {"c", "d"} and r["models"]["c"]["ci95"] == [None, None]
-    assert all(why.startswith("no bound: never compared") for why in r["unbounded"].values())
+    assert r.centred_on == ["a", "b"] and None not in r.models["a"].ci95
+    assert set(r.unbounded) == {"c", "d"} and r.models["c"].ci95 == [None, None]
+    assert all(why.startswith("no bound: never compared") for why in r.unbounded.values())
 
 
 def test_votes_csv_rows_that_do_not_fit():
@@ -166,9 +166,9 @@ def test_votes_csv_rows_that_do_not_fit():
 def test_too_few_votes_give_no_interval():
     """One tie between b and c, bootstrapped, is the same tie every time: [0, 0] would look certain."""
     r = ratings(read_votes_csv("left_model,right_model,vote\nb,c,tie\n" + "b,c,left\nc,b,left\n" * 2), n_bootstrap=50)
-    assert r["models"]["b"]["n"] == 5 and None not in r["models"]["b"]["ci95"]
+    assert r.models["b"].n == 5 and None not in r.models["b"].ci95
     r = ratings(read_votes_csv("left_model,right_model,vote\nb,c,tie\n"), n_bootstrap=50)
-    assert r["models"]["b"]["ci95"] == [None, None] and r["unbounded"]["b"] == "no interval: too few votes (n = 1 < 5)"
+    assert r.models["b"].ci95 == [None, None] and r.unbounded["b"] == "no interval: too few votes (n = 1 < 5)"
 
 
 def test_too_few_votes_is_told_apart_from_votes_that_do_not_bound_a_rating():
@@ -180,6 +180,6 @@ def test_too_few_votes_is_told_apart_from_votes_that_do_not_bound_a_rating():
     text = ("left_model,right_model,vote\n" + "a,b,left\nb,a,right\n" * 4 + "b,c,tie\nc,b,left\nb,c,left\n" * 2
             + "c,d,left\nd,c,left\n")
     r = ratings(read_votes_csv(text), n_bootstrap=200)
-    assert r["models"]["d"]["n"] == 2 < MIN_VOTES  # d won once and lost once: bounded, but on 2 votes
+    assert r.models["d"].n == 2 < MIN_VOTES  # d won once and lost once: bounded, but on 2 votes
     assert too_few_votes(r) == ["d"]
-    assert set(r["unbounded"]) == {"a", "d"}  # a never lost: unbounded, but not for want of votes
+    assert set(r.unbounded) == {"a", "d"}  # a never lost: unbounded, but not for want of votes

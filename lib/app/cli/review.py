@@ -26,7 +26,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 @command("arena-ratings")
 def _arena_ratings(a: argparse.Namespace) -> object:
-    return ratings(read_votes_csv(read_text(a.votes_csv, "votes file")), seed=a.seed, n_bootstrap=a.bootstrap)
+    return ratings(read_votes_csv(read_text(a.votes_csv, "votes file")), seed=a.seed, n_bootstrap=a.bootstrap).as_dict()
 
 
 @command("agreement")

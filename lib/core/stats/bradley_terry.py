@@ -13,7 +13,7 @@ reason, in ``unbounded``: its number rests on the light prior, not on the votes.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -55,11 +55,11 @@ def _fit(w: np.ndarray) -> np.ndarray:
     return np.asarray(params - params.mean(), dtype=np.float64)
 
 
-def left_share_ci(bias: dict[str, Any]) -> list[float] | None:
+def left_share_ci(bias: PositionBias) -> list[float] | None:
     """The 95% Wilson interval of the position bias's left share (None without decisive votes)."""
-    if not bias["n"]:
+    if not bias.n or bias.left_share is None:
         return None
-    lo, hi = wilson_interval(round(bias["left_share"] * bias["n"]), bias["n"])
+    lo, hi = wilson_interval(round(bias.left_share * bias.n), bias.n)
     return [round(float(lo), 4), round(float(hi), 4)]
 
 
@@ -119,13 +119,51 @@ def _core(w: np.ndarray, pairs: np.ndarray) -> list[int]:
 TOO_FEW = "no interval: too few votes"  # the reason ``ratings`` gives a system with fewer than MIN_VOTES votes
 
 
-def too_few_votes(result: dict[str, Any]) -> list[str]:
+@dataclass(frozen=True)
+class Rating:
+    """One system's rating: centred log-odds, its Elo-style display, the 95% bootstrap interval ([None, None]: not
+    bounded by the votes, see ``Ratings.unbounded``) and its votes."""
+
+    rating: float
+    elo: float
+    ci95: list[float | None]
+    n: int
+
+
+@dataclass(frozen=True)
+class PositionBias:
+    """The left answer's share of the decisive votes, with a binomial test against one half."""
+
+    left_share: float | None
+    p_value: float
+    n: int
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """The arena's figures (see ``ratings``)."""
+
+    models: dict[str, Rating]
+    position_bias: PositionBias
+    n_votes: int
+    ties: int
+    both_bad: int
+    unbounded: dict[str, str]  # system → why it has no interval
+    centred_on: list[str]  # the systems the ratings are centred on
+    method: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """As the command line prints it."""
+        return asdict(self)
+
+
+def too_few_votes(result: Ratings) -> list[str]:
     """The systems of a ``ratings`` result left without an interval only for having fewer than MIN_VOTES votes;
     the other ``unbounded`` ones are not bounded by the votes (never lost, or never won)."""
-    return [m for m, why in result.get("unbounded", {}).items() if why.startswith(TOO_FEW)]
+    return [m for m, why in result.unbounded.items() if why.startswith(TOO_FEW)]
 
 
-def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict[str, Any]:
+def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> Ratings:
     """The arena's figures: per model its rating, Elo-style display, 95% bootstrap interval and vote count; the
     position bias among decisive votes; vote totals. Ratings are centred (mean 0 over models; where the votes do
     not connect every model, over the largest group they connect, named in ``centred_on``)."""
@@ -176,21 +214,18 @@ def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> dict[s
     decisive = outcome < 2
     left_wins = int((outcome == 0).sum())
     bias = binomial_test(left_wins, int(decisive.sum()))
-    return {
-        "models": {m: {"rating": round(float(point[i]), 4), "elo": round(1000 + ELO_SCALE * float(point[i]), 1),
-                       "ci95": [None, None] if i in open_end else [round(float(lo[i]), 4), round(float(hi[i]), 4)],
-                       "n": int(counts[i])}
-                   for m, i in index.items()},
-        "position_bias": {"left_share": None if bias["share"] is None else round(bias["share"], 4),
-                          "p_value": round(float(bias["p_value"]), 6), "n": int(decisive.sum())},
-        "n_votes": len(votes),
-        "ties": int((outcome == 2).sum()),
-        "both_bad": sum(1 for v in votes if v.vote == "both_bad"),
-        "unbounded": {m: open_end[i] for m, i in index.items() if i in open_end},
-        "centred_on": [models[i] for i in core] if open_end else models,
-        "method": "Bradley-Terry (choix ilsr_pairwise_dense, ties as half a win each, both_bad as a tie); "
-                  f"percentile bootstrap over votes, {n_bootstrap} resamples, seed {seed}",
-    }
+    return Ratings(
+        models={m: Rating(round(float(point[i]), 4), round(1000 + ELO_SCALE * float(point[i]), 1),
+                          [None, None] if i in open_end else [round(float(lo[i]), 4), round(float(hi[i]), 4)],
+                          int(counts[i]))
+                for m, i in index.items()},
+        position_bias=PositionBias(None if bias["share"] is None else round(bias["share"], 4),
+                                   round(float(bias["p_value"]), 6), int(decisive.sum())),
+        n_votes=len(votes), ties=int((outcome == 2).sum()), both_bad=sum(1 for v in votes if v.vote == "both_bad"),
+        unbounded={m: open_end[i] for m, i in index.items() if i in open_end},
+        centred_on=[models[i] for i in core] if open_end else models,
+        method="Bradley-Terry (choix ilsr_pairwise_dense, ties as half a win each, both_bad as a tie); "
+               f"percentile bootstrap over votes, {n_bootstrap} resamples, seed {seed}")
 
 
 def win_matrix(votes: list[Vote]) -> list[dict[str, Any]]:
