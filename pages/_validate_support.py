@@ -11,12 +11,12 @@ from pages import _support_view as support_view
 from pages._ui import plain, run_safely, tidy
 
 
-def _status(r: dict) -> str:
-    if r["n"] == 0:
+def _status(r: sc.CheckerAgreement) -> str:
+    if r.n == 0:
         return "uncalibrated: no expert label to compare with yet"
-    if not r["calibrated"]:
-        return f"uncalibrated: {r['n']} of {sc.CALIBRATED_AT} expert labels"
-    return f"calibrated on {r['n']} expert labels"
+    if not r.calibrated:
+        return f"uncalibrated: {r.n} of {sc.CALIBRATED_AT} expert labels"
+    return f"calibrated on {r.n} expert labels"
 
 
 def support_tab() -> None:
@@ -28,28 +28,28 @@ def support_tab() -> None:
     cal = run_safely(sc.calibration)
     if cal is None:
         return
-    if not cal["n_labels"]:
+    if not cal.n_labels:
         st.info("No expert has answered the support question yet. In Review, press 8 (yes) or 9 (no) on an item; "
                 f"each checker stays uncalibrated until {sc.CALIBRATED_AT} expert labels can be compared.")
-    rows = [{"checker": r["name"], "status": _status(r), "n (labels compared)": r["n"],
-             "% agreement": None if r["percent"] is None else round(r["percent"], 1),
-             "% 95% interval": "—" if not r["percent_ci95"] else f"{r['percent_ci95'][0]:.0f}–{r['percent_ci95'][1]:.0f}",
-             "Cohen's κ": None if r["kappa"] is None else round(r["kappa"], 2),
-             "κ 95% interval": "—" if not r["kappa_ci95"] else f"{r['kappa_ci95'][0]:.2f}–{r['kappa_ci95'][1]:.2f}",
-             "κ reading": kappa_band(r["kappa"]) if r["calibrated"] and r["kappa"] is not None else "—",
-             "note": r["note"] or "",
-             "left out": "; ".join(f"{n} {why}" for why, n in r["left_out"].items())} for r in cal["checkers"]]
+    rows = [{"checker": r.name, "status": _status(r), "n (labels compared)": r.n,
+             "% agreement": None if r.percent is None else round(r.percent, 1),
+             "% 95% interval": "—" if not r.percent_ci95 else f"{r.percent_ci95[0]:.0f}–{r.percent_ci95[1]:.0f}",
+             "Cohen's κ": None if r.kappa is None else round(r.kappa, 2),
+             "κ 95% interval": "—" if not r.kappa_ci95 else f"{r.kappa_ci95[0]:.2f}–{r.kappa_ci95[1]:.2f}",
+             "κ reading": kappa_band(r.kappa) if r.calibrated and r.kappa is not None else "—",
+             "note": r.note or "",
+             "left out": "; ".join(f"{n} {why}" for why, n in r.left_out.items())} for r in cal.checkers]
     st.dataframe(tidy(pd.DataFrame(rows)), hide_index=True, width="stretch")
-    for r in cal["checkers"]:
-        st.caption(f"{plain(r['name'])}'s threshold: {plain(r['threshold'])}.")
+    for r in cal.checkers:
+        st.caption(f"{plain(r.name)}'s threshold: {plain(r.threshold)}.")
     st.markdown("**The marks and how far to trust them**")
     support_view.legend(run_safely(sc.expert_mark_figures))
-    for r in cal["checkers"]:
-        if not r["calibrated"]:
-            st.warning(f"{plain(r['name'])} is **uncalibrated**: its agreement with the experts rests on "
-                       f"{r['n']} label(s), fewer than {sc.CALIBRATED_AT}. Read its marks as a first look.",
+    for r in cal.checkers:
+        if not r.calibrated:
+            st.warning(f"{plain(r.name)} is **uncalibrated**: its agreement with the experts rests on "
+                       f"{r.n} label(s), fewer than {sc.CALIBRATED_AT}. Read its marks as a first look.",
                        icon="⚖️")
-    st.caption(f"{cal['n_labels']} expert label(s) on {cal['n_items']} item(s). κ corrects the agreement for "
+    st.caption(f"{cal.n_labels} expert label(s) on {cal.n_items} item(s). κ corrects the agreement for "
                "chance; it is undefined when every label is the same. Judge checks are stored apart from the "
                "experts' labels and never enter their agreement figures.")
     judge_models = {p.id: p.label for p, ok, _ in registry.status_all() if ok and p.can_judge}
@@ -63,7 +63,7 @@ def support_tab() -> None:
     warn = registry.get(pick).judge_warning()
     if warn:
         st.warning(warn)
-    if c2.button("Check the expert-labelled items with it", key="support_judge_run", disabled=not cal["n_items"]):
+    if c2.button("Check the expert-labelled items with it", key="support_judge_run", disabled=not cal.n_items):
         done = run_safely(sc.judge_items, pick)
         if done is not None:
             st.toast(f"{done['checked']} checked, {done['nothing to check']} with nothing to check, "

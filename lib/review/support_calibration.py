@@ -15,8 +15,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict
-from typing import Any
+from dataclasses import dataclass
 
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
@@ -159,39 +158,66 @@ def judge_items(model_id: str, item_ids: Sequence[str] | None = None, engine: En
     return counts
 
 
-def _pooled(verdicts: dict[str, str], experts: dict[str, dict[str, str]]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class CheckerAgreement:
+    """One checker (the offline checker, or a judge model) against the experts' support labels: one pair per
+    (item, expert), with n, percent agreement and Cohen's κ with their 95% intervals, what was left out and why,
+    and whether it rests on enough labels (``CALIBRATED_AT``) to be read as calibrated."""
+
+    checker: str  # offline | judge
+    name: str
+    threshold: str
+    n: int
+    agree: int
+    percent: float | None
+    kappa: float | None
+    note: str | None
+    percent_ci95: list[float] | None
+    kappa_ci95: list[float] | None
+    left_out: dict[str, int]
+    calibrated: bool
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Each checker's agreement with the experts on the support label."""
+
+    n_labels: int
+    n_items: int
+    calibrated_at: int
+    checkers: list[CheckerAgreement]
+
+
+def _pooled(checker: str, name: str, verdicts: dict[str, str], experts: dict[str, dict[str, str]],
+            left_out: dict[str, int]) -> CheckerAgreement:
     """The checker against every expert label of an item it has a verdict on: one pair per (item, expert), with
     95% intervals (Wilson for the percent; a bootstrap over the pairs for κ)."""
     theirs = {f"{item}\x1f{who}": v for item, by in experts.items() for who, v in by.items()}
     mine = {key: verdicts[key.split("\x1f")[0]] for key in theirs if key.split("\x1f")[0] in verdicts}
     two = two_rater_agreement(mine, theirs)
     common = sorted(mine)
-    return asdict(two) | {
-        "percent_ci95": [round(100 * x, 1) for x in wilson_interval(two.agree, two.n)] if two.n else None,
-        "kappa_ci95": kappa_interval([mine[k] for k in common], [theirs[k] for k in common])
-        if two.kappa is not None else None}
+    return CheckerAgreement(
+        checker, name, THRESHOLDS[checker], two.n, two.agree, two.percent, two.kappa, two.note,
+        [round(100 * x, 1) for x in wilson_interval(two.agree, two.n)] if two.n else None,
+        kappa_interval([mine[k] for k in common], [theirs[k] for k in common]) if two.kappa is not None else None,
+        left_out, two.n >= CALIBRATED_AT)
 
 
-def calibration(engine: Engine | None = None, judges: Sequence[str] | None = None) -> dict[str, Any]:
-    """Each checker's agreement with the experts on the support label: ``{"n_labels", "n_items", "checkers":
-    [{"checker", "name", "threshold", "n", "agree", "percent", "kappa", "note", "calibrated", "left_out"}]}``."""
+def calibration(engine: Engine | None = None, judges: Sequence[str] | None = None) -> Calibration:
+    """Each checker's agreement with the experts on the support label: the offline checker's, then each judge's."""
     engine = _engine(engine)
     experts = expert_labels(engine)
     n_labels = sum(len(v) for v in experts.values())
     items = ann.items(sorted(experts), engine=engine)
     rows = []
     offline, left = offline_verdicts(items)
-    rows.append({"checker": "offline", "name": "Offline checker", "threshold": THRESHOLDS["offline"],
-                 **_pooled(offline, experts), "left_out": dict(left)})
+    rows.append(_pooled("offline", "Offline checker", offline, experts, dict(left)))
     for judge in (support_judges(engine) if judges is None else judges):
         verdicts, none = judge_verdicts(judge, engine)
         unchecked = sum(1 for i in experts if i not in verdicts) - sum(none.values())
         left_j = dict(none) | ({"not checked by this judge yet": unchecked} if unchecked > 0 else {})
-        rows.append({"checker": "judge", "name": f"Judge: {judge}", "threshold": THRESHOLDS["judge"],
-                     **_pooled(verdicts, experts), "left_out": left_j})
-    for r in rows:
-        r["calibrated"] = r["n"] >= CALIBRATED_AT
-    return {"n_labels": n_labels, "n_items": len(experts), "calibrated_at": CALIBRATED_AT, "checkers": rows}
+        rows.append(_pooled("judge", f"Judge: {judge}", verdicts, experts, left_j))
+    return Calibration(n_labels, len(experts), CALIBRATED_AT, rows)
 
 
 def expert_mark_figures(engine: Engine | None = None) -> dict[str, dict] | None:

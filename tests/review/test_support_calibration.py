@@ -43,26 +43,26 @@ def test_the_offline_checker_against_two_experts(engine):
     label(engine, "Ada", {"ok0": "yes", "changed": "no", "bare": "yes"})
     label(engine, "Ben", {"ok0": "yes", "changed": "yes", "bare": "yes"})
     cal = sc.calibration(engine)
-    assert (cal["n_labels"], cal["n_items"]) == (6, 3)
-    (off,) = cal["checkers"]
-    assert off["checker"] == "offline" and "cut chosen on labelled dev data" in off["threshold"]
+    assert (cal.n_labels, cal.n_items) == (6, 3)
+    (off,) = cal.checkers
+    assert off.checker == "offline" and "cut chosen on labelled dev data" in off.threshold
     # checker: ok0 yes, changed no (12 miles where the page says 21); the bare yes has nothing to check
-    assert off["left_out"] == {"nothing to check (a bare yes/no or a few words)": 1}
+    assert off.left_out == {"nothing to check (a bare yes/no or a few words)": 1}
     # pairs (checker, expert): (y,y) (n,n) Ada; (y,y) (n,y) Ben -> 3 of 4 agree; p_e = .5·.75 + .5·.25 = .5,
     # κ = (.75 - .5) / (1 - .5) = .5
-    assert (off["n"], off["agree"], off["percent"], off["kappa"]) == (4, 3, 75.0, 0.5)
-    assert off["calibrated"] is False
-    lo, hi = off["percent_ci95"]  # Wilson, 3 of 4
+    assert (off.n, off.agree, off.percent, off.kappa) == (4, 3, 75.0, 0.5)
+    assert off.calibrated is False
+    lo, hi = off.percent_ci95  # Wilson, 3 of 4
     assert lo < 75 < hi and (lo, hi) == (30.1, 95.4)
-    assert off["kappa_ci95"] is not None and off["kappa_ci95"][0] <= 0.5 <= off["kappa_ci95"][1]
+    assert off.kappa_ci95 is not None and off.kappa_ci95[0] <= 0.5 <= off.kappa_ci95[1]
 
 
 def test_calibrated_from_30_labels(engine):
     ann.add_items(items(15), "cal", engine)
     for who in ("Ada", "Ben"):
         label(engine, who, {f"ok{i}": "yes" for i in range(14)} | {"ok14": "no"})
-    (off,) = sc.calibration(engine)["checkers"]
-    assert off["n"] == 30 and off["calibrated"] is True and off["agree"] == 28
+    (off,) = sc.calibration(engine).checkers
+    assert off.n == 30 and off.calibrated is True and off.agree == 28
 
 
 def test_the_label_is_optional_and_checked():
@@ -90,10 +90,10 @@ def test_a_judge_checker_is_stored_apart_and_its_failures_counted(engine, judge)
     done = sc.judge_items(model.id, engine=engine)
     assert done == {"checked": 1, "nothing to check": 1, "failed": 1, "skipped": 0} and len(srv.requests) == 2
     cal = sc.calibration(engine)
-    judge_row = next(r for r in cal["checkers"] if r["checker"] == "judge")
-    assert judge_row["name"] == f"Judge: {model.id}"
-    assert judge_row["left_out"] == {"judge failed": 1, sc.NOTHING: 1}  # a bare yes is no failure
-    assert judge_row["n"] == 1 and judge_row["calibrated"] is False
+    judge_row = next(r for r in cal.checkers if r.checker == "judge")
+    assert judge_row.name == f"Judge: {model.id}"
+    assert judge_row.left_out == {"judge failed": 1, sc.NOTHING: 1}  # a bare yes is no failure
+    assert judge_row.n == 1 and judge_row.calibrated is False
     # the experts' labels are untouched: the judge's verdicts are not among them, nor in the experts' judge tab
     assert all(lb.annotator in ("Ada",) for lb in ann.labels(engine))
     assert judge_review.judges(engine) == []
