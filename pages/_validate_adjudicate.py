@@ -22,22 +22,22 @@ def adjudicate_tab(who: str, adjudicator: str | None, signed_in: bool, label_nam
     if not dis:
         st.info("No disagreements to settle.")
     else:
-        meta = {it["item_id"]: it for it in ann.items(list(dict.fromkeys(d["item_id"] for d in dis)))}
+        meta = {it["item_id"]: it for it in ann.items(list(dict.fromkeys(d.item_id for d in dis)))}
 
         def q_of(item_id: str) -> str:
             q = (meta.get(item_id) or {}).get("question") or item_id
             return q if len(q) <= 90 else q[:89] + "…"
 
-        st.caption(f"{len(dis)} question(s) on {len({d['item_id'] for d in dis})} item(s) where experts disagree.")
-        st.dataframe(pd.DataFrame([{"question": q_of(d["item_id"]), "on": label_names.get(d["label"], d["label"]),
-                                    "experts said": " · ".join(f"{k}: {v}" for k, v in d["values"].items()),
-                                    "final": d["final"] or "not settled"} for d in dis]),
+        st.caption(f"{len(dis)} question(s) on {len({d.item_id for d in dis})} item(s) where experts disagree.")
+        st.dataframe(pd.DataFrame([{"question": q_of(d.item_id), "on": label_names.get(d.label, d.label),
+                                    "experts said": " · ".join(f"{k}: {v}" for k, v in d.values.items()),
+                                    "final": d.final or "not settled"} for d in dis]),
                      hide_index=True, width="stretch")
         # picked by position: two items may share a question's wording (NEPAQuAD reuses it across EISs)
         pick = st.selectbox("Open a disagreement", range(len(dis)), key="adj_pick", format_func=lambda i: (
-            f"{q_of(dis[i]['item_id'])} — {label_names.get(dis[i]['label'], dis[i]['label'])} ({dis[i]['item_id']})"))
+            f"{q_of(dis[i].item_id)} — {label_names.get(dis[i].label, dis[i].label)} ({dis[i].item_id})"))
         d = dis[pick or 0]
-        it = meta.get(d["item_id"]) or {}
+        it = meta.get(d.item_id) or {}
         left, right = st.columns([3, 2])
         with left:
             st.caption(f"Claimed type: {plain(it.get('question_type', ''))}. "
@@ -49,8 +49,8 @@ def adjudicate_tab(who: str, adjudicator: str | None, signed_in: bool, label_nam
             st.markdown("**Proof / gold passage**" + (f" · page {it['page_number']}" if it.get("page_number") else ""))
             st.text(it.get("proof") or "")
         with right:
-            st.markdown(f"**Every expert on this item** (disputed: {label_names.get(d['label'], d['label'])})")
-            by_expert = {k: v for k, v in ann.item_labels(d["item_id"]).items() if k != reviewers.ADJUDICATOR}
+            st.markdown(f"**Every expert on this item** (disputed: {label_names.get(d.label, d.label)})")
+            by_expert = {k: v for k, v in ann.item_labels(d.item_id).items() if k != reviewers.ADJUDICATOR}
             for col, (name, v) in zip(st.columns(max(1, len(by_expert))), by_expert.items(), strict=False):
                 with col.container(border=True):
                     st.markdown(f"**{plain(name)}**")
@@ -60,15 +60,15 @@ def adjudicate_tab(who: str, adjudicator: str | None, signed_in: bool, label_nam
                     if v.get("comment"):
                         st.caption("Comment")
                         st.text(v["comment"])
-            if d["final"]:
-                st.caption(f"Final label set: {plain(d['final'])}.")
+            if d.final:
+                st.caption(f"Final label set: {plain(d.final)}.")
             if adjudicator:
                 value = st.radio("Final label",
-                                 ["yes", "no", "unsure"] if d["label"] == "answer_correct" else ["yes", "no"],
-                                 horizontal=True, key=f"adj_value_{d['item_id']}_{d['label']}")
+                                 ["yes", "no", "unsure"] if d.label == "answer_correct" else ["yes", "no"],
+                                 horizontal=True, key=f"adj_value_{d.item_id}_{d.label}")
                 if st.button("Set final label", type="primary"):
                     try:
-                        ann.adjudicate(d["item_id"], d["label"], value, by=adjudicator)
+                        ann.adjudicate(d.item_id, d.label, value, by=adjudicator)
                     except UserError as exc:
                         st.error(plain(exc), icon="⚠️")
                     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
@@ -228,15 +229,25 @@ def done_items(annotator: str, item_ids: Sequence[str], engine: Engine | None = 
     return {i for i in item_ids if set(AGREEMENT_LABELS) <= mine.get(i, set())}
 
 
-def disagreements(item_ids: Sequence[str] | None = None, engine: Engine | None = None) -> list[dict]:
+@dataclass(frozen=True)
+class Disagreement:
+    """One label of one item on which experts differ: each expert's value, and the adjudicator's (None until
+    settled)."""
+
+    item_id: str
+    label: str
+    values: dict[str, str]  # expert → value
+    final: str | None
+
+
+def disagreements(item_ids: Sequence[str] | None = None, engine: Engine | None = None) -> list[Disagreement]:
     """Items where experts gave different values for a label, with each expert's value."""
     by: dict[tuple[str, str], dict[str, str]] = {}
     for lb in labels(engine):
         if lb.label in AGREEMENT_LABELS and (item_ids is None or lb.item_id in item_ids):
             by.setdefault((lb.item_id, lb.label), {})[lb.annotator] = lb.value
     final = {(lb.item_id, lb.label): lb.value for lb in labels(engine, True) if lb.annotator == ADJUDICATOR}
-    return [{"item_id": i, "label": lb, "values": v, "final": final.get((i, lb))}
-            for (i, lb), v in sorted(by.items()) if len(set(v.values())) > 1]
+    return [Disagreement(i, lb, v, final.get((i, lb))) for (i, lb), v in sorted(by.items()) if len(set(v.values())) > 1]
 
 
 def adjudicate(item_id: str, label: str, value: str, engine: Engine | None = None, *, by: str | None = None) -> None:

@@ -47,7 +47,7 @@ def test_disagreements_and_adjudication(engine):
     for who, v in (("A", "yes"), ("B", "no")):
         ann.save_review("I1", who, {"type_correct": "yes", "answer_correct": v, "proof_supports": "yes"}, engine)
     dis = ann.disagreements(engine=engine)
-    assert [(d["item_id"], d["label"]) for d in dis] == [("I1", "answer_correct")]
+    assert [(d.item_id, d.label) for d in dis] == [("I1", "answer_correct")]
     ann.adjudicate("I1", "answer_correct", "yes", engine)
     final = {(r["item_id"], r["label"]): (r["value"], r["how"]) for r in ann.adjudicated_set(engine)}
     assert final[("I1", "answer_correct")] == ("yes", "adjudicated")
