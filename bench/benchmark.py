@@ -14,6 +14,7 @@ import os
 import sys
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -61,7 +62,7 @@ def main() -> None:
         mb = s.majority_baseline
         if mb:
             print(f"  majority baseline (always '{mb['answer']}'): {mb['accuracy']:.2f} {ci(mb['ci95'])} n={mb['n']}")
-        print(f"  retrieval hit@3 (RAG): {s.retrieval_hit_at_k[mid]}; comparison: {s.comparison}")
+        print(f"  retrieval hit@3 (RAG): {s.retrieval_hit_at_k[mid]}; comparison: {asdict(s.comparison)}")
         df = report.answers_frame(s.run_id)
         stored_items, cfg = load_run(s.run_id)
         common = report.comparable_items(stored_items, cfg, answers(s.run_id))

@@ -88,7 +88,7 @@ class Collection:
         return Facets(
             agencies=sorted({self.value(d.doc_id, "lead_agency") for d in self.docs} - {""}, key=str.casefold),
             states=sorted({s for d in self.docs for s in metadata.list_of(self.meta[d.doc_id], "states")}),
-            types=sorted({self.value(d.doc_id, "document_type") for d in self.docs} - {""}),
+            types=sorted({self.value(d.doc_id, "document_type") for d in self.docs} - {""}, key=str.casefold),
             tags=sorted({t for ts in tags.values() for t in ts}),
             years=sorted({y for d in self.docs
                           if (y := metadata.year_of(metadata.value_of(self.meta[d.doc_id], "publish_date")))}))
@@ -97,7 +97,7 @@ class Collection:
         """The ids of the documents the filters keep (None: no filter, the whole collection). A filter the
         metadata cannot read (a year range written wrongly) raises UserError with what to write instead."""
         where = filters.where()
-        scope = metadata.collection_filter(self.docs, where, self.services.docs.engine) if where else None
+        scope = metadata.collection_filter(self.docs, where, self.services.docs.engine, self.meta) if where else None
         if filters.agencies:  # any of the chosen agencies, as the list names them
             pool = scope if scope is not None else [d.doc_id for d in self.docs]
             scope = [i for i in pool if self.value(i, "lead_agency") in filters.agencies]

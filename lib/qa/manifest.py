@@ -57,6 +57,7 @@ class Manifest:
     extra: JSONObject = field(default_factory=dict)  # keys written by another version, kept as read
 
     def as_json(self) -> JSONObject:
+        """As stored: every object's keys sorted (as the store has always written them)."""
         out: JSONObject = {"kind": self.kind, "app_version": self.app_version, "models": list(self.models),
                            "judge": self.judge, "prompts": dict(self.prompts), "embedder": self.embedder,
                            "documents": [dataclasses.asdict(d) for d in self.documents],
@@ -65,7 +66,7 @@ class Manifest:
             out["semantic_embedder"] = self.semantic_embedder
         if self.rescored:
             out["rescored"] = list(self.rescored)
-        return self.extra | out
+        return json.loads(json.dumps(self.extra | out, sort_keys=True, default=str))
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Manifest:
@@ -145,15 +146,16 @@ def save(run_id: str, kind: str, manifest: Manifest, engine: Engine | None = Non
 
 
 def _stored(run_id: str, engine: Engine | None) -> dict[str, Any] | None:
-    """The manifest as stored (JSON), read in today's terms."""
+    """The manifest as stored (JSON), as written."""
     engine = engine or get_engine()
     t = tables.run_manifests
     with engine.connect() as c:
         r = c.execute(select(t.c.manifest).where(t.c.run_id == run_id)).first()
-    return _upgrade(json.loads(r.manifest)) if r else None
+    return json.loads(r.manifest) if r else None
 
 
 def load(run_id: str, engine: Engine | None = None) -> Manifest | None:
+    """What a run was made with, as it was recorded (an older run's entries in its own terms: see ``_upgrade``)."""
     stored = _stored(run_id, engine)
     return None if stored is None else Manifest.from_json(stored)
 
@@ -176,8 +178,8 @@ def _upgrade(stored: Mapping[str, Any]) -> dict[str, Any]:
 
 def semantic_embedder_changed(run_id: str, current: str, engine: Engine | None = None) -> str | None:
     """The model a run's semantic scores were made with, when it is not ``current`` (None when the same)."""
-    stored = load(run_id, engine)
-    made = None if stored is None else stored.semantic_embedder
+    stored = _stored(run_id, engine)
+    made = None if stored is None else _upgrade(stored).get("semantic_embedder")
     return made if made and made != current else None
 
 
@@ -190,6 +192,7 @@ def check_resume(run_id: str, kind: str, current: Manifest, engine: Engine | Non
     if stored is None:
         save(run_id, kind, current, engine)
         return
+    stored = _upgrade(stored)
     skip = tuple(ignore)
     new = current.as_json()
     diffs = [d for d in differences(stored, new) if not d.startswith(skip)] if skip else differences(stored, new)

@@ -66,7 +66,7 @@ def value_of(meta: Mapping[str, FieldValue] | None, key: str) -> Value:
 def text_of(meta: Mapping[str, FieldValue] | None, key: str) -> str:
     """A field's value as text: a list joined with ", "; "" where there is none."""
     v = value_of(meta, key)
-    return ", ".join(v) if isinstance(v, list) else (v or "")
+    return ", ".join(v) if isinstance(v, list) else ("" if v in (None, "") else str(v))
 
 
 def list_of(meta: Mapping[str, FieldValue] | None, key: str) -> list[str]:
