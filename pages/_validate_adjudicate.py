@@ -22,10 +22,10 @@ def adjudicate_tab(who: str, adjudicator: str | None, signed_in: bool, label_nam
     if not dis:
         st.info("No disagreements to settle.")
     else:
-        meta = {it["item_id"]: it for it in ann.items(list(dict.fromkeys(d.item_id for d in dis)))}
+        meta = {it.item_id: it for it in ann.items(list(dict.fromkeys(d.item_id for d in dis)))}
 
         def q_of(item_id: str) -> str:
-            q = (meta.get(item_id) or {}).get("question") or item_id
+            q = (found.question if (found := meta.get(item_id)) else "") or item_id
             return q if len(q) <= 90 else q[:89] + "…"
 
         st.caption(f"{len(dis)} question(s) on {len({d.item_id for d in dis})} item(s) where experts disagree.")
@@ -37,17 +37,17 @@ def adjudicate_tab(who: str, adjudicator: str | None, signed_in: bool, label_nam
         pick = st.selectbox("Open a disagreement", range(len(dis)), key="adj_pick", format_func=lambda i: (
             f"{q_of(dis[i].item_id)} — {label_names.get(dis[i].label, dis[i].label)} ({dis[i].item_id})"))
         d = dis[pick or 0]
-        it = meta.get(d.item_id) or {}
+        it = meta.get(d.item_id) or ann.ReviewItem(d.item_id, "", "", "", "")  # an item since removed: its id only
         left, right = st.columns([3, 2])
         with left:
-            st.caption(f"Claimed type: {plain(it.get('question_type', ''))}. "
-                       f"{plain(type_guide.get(it.get('question_type', ''), ''))}")
+            st.caption(f"Claimed type: {plain(it.question_type)}. "
+                       f"{plain(type_guide.get(it.question_type, ''))}")
             st.markdown("**Question**")
-            st.text(it.get("question", ""))
+            st.text(it.question)
             st.markdown("**Answer**")
-            st.text(it.get("answer", ""))
-            st.markdown("**Proof / gold passage**" + (f" · page {it['page_number']}" if it.get("page_number") else ""))
-            st.text(it.get("proof") or "")
+            st.text(it.answer)
+            st.markdown("**Proof / gold passage**" + (f" · page {it.page_number}" if it.page_number else ""))
+            st.text(it.proof or "")
         with right:
             st.markdown(f"**Every expert on this item** (disputed: {label_names.get(d.label, d.label)})")
             by_expert = {k: v for k, v in ann.item_labels(d.item_id).items() if k != reviewers.ADJUDICATOR}

@@ -32,7 +32,7 @@ def judge_tab(label_names: dict[str, str]) -> None:
             st.warning(warn)
         every = "(all queued items)"
         judge_src = c2.selectbox("Items", [every, *ann.sources()], key="judge_source")
-        judge_ids = [it["item_id"] for it in queue if judge_src == every or it["source"] == judge_src]
+        judge_ids = [it.item_id for it in queue if judge_src == every or it.source == judge_src]
         judged = jr.done_items(judge_pick)
         pending = [i for i in judge_ids if i not in judged]
         st.caption(f"{len(judge_ids) - len(pending)} of {len(judge_ids)} items already labelled by this judge; "

@@ -70,19 +70,19 @@ def _batch(source: str, n: int, seed: int) -> list[str]:
     return st.session_state[key]
 
 
-def _item_text(item: dict) -> None:
+def _item_text(item: ann.ReviewItem) -> None:
     """The item as the expert reads it: claimed type with its definition, question, answer and proof."""
-    st.caption(f"Claimed type: {plain(item['question_type'])}. "
-               f"{plain(TYPE_GUIDE.get(item['question_type'], '(not one of the ten types)'))}")
+    st.caption(f"Claimed type: {plain(item.question_type)}. "
+               f"{plain(TYPE_GUIDE.get(item.question_type, '(not one of the ten types)'))}")
     st.markdown("**Question**")
-    st.text(item["question"])
+    st.text(item.question)
     st.markdown("**Answer**")
-    st.text(item["answer"])
-    doc = doc_label(item["doc_name"])
-    ref = f"Page {item['page_number']}, {doc}" if item["page_number"] else doc
+    st.text(item.answer)
+    doc = doc_label(item.doc_name)
+    ref = f"Page {item.page_number}, {doc}" if item.page_number else doc
     st.markdown("**Proof / gold passage**" + (f" · {plain(ref)}" if ref else ""),
-                help=plain(f"Item {item['item_id']} of {item['doc_name'] or 'no document'} (as in the exports)"))
-    st.text(item["proof"] or "")
+                help=plain(f"Item {item.item_id} of {item.doc_name or 'no document'} (as in the exports)"))
+    st.text(item.proof or "")
 
 
 def _label_buttons(iid: str, draft: dict, guard: Callable) -> None:
@@ -165,7 +165,7 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
     pos = min(st.session_state[key], len(item_ids) - 1)
     st.progress(len(done) / len(item_ids), text=f"{len(done)} of {len(item_ids)} reviewed by you")
     item = ann.items([item_ids[pos]])[0]
-    iid = item["item_id"]
+    iid = item.item_id
     draft_key = f"draft_{iid}_{who}"
     if draft_key not in st.session_state:  # what this expert recorded before, or nothing
         st.session_state[draft_key] = dict(ann.item_labels(iid).get(who, {}))
@@ -254,7 +254,7 @@ with tab_stats:
                             for k, r in rep.items() for rule in ("either", "all") if getattr(r, f"{rule}_rule") is not None])
         if not agg.empty:
             st.altair_chart(charts.share_correct(agg))
-        items_meta = {it["item_id"]: it["question_type"] for it in ann.items()}
+        items_meta = {it.item_id: it.question_type for it in ann.items()}
         per_type = []
         for qtype in sorted({items_meta.get(lb.item_id, "?") for lb in labels}):
             sub = [lb for lb in labels if items_meta.get(lb.item_id, "?") == qtype]

@@ -79,7 +79,23 @@ def sources(engine: Engine | None = None) -> list[str]:
         return [r[0] for r in c.execute(select(tables.review_items.c.source).distinct().order_by(tables.review_items.c.source))]
 
 
-def items(item_ids: Sequence[str] | None = None, source: str | None = None, engine: Engine | None = None) -> list[dict]:
+@dataclass(frozen=True)
+class ReviewItem:
+    """An item experts review: a question with its claimed type, its answer, and the proof (gold passage) with its
+    page and document, from one source (a benchmark set or generated items)."""
+
+    item_id: str
+    source: str
+    question_type: str
+    question: str
+    answer: str
+    proof: str | None = None
+    page_number: int | None = None
+    doc_name: str | None = None
+
+
+def items(item_ids: Sequence[str] | None = None, source: str | None = None,
+          engine: Engine | None = None) -> list[ReviewItem]:
     t = tables.review_items
     q = select(t)
     if source:
@@ -87,10 +103,10 @@ def items(item_ids: Sequence[str] | None = None, source: str | None = None, engi
     if item_ids is not None:
         q = q.where(t.c.item_id.in_(list(item_ids)))
     with _engine(engine).connect() as c:
-        rows = [dict(r) for r in c.execute(q.order_by(t.c.item_id)).mappings()]
+        rows = [ReviewItem(**r) for r in c.execute(q.order_by(t.c.item_id)).mappings()]
     if item_ids is not None:
         order = {i: n for n, i in enumerate(item_ids)}
-        rows.sort(key=lambda r: order[r["item_id"]])
+        rows.sort(key=lambda r: order[r.item_id])
     return rows
 
 
@@ -98,7 +114,7 @@ def create_batch(source: str, n: int | None, seed: int = 0, engine: Engine | Non
     """A seeded random sample of n items from a source (all items when n is None). The same source, n and
     seed give the same batch, so every expert reviews the same items."""
     engine = _engine(engine)
-    pool = [r["item_id"] for r in items(source=source, engine=engine)]
+    pool = [r.item_id for r in items(source=source, engine=engine)]
     if not pool:
         raise UserError(f"No items to review in '{source}'. Import a benchmark or generate items first.")
     chosen = random.Random(seed).sample(pool, min(n, len(pool))) if n else pool

@@ -67,7 +67,7 @@ def _engine(engine: Engine | None) -> Engine:
     return engine or get_engine()
 
 
-def render(item: dict, proof_chars: int = 6000) -> str:
+def render(item: ann.ReviewItem, proof_chars: int = 6000) -> str:
     definitions = "\n".join(f"- {t}: {d}" for t, d in GUIDELINES.items())  # the text the experts read
     checks = "\n".join(
         f"- {name}: {QUESTIONS[name]} ({' / '.join(VALUES[name])})"
@@ -75,17 +75,17 @@ def render(item: dict, proof_chars: int = 6000) -> str:
         for name in JUDGE_LABELS
     )
     schema = "{" + ", ".join(f'"{n}": "{"|".join(VALUES[n])}"' for n in JUDGE_LABELS) + "}"
-    proof = (item.get("proof") or "").strip()
+    proof = (item.proof or "").strip()
     if len(proof) > proof_chars:
         proof = proof[:proof_chars].rstrip() + " […]"
-    return PROMPT.format(definitions=definitions, qtype=item.get("question_type") or "", question=item.get("question") or "",
-                         answer=item.get("answer") or "", proof=proof or "(none)", checks=checks, schema=schema)
+    return PROMPT.format(definitions=definitions, qtype=item.question_type or "", question=item.question or "",
+                         answer=item.answer or "", proof=proof or "(none)", checks=checks, schema=schema)
 
 
 def _proof_budget(provider: Provider) -> int:
     """Characters of proof that fit the judge's context window beside the rest of the prompt (≈3 chars a token,
     on the safe side; no tokenizer is loaded for this)."""
-    overhead = len(SYSTEM) + len(render({}, 0))
+    overhead = len(SYSTEM) + len(render(ann.ReviewItem("", "", "", "", ""), 0))
     return max(600, min(12_000, (provider.context_window - MAX_REPLY_TOKENS - 64) * 3 - overhead))
 
 
@@ -170,18 +170,18 @@ def judge_items(
     engine = _engine(engine)
     pool = ann.items(list(item_ids) if item_ids is not None else None, engine=engine)
     done = done_items(judge, engine)
-    todo = [it for it in pool if it["item_id"] not in done]
+    todo = [it for it in pool if it.item_id not in done]
     counts = {"labelled": 0, "failed": 0, "skipped": (len(item_ids) if item_ids is not None else len(pool)) - len(todo),
               "cancelled": 0}
     cancel = cancel or threading.Event()
     budget = _proof_budget(provider)
     lock = threading.Lock()
 
-    def work(item: dict) -> str:
+    def work(item: ann.ReviewItem) -> str:
         if cancel.is_set():
             with lock:
                 counts["cancelled"] += 1
-            return f"{item['item_id']}: cancelled"
+            return f"{item.item_id}: cancelled"
         raw: str | None = None
         try:
             ans = provider.generate(Request(prompt=render(item, budget), system=SYSTEM, max_tokens=MAX_REPLY_TOKENS))
@@ -193,10 +193,10 @@ def judge_items(
             values, error = None, redact(str(exc))
         except Exception as exc:  # noqa: BLE001 - one item's failure, recorded and retried, never the batch's end
             values, error = None, redact(f"unexpected failure ({type(exc).__name__})")
-        _save(engine, item["item_id"], judge, values, raw, error)
+        _save(engine, item.item_id, judge, values, raw, error)
         with lock:
             counts["labelled" if values else "failed"] += 1
-        return f"{item['item_id']}: " + ("labelled" if values else f"failed ({error})")
+        return f"{item.item_id}: " + ("labelled" if values else f"failed ({error})")
 
     run_tasks(work, [(it,) for it in todo], max_workers if provider.concurrent else 1, progress, cancel)
     return counts

@@ -59,9 +59,9 @@ def _verdict(report: support.SupportReport) -> str | None:
     return "yes" if report.verdict == support.SUPPORTED else "no"
 
 
-def _passages(item: dict) -> list[support.Passage]:
-    page = f"p. {item['page_number']}" if item.get("page_number") else ""
-    return [support.Passage(1, item.get("proof") or "", page)] if (item.get("proof") or "").strip() else []
+def _passages(item: ann.ReviewItem) -> list[support.Passage]:
+    page = f"p. {item.page_number}" if item.page_number else ""
+    return [support.Passage(1, item.proof or "", page)] if (item.proof or "").strip() else []
 
 
 def expert_labels(engine: Engine | None = None) -> dict[str, dict[str, str]]:
@@ -73,7 +73,7 @@ def expert_labels(engine: Engine | None = None) -> dict[str, dict[str, str]]:
     return out
 
 
-def offline_verdicts(items: Sequence[dict]) -> tuple[dict[str, str], Counter]:
+def offline_verdicts(items: Sequence[ann.ReviewItem]) -> tuple[dict[str, str], Counter]:
     """The offline checker's yes/no per item, and why items got none."""
     got: dict[str, str] = {}
     left: Counter[str] = Counter()
@@ -82,11 +82,11 @@ def offline_verdicts(items: Sequence[dict]) -> tuple[dict[str, str], Counter]:
         if not passages:
             left["no proof passage"] += 1
             continue
-        v = _verdict(support.check(it.get("answer") or "", passages))
+        v = _verdict(support.check(it.answer or "", passages))
         if v is None:
             left[NOTHING] += 1
         else:
-            got[it["item_id"]] = v
+            got[it.item_id] = v
     return got, left
 
 
@@ -126,14 +126,14 @@ def judge_items(model_id: str, item_ids: Sequence[str] | None = None, engine: En
     with engine.connect() as c:  # checked before, or nothing to check: not asked again; failures are
         done = {r[0] for r in c.execute(select(t.c.item_id).where(t.c.judge == provider.id, t.c.label == LABEL,
                                                                    t.c.status.in_(("ok", NONE))))}
-    todo = [it for it in ann.items(ids, engine=engine) if it["item_id"] not in done]
+    todo = [it for it in ann.items(ids, engine=engine) if it.item_id not in done]
     counts = {"checked": 0, "nothing to check": 0, "failed": 0, "skipped": len(ids) - len(todo)}
     lock = threading.Lock()
 
-    def work(item: dict) -> str:
+    def work(item: ann.ReviewItem) -> str:
         value, error, raw, status = None, None, None, "failed"
         try:
-            report = judge_check(item.get("answer") or "", _passages(item), provider)
+            report = judge_check(item.answer or "", _passages(item), provider)
             value = _verdict(report)
             raw = redact(report.summary())[:2000]
             if value is not None:
@@ -144,7 +144,7 @@ def judge_items(model_id: str, item_ids: Sequence[str] | None = None, engine: En
                 status, error = NONE, NOTHING
         except UserError as exc:
             error = redact(str(exc))
-        row = {"item_id": item["item_id"], "judge": provider.id, "label": LABEL, "value": value, "raw": raw,
+        row = {"item_id": item.item_id, "judge": provider.id, "label": LABEL, "value": value, "raw": raw,
                "status": status, "error": error, "created_at": func.now()}
         with engine.begin() as c:
             c.execute(upsert(engine, tables.judge_labels, row, ("item_id", "judge", "label"),
@@ -152,7 +152,7 @@ def judge_items(model_id: str, item_ids: Sequence[str] | None = None, engine: En
         word = {"ok": "checked", NONE: "nothing to check", "failed": "failed"}[status]
         with lock:
             counts[word] += 1
-        return f"{item['item_id']}: {word}" + (f" ({error})" if status == "failed" else "")
+        return f"{item.item_id}: {word}" + (f" ({error})" if status == "failed" else "")
 
     run_tasks(work, [(it,) for it in todo], 4 if provider.concurrent else 1, progress, cancel or threading.Event())
     return counts
@@ -233,9 +233,9 @@ def expert_mark_figures(engine: Engine | None = None) -> dict[str, dict] | None:
         passages = _passages(it)
         if not passages:
             continue
-        report = support.check(it.get("answer") or "", passages)
+        report = support.check(it.answer or "", passages)
         has_x = any(s.status == support.UNSUPPORTED for s in report.sentences)
-        for value in experts.get(it["item_id"], {}).values():
+        for value in experts.get(it.item_id, {}).values():
             if report.verdict == support.SUPPORTED:
                 sup.append(value == "yes")
             if value == "no":

@@ -344,7 +344,7 @@ def test_generate_with_a_real_client_counts_and_queues(tmp_path, monkeypatch):
     assert item.position == "middle" and item.proof.startswith("Wetlands")
     eng = get_engine(f"sqlite:///{tmp_path / 'g.db'}")
     assert ann.add_items(rep.items, "generated:test", eng) == 1
-    assert ann.items(source="generated:test", engine=eng)[0]["question"] == "Would wetlands be avoided?"
+    assert ann.items(source="generated:test", engine=eng)[0].question == "Would wetlands be avoided?"
 
 
 def test_rescore_reads_text_verdicts_again_and_a_resume_after_rescore_is_accepted(tmp_path, monkeypatch, flaky):
