@@ -68,11 +68,11 @@ modes = c2.multiselect("Context modes", MODES, format_func=MODE_LABELS.get,
 c3, c4 = st.columns(2)
 k = c3.slider("k (RAG chunks)", 1, 10, **keep("ask_k", value=3))
 if st.session_state.get("_closed_for") != question:  # a new question: detect closed again, dropping the last choice
-    st.session_state.pop("ask_closed", None)
-    st.session_state.pop(KEPT + "ask_closed", None)
+    # set through Session State, not as the widget's default: a browser keeps a keyed toggle's old value otherwise
+    st.session_state["ask_closed"] = st.session_state[KEPT + "ask_closed"] = looks_closed(question) if question else False
     st.session_state["_closed_for"] = question
 closed = c4.toggle("Closed (yes/no) question", help="Detected from the question; change it if wrong.",
-                   **keep("ask_closed", value=looks_closed(question) if question else False))
+                   **keep("ask_closed"))
 
 gold = None
 if "gold" in modes:
