@@ -161,7 +161,8 @@ def item_table(df: pd.DataFrame, model_name: Callable[[str], str]) -> pd.DataFra
                "verdict_source", "answer"]].copy()
     view["model"] = view["model"].map(model_name)
     view["mode"] = view["mode"].map(lambda m: MODE_LABELS.get(m, m))
-    view["score"] = pd.to_numeric(view["score"], errors="coerce").round(2)  # all None: a run with no score yet
+    score = pd.to_numeric(view["score"], errors="coerce")  # all None: a run with no score yet
+    view["score"] = [f"{x:.2f}" if pd.notna(x) else "—" for x in score]  # text, as the rest: one type per column
     view = view.astype(object).where(view.notna(), "—")
     view.columns = ["Item", "Question type", "Model", "Context", "Answered", "Score", "Scored", "Verdict",
                     "Verdict from", "Answer"]

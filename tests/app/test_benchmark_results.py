@@ -107,6 +107,12 @@ def test_a_run_is_read_whole_and_its_downloads_hold_every_answer(tmp_path):
     assert list(table.columns)[:4] == ["Item", "Question type", "Model", "Context"]
     assert set(table["Model"]) == {"Extractive"}
     assert set(table["Context"]) == {"Gold passage", "No context"}
+    # one type per column, so the table reaches the browser whole: a score as text with two decimals, "—" for none
+    assert all(isinstance(v, str) for v in table["Score"]) and "—" in set(table["Score"])
+    assert all(v == "—" or (len(v) == 4 and 0 <= float(v) <= 1) for v in table["Score"])
+    import pyarrow as pa
+
+    pa.Table.from_pandas(table)  # what st.dataframe does: a column of mixed types failed here
     records = list(csv.DictReader(io.StringIO(benchmark.answers_csv(res))))
     assert len(records) == 8 and "gold_context" not in records[0]
     assert sorted((r["item_id"], r["mode"]) for r in records) == sorted((f"q{i}", m) for i in range(4)
