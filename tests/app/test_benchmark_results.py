@@ -57,7 +57,7 @@ def test_the_manifest_lists_what_reproduces_a_run():
            "embedder": "MiniLM-L6 int8", "app_version": "abc123",
            "documents": [{"name": "sample.pdf", "sha256": "0123456789abcdef", "chunk_size": 220, "chunk_overlap": 40,
                           "gen": 2}],
-           "settings": {"NEPAQA_K": 3, "UNSET": None}, "prompts": {"rag": "feedbeef"}}
+           "settings": {"NEPAQA_K": 3, "UNSET": None, "modes": ["rag", "gold"]}, "prompts": {"rag": "feedbeef"}}
     rows = dict(benchmark.manifest_rows("r1", "2026-12-04 05:00:00.123456", Manifest.from_json(man)))
     assert rows["run id (for `python -m lib bench --run-id`)"] == "r1"
     assert rows["started"] == "2026-12-04 05:00:00"
@@ -68,6 +68,7 @@ def test_the_manifest_lists_what_reproduces_a_run():
     assert rows["judge"] == "none (token-F1 proxy)"
     assert rows["document sample.pdf"] == "sha256 0123456789ab…, chunks 220/40 tokens, index generation 2"
     assert rows["setting NEPAQA_K"] == "3" and "setting UNSET" not in rows
+    assert rows["setting modes"] == '["rag", "gold"]'  # as JSON, not as Python prints a list
     assert rows["prompt rag"] == "sha256 feedbeef"
     assert rows["embedder"] == "MiniLM-L6 int8" and rows["app version"] == "abc123"
 

@@ -156,6 +156,7 @@ def test_the_history_keeps_each_answers_support_check_and_exports_it(tmp_path):
     assert [r["support_verdict"] for r in rows] == ["supported", "unsupported", "not checked"]
     assert rows[0]["support_marks"].startswith("✓ supported")
     assert "12 miles" in rows[1]["support_marks"] and "support" not in rows[0]
+    assert [json.loads(r["contexts"]) for r in rows] == [h.contexts for h in hist]  # JSON in the CSV, not a repr
 
 
 def test_a_full_pdf_answer_is_checked_against_the_pages_its_window_kept():
