@@ -69,7 +69,8 @@ def manifest_rows(run_id: str, created_at: str, manifest: Manifest | None) -> li
             ("embedder", man.embedder), ("app version", man.app_version),
             *((f"document {d.name}", f"sha256 {str(d.sha256)[:12]}…, chunks {d.chunk_size}/"
                f"{d.chunk_overlap} tokens, index generation {d.gen}") for d in man.documents),
-            *((f"setting {k}", v if isinstance(v, str) else json.dumps(v)) for k, v in man.settings.items()
+            *((f"setting {k}", v if isinstance(v, str) else json.dumps(v, ensure_ascii=False))
+              for k, v in man.settings.items()
               if v is not None),
             *((f"prompt {k}", f"sha256 {v}") for k, v in man.prompts.items())]
 

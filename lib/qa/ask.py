@@ -444,7 +444,7 @@ def export_rows(hist: Sequence[HistoryRow]) -> list[JSONObject]:
     out = []
     for h in hist:
         rep = h.support
-        row = {k: v for k, v in h.as_dict().items() if k != "support"} | {"contexts": json.dumps(h.contexts)}
+        row = {k: v for k, v in h.as_dict().items() if k != "support"} | {"contexts": json.dumps(h.contexts, ensure_ascii=False)}
         unchecked = "not checked" if (h.answer or "").strip() and not h.error else ""
         row["support_verdict"] = rep["verdict"] if rep else unchecked
         row["support_summary"] = rep["summary"] if rep else ""

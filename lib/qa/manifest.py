@@ -66,7 +66,7 @@ class Manifest:
             out["semantic_embedder"] = self.semantic_embedder
         if self.rescored:
             out["rescored"] = list(self.rescored)
-        return json.loads(json.dumps(self.extra | out, sort_keys=True, default=str))
+        return json.loads(json.dumps(self.extra | out, sort_keys=True))
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Manifest:

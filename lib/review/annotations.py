@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
@@ -94,6 +94,9 @@ class ReviewItem:
     doc_name: str | None = None
 
 
+_ITEM_FIELDS = tuple(f.name for f in fields(ReviewItem))
+
+
 def items(item_ids: Sequence[str] | None = None, source: str | None = None,
           engine: Engine | None = None) -> list[ReviewItem]:
     t = tables.review_items
@@ -103,7 +106,7 @@ def items(item_ids: Sequence[str] | None = None, source: str | None = None,
     if item_ids is not None:
         q = q.where(t.c.item_id.in_(list(item_ids)))
     with _engine(engine).connect() as c:
-        rows = [ReviewItem(**r) for r in c.execute(q.order_by(t.c.item_id)).mappings()]
+        rows = [ReviewItem(**{f: r[f] for f in _ITEM_FIELDS}) for r in c.execute(q.order_by(t.c.item_id)).mappings()]
     if item_ids is not None:
         order = {i: n for n, i in enumerate(item_ids)}
         rows.sort(key=lambda r: order[r.item_id])

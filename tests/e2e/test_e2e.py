@@ -107,11 +107,11 @@ def test_markdown_image_in_an_answer_is_not_fetched(app):
         leak.server_close()
 
 
-
 def test_the_closed_toggle_follows_each_new_question_in_the_browser(app):
     """A browser keeps a keyed toggle's last value unless the page sets it: typing a yes/no question and pressing Run
     turns "Closed (yes/no) question" on (the answer is asked as closed, and the toggle says so), and an open question
     turns it off again. (AppTest does not keep widget values as a browser does, so only a browser shows this.)"""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
@@ -119,10 +119,14 @@ def test_the_closed_toggle_follows_each_new_question_in_the_browser(app):
     b.open("ask")
     b.wait_text("Context modes", 120)
 
-    def closed() -> bool:
-        toggle = b.driver.find_elements(By.XPATH, "//*[@data-testid='stMain']//*[@data-testid='stCheckbox' or "
-                                                  "@data-testid='stToggle'][.//*[contains(text(),'Closed (yes/no)')]]")
-        return toggle[0].find_element(By.CSS_SELECTOR, "input").is_selected()
+    def closed() -> bool | None:
+        """The toggle's state; None while the page is redrawing it."""
+        try:
+            toggle = b.driver.find_elements(By.XPATH, "//*[@data-testid='stMain']//*[@data-testid='stCheckbox' or "
+                                                      "@data-testid='stToggle'][.//*[contains(text(),'Closed (yes/no)')]]")
+            return toggle[0].find_element(By.CSS_SELECTOR, "input").is_selected() if toggle else None
+        except StaleElementReferenceException:
+            return None
 
     def ask(question: str) -> None:
         box = b.driver.find_element(By.XPATH, "//*[@data-testid='stMain']//label[normalize-space(.)='Question']"
@@ -134,6 +138,6 @@ def test_the_closed_toggle_follows_each_new_question_in_the_browser(app):
         b.wait_idle()
 
     ask("Is wetland mitigation required at the site?")
-    b.wait_until(lambda _: closed(), 60, "the toggle did not turn on for a yes/no question")
+    b.wait_until(lambda _: closed() is True, 60, "the toggle did not turn on for a yes/no question")
     ask("What mitigation is proposed for wetlands?")
-    b.wait_until(lambda _: not closed(), 60, "the toggle did not turn off for an open question")
+    b.wait_until(lambda _: closed() is False, 60, "the toggle did not turn off for an open question")

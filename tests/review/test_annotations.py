@@ -433,3 +433,11 @@ def test_a_review_is_saved_only_with_all_three_questions_answered(engine):
     from lib.review import judge_review
 
     assert judge_review.QUESTIONS is ann.QUESTIONS  # the judge is asked what the experts are asked
+
+
+def test_a_review_item_has_every_column_of_its_table():
+    from dataclasses import fields
+
+    from lib.storage import tables
+
+    assert [f.name for f in fields(ann.ReviewItem)] == list(tables.review_items.c.keys())
