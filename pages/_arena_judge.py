@@ -27,7 +27,7 @@ def judge_tab(aid: str, info: arena.Arena, model_name: Callable[[str], str]) -> 
             st.warning(f"{plain(model_name(jpick))} wrote some of these answers: judges tend to prefer their own "
                        "answers (self-preference), so its agreement with the experts may be flattering.", icon="⚠️")
         todo = aj.pending(aid, jpick)
-        unreadable = [r for r in aj.judge_rows(aid, registry.get(jpick).id) if r["status"] == "unreadable"]
+        unreadable = [r for r in aj.judge_rows(aid, registry.get(jpick).id) if r.status == "unreadable"]
         st.caption(f"{len(todo)} of {voted} voted pair(s) not yet judged by this model; each is asked twice, with "
                    "the answers in both orders (a verdict that changes with the order counts as a tie).")
         done_msg = st.session_state.pop("_arena_judged", None)
@@ -47,8 +47,8 @@ def judge_tab(aid: str, info: arena.Arena, model_name: Callable[[str], str]) -> 
             res = run_safely(aj.judge_pairs, aid, jpick, retry_unreadable=retry,
                              progress=lambda d, t, m: bar.progress(d / t, text=f"{d} of {t} pairs"))
             if res:
-                errors = [r["error"] for r in aj.judge_rows(aid, registry.get(jpick).id) if r["status"] != "ok"]
-                st.session_state["_arena_judged"] = res | {"errors": sorted(set(errors))[:2]}
+                errors = [r.error for r in aj.judge_rows(aid, registry.get(jpick).id) if r.status != "ok" and r.error]
+                st.session_state["_arena_judged"] = res.as_dict() | {"errors": sorted(set(errors))[:2]}
                 st.rerun()  # the counts and the buttons follow
 
         if todo and st.button(f"Judge {len(todo)} pair(s) ({2 * len(todo)} calls)", type="primary"):

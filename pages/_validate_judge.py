@@ -49,8 +49,8 @@ def judge_tab(label_names: dict[str, str]) -> None:
             res = run_safely(jr.judge_items, judge_pick, pending, progress=judge_progress)
             if res is not None:
                 judge_bar.progress(1.0, text="done")
-                st.success(f"{res['labelled']} labelled, {res['failed']} failed, {res['skipped']} already done"
-                           + (f", {res['cancelled']} cancelled" if res["cancelled"] else "") + ".")
+                st.success(f"{res.labelled} labelled, {res.failed} failed, {res.skipped} already done"
+                           + (f", {res.cancelled} cancelled" if res.cancelled else "") + ".")
     known_judges = jr.judges()
     if known_judges:
         st.markdown("**Agreement with the experts**")
@@ -73,8 +73,8 @@ def judge_tab(label_names: dict[str, str]) -> None:
                    "items both labelled. The adjudicated label is the final one: the adjudicator's where set, else "
                    "the experts' unanimous value; disputed items are left out.")
         jrows = jr.judge_rows(shown)
-        failed = [r for r in jrows if r["status"] == "failed"]
+        failed = [r for r in jrows if r.status == "failed"]
         with st.expander(f"The judge's labels ({len(jrows)} rows, {len(failed)} failed)"):
-            st.dataframe(tidy(pd.DataFrame([{k: r[k] for k in ("item_id", "label", "value", "status", "error", "raw",
-                                                          "created_at")} for r in jrows])),
+            st.dataframe(tidy(pd.DataFrame([{k: getattr(r, k) for k in ("item_id", "label", "value", "status", "error",
+                                                                    "raw", "created_at")} for r in jrows])),
                          hide_index=True, width="stretch")

@@ -66,6 +66,6 @@ def support_tab() -> None:
     if c2.button("Check the expert-labelled items with it", key="support_judge_run", disabled=not cal.n_items):
         done = run_safely(sc.judge_items, pick)
         if done is not None:
-            st.toast(f"{done['checked']} checked, {done['nothing to check']} with nothing to check, "
-                     f"{done['failed']} failed (tried again next time), {done['skipped']} done before")
+            st.toast(f"{done.checked} checked, {done.nothing_to_check} with nothing to check, "
+                     f"{done.failed} failed (tried again next time), {done.skipped} done before")
             st.rerun()

@@ -290,7 +290,7 @@ with tab_io:
     labels_all = ann.labels(include_adjudicated=True)
     df = pd.DataFrame([lb.__dict__ for lb in labels_all]) if labels_all else pd.DataFrame(
         columns=["item_id", "annotator", "label", "value"])
-    final = pd.DataFrame(ann.adjudicated_set())
+    final = pd.DataFrame([f.__dict__ for f in ann.adjudicated_set()], columns=["item_id", "label", "value", "how"])
     c1, c2, c3, c4 = st.columns(4)
     # CSV cells that a spreadsheet would run as a formula get a leading apostrophe (lib.core.csv_safe); JSON is raw.
     c1.download_button("Labels (CSV)", ann.labels_csv(), "labels.csv", "text/csv")

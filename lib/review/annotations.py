@@ -278,21 +278,32 @@ def adjudicate(item_id: str, label: str, value: str, engine: Engine | None = Non
     _write(_engine(engine), [_row(item_id, ADJUDICATOR, label, value)])
 
 
-def adjudicated_set(engine: Engine | None = None) -> list[dict]:
+@dataclass(frozen=True)
+class FinalLabel:
+    """An item's final value for one label, and how it was reached: ``adjudicated`` (the adjudicator's),
+    ``unanimous`` (every expert gave it) or ``disputed`` (experts differ and no one has settled it: no value)."""
+
+    item_id: str
+    label: str
+    value: str | None
+    how: str
+
+
+def adjudicated_set(engine: Engine | None = None) -> list[FinalLabel]:
     """Final label per item and label: the adjudicator's where given, else the experts' value when they agree."""
     all_labels = labels(engine, True)
     by: dict[tuple[str, str], dict[str, str]] = {}
     for lb in all_labels:
         if lb.label in AGREEMENT_LABELS:
             by.setdefault((lb.item_id, lb.label), {})[lb.annotator] = lb.value
-    out: list[dict] = []
+    out: list[FinalLabel] = []
     for (i, name), vals in sorted(by.items()):
         if ADJUDICATOR in vals:
-            out.append({"item_id": i, "label": name, "value": vals[ADJUDICATOR], "how": "adjudicated"})
+            out.append(FinalLabel(i, name, vals[ADJUDICATOR], "adjudicated"))
         elif len(set(vals.values())) == 1:
-            out.append({"item_id": i, "label": name, "value": next(iter(vals.values())), "how": "unanimous"})
+            out.append(FinalLabel(i, name, next(iter(vals.values())), "unanimous"))
         else:
-            out.append({"item_id": i, "label": name, "value": None, "how": "disputed"})
+            out.append(FinalLabel(i, name, None, "disputed"))
     return out
 
 
@@ -304,7 +315,7 @@ def labels_csv(engine: Engine | None = None) -> str:
 
 def adjudicated_csv(engine: Engine | None = None) -> str:
     """The adjudicated set as CSV that is safe to open in a spreadsheet."""
-    return rows_to_csv(adjudicated_set(engine), ["item_id", "label", "value", "how"])
+    return rows_to_csv((f.__dict__ for f in adjudicated_set(engine)), ["item_id", "label", "value", "how"])
 
 
 def _check_rows(rows: Iterable[Label | tuple[int, Label]], by: str | None) -> tuple[list[dict], list[RowProblem]]:

@@ -125,17 +125,51 @@ def _upsert(engine: Engine, row: dict) -> Any:
                   ("first_order", "second_order", "verdict", "raw", "status", "error", "created_at"))
 
 
-def judge_rows(arena_id: str, judge: str | None = None, engine: Engine | None = None) -> list[dict]:
+@dataclass(frozen=True)
+class JudgeVote:
+    """A judge's stored vote on one pair (a row of ``arena_judge_votes``): its reading in each order, the verdict
+    they make together, and why there is none when the call failed or the reply could not be read."""
+
+    id: int
+    arena_id: str
+    pair_key: str
+    judge: str
+    first_order: str | None  # first | second | tie | both_bad, with the pair's first answer shown as A
+    second_order: str | None  # the same with the order swapped, mapped back
+    verdict: str | None  # None when the call failed or the reply was unreadable
+    raw: str | None
+    status: str  # ok | failed (the call) | unreadable (the reply)
+    error: str | None
+    created_at: str
+
+
+@dataclass(frozen=True)
+class JudgedPairs:
+    """What one ``judge_pairs`` call did: pairs judged, replies that could not be read, calls that failed, and pairs
+    left when it was cancelled."""
+
+    judged: int = 0
+    unreadable: int = 0
+    failed: int = 0
+    cancelled: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {"judged": self.judged, "unreadable": self.unreadable, "failed": self.failed,
+                "cancelled": self.cancelled}
+
+
+def judge_rows(arena_id: str, judge: str | None = None, engine: Engine | None = None) -> list[JudgeVote]:
+    """The judge votes stored for an arena (one judge's, or every judge's), failures included, oldest first."""
     t = tables.arena_judge_votes
     q = select(t).where(t.c.arena_id == arena_id)
     if judge:
         q = q.where(t.c.judge == judge)
     with _engine(engine).connect() as c:
-        return [dict(r) | {"created_at": str(r["created_at"])} for r in c.execute(q.order_by(t.c.id)).mappings()]
+        return [JudgeVote(**{**r, "created_at": str(r["created_at"])}) for r in c.execute(q.order_by(t.c.id)).mappings()]
 
 
 def judges(arena_id: str, engine: Engine | None = None) -> list[str]:
-    return sorted({r["judge"] for r in judge_rows(arena_id, engine=engine)})
+    return sorted({r.judge for r in judge_rows(arena_id, engine=engine)})
 
 
 def pending(arena_id: str, judge: str, engine: Engine | None = None, retry_unreadable: bool = False) -> list[arena.Pair]:
@@ -144,7 +178,7 @@ def pending(arena_id: str, judge: str, engine: Engine | None = None, retry_unrea
     thing again)."""
     engine = _engine(engine)
     settled = ("ok",) if retry_unreadable else ("ok", "unreadable")
-    done = {r["pair_key"] for r in judge_rows(arena_id, judge, engine) if r["status"] in settled}
+    done = {r.pair_key for r in judge_rows(arena_id, judge, engine) if r.status in settled}
     voted = {v.pair_key for v in arena.votes(arena_id, engine)}
     info = arena.get_arena(arena_id, engine)
     out = []
@@ -157,9 +191,9 @@ def pending(arena_id: str, judge: str, engine: Engine | None = None, retry_unrea
 
 def judge_pairs(arena_id: str, model_id: str, engine: Engine | None = None,
                 progress: CountProgressFn | None = None, cancel: threading.Event | None = None,
-                max_workers: int = 4, retry_unreadable: bool = False) -> dict[str, int]:
+                max_workers: int = 4, retry_unreadable: bool = False) -> JudgedPairs:
     """Have a judge vote, in both orders, on every pair the experts voted on that it has not judged yet. Returns
-    counts {judged, unreadable, failed, cancelled}. Each pair's two calls are saved together, with a key-free
+    the counts (``JudgedPairs``). Each pair's two calls are saved together, with a key-free
     reason when they did not give a verdict: ``failed`` (the call failed: asked again next time) or ``unreadable``
     (the model's reply is not a choice: asked again only with ``retry_unreadable``)."""
     provider: Provider = registry.get(model_id)
@@ -168,7 +202,7 @@ def judge_pairs(arena_id: str, model_id: str, engine: Engine | None = None,
     judge = provider.id
     engine = _engine(engine)
     todo = pending(arena_id, judge, engine, retry_unreadable)
-    counts = {"judged": 0, "unreadable": 0, "failed": 0, "cancelled": 0}
+    counts: Counter[str] = Counter()
     cancel = cancel or threading.Event()
     lock = threading.Lock()
 
@@ -205,7 +239,7 @@ def judge_pairs(arena_id: str, model_id: str, engine: Engine | None = None,
         return "judged" if ok else f"{status} ({error})"
 
     run_tasks(work, [(p,) for p in todo], max_workers if provider.concurrent else 1, progress, cancel)
-    return counts
+    return JudgedPairs(counts["judged"], counts["unreadable"], counts["failed"], counts["cancelled"])
 
 
 def _three(v: str) -> str:
@@ -242,10 +276,10 @@ def judge_vs_experts(arena_id: str, judge: str, engine: Engine | None = None) ->
     tie or both bad in the other)."""
     engine = _engine(engine)
     rows = judge_rows(arena_id, judge, engine)
-    ok = [r for r in rows if r["status"] == "ok"]
-    verdict = {r["pair_key"]: r["verdict"] for r in ok}
-    flipped = sum(1 for r in ok if {r["first_order"], r["second_order"]} == {"first", "second"})
-    changed = sum(1 for r in ok if r["first_order"] != r["second_order"]) - flipped
+    ok = [r for r in rows if r.status == "ok"]
+    verdict = {r.pair_key: r.verdict or "" for r in ok}  # an ok vote always has its verdict
+    flipped = sum(1 for r in ok if {r.first_order, r.second_order} == {"first", "second"})
+    changed = sum(1 for r in ok if r.first_order != r.second_order) - flipped
     mine: dict[Any, str] = {}
     theirs: dict[Any, str] = {}
     per_expert: dict[str, tuple[dict, dict]] = {}
@@ -264,7 +298,7 @@ def judge_vs_experts(arena_id: str, judge: str, engine: Engine | None = None) ->
         if len(top) == 1 or top[0][1] > top[1][1]:
             majority[pk] = top[0][0]
     return JudgeVsExperts(
-        judge, len(verdict), sum(1 for r in rows if r["status"] == "failed"),
-        sum(1 for r in rows if r["status"] == "unreadable"), flipped, changed, two_rater_agreement(mine, theirs),
+        judge, len(verdict), sum(1 for r in rows if r.status == "failed"),
+        sum(1 for r in rows if r.status == "unreadable"), flipped, changed, two_rater_agreement(mine, theirs),
         {who: two_rater_agreement(j, e) for who, (j, e) in sorted(per_expert.items())},
         two_rater_agreement({pk: _three(verdict[pk]) for pk in majority}, majority), len(by_pair) - len(majority))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -155,14 +156,44 @@ def done_items(judge_id: str, engine: Engine | None = None) -> set[str]:
     return {i for i, names in got.items() if set(JUDGE_LABELS) <= names}
 
 
+@dataclass(frozen=True)
+class JudgedItems:
+    """What one ``judge_items`` call did: items labelled, items whose call or reply failed (tried again next time),
+    items skipped (labelled before, or not in the review pool) and items left when it was cancelled."""
+
+    labelled: int = 0
+    failed: int = 0
+    skipped: int = 0
+    cancelled: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {"labelled": self.labelled, "failed": self.failed, "skipped": self.skipped,
+                "cancelled": self.cancelled}
+
+
+@dataclass(frozen=True)
+class JudgeLabel:
+    """One stored label of a judge model (a row of ``judge_labels``): its value, or why it has none."""
+
+    id: int
+    item_id: str
+    judge: str
+    label: str
+    value: str | None  # None when the item failed
+    raw: str | None  # the model's reply
+    status: str  # ok | failed
+    error: str | None
+    created_at: str
+
+
 def judge_items(
     model_id: str, item_ids: Sequence[str] | None = None, engine: Engine | None = None,
     progress: CountProgressFn | None = None, cancel: threading.Event | None = None,
     max_workers: int = 4,
-) -> dict[str, int]:
+) -> JudgedItems:
     """Have a judge label the review items it has not labelled yet (all review items, or ``item_ids``).
-    Resumable: items labelled before are skipped, failed ones are tried again. Returns counts
-    {labelled, failed, skipped, cancelled}; ``skipped`` also counts ids that are not in the review pool."""
+    Resumable: items labelled before are skipped, failed ones are tried again. Returns the counts
+    (``JudgedItems``); ``skipped`` also counts ids that are not in the review pool."""
     provider = registry.get(model_id)
     if not provider.can_judge:
         raise UserError(f"'{provider.label}' is not a language model and cannot judge items; pick an LLM.")
@@ -171,8 +202,7 @@ def judge_items(
     pool = ann.items(list(item_ids) if item_ids is not None else None, engine=engine)
     done = done_items(judge, engine)
     todo = [it for it in pool if it.item_id not in done]
-    counts = {"labelled": 0, "failed": 0, "skipped": (len(item_ids) if item_ids is not None else len(pool)) - len(todo),
-              "cancelled": 0}
+    counts: Counter[str] = Counter()
     cancel = cancel or threading.Event()
     budget = _proof_budget(provider)
     lock = threading.Lock()
@@ -199,7 +229,8 @@ def judge_items(
         return f"{item.item_id}: " + ("labelled" if values else f"failed ({error})")
 
     run_tasks(work, [(it,) for it in todo], max_workers if provider.concurrent else 1, progress, cancel)
-    return counts
+    skipped = (len(item_ids) if item_ids is not None else len(pool)) - len(todo)
+    return JudgedItems(counts["labelled"], counts["failed"], skipped, counts["cancelled"])
 
 
 def judges(engine: Engine | None = None) -> list[str]:
@@ -211,12 +242,12 @@ def judges(engine: Engine | None = None) -> list[str]:
                                         .order_by(t.c.judge))]
 
 
-def judge_rows(judge_id: str, engine: Engine | None = None) -> list[dict]:
+def judge_rows(judge_id: str, engine: Engine | None = None) -> list[JudgeLabel]:
     """The judge's stored rows (one per item × label), failures included."""
     t = tables.judge_labels
     with _engine(engine).connect() as c:
         q = select(t).where(t.c.judge == judge_id).order_by(t.c.item_id, t.c.label)
-        return [dict(r) | {"created_at": str(r["created_at"])} for r in c.execute(q).mappings()]
+        return [JudgeLabel(**{**r, "created_at": str(r["created_at"])}) for r in c.execute(q).mappings()]
 
 
 def _judge_id(judge_id: str, engine: Engine) -> str:
@@ -246,16 +277,16 @@ def judge_agreement(judge_id: str, engine: Engine | None = None) -> dict[str, Ju
     judge = _judge_id(judge_id, engine)
     mine: dict[str, dict[str, str]] = {name: {} for name in JUDGE_LABELS}
     for r in judge_rows(judge, engine):
-        if r["status"] == "ok" and r["label"] in mine and r["value"] is not None:
-            mine[r["label"]][r["item_id"]] = r["value"]
+        if r.status == "ok" and r.label in mine and r.value is not None:
+            mine[r.label][r.item_id] = r.value
     experts: dict[str, dict[str, dict[str, str]]] = {name: {} for name in JUDGE_LABELS}
     for lb in ann.labels(engine):
         if lb.label in experts:
             experts[lb.label].setdefault(lb.annotator, {})[lb.item_id] = lb.value
     final: dict[str, dict[str, str]] = {name: {} for name in JUDGE_LABELS}
-    for r in ann.adjudicated_set(engine):
-        if r["label"] in final and r["value"] is not None:
-            final[r["label"]][r["item_id"]] = r["value"]
+    for f in ann.adjudicated_set(engine):
+        if f.label in final and f.value is not None:
+            final[f.label][f.item_id] = f.value
     return {name: JudgeAgreement(len(mine[name]), {who: two_rater_agreement(mine[name], vals)
                                                    for who, vals in sorted(experts[name].items())},
                                  two_rater_agreement(mine[name], final[name]))

@@ -114,11 +114,22 @@ def support_judges(engine: Engine | None = None) -> list[str]:
         return [r[0] for r in c.execute(select(t.c.judge).where(t.c.label == LABEL).distinct().order_by(t.c.judge))]
 
 
+@dataclass(frozen=True)
+class SupportChecked:
+    """What one support ``judge_items`` call did: answers checked, answers with nothing to check (stored with the
+    reason, not asked again), checks that failed (tried again next time) and items checked before (skipped)."""
+
+    checked: int = 0
+    nothing_to_check: int = 0
+    failed: int = 0
+    skipped: int = 0
+
+
 def judge_items(model_id: str, item_ids: Sequence[str] | None = None, engine: Engine | None = None,
-                progress: CountProgressFn | None = None, cancel: threading.Event | None = None) -> dict[str, int]:
+                progress: CountProgressFn | None = None, cancel: threading.Event | None = None) -> SupportChecked:
     """Have a judge model check the support of the items' answers (the items experts labelled, or ``item_ids``),
     storing its yes/no apart from the experts'. Items it checked before are skipped; failed ones are tried again;
-    an item with nothing to check is stored as failed, with the reason. Returns {checked, failed, skipped}."""
+    an item with nothing to check is stored as such, with the reason. Returns the counts (``SupportChecked``)."""
     provider = registry.get(model_id)
     engine = _engine(engine)
     ids = list(item_ids) if item_ids is not None else sorted(expert_labels(engine))
@@ -127,7 +138,7 @@ def judge_items(model_id: str, item_ids: Sequence[str] | None = None, engine: En
         done = {r[0] for r in c.execute(select(t.c.item_id).where(t.c.judge == provider.id, t.c.label == LABEL,
                                                                    t.c.status.in_(("ok", NONE))))}
     todo = [it for it in ann.items(ids, engine=engine) if it.item_id not in done]
-    counts = {"checked": 0, "nothing to check": 0, "failed": 0, "skipped": len(ids) - len(todo)}
+    counts: Counter[str] = Counter()
     lock = threading.Lock()
 
     def work(item: ann.ReviewItem) -> str:
@@ -155,7 +166,7 @@ def judge_items(model_id: str, item_ids: Sequence[str] | None = None, engine: En
         return f"{item.item_id}: {word}" + (f" ({error})" if status == "failed" else "")
 
     run_tasks(work, [(it,) for it in todo], 4 if provider.concurrent else 1, progress, cancel or threading.Event())
-    return counts
+    return SupportChecked(counts["checked"], counts["nothing to check"], counts["failed"], len(ids) - len(todo))
 
 
 @dataclass(frozen=True)
@@ -248,5 +259,5 @@ def expert_mark_figures(engine: Engine | None = None) -> dict[str, dict] | None:
     return {support.SUPPORTED: fig(sup), support.UNSUPPORTED: fig(caught)}
 
 
-__all__ = ["CALIBRATED_AT", "expert_mark_figures", "LABEL", "QUESTION", "THRESHOLDS", "calibration", "judge_items", "judge_verdicts",
+__all__ = ["CALIBRATED_AT", "expert_mark_figures", "LABEL", "QUESTION", "THRESHOLDS", "SupportChecked", "calibration", "judge_items", "judge_verdicts",
            "offline_verdicts"]

@@ -49,7 +49,7 @@ def test_disagreements_and_adjudication(engine):
     dis = ann.disagreements(engine=engine)
     assert [(d.item_id, d.label) for d in dis] == [("I1", "answer_correct")]
     ann.adjudicate("I1", "answer_correct", "yes", engine)
-    final = {(r["item_id"], r["label"]): (r["value"], r["how"]) for r in ann.adjudicated_set(engine)}
+    final = {(r.item_id, r.label): (r.value, r.how) for r in ann.adjudicated_set(engine)}
     assert final[("I1", "answer_correct")] == ("yes", "adjudicated")
     assert final[("I1", "type_correct")] == ("yes", "unanimous")
     assert all(lb.annotator != reviewers.ADJUDICATOR for lb in ann.labels(engine))

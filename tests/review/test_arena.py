@@ -3,6 +3,7 @@ judge's both-order rule against the loopback OpenAI server."""
 import json
 import subprocess
 import sys
+from dataclasses import asdict
 
 import pytest
 from sqlalchemy import insert, select
@@ -280,13 +281,13 @@ def test_judge_both_orders_against_the_loopback_server(server, engine):
     todo = aj.pending(aid, judge, engine)
     assert [p.pair_key for p in todo] == [arena.pair_key(x.answer_id, y.answer_id) for x, y in pairs]
     res = aj.judge_pairs(aid, "openai", engine, max_workers=1)
-    assert res == {"judged": 3, "unreadable": 1, "failed": 0, "cancelled": 0}
-    rows = {r["pair_key"]: r for r in aj.judge_rows(aid, judge, engine)}
+    assert res == aj.JudgedPairs(judged=3, unreadable=1, failed=0, cancelled=0)
+    rows = {r.pair_key: r for r in aj.judge_rows(aid, judge, engine)}
     keys = [arena.pair_key(x.answer_id, y.answer_id) for x, y in pairs]
-    assert [rows[k]["verdict"] for k in keys[:3]] == ["first", "tie", "tie"]
-    assert (rows[keys[1]]["first_order"], rows[keys[1]]["second_order"]) == ("first", "second")
-    assert rows[keys[3]]["status"] == "unreadable" and rows[keys[3]]["verdict"] is None
-    assert rows[keys[3]]["error"] == "it answered “A or B”, not A, B, tie or both_bad"
+    assert [rows[k].verdict for k in keys[:3]] == ["first", "tie", "tie"]
+    assert (rows[keys[1]].first_order, rows[keys[1]].second_order) == ("first", "second")
+    assert rows[keys[3]].status == "unreadable" and rows[keys[3]].verdict is None
+    assert rows[keys[3]].error == "it answered “A or B”, not A, B, tie or both_bad"
     # the prompt shows the answers blind: no model name, no mode
     prompts = [r["body"]["messages"][-1]["content"] for r in server.requests]
     assert not any(M1 in p or M2 in p or "SmolLM2" in p for p in prompts)
@@ -294,11 +295,11 @@ def test_judge_both_orders_against_the_loopback_server(server, engine):
     # a model at temperature 0 would say the same again: an unreadable pair waits for an explicit retry
     assert aj.pending(aid, judge, engine) == []
     server.script.extend([("echo_key", None)])  # the retry's reply echoes the key: stored redacted
-    assert aj.judge_pairs(aid, "openai", engine, max_workers=1, retry_unreadable=True)["unreadable"] == 1
-    stored = json.dumps(aj.judge_rows(aid, judge, engine))
+    assert aj.judge_pairs(aid, "openai", engine, max_workers=1, retry_unreadable=True).unreadable == 1
+    stored = json.dumps([asdict(r) for r in aj.judge_rows(aid, judge, engine)])
     assert KEY not in stored
     server.script.extend([("500", None)])  # a failed call, by contrast, is asked again next time
-    assert aj.judge_pairs(aid, "openai", engine, max_workers=1, retry_unreadable=True)["failed"] == 1
+    assert aj.judge_pairs(aid, "openai", engine, max_workers=1, retry_unreadable=True).failed == 1
     assert [p.pair_key for p in aj.pending(aid, judge, engine)] == [keys[3]]
     # agreement, per expert vote, on first / second / no preference:
     # pair 1 judge first: Ada first ✓, Ben first ✓; pair 2 judge tie: Ada second ✗, Ben first ✗;
@@ -353,7 +354,7 @@ def test_postgresql_store(pg_url):
         c.execute(aj._upsert(engine, {"arena_id": aid, "pair_key": rows[0].pair_key, "judge": "j", "status": "failed"}))
         c.execute(aj._upsert(engine, {"arena_id": aid, "pair_key": rows[0].pair_key, "judge": "j", "status": "ok",
                                       "verdict": "tie", "first_order": "first", "second_order": "second"}))
-    assert [r["verdict"] for r in aj.judge_rows(aid, "j", engine)] == ["tie"]
+    assert [r.verdict for r in aj.judge_rows(aid, "j", engine)] == ["tie"]
     engine.dispose()
 
 

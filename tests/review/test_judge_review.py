@@ -53,7 +53,7 @@ def test_labels_stored_per_item_and_resumable(server, engine):
     server.script.extend([("ok", reply("yes", "yes", "yes")), ("ok", reply("no", "unsure", "yes")),
                           ("ok", "```json\n" + reply("yes", "no", "no") + "\n```")])
     counts = jr.judge_items("openai", engine=engine, max_workers=1)
-    assert counts == {"labelled": 3, "failed": 0, "skipped": 0, "cancelled": 0}
+    assert counts == jr.JudgedItems(labelled=3, failed=0, skipped=0, cancelled=0)
     rows = stored(engine)
     assert len(rows) == 9 and {r["judge"] for r in rows} == {judge} and {r["status"] for r in rows} == {"ok"}
     got = {(r["item_id"], r["label"]): r["value"] for r in rows}
@@ -68,13 +68,13 @@ def test_labels_stored_per_item_and_resumable(server, engine):
     assert body["model"] == "gpt-judge"
     # a second call labels nothing again
     n_requests = len(server.requests)
-    assert jr.judge_items("openai", engine=engine) == {"labelled": 0, "failed": 0, "skipped": 3, "cancelled": 0}
+    assert jr.judge_items("openai", engine=engine) == jr.JudgedItems(labelled=0, failed=0, skipped=3, cancelled=0)
     assert len(server.requests) == n_requests
     # only the named items, and unknown ids are skipped
     ann.add_items(make_items(5), "set", engine)
     server.script.append(("ok", reply()))
     counts = jr.judge_items("openai", item_ids=["I3", "I0", "nope"], engine=engine)
-    assert counts == {"labelled": 1, "failed": 0, "skipped": 2, "cancelled": 0}
+    assert counts == jr.JudgedItems(labelled=1, failed=0, skipped=2, cancelled=0)
     assert jr.done_items(judge, engine) == {"I0", "I1", "I2", "I3"}
     assert jr.judges(engine) == [judge]
 
@@ -89,7 +89,7 @@ def test_malformed_replies_fail_the_item_and_are_retried(server, engine):
         ("401",),                                              # I4 provider error echoing the key
     ])
     counts = jr.judge_items("openai", engine=engine, max_workers=1)
-    assert counts == {"labelled": 1, "failed": 4, "skipped": 0, "cancelled": 0}
+    assert counts == jr.JudgedItems(labelled=1, failed=4, skipped=0, cancelled=0)
     rows = stored(engine)
     status = {r["item_id"]: r["status"] for r in rows}
     assert status == {"I0": "ok", "I1": "failed", "I2": "failed", "I3": "failed", "I4": "failed"}
@@ -103,7 +103,7 @@ def test_malformed_replies_fail_the_item_and_are_retried(server, engine):
     server.script.extend([("ok", reply(ac="no"))] * 4)
     before = len(server.requests)
     counts = jr.judge_items("openai", engine=engine, max_workers=1)
-    assert counts == {"labelled": 4, "failed": 0, "skipped": 1, "cancelled": 0}
+    assert counts == jr.JudgedItems(labelled=4, failed=0, skipped=1, cancelled=0)
     assert len(server.requests) - before == 4
     rows = stored(engine)
     assert len(rows) == 15 and {r["status"] for r in rows} == {"ok"} and all(r["error"] is None for r in rows)
@@ -114,8 +114,8 @@ def test_cancelled_and_non_llm(server, engine):
     ann.add_items(make_items(2), "set", engine)
     stop = threading.Event()
     stop.set()
-    assert jr.judge_items("openai", engine=engine, cancel=stop) == {"labelled": 0, "failed": 0, "skipped": 0,
-                                                                    "cancelled": 2}
+    assert jr.judge_items("openai", engine=engine, cancel=stop) == jr.JudgedItems(labelled=0, failed=0, skipped=0,
+                                                                               cancelled=2)
     assert stored(engine) == [] and not server.requests
     baseline = next(p for p in registry.all_providers() if isinstance(p, ExtractiveProvider))
     with pytest.raises(UserError, match="not a language model"):
@@ -150,7 +150,7 @@ def setup_fixed(server, engine):
     ann.adjudicate("I2", "answer_correct", "no", engine)  # I3 (no vs unsure) stays disputed
     server.script.extend([("ok", reply("yes", EXPAND[v], "yes")) for v in JUDGE_AC])
     counts = jr.judge_items("openai", engine=engine, max_workers=1)
-    assert counts["labelled"] == 8
+    assert counts.labelled == 8
 
 
 def test_kappa_and_percent_against_each_expert(server, engine):
@@ -192,7 +192,7 @@ def test_kappa_against_adjudicated(server, engine):
     # pe = 29/49, κ = (35 − 29)/(49 − 29) = 0.3.
     assert (r.n, r.agree) == (7, 5) and r.percent == pytest.approx(71.43, abs=0.01)
     assert r.kappa == pytest.approx(0.3, abs=1e-4)
-    final = {x["item_id"]: x["value"] for x in ann.adjudicated_set(engine) if x["label"] == "answer_correct" and x["value"]}
+    final = {x.item_id: x.value for x in ann.adjudicated_set(engine) if x.label == "answer_correct" and x.value}
     items = sorted(final)
     judge = dict(zip([f"I{i}" for i in range(8)], [EXPAND[v] for v in JUDGE_AC], strict=True))
     assert r.kappa == pytest.approx(cohen_kappa_score([judge[i] for i in items], [final[i] for i in items]), abs=1e-4)
@@ -215,7 +215,7 @@ def test_experts_agreement_is_untouched_by_judge_labels(server, engine):
     before = (agreement_report(ann.labels(engine), ann.AGREEMENT_LABELS), ann.disagreements(engine=engine),
               ann.adjudicated_set(engine), ann.labels(engine, include_adjudicated=True))
     server.script.extend([("ok", reply("no", "no", "no"))] * 8)
-    assert jr.judge_items("openai", engine=engine)["labelled"] == 8
+    assert jr.judge_items("openai", engine=engine).labelled == 8
     after = (agreement_report(ann.labels(engine), ann.AGREEMENT_LABELS), ann.disagreements(engine=engine),
              ann.adjudicated_set(engine), ann.labels(engine, include_adjudicated=True))
     assert after == before

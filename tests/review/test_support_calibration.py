@@ -88,7 +88,7 @@ def test_a_judge_checker_is_stored_apart_and_its_failures_counted(engine, judge)
     srv.script.append(("ok", "not JSON at all"))
     # two calls (ok0, changed; in either order): one verdict, one reply with none; the bare yes is asked nothing
     done = sc.judge_items(model.id, engine=engine)
-    assert done == {"checked": 1, "nothing to check": 1, "failed": 1, "skipped": 0} and len(srv.requests) == 2
+    assert done == sc.SupportChecked(checked=1, nothing_to_check=1, failed=1, skipped=0) and len(srv.requests) == 2
     cal = sc.calibration(engine)
     judge_row = next(r for r in cal.checkers if r.checker == "judge")
     assert judge_row.name == f"Judge: {model.id}"
@@ -101,7 +101,7 @@ def test_a_judge_checker_is_stored_apart_and_its_failures_counted(engine, judge)
         {"sentence": 1, "verdict": "unsupported", "source": None, "reason": "x"}]})))
     again = sc.judge_items(model.id, engine=engine)
     # the one it checked and the bare yes are not asked again; the failed one is, and now succeeds
-    assert again == {"checked": 1, "nothing to check": 0, "failed": 0, "skipped": 2} and len(srv.requests) == 3
+    assert again == sc.SupportChecked(checked=1, nothing_to_check=0, failed=0, skipped=2) and len(srv.requests) == 3
 
 
 def test_the_marks_against_the_experts_once_they_have_labelled_enough(engine):

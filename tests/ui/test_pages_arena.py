@@ -112,3 +112,40 @@ def test_second_arena_undo_and_delete():
     next(b for b in at.tabs[3].button if b.label == "Delete the arena").click().run()
     assert not at.exception
     assert [a.arena_id for a in arena.arenas()] == [first] and at.selectbox(key="arena_pick").value == first
+
+
+def test_the_judge_tab_judges_the_voted_pairs_and_asks_again_about_unreadable_replies(monkeypatch):
+    """The Judge tab against a loopback OpenAI server: both voted pairs get replies that are no choice, and the page
+    says so in words, with the reason, and offers to ask again; asked again, both pairs are judged and the judge is
+    shown against the experts. (The pairs are judged in parallel, so every reply in a step is the same.)"""
+    from lib.models import registry
+    from tests.fake_llm_server import openai_loopback
+
+    make_run(get_engine(), fail=())
+    for a in arena.arenas():
+        arena.delete_arena(a.arena_id)
+    at = page().run()
+    next(b for b in at.button if b.label == "Start the arena").click().run()
+    aid = arena.arenas()[0].arena_id
+    for _ in range(2):
+        arena.cast_vote(aid, "Ada", arena.next_pair(aid, "Ada"), "left")
+    with openai_loopback(monkeypatch, "sk-test-arena-judge-0000", "gpt-judge") as srv:
+        srv.script.extend([("ok", "A or B")] * 2)
+        at = page().run()
+        at.selectbox(key="arena_judge").set_value(registry.get("openai").id).run()
+        tab = at.tabs[2]
+        assert any("2 of 2 voted pair(s) not yet judged" in c.value for c in tab.caption), [c.value for c in tab.caption]
+        next(b for b in tab.button if b.label.startswith("Judge 2 pair(s)")).click().run()
+        assert not at.exception, at.exception
+        tab = at.tabs[2]
+        said = " ".join(w.value for w in tab.warning)
+        assert "Judged 0 pair(s). 2 reply(ies) could not be read" in said, said
+        assert "For example: it answered “A or B”" in said  # the reason, in words, from the stored votes
+        again = next(b for b in tab.button if b.label == "Ask again about the 2 pair(s) whose reply could not be read")
+        srv.script.extend([("ok", '{"better": "tie"}')] * 4)
+        again.click().run()
+        assert not at.exception, at.exception
+        tab = at.tabs[2]
+        assert any(s.value.startswith("Judged 2 pair(s).") for s in tab.success), [s.value for s in tab.success]
+        assert not any(b.label.startswith("Ask again") for b in tab.button)
+        assert any(h.value.endswith("against the experts") for h in tab.subheader)

@@ -160,3 +160,38 @@ def test_enviroexam_results_and_run():
     assert any("10 of 10 questions are unanswered" in w.value for w in at.warning) and not at.metric
     next(b for b in at.button if b.label == "Score me").click().run()
     assert any(m.label == "Your score" and m.value == "0%" for m in at.metric)
+
+
+def test_validate_judge_tab_labels_the_queue_and_shows_what_failed(monkeypatch):
+    """The Validate page's Judge tab against a loopback OpenAI server: replies that are not the JSON asked for fail
+    the items (counted, shown in the judge's table with their reason); asked again, the items are labelled. (The
+    items are judged in parallel, so every reply in a step is the same.)"""
+    from lib.models import registry
+    from tests.fake_llm_server import openai_loopback
+    from tests.review.test_judge_review import make_items, reply
+
+    items = [it.__class__(**{**it.as_dict(), "id": f"JT{it.id}"}) for it in make_items(2)]
+    ann.add_items(items, "judge-tab-set")
+    with openai_loopback(monkeypatch, "sk-test-validate-judge-0000", "gpt-judge") as srv:
+        judge = registry.get("openai").id
+        srv.script.extend([("ok", "I think the answer is correct.")] * 2)
+        at = page("validate.py").run()
+        at.selectbox(key="judge_model").set_value(judge).run()
+        at.selectbox(key="judge_source").set_value("judge-tab-set").run()
+        assert any(c.value.startswith("0 of 2 items already labelled by this judge") for c in at.caption)
+        at.button(key="judge_run").click().run()
+        assert not at.exception, at.exception
+        assert any(s.value == "0 labelled, 2 failed, 0 already done." for s in at.success), [s.value for s in at.success]
+        assert at.selectbox(key="judge_shown").value == judge
+        table = next(d.value for d in at.dataframe if "raw" in d.value.columns)
+        mine = table[table["item_id"].isin({"JTI0", "JTI1"})]
+        assert list(mine["status"]) == ["failed"] * 6  # each of the three labels of each item
+        assert all("not valid JSON" in e for e in mine["error"])
+        counted = f"The judge's labels ({len(table)} rows, {(table['status'] == 'failed').sum()} failed)"
+        assert any(e.label == counted for e in at.expander), [e.label for e in at.expander]
+        srv.script.extend([("ok", reply())] * 2)
+        at.button(key="judge_run").click().run()
+        assert any(s.value == "2 labelled, 0 failed, 0 already done." for s in at.success), [s.value for s in at.success]
+        table = next(d.value for d in at.dataframe if "raw" in d.value.columns)
+        mine = table[table["item_id"].isin({"JTI0", "JTI1"})]
+        assert len(mine) == 6 and set(mine["status"]) == {"ok"} and set(mine["value"]) == {"yes"}
