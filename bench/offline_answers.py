@@ -18,6 +18,10 @@ import re
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lib.evaluation.benchmark.runs import StoredAnswer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -86,6 +90,13 @@ def cut_off(text: str) -> bool:
     return bool(t) and len(t.split()) > 3 and not re.search(r"[.!?][\"”')\]]*$", t)
 
 
+def _value(r: StoredAnswer, *metrics: str) -> float:
+    """The value of the first of ``metrics`` the answer was scored on; 0 when it has none (a failed answer, or a
+    score that gave no value, counts 0)."""
+    m = next((r.metrics[name] for name in metrics if name in r.metrics), None)
+    return m.value if m is not None and m.value is not None else 0.0
+
+
 def main() -> None:
     from lib.core.stats import inference as stats
     from lib.evaluation.benchmark.runs import answers, load_run
@@ -97,28 +108,27 @@ def main() -> None:
     for run_id in sys.argv[1:]:
         items, _cfg = load_run(run_id)
         kind = {it.id: it.question_type for it in items}
-        cells: dict[tuple[str, str], list[dict]] = defaultdict(list)
+        cells: dict[tuple[str, str], list[StoredAnswer]] = defaultdict(list)
         for r in answers(run_id):
-            cells[(r["model"], r["mode"])].append(r)
+            cells[(r.model, r.mode)].append(r)
         for (model, mode), rows in sorted(cells.items()):
-            ok = [r for r in rows if r["status"] == "ok"]
-            closed = [r for r in rows if kind.get(r["item_id"]) == "closed"]
-            opened = [r for r in rows if kind.get(r["item_id"]) != "closed"]
+            ok = [r for r in rows if r.status == "ok"]
+            closed = [r for r in rows if kind.get(r.item_id) == "closed"]
+            opened = [r for r in rows if kind.get(r.item_id) != "closed"]
             # a failed answer scores 0: failures stay in the denominator
-            acc = [(r["metrics"].get("closed_accuracy") or {}).get("value") or 0.0 for r in closed]
-            scores = [((r["metrics"].get("answer_correctness") or r["metrics"].get("token_f1_proxy") or {})
-                       .get("value") or 0.0) for r in opened]
+            acc = [_value(r, "closed_accuracy") for r in closed]
+            scores = [_value(r, "answer_correctness", "token_f1_proxy") for r in opened]
             ci = stats.mean_ci(scores)
             mean, (lo, hi) = (ci["mean"], ci["ci95"]) if scores else (float("nan"), (float("nan"),) * 2)
-            words = sum(len((r["answer"] or "").split()) for r in ok) / max(1, len(ok))
-            secs = sum(r["seconds"] or 0 for r in ok) / max(1, len(ok))
-            n_loop = sum(loops(r["answer"]) for r in ok)
+            words = sum(len((r.answer or "").split()) for r in ok) / max(1, len(ok))
+            secs = sum(r.seconds or 0 for r in ok) / max(1, len(ok))
+            n_loop = sum(loops(r.answer) for r in ok)
             if model.endswith("extractive"):
-                n_frag = sum(spliced(r["answer"], "\n".join(c.get("text", "") for c in r["contexts"]),
-                                     kind.get(r["item_id"]) == "closed") for r in ok)
+                n_frag = sum(spliced(r.answer, "\n".join(c.get("text", "") for c in r.contexts),
+                                     kind.get(r.item_id) == "closed") for r in ok)
             else:
-                n_frag = sum(cut_off(r["answer"]) for r in ok if kind.get(r["item_id"]) != "closed")
-            n_glyph = sum(bool(_GLYPH.search(r["answer"] or "")) for r in ok)
+                n_frag = sum(cut_off(r.answer) for r in ok if kind.get(r.item_id) != "closed")
+            n_glyph = sum(bool(_GLYPH.search(r.answer or "")) for r in ok)
             print(f"{run_id:<10} {model.split('/')[-1]:<20} {mode:<5} "
                   f"{sum(acc) / max(1, len(acc)):.2f} ({len(acc)}){'':<8} "
                   f"{mean:.3f} [{lo:.3f}, {hi:.3f}] ({len(scores)}){'':<2} "

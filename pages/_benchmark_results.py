@@ -8,7 +8,7 @@ import streamlit as st
 
 from lib.app import Services, benchmark, charts
 from lib.core.stats import MIN_N
-from lib.evaluation.benchmark import report
+from lib.evaluation.benchmark import StoredRun, report
 from lib.models import registry
 from lib.qa import MODE_LABELS, support
 from pages import _support_view as support_view
@@ -109,7 +109,7 @@ def _rescore(svc: Services, run_id: str, available: dict[str, str]) -> None:
         if st.button("Rescore", key="rescore_run"):
             done = run_safely(benchmark.rescore_answers, run_id, None if new_judge.startswith("(") else new_judge, svc)
             if done is not None:
-                st.toast(f"{done['rescored']} answers re-scored")
+                st.toast(f"{done.rescored} answers re-scored")
                 st.rerun()
 
 
@@ -215,7 +215,7 @@ def _items(res: benchmark.RunResults, label_of: Callable[[str], str], model_name
 
 
 def results_tab(svc: Services, available: dict[str, str], label_of: Callable[[str], str],
-                run_name: Callable[[dict], str]) -> None:
+                run_name: Callable[[StoredRun], str]) -> None:
     """Pick a run; its counts, configuration, scores, charts and items."""
     def model_name(mid: str) -> str:
         return available.get(mid, mid)
@@ -224,8 +224,8 @@ def results_tab(svc: Services, available: dict[str, str], label_of: Callable[[st
     if not runs:
         st.info("No runs yet. Run a benchmark in tab 2, or `python -m lib bench ...`.")
         return
-    ids = [r["run_id"] for r in runs]
-    names = {r["run_id"]: run_name(r) for r in runs}
+    ids = [r.run_id for r in runs]
+    names = {r.run_id: run_name(r) for r in runs}
     default = ids.index(st.session_state["bench_run"]) if st.session_state.get("bench_run") in ids else 0
     run_id = st.selectbox("Run", ids, index=default, key="results_run", format_func=names.get)
     res = benchmark.run_results(run_id)

@@ -53,7 +53,7 @@ def source_title(src: arena.Source) -> str:
     if src.kind == "ask_batch":
         q = src.question if len(src.question) <= 90 else src.question[:90].rsplit(" ", 1)[0] + " …"
         return f"Ask: “{q}” · {src.n_pairs} pairs"
-    return (f"Benchmark run: {charts.run_title(src.run, model_name, MODE_LABELS)} · {src.n_pairs} pairs")
+    return (f"Benchmark run: {charts.stored_run_title(src.run, model_name, MODE_LABELS)} · {src.n_pairs} pairs")
 
 
 def widget_id(pair_key: str) -> str:

@@ -10,6 +10,7 @@ from lib.evaluation.benchmark import (
     QUESTION_TYPES,
     Item,
     RunConfig,
+    StoredRun,
     list_runs,
     load_items,
     pick_passages,
@@ -148,10 +149,10 @@ with tab_gen:
                 with st.expander(f"{len(rep['problems'])} problem(s)"):
                     st.text("\n".join(f"- {p}" for p in rep["problems"]))  # quotes the model's output: text
 
-def run_name(r: dict) -> str:
+def run_name(r: StoredRun) -> str:
     """Plain words for a run: its models, modes, item count and start time to the second (its id and settings are
     in its configuration table, under Results)."""
-    return charts.run_title(r, lambda m: available.get(m, m), MODE_LABELS)
+    return charts.stored_run_title(r, lambda m: available.get(m, m), MODE_LABELS)
 
 
 # ----- run -----------------------------------------------------------------------------------------
@@ -204,14 +205,14 @@ with tab_run:
             st.markdown(f"**Planned:** {est.calls} answers ({plural(len(chosen), 'question')}, "
                         f"{plural(len(models), 'model')}, {plural(len(modes), 'context mode')}) · "
                         f"**estimated time** {plain(est.text(part_name))}")
-        past = {r["run_id"]: r for r in list_runs()}
+        past = {r.run_id: r for r in list_runs()}
         resume = st.selectbox("Or resume a run", ["(new run)", *past],
                               format_func=lambda rid: rid if rid == "(new run)" else run_name(past[rid]))
         if resume != "(new run)":
-            rc = past[resume]["config"]
+            rc = past[resume].config
             st.info(f"Resuming uses that run's own configuration, not the choices above: models "
-                    f"{plain(', '.join(rc['models']))}; modes {plain(', '.join(rc['modes']))}; "
-                    f"judge {plain(rc.get('judge') or 'none')}. "
+                    f"{plain(', '.join(rc.models))}; modes {plain(', '.join(rc.modes))}; "
+                    f"judge {plain(rc.judge or 'none')}. "
                     "It is refused if the models' options, prompts or documents have changed since.")
         if st.button("Run", type="primary", disabled=not (models and modes and chosen)):
             cfg = RunConfig(models=models, modes=modes, k=k, judge=None if judge.startswith("(") else judge,
@@ -221,9 +222,9 @@ with tab_run:
                 params = benchmark_params(items, cfg)
             else:
                 params = benchmark_params(None, None, resume)
-            title = charts.run_title({"config": params["config"] or past[resume]["config"], "n_items": len(chosen)
-                                      if resume == "(new run)" else past[resume]["n_items"]},
-                                     lambda m: available.get(m, m), MODE_LABELS, with_date=False)
+            title = charts.run_title(cfg if resume == "(new run)" else past[resume].config,
+                                     len(chosen) if resume == "(new run)" else past[resume].n_items,
+                                     lambda m: available.get(m, m), MODE_LABELS)
             st.session_state["bench_job"] = jobs.submit("benchmark", params, f"Benchmark · {title}")
         job = watch(st.session_state.get("bench_job"), "bench")
         if job is not None and job.status in ("done", "cancelled") and job.result.get("summary"):

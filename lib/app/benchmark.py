@@ -11,7 +11,18 @@ from typing import TYPE_CHECKING, Any, Literal
 from lib.core import csv_safe
 from lib.core.json_types import JSON
 from lib.core.stats import MIN_N
-from lib.evaluation.benchmark import RunSummary, answers, list_runs, load_run, report, rescore, summarize
+from lib.evaluation.benchmark import (
+    Rescored,
+    RunConfig,
+    RunSummary,
+    StoredRun,
+    answers,
+    list_runs,
+    load_run,
+    report,
+    rescore,
+    summarize,
+)
 from lib.qa import MODE_LABELS
 from lib.qa.manifest import Manifest
 from lib.qa.services import Corpus
@@ -104,7 +115,7 @@ class RunResults:
 
     run_id: str
     created_at: str
-    config: dict[str, Any]
+    config: RunConfig
     summary: RunSummary
     answers: pd.DataFrame  # one row per answer (report.answers_frame)
     common: list[str]  # items answered in every model × mode cell: the comparisons' items
@@ -126,7 +137,7 @@ class RunResults:
         return not self.type_mode.empty and not self.type_mode["small"].all()
 
 
-def run_list(engine: Engine | None = None) -> list[dict[str, Any]]:
+def run_list(engine: Engine | None = None) -> list[StoredRun]:
     """Stored runs, newest first."""
     return list_runs(engine)
 
@@ -134,7 +145,7 @@ def run_list(engine: Engine | None = None) -> list[dict[str, Any]]:
 def run_results(run_id: str, engine: Engine | None = None) -> RunResults | None:
     """One run read for display; None when no such run."""
     import pandas as pd  # heavy: imported on first use, off start-up
-    runs = {r["run_id"]: r for r in list_runs(engine)}
+    runs = {r.run_id: r for r in list_runs(engine)}
     stored = load_run(run_id, engine)
     if run_id not in runs or stored is None:
         return None
@@ -148,7 +159,7 @@ def run_results(run_id: str, engine: Engine | None = None) -> RunResults | None:
     tests = report.paired_tests(df, common, cfg.models, cfg.modes) if not df.empty else []
     keep = set(common)
     return RunResults(
-        run_id=run_id, created_at=str(runs[run_id].get("created_at", "")), config=runs[run_id].get("config") or {},
+        run_id=run_id, created_at=runs[run_id].created_at, config=runs[run_id].config,
         summary=summary, answers=df, common=common, comparison=comp, tests=tests, tally=tally_tests(tests),
         type_mode=report.by_type_mode(df, common) if not df.empty else empty,
         position=report.by_position(df, common) if not df.empty else empty,
@@ -180,13 +191,13 @@ def answers_csv(res: RunResults) -> str:
 
 def run_json(res: RunResults) -> str:
     """The whole-run download: configuration, summary and answers."""
-    return json.dumps({"run_id": res.run_id, "created_at": res.created_at, "config": res.config,
+    return json.dumps({"run_id": res.run_id, "created_at": res.created_at, "config": res.config.as_dict(),
                        "summary": res.summary.cli_dict(),
                        "answers": res.answers.drop(columns=["gold_context"]).to_dict(orient="records")},
                       default=str, indent=1)
 
 
-def rescore_answers(run_id: str, judge: str | None, services: Corpus | None) -> dict[str, int]:
+def rescore_answers(run_id: str, judge: str | None, services: Corpus | None) -> Rescored:
     """Score a run's stored answers again (another judge, or the current parser); no answer is generated again.
     Returns the counts of what was re-scored (the page reads the run again to show the new scores)."""
     return rescore(run_id, judge, services=services)
@@ -195,4 +206,4 @@ def rescore_answers(run_id: str, judge: str | None, services: Corpus | None) -> 
 def rescore_run(run_id: str, judge: str | None, services: Corpus | None) -> dict[str, Any]:
     """``rescore_answers``, then the run's summary with those counts: what the command line prints."""
     counts = rescore_answers(run_id, judge, services)
-    return summarize(run_id).cli_dict() | counts
+    return summarize(run_id).cli_dict() | counts.as_dict()

@@ -10,7 +10,7 @@ pandas frames.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from lib.core.stats.bradley_terry import PositionBias, Ratings, left_share_ci, too_few_votes
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import altair as alt
     import pandas as pd
 
+    from lib.evaluation.benchmark.runs import RunConfig, StoredRun
     from lib.evaluation.exam import ExamRun
 
 Label = Callable[[str], str]
@@ -301,21 +302,27 @@ def items_table(items: list) -> pd.DataFrame:
                           "document": it.doc, "id": it.id} for it in items])
 
 
-def run_title(run: dict, model_label, mode_labels: dict, with_date: bool = True) -> str:
-    """A run in plain words: "SmolLM2 + Extractive baseline · RAG, Gold passage · 20 items · 30 Nov 2026 15:02"."""
+def run_title(config: RunConfig, n_items: int | None, model_label: Callable[[str], str],
+              mode_labels: Mapping[str, str], created_at: str | None = None) -> str:
+    """A run in plain words: "SmolLM2 + Extractive baseline · RAG, Gold passage · 20 items · 30 Nov 2026 15:02"
+    (the date only when ``created_at`` is given)."""
     import pandas as pd  # heavy: imported on first use, off start-up
 
-    c = run.get("config") or {}
-    models = " + ".join(model_label(m) for m in c.get("models", []))
-    modes = ", ".join(mode_labels.get(m, m) for m in c.get("modes", []))
-    n = run.get("n_items")
+    models = " + ".join(model_label(m) for m in config.models)
+    modes = ", ".join(mode_labels.get(m, m) for m in config.modes)
+    n = n_items
     parts = [models, modes, f"{n} item{'' if n == 1 else 's'}" if n else ""]
-    if with_date and run.get("created_at"):
+    if created_at:
         try:
-            parts.append(pd.Timestamp(run["created_at"]).strftime("%d %b %Y %H:%M:%S"))
+            parts.append(pd.Timestamp(created_at).strftime("%d %b %Y %H:%M:%S"))
         except ValueError:
-            parts.append(str(run["created_at"])[:16])
+            parts.append(created_at[:16])
     return " · ".join(p for p in parts if p)
+
+
+def stored_run_title(run: StoredRun, model_label: Callable[[str], str], mode_labels: Mapping[str, str]) -> str:
+    """A stored run in plain words, with the time it was started."""
+    return run_title(run.config, run.n_items, model_label, mode_labels, run.created_at)
 
 
 # ----- arena -----------------------------------------------------------------------------------------------------

@@ -25,7 +25,6 @@ import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 from sqlalchemy import delete, func, insert, select
@@ -36,7 +35,7 @@ from lib.core.errors import UserError
 from lib.core.stats.agreement import PairAgreement, pair_agreement
 from lib.core.stats.bradley_terry import VOTES, Vote
 from lib.core.stats.inference import wilson_interval
-from lib.evaluation.benchmark.runs import list_runs
+from lib.evaluation.benchmark.runs import StoredRun, list_runs
 from lib.models.base import NON_ANSWERS
 from lib.qa.contexts import MODE_LABELS
 from lib.review.annotations import check_reviewer_name
@@ -86,7 +85,7 @@ class Source:
     systems: list[tuple[str, str]]
     n_pairs: int
     n_questions: int
-    run: dict[str, Any] | None = None  # the benchmark run, as runs.list_runs gives it
+    run: StoredRun | None = None  # the benchmark run
     question: str = ""  # one Ask batch's question
 
 
@@ -277,8 +276,8 @@ def sources(engine: Engine | None = None, ask_batches: int = 20) -> list[Source]
     engine = _engine(engine)
     out = []
     for run in list_runs(engine):
-        answers = _load(f"bench:{run['run_id']}", engine)
-        out.append(_source(f"bench:{run['run_id']}", "bench", answers, run=run))
+        answers = _load(f"bench:{run.run_id}", engine)
+        out.append(_source(f"bench:{run.run_id}", "bench", answers, run=run))
     answers = _load(ASK_SOURCE, engine)
     if answers:
         out.append(_source(ASK_SOURCE, "ask", answers))
@@ -289,7 +288,7 @@ def sources(engine: Engine | None = None, ask_batches: int = 20) -> list[Source]
     return [s for s in out if s.n_pairs]
 
 
-def _source(source: str, kind: str, answers: Sequence[ArenaAnswer], run: dict[str, Any] | None = None,
+def _source(source: str, kind: str, answers: Sequence[ArenaAnswer], run: StoredRun | None = None,
             question: str = "") -> Source:
     pairs = _pairs_of(answers)
     systems = sorted({s for x, y in pairs for s in (x.system, y.system)})

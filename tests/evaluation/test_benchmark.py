@@ -15,7 +15,7 @@ from lib.documents.chunking import Chunk
 from lib.evaluation.benchmark import report
 from lib.evaluation.benchmark.dataset import load_items
 from lib.evaluation.benchmark.generate import parse_generated_csv, pick_passages
-from lib.evaluation.benchmark.runner import rescore, run_benchmark, summarize
+from lib.evaluation.benchmark.runner import Rescored, rescore, run_benchmark, summarize
 from lib.evaluation.benchmark.runs import RunConfig, answers
 from lib.evaluation.metrics.context_precision_recall import found, gold_sentences
 from lib.models import registry
@@ -110,7 +110,7 @@ def test_failures_recorded_then_retried(tmp_path, flaky):
     cfg = RunConfig(models=["test/flaky"], modes=["none"], limit=4)
     s1 = run_benchmark(items, cfg, None, run_id="r1", engine=eng)
     assert s1.failures == 4 and s1.answers == 0
-    assert all(a["error"].startswith("Flaky: rate limited") for a in answers("r1", eng))
+    assert all(a.error.startswith("Flaky: rate limited") for a in answers("r1", eng))
     flaky.fail = False
     s2 = run_benchmark(None, None, None, run_id="r1", engine=eng)
     assert s2.failures == 0 and s2.answers == 4
@@ -124,9 +124,9 @@ def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
                       run_id="rag", engine=eng)
     assert s.skipped_no_doc == 0 and s.answers == 12
     assert s.retrieval_hit_at_k["local/extractive"] is not None
-    rag = [a for a in answers("rag", eng) if a["mode"] == "rag"]
-    assert all(a["contexts"] and a["contexts"][0]["page_start"] for a in rag)
-    assert all(a["metrics"]["retrieval_hit"]["value"] in (0.0, 1.0) for a in rag)
+    rag = [a for a in answers("rag", eng) if a.mode == "rag"]
+    assert all(a.contexts and a.contexts[0]["page_start"] for a in rag)
+    assert all(a.metrics["retrieval_hit"].value in (0.0, 1.0) for a in rag)
     # the baseline gives closed questions no verdict (quotes only): counted apart, never scored wrong, not compared
     n_closed = sum(it.question_type == "closed" for it in items[:6])
     assert n_closed and s.no_verdict == 2 * n_closed and s.scores["local/extractive"]["gold"]["no_verdict"] == n_closed
@@ -140,30 +140,30 @@ def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
     assert set(free["rag"]) == {"faithfulness_offline", "citation_precision_offline", "context_precision",
                                 "context_recall"}
     assert set(free["gold"]) == {"faithfulness_offline"}  # no retrieval, no [n] markers asked for
-    gold_rows = [a for a in answers("rag", eng) if a["mode"] == "gold"]
-    checked = [a["metrics"]["faithfulness_offline"] for a in gold_rows]
+    gold_rows = [a for a in answers("rag", eng) if a.mode == "gold"]
+    checked = [a.metrics["faithfulness_offline"] for a in gold_rows]
     # the extractive baseline copies sentences of the gold passage: every sentence it states is supported
-    assert all(m["value"] == 1.0 for m in checked if m["status"] == "ok")
-    assert free["gold"]["faithfulness_offline"]["n"] == sum(m["status"] == "ok" for m in checked) >= 3
+    assert all(m.value == 1.0 for m in checked if m.status == "ok")
+    assert free["gold"]["faithfulness_offline"]["n"] == sum(m.status == "ok" for m in checked) >= 3
     assert free["gold"]["faithfulness_offline"]["mean"] == 1.0
     assert free["rag"]["context_recall"]["n"] == 6 and 0 <= free["rag"]["context_recall"]["mean"] <= 1
     lo, hi = free["rag"]["context_recall"]["ci95"]
     assert lo <= free["rag"]["context_recall"]["mean"] <= hi
     for a in rag:  # context recall by hand: the share of the gold passage's sentences some passage holds
-        it = next(i for i in items if i.id == a["item_id"])
+        it = next(i for i in items if i.id == a.item_id)
         sents = gold_sentences(it.context)
-        grid = found(sents, [c["text"] for c in a["contexts"]])
+        grid = found(sents, [c["text"] for c in a.contexts])
         want = sum(any(row[i] for row in grid) for i in range(len(sents))) / len(sents)
-        assert a["metrics"]["context_recall"]["value"] == round(want, 4)
+        assert a.metrics["context_recall"].value == round(want, 4)
     pdf = run_benchmark(items, RunConfig(models=["extractive"], modes=["pdf"], limit=2), services, run_id="pdf",
                         engine=eng)
-    faith = [a["metrics"]["faithfulness_offline"] for a in answers("pdf", eng)]
-    assert len(faith) == 2 and all(m["details"]["marks"][0]["page"].startswith("p. ") for m in faith
-                                   if m["status"] == "ok")
+    faith = [a.metrics["faithfulness_offline"] for a in answers("pdf", eng)]
+    assert len(faith) == 2 and all(m.details["marks"][0]["page"].startswith("p. ") for m in faith
+                                   if m.status == "ok")
     # the extractive baseline copies sentences of the pages it was given: supported, against those pages
-    assert all(m["value"] == 1.0 for m in faith if m["status"] == "ok")
+    assert all(m.value == 1.0 for m in faith if m.status == "ok")
     assert pdf.reference_free["local/extractive"]["pdf"]["faithfulness_offline"]["n"] == sum(
-        m["status"] == "ok" for m in faith) >= 1
+        m.status == "ok" for m in faith) >= 1
     df = report.answers_frame("rag", eng)
     assert {"support_verdict", "support_summary", "support_marks"} <= set(df.columns)
     assert any(m.startswith("✓ supported") for m in df[df["mode"] == "gold"]["support_marks"])
@@ -233,14 +233,15 @@ def test_judge_failures_are_counted_then_retried_on_resume(tmp_path, monkeypatch
         assert cell["open_correctness"] is None and cell["n_open"] == 0 and cell["judge_failures"] == 3
         assert cell["closed_accuracy"] is not None and cell["n_closed"] == 1
         assert cell["metric"] == "ragas_answer_correctness"
-        failed = [a for a in answers("judge", eng) if a["metrics"].get("answer_correctness", {}).get("status") == "judge_failed"]
-        assert len(failed) == 3 and all(a["metrics"]["answer_correctness"]["value"] is None for a in failed)
+        failed = [a for a in answers("judge", eng) if "answer_correctness" in a.metrics
+                  and a.metrics["answer_correctness"].status == "judge_failed"]
+        assert len(failed) == 3 and all(a.metrics["answer_correctness"].value is None for a in failed)
         srv.default = RAGAS_OK
         s2 = run_benchmark(None, None, None, run_id="judge", engine=eng)
     registry.reset()
     assert s2.judge_failures == 0 and s2.scores["local/extractive"]["gold"]["n_open"] == 3
     # 1 TP, no FP/FN: factual F1 = 1, so each score is 0.75 + 0.25 × semantic similarity
-    vals = [a["metrics"]["answer_correctness"]["value"] for a in answers("judge", eng) if "answer_correctness" in a["metrics"]]
+    vals = [a.metrics["answer_correctness"].value for a in answers("judge", eng) if "answer_correctness" in a.metrics]
     assert len(vals) == 3 and all(0.75 <= v <= 1.0 for v in vals)
 
 
@@ -260,7 +261,7 @@ def test_rescore_with_a_judge_does_not_generate_again(tmp_path, monkeypatch, fla
         srv.default = RAGAS_OK
         counts = rescore("rs", "openai", engine=eng)
         assert len(srv.requests) == 12  # 3 judge calls per answer, 4 answers
-    assert counts == {"rescored": 4} and flaky.calls == 4  # no answer generated again
+    assert counts == Rescored(rescored=4) and flaky.calls == 4  # no answer generated again
     s2 = summarize("rs", eng)
     assert s2.judge == "openai/gpt-judge" and s2.metric == "answer_correctness"
     assert s2.scores["test/flaky"]["gold"]["n_open"] == 2
@@ -362,15 +363,15 @@ def test_rescore_reads_text_verdicts_again_and_a_resume_after_rescore_is_accepte
     monkeypatch.setattr(ask_lib, "parse_verdict", lambda text: "yes")  # an old, wrong parser
     run_benchmark(closed, RunConfig(models=["test/flaky"], modes=["none"]), None, run_id="fix", engine=eng)
     monkeypatch.undo()
-    before = {a["item_id"]: a for a in answers("fix", eng)}
-    assert all(a["verdict"] == "yes" and a["verdict_source"] == "text" for a in before.values())
+    before = {a.item_id: a for a in answers("fix", eng)}
+    assert all(a.verdict == "yes" and a.verdict_source == "text" for a in before.values())
     calls = flaky.calls
     rescore("fix", engine=eng)
-    after = {a["item_id"]: a for a in answers("fix", eng)}
+    after = {a.item_id: a for a in answers("fix", eng)}
     assert flaky.calls == calls
     for item_id, a in after.items():
-        assert a["verdict"] == "no"
-        assert a["metrics"]["closed_accuracy"]["value"] == (1.0 if truth[item_id] == "no" else 0.0)
+        assert a.verdict == "no"
+        assert a.metrics["closed_accuracy"].value == (1.0 if truth[item_id] == "no" else 0.0)
     # rescore with a judge, then resume: accepted (nothing left to do, nothing generated)
     with FakeLLMServer() as srv:
         _judge_env(monkeypatch, srv)
@@ -424,16 +425,16 @@ def test_semantic_scores_of_an_older_embedder_are_never_mixed(tmp_path, flaky):
     assert m is not None and m.semantic_embedder == "all-MiniLM-L6-v2 (onnx)"
     emb = Embedder()
     for a in answers("old", eng):
-        truth = next(it.answer for it in chosen if it.id == a["item_id"])
-        v = emb.embed([a["answer"], truth])
-        assert a["metrics"]["semantic_similarity"]["value"] == pytest.approx(max(0.0, float(v[0] @ v[1])), abs=1e-3)
+        truth = next(it.answer for it in chosen if it.id == a.item_id)
+        v = emb.embed([a.answer, truth])
+        assert a.metrics["semantic_similarity"].value == pytest.approx(max(0.0, float(v[0] @ v[1])), abs=1e-3)
     # as a run made before this change recorded it: no semantic embedder, the int8 ingest model
     m.semantic_embedder = None
     m.embedder = "all-MiniLM-L6-v2 (onnx-int8)"
     manifest.save("old", "bench", m, eng)
     with pytest.raises(UserError, match=r"made with all-MiniLM-L6-v2 \(onnx-int8\).*all-MiniLM-L6-v2 \(onnx\)"):
         rescore("old", engine=eng, only_retry=True)
-    assert rescore("old", engine=eng) == {"rescored": 2}
+    assert rescore("old", engine=eng) == Rescored(rescored=2)
     m = manifest.load("old", eng)
     assert m is not None and m.semantic_embedder == "all-MiniLM-L6-v2 (onnx)" and m.rescored[-1]["semantic_embedder"]
-    assert rescore("old", engine=eng, only_retry=True) == {"rescored": 0}
+    assert rescore("old", engine=eng, only_retry=True) == Rescored(rescored=0)

@@ -75,10 +75,10 @@ def test_any_provider_response_ends_as_one_failed_cell_and_the_run_completes(ser
     assert len(rows) == len(chosen) == s.answers + s.failures
     # "bad usage" still has an answer (counts are estimated); every other hostile reply is a failure
     assert s.failures == len(odd) - 1 and s.answers == 3
-    failed = [r for r in rows if r["status"] == "failed"]
-    assert all(r["error"] and KEY[8:] not in r["error"] and "Traceback" not in r["error"] for r in failed)
-    ok_rows = [r for r in rows if r["status"] == "ok"]
-    assert all(r["answer"] == "Yes." and r["tokens_in"] > 0 for r in ok_rows)
+    failed = [r for r in rows if r.status == "failed"]
+    assert all(r.error and KEY[8:] not in r.error and "Traceback" not in r.error for r in failed)
+    ok_rows = [r for r in rows if r.status == "ok"]
+    assert all(r.answer == "Yes." and r.tokens_in > 0 for r in ok_rows)
 
 
 def test_a_key_echoed_by_the_server_is_never_stored_or_printed(server, tmp_path):
@@ -97,7 +97,7 @@ def test_a_key_echoed_by_the_server_is_never_stored_or_printed(server, tmp_path)
     server.script.extend([("echo_key",)] * 2)
     run_benchmark(items[:2], RunConfig(models=["anthropic"], modes=["none"]), None, run_id="echo", engine=eng,
                   max_workers=1)
-    assert all(KEY[8:] not in (a["answer"] or "") for a in answers("echo", eng))
+    assert all(KEY[8:] not in (a.answer or "") for a in answers("echo", eng))
     env = {**os.environ, "NEPAQA_HOME": str(tmp_path / "h")}
     server.script.append(("echo_key",))
     out = subprocess.run([sys.executable, "-m", "lib", "ask", "--mode", "none", "--model", "openai", "Did it?"],

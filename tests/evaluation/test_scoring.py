@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from lib.evaluation.benchmark.dataset import Item
+from lib.evaluation.benchmark.runs import MetricScore
 from lib.evaluation.benchmark.scoring import Scorer, headline_metric, public_metric_name
 from lib.evaluation.metrics.base import Sample
 from lib.evaluation.metrics.closed_accuracy import ClosedAccuracy
@@ -78,10 +79,13 @@ def test_scorer_picks_the_metrics_by_item_and_mode():
     assert headline_metric(None) == "token_f1_proxy" and headline_metric("openai/x") == "answer_correctness"
     assert public_metric_name("answer_correctness") == "ragas_answer_correctness"
     # a stored judge failure or a missing metric is re-scored on resume; a complete set is not
-    assert sc.needs_rescore(open_, "gold", {"semantic_similarity": {"status": "ok"}})
-    assert not sc.needs_rescore(open_, "gold", {"semantic_similarity": {"status": "ok"},
-                                                "token_f1_proxy": {"status": "ok"},
-                                                "faithfulness_offline": {"status": "no_statements"}})
+    def stored(status: str) -> MetricScore:
+        return MetricScore(None, status, "offline")
+
+    assert sc.needs_rescore(open_, "gold", {"semantic_similarity": stored("ok")})
+    assert not sc.needs_rescore(open_, "gold", {"semantic_similarity": stored("ok"),
+                                                "token_f1_proxy": stored("ok"),
+                                                "faithfulness_offline": stored("no_statements")})
 
 
 def test_every_metric_on_the_face_needs_only_fields_a_sample_has(monkeypatch):

@@ -93,6 +93,14 @@ def test_benchmark_page_runs_sample_and_charts(services, sample_doc):
     assert any("8 answers, 0 failures" in s.value for s in at.success)
     again = next(t.value for t in at.table if "Extractive baseline (no LLM)" in set(t.value.index))
     assert again.loc["Extractive baseline (no LLM)", "n"].tolist() == [2, 2]
+    # resuming it says, in words, the configuration it will use (the stored run's, not the widgets')
+    run_id = at.selectbox(key="results_run").value
+    resume = next(s for s in at.selectbox if s.label == "Or resume a run")
+    assert resume.format_func(run_id).startswith("Extractive baseline (no LLM) · Retrieved passages (RAG), Gold passage · 4 items · ")
+    resume.set_value(run_id).run()
+    assert any(i.value.startswith("Resuming uses that run's own configuration, not the choices above: models "
+                                  "local/extractive; modes rag, gold; judge none.") for i in at.info), \
+        [i.value for i in at.info]
 
 
 def test_validate_two_reviewers_then_stats(tmp_path):

@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 
 from lib.core.stats import inference as stats
 from lib.evaluation.benchmark.dataset import Item
-from lib.evaluation.benchmark.runs import RunConfig, answers, load_run
+from lib.evaluation.benchmark.runs import MetricScore, RunConfig, StoredAnswer, answers, load_run
 from lib.evaluation.benchmark.scoring import METRIC_LABELS, REFERENCE_FREE, headline_metric, public_metric_name
 from lib.qa.contexts import MODE_LABELS
 from lib.qa.support import marks_line, read_marks
@@ -56,14 +56,14 @@ def _kind(question_type: str | None) -> str:
     return "closed" if question_type == "closed" else "open"
 
 
-def headline(row: dict[str, Any], qtype: str | None, metric: str) -> tuple[float | None, str | None]:
-    """(value, status) of the row's score: closed accuracy for closed items, the run's open metric else."""
-    m = row.get("metrics", {}).get("closed_accuracy" if _kind(qtype) == "closed" else metric)
-    return (m["value"], m["status"]) if m else (None, None)
+def headline(row: StoredAnswer, qtype: str | None, metric: str) -> tuple[float | None, str | None]:
+    """(value, status) of the answer's score: closed accuracy for closed items, the run's open metric else."""
+    m = row.metrics.get("closed_accuracy" if _kind(qtype) == "closed" else metric)
+    return (m.value, m.status) if m else (None, None)
 
 
 # ----- the CLI summary ------------------------------------------------------------------------------
-def cell_scores(items: Sequence[Item], cfg: RunConfig, rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def cell_scores(items: Sequence[Item], cfg: RunConfig, rows: Sequence[StoredAnswer]) -> dict[str, dict[str, Any]]:
     """Per model and mode, over that cell's own answers: closed accuracy and open correctness apart, each
     with n and a 95% bootstrap interval, and the cell's failures and non-scores."""
     qtype = {it.id: it.question_type for it in items}
@@ -71,16 +71,16 @@ def cell_scores(items: Sequence[Item], cfg: RunConfig, rows: list[dict[str, Any]
     vals: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     counts: dict[tuple[str, str], Counter] = defaultdict(Counter)
     for r in rows:
-        key = (r["model"], r["mode"])
-        if r["status"] != "ok":
+        key = (r.model, r.mode)
+        if r.status != "ok":
             counts[key]["failures"] += 1
             continue
         counts[key]["answers"] += 1
-        v, st = headline(r, qtype.get(r["item_id"]), metric)
+        v, st = headline(r, qtype.get(r.item_id), metric)
         if st in ("judge_failed", "no_statements", "unclear", "no_verdict"):
             counts[key][st] += 1
         if v is not None:
-            vals[(*key, _kind(qtype.get(r["item_id"])))].append(v)
+            vals[(*key, _kind(qtype.get(r.item_id)))].append(v)
     out: dict[str, dict[str, Any]] = {}
     for model in cfg.models:
         out[model] = {}
@@ -97,24 +97,24 @@ def cell_scores(items: Sequence[Item], cfg: RunConfig, rows: list[dict[str, Any]
     return out
 
 
-def reference_free_cells(cfg: RunConfig, rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+def reference_free_cells(cfg: RunConfig, rows: Sequence[StoredAnswer]) -> dict[str, dict[str, dict[str, Any]]]:
     """Per model and mode, each reference-free score (faithfulness and citation precision by each checker, context
     precision and recall) over that cell's answers it applied to: mean, 95% interval, n, and how many answers it
     applied to but gave no value (nothing to check, no citation, a judge failure), by status."""
     vals: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     missing: dict[tuple[str, str, str], Counter] = defaultdict(Counter)
     for r in rows:
-        if r["status"] != "ok":
+        if r.status != "ok":
             continue
         for name in REFERENCE_FREE:
-            m = r["metrics"].get(name)
+            m = r.metrics.get(name)
             if not m:
                 continue
-            key = (r["model"], r["mode"], name)
-            if m["value"] is None:
-                missing[key][m["status"]] += 1
+            key = (r.model, r.mode, name)
+            if m.value is None:
+                missing[key][m.status] += 1
             else:
-                vals[key].append(m["value"])
+                vals[key].append(m.value)
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for model in cfg.models:
         out[model] = {}
@@ -129,33 +129,35 @@ def reference_free_cells(cfg: RunConfig, rows: list[dict[str, Any]]) -> dict[str
     return out
 
 
-def status_counts(rows: list[dict[str, Any]], metric: str) -> Counter:
-    out: Counter = Counter()
+def status_counts(rows: Sequence[StoredAnswer], metric: str) -> Counter[str]:
+    out: Counter[str] = Counter()
     for r in rows:
-        if r["status"] != "ok":
+        if r.status != "ok":
             continue
         for name in ("closed_accuracy", metric):
-            m = r["metrics"].get(name)
+            m = r.metrics.get(name)
             if m:
-                out[m["status"]] += 1
+                out[m.status] += 1
     return out
 
 
-def retrieval_summary(cfg: RunConfig, rows: list[dict[str, Any]]) -> dict[str, float | None]:
+def _hits(rows: Sequence[StoredAnswer]) -> dict[str, list[float]]:
+    """Per model, the retrieval hit of each answered item that has one."""
     hits: dict[str, list[float]] = defaultdict(list)
     for r in rows:
-        m = r.get("metrics", {}).get("retrieval_hit")
-        if r["status"] == "ok" and m and m["value"] is not None:
-            hits[r["model"]].append(m["value"])
+        m = r.metrics.get("retrieval_hit")
+        if r.status == "ok" and m and m.value is not None:
+            hits[r.model].append(m.value)
+    return hits
+
+
+def retrieval_summary(cfg: RunConfig, rows: Sequence[StoredAnswer]) -> dict[str, float | None]:
+    hits = _hits(rows)
     return {m: stats.mean_ci(hits[m])["mean"] if hits.get(m) else None for m in cfg.models}
 
 
-def retrieval_detail(cfg: RunConfig, rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    hits: dict[str, list[float]] = defaultdict(list)
-    for r in rows:
-        m = r.get("metrics", {}).get("retrieval_hit")
-        if r["status"] == "ok" and m and m["value"] is not None:
-            hits[r["model"]].append(m["value"])
+def retrieval_detail(cfg: RunConfig, rows: Sequence[StoredAnswer]) -> dict[str, dict[str, Any]]:
+    hits = _hits(rows)
     return {m: stats.mean_ci(hits[m]) for m in cfg.models if hits.get(m)}
 
 
@@ -165,14 +167,14 @@ def majority(items: Sequence[Item]) -> dict[str, Any] | None:
     return stats.majority_baseline(truths) if truths else None
 
 
-def comparable_items(items: Sequence[Item], cfg: RunConfig, rows: list[dict[str, Any]]) -> list[str]:
+def comparable_items(items: Sequence[Item], cfg: RunConfig, rows: Sequence[StoredAnswer]) -> list[str]:
     """Items with a scored answer in every requested (model, mode) cell: the only ones comparisons use."""
     qtype = {it.id: it.question_type for it in items}
     metric = headline_metric(cfg.judge)
     have: dict[str, set[tuple[str, str]]] = defaultdict(set)
     for r in rows:
-        if r["status"] == "ok" and headline(r, qtype.get(r["item_id"]), metric)[0] is not None:
-            have[r["item_id"]].add((r["model"], r["mode"]))
+        if r.status == "ok" and headline(r, qtype.get(r.item_id), metric)[0] is not None:
+            have[r.item_id].add((r.model, r.mode))
     need = {(m, mo) for m in cfg.models for mo in cfg.modes}
     return [it.id for it in items if need <= have[it.id]]
 
@@ -187,12 +189,12 @@ class Comparison:
     reasons: dict[str, int] = field(default_factory=dict)
 
 
-def comparison_info(items: Sequence[Item], cfg: RunConfig, rows: list[dict[str, Any]]) -> Comparison:
+def comparison_info(items: Sequence[Item], cfg: RunConfig, rows: Sequence[StoredAnswer]) -> Comparison:
     common = set(comparable_items(items, cfg, rows))
     no_doc = set(cfg.no_doc_items) if any(m in ("pdf", "rag") for m in cfg.modes) else set()
     left = [it.id for it in items if it.id not in common]
-    quotes_only = {r["item_id"] for r in rows if r["status"] == "ok"
-                   and (r.get("metrics", {}).get("closed_accuracy") or {}).get("status") == "no_verdict"}
+    quotes_only = {r.item_id for r in rows if r.status == "ok"
+                   and (m := r.metrics.get("closed_accuracy")) is not None and m.status == "no_verdict"}
     reasons = Counter("document not indexed, so no pdf/rag answer" if i in no_doc
                       else "a model gave no verdict (quotes only), so nothing to compare" if i in quotes_only
                       else "not scored in every cell (answer failed, judge failed, or not run yet)" for i in left)
@@ -216,20 +218,21 @@ def answers_frame(run_id: str, engine: Engine | None = None) -> pd.DataFrame:
     by_id = {it.id: it for it in items}
     out = []
     for r in rows:
-        it = by_id.get(r["item_id"])
+        it = by_id.get(r.item_id)
         qtype = it.question_type if it else None
         v, st = headline(r, qtype, metric)
-        out.append(r | {"question_type": qtype, "kind": _kind(qtype), "position": (it.position if it else None) or "unknown",
+        out.append(r.as_dict() | {"question_type": qtype, "kind": _kind(qtype), "position": (it.position if it else None) or "unknown",
                         "question": it.question if it else "", "expected": it.answer if it else "",
                         "gold_context": it.context if it else "", "page_number": it.page_number if it else None,
-                        "score": v, "score_status": st if r["status"] == "ok" else "failed",
-                        **_support_columns(r["metrics"])})
+                        "score": v, "score_status": st if r.status == "ok" else "failed",
+                        **_support_columns(r.metrics)})
     return pd.DataFrame(out)
 
 
-def _support_columns(metrics: dict[str, Any]) -> dict[str, Any]:
+def _support_columns(metrics: dict[str, MetricScore]) -> dict[str, Any]:
     """The offline support check of an answer as export columns: its verdict, summary and each sentence's mark."""
-    d = (metrics.get("faithfulness_offline") or {}).get("details") or {}
+    m = metrics.get("faithfulness_offline")
+    d = (m.details if m else None) or {}
     return {"support_verdict": d.get("verdict", ""), "support_summary": d.get("summary", ""),
             "support_marks": marks_line(read_marks(d.get("marks")))}
 

@@ -23,7 +23,15 @@ from lib.core.progress import CountProgressFn
 from lib.core.redaction import redact
 from lib.evaluation.benchmark import report
 from lib.evaluation.benchmark.dataset import Item
-from lib.evaluation.benchmark.runs import RunConfig, answers, create_run, load_run, save_config, select_items
+from lib.evaluation.benchmark.runs import (
+    RunConfig,
+    StoredAnswer,
+    answers,
+    create_run,
+    load_run,
+    save_config,
+    select_items,
+)
 from lib.evaluation.benchmark.scoring import Scorer, headline_metric, judge_templates
 from lib.models import prompts, registry
 from lib.models.base import Provider
@@ -380,8 +388,18 @@ def _embed_fn(services: Corpus | None) -> Callable[[Sequence[str]], np.ndarray]:
     return get_exact_embedder(_embed_model(services)).embed
 
 
+@dataclass(frozen=True)
+class Rescored:
+    """What one ``rescore`` call did: how many stored answers it scored again."""
+
+    rescored: int
+
+    def as_dict(self) -> dict[str, int]:
+        return {"rescored": self.rescored}
+
+
 def rescore(run_id: str, judge: Provider | str | None = None, *, engine: Engine | None = None, services: Corpus | None = None, only_retry: bool = False,
-            scorer: Scorer | None = None, progress: CountProgressFn | None = None) -> dict[str, int]:
+            scorer: Scorer | None = None, progress: CountProgressFn | None = None) -> Rescored:
     """Score a run's stored answers again without generating them again: all of them (another judge, a fixed
     parser), or with ``only_retry`` just those whose judge failed, had no statements, or lack a metric.
     ``judge`` is a model (or id); passing one makes it the run's judge and records that in its manifest."""
@@ -415,38 +433,37 @@ def rescore(run_id: str, judge: Provider | str | None = None, *, engine: Engine 
     by_id = {it.id: it for it in items}
     todo = []
     for r in answers(run_id, engine):
-        if r["status"] != "ok" or r["item_id"] not in by_id:
+        if r.status != "ok" or r.item_id not in by_id:
             continue
-        it = by_id[r["item_id"]]
-        if only_retry and not scorer.needs_rescore(it, r["mode"], r["metrics"]):
+        it = by_id[r.item_id]
+        if only_retry and not scorer.needs_rescore(it, r.mode, r.metrics):
             continue
         todo.append((it, r))
-    counts = {"rescored": 0}
-
+    done = [0]  # answers scored again, counted under the lock
     lock = threading.Lock()
 
-    def work(it: Item, r: dict[str, Any]) -> str:
+    def work(it: Item, r: StoredAnswer) -> str:
         # A verdict the model gave in structured form (or by likelihood) stands; one read from text is read again,
         # so a fixed parser takes effect.
-        verdict = r["verdict"] if r.get("verdict_source") in ("structured", "likelihood", "heuristic") else None
-        results = scorer.score(it, r["mode"], r["answer"], verdict, r["contexts"])
+        verdict = r.verdict if r.verdict_source in ("structured", "likelihood", "heuristic") else None
+        results = scorer.score(it, r.mode, r.answer, verdict, r.contexts)
         with engine.begin() as c:
-            _write_scores(c, run_id, it, r["model"], r["mode"], results)
+            _write_scores(c, run_id, it, r.model, r.mode, results)
             if it.question_type == "closed" and verdict is None and results:
                 new_verdict = results[0].details.get("verdict")
-                c.execute(update(t).where(t.c.run_id == run_id, t.c.item_id == it.id, t.c.model == r["model"],
-                                          t.c.mode == r["mode"]).values(verdict=new_verdict, verdict_source="text"))
+                c.execute(update(t).where(t.c.run_id == run_id, t.c.item_id == it.id, t.c.model == r.model,
+                                          t.c.mode == r.mode).values(verdict=new_verdict, verdict_source="text"))
         with lock:
-            counts["rescored"] += 1
-        return progress_line(r['model'], r['mode'], it.question)
+            done[0] += 1
+        return progress_line(r.model, r.mode, it.question)
 
     run_tasks(work, todo, 4 if (judge is None or judge.concurrent) else 1, progress, threading.Event())
-    if made_with and counts["rescored"] == len(todo):  # only once every answer has its new scores
+    if made_with and done[0] == len(todo):  # only once every answer has its new scores
         m = manifest.load(run_id, engine) or Manifest("bench")
         m.semantic_embedder = semantic
         m.rescored.append({"semantic_embedder": semantic, "at": time.strftime("%Y-%m-%d %H:%M:%S")})
         manifest.save(run_id, "bench", m, engine)
-    return counts
+    return Rescored(done[0])
 
 
 def summarize(run_id: str, engine: Engine | None = None) -> RunSummary:
@@ -459,8 +476,8 @@ def summarize(run_id: str, engine: Engine | None = None) -> RunSummary:
     cells = report.cell_scores(items, cfg, rows)
     statuses = report.status_counts(rows, metric)
     return RunSummary(
-        run_id=run_id, n_items=len(items), answers=sum(1 for r in rows if r["status"] == "ok"),
-        failures=sum(1 for r in rows if r["status"] == "failed"), skipped_no_doc=0, scores=cells,
+        run_id=run_id, n_items=len(items), answers=sum(1 for r in rows if r.status == "ok"),
+        failures=sum(1 for r in rows if r.status == "failed"), skipped_no_doc=0, scores=cells,
         retrieval_hit_at_k=report.retrieval_summary(cfg, rows),
         judge=cfg.judge or "none: token-F1 proxy (offline, not RAGAS)", metric=metric,
         judge_failures=statuses["judge_failed"], no_statements=statuses["no_statements"],

@@ -7,7 +7,7 @@ import random
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from sqlalchemy import func, insert, select, update
@@ -81,34 +81,86 @@ def save_config(run_id: str, cfg: RunConfig, engine: Engine) -> None:
                   .values(config=json.dumps(cfg.as_dict())))
 
 
-def list_runs(engine: Engine | None = None) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class StoredRun:
+    """A stored run as listed: its id, when it was started, its configuration, and how many items have an answer."""
+
+    run_id: str
+    created_at: str
+    config: RunConfig
+    n_items: int
+
+
+@dataclass(frozen=True)
+class MetricScore:
+    """One metric's stored score of one answer: the value (None when it gave none), why (``status``: ok, or e.g.
+    judge_failed, no_statements, no_verdict), which scorer made it (``offline`` or the judge's id) and its details."""
+
+    value: float | None
+    status: str
+    scorer: str
+    details: JSONObject = field(default_factory=dict)
+
+    def as_dict(self) -> JSONObject:
+        return {"value": self.value, "status": self.status, "scorer": self.scorer, "details": self.details}
+
+
+@dataclass(frozen=True)
+class StoredAnswer:
+    """One stored answer of a run (a model, a context mode, an item), with the sources it was given (``contexts``)
+    and its metric scores by name."""
+
+    id: int
+    run_id: str
+    item_id: str
+    model: str
+    mode: str
+    status: str  # ok | failed
+    answer: str | None
+    verdict: str | None
+    error: str | None
+    contexts: list[JSONObject]
+    truncated: int | None
+    kept_fraction: float | None
+    tokens_in: int | None
+    tokens_out: int | None
+    seconds: float | None
+    verdict_source: str | None  # structured | likelihood | heuristic | text
+    created_at: str
+    metrics: dict[str, MetricScore]
+
+    def as_dict(self) -> JSONObject:
+        """The answer as plain values (the metrics as their dicts): a table row or an export."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "metrics"} | {
+            "metrics": {k: m.as_dict() for k, m in self.metrics.items()}}
+
+
+_ANSWER_COLUMNS = ("id", "run_id", "item_id", "model", "mode", "status", "answer", "verdict", "error", "truncated",
+                   "kept_fraction", "tokens_in", "tokens_out", "seconds", "verdict_source")
+
+
+def list_runs(engine: Engine | None = None) -> list[StoredRun]:
     engine = engine or get_engine()
     t = tables.bench_runs
     a = tables.bench_answers
     with engine.connect() as c:
         rows = c.execute(select(t.c.run_id, t.c.created_at, t.c.config).order_by(t.c.created_at.desc())).fetchall()
         answered: dict[str, int] = dict(c.execute(select(a.c.run_id, func.count(func.distinct(a.c.item_id))).group_by(a.c.run_id)).all())
-    return [{"run_id": r.run_id, "created_at": str(r.created_at), "config": json.loads(r.config),
-             "n_items": int(answered.get(r.run_id, 0))} for r in rows]
+    return [StoredRun(r.run_id, str(r.created_at), RunConfig(**json.loads(r.config)), int(answered.get(r.run_id, 0)))
+            for r in rows]
 
 
-def answers(run_id: str, engine: Engine | None = None) -> list[dict[str, Any]]:
-    """Stored answers, each with its metric rows under ``metrics`` ({name: {value, status, scorer, details}})."""
+def answers(run_id: str, engine: Engine | None = None) -> list[StoredAnswer]:
+    """A run's stored answers in the order they were stored, each with its metric scores."""
     engine = engine or get_engine()
     t, s = tables.bench_answers, tables.bench_scores
     with engine.connect() as c:
         rows = c.execute(select(t).where(t.c.run_id == run_id).order_by(t.c.id)).mappings().all()
         scores = c.execute(select(s).where(s.c.run_id == run_id)).mappings().all()
-    by_key: dict[tuple, dict[str, Any]] = {}
+    by_key: dict[tuple[str, str, str], dict[str, MetricScore]] = {}
     for r in scores:
-        by_key.setdefault((r["item_id"], r["model"], r["mode"]), {})[r["metric"]] = {
-            "value": r["value"], "status": r["status"], "scorer": r["scorer"],
-            "details": json.loads(r["details"] or "{}")}
-    out = []
-    for r in rows:
-        d = {k: v for k, v in dict(r).items() if k not in ("score", "score_parts", "score_status", "retrieval_hit")}
-        d["contexts"] = json.loads(d["contexts"] or "[]")
-        d["created_at"] = str(d["created_at"])
-        d["metrics"] = by_key.get((r["item_id"], r["model"], r["mode"]), {})
-        out.append(d)
-    return out
+        by_key.setdefault((r["item_id"], r["model"], r["mode"]), {})[r["metric"]] = MetricScore(
+            r["value"], r["status"], r["scorer"], json.loads(r["details"] or "{}"))
+    return [StoredAnswer(**{k: r[k] for k in _ANSWER_COLUMNS}, contexts=json.loads(r["contexts"] or "[]"),
+                         created_at=str(r["created_at"]), metrics=by_key.get((r["item_id"], r["model"], r["mode"]), {}))
+            for r in rows]

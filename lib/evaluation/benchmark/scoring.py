@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # for the checker only
 
     from lib.documents.pdf import Page
     from lib.evaluation.benchmark.dataset import Item
+    from lib.evaluation.benchmark.runs import MetricScore
 
 METRIC_LABELS = {
     "closed_accuracy": "Closed accuracy",
@@ -111,12 +112,12 @@ class Scorer:
         s = self.sample(item, answer, verdict, sources, mode)
         return [checked_score(m, s) for m in self.applicable(s, mode)]
 
-    def needs_rescore(self, item: Item, mode: str, stored: Mapping[str, Mapping[str, Any]]) -> bool:
+    def needs_rescore(self, item: Item, mode: str, stored: Mapping[str, MetricScore]) -> bool:
         """A metric missing, or a judge's score that failed or found no statements (retried on resume; the
         offline metrics are deterministic, so scoring them again would change nothing)."""
         s = self.sample(item, "", None, [], mode)
         for m in self.applicable(s, mode):
             row = stored.get(m.name)
-            if row is None or (row.get("status") in RETRY_STATUSES and row.get("scorer", "offline") != "offline"):
+            if row is None or (row.status in RETRY_STATUSES and row.scorer != "offline"):
                 return True
         return False
