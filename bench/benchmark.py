@@ -61,7 +61,7 @@ def main() -> None:
                   f"{oc:>6} {ci(cell['open_correctness_ci95']):>14} {cell['n_open']:>3}")
         mb = s.majority_baseline
         if mb:
-            print(f"  majority baseline (always '{mb['answer']}'): {mb['accuracy']:.2f} {ci(mb['ci95'])} n={mb['n']}")
+            print(f"  majority baseline (always '{mb.answer}'): {mb.accuracy:.2f} {ci(mb.ci95)} n={mb.n}")
         print(f"  retrieval hit@3 (RAG): {s.retrieval_hit_at_k[mid]}; comparison: {asdict(s.comparison)}")
         df = report.answers_frame(s.run_id)
         stored_items, cfg = load_run(s.run_id)

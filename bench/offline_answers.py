@@ -119,7 +119,7 @@ def main() -> None:
             acc = [_value(r, "closed_accuracy") for r in closed]
             scores = [_value(r, "answer_correctness", "token_f1_proxy") for r in opened]
             ci = stats.mean_ci(scores)
-            mean, (lo, hi) = (ci["mean"], ci["ci95"]) if scores else (float("nan"), (float("nan"),) * 2)
+            mean, (lo, hi) = (ci.mean, ci.ci95) if scores else (float("nan"), (float("nan"),) * 2)
             words = sum(len((r.answer or "").split()) for r in ok) / max(1, len(ok))
             secs = sum(r.seconds or 0 for r in ok) / max(1, len(ok))
             n_loop = sum(loops(r.answer) for r in ok)

@@ -72,8 +72,8 @@ def evaluate(search, questions: list[tuple[str, str]]) -> dict:
             per_passage[gold][k].append(v)
     out = {}
     for k in KS:
-        q = mean_ci(per_q[k])
-        p = mean_ci([float(sum(v[k]) / len(v[k]) >= 0.5) for v in per_passage.values()])
+        q = mean_ci(per_q[k]).as_dict()  # the report's JSON
+        p = mean_ci([float(sum(v[k]) / len(v[k]) >= 0.5) for v in per_passage.values()]).as_dict()
         out[f"hit@{k}"] = {"per_question": q, "per_passage": p}
     return out
 
@@ -262,7 +262,7 @@ def main() -> None:
             r = evaluate(lambda q, f=fn, d=right: [h.chunk.text if h.doc_id == d else "" for h in f(q)], qs)
             row[label] = r["hit@3"]["per_question"]
         for m in (1, 2):
-            row[f"stage1_recall_top{m}"] = mean_ci([float(right in first.documents(q, m)) for q, _ in qs])
+            row[f"stage1_recall_top{m}"] = mean_ci([float(right in first.documents(q, m)) for q, _ in qs]).as_dict()
         report[f"collection_sets/{name}"] = {"n_questions": len(qs), **row}
         print(f"  {name[:40]:40} n={len(qs):3}  " + "  ".join(
             f"{k} {v['mean']:.3f} [{v['ci95'][0]:.2f},{v['ci95'][1]:.2f}]" for k, v in row.items()))

@@ -166,7 +166,7 @@ def _charts(res: benchmark.RunResults, label_of: Callable[[str], str], model_nam
         st.altair_chart(charts.position_lines(res.position, model_name))
     if res.hits:
         st.markdown("**Retrieval hit@k** (RAG answers whose chunks contain the gold passage): " + "; ".join(
-            f"{label_of(mo)} {h['mean']:.0%} (95% {charts.ci_text(*h['ci95'])}, n = {h['n']})"
+            f"{label_of(mo)} {h.mean:.0%} (95% {charts.ci_text(*h.ci95)}, n = {h.n})"
             for mo, h in res.hits.items()))
 
 

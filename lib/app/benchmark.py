@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from lib.core import csv_safe
 from lib.core.json_types import JSON
-from lib.core.stats import MIN_N
+from lib.core.stats import MIN_N, Majority, MeanCI
 from lib.evaluation.benchmark import (
     Rescored,
     RunConfig,
@@ -124,8 +124,8 @@ class RunResults:
     tally: PairedTally
     type_mode: pd.DataFrame
     position: pd.DataFrame
-    hits: dict[str, dict[str, Any]]  # retrieval hit@k per RAG model
-    majority: dict[str, Any] | None  # the majority-answer baseline on the common closed items
+    hits: dict[str, MeanCI]  # retrieval hit@k per RAG model
+    majority: Majority | None  # the majority-answer baseline on the common closed items
 
     @property
     def proxy(self) -> bool:

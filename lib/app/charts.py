@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from lib.core.stats.bradley_terry import PositionBias, Ratings, left_share_ci, too_few_votes
-from lib.core.stats.inference import MIN_N
+from lib.core.stats.inference import MIN_N, Majority
 from lib.qa.contexts import MODE_LABELS, MODES
 
 if TYPE_CHECKING:
@@ -89,12 +89,12 @@ def reference_free_table(frame: pd.DataFrame, label: Label) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def majority_row(mb: dict) -> pd.DataFrame:
+def majority_row(mb: Majority) -> pd.DataFrame:
     """The majority baseline as a row of the closed-accuracy table."""
     import pandas as pd  # heavy: imported on first use, off start-up
 
-    return pd.DataFrame([{"model": f"Majority baseline (always '{mb['answer']}')", "mode": "—",
-                          "score": f"{mb['accuracy']:.2f}", "95% interval": ci_text(*mb["ci95"]), "n": mb["n"],
+    return pd.DataFrame([{"model": f"Majority baseline (always '{mb.answer}')", "mode": "—",
+                          "score": f"{mb.accuracy:.2f}", "95% interval": ci_text(*(mb.ci95 or (None, None))), "n": mb.n,
                           "note": "answers the more common gold answer"}])
 
 

@@ -4,6 +4,7 @@ from dataclasses import replace
 import pandas as pd
 
 from lib.app import charts
+from lib.core.stats import Majority
 from lib.evaluation import exam as ee
 
 
@@ -20,7 +21,7 @@ def test_score_table_keeps_n_interval_and_small_sample_note():
     assert t["model"].tolist() == ["LOCAL/A", "LOCAL/B"] and t["mode"].tolist() == ["Retrieved passages (RAG)", "Gold passage"]
     assert t["95% interval"].tolist() == ["0.60–0.95", "0.20–0.80"] and t["n"].tolist() == [12, 3]
     assert t["note"].tolist() == ["", charts.SMALL]
-    mb = charts.majority_row({"answer": "yes", "accuracy": 0.75, "ci95": (0.5, 0.9), "n": 12})
+    mb = charts.majority_row(Majority(answer="yes", accuracy=0.75, n=12, ci95=[0.5, 0.9]))
     assert mb.iloc[0]["model"] == "Majority baseline (always 'yes')" and mb.iloc[0]["n"] == 12
 
 

@@ -30,9 +30,21 @@ from lib.core.stats.bradley_terry import (
     too_few_votes,
     win_matrix,
 )
-from lib.core.stats.inference import MIN_N, mcnemar_test, mean_ci, paired_bootstrap, small_sample, wilson_interval
+from lib.core.stats.inference import (
+    MIN_N,
+    Binomial,
+    Majority,
+    McNemar,
+    MeanCI,
+    PairedBootstrap,
+    mcnemar_test,
+    mean_ci,
+    paired_bootstrap,
+    small_sample,
+    wilson_interval,
+)
 
-__all__ = ["ELO_SCALE", "MIN_N", "MIN_VOTES", "VOTES", "CohenPair", "Label", "LabelAgreement", "PairAgreement",
+__all__ = ["ELO_SCALE", "MIN_N", "MIN_VOTES", "VOTES", "Binomial", "CohenPair", "Label", "LabelAgreement", "Majority", "McNemar", "MeanCI", "PairAgreement", "PairedBootstrap",
            "PositionBias", "Rating", "Ratings", "TwoRaters", "Vote", "agreement_report", "alpha_band", "cli_report",
            "cohen_pairs", "fleiss", "kappa_band", "kripp_alpha", "left_share_ci", "mcnemar_test", "mean_ci",
            "pair_agreement", "paired_bootstrap", "percent_agreement", "ratings", "small_sample", "too_few_votes",

@@ -258,7 +258,7 @@ def pair_agreement(cells: dict[tuple[str, str], str]) -> PairAgreement:
     for pk in shared:
         combos = list(itertools.combinations(by_pair[pk], 2))
         shares.append(sum(a == b for a, b in combos) / len(combos))
-    ci = mean_ci(shares)["ci95"] if len(shares) >= 2 else None  # one pair: no interval to speak of
+    ci = mean_ci(shares).ci95 if len(shares) >= 2 else None  # one pair: no interval to speak of
     percent = percent_agreement(shared, raters, sub) if shared else None
     return PairAgreement(len(shared), len(raters), len(sub), None if percent is None else round(100 * percent, 1),
                          None if ci is None else [round(100 * ci[0], 1), round(100 * ci[1], 1)],

@@ -219,8 +219,8 @@ def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> Rating
                           [None, None] if i in open_end else [round(float(lo[i]), 4), round(float(hi[i]), 4)],
                           int(counts[i]))
                 for m, i in index.items()},
-        position_bias=PositionBias(None if bias["share"] is None else round(bias["share"], 4),
-                                   round(float(bias["p_value"]), 6), int(decisive.sum())),
+        position_bias=PositionBias(None if bias.share is None else round(bias.share, 4),
+                                   round(float(bias.p_value), 6), int(decisive.sum())),
         n_votes=len(votes), ties=int((outcome == 2).sum()), both_bad=sum(1 for v in votes if v.vote == "both_bad"),
         unbounded={m: open_end[i] for m, i in index.items() if i in open_end},
         centred_on=[models[i] for i in core] if open_end else models,

@@ -2,8 +2,8 @@
 
 Every function here is pure and reproducible: randomness comes only from
 ``numpy.random.default_rng(seed)``, so the same inputs and seed give the same answer.
-Results are plain Python types that serialise to JSON as they are: floats rounded to
-4 places, intervals as two-element lists, ``None`` where a value is undefined (no data).
+Results are frozen dataclasses of plain Python values (``as_dict()`` gives their JSON): floats
+rounded to 4 places, intervals as two-element lists, ``None`` where a value is undefined (no data).
 
 The numerical work is done by maintained library code rather than hand-written loops:
 
@@ -17,6 +17,7 @@ one item, all values equal), input checks, and the studio's return shapes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
 from typing import Any, SupportsFloat, cast
 
 import numpy as np
@@ -32,6 +33,72 @@ MCNEMAR_EXACT_BELOW = 25
 
 # Above this many resampled values held at once, the bootstrap runs in batches.
 _MAX_BOOTSTRAP_CELLS = 5_000_000
+
+
+class _Result:
+    """A statistic's result as its JSON object (for the command line's output and stored summaries)."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(cast(Any, self))
+
+
+@dataclass(frozen=True)
+class MeanCI(_Result):
+    """A mean with its 95% interval (``ci95``, whatever the level: tables read one name) and its n; ``mean`` and
+    ``ci95`` are None with no values."""
+
+    mean: float | None
+    ci95: list[float] | None
+    n: int
+
+
+@dataclass(frozen=True)
+class PairedBootstrap(_Result):
+    """Two score lists over the same items: their means, the mean difference ``diff`` (a − b) with its interval,
+    the bootstrap p-value, and whether the interval holds 0 (``within_noise``)."""
+
+    n: int
+    mean_a: float | None
+    mean_b: float | None
+    diff: float | None
+    ci95: list[float] | None
+    p_value: float | None
+    within_noise: bool
+
+
+@dataclass(frozen=True)
+class McNemar(_Result):
+    """McNemar's test of two systems' paired right/wrong outcomes: accuracies, the discordant counts ``b`` (a right,
+    b wrong) and ``c`` (a wrong, b right), the statistic, p-value, method (exact or chi2) and ``within_noise``."""
+
+    n: int
+    acc_a: float | None
+    acc_b: float | None
+    b: int
+    c: int
+    statistic: float
+    p_value: float
+    method: str
+    within_noise: bool
+
+
+@dataclass(frozen=True)
+class Majority(_Result):
+    """The majority baseline of closed questions: the answer it always gives, its accuracy with interval, n."""
+
+    answer: str | None
+    accuracy: float | None
+    n: int
+    ci95: list[float] | None
+
+
+@dataclass(frozen=True)
+class Binomial(_Result):
+    """A two-sided exact binomial test: n, the observed share (None with n = 0) and the p-value."""
+
+    n: int
+    share: float | None
+    p_value: float
 
 
 def small_sample(n: int | None) -> bool:
@@ -82,7 +149,7 @@ def _bootstrap_mean(arr: np.ndarray, *, seed: int, n_resamples: int, level: floa
 
 
 def mean_ci(values: Iterable[float], *, seed: int = 0, n_resamples: int = 2000,
-            level: float = 0.95) -> dict[str, Any]:
+            level: float = 0.95) -> MeanCI:
     """Mean of ``values`` with a percentile-bootstrap confidence interval.
 
     The values are per-item scores on a 0-1 scale (0/1 accuracies or correctness scores);
@@ -92,7 +159,7 @@ def mean_ci(values: Iterable[float], *, seed: int = 0, n_resamples: int = 2000,
     Uses ``scipy.stats.bootstrap(..., method="percentile", rng=default_rng(seed))``; the
     key is ``ci95`` whatever ``level`` is, so tables read one name.
 
-    Returns ``{"mean", "ci95": [lo, hi], "n"}``. Edge cases, which scipy does not handle
+    Returns a ``MeanCI`` (mean, ci95 = [lo, hi], n). Edge cases, which scipy does not handle
     (it warns or returns NaN on degenerate data): no values gives ``mean`` and ``ci95``
     ``None``; all-0 or all-1 outcomes get the Wilson score interval, e.g. 4 of 4 right → [0.51, 1.0] and one
     wrong answer → [0.0, 0.79] (not a zero-width interval that would look certain); one other value, or all
@@ -102,17 +169,17 @@ def mean_ci(values: Iterable[float], *, seed: int = 0, n_resamples: int = 2000,
     arr = _as_scores(values)
     n = int(arr.size)
     if n == 0:
-        return {"mean": None, "ci95": None, "n": 0}
+        return MeanCI(None, None, 0)
     m = float(arr.mean())
     if _constant(arr) and m in (0.0, 1.0):
         # All right or all wrong: a percentile bootstrap collapses to a point and would look certain. For 0/1
         # outcomes use the Wilson score interval instead, which is honest about small n.
         lo, hi = wilson_interval(int(arr.sum()), n, level)
-        return {"mean": _r(m), "ci95": [_r(max(0.0, lo)), _r(min(1.0, hi))], "n": n}
+        return MeanCI(_r(m), [_r(max(0.0, lo)), _r(min(1.0, hi))], n)
     if n == 1 or _constant(arr):
-        return {"mean": _r(m), "ci95": [_r(m), _r(m)], "n": n}
+        return MeanCI(_r(m), [_r(m), _r(m)], n)
     ci = _bootstrap_mean(arr, seed=seed, n_resamples=n_resamples, level=level).confidence_interval
-    return {"mean": _r(m), "ci95": [_r(ci.low), _r(ci.high)], "n": n}
+    return MeanCI(_r(m), [_r(ci.low), _r(ci.high)], n)
 
 
 def wilson_interval(successes: float, n: int, level: float = 0.95) -> tuple[float, float]:
@@ -125,14 +192,14 @@ def wilson_interval(successes: float, n: int, level: float = 0.95) -> tuple[floa
 
 
 def paired_bootstrap(a: Sequence[float], b: Sequence[float], *, seed: int = 0,
-                     n_resamples: int = 2000, level: float = 0.95) -> dict[str, Any]:
+                     n_resamples: int = 2000, level: float = 0.95) -> PairedBootstrap:
     """Compare two score lists over the same items (paired by position) by bootstrapping items.
 
     The per-item differences ``d = a - b`` are resampled with
     ``scipy.stats.bootstrap((d,), np.mean, method="percentile", rng=default_rng(seed))``;
     resampling items and taking the mean difference is the paired bootstrap.
 
-    Returns ``{"n", "mean_a", "mean_b", "diff", "ci95": [lo, hi], "p_value", "within_noise"}``:
+    Returns a ``PairedBootstrap`` (n, mean_a, mean_b, diff, ci95 = [lo, hi], p_value, within_noise):
 
     * ``diff`` is ``mean(a - b)``; ``ci95`` its percentile interval at ``level``.
     * ``p_value`` is two-sided: with ``B = n_resamples`` resampled mean differences, of
@@ -153,8 +220,7 @@ def paired_bootstrap(a: Sequence[float], b: Sequence[float], *, seed: int = 0,
         raise ValueError(f"paired scores need equal lengths, got {xa.size} and {xb.size}")
     n = int(xa.size)
     if n == 0:
-        return {"n": 0, "mean_a": None, "mean_b": None, "diff": None, "ci95": None,
-                "p_value": None, "within_noise": True}
+        return PairedBootstrap(0, None, None, None, None, None, True)
     d = xa - xb
     diff = float(d.mean())
     if n == 1 or _constant(d):
@@ -168,13 +234,10 @@ def paired_bootstrap(a: Sequence[float], b: Sequence[float], *, seed: int = 0,
         k_le, k_ge = int(np.sum(dist <= 0)), int(np.sum(dist >= 0))
     p = min(1.0, 2 * (min(k_le, k_ge) + 1) / (n_resamples + 1))
     ci = [_r(lo), _r(hi)]
-    return {
-        "n": n, "mean_a": _r(xa.mean()), "mean_b": _r(xb.mean()), "diff": _r(diff),
-        "ci95": ci, "p_value": _r(p), "within_noise": bool(ci[0] <= 0 <= ci[1]),
-    }
+    return PairedBootstrap(n, _r(xa.mean()), _r(xb.mean()), _r(diff), ci, _r(p), bool(ci[0] <= 0 <= ci[1]))
 
 
-def mcnemar_test(a_correct: Sequence[object], b_correct: Sequence[object]) -> dict[str, Any]:
+def mcnemar_test(a_correct: Sequence[object], b_correct: Sequence[object]) -> McNemar:
     """McNemar's test for two systems' paired right/wrong outcomes on the same items.
 
     The 2x2 table passed to statsmodels' ``mcnemar`` is
@@ -188,8 +251,8 @@ def mcnemar_test(a_correct: Sequence[object], b_correct: Sequence[object]) -> di
     continuity correction, and ``statistic`` is ``(|b - c| - 1)^2 / (b + c)``. ``method``
     says which (``"exact"`` or ``"chi2"``).
 
-    Returns ``{"n", "acc_a", "acc_b", "b", "c", "statistic", "p_value", "method",
-    "within_noise"}``; ``within_noise`` is ``p_value >= 0.05``. No discordant pairs
+    Returns a ``McNemar`` (n, acc_a, acc_b, b, c, statistic, p_value, method,
+    within_noise); ``within_noise`` is ``p_value >= 0.05``. No discordant pairs
     (including no items): ``statistic`` 0.0, ``p_value`` 1.0. Outcomes must be 0/1 or
     booleans; unequal lengths raise ``ValueError``.
     """
@@ -211,18 +274,12 @@ def mcnemar_test(a_correct: Sequence[object], b_correct: Sequence[object]) -> di
         res = _sm_mcnemar([[both, b], [c, neither]], exact=exact, correction=True)
         statistic, p = float(res.statistic), float(res.pvalue)
     p = min(1.0, p)
-    return {
-        "n": n,
-        "acc_a": _r(xa.mean()) if n else None,
-        "acc_b": _r(xb.mean()) if n else None,
-        "b": b, "c": c, "statistic": _r(statistic), "p_value": _r(p),
-        "method": "exact" if exact else "chi2",
-        "within_noise": bool(p >= NOISE_ALPHA),
-    }
+    return McNemar(n, _r(xa.mean()) if n else None, _r(xb.mean()) if n else None, b, c, _r(statistic), _r(p),
+                   "exact" if exact else "chi2", bool(p >= NOISE_ALPHA))
 
 
 def majority_baseline(truths: Iterable[str], *, seed: int = 0, n_resamples: int = 2000,
-                      level: float = 0.95) -> dict[str, Any]:
+                      level: float = 0.95) -> Majority:
     """Accuracy of always answering the more common gold answer to closed questions.
 
     ``truths`` are ``"yes"``/``"no"`` (any case, surrounding spaces ignored; anything else
@@ -230,7 +287,7 @@ def majority_baseline(truths: Iterable[str], *, seed: int = 0, n_resamples: int 
     ``"yes"``. ``ci95`` is :func:`mean_ci` of the 0/1 vector "baseline is right on this
     item", with the same ``seed``, ``n_resamples`` and ``level``.
 
-    Returns ``{"answer", "accuracy", "n", "ci95"}``; with no truths ``answer``,
+    Returns a ``Majority`` (answer, accuracy, n, ci95); with no truths ``answer``,
     ``accuracy`` and ``ci95`` are ``None``.
     """
     norm = [str(t).strip().lower() for t in truths]
@@ -239,21 +296,21 @@ def majority_baseline(truths: Iterable[str], *, seed: int = 0, n_resamples: int 
         raise ValueError(f"closed gold answers must be yes or no, got {bad[:5]}")
     n = len(norm)
     if n == 0:
-        return {"answer": None, "accuracy": None, "n": 0, "ci95": None}
+        return Majority(None, None, 0, None)
     n_yes = norm.count("yes")
     answer = "yes" if n_yes >= n - n_yes else "no"
     hits = [1.0 if t == answer else 0.0 for t in norm]
     ci = mean_ci(hits, seed=seed, n_resamples=n_resamples, level=level)
-    return {"answer": answer, "accuracy": ci["mean"], "n": n, "ci95": ci["ci95"]}
+    return Majority(answer, ci.mean, n, ci.ci95)
 
 
-def binomial_test(successes: int, n: int, p: float = 0.5) -> dict[str, Any]:
+def binomial_test(successes: int, n: int, p: float = 0.5) -> Binomial:
     """Two-sided exact binomial test of ``successes`` out of ``n`` against rate ``p``.
 
     Uses ``scipy.stats.binomtest(successes, n, p, alternative="two-sided")`` (e.g. how
     often the first-shown option wins, against 0.5, for position bias).
 
-    Returns ``{"n", "share", "p_value"}``; with ``n == 0`` ``share`` is ``None`` and
+    Returns a ``Binomial`` (n, share, p_value); with ``n == 0`` ``share`` is ``None`` and
     ``p_value`` 1.0. Counts outside ``0 <= successes <= n`` raise ``ValueError``.
     """
     from scipy import stats as _sps  # heavy: imported on first use, off start-up
@@ -264,6 +321,6 @@ def binomial_test(successes: int, n: int, p: float = 0.5) -> dict[str, Any]:
     if not 0 <= p <= 1:
         raise ValueError(f"p must be between 0 and 1, got {p!r}")
     if n == 0:
-        return {"n": 0, "share": None, "p_value": 1.0}
+        return Binomial(0, None, 1.0)
     res = _sps.binomtest(successes, n, p, alternative="two-sided")
-    return {"n": n, "share": _r(successes / n), "p_value": _r(res.pvalue)}
+    return Binomial(n, _r(successes / n), _r(res.pvalue))

@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy.engine import Engine
 
@@ -88,9 +88,9 @@ def cell_scores(items: Sequence[Item], cfg: RunConfig, rows: Sequence[StoredAnsw
             cl, op = stats.mean_ci(vals[(model, mode, "closed")]), stats.mean_ci(vals[(model, mode, "open")])
             c = counts[(model, mode)]
             out[model][mode] = {
-                "closed_accuracy": cl["mean"], "closed_accuracy_ci95": cl["ci95"], "n_closed": cl["n"],
-                "open_correctness": op["mean"], "open_correctness_ci95": op["ci95"], "n_open": op["n"],
-                "metric": public_metric_name(metric), "correctness": op["mean"], "n": cl["n"] + op["n"],
+                "closed_accuracy": cl.mean, "closed_accuracy_ci95": cl.ci95, "n_closed": cl.n,
+                "open_correctness": op.mean, "open_correctness_ci95": op.ci95, "n_open": op.n,
+                "metric": public_metric_name(metric), "correctness": op.mean, "n": cl.n + op.n,
                 "answers": c["answers"], "failures": c["failures"], "judge_failures": c["judge_failed"],
                 "no_statements": c["no_statements"], "unclear": c["unclear"], "no_verdict": c["no_verdict"],
             }
@@ -124,7 +124,7 @@ def reference_free_cells(cfg: RunConfig, rows: Sequence[StoredAnswer]) -> dict[s
                 key = (model, mode, name)
                 if key in vals or key in missing:
                     ci = stats.mean_ci(vals[key])
-                    cell[name] = {"mean": ci["mean"], "ci95": ci["ci95"], "n": ci["n"], "not_scored": dict(missing[key])}
+                    cell[name] = ci.as_dict() | {"not_scored": dict(missing[key])}
             out[model][mode] = cell
     return out
 
@@ -153,15 +153,15 @@ def _hits(rows: Sequence[StoredAnswer]) -> dict[str, list[float]]:
 
 def retrieval_summary(cfg: RunConfig, rows: Sequence[StoredAnswer]) -> dict[str, float | None]:
     hits = _hits(rows)
-    return {m: stats.mean_ci(hits[m])["mean"] if hits.get(m) else None for m in cfg.models}
+    return {m: stats.mean_ci(hits[m]).mean if hits.get(m) else None for m in cfg.models}
 
 
-def retrieval_detail(cfg: RunConfig, rows: Sequence[StoredAnswer]) -> dict[str, dict[str, Any]]:
+def retrieval_detail(cfg: RunConfig, rows: Sequence[StoredAnswer]) -> dict[str, stats.MeanCI]:
     hits = _hits(rows)
     return {m: stats.mean_ci(hits[m]) for m in cfg.models if hits.get(m)}
 
 
-def majority(items: Sequence[Item]) -> dict[str, Any] | None:
+def majority(items: Sequence[Item]) -> stats.Majority | None:
     truths = [it.answer.strip().lower() for it in items if it.question_type == "closed"
               and it.answer.strip().lower() in ("yes", "no")]
     return stats.majority_baseline(truths) if truths else None
@@ -246,8 +246,8 @@ def _summarise(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     for key, g in s.groupby(keys):
         ci = stats.mean_ci(g["score"].astype(float).tolist())
         rows.append(dict(zip(keys, key if isinstance(key, tuple) else (key,), strict=True))
-                    | {"score": ci["mean"], "ci_low": ci["ci95"][0], "ci_high": ci["ci95"][1], "n": ci["n"],
-                       "small": stats.small_sample(ci["n"])})
+                    | {"score": ci.mean, "ci_low": ci.ci95[0] if ci.ci95 else None,
+                       "ci_high": ci.ci95[1] if ci.ci95 else None, "n": ci.n, "small": stats.small_sample(ci.n)})
     return pd.DataFrame(rows, columns=[*keys, "score", "ci_low", "ci_high", "n", "small"])
 
 
@@ -270,10 +270,10 @@ def reference_free_frame(df: pd.DataFrame, common: Sequence[str], metrics: Seque
             if not got:
                 continue
             ci = stats.mean_ci([x["value"] for x in got if x["value"] is not None])
-            lo, hi = ci["ci95"] or (None, None)  # no value in the cell: no interval either
+            lo, hi = ci.ci95 or (None, None)  # no value in the cell: no interval either
             failed = sum(x["value"] is None and x["status"] == "judge_failed" for x in got)
-            out.append({"model": model, "mode": mode, "metric": name, "score": ci["mean"], "ci_low": lo,
-                        "ci_high": hi, "n": ci["n"], "small": stats.small_sample(ci["n"]), "judge_failed": failed,
+            out.append({"model": model, "mode": mode, "metric": name, "score": ci.mean, "ci_low": lo,
+                        "ci_high": hi, "n": ci.n, "small": stats.small_sample(ci.n), "judge_failed": failed,
                         "not_scored": sum(x["value"] is None for x in got) - failed})
     return pd.DataFrame(out, columns=cols)
 
@@ -335,15 +335,17 @@ def paired_tests(df: pd.DataFrame, common: Sequence[str], models: Sequence[str],
             if both.empty:
                 continue
             a, b = both[left].tolist(), both[right].tolist()
+            t: stats.McNemar | stats.PairedBootstrap
             if kind == "closed":
                 t = stats.mcnemar_test([int(x) for x in a], [int(x) for x in b])
-                diff, test = (t["acc_a"] or 0) - (t["acc_b"] or 0), "McNemar (exact)" if t["method"] == "exact" else "McNemar"
+                diff, test = (t.acc_a or 0) - (t.acc_b or 0), "McNemar (exact)" if t.method == "exact" else "McNemar"
                 ci = None
             else:
                 t = stats.paired_bootstrap(a, b)
-                diff, test, ci = t["diff"], "paired bootstrap", t["ci95"]
-            out.append(PairedTest(kind, left, right, test, int(t["n"]), round(diff, 4), t["p_value"],
-                                  bool(t["within_noise"]), None if ci is None else (ci[0], ci[1])))
+                diff, test, ci = t.diff or 0.0, "paired bootstrap", t.ci95  # both lists hold items: never None
+            p = cast(float, t.p_value)  # never None: both lists hold items
+            out.append(PairedTest(kind, left, right, test, t.n, round(diff, 4), p, t.within_noise,
+                                  None if ci is None else (ci[0], ci[1])))
     return holm(out)
 
 

@@ -21,6 +21,7 @@ from lib.core.json_types import JSONObject
 from lib.core.pool import run_tasks
 from lib.core.progress import CountProgressFn
 from lib.core.redaction import redact
+from lib.core.stats.inference import Majority
 from lib.evaluation.benchmark import report
 from lib.evaluation.benchmark.dataset import Item
 from lib.evaluation.benchmark.runs import (
@@ -64,7 +65,7 @@ class RunSummary:
     no_statements: int = 0
     unclear: int = 0
     no_verdict: int = 0  # closed answers with no yes or no by design (quotes only): not scored, not wrong
-    majority_baseline: dict[str, Any] | None = None
+    majority_baseline: Majority | None = None
     manifest: Manifest | None = None
     comparison: report.Comparison = field(default_factory=lambda: report.Comparison(0, 0))
     reference_free: dict[str, Any] = field(default_factory=dict)
@@ -73,6 +74,8 @@ class RunSummary:
 
     def cli_dict(self) -> JSONObject:
         records: JSONObject = {"comparison": asdict(self.comparison),
+                               "majority_baseline": None if self.majority_baseline is None
+                               else self.majority_baseline.as_dict(),
                                "manifest": None if self.manifest is None else self.manifest.as_json()}
         return {k: records[k] if k in records else getattr(self, k) for k in (
             "run_id", "n_items", "answers", "failures", "scores", "retrieval_hit_at_k", "judge", "metric",
