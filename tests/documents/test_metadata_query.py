@@ -8,9 +8,9 @@ def _doc(doc_id: str, name: str, pages: int) -> DocInfo:
     return DocInfo(doc_id, name, pages, 1, 1, 1, [], 200, 40, 1, 0.0)
 
 
-def _meta(**values) -> dict[str, dict]:
-    out = {k: {"value": None, "source": None} for k in M.FIELDS}
-    out |= {k: {"value": v, "source": "person"} for k, v in values.items()}
+def _meta(**values) -> dict[str, M.FieldValue]:
+    out = {k: M.FieldValue() for k in M.FIELDS}
+    out |= {k: M.FieldValue(v, "person") for k, v in values.items()}
     return out
 
 
@@ -40,6 +40,6 @@ def test_a_document_without_a_title_is_cited_by_its_file_name_in_words():
     citation_name = M.citation_name
     assert citation_name({}, "eis_Continental_United_States_Interceptor_Site.pdf") == \
         "Continental United States Interceptor Site"
-    assert citation_name({"title": {"value": "Tongass Plan FEIS"}}, "x.pdf") == "Tongass Plan FEIS"
-    assert citation_name({"project_title": {"value": "Tongass Plan"}, "title": {"value": "FEIS"}}, "x.pdf") == \
+    assert citation_name({"title": M.FieldValue("Tongass Plan FEIS")}, "x.pdf") == "Tongass Plan FEIS"
+    assert citation_name({"project_title": M.FieldValue("Tongass Plan"), "title": M.FieldValue("FEIS")}, "x.pdf") == \
         "Tongass Plan"
