@@ -100,7 +100,7 @@ def summary_line(summary: str, checker: str = "offline") -> None:
 
 
 @st.cache_data(ttl=120, show_spinner=False)
-def _expert_figures() -> dict | None:
+def _expert_figures() -> dict[str, support_model.MarkFigure] | None:
     """The marks against the experts (Validate's support labels), once they have labelled enough; read at most
     every two minutes."""
     try:
@@ -109,7 +109,7 @@ def _expert_figures() -> dict | None:
         return None
 
 
-def legend(experts: dict | None = None) -> None:
+def legend(experts: dict[str, support_model.MarkFigure] | None = None) -> None:
     """What each mark means and how far to trust it (measured on held-out EIS answers, and against the experts
     once they have labelled enough)."""
     for line in support_model.legend(experts):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,7 +62,17 @@ def load() -> Model | None:
                  dict(d.get("measured", {})), dict(d.get("fitted", {})))
 
 
-def trust_line(status: str, experts: dict | None = None) -> str:
+@dataclass(frozen=True)
+class MarkFigure:
+    """How often one mark was right against the experts: the share (None with n = 0), n and its 95% interval."""
+
+    value: float | None
+    n: int
+    lo: float | None
+    hi: float | None
+
+
+def trust_line(status: str, experts: Mapping[str, MarkFigure] | None = None) -> str:
     """How far a mark can be trusted, in words: on the test split ("a ✓ was right 93% (n = 194, 95% CI 88%–96%)
     on held-out EIS answers") and, given ``experts`` (``support_calibration.expert_mark_figures``), against the
     experts' labels; "" where nothing was measured."""
@@ -75,10 +86,10 @@ def trust_line(status: str, experts: dict | None = None) -> str:
         out = (f"{what} {m['value']:.0%}{of} (n = {m['n']}, 95% CI {m['lo']:.0%}–{m['hi']:.0%}) on held-out EIS "
                "answers")
     got = (experts or {}).get(status)
-    if got and got.get("n") and got.get("value") is not None:
+    if got and got.n and got.value is not None and got.lo is not None and got.hi is not None:
         what = "an all-✓ answer was supported" if status == "supported" else "✗ caught the unsupported answers"
-        out += ("; " if out else "") + (f"against the experts, {what} {got['value']:.0%} of the time (n = "
-                                        f"{got['n']}, 95% CI {got['lo']:.0%}–{got['hi']:.0%})")
+        out += ("; " if out else "") + (f"against the experts, {what} {got.value:.0%} of the time (n = "
+                                        f"{got.n}, 95% CI {got.lo:.0%}–{got.hi:.0%})")
     return out
 
 
@@ -88,7 +99,7 @@ _MEANS = {"supported": "✓ supported: everything it says is in its sources",
           "not checked": "○ not checked: the check cannot tell either way"}
 
 
-def legend(experts: dict | None = None) -> list[str]:
+def legend(experts: Mapping[str, MarkFigure] | None = None) -> list[str]:
     """One line per mark: what it means and how far it can be trusted (held-out EIS answers; and, given
     ``experts`` (``support_calibration.expert_mark_figures``), against the experts' labels)."""
     out = []

@@ -29,6 +29,7 @@ from lib.core.stats.inference import wilson_interval
 from lib.models import registry
 from lib.qa import support
 from lib.qa.support_judge import judge_check
+from lib.qa.support_model import MarkFigure
 from lib.review import annotations as ann
 from lib.storage import tables
 from lib.storage.engine import get_engine, upsert
@@ -231,7 +232,7 @@ def calibration(engine: Engine | None = None, judges: Sequence[str] | None = Non
     return Calibration(n_labels, len(experts), CALIBRATED_AT, rows)
 
 
-def expert_mark_figures(engine: Engine | None = None) -> dict[str, dict] | None:
+def expert_mark_figures(engine: Engine | None = None) -> dict[str, MarkFigure] | None:
     """The marks against the experts, once ``CALIBRATED_AT`` expert labels can be compared (else None): how often
     an answer whose every claim is ✓ is one the expert calls supported (✓ precision), and how often an answer the
     expert calls unsupported has a ✗ (✗ recall); each with n and a 95% Wilson interval."""
@@ -252,9 +253,11 @@ def expert_mark_figures(engine: Engine | None = None) -> dict[str, dict] | None:
             if value == "no":
                 caught.append(has_x)
 
-    def fig(xs: list[bool]) -> dict:
-        lo, hi = wilson_interval(sum(xs), len(xs)) if xs else (None, None)
-        return {"value": sum(xs) / len(xs) if xs else None, "n": len(xs), "lo": lo, "hi": hi}
+    def fig(xs: list[bool]) -> MarkFigure:
+        if not xs:
+            return MarkFigure(None, 0, None, None)
+        lo, hi = wilson_interval(sum(xs), len(xs))
+        return MarkFigure(sum(xs) / len(xs), len(xs), lo, hi)
 
     return {support.SUPPORTED: fig(sup), support.UNSUPPORTED: fig(caught)}
 

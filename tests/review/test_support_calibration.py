@@ -115,8 +115,8 @@ def test_the_marks_against_the_experts_once_they_have_labelled_enough(engine):
     label(engine, "Ben", {f"ok{i}": ("yes" if i else "no") for i in range(14)} | {"changed": "no"})
     got = sc.expert_mark_figures(engine)  # 31 labels
     # ✓ answers: the 14 copied ones, each labelled by both experts; one "no" from Ben
-    assert (got["supported"]["n"], round(got["supported"]["value"], 3)) == (28, round(27 / 28, 3))
+    assert (got["supported"].n, round(got["supported"].value, 3)) == (28, round(27 / 28, 3))
     # answers the experts call unsupported: "changed" twice (it has a ✗: 12 miles where the page says 21) and ok0 once
-    assert (got["unsupported"]["n"], got["unsupported"]["value"]) == (3, 2 / 3)
+    assert (got["unsupported"].n, got["unsupported"].value) == (3, 2 / 3)
     line = support_model.trust_line("supported", got)
     assert "against the experts, an all-✓ answer was supported 96% of the time (n = 28" in line
