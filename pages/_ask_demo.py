@@ -108,24 +108,24 @@ def demo_section(models: list[str], label_of: Callable[[str], str],
     clear.button("Clear demo", on_click=lambda: st.session_state.pop("demo", None))
     for m in models:
         st.caption(f"**{label_of(m)}**: {plain(DEMO_NOTES.get(m, registry.get(m).note))}")
-    by_id = {it["ID"]: it for it in load_sample_items()}
+    by_id = {it.id: it for it in load_sample_items()}
     items = [by_id[i] for i in DEMO_ITEMS]
     cols = st.columns([1, *[3] * len(items)])
     for col, it in zip(cols[1:], items, strict=True):
         with col:
-            st.markdown(f"**Q{DEMO_ITEMS.index(it['ID']) + 1}.** {plain(it['question'])}",
-                        help=plain(f"NEPAQuAD {it['ID']} · {it['question_type']} question"))
-            st.caption("Expected: " + plain(short_answer(it["groundtruth_answer"], 120)))
+            st.markdown(f"**Q{DEMO_ITEMS.index(it.id) + 1}.** {plain(it.question)}",
+                        help=plain(f"NEPAQuAD {it.id} · {it.question_type} question"))
+            st.caption("Expected: " + plain(short_answer(it.answer, 120)))
     slots, details = {}, {}
     for m in models:
         for mode in DEMO_MODES:
             row = st.columns([1, *[3] * len(items)])
             row[0].markdown(f"**{re.sub(r' [(][^)]*[)]', '', label_of(m))}**  \n{MODE_LABELS[mode]}")
             for col, it in zip(row[1:], items, strict=True):
-                slots[(it["ID"], m, mode)] = col.empty()
+                slots[(it.id, m, mode)] = col.empty()
             for it in items:  # under the row, full width: a cell's "more" (in a column the page was unreadable)
-                details[(it["ID"], m, mode)] = st.empty()
-    todo = [it for it in items if it["ID"] not in demo["results"]]
+                details[(it.id, m, mode)] = st.empty()
+    todo = [it for it in items if it.id not in demo["results"]]
     total = len(models) * len(DEMO_MODES)
     done_before = total * (len(items) - len(todo))
     bar = st.progress(done_before / (total * len(items)), text=f"Answering… {expected_time(models)}") if todo else None
@@ -136,30 +136,30 @@ def demo_section(models: list[str], label_of: Callable[[str], str],
             _cell(r, key)
         if st.session_state.get(key):
             with details[(item_id, r.model, r.mode)].container():
-                st.markdown(f"**Q{DEMO_ITEMS.index(item_id) + 1}** · {plain(by_id[item_id]['question'])}")
+                st.markdown(f"**Q{DEMO_ITEMS.index(item_id) + 1}** · {plain(by_id[item_id].question)}")
                 render_full(r)
 
     for it in items:
-        for row in demo["results"].get(it["ID"], []):
-            show(it["ID"], ask_lib.AskResult(**row))
+        for row in demo["results"].get(it.id, []):
+            show(it.id, ask_lib.AskResult(**row))
     for slot_key, slot in slots.items():
-        if slot_key[0] in {t["ID"] for t in todo}:
+        if slot_key[0] in {t.id for t in todo}:
             slot.caption("waiting…")
     count = [done_before]
     started = time.perf_counter()
     for it in todo:
         began = time.perf_counter()
 
-        def arrived(r: ask_lib.AskResult, item_id: str = it["ID"]) -> None:
+        def arrived(r: ask_lib.AskResult, item_id: str = it.id) -> None:
             count[0] += 1
             left = (time.perf_counter() - started) / max(1, count[0] - done_before) * (total * len(items) - count[0])
             bar.progress(count[0] / (total * len(items)), text=f"{count[0]} of {total * len(items)} answers · "
                          f"about {estimates.duration(left)} left" if count[0] < total * len(items) else "done")
             show(item_id, r)
 
-        asked = ask_case.Settings(it["question"], models, DEMO_MODES, demo["doc_id"], ask_lib.DEFAULT_K,
-                                  it["question_type"] == "closed", False, it["context"])
-        demo["results"][it["ID"]] = [r.__dict__ for r in ask_case.run(asked, services(), on_result=arrived).rows]
+        asked = ask_case.Settings(it.question, models, DEMO_MODES, demo["doc_id"], ask_lib.DEFAULT_K,
+                                  it.question_type == "closed", False, it.context)
+        demo["results"][it.id] = [r.__dict__ for r in ask_case.run(asked, services(), on_result=arrived).rows]
         demo["busy"] = demo.get("busy", 0.0) + time.perf_counter() - began  # time spent answering, not idle
     if todo:
         demo["seconds"] = demo.get("busy", 0.0)

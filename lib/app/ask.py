@@ -104,7 +104,7 @@ def gold_choices() -> dict[str, str]:
     characters), with its passage. Two items that would show the same name keep the first's passage."""
     out: dict[str, str] = {}
     for it in load_sample_items():
-        out.setdefault(f"{it['ID']} · {it['question_type']} · {str(it['question'])[:90]}", str(it["context"]))
+        out.setdefault(f"{it.id} · {it.question_type} · {it.question[:90]}", it.context)
     return out
 
 

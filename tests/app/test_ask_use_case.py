@@ -93,6 +93,6 @@ def test_the_gold_picker_gives_each_item_its_own_passage():
     choices = ask_case.gold_choices()
     assert len(choices) == len(items) == 20
     for it in items:
-        [label] = [k for k in choices if k.startswith(f"{it['ID']} · ")]
-        assert choices[label] == it["context"] and label.split(" · ")[1] == it["question_type"]
-        assert len(label) <= len(it["ID"]) + len(it["question_type"]) + 6 + 90
+        [label] = [k for k in choices if k.startswith(f"{it.id} · ")]
+        assert choices[label] == it.context and label.split(" · ")[1] == it.question_type
+        assert len(label) <= len(it.id) + len(it.question_type) + 6 + 90

@@ -64,36 +64,36 @@ def test_every_extractive_quote_occurs_whole_in_its_cited_source(services, sampl
     scopes = {"one": sample_doc.doc_id, "two": [sample_doc.doc_id, other_doc.doc_id], "all": "*"}
     checked = 0
     for i, it in enumerate(items):
-        closed = it["question_type"] == "closed"
+        closed = it.question_type == "closed"
         # gold: every sentence of the answer is a sentence of the given passage
-        r = ask_lib.ask(it["question"], "extractive", "gold", gold=it["context"], closed=closed)
+        r = ask_lib.ask(it.question, "extractive", "gold", gold=it.context, closed=closed)
         body = re.sub(r"^Quotes only:\s", "", r.answer)
         if body not in NON_ANSWERS:
             for s in split_sentences(body):
-                assert _occurs(s, it["context"]), (it["ID"], "gold", s)
+                assert _occurs(s, it.context), (it.id, "gold", s)
                 checked += 1
         for scope_name, scope in scopes.items():
             if scope_name == "all" and i >= 3:  # the whole collection: a few questions (its PDFs may be many)
                 continue
             several = scope_name != "one"
             for mode in ("rag", "pdf"):
-                r = ask_lib.ask(it["question"], "extractive", mode, services, scope, closed=closed)
-                assert not r.error and r.answer not in NON_ANSWERS, (it["ID"], mode, scope_name, r.answer)
+                r = ask_lib.ask(it.question, "extractive", mode, services, scope, closed=closed)
+                assert not r.error and r.answer not in NON_ANSWERS, (it.id, mode, scope_name, r.answer)
                 sources = {c.get("n"): c for c in r.contexts}
                 for para in _quotes(r.answer):
                     docs_here = {q[2] for q in para}
-                    assert len(docs_here) == 1, ("a paragraph joins two documents", it["ID"], mode, r.answer)
+                    assert len(docs_here) == 1, ("a paragraph joins two documents", it.id, mode, r.answer)
                     for sentence, n, doc_short, first, last in para:
-                        assert bool(doc_short) == several, (it["ID"], mode, scope_name, r.answer)
+                        assert bool(doc_short) == several, (it.id, mode, scope_name, r.answer)
                         doc = by_short[doc_short] if several else sample_doc.doc_id
                         if mode == "rag":
                             src = sources[n]
                             assert src["doc_id"] == doc and (src["page_start"], src["page_end"]) == (first, last)
                             assert any(_occurs(sentence, piece) for piece in src["text"].split(PASSAGE_GAP)), (
-                                it["ID"], scope_name, sentence, src["text"])
+                                it.id, scope_name, sentence, src["text"])
                         # and in the PDF's own text of the cited pages
                         cited = "\n".join(pages[doc][p] for p in range(first, last + 1))
-                        assert _occurs(sentence, cited), (it["ID"], mode, scope_name, sentence)
+                        assert _occurs(sentence, cited), (it.id, mode, scope_name, sentence)
                         checked += 1
     assert checked >= len(items) * 10  # two quotes an answer, in 7 answers an item, most of them quoting
 
