@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from lib.evaluation.benchmark.runs import RunConfig, StoredRun
-    from lib.evaluation.exam import ExamRun
+    from lib.evaluation.exam import BoardRow, ExamRun
 
 Label = Callable[[str], str]
 P = ParamSpec("P")
@@ -168,11 +168,11 @@ def type_counts(types: list[str]) -> alt.Chart:
 
 
 # ----- EnviroExam ------------------------------------------------------------------------------------------------
-def exam_leaderboard(board_rows: list[dict]) -> pd.DataFrame:
+def exam_leaderboard(board_rows: Sequence[BoardRow]) -> pd.DataFrame:
     """The leaderboard table: published models and full runs made here, with n and the failure counts."""
     import pandas as pd  # heavy: imported on first use, off start-up
 
-    board = pd.DataFrame(board_rows)
+    board = pd.DataFrame([b.__dict__ for b in board_rows])
     board["n"] = board["n_questions"].astype("Int64")
     return board[["model", "M", "sigma", "cv", "I", "source", "n", "failed", "unparsed"]]
 

@@ -109,7 +109,7 @@ def test_enviroexam_leaderboard_and_course_csv_neutralised():
     runs = [exam_run(f, f"run{i}") for i, f in enumerate(FORMULAS)]
 
     # what pages/enviroexam.py exports: the ranked board ...
-    board = pd.DataFrame(ee.leaderboard(runs=runs))
+    board = pd.DataFrame([b.__dict__ for b in ee.leaderboard(runs=runs)])
     board["n"] = board["n_questions"].astype("Int64")
     board = board[["model", "M", "sigma", "cv", "I", "source", "n", "failed", "unparsed"]]
     rows = parse(csv_safe.to_csv(board))

@@ -243,10 +243,10 @@ def test_summary_keys_and_partial_labelling(fake, eng):
     assert full.M == 100.0 and full.I == 100.0
     assert ee.run_exam(fake.id, 0, False, ee.courses(), limit=40, engine=eng).run_id == full.run_id
     board = ee.leaderboard(eng)
-    assert sum(b["source"] == ee.PUBLISHED for b in board) == 31
-    here = [b for b in board if b["source"] == ee.RUN_HERE]
-    assert [b["run_id"] for b in here] == [full.run_id] and here[0]["n_questions"] == 726
-    assert board[0]["run_id"] == full.run_id  # ranked by I: 100 beats every published model
+    assert sum(b.source == ee.PUBLISHED for b in board) == 31
+    here = [b for b in board if b.source == ee.RUN_HERE]
+    assert [b.run_id for b in here] == [full.run_id] and here[0].n_questions == 726
+    assert board[0].run_id == full.run_id  # ranked by I: 100 beats every published model
     partial = ee.partial_runs(eng)
     assert {r.run_id for r in partial} == {part.run_id, subset.run_id}
     assert all(r.partial and r.n_questions < 726 for r in partial)
@@ -396,5 +396,5 @@ def test_only_runs_made_like_the_published_board_are_ranked():
     assert ee.not_ranked_why(replace(base, cot=True, circular=True)).startswith("chain of thought, circular evaluation")
     runs = [base, replace(base, label="five", M=40.0, cv=0.25, I=30.0, run_id="b", shots=5)]
     board = ee.leaderboard(runs=runs)
-    assert [b["model"] for b in board if b["source"] == ee.RUN_HERE] == ["full"]
+    assert [b.model for b in board if b.source == ee.RUN_HERE] == ["full"]
     assert [r.label for r in ee.partial_runs(runs=runs)] == ["five"]

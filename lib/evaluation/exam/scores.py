@@ -15,7 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from lib.core.errors import UserError
-from lib.core.json_types import JSONObject, json_int, json_str
+from lib.core.json_types import JSON, JSONObject, json_int, json_str
 from lib.evaluation.exam.dataset import ROTATIONS, courses, load_course, load_published
 from lib.models import registry
 from lib.qa import manifest
@@ -169,17 +169,38 @@ PUBLISHED = "published (0-shot)"
 RUN_HERE = "run here"
 
 
-def leaderboard(engine: Engine | None = None, runs: Sequence[ExamRun] | None = None) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class BoardRow:
+    """One model on the leaderboard: its mean accuracy M (%), σ and CV over the courses, I = M·(1−CV), and where
+    the figures come from (``PUBLISHED``, or ``RUN_HERE`` with the run's n, failures and id)."""
+
+    model: str
+    M: float | None
+    sigma: float | None
+    cv: float | None
+    I: float | None  # noqa: E741 - the paper's name for the composite index
+    source: str
+    n_questions: int | None = None
+    failed: int | None = None
+    unparsed: int | None = None
+    circular: bool = False
+    run_id: str | None = None
+
+
+def leaderboard(engine: Engine | None = None, runs: Sequence[ExamRun] | None = None) -> list[BoardRow]:
     """The ranked board: the 31 published models and the full runs made here (labelled "run here"), by I.
     Partial runs are left out (see partial_runs): their scores are over a subset of the questions."""
     runs = all_runs(engine) if runs is None else runs
-    board = [{"model": r["model"], "M": r["mean"], "sigma": r["sigma"], "cv": r["cv"], "I": r["composite_index"],
-              "source": PUBLISHED, "n_questions": None, "failed": None, "unparsed": None, "circular": False,
-              "run_id": None} for r in load_published()]
-    board += [{"model": r.label, "M": r.M, "sigma": r.sigma, "cv": r.cv, "I": r.I, "source": RUN_HERE,
-               "n_questions": r.n_questions, "failed": r.failed, "unparsed": r.unparsed, "circular": r.circular,
-               "run_id": r.run_id} for r in runs if not not_ranked_why(r)]
-    return sorted(board, key=lambda b: (b["I"] is None, -(b["I"] or 0.0)))
+    board = [BoardRow(str(r["model"]), _num(r["mean"]), _num(r["sigma"]), _num(r["cv"]), _num(r["composite_index"]),
+                      PUBLISHED) for r in load_published()]
+    board += [BoardRow(r.label, r.M, r.sigma, r.cv, r.I, RUN_HERE, r.n_questions, r.failed, r.unparsed, r.circular,
+                       r.run_id) for r in runs if not not_ranked_why(r)]
+    return sorted(board, key=lambda b: (b.I is None, -(b.I or 0.0)))
+
+
+def _num(v: JSON) -> float | None:
+    """A published figure as a number (None where the table has none)."""
+    return float(v) if isinstance(v, int | float) else None
 
 
 def not_ranked_why(run: ExamRun) -> str | None:
