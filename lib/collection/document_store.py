@@ -16,10 +16,9 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.engine import Engine
 
 from lib.collection.ingest import STAGES, IngestPipeline, IngestResult, document_title, embed_text
-from lib.collection.maintenance import repair
+from lib.collection.maintenance import Repaired, repair
 from lib.collection.repository import DocInfo, DocumentRepository
 from lib.core.errors import UserError
-from lib.core.json_types import JSONObject
 from lib.core.progress import ProgressFn
 from lib.documents import metadata, originals
 from lib.storage import leases
@@ -100,6 +99,6 @@ class DocumentStore:
     def vector_writes(self) -> Any:
         return self.index.writing(self.engine)
 
-    def repair(self) -> JSONObject:
+    def repair(self) -> Repaired:
         """Lease-aware sweep of vectors no committed generation owns (see maintenance.repair)."""
         return repair(self)

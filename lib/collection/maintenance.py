@@ -11,6 +11,7 @@ import builtins
 import time
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from sqlalchemy.engine import Engine
@@ -42,9 +43,42 @@ class Store(Protocol):
     def chunks(self, doc_id: str) -> builtins.list[Chunk]: ...
 
 
-def repair(docs: Store) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Repaired:
+    """What a sweep did: vectors removed, and the documents skipped because their writer's lease is live."""
+
+    removed: int
+    skipped_live: list[str]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"removed": self.removed, "skipped_live": list(self.skipped_live)}
+
+
+@dataclass(frozen=True)
+class IndexCheck:
+    """One document's index: its chunks in SQL, its vectors of the committed generation, whether they match (and
+    it can be searched), what made them and whether that is what embeds queries now; ``fixed`` only when asked to
+    fix (True: embedded again and now whole)."""
+
+    doc_id: str
+    name: str
+    chunks: int
+    vectors: int
+    ok: bool
+    embedded_with: str | None
+    same_embedder_as_queries: bool
+    fixed: bool | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {"doc_id": self.doc_id, "name": self.name, "chunks": self.chunks, "vectors": self.vectors,
+               "ok": self.ok, "embedded_with": self.embedded_with,
+               "same_embedder_as_queries": self.same_embedder_as_queries}
+        return out if self.fixed is None else out | {"fixed": self.fixed}
+
+
+def repair(docs: Store) -> Repaired:
     """Remove vectors that no committed document generation owns (left by a hard kill), skipping documents
-    whose writer's lease is live. Returns {"removed": n, "skipped_live": [doc ids]}."""
+    whose writer's lease is live."""
     # Vectors first, then leases and committed generations: a write that starts after this read is not in
     # it, and one that committed or took its lease before the lease read is seen as such.
     got = docs.index.collection.get(include=["metadatas"])
@@ -63,10 +97,10 @@ def repair(docs: Store) -> dict[str, Any]:
         with docs.index.writing(docs.engine):
             for i in range(0, len(stale), 5000):
                 docs.index.collection.delete(ids=stale[i : i + 5000])
-    return {"removed": len(stale), "skipped_live": sorted(skipped)}
+    return Repaired(len(stale), sorted(skipped))
 
 
-def check(docs: Store, fix: bool = False, progress: ProgressFn | None = None) -> list[dict[str, Any]]:
+def check(docs: Store, fix: bool = False, progress: ProgressFn | None = None) -> list[IndexCheck]:
     """One entry per document: its chunks in SQL, its vectors of the committed generation, whether they match,
     and what made them. With ``fix``, a document missing vectors, or whose vectors another embedder made, is
     embedded again from its stored chunks."""
@@ -80,14 +114,11 @@ def check(docs: Store, fix: bool = False, progress: ProgressFn | None = None) ->
     for d in docs.list():
         vectors = per[(d.doc_id, d.gen)]
         ok = vectors == d.chunks and (vectors == 0 or searchable(docs, d.doc_id, d.gen))
-        made_by = d.made_with
-        entry = {"doc_id": d.doc_id, "name": d.name, "chunks": d.chunks, "vectors": vectors, "ok": ok,
-                 "embedded_with": made_by, "same_embedder_as_queries": made_by == current}
-        if fix and (not entry["ok"] or (d.chunks and made_by != current)):
-            entry["vectors"] = reembed(docs, d.doc_id, progress)
-            entry["ok"] = entry["vectors"] == d.chunks
-            entry["fixed"] = entry["ok"]
-            entry["embedded_with"], entry["same_embedder_as_queries"] = current, True
+        entry = IndexCheck(d.doc_id, d.name, d.chunks, vectors, ok, d.made_with, d.made_with == current)
+        if fix and (not ok or (d.chunks and d.made_with != current)):
+            vectors = reembed(docs, d.doc_id, progress)
+            entry = replace(entry, vectors=vectors, ok=vectors == d.chunks, fixed=vectors == d.chunks,
+                            embedded_with=current, same_embedder_as_queries=True)
         out.append(entry)
     return out
 

@@ -1,6 +1,7 @@
 import pytest
 
 from lib.collection.document_store import DocumentStore
+from lib.collection.maintenance import Repaired
 from lib.collection.vectors import VectorIndex, make_client
 from lib.core.errors import UserError
 from lib.storage.engine import get_engine
@@ -64,7 +65,7 @@ def test_hard_kill_leftovers_are_repaired(fresh, pdf_factory):
     # what a kill between the vector write and the database commit leaves behind
     fresh.index.add("deadbeef0000", ["orphan-1"], ["orphan text"], emb.embed(["orphan text"]),
                     [{"gen": 1, "idx": 0, "page_start": 1, "page_end": 1}])
-    assert fresh.repair() == {"removed": 1, "skipped_live": []}
+    assert fresh.repair() == Repaired(removed=1, skipped_live=[])
     assert fresh.index.count() == doc.chunks
 
 

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from lib.collection.document_store import DocumentStore
-from lib.collection.maintenance import check, repair
+from lib.collection.maintenance import Repaired, check, repair
 from lib.collection.vectors import VectorIndex, make_client
 from lib.storage import leases, tables
 from lib.storage.engine import get_engine
@@ -30,7 +30,7 @@ while not os.path.exists(sys.argv[1]):
     # a fresh client and store each time: what every start of the app or the command line does
     idx = VectorIndex(make_client(), emb, embedded=not config.get("NEPAQA_CHROMA_URL"))
     out = repair(DocumentStore(idx))
-    skipped |= set(out["skipped_live"]); removed += out["removed"]; n += 1
+    skipped |= set(out.skipped_live); removed += out.removed; n += 1
     if n == 1:
         print("ready", flush=True)
     time.sleep(0.2)
@@ -130,8 +130,8 @@ def test_two_reindexes_of_one_document_take_turns(services, tmp_path, pdf_factor
         t.join()
     assert not errors
     (entry,) = check(docs)
-    assert entry["ok"] and entry["vectors"] == docs.get(doc.doc_id).chunks > 0
-    assert index.count(doc.doc_id) == entry["vectors"]  # no second generation left behind
+    assert entry.ok and entry.vectors == docs.get(doc.doc_id).chunks > 0
+    assert index.count(doc.doc_id) == entry.vectors  # no second generation left behind
 
 
 def test_a_dead_writers_lease_expires_at_once_and_a_stale_one_after_30_s(tmp_path):
@@ -157,16 +157,17 @@ def test_check_finds_missing_vectors_and_fix_restores_them(tmp_path, services, p
     doc = docs.ingest_file(str(pdf_factory("c.pdf", ["Caribou calving grounds lie north of the pipeline. " * 40])))
     index.delete_doc(doc.doc_id)  # what the old start-up sweep did to an ingest in flight
     (entry,) = check(docs)
-    assert entry == {"doc_id": doc.doc_id, "name": doc.name, "chunks": doc.chunks, "vectors": 0, "ok": False,
-                     "embedded_with": "all-MiniLM-L6-v2 (onnx-int8)", "same_embedder_as_queries": True}
+    assert entry.as_dict() == {"doc_id": doc.doc_id, "name": doc.name, "chunks": doc.chunks, "vectors": 0,
+                               "ok": False, "embedded_with": "all-MiniLM-L6-v2 (onnx-int8)",
+                               "same_embedder_as_queries": True}
     (fixed,) = check(docs, fix=True)
-    assert fixed["ok"] and fixed["fixed"] and index.count(doc.doc_id) == doc.chunks
-    assert repair(docs) == {"removed": 0, "skipped_live": []}
+    assert fixed.ok and fixed.fixed and index.count(doc.doc_id) == doc.chunks
+    assert repair(docs) == Repaired(removed=0, skipped_live=[])
     # a document indexed by an earlier version (name alone: torch) is named as such, for re-indexing
     with docs.engine.begin() as c:
         c.execute(tables.documents.update().values(embed_model="all-MiniLM-L6-v2"))
     (old,) = check(docs)
-    assert old["embedded_with"] == "all-MiniLM-L6-v2 (torch)" and old["same_embedder_as_queries"] is False
+    assert old.embedded_with == "all-MiniLM-L6-v2 (torch)" and old.same_embedder_as_queries is False
 
 
 def test_cli_check_exit_codes(tmp_path, pdf_factory):
@@ -223,4 +224,4 @@ def test_an_ingest_after_a_killed_one_removes_the_vectors_that_one_left(tmp_path
                                                                                       for i in range(7)])
     doc = docs.ingest_file(str(path))
     assert doc.doc_id == doc_id and index.count(doc_id) == doc.chunks  # the killed writer's 7 are gone
-    assert repair(docs) == {"removed": 0, "skipped_live": []}
+    assert repair(docs) == Repaired(removed=0, skipped_live=[])

@@ -121,7 +121,7 @@ def _docs(a: argparse.Namespace) -> object:
 
 @command("repair")
 def _repair(a: argparse.Namespace) -> object:
-    return repair(services().docs)
+    return repair(services().docs).as_dict()
 
 
 @command("check")
@@ -129,14 +129,15 @@ def _check(a: argparse.Namespace) -> object:
     docs = services().docs
     for note in schema.notes(docs.engine):
         print(f"note: this store's upgrade, {note}", file=sys.stderr)
-    report = check(docs, fix=a.fix, progress=printer())
-    stale = [d["doc_id"] for d in report if d["chunks"] and not d["same_embedder_as_queries"]]
+    checked = check(docs, fix=a.fix, progress=printer())
+    report = [c.as_dict() for c in checked]
+    stale = [c.doc_id for c in checked if c.chunks and not c.same_embedder_as_queries]
     if stale:
         print(f"note: {len(stale)} document(s) were embedded by another embedder and are searched by their words "
               "until embedded again (the app does it in the background; `python -m lib check --fix` does it now): "
               + ", ".join(stale), file=sys.stderr)
-    if not all(d["ok"] for d in report):
-        bad = [d["doc_id"] for d in report if not d["ok"]]
+    if not all(c.ok for c in checked):
+        bad = [c.doc_id for c in checked if not c.ok]
         print(f"error: {len(bad)} document(s) lack vectors: {', '.join(bad)}"
               + ("" if a.fix else "; run `python -m lib check --fix` to embed them again"), file=sys.stderr)
         raise ExitWith(1, report)
