@@ -129,13 +129,6 @@ def create_batch(source: str, n: int | None, seed: int = 0, engine: Engine | Non
     return batch_id
 
 
-def batches(engine: Engine | None = None) -> list[dict]:
-    t = tables.review_batches
-    with _engine(engine).connect() as c:
-        return [{"batch_id": r.batch_id, "source": r.source, "seed": r.seed, "item_ids": json.loads(r.item_ids)}
-                for r in c.execute(select(t).order_by(t.c.created_at))]
-
-
 def batch_items(batch_id: str, engine: Engine | None = None) -> list[str]:
     t = tables.review_batches
     with _engine(engine).connect() as c:
@@ -233,10 +226,24 @@ def item_labels(item_id: str, engine: Engine | None = None) -> dict[str, dict[st
     return out
 
 
-def history(engine: Engine | None = None) -> list[dict]:
+@dataclass(frozen=True)
+class LabelChange:
+    """One entry of the labels' history: a value an expert gave an item's label, and when (nothing is overwritten
+    there: a changed label is a new entry)."""
+
+    id: int
+    item_id: str
+    annotator: str
+    label: str
+    value: str
+    at: str
+
+
+def history(engine: Engine | None = None) -> list[LabelChange]:
+    """Every label value ever saved, oldest first."""
     t = tables.label_history
     with _engine(engine).connect() as c:
-        return [dict(r) | {"at": str(r["at"])} for r in c.execute(select(t).order_by(t.c.id)).mappings()]
+        return [LabelChange(**{**r, "at": str(r["at"])}) for r in c.execute(select(t).order_by(t.c.id)).mappings()]
 
 
 def done_items(annotator: str, item_ids: Sequence[str], engine: Engine | None = None) -> set[str]:

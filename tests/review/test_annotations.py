@@ -36,7 +36,7 @@ def test_relabel_replaces_and_keeps_history(engine):
     ann.save_label("I1", "ann", "answer_correct", "no", engine)
     labels = ann.labels(engine)
     assert [(lb.annotator, lb.value) for lb in labels] == [("ann", "no")]
-    assert [h["value"] for h in ann.history(engine)] == ["yes", "no"]
+    assert [h.value for h in ann.history(engine)] == ["yes", "no"]
     with pytest.raises(UserError):
         ann.save_label("I1", "ann", "answer_correct", "perhaps", engine)
     with pytest.raises(UserError):
