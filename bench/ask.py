@@ -40,7 +40,7 @@ def main() -> None:
 
     svc = get_services()
     doc = svc.docs.ingest_file(str(config.SAMPLE_PDF))
-    gold = load_sample_items()[2]["context"]
+    gold = load_sample_items()[2].context
     ask("warm up", args.model, "none", closed=False)  # loads the model
     rows = {}
     for mode in ("none", "rag", "gold", "pdf"):
@@ -63,12 +63,12 @@ def main() -> None:
     kept, total = rows["pdf"][3]
     print(f"full PDF: document is {total:,} tokens for this model; the prompt keeps {kept:.1%} of it "
           f"(window {registry.get(args.model).context_window} tokens)")
-    by_id = {it["ID"]: it for it in load_sample_items()}
+    by_id = {it.id: it for it in load_sample_items()}
     t = time.perf_counter()
     for item_id in ("EIS00001", "EIS00017", "EIS00111"):  # the Ask page's demo items and modes
         it = by_id[item_id]
-        ask_grid(it["question"], [args.model, "extractive"], ["none", "rag", "gold"], svc, doc.doc_id, 3,
-                 it["context"], it["question_type"] == "closed")
+        ask_grid(it.question, [args.model, "extractive"], ["none", "rag", "gold"], svc, doc.doc_id, 3,
+                 it.context, it.question_type == "closed")
     print(f"one-click demo grid (3 questions × 2 models × none/rag/gold = 18 cells): {time.perf_counter() - t:.1f} s")
 
 

@@ -185,7 +185,7 @@ def item_table(df: pd.DataFrame, model_name: Callable[[str], str]) -> pd.DataFra
 def answers_csv(res: RunResults) -> str:
     """The answers download: every column but the gold passage, metrics as JSON, cells safe for a spreadsheet."""
     export = res.answers.drop(columns=["gold_context"]).copy()
-    export["metrics"] = export["metrics"].map(json.dumps)
+    export["metrics"] = export["metrics"].map(lambda m: json.dumps(m, ensure_ascii=False))  # as written, like the rest
     return csv_safe.to_csv(export)
 
 

@@ -48,8 +48,8 @@ def test_exam_frames_and_optional_shots_chart():
     assert charts.shots_bars(per) is None  # one setting only: nothing to compare
     runs.append(replace(run, run_id="r5", label="m · 5-shot", shots=5, courses={"c1": 75.0, "c2": 50.0}))
     assert charts.shots_bars(charts.exam_per_course(runs, meta)) is not None
-    board = charts.exam_leaderboard([{"model": "x", "M": 1.0, "sigma": 0.1, "cv": 0.1, "I": 0.9, "source": "s",
-                                      "n_questions": 726, "failed": 0, "unparsed": 0}])
+    board = charts.exam_leaderboard([ee.BoardRow("x", M=1.0, sigma=0.1, cv=0.1, I=0.9, source="s", n_questions=726,
+                                                 failed=0, unparsed=0)])
     assert board["n"].tolist() == [726]
 
 

@@ -108,9 +108,9 @@ def test_smollm2_no_longer_loops_on_the_sample():
     and the answer stays within the short budget."""
     from lib.evaluation.benchmark.dataset import load_sample_items
 
-    by_id = {it["ID"]: it for it in load_sample_items()}
+    by_id = {it.id: it for it in load_sample_items()}
     for item_id in ("EIS00013", "EIS00108"):
-        r = ask_lib.ask(by_id[item_id]["question"], "smollm2", "none", closed=False)
+        r = ask_lib.ask(by_id[item_id].question, "smollm2", "none", closed=False)
         assert r.error is None, r.error
         sents = _sentences(r.answer)
         assert sents and len(sents) == len(set(sents)), r.answer
@@ -126,16 +126,16 @@ def test_extractive_on_the_sample_gold_passages_quotes_whole_sentences_of_them()
     from lib.evaluation.benchmark.dataset import load_sample_items
 
     items = load_sample_items()
-    by_id = {it["ID"]: it for it in items}
-    first = ExtractiveProvider().generate(Request(prompt="", question=by_id["EIS00001"]["question"], closed=True,
-                                                  context=by_id["EIS00001"]["context"]))
+    by_id = {it.id: it for it in items}
+    first = ExtractiveProvider().generate(Request(prompt="", question=by_id["EIS00001"].question, closed=True,
+                                                  context=by_id["EIS00001"].context))
     assert first.text.startswith("Quotes only:\nIn addition to public participation,") and "ES.1.6" not in first.text
     for it in items[:40]:
-        closed = it["question_type"] == "closed"
-        ans = ExtractiveProvider().generate(Request(prompt="", question=it["question"], closed=closed,
-                                                    context=it["context"]))
-        assert not spliced(ans.text, it["context"], closed), (it["ID"], ans.text)
-        assert not _GLYPH.search(ans.text), (it["ID"], ans.text)
+        closed = it.question_type == "closed"
+        ans = ExtractiveProvider().generate(Request(prompt="", question=it.question, closed=closed,
+                                                    context=it.context))
+        assert not spliced(ans.text, it.context, closed), (it.id, ans.text)
+        assert not _GLYPH.search(ans.text), (it.id, ans.text)
 
 
 def test_sentences_are_split_the_same_from_several_threads_at_once():

@@ -435,9 +435,14 @@ def test_a_review_is_saved_only_with_all_three_questions_answered(engine):
     assert judge_review.QUESTIONS is ann.QUESTIONS  # the judge is asked what the experts are asked
 
 
-def test_a_review_item_has_every_column_of_its_table():
+def test_each_stored_record_has_every_column_of_its_table():
+    """The records read whole from a table (``Record(**row)``) name its columns exactly: a column added to the table
+    must be added to the record, or reading it would fail."""
     from dataclasses import fields
 
+    from lib.review import arena_judge, judge_review
     from lib.storage import tables
 
-    assert [f.name for f in fields(ann.ReviewItem)] == list(tables.review_items.c.keys())
+    for record, table in ((ann.ReviewItem, tables.review_items), (ann.LabelChange, tables.label_history),
+                          (arena_judge.JudgeVote, tables.arena_judge_votes), (judge_review.JudgeLabel, tables.judge_labels)):
+        assert [f.name for f in fields(record)] == list(table.c.keys()), record.__name__
