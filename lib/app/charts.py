@@ -13,7 +13,7 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
-from lib.core.stats.bradley_terry import PositionBias, Ratings, left_share_ci, too_few_votes
+from lib.core.stats.bradley_terry import PositionBias, Ratings, WinRate, left_share_ci, too_few_votes
 from lib.core.stats.inference import MIN_N, Majority
 from lib.qa.contexts import MODE_LABELS, MODES
 
@@ -361,15 +361,15 @@ def arena_ratings_table(result: Ratings, name: Callable[[str], str], systems: li
     return table
 
 
-def arena_pair_table(matrix: list[dict], name: Callable[[str], str]) -> pd.DataFrame:
+def arena_pair_table(matrix: Sequence[WinRate], name: Callable[[str], str]) -> pd.DataFrame:
     """Votes per pair of systems (each pair once): n, win rate with its Wilson interval, wins, losses, ties, both bad."""
     import pandas as pd  # heavy: imported on first use, off start-up
 
     return pd.DataFrame([{
-        "system": name(m["model"]), "against": name(m["opponent"]), "votes (n)": m["n"],
-        "win rate": f"{m['win_rate']:.0%}", "95% interval": f"{m['ci95'][0]:.0%}–{m['ci95'][1]:.0%}",
-        "wins": m["wins"], "losses": m["losses"], "ties (incl. both bad)": m["ties"], "both bad": m["both_bad"]}
-        for m in matrix if m["model"] < m["opponent"]])
+        "system": name(m.model), "against": name(m.opponent), "votes (n)": m.n,
+        "win rate": f"{m.win_rate:.0%}", "95% interval": f"{m.ci95[0]:.0%}–{m.ci95[1]:.0%}",
+        "wins": m.wins, "losses": m.losses, "ties (incl. both bad)": m.ties, "both bad": m.both_bad}
+        for m in matrix if m.model < m.opponent])
 
 
 @whole_labels
@@ -402,12 +402,12 @@ def arena_ratings_chart(result: Ratings, name: Callable[[str], str]) -> alt.Laye
 
 
 @whole_labels
-def win_rate_heatmap(rows: list[dict], name: Callable[[str], str]) -> alt.LayerChart | alt.FacetChart:
+def win_rate_heatmap(rows: Sequence[WinRate], name: Callable[[str], str]) -> alt.LayerChart | alt.FacetChart:
     """Win rate of the row's system over the column's (ties as half), with the number of votes in each cell."""
     import altair as alt  # heavy: imported on first use, off start-up
     import pandas as pd  # heavy: imported on first use, off start-up
 
-    frame = pd.DataFrame(rows).assign(
+    frame = pd.DataFrame([r.__dict__ for r in rows]).assign(
         system=lambda d: d["model"].map(name), opponent_name=lambda d: d["opponent"].map(name),
         cell=lambda d: [f"{w:.0%} (n={n})" for w, n in zip(d["win_rate"], d["n"], strict=True)])
     base = alt.Chart(frame).encode(x=alt.X("opponent_name:N", title="against",

@@ -23,7 +23,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
 
 from sqlalchemy import insert, inspect, select, text
 from sqlalchemy.engine import Engine
@@ -231,13 +231,25 @@ def _record(engine: Engine, number: int, name: str, note: str | None = None) -> 
 
 def notes(engine: Engine) -> list[str]:
     """What upgrades changed in this store that its user should know, oldest first ("step 7: dropped …")."""
-    return [f"step {r['step']}: {r['note']}" for r in ledger(engine) if r.get("note")]
+    return [f"step {r.step}: {r.note}" for r in ledger(engine) if r.note]
 
 
-def ledger(engine: Engine) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class LedgerStep:
+    """A schema step this store has taken: its number and name, when (epoch seconds), by which app version, and
+    what it changed that the store's user should know (None: nothing to say)."""
+
+    step: int
+    name: str
+    applied_at: float
+    app_version: str | None
+    note: str | None
+
+
+def ledger(engine: Engine) -> list[LedgerStep]:
     """The steps this store has taken, in order, with when and by which version."""
     if not inspect(engine).has_table("schema_ledger"):
         return []
     with engine.connect() as c:
-        rows = c.execute(select(tables.schema_ledger).order_by(tables.schema_ledger.c.step)).fetchall()
-    return [dict(r._mapping) for r in rows]
+        rows = c.execute(select(tables.schema_ledger).order_by(tables.schema_ledger.c.step)).mappings().all()
+    return [LedgerStep(**r) for r in rows]

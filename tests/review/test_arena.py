@@ -231,10 +231,10 @@ def test_csv_round_trip_and_all_or_nothing(engine, tmp_path):
 
 def test_win_matrix_counts():
     votes = read_votes_csv("left_model,right_model,vote\na,b,left\na,b,right\nb,a,left\na,b,tie\na,b,both_bad\n")
-    m = {(r["model"], r["opponent"]): r for r in win_matrix(votes)}
-    assert (m[("a", "b")]["wins"], m[("a", "b")]["losses"], m[("a", "b")]["ties"], m[("a", "b")]["n"]) == (1, 2, 2, 5)
-    assert m[("a", "b")]["win_rate"] == pytest.approx((1 + 1) / 5)
-    assert m[("b", "a")]["win_rate"] == pytest.approx((2 + 1) / 5)
+    m = {(r.model, r.opponent): r for r in win_matrix(votes)}
+    assert (m[("a", "b")].wins, m[("a", "b")].losses, m[("a", "b")].ties, m[("a", "b")].n) == (1, 2, 2, 5)
+    assert m[("a", "b")].win_rate == pytest.approx((1 + 1) / 5)
+    assert m[("b", "a")].win_rate == pytest.approx((2 + 1) / 5)
 
 
 @pytest.fixture

@@ -69,8 +69,8 @@ def test_the_fingerprint_sees_what_ddl_makes():
 def test_a_new_store_takes_every_step_once(tmp_path):
     url = f"sqlite:///{tmp_path / 'new.db'}"
     engine = get_engine(url)
-    assert [r["step"] for r in schema.ledger(engine)] == list(range(1, schema.LATEST + 1))
-    assert all(r["app_version"] for r in schema.ledger(engine))
+    assert [r.step for r in schema.ledger(engine)] == list(range(1, schema.LATEST + 1))
+    assert all(r.app_version for r in schema.ledger(engine))
     assert schema.upgrade(create_engine(url)) == []  # a second process opening it takes no step
     names = set(inspect(engine).get_table_names())
     assert set(tables.metadata.tables) <= names and "chunks_fts" in names
@@ -92,7 +92,7 @@ def test_a_sqlite_store_made_by_main_before_the_ledger_opens_and_upgrades(tmp_pa
     with sqlite3.connect(home / "nepaqa.db") as con:  # as main left it: no ledger
         assert "schema_ledger" not in {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
     engine = get_engine(f"sqlite:///{home / 'nepaqa.db'}")
-    assert [r["step"] for r in schema.ledger(engine)] == list(range(1, schema.LATEST + 1))
+    assert [r.step for r in schema.ledger(engine)] == list(range(1, schema.LATEST + 1))
     assert _counts(engine) == ROWS
     # the second pass's fp32 vectors (4 rows) are dropped, and the store says so
     assert "exact_vectors" not in inspect(engine).get_table_names()
@@ -158,7 +158,7 @@ def test_a_postgresql_store_made_by_main_before_the_ledger_opens_and_upgrades(pg
         c.exec_driver_sql(dump)
     raw.dispose()
     engine = get_engine(pg_url)
-    assert [r["step"] for r in schema.ledger(engine)] == list(range(1, schema.LATEST + 1))
+    assert [r.step for r in schema.ledger(engine)] == list(range(1, schema.LATEST + 1))
     assert _counts(engine) == ROWS
     assert "exact_vectors" not in inspect(engine).get_table_names()
     assert [n.split(" stored")[0] for n in schema.notes(engine)] == ["step 7: dropped 4"]

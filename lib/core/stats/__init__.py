@@ -25,6 +25,7 @@ from lib.core.stats.bradley_terry import (
     Rating,
     Ratings,
     Vote,
+    WinRate,
     left_share_ci,
     ratings,
     too_few_votes,
@@ -48,4 +49,4 @@ __all__ = ["ELO_SCALE", "MIN_N", "MIN_VOTES", "VOTES", "Binomial", "CohenPair", 
            "PositionBias", "Rating", "Ratings", "TwoRaters", "Vote", "agreement_report", "alpha_band", "cli_report",
            "cohen_pairs", "fleiss", "kappa_band", "kripp_alpha", "left_share_ci", "mcnemar_test", "mean_ci",
            "pair_agreement", "paired_bootstrap", "percent_agreement", "ratings", "small_sample", "too_few_votes",
-           "wilson_interval", "win_matrix"]
+           "wilson_interval", "win_matrix", "WinRate"]

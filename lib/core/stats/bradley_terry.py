@@ -228,7 +228,23 @@ def ratings(votes: list[Vote], seed: int = 0, n_bootstrap: int = 1000) -> Rating
                f"percentile bootstrap over votes, {n_bootstrap} resamples, seed {seed}")
 
 
-def win_matrix(votes: list[Vote]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class WinRate:
+    """How one model did against one opponent: wins, losses, ties (both bad included; ``both_bad`` apart), n, and
+    its win rate with ties as half a win, with the 95% Wilson interval."""
+
+    model: str
+    opponent: str
+    wins: int
+    losses: int
+    ties: int
+    n: int
+    both_bad: int
+    win_rate: float
+    ci95: list[float]
+
+
+def win_matrix(votes: list[Vote]) -> list[WinRate]:
     """Per ordered pair of models that met: wins, losses, ties (both bad included; both_bad apart), n, and the win
     rate of ``model``
     over ``opponent`` with ties as half a win, with its 95% Wilson interval."""
@@ -244,7 +260,6 @@ def win_matrix(votes: list[Vote]) -> list[dict[str, Any]]:
     for (me, them), (w, lo, ti) in sorted(tally.items()):
         n = w + lo + ti
         ci = wilson_interval(w + 0.5 * ti, n)
-        out.append({"model": me, "opponent": them, "wins": w, "losses": lo, "ties": ti, "n": n,
-                    "both_bad": both_bad[(me, them)], "win_rate": round((w + 0.5 * ti) / n, 4),
-                    "ci95": [round(float(ci[0]), 4), round(float(ci[1]), 4)]})
+        out.append(WinRate(me, them, w, lo, ti, n, both_bad[(me, them)], round((w + 0.5 * ti) / n, 4),
+                           [round(float(ci[0]), 4), round(float(ci[1]), 4)]))
     return out
