@@ -103,7 +103,7 @@ def test_a_sqlite_store_made_by_main_before_the_ledger_opens_and_upgrades(tmp_pa
     assert {lb.annotator for lb in ann.labels(engine)} == {"Ada Expert", "Ben Expert"}
     run = summarize("fixture-run", engine)
     assert run.answers == 4 and run.failures == 0 and set(run.scores) == {"local/extractive"}
-    assert [r["run_id"] for r in ee.results(engine)] == ["exam-fixture"]
+    assert [r.run_id for r in ee.results(engine)] == ["exam-fixture"]
     engine.dispose()
     # the whole app over it: listed, searched (full-text index and Chroma), its job listed
     env = {**os.environ, "NEPAQA_HOME": str(home)}

@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
@@ -81,12 +80,6 @@ class ExamRun:
         return out
 
 
-def results(engine: Engine | None = None) -> list[dict[str, Any]]:
-    t = tables.exam_answers
-    with (engine or get_engine()).connect() as c:
-        return [dict(r) for r in c.execute(select(t)).mappings()]
-
-
 def _split_size(split: str) -> int:
     return sum(len(load_course(c, split)) for c in courses())
 
@@ -113,7 +106,40 @@ def run_label(r: ExamRun) -> str:
             + ("" if r.split == "test" else f" · {r.split} split"))
 
 
-def summarize_run(run_id: str, engine: Engine | None = None, rows: Sequence[dict[str, Any]] | None = None) -> ExamRun:
+@dataclass(frozen=True)
+class ExamAnswer:
+    """One stored answer to one exam question (a row of ``exam_answers``): the letter the model gave (None when
+    none could be read), the gold letter, whether it was right, and how it went (status, error, seconds)."""
+
+    id: int
+    run_id: str
+    model: str
+    shots: int
+    cot: int
+    split: str
+    course: str
+    q_index: int
+    predicted: str | None
+    gold: str
+    correct: int
+    parsed: int
+    raw: str | None
+    created_at: str
+    rotation: int | None
+    status: str | None  # ok | unparsed | failed (None: written before statuses were stored)
+    error: str | None
+    seconds: float | None
+
+
+def results(engine: Engine | None = None, run_id: str | None = None) -> list[ExamAnswer]:
+    """Every stored exam answer (of one run, given ``run_id``)."""
+    t = tables.exam_answers
+    q = select(t) if run_id is None else select(t).where(t.c.run_id == run_id)
+    with (engine or get_engine()).connect() as c:
+        return [ExamAnswer(**{**r, "created_at": str(r["created_at"])}) for r in c.execute(q).mappings()]
+
+
+def summarize_run(run_id: str, engine: Engine | None = None, rows: Sequence[ExamAnswer] | None = None) -> ExamRun:
     """Scores of one run over every question it asked.
 
     A question counts once: right only when every rotation asked was answered right (one rotation unless
@@ -123,33 +149,31 @@ def summarize_run(run_id: str, engine: Engine | None = None, rows: Sequence[dict
     covers every question of its split (a limit, a course subset, or an unfinished run): partial runs are
     not ranked against full ones."""
     if rows is None:
-        t = tables.exam_answers
-        with (engine or get_engine()).connect() as c:
-            rows = [dict(r) for r in c.execute(select(t).where(t.c.run_id == run_id)).mappings()]
+        rows = results(engine, run_id)
     meta = manifest.load(run_id, engine)
     settings = meta.settings if meta is not None else {}
-    first = rows[0] if rows else {}
+    first = rows[0] if rows else None
     circular = bool(settings.get("circular", run_id.split("|")[4:5] == ["circular"]))
     need = ROTATIONS if circular else 1
-    groups: dict[tuple[str, int], dict[int, dict[str, Any]]] = {}
+    groups: dict[tuple[str, int], dict[int, ExamAnswer]] = {}
     for r in rows:
-        groups.setdefault((r["course"], r["q_index"]), {})[r.get("rotation") or 0] = r
+        groups.setdefault((r.course, r.q_index), {})[r.rotation or 0] = r
     per: dict[str, list[int]] = {}
     failed = unparsed = 0
     for (course, _), by_rot in sorted(groups.items()):
         if len(by_rot) < need:
             continue
-        status = [r.get("status") or ("ok" if r["parsed"] else "unparsed") for r in by_rot.values()]
+        status = [r.status or ("ok" if r.parsed else "unparsed") for r in by_rot.values()]
         failed += "failed" in status
         unparsed += "failed" not in status and "unparsed" in status
-        per.setdefault(course, []).append(int(all(r["correct"] for r in by_rot.values())))
+        per.setdefault(course, []).append(int(all(r.correct for r in by_rot.values())))
     accs = {c: round(100.0 * sum(v) / len(v), 2) for c, v in sorted(per.items())}
     idx = composite_index(list(accs.values()))
-    split = first.get("split") or json_str(settings.get("split")) or "test"
+    split = (first.split if first else None) or json_str(settings.get("split")) or "test"
     n = sum(len(v) for v in per.values())
-    out = ExamRun(run_id=run_id, model=_display_id(first.get("model") or run_id.split("|")[0]),
-                  shots=int(first.get("shots", json_int(settings.get("shots")) or 0)),
-                  cot=bool(first.get("cot", settings.get("cot"))), split=split, circular=circular, n_questions=n,
+    out = ExamRun(run_id=run_id, model=_display_id((first.model if first else None) or run_id.split("|")[0]),
+                  shots=first.shots if first else json_int(settings.get("shots")) or 0,
+                  cot=bool(first.cot) if first else bool(settings.get("cot")), split=split, circular=circular, n_questions=n,
                   n_courses=len(per), n_planned=json_int(settings.get("n_questions")),
                   limit=json_int(settings.get("limit")),
                   partial=n < _split_size(split), failed=failed, unparsed=unparsed, courses=accs, M=idx.M,
@@ -159,9 +183,9 @@ def summarize_run(run_id: str, engine: Engine | None = None, rows: Sequence[dict
 
 def all_runs(engine: Engine | None = None) -> list[ExamRun]:
     """A summary for every run made here, over the questions it asked."""
-    by_run: dict[str, list[dict[str, Any]]] = {}
+    by_run: dict[str, list[ExamAnswer]] = {}
     for r in results(engine):
-        by_run.setdefault(r["run_id"], []).append(r)
+        by_run.setdefault(r.run_id, []).append(r)
     return [summarize_run(rid, engine, rows) for rid, rows in by_run.items()]
 
 
