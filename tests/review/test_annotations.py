@@ -442,9 +442,9 @@ def test_each_stored_record_has_every_column_of_its_table():
 
     from lib.evaluation.exam.scores import ExamAnswer
     from lib.review import arena_judge, judge_review
-    from lib.storage import tables
+    from lib.storage import schema, tables
 
     for record, table in ((ann.ReviewItem, tables.review_items), (ann.LabelChange, tables.label_history),
                           (arena_judge.JudgeVote, tables.arena_judge_votes), (judge_review.JudgeLabel, tables.judge_labels),
-                          (ExamAnswer, tables.exam_answers)):
+                          (ExamAnswer, tables.exam_answers), (schema.LedgerStep, tables.schema_ledger)):
         assert [f.name for f in fields(record)] == list(table.c.keys()), record.__name__

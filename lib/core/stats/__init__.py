@@ -46,7 +46,7 @@ from lib.core.stats.inference import (
 )
 
 __all__ = ["ELO_SCALE", "MIN_N", "MIN_VOTES", "VOTES", "Binomial", "CohenPair", "Label", "LabelAgreement", "Majority", "McNemar", "MeanCI", "PairAgreement", "PairedBootstrap",
-           "PositionBias", "Rating", "Ratings", "TwoRaters", "Vote", "agreement_report", "alpha_band", "cli_report",
+           "PositionBias", "Rating", "Ratings", "TwoRaters", "Vote", "WinRate", "agreement_report", "alpha_band", "cli_report",
            "cohen_pairs", "fleiss", "kappa_band", "kripp_alpha", "left_share_ci", "mcnemar_test", "mean_ci",
            "pair_agreement", "paired_bootstrap", "percent_agreement", "ratings", "small_sample", "too_few_votes",
-           "wilson_interval", "win_matrix", "WinRate"]
+           "wilson_interval", "win_matrix"]

@@ -124,7 +124,7 @@ class ExamAnswer:
     correct: int
     parsed: int
     raw: str | None
-    created_at: str
+    created_at: str | None
     rotation: int | None
     status: str | None  # ok | unparsed | failed (None: written before statuses were stored)
     error: str | None
@@ -136,7 +136,8 @@ def results(engine: Engine | None = None, run_id: str | None = None) -> list[Exa
     t = tables.exam_answers
     q = select(t) if run_id is None else select(t).where(t.c.run_id == run_id)
     with (engine or get_engine()).connect() as c:
-        return [ExamAnswer(**{**r, "created_at": str(r["created_at"])}) for r in c.execute(q).mappings()]
+        return [ExamAnswer(**{**r, "created_at": None if r["created_at"] is None else str(r["created_at"])})
+                for r in c.execute(q).mappings()]
 
 
 def summarize_run(run_id: str, engine: Engine | None = None, rows: Sequence[ExamAnswer] | None = None) -> ExamRun:
