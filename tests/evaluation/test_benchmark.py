@@ -231,7 +231,8 @@ def test_judge_failures_are_counted_then_retried_on_resume(tmp_path, monkeypatch
         assert s.metric == "answer_correctness"
         cell = s.scores["local/extractive"]["gold"]
         assert cell["open_correctness"] is None and cell["n_open"] == 0 and cell["judge_failures"] == 3
-        assert cell["closed_accuracy"] is not None and cell["n_closed"] == 1
+        # the baseline's closed answer is quotes only: no verdict, not scored, even when its judge scores are retried
+        assert cell["closed_accuracy"] is None and cell["n_closed"] == 0 and cell["no_verdict"] == 1
         assert cell["metric"] == "ragas_answer_correctness"
         failed = [a for a in answers("judge", eng) if "answer_correctness" in a.metrics
                   and a.metrics["answer_correctness"].status == "judge_failed"]
@@ -243,6 +244,29 @@ def test_judge_failures_are_counted_then_retried_on_resume(tmp_path, monkeypatch
     # 1 TP, no FP/FN: factual F1 = 1, so each score is 0.75 + 0.25 × semantic similarity
     vals = [a.metrics["answer_correctness"].value for a in answers("judge", eng) if "answer_correctness" in a.metrics]
     assert len(vals) == 3 and all(0.75 <= v <= 1.0 for v in vals)
+
+
+def test_rescore_keeps_the_baselines_quotes_only_answers_unscored(tmp_path):
+    """The extractive baseline answers closed questions with quotes only: no verdict by design, never scored. Scoring
+    the run again must not read a yes or no into its quotes (it once did: a quote turned into a "correct" no)."""
+    from lib.core.verdict import QUOTES_ONLY
+
+    eng = get_engine(f"sqlite:///{tmp_path / 'q.db'}")
+    items, _ = load_items(config.SAMPLE_QUESTIONS)
+    closed = [it for it in items if it.question_type == "closed"][:12]
+
+    def stored() -> dict[tuple[str, str], tuple]:
+        return {(a.item_id, a.mode): (a.verdict, a.verdict_source, a.metrics["closed_accuracy"].status,
+                                      a.metrics["closed_accuracy"].value) for a in answers("q", eng)}
+
+    s = run_benchmark(closed, RunConfig(models=["extractive"], modes=["none", "gold"]), None, run_id="q", engine=eng)
+    before = stored()
+    assert s.no_verdict == 2 * len(closed) == 24
+    assert {(v, status, value) for v, _, status, value in before.values()} == {(QUOTES_ONLY, "no_verdict", None)}
+    assert rescore("q", engine=eng) == Rescored(rescored=2 * len(closed))
+    assert stored() == before
+    again = summarize("q", eng)
+    assert (again.no_verdict, again.unclear) == (2 * len(closed), 0)
 
 
 def test_rescore_with_a_judge_does_not_generate_again(tmp_path, monkeypatch, flaky):

@@ -93,6 +93,9 @@ def test_benchmark_page_runs_sample_and_charts(services, sample_doc):
     assert any("8 answers, 0 failures" in s.value for s in at.success)
     again = next(t.value for t in at.table if "Extractive baseline (no LLM)" in set(t.value.index))
     assert again.loc["Extractive baseline (no LLM)", "n"].tolist() == [2, 2]
+    # ... and reads no yes or no into the baseline's quotes: its closed answers still have no verdict
+    assert any(c.value.startswith("No closed accuracy: 4 closed answer(s) came with no verdict (quotes only")
+               for c in at.caption), [c.value for c in at.caption][:12]
     # resuming it says, in words, the configuration it will use (the stored run's, not the widgets')
     run_id = at.selectbox(key="results_run").value
     resume = next(s for s in at.selectbox if s.label == "Or resume a run")

@@ -391,6 +391,10 @@ def _embed_fn(services: Corpus | None) -> Callable[[Sequence[str]], np.ndarray]:
     return get_exact_embedder(_embed_model(services)).embed
 
 
+VERDICT_STANDS = ("structured", "likelihood", "heuristic", "none")
+"""The verdict sources a re-score keeps as stored; any other verdict (read from the answer's text) is read again."""
+
+
 @dataclass(frozen=True)
 class Rescored:
     """What one ``rescore`` call did: how many stored answers it scored again."""
@@ -446,9 +450,10 @@ def rescore(run_id: str, judge: Provider | str | None = None, *, engine: Engine 
     lock = threading.Lock()
 
     def work(it: Item, r: StoredAnswer) -> str:
-        # A verdict the model gave in structured form (or by likelihood) stands; one read from text is read again,
-        # so a fixed parser takes effect.
-        verdict = r.verdict if r.verdict_source in ("structured", "likelihood", "heuristic") else None
+        # A verdict the model gave in structured form, by likelihood or by its own rule stands, and so does "quotes
+        # only" (source "none": no verdict by design, never scored); one read from text is read again, so a fixed
+        # parser takes effect.
+        verdict = r.verdict if r.verdict_source in VERDICT_STANDS else None
         results = scorer.score(it, r.mode, r.answer, verdict, r.contexts)
         with engine.begin() as c:
             _write_scores(c, run_id, it, r.model, r.mode, results)
