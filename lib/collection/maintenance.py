@@ -11,7 +11,7 @@ import builtins
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Protocol
 
 from sqlalchemy.engine import Engine
@@ -51,7 +51,7 @@ class Repaired:
     skipped_live: list[str]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"removed": self.removed, "skipped_live": list(self.skipped_live)}
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -70,10 +70,10 @@ class IndexCheck:
     fixed: bool | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        out = {"doc_id": self.doc_id, "name": self.name, "chunks": self.chunks, "vectors": self.vectors,
-               "ok": self.ok, "embedded_with": self.embedded_with,
-               "same_embedder_as_queries": self.same_embedder_as_queries}
-        return out if self.fixed is None else out | {"fixed": self.fixed}
+        out = asdict(self)
+        if self.fixed is None:  # "fixed" is said only when asked to fix
+            del out["fixed"]
+        return out
 
 
 def repair(docs: Store) -> Repaired:

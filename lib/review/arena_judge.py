@@ -13,7 +13,7 @@ import json
 import re
 import threading
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from sqlalchemy import func, select
@@ -154,8 +154,7 @@ class JudgedPairs:
     cancelled: int = 0
 
     def as_dict(self) -> dict[str, int]:
-        return {"judged": self.judged, "unreadable": self.unreadable, "failed": self.failed,
-                "cancelled": self.cancelled}
+        return asdict(self)
 
 
 def judge_rows(arena_id: str, judge: str | None = None, engine: Engine | None = None) -> list[JudgeVote]:

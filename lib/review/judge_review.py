@@ -12,7 +12,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from sqlalchemy import func, select
@@ -167,8 +167,7 @@ class JudgedItems:
     cancelled: int = 0
 
     def as_dict(self) -> dict[str, int]:
-        return {"labelled": self.labelled, "failed": self.failed, "skipped": self.skipped,
-                "cancelled": self.cancelled}
+        return asdict(self)
 
 
 @dataclass(frozen=True)

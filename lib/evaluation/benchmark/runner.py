@@ -402,7 +402,7 @@ class Rescored:
     rescored: int
 
     def as_dict(self) -> dict[str, int]:
-        return {"rescored": self.rescored}
+        return asdict(self)
 
 
 def rescore(run_id: str, judge: Provider | str | None = None, *, engine: Engine | None = None, services: Corpus | None = None, only_retry: bool = False,

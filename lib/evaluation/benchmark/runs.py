@@ -7,7 +7,7 @@ import random
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sqlalchemy import func, insert, select, update
@@ -102,7 +102,7 @@ class MetricScore:
     details: JSONObject = field(default_factory=dict)
 
     def as_dict(self) -> JSONObject:
-        return {"value": self.value, "status": self.status, "scorer": self.scorer, "details": self.details}
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -131,8 +131,7 @@ class StoredAnswer:
 
     def as_dict(self) -> JSONObject:
         """The answer as plain values (the metrics as their dicts): a table row or an export."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "metrics"} | {
-            "metrics": {k: m.as_dict() for k, m in self.metrics.items()}}
+        return asdict(self)
 
 
 _ANSWER_COLUMNS = ("id", "run_id", "item_id", "model", "mode", "status", "answer", "verdict", "error", "truncated",
