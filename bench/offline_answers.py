@@ -124,7 +124,7 @@ def main() -> None:
             secs = sum(r.seconds or 0 for r in ok) / max(1, len(ok))
             n_loop = sum(loops(r.answer) for r in ok)
             if model.endswith("extractive"):
-                n_frag = sum(spliced(r.answer, "\n".join(c.get("text", "") for c in r.contexts),
+                n_frag = sum(spliced(r.answer, "\n".join(c.text for c in r.contexts),
                                      kind.get(r.item_id) == "closed") for r in ok)
             else:
                 n_frag = sum(cut_off(r.answer) for r in ok if kind.get(r.item_id) != "closed")

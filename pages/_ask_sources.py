@@ -19,7 +19,7 @@ def sources_of(r: ask_lib.AskResult) -> list:
         return []
     default_doc = st.session_state.get("ask_doc")  # contexts of single-document RAG do not name their document
     default_name = None
-    if default_doc and not all(c.get("doc_name") for c in r.contexts):
+    if default_doc and not all(c.doc_name for c in r.contexts):
         try:
             default_name = services().docs.get(default_doc).name
         except UserError:

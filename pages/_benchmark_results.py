@@ -64,12 +64,11 @@ def answer_with_marks(r: pd.Series, mets: dict, key: str) -> None:
     if judged.get("summary"):
         support_view.summary_line(judged["summary"], "judge")
     if marks:
-        by_n = {int(c.get("n") or i): c for i, c in enumerate(r["contexts"], start=1)}
+        by_n = {c.n or i: c for i, c in enumerate(r["contexts"], start=1)}
 
         def locate(n: int) -> tuple[str, int, int] | None:
-            c = by_n.get(n) or {}
-            return (c["doc_id"], c["page_start"], c.get("page_end") or c["page_start"]) \
-                if c.get("doc_id") and c.get("page_start") else None
+            c = by_n.get(n)
+            return (c.doc_id, c.page_start, c.page_end or c.page_start) if c and c.doc_id and c.page_start else None
         support_view.sentence_details(marks, key + f"_{r['model']}_{r['mode']}", locate,
                                       failures=judged.get("failures", []))
 
@@ -185,10 +184,9 @@ def _answer_card(r: pd.Series, label_of: Callable[[str], str], key: str) -> None
                    + f" · {r['seconds']} s · {r['tokens_in']} in / {r['tokens_out']} out"
                    + (f" · kept {r['kept_fraction']:.0%} of the PDF" if r["truncated"] else ""))
         for c in r["contexts"]:
-            if c.get("page_start"):
-                st.caption(f"p. {c['page_start']}" if c["page_start"] == c["page_end"]
-                           else f"pp. {c['page_start']}–{c['page_end']}")
-                st.text(c["text"][:300] + "…")
+            if c.page_start:
+                st.caption(c.pages)
+                st.text(c.text[:300] + "…")
 
 
 def _items(res: benchmark.RunResults, label_of: Callable[[str], str], model_name: Callable[[str], str]) -> None:

@@ -184,10 +184,10 @@ def _passages(pair: arena.Pair) -> None:
             st.caption("Reference passage (the source the question was written from)")
             st.text(passage_text(pair.gold))
         for p in pair.passages:
-            where = " ".join(x for x in (f"[{p['n']}]" if p.get("n") else "", plain(p.get("doc_name") or ""),
-                                         f"p. {p['page_start']}" if p.get("page_start") else "") if x)
+            where = " ".join(x for x in (f"[{p.n}]" if p.n else "", plain(p.doc_name),
+                                         f"p. {p.page_start}" if p.page_start else "") if x)
             st.caption(f"Retrieved passage {where}")
-            st.text(passage_text(p.get("text")))
+            st.text(passage_text(p.text))
         checked = arena_support.pair_support(pair)
         if checked:
             st.caption("Each answer checked against every passage above (its own markers set aside, so the "

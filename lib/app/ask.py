@@ -95,7 +95,7 @@ def gold_of(results: Sequence[AskResult]) -> str | None:
     """The gold passage the answers in gold mode were given."""
     for r in results:
         if r.mode == "gold" and r.contexts:
-            return str(r.contexts[0].get("text") or "") or None
+            return r.contexts[0].text or None
     return None
 
 

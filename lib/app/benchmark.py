@@ -23,7 +23,7 @@ from lib.evaluation.benchmark import (
     rescore,
     summarize,
 )
-from lib.qa import MODE_LABELS
+from lib.qa import MODE_LABELS, context_passage
 from lib.qa.manifest import Manifest
 from lib.qa.services import Corpus
 
@@ -183,9 +183,11 @@ def item_table(df: pd.DataFrame, model_name: Callable[[str], str]) -> pd.DataFra
 
 
 def answers_csv(res: RunResults) -> str:
-    """The answers download: every column but the gold passage, metrics as JSON, cells safe for a spreadsheet."""
+    """The answers download: every column but the gold passage, metrics and contexts as JSON, cells safe for a
+    spreadsheet."""
     export = res.answers.drop(columns=["gold_context"]).copy()
     export["metrics"] = export["metrics"].map(lambda m: json.dumps(m, ensure_ascii=False))  # as written, like the rest
+    export["contexts"] = export["contexts"].map(lambda cs: context_passage.to_json(cs, ensure_ascii=False))
     return csv_safe.to_csv(export)
 
 
@@ -193,7 +195,8 @@ def run_json(res: RunResults) -> str:
     """The whole-run download: configuration, summary and answers."""
     return json.dumps({"run_id": res.run_id, "created_at": res.created_at, "config": res.config.as_dict(),
                        "summary": res.summary.cli_dict(),
-                       "answers": res.answers.drop(columns=["gold_context"]).to_dict(orient="records")},
+                       "answers": [r | {"contexts": [c.as_dict() for c in r["contexts"]]} for r in
+                                   res.answers.drop(columns=["gold_context"]).to_dict(orient="records")]},
                       default=str, indent=1)
 
 

@@ -13,6 +13,7 @@ from lib.app.search import Collection, Filters
 from lib.collection import stale_vectors
 from lib.collection.repository import DocInfo
 from lib.core import readable_name
+from lib.core.context_text import pages_label
 from lib.core.json_types import JSONObject
 from lib.documents import Chunk, metadata
 from lib.qa.services import Corpus
@@ -128,7 +129,7 @@ def page_span(chunk: Chunk) -> str:
 
 def pages_of(chunk: Chunk) -> str:
     """"p. 4" or "pp. 4–5"."""
-    return ("p. " if chunk.page_start == chunk.page_end else "pp. ") + page_span(chunk)
+    return pages_label(chunk.page_start, chunk.page_end)
 
 
 def snippet(text: str, limit: int) -> str:

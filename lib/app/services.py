@@ -8,6 +8,7 @@ from lib.collection.document_store import DocumentStore
 from lib.collection.vectors import get_index
 from lib.core import config
 from lib.retrieval.retriever import Retriever
+from lib.storage.engine import database_url
 
 
 class LazyIndex:
@@ -28,12 +29,13 @@ class Services:
     retriever: Retriever
 
 
-_cache: dict[tuple[str, str, str], Services] = {}
+_cache: dict[tuple[str, str, str, str], Services] = {}
 
 
 def get_services() -> Services:
-    """One set per (home, Chroma URL, embedding model); the pages also hold it in st.cache_resource."""
-    key = (str(config.paths().home), config.get("NEPAQA_CHROMA_URL") or "", config.get("NEPAQA_EMBED_MODEL") or "")
+    """One set per (home, Chroma URL, embedding model, database); the pages also hold it in st.cache_resource."""
+    key = (str(config.paths().home), config.get("NEPAQA_CHROMA_URL") or "", config.get("NEPAQA_EMBED_MODEL") or "",
+           database_url())
     if key not in _cache:
         index = LazyIndex(key[1], str(config.paths().chroma), key[2] or None)
         docs = DocumentStore(index)  # type: ignore[arg-type]

@@ -9,7 +9,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from sqlalchemy import insert, select
@@ -23,8 +23,9 @@ from lib.documents import metadata
 from lib.documents.mentions import DocRef
 from lib.models import prompts, registry
 from lib.models.base import NON_ANSWERS, Provider, ProviderError, Request
-from lib.qa import manifest
+from lib.qa import context_passage, manifest
 from lib.qa import support as support_lib
+from lib.qa.context_passage import ContextPassage
 from lib.qa.contexts import (
     MODES,
     Context,
@@ -51,7 +52,7 @@ def _checked(answer: str, mode: str, contexts_json: str, question: str = "",
     """The support check of an answer against its contexts (given as JSON, so the call can be remembered); a
     closed answer's verdict is checked against them too, in gold mode a refusal is a missed answer, and a
     comparison question's claims are held to each document it compares."""
-    return support_lib.check(answer, support_lib.passages_of(json.loads(contexts_json), mode), question=question,
+    return support_lib.check(answer, support_lib.passages_of(context_passage.from_json(contexts_json), mode), question=question,
                              verdict=verdict, holds_answer=mode == "gold",
                              documents=compared_documents(json.loads(comparison_json)),
                              compared=compared_ids(json.loads(comparison_json)))
@@ -77,7 +78,7 @@ class AskResult:
     answer: str | None
     closed: bool
     verdict: str | None
-    contexts: list[dict] = field(default_factory=list)
+    contexts: list[ContextPassage] = field(default_factory=list)
     truncated: bool = False
     kept_fraction: float = 1.0
     tokens_in: int = 0
@@ -106,7 +107,7 @@ class AskResult:
                                       compared=compared_ids(self.comparison)) if passages else None)
         # a page draws one answer's support in several places (its mark, its sentences, its sources) on every
         # rerun: the check (about 40 ms here) runs once per answer and contexts
-        return copy.deepcopy(_checked(self.answer or "", self.mode, json.dumps(self.contexts, sort_keys=True, default=str),
+        return copy.deepcopy(_checked(self.answer or "", self.mode, context_passage.to_json(self.contexts),
                                       self.question, self.verdict if self.closed else None,
                                       json.dumps(self.comparison, sort_keys=True)))
 
@@ -114,8 +115,8 @@ class AskResult:
         keys = ("model", "mode", "answer", "closed", "verdict", "verdict_source", "contexts", "truncated",
                 "kept_fraction", "tokens_in", "tokens_out", "seconds", "comparison")
         d = {k: asdict(self)[k] for k in keys}
-        d["contexts"] = [{k: c.get(k) for k in ("doc_id", "doc_name", "section", "page_start", "page_end", "text")}
-                         for c in self.contexts]
+        d["contexts"] = [{k: c.as_dict().get(k) for k in ("doc_id", "doc_name", "section", "page_start", "page_end",
+                                                          "text")} for c in self.contexts]
         report = self.support(pages_of)
         d["support"] = report.as_dict() if report else None
         if self.error:
@@ -169,7 +170,7 @@ def build_context(
     if len(ids) == 1:
         info = services.docs.get(ids[0])
         ctx = pdf_context(services.docs.pages(ids[0]), budget, _cached_counter(provider, info.doc_id, info.gen))
-        ctx.passages[0]["doc_id"] = info.doc_id  # the support check reads its kept pages again
+        ctx.passages[0].doc_id = info.doc_id  # the support check reads its kept pages again
         return ctx
     docs = []
     metas = metadata.get_many(ids, services.docs.engine)
@@ -183,7 +184,7 @@ def source_docs(ctx: Context) -> dict[int, str] | None:
     """A RAG context's source numbers → their document's name, where its scope held several documents."""
     if ctx.mode != "rag" or ctx.documents < 2:
         return None
-    return {p["n"]: p.get("doc_name") or p.get("doc_id") or "" for p in ctx.passages if p.get("n")}
+    return {p.n: p.doc_name or p.doc_id for p in ctx.passages if p.n}
 
 
 def scope_ids(services: Corpus | None, doc_id: str | Sequence[str]) -> list[str] | None:
@@ -270,7 +271,7 @@ def ask(
     # Nothing stored or shown carries a key, even one a server echoed back in its answer.
     if res.answer:
         res.answer = redact(res.answer)
-    res.contexts = [dict(c, text=redact(c["text"])) if isinstance(c.get("text"), str) else c for c in res.contexts]
+    res.contexts = [replace(c, text=redact(c.text)) for c in res.contexts]
     # Time to answer: the context plus the model's own time, not time queued behind other calls to a local model
     # (a benchmark's workers share it), so estimates built from these times add up to what a run takes.
     model_seconds = provider.take_busy() or (time.perf_counter() - started - context_seconds)  # a plugin's own
@@ -384,7 +385,7 @@ def save_history(results: Sequence[AskResult], doc_id: str | Sequence[str] | Non
         "question": r.question, "model": r.model, "mode": r.mode,
         "closed": int(r.closed), "answer": r.answer, "verdict": r.verdict, "verdict_source": r.verdict_source,
         "error": r.error,
-        "contexts": json.dumps(r.contexts), "truncated": int(r.truncated), "kept_fraction": r.kept_fraction,
+        "contexts": context_passage.to_json(r.contexts), "truncated": int(r.truncated), "kept_fraction": r.kept_fraction,
         "tokens_in": r.tokens_in, "tokens_out": r.tokens_out, "seconds": r.seconds,
         "support": json.dumps(rep.as_dict()) if (rep := r.support(services.docs.pages if services else None))
         else None,
@@ -412,7 +413,7 @@ class HistoryRow:
     verdict: str | None
     verdict_source: str | None
     error: str | None
-    contexts: list[JSONObject]  # what the model was given
+    contexts: list[ContextPassage]  # what the model was given
     truncated: int | None
     kept_fraction: float | None
     tokens_in: int | None
@@ -421,7 +422,7 @@ class HistoryRow:
     support: JSONObject | None  # the support check made when it was kept (None: kept before there was one)
 
     def as_dict(self) -> JSONObject:
-        return asdict(self)
+        return asdict(self) | {"contexts": [c.as_dict() for c in self.contexts]}
 
 
 _HISTORY_FIELDS = tuple(f.name for f in fields(HistoryRow))
@@ -434,7 +435,7 @@ def load_history(engine: Engine | None = None, limit: int = 500) -> list[History
     with engine.connect() as c:
         rows = c.execute(select(t).order_by(t.c.id.desc()).limit(limit)).mappings().all()
     return [HistoryRow(**{k: r[k] for k in _HISTORY_FIELDS} | {
-        "created_at": str(r["created_at"]), "contexts": json.loads(r["contexts"] or "[]"),
+        "created_at": str(r["created_at"]), "contexts": context_passage.from_json(r["contexts"]),
         "support": json.loads(r["support"]) if r["support"] else None}) for r in rows]
 
 
@@ -444,7 +445,7 @@ def export_rows(hist: Sequence[HistoryRow]) -> list[JSONObject]:
     out = []
     for h in hist:
         rep = h.support
-        row = {k: v for k, v in h.as_dict().items() if k != "support"} | {"contexts": json.dumps(h.contexts, ensure_ascii=False)}
+        row = {k: v for k, v in h.as_dict().items() if k != "support"} | {"contexts": context_passage.to_json(h.contexts, ensure_ascii=False)}
         unchecked = "not checked" if (h.answer or "").strip() and not h.error else ""
         row["support_verdict"] = rep["verdict"] if rep else unchecked
         row["support_summary"] = rep["summary"] if rep else ""
@@ -490,7 +491,7 @@ def load_batch(batch_id: str, engine: Engine | None = None) -> list[AskResult]:
     comparison = dict(stated) if isinstance(stated, Mapping) else None
     return [AskResult(model=r["model"], mode=r["mode"], answer=r["answer"], closed=bool(r["closed"]),
                       verdict=r["verdict"], verdict_source=r.get("verdict_source"),
-                      contexts=json.loads(r["contexts"] or "[]"), truncated=bool(r["truncated"]),
+                      contexts=context_passage.from_json(r["contexts"]), truncated=bool(r["truncated"]),
                       kept_fraction=r["kept_fraction"] or 1.0, tokens_in=r["tokens_in"] or 0,
                       tokens_out=r["tokens_out"] or 0, seconds=r["seconds"] or 0.0, error=r["error"],
                       question=r["question"], comparison=comparison if r["mode"] == "rag" else None) for r in rows]

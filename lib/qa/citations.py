@@ -2,18 +2,20 @@
 label such as "FEIS › 4.3 Water Resources › Wetlands, pp. 71–72"; the context block that shows the model those
 numbers; and the numbers an answer cites with markers like [1], [2, 3] or [1][2].
 
-A context is a dict as RAG makes it: ``page_start``, ``page_end``, ``text``, ``score``, and (across documents)
-``doc_id``, ``doc_name``, ``section``. Contexts of one document whose page spans overlap become one source.
+A context is a ``ContextPassage``: as RAG makes it from a retrieved chunk (pages, text, score, document, section), or
+as an answer stored it. Contexts of one document whose page spans overlap become one source.
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
+from lib.core.context_text import pages_label
 from lib.core.json_types import JSONObject
 from lib.core.text import PASSAGE_GAP as GAP
+from lib.qa.context_passage import ContextPassage
 
 SECTION_SEP = " › "
 MIN_OVERLAP_WORDS = 5  # consecutive chunks share this many words or more when they overlap
@@ -34,11 +36,7 @@ class Source:
     @property
     def pages(self) -> str:
         """'p. 71', 'pp. 71–72', or '' when the passage has no pages (a pasted gold passage)."""
-        if self.page_start is None:
-            return ""
-        if self.page_end is None or self.page_end == self.page_start:
-            return f"p. {self.page_start}"
-        return f"pp. {self.page_start}–{self.page_end}"
+        return pages_label(self.page_start, self.page_end)
 
     @property
     def label(self) -> str:
@@ -64,15 +62,6 @@ def _section(value: object) -> str | None:
     return s or None
 
 
-def _page(value: object) -> int | None:
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        return int(value) if isinstance(value, int | float | str) else int(str(value))
-    except (TypeError, ValueError):
-        return None
-
-
 def _join(texts: Sequence[str]) -> str:
     """Passages joined in order; where one begins with the words another ends with (overlapping chunks), those
     words are given once. Passages that do not overlap are joined by a GAP line, so no reader (a model, the
@@ -95,22 +84,20 @@ def _join(texts: Sequence[str]) -> str:
     return out
 
 
-def number_sources(contexts: Iterable[dict], default_doc_id: str | None = None,
+def number_sources(contexts: Iterable[ContextPassage], default_doc_id: str | None = None,
                    default_doc_name: str | None = None) -> list[Source]:
     """The contexts as numbered sources: one per document and page span, overlapping spans of one document merged,
     numbered from 1 in the order of their first passage. ``default_doc_id``/``default_doc_name`` stand in for
     contexts that do not name their document (single-document RAG)."""
     groups: list[dict[str, Any]] = []
     for i, c in enumerate(contexts):
-        doc_id = c.get("doc_id") or default_doc_id
-        doc_name = c.get("doc_name") or default_doc_name
-        ps, pe = _page(c.get("page_start")), _page(c.get("page_end"))
+        doc_id = c.doc_id or default_doc_id
+        doc_name = c.doc_name or default_doc_name
+        ps, pe = c.page_start, c.page_end
         ps, pe = (ps if ps is not None else pe), (pe if pe is not None else ps)
         if ps is not None and pe is not None and pe < ps:
             ps, pe = pe, ps
-        text = c.get("text") or ""
-        score = c.get("score")
-        score = float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None
+        text, score, section = c.text, c.score, _section(c.section)
         item = {"i": i, "start": ps, "text": text}
 
         def overlaps(g: dict[str, Any], ps: int | None = ps, pe: int | None = pe, doc_id: str | None = doc_id,
@@ -124,11 +111,11 @@ def number_sources(contexts: Iterable[dict], default_doc_id: str | None = None,
         home = next((g for g in groups if overlaps(g)), None)
         if home is None:
             groups.append({"doc_id": doc_id, "doc_name": doc_name, "start": ps, "end": pe,
-                           "section": _section(c.get("section")), "items": [item], "score": score})
+                           "section": section, "items": [item], "score": score})
             continue
         home["items"].append(item)
         home["doc_name"] = home["doc_name"] or doc_name
-        home["section"] = home["section"] or _section(c.get("section"))
+        home["section"] = home["section"] or section
         if score is not None:
             home["score"] = score if home["score"] is None else max(home["score"], score)
         if ps is not None:
@@ -149,17 +136,6 @@ def number_sources(contexts: Iterable[dict], default_doc_id: str | None = None,
                               page_end=g["end"], section=g["section"], text=_join([it["text"] for it in items]),
                               contexts=sorted(it["i"] for it in g["items"]), score=g["score"]))
     return sources
-
-
-def label_passages(contexts: Iterable[dict] | Sequence[Source], default_doc_id: str | None = None,
-                   default_doc_name: str | None = None) -> str:
-    """The context block for a prompt: each source headed by its marker and label, e.g.
-    ``[1] FEIS › 4.3 Water Resources, pp. 71–72``, then its text, so the model can cite it as [1]. Takes the
-    contexts (numbered here, as number_sources numbers them) or sources already numbered."""
-    items = list(contexts)
-    sources = cast(list[Source], items) if items and all(isinstance(s, Source) for s in items) else number_sources(
-        cast(list[dict], items), default_doc_id, default_doc_name)
-    return "\n\n".join(f"[{s.n}] {s.label}\n{s.text}" for s in sources)
 
 
 _MARKER = re.compile(r"\[\s*(\d{1,4}(?:\s*(?:,|;|–|-|—)\s*\d{1,4})*)\s*\]")

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lib.core.context_text import document_block, document_header, page_block, source_block
 from lib.core.errors import UserError
 from lib.documents.pdf import Page
 from lib.qa.citations import number_sources
+from lib.qa.context_passage import ContextPassage
 
 MODES = ("none", "pdf", "rag", "gold")
 MODE_LABELS = {"none": "No context", "pdf": "Full PDF", "rag": "Retrieved passages (RAG)", "gold": "Gold passage"}
@@ -17,7 +18,7 @@ MODE_LABELS = {"none": "No context", "pdf": "Full PDF", "rag": "Retrieved passag
 class Context:
     mode: str
     text: str = ""
-    passages: list[dict] = field(default_factory=list)  # {"page_start", "page_end", "text"}
+    passages: list[ContextPassage] = field(default_factory=list)  # what the model is given, as stored
     truncated: bool = False
     kept_fraction: float = 1.0
     total_tokens: int = 0
@@ -49,21 +50,20 @@ def none_context() -> Context:
 def gold_context(passage: str | None) -> Context:
     if not passage or not passage.strip():
         raise UserError("Gold mode needs a passage: paste one, or pick a NEPAQuAD item.")
-    return Context("gold", text=passage.strip(), passages=[{"page_start": None, "page_end": None, "text": passage.strip()}])
+    return Context("gold", text=passage.strip(), passages=[ContextPassage(passage.strip())])
 
 
 def rag_context(hits: Sequence) -> Context:
     """The retrieved chunks as numbered sources, exactly as the page will number them (citations.number_sources:
     chunks of one document whose pages overlap are one source), each headed by its document, section and pages,
     so an answer's [2] means the page's source [2]."""
-    chunks = [{"doc_id": getattr(h, "doc_id", "") or None, "doc_name": getattr(h, "doc_name", "") or None,
-               "section": h.chunk.section, "page_start": h.chunk.page_start, "page_end": h.chunk.page_end,
-               "text": h.chunk.text, "score": round(h.score, 4)} for h in hits]
+    chunks = [ContextPassage(h.chunk.text, h.chunk.page_start, h.chunk.page_end, getattr(h, "doc_id", "") or "",
+                             getattr(h, "doc_name", "") or "", h.chunk.section, score=round(h.score, 4))
+              for h in hits]
     sources = number_sources(chunks)
     parts = [source_block(s.n, s.label, s.text) for s in sources]
-    passages = [{"n": s.n, "doc_id": s.doc_id or "", "doc_name": s.doc_name or "", "section": s.section or "",
-                 "page_start": s.page_start, "page_end": s.page_end, "text": s.text, "score": s.score,
-                 "chunks": len(s.contexts)} for s in sources]
+    passages = [ContextPassage(s.text, s.page_start, s.page_end, s.doc_id or "", s.doc_name or "", s.section or "",
+                               n=s.n, score=s.score, chunks=len(s.contexts)) for s in sources]
     return Context("rag", text="\n\n".join(parts), passages=passages, parts=parts)
 
 
@@ -80,9 +80,9 @@ def multi_pdf_context(docs: Sequence[tuple[str, str, Sequence[Page]]], budget: i
         total += ctx.total_tokens
         used += ctx.kept_tokens
         notes.append(f"{name}: kept {ctx.kept_fraction:.0%}")
-        passages.append({"doc_id": doc_id, "doc_name": name, "page_start": ctx.passages[0]["page_start"],
-                         "page_end": ctx.passages[0]["page_end"], "kept_through": ctx.passages[0]["kept_through"],
-                         "text": f"{ctx.passages[0]['text']} (kept {ctx.kept_fraction:.0%} of this document)"})
+        kept = ctx.passages[0]
+        passages.append(replace(kept, doc_id=doc_id, doc_name=name,
+                                text=f"{kept.text} (kept {ctx.kept_fraction:.0%} of this document)"))
     return Context("pdf", text="\n\n".join(blocks), passages=passages, truncated=used < total,
                    kept_fraction=(used / total) if total else 1.0, total_tokens=total, kept_tokens=used,
                    per_document="; ".join(notes))
@@ -132,7 +132,7 @@ def fit_to_window(ctx: Context, budget: int, count_tokens: Callable[[str], int])
         return ctx
     if ctx.mode == "gold":
         kept, used = truncate_to_tokens(ctx.text, budget, count_tokens)
-        return Context("gold", text=kept, passages=[dict(ctx.passages[0], text=kept)] if ctx.passages else [], truncated=True, kept_fraction=used / total,
+        return Context("gold", text=kept, passages=[replace(ctx.passages[0], text=kept)] if ctx.passages else [], truncated=True, kept_fraction=used / total,
                        total_tokens=total, kept_tokens=used)
     parts = ctx.parts or [ctx.text]
     kept_parts: list[str] = []
@@ -149,7 +149,7 @@ def fit_to_window(ctx: Context, budget: int, count_tokens: Callable[[str], int])
         cut, m = truncate_to_tokens(part, budget - used - sep, count_tokens)
         if cut.strip():
             kept_parts.append(cut)
-            passages.append(dict(passage, text=cut.split("\n", 1)[-1]))
+            passages.append(replace(passage, text=cut.split("\n", 1)[-1]))
             used += sep + m
         break
     return Context("rag", text="\n\n".join(kept_parts), passages=passages, truncated=True,
@@ -180,7 +180,7 @@ def pdf_context(pages: Sequence[Page], budget: int, count_tokens: Callable[[str]
     return Context(
         "pdf", text="\n\n".join(kept_parts), truncated=truncated,
         kept_fraction=(used / total) if total else 1.0, total_tokens=total, kept_tokens=used,
-        passages=[{"page_start": pages[0].number if pages else None,
-                   "page_end": pages[-1].number if pages else None,
-                   "text": f"{len(kept_parts)} page(s) of text, {used:,} tokens", "kept_through": kept_through}],
+        passages=[ContextPassage(f"{len(kept_parts)} page(s) of text, {used:,} tokens",
+                                 pages[0].number if pages else None, pages[-1].number if pages else None,
+                                 kept_through=kept_through)],
     )

@@ -32,6 +32,7 @@ from lib.core.verdict import NO, YES, is_negated
 from lib.documents.mentions import DocRef
 from lib.qa import claims, support_documents, support_model, support_signals
 from lib.qa.citations import PLACE, bare, cited_numbers
+from lib.qa.context_passage import ContextPassage
 from lib.qa.support_documents import notes as document_notes  # noqa: F401 - on the pages, through this face
 from lib.qa.support_report import (  # noqa: F401 - the report's types are this module's face too
     AGREES,
@@ -402,12 +403,12 @@ def passages_from_text(text: str) -> list[Passage]:
 PagesOf = Callable[[str], Sequence]  # a document id -> its pages (each with .number and .text)
 
 
-def pdf_pages(contexts: Sequence[dict], pages_of: PagesOf) -> list[tuple[str, int, str]]:
+def pdf_pages(contexts: Sequence[ContextPassage], pages_of: PagesOf) -> list[tuple[str, int, str]]:
     """(document id, page number, text) of each page a full-PDF answer was given, up to the last page kept in its
     window, in order. Contexts that did not record their document or their last kept page give none."""
     out = []
     for c in contexts:
-        doc_id, through = c.get("doc_id"), c.get("kept_through")
+        doc_id, through = c.doc_id, c.kept_through
         if not doc_id or through is None:
             continue
         out += [(doc_id, p.number, p.text) for p in pages_of(doc_id)
@@ -415,27 +416,25 @@ def pdf_pages(contexts: Sequence[dict], pages_of: PagesOf) -> list[tuple[str, in
     return out
 
 
-def pdf_passages(contexts: Sequence[dict], pages_of: PagesOf) -> list[Passage]:
+def pdf_passages(contexts: Sequence[ContextPassage], pages_of: PagesOf) -> list[Passage]:
     """A full-PDF answer's sources: one passage per page it was given (``pdf_pages``), numbered in that order."""
-    names = {c.get("doc_id"): c.get("doc_name") or "" for c in contexts if c.get("doc_id")}
+    names = {c.doc_id: c.doc_name for c in contexts if c.doc_id}
     return [Passage(i, text, f"p. {number}", doc, names.get(doc, ""))
             for i, (doc, number, text) in enumerate(pdf_pages(contexts, pages_of), 1)]
 
 
-def passages_of(contexts: Sequence[dict], mode: str) -> list[Passage]:
+def passages_of(contexts: Sequence[ContextPassage], mode: str) -> list[Passage]:
     """The numbered passages an answer was given, from its stored contexts: RAG's numbered sources, or the one
     gold passage as [1]; none for modes *none* and *pdf* (a whole PDF is no set of passages to cite)."""
     if mode not in ("rag", "gold"):
         return []
     out = []
-    several = len({c.get("doc_id") for c in contexts if c.get("doc_id")}) > 1
+    several = len({c.doc_id for c in contexts if c.doc_id}) > 1
     for i, c in enumerate(contexts, start=1):
-        ps, pe = c.get("page_start"), c.get("page_end")
-        page = "" if ps is None else (f"p. {ps}" if pe in (None, ps) else f"pp. {ps}–{pe}")
-        if page and several and c.get("doc_name"):  # "p. 3" alone would not say which EIS's page 3
-            page = f"{c['doc_name']}, {page}"
+        page = c.pages
+        if page and several and c.doc_name:  # "p. 3" alone would not say which EIS's page 3
+            page = f"{c.doc_name}, {page}"
         if not page and mode == "gold":
             page = "the gold passage"
-        out.append(Passage(int(c.get("n") or i), str(c.get("text") or ""), page, str(c.get("doc_id") or ""),
-                           str(c.get("doc_name") or "")))
+        out.append(Passage(c.n or i, c.text, page, c.doc_id, c.doc_name))
     return out

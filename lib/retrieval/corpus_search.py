@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from lib.collection.lexical import query_terms
+from lib.core.context_text import pages_label
 from lib.documents.pdf import symbol_bullets
 from lib.retrieval.retriever import Retriever
 
@@ -29,9 +30,7 @@ class FoundPassage:
     @property
     def where(self) -> str:
         """"4.3 Water Resources, p. 12", or "pp. 12–13" where the passage has no section."""
-        pages = (f"p. {self.page_start}" if self.page_start == self.page_end
-                 else f"pp. {self.page_start}–{self.page_end}")
-        return ", ".join(x for x in (self.section, pages) if x)
+        return ", ".join(x for x in (self.section, pages_label(self.page_start, self.page_end)) if x)
 
 
 @dataclass

@@ -37,6 +37,8 @@ from lib.core.stats.bradley_terry import VOTES, Vote
 from lib.core.stats.inference import wilson_interval
 from lib.evaluation.benchmark.runs import StoredRun, list_runs
 from lib.models.base import NON_ANSWERS
+from lib.qa import context_passage
+from lib.qa.context_passage import ContextPassage
 from lib.qa.contexts import MODE_LABELS
 from lib.review.annotations import check_reviewer_name
 from lib.storage import tables
@@ -56,7 +58,7 @@ class ArenaAnswer:
     model: str
     mode: str
     text: str
-    passages: list[dict] = field(default_factory=list)  # what the model was given (RAG: numbered sources)
+    passages: list[ContextPassage] = field(default_factory=list)  # what the model was given (RAG: numbered sources)
     gold: str = ""  # the item's gold passage, where the source has one
 
     @property
@@ -72,7 +74,7 @@ class Pair:
     left: ArenaAnswer
     right: ArenaAnswer
     gold: str = ""
-    passages: list[dict] = field(default_factory=list)  # retrieved passages either answer was given, once each
+    passages: list[ContextPassage] = field(default_factory=list)  # retrieved passages either answer was given, once each
 
 
 @dataclass(frozen=True)
@@ -195,7 +197,7 @@ def _bench_answers(run_id: str, c: Connection, ids: set[int] | None) -> list[Are
         if it is None or (ids is not None and r["id"] not in ids) or not usable(r["answer"]):
             continue
         out.append(ArenaAnswer(f"bench:{r['id']}", f"bench:{run_id}:{r['item_id']}", it.get("question") or "", r["model"],
-                          r["mode"], r["answer"], json.loads(r["contexts"] or "[]"), it.get("context") or ""))
+                          r["mode"], r["answer"], context_passage.from_json(r["contexts"]), it.get("context") or ""))
     return out
 
 
@@ -208,8 +210,8 @@ def _ask_answers(c: Connection, ids: set[int] | None, batch: str | None = None) 
     for r in c.execute(q.order_by(t.c.id)).mappings():
         if (ids is not None and r["id"] not in ids) or not usable(r["answer"]):
             continue
-        passages = json.loads(r["contexts"] or "[]")
-        gold = passages[0].get("text", "") if r["mode"] == "gold" and passages else ""
+        passages = context_passage.from_json(r["contexts"])
+        gold = passages[0].text if r["mode"] == "gold" and passages else ""
         out.append(ArenaAnswer(f"ask:{r['id']}", f"ask:{r['batch_id']}", r["question"], r["model"], r["mode"], r["answer"],
                           passages, gold))
     return out
@@ -428,13 +430,14 @@ def _hash(*parts: str) -> int:
     return int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:8], "big")
 
 
-def pair_passages(x: ArenaAnswer, y: ArenaAnswer) -> list[dict]:
-    seen, out = set(), []
+def pair_passages(x: ArenaAnswer, y: ArenaAnswer) -> list[ContextPassage]:
+    seen: set[tuple[str, int | None, str]] = set()
+    out = []
     for a in (x, y):
         if a.mode != "rag":  # gold: the reference passage is shown apart; full PDF: a summary, not a passage
             continue
         for p in a.passages:
-            key = (p.get("doc_name"), p.get("page_start"), (p.get("text") or "")[:200])
+            key = (p.doc_name, p.page_start, p.text[:200])
             if key not in seen:
                 seen.add(key)
                 out.append(p)

@@ -71,9 +71,8 @@ def render(pair: arena.Pair, a: str, b: str, passage_chars: int = 6000) -> str:
     if pair.gold:
         parts.append(pair.gold.strip())
     for p in pair.passages:
-        pages = p.get("page_start")
-        head = f"[{p['n']}] " if p.get("n") else ""
-        parts.append(f"{head}(p. {pages}) {p.get('text', '').strip()}" if pages else head + (p.get("text") or "").strip())
+        head = f"[{p.n}] " if p.n else ""
+        parts.append(f"{head}(p. {p.page_start}) {p.text.strip()}" if p.page_start else head + p.text.strip())
     text = "\n\n".join(parts)
     if len(text) > passage_chars:
         text = text[:passage_chars].rstrip() + " […]"

@@ -14,11 +14,7 @@ def shown_passages(pair: Pair) -> list[support.Passage]:
     if pair.gold:
         texts.append((pair.gold, "the reference passage"))
     for p in pair.passages:
-        page = "a retrieved passage"
-        if p.get("page_start"):
-            ps, pe = p["page_start"], p.get("page_end") or p["page_start"]
-            page = f"p. {ps}" if ps == pe else f"pp. {ps}–{pe}"
-        texts.append((str(p.get("text") or ""), page))
+        texts.append((p.text, p.pages or "a retrieved passage"))
     return [support.Passage(i, t, page) for i, (t, page) in enumerate(texts, start=1) if t.strip()]
 
 

@@ -4,6 +4,7 @@ the Ask page and its state module used to apply themselves)."""
 from lib.app import ask as ask_case
 from lib.qa import MODE_LABELS
 from lib.qa.ask import AskResult
+from lib.qa.context_passage import ContextPassage
 
 TITLES = {"a1": "Arctic Refuge EIS (arctic.pdf)", "b2": "Fort Drum EIS"}
 
@@ -42,7 +43,7 @@ def test_what_changed_since_the_answer_is_named_and_only_what_counts():
 
 def test_the_gold_passage_is_kept_only_where_gold_mode_ran_and_read_from_the_answers():
     gold = AskResult(model="m1", mode="gold", answer="yes", closed=True, verdict="yes",
-                     contexts=[{"text": "The herd calves on the coastal plain."}], question="q")
+                     contexts=[ContextPassage("The herd calves on the coastal plain.")], question="q")
     assert ask_case.shown(settings(modes=["gold"]), [gold]).gold == "The herd calves on the coastal plain."
     assert ask_case.shown(settings(modes=["none"], gold="typed"), []).gold is None
     grid = ask_case.shown(settings(modes=["gold"], gold="typed"), [gold])

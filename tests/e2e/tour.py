@@ -59,11 +59,11 @@ def _quotes_are_in_the_pdf(server: StreamlitServer) -> None:
     """Every sentence the extractive baseline quoted in the tour (demo and own questions, every mode) occurs in
     its source, character for character once whitespace is mended: a retrieved-passages quote in the passage its
     marker cites, a full-PDF quote in the sample EIS."""
-    import json
 
     import pymupdf
 
     from lib.core import config, mend
+    from lib.qa import context_passage
     from lib.qa.citations import cited_numbers, number_sources
     from lib.qa.support import answer_sentences, bare
 
@@ -81,7 +81,7 @@ def _quotes_are_in_the_pdf(server: StreamlitServer) -> None:
     assert len(rows) >= 5, rows
     quoted, missing = 0, []
     for answer, mode, contexts in rows:
-        sources = {s.n: mend(s.text) for s in number_sources(json.loads(contexts or "[]"))} if mode == "rag" else {}
+        sources = {s.n: mend(s.text) for s in number_sources(context_passage.from_json(contexts))} if mode == "rag" else {}
         for sentence in answer_sentences(answer)[0]:
             quote = mend(bare(sentence))
             quoted += 1

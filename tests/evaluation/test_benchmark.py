@@ -125,7 +125,7 @@ def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
     assert s.skipped_no_doc == 0 and s.answers == 12
     assert s.retrieval_hit_at_k["local/extractive"] is not None
     rag = [a for a in answers("rag", eng) if a.mode == "rag"]
-    assert all(a.contexts and a.contexts[0]["page_start"] for a in rag)
+    assert all(a.contexts and a.contexts[0].page_start for a in rag)
     assert all(a.metrics["retrieval_hit"].value in (0.0, 1.0) for a in rag)
     # the baseline gives closed questions no verdict (quotes only): counted apart, never scored wrong, not compared
     n_closed = sum(it.question_type == "closed" for it in items[:6])
@@ -152,7 +152,7 @@ def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
     for a in rag:  # context recall by hand: the share of the gold passage's sentences some passage holds
         it = next(i for i in items if i.id == a.item_id)
         sents = gold_sentences(it.context)
-        grid = found(sents, [c["text"] for c in a.contexts])
+        grid = found(sents, [c.text for c in a.contexts])
         want = sum(any(row[i] for row in grid) for i in range(len(sents))) / len(sents)
         assert a.metrics["context_recall"].value == round(want, 4)
     pdf = run_benchmark(items, RunConfig(models=["extractive"], modes=["pdf"], limit=2), services, run_id="pdf",

@@ -10,19 +10,19 @@ import pytest
 from lib.evaluation.metrics.base import JUDGE_FAILED, NO_STATEMENTS, NOT_APPLICABLE, OK, Sample
 from lib.evaluation.metrics.context_precision_recall import ContextPrecision, ContextRecall
 from lib.evaluation.metrics.faithfulness import CitationPrecision, Faithfulness
+from lib.qa.context_passage import ContextPassage
 from tests.fake_llm_server import openai_loopback
 
 ROAD = ("The new access road would be 21 miles long and would cross two perennial streams near the northern "
         "boundary of the installation.")
 NOISE = ("Construction would employ about 300 workers at the peak of activity, most of them commuting from "
          "nearby towns.")
-SOURCES = [{"n": 1, "text": ROAD, "page_start": 12, "page_end": 12},
-           {"n": 2, "text": NOISE, "page_start": 40, "page_end": 40}]
+SOURCES = [ContextPassage(ROAD, 12, 12, n=1), ContextPassage(NOISE, 40, 40, n=2)]
 
 
 def sample(answer: str, mode: str = "rag", sources=SOURCES, gold: str = "") -> Sample:
-    return Sample("q", answer, "t", "recall", contexts=[c["text"] for c in sources], gold_context=gold, mode=mode,
-                  sources=[dict(c) for c in sources])
+    return Sample("q", answer, "t", "recall", contexts=[c.text for c in sources], gold_context=gold, mode=mode,
+                  sources=list(sources))
 
 
 def test_faithfulness_is_the_share_of_supported_sentences():
@@ -44,7 +44,7 @@ def test_a_changed_number_is_not_supported():
 
 
 def test_a_bare_yes_has_nothing_to_check_and_no_value():
-    r = Faithfulness().score(sample("Yes.", mode="gold", sources=[{"text": ROAD}]))
+    r = Faithfulness().score(sample("Yes.", mode="gold", sources=[ContextPassage(ROAD)]))
     assert (r.value, r.status) == (None, NO_STATEMENTS)
 
 
@@ -76,13 +76,13 @@ GOLD = ("The new access road would be 21 miles long and would cross two perennia
 
 
 def test_context_recall_and_precision_against_the_gold_passage():
-    got = sample("x", sources=[{"n": 1, "text": NOISE}, {"n": 2, "text": ROAD}], gold=GOLD)
+    got = sample("x", sources=[ContextPassage(NOISE, n=1), ContextPassage(ROAD, n=2)], gold=GOLD)
     recall, precision = ContextRecall().score(got), ContextPrecision().score(got)
     assert (recall.value, recall.details) == (0.5, {"gold_sentences": 2, "found": 1})  # the culverts are missing
     assert precision.value == 0.5 and precision.details["relevant"] == [2]  # relevant only at rank 2: 1/2
-    first = sample("x", sources=[{"n": 1, "text": ROAD}, {"n": 2, "text": NOISE}], gold=GOLD)
+    first = sample("x", sources=[ContextPassage(ROAD, n=1), ContextPassage(NOISE, n=2)], gold=GOLD)
     assert ContextPrecision().score(first).value == 1.0  # the same passage ranked first
-    none = sample("x", sources=[{"n": 1, "text": NOISE}], gold=GOLD)
+    none = sample("x", sources=[ContextPassage(NOISE, n=1)], gold=GOLD)
     assert ContextPrecision().score(none).value == 0.0 and ContextRecall().score(none).value == 0.0
     assert not ContextRecall().applies(sample("x"), "rag")  # no gold passage: nothing to measure against
     assert not ContextRecall().applies(got, "gold")

@@ -10,6 +10,7 @@ from lib.evaluation.metrics.closed_accuracy import ClosedAccuracy
 from lib.evaluation.metrics.retrieval_hit import RetrievalHit
 from lib.evaluation.metrics.semantic_similarity import SemanticSimilarity
 from lib.evaluation.metrics.token_f1_proxy import TokenF1Proxy, f1_from_counts, token_f1
+from lib.qa.context_passage import ContextPassage
 
 
 def fake_embed(texts):
@@ -71,9 +72,9 @@ def test_scorer_picks_the_metrics_by_item_and_mode():
     closed = Item("c1", "closed", "Did it?", "yes", "gold text here", "doc")
     open_ = Item("o1", "recall", "What?", "the site", "gold text passage here", "doc")
     assert [r.metric for r in sc.score(closed, "none", "Yes.", None, [])] == ["closed_accuracy"]
-    assert [r.metric for r in sc.score(closed, "gold", "Yes.", None, [{"text": "gold text here"}])] == [
+    assert [r.metric for r in sc.score(closed, "gold", "Yes.", None, [ContextPassage("gold text here")])] == [
         "closed_accuracy", "faithfulness_offline"]
-    assert [r.metric for r in sc.score(open_, "rag", "the site", None, [{"n": 1, "text": "x"}])] == [
+    assert [r.metric for r in sc.score(open_, "rag", "the site", None, [ContextPassage("x", n=1)])] == [
         "semantic_similarity", "token_f1_proxy", "retrieval_hit", "faithfulness_offline",
         "citation_precision_offline", "context_precision", "context_recall"]
     assert headline_metric(None) == "token_f1_proxy" and headline_metric("openai/x") == "answer_correctness"

@@ -9,6 +9,7 @@ from lib.core.errors import UserError
 from lib.models import registry
 from lib.models.base import Answer, Provider, ProviderError, Request
 from lib.qa import ask as ask_lib
+from lib.qa.context_passage import ContextPassage
 from tests.conftest import ROOT
 
 GOLD = ("In addition to public participation, federal and state regulatory agencies took part. During these "
@@ -35,7 +36,7 @@ def broken():
 def test_extractive_gold_quotes_passage():
     r = ask_lib.ask("Which agencies attended the meetings?", "extractive", "gold", gold=GOLD)
     assert r.error is None and "Fish and Wildlife" in r.answer
-    assert r.contexts[0]["text"] == GOLD and r.verdict is None
+    assert r.contexts[0].text == GOLD and r.verdict is None
 
 
 def test_closed_question_gets_verdict_from_local_likelihood():
@@ -49,8 +50,8 @@ def test_rag_mode_cites_pages(services, sample_doc):
     r = ask_lib.ask("Which agencies attended the coordination meetings?", "extractive", "rag", services,
                     sample_doc.doc_id, k=3)
     # three chunks, grouped into numbered sources by document and page span (what the model and the page see)
-    assert sum(c["chunks"] for c in r.contexts) == 3 and all(c["page_start"] >= 1 for c in r.contexts)
-    assert [c["n"] for c in r.contexts] == list(range(1, len(r.contexts) + 1))
+    assert sum(c.chunks for c in r.contexts) == 3 and all(c.page_start >= 1 for c in r.contexts)
+    assert [c.n for c in r.contexts] == list(range(1, len(r.contexts) + 1))
 
 
 def test_pdf_mode_truncates_to_model_window(services, sample_doc):
@@ -139,13 +140,13 @@ def test_the_history_keeps_each_answers_support_check_and_exports_it(tmp_path):
     eng = get_engine(f"sqlite:///{tmp_path / 'h.db'}")
     road = "The new access road would be 21 miles long and would cross two perennial streams."
     gold = ask_lib.AskResult(model="local/extractive", mode="gold", answer=road + " [1]", closed=False,
-                             verdict=None, contexts=[{"text": road, "page_start": None, "page_end": None}],
+                             verdict=None, contexts=[ContextPassage(road, None, None)],
                              question="How long is the road?")
     wrong = ask_lib.AskResult(model="local/extractive", mode="gold", answer="The new access road would be 12 miles "
                               "long and would cross two perennial streams.", closed=False, verdict=None,
                               contexts=gold.contexts, question="How long is the road?")
     pdf = ask_lib.AskResult(model="local/extractive", mode="pdf", answer=road, closed=False, verdict=None,
-                            contexts=[{"text": "3 page(s) of text", "page_start": 1, "page_end": 3}],
+                            contexts=[ContextPassage("3 page(s) of text", 1, 3)],
                             question="How long is the road?")
     assert pdf.support() is None  # no pages to read again, and the kept pages not recorded: not checked
     assert pdf.support(lambda doc_id: []) is None
@@ -156,7 +157,8 @@ def test_the_history_keeps_each_answers_support_check_and_exports_it(tmp_path):
     assert [r["support_verdict"] for r in rows] == ["supported", "unsupported", "not checked"]
     assert rows[0]["support_marks"].startswith("✓ supported")
     assert "12 miles" in rows[1]["support_marks"] and "support" not in rows[0]
-    assert [json.loads(r["contexts"]) for r in rows] == [h.contexts for h in hist]  # JSON in the CSV, not a repr
+    assert [json.loads(r["contexts"]) for r in rows] == [[c.as_dict() for c in h.contexts] for h in hist]  # JSON, not a repr
+    assert hist[0].contexts == [ContextPassage(road, None, None)]  # read back as it was given
 
 
 def test_a_full_pdf_answer_is_checked_against_the_pages_its_window_kept():
@@ -165,7 +167,7 @@ def test_a_full_pdf_answer_is_checked_against_the_pages_its_window_kept():
     pages = [Page(1, "Cover page of the statement for the interceptor site."),
              Page(2, "The new access road would be 21 miles long and would cross two perennial streams."),
              Page(3, "Construction would employ about 300 workers at the peak of activity.")]
-    contexts = [{"doc_id": "d1", "page_start": 1, "page_end": 3, "kept_through": 2, "text": "2 page(s) of text"}]
+    contexts = [ContextPassage("2 page(s) of text", 1, 3, doc_id="d1", kept_through=2)]
     r = ask_lib.AskResult(model="local/extractive", mode="pdf", closed=False, verdict=None, contexts=contexts,
                           answer="The new access road would be 21 miles long [page 2]. Construction would employ "
                                  "about 300 workers at the peak of activity.", question="q")

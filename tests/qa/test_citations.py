@@ -10,6 +10,7 @@ import pytest
 from lib.core.errors import UserError
 from lib.documents import originals, page_render
 from lib.qa import citations
+from lib.qa.context_passage import ContextPassage
 from tests.conftest import ROOT, SAMPLE_PDF
 
 HL = page_render.HIGHLIGHT_RGB
@@ -25,7 +26,11 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 # ----- numbering and de-duplication ----------------------------------------------------------------------------
 def ctx(doc, ps, pe, text, **kw):
-    return {"doc_id": doc, "page_start": ps, "page_end": pe, "text": text, **kw}
+    return ContextPassage.from_dict({"doc_id": doc, "page_start": ps, "page_end": pe, "text": text, **kw})
+
+
+def stored(*dicts):
+    return [ContextPassage.from_dict(d) for d in dicts]
 
 
 CONTEXTS = [
@@ -63,26 +68,17 @@ def test_a_wider_span_folds_later_sources_in():
 
 
 def test_defaults_pageless_passages_and_labels():
-    sources = citations.number_sources([{"page_start": 5, "page_end": 5, "text": "t"},
-                                        {"page_start": 5, "page_end": 6, "text": "u", "section": ["3 Air", "3.1 Dust"]}],
+    sources = citations.number_sources(stored({"page_start": 5, "page_end": 5, "text": "t"},
+                                              {"page_start": 5, "page_end": 6, "text": "u", "section": ["3 Air", "3.1 Dust"]}),
                                        default_doc_id="d1", default_doc_name="CIS FEIS")
     assert len(sources) == 1 and sources[0].doc_id == "d1"
     assert sources[0].label == "CIS FEIS › 3 Air › 3.1 Dust, pp. 5–6"
-    assert citations.number_sources([{"page_start": 9, "page_end": 9, "text": "t"}])[0].label == "p. 9"
-    gold = citations.number_sources([{"page_start": None, "page_end": None, "text": "pasted"},
-                                     {"page_start": None, "page_end": None, "text": "pasted"},
-                                     {"page_start": None, "page_end": None, "text": "other"}])
+    assert citations.number_sources(stored({"page_start": 9, "page_end": 9, "text": "t"}))[0].label == "p. 9"
+    gold = citations.number_sources(stored({"page_start": None, "page_end": None, "text": "pasted"},
+                                           {"page_start": None, "page_end": None, "text": "pasted"},
+                                           {"page_start": None, "page_end": None, "text": "other"}))
     assert [(s.n, s.label, s.text) for s in gold] == [(1, "passage", "pasted"), (2, "passage", "other")]
     assert citations.number_sources([]) == []
-
-
-def test_label_passages_marks_each_source():
-    block = citations.label_passages(CONTEXTS)
-    assert block.startswith("[1] FEIS › 4.3 Water Resources › Wetlands, pp. 71–73\nWetland losses")
-    assert "\n\n[2] DEIS, p. 71\nAnother EIS" in block
-    assert "\n\n[3] FEIS, p. 80\nNoise from construction" in block
-    assert "[4]" not in block
-    assert citations.label_passages(citations.number_sources(CONTEXTS)) == block
 
 
 @pytest.mark.parametrize("answer, max_n, expected", [

@@ -57,8 +57,8 @@ def test_rag_context_cites_pages():
     hits = [Hit(Chunk(0, "first text", 3, 3, 0, 10, 2), 0.9, 1), Hit(Chunk(5, "second", 7, 8, 50, 56, 1), 0.5, 2)]
     ctx = rag_context(hits)
     assert ctx.text == "[1] (p. 3)\nfirst text\n\n[2] (pp. 7–8)\nsecond"  # numbered, so answers can cite [1]
-    assert [(p["page_start"], p["page_end"]) for p in ctx.passages] == [(3, 3), (7, 8)]
-    assert [p["n"] for p in ctx.passages] == [1, 2]
+    assert [(p.page_start, p.page_end) for p in ctx.passages] == [(3, 3), (7, 8)]
+    assert [p.n for p in ctx.passages] == [1, 2]
 
 
 def test_rag_numbers_are_the_pages_numbers():

@@ -16,6 +16,7 @@ from lib.documents import metadata
 from lib.evaluation.benchmark import load_sample_items
 from lib.models.base import NON_ANSWERS
 from lib.qa import ask as ask_lib
+from lib.qa.context_passage import ContextPassage
 
 ROOT = Path(__file__).resolve().parents[2]
 OTHER_TITLE = "Tank Closure and Waste Management Environmental Impact Statement for the Hanford Site"
@@ -79,7 +80,7 @@ def test_every_extractive_quote_occurs_whole_in_its_cited_source(services, sampl
             for mode in ("rag", "pdf"):
                 r = ask_lib.ask(it.question, "extractive", mode, services, scope, closed=closed)
                 assert not r.error and r.answer not in NON_ANSWERS, (it.id, mode, scope_name, r.answer)
-                sources = {c.get("n"): c for c in r.contexts}
+                sources = {c.n: c for c in r.contexts}
                 for para in _quotes(r.answer):
                     docs_here = {q[2] for q in para}
                     assert len(docs_here) == 1, ("a paragraph joins two documents", it.id, mode, r.answer)
@@ -88,9 +89,9 @@ def test_every_extractive_quote_occurs_whole_in_its_cited_source(services, sampl
                         doc = by_short[doc_short] if several else sample_doc.doc_id
                         if mode == "rag":
                             src = sources[n]
-                            assert src["doc_id"] == doc and (src["page_start"], src["page_end"]) == (first, last)
-                            assert any(_occurs(sentence, piece) for piece in src["text"].split(PASSAGE_GAP)), (
-                                it.id, scope_name, sentence, src["text"])
+                            assert src.doc_id == doc and (src.page_start, src.page_end) == (first, last)
+                            assert any(_occurs(sentence, piece) for piece in src.text.split(PASSAGE_GAP)), (
+                                it.id, scope_name, sentence, src.text)
                         # and in the PDF's own text of the cited pages
                         cited = "\n".join(pages[doc][p] for p in range(first, last + 1))
                         assert _occurs(sentence, cited), (it.id, mode, scope_name, sentence)
@@ -107,8 +108,7 @@ def test_two_chunks_of_one_page_that_do_not_touch_are_never_one_sentence():
     a = "During these meetings, agencies in attendance included USFWS, USACE, USEPA,"
     b = "consultations with agencies would be held during the permitting phase once a site was selected."
     c = "The lead agency for this EIS is the Missile Defense Agency."
-    (src,) = number_sources([{"doc_id": "d", "page_start": 8, "page_end": 8, "text": a},
-                             {"doc_id": "d", "page_start": 8, "page_end": 8, "text": b + " " + c}])
+    (src,) = number_sources([ContextPassage(a, 8, 8, doc_id="d"), ContextPassage(b + " " + c, 8, 8, doc_id="d")])
     got = [s.text for s in context_sentences(f"[1] (p. 8)\n{src.text}")]
     assert got == [c]  # a and b are both pieces, and together no sentence of the page
 

@@ -2,6 +2,7 @@
 one's evidence, a claim naming one EIS needs that EIS's, and a figure of one EIS put on the other is caught."""
 from lib.qa import support
 from lib.qa.ask import AskResult
+from lib.qa.context_passage import ContextPassage
 
 GOLDRUSH = support.Passage(
     1, "Fifty-seven sites that are eligible for listing on the National Register of Historic Places have been "
@@ -107,10 +108,8 @@ def test_a_claim_that_a_document_alone_says_something_is_never_verified():
 
 
 def test_with_several_documents_a_page_says_whose_page_it_is():
-    contexts = [{"n": 1, "doc_id": "g", "doc_name": "Goldrush Mine Project", "page_start": 3, "page_end": 3,
-                 "text": GOLDRUSH.text},
-                {"n": 2, "doc_id": "c", "doc_name": "CONUS Interceptor Site", "page_start": 3, "page_end": 4,
-                 "text": CONUS.text}]
+    contexts = [ContextPassage(GOLDRUSH.text, 3, 3, "g", "Goldrush Mine Project", n=1),
+                ContextPassage(CONUS.text, 3, 4, "c", "CONUS Interceptor Site", n=2)]
     assert [p.page for p in support.passages_of(contexts, "rag")] == ["Goldrush Mine Project, p. 3",
                                                                       "CONUS Interceptor Site, pp. 3–4"]
     assert support.passages_of(contexts[:1], "rag")[0].page == "p. 3"

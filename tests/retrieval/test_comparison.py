@@ -139,8 +139,8 @@ def test_ask_compares_and_keeps_the_comparison_with_the_answer(services, sample_
     r = ask_lib.ask(QUESTIONS["q04"]["question"], "extractive", "rag", services, scope, k=3)
     assert r.error is None and r.comparison["why"] == "together"
     assert {d["doc_id"] for d in r.comparison["documents"]} == set(scope)
-    assert {c["doc_id"] for c in r.contexts} == set(scope)
-    assert all(c["doc_name"] for c in r.contexts)  # each source names its document
+    assert {c.doc_id for c in r.contexts} == set(scope)
+    assert all(c.doc_name for c in r.contexts)  # each source names its document
     report = r.support()
     assert report is not None
     batch = ask_lib.save_history([r], scope, services=services, k=3)
@@ -148,8 +148,8 @@ def test_ask_compares_and_keeps_the_comparison_with_the_answer(services, sample_
     assert again.comparison == r.comparison
     # the reopened answer is checked as the first was: a claim about both EISs, cited to one, is not ✓
     again.answer = "Both EISs identify cultural sites that would be physically altered [1]."
-    first = next(c for c in again.contexts if c.get("n") == 1)
+    first = next(c for c in again.contexts if c.n == 1)
     s = again.support().sentences[0]
     assert s.status != "supported" and len(s.documents) == 2
-    other = next(d for d in s.documents if d["doc_id"] != first["doc_id"])
+    other = next(d for d in s.documents if d["doc_id"] != first.doc_id)
     assert other["why"] == "none of its sources is cited"

@@ -13,6 +13,7 @@ from lib.core.stats.bradley_terry import ratings, win_matrix
 from lib.evaluation.benchmark.dataset import Item
 from lib.evaluation.benchmark.runs import RunConfig, create_run
 from lib.models import registry
+from lib.qa.context_passage import ContextPassage
 from lib.review import arena, arena_csv
 from lib.review import arena_judge as aj
 from lib.review.arena_csv import read_votes_csv
@@ -373,8 +374,8 @@ def test_ask_batches_are_sources_and_only_retrieved_passages_are_shown(engine):
     def res(model, mode, text, contexts):
         return AskResult(model=model, mode=mode, answer=text, closed=False, verdict=None, contexts=contexts,
                          question="Which agencies attended?")
-    chunks = [{"n": 1, "doc_name": "eis.pdf", "page_start": 8, "page_end": 8, "text": "USFWS and USACE attended."}]
-    summary = [{"doc_name": "eis.pdf", "page_start": 1, "page_end": 74, "text": "74 page(s) of text"}]
+    chunks = [ContextPassage("USFWS and USACE attended.", 8, 8, doc_name="eis.pdf", n=1)]
+    summary = [ContextPassage("74 page(s) of text", 1, 74, doc_name="eis.pdf")]
     batch = save_history([res(M1, "rag", "USFWS.", chunks), res(M2, "rag", "USFWS and USACE.", chunks),
                           res(M1, "pdf", "The Army.", summary)], "doc1", engine)
     found = {s.source: s for s in arena.sources(engine)}
@@ -382,7 +383,7 @@ def test_ask_batches_are_sources_and_only_retrieved_passages_are_shown(engine):
     aid = arena.create_arena(f"ask:{batch}", engine=engine)
     pairs = [arena.next_pair(aid, who, engine) for who in ("Ada", "Ben", "Cy", "Di")]
     with_pdf = next(p for p in pairs if "pdf" in (p.left.mode, p.right.mode))
-    assert [q["text"] for q in with_pdf.passages] == ["USFWS and USACE attended."]  # not the full-PDF summary
+    assert [q.text for q in with_pdf.passages] == ["USFWS and USACE attended."]  # not the full-PDF summary
 
 
 def test_import_keeps_each_votes_time(engine):
@@ -459,7 +460,7 @@ def test_the_passages_view_checks_both_answers_against_the_same_passages_blind()
     road = ("The new access road would be 21 miles long and would cross two perennial streams near the northern "
             "boundary of the installation.")
     rag = ArenaAnswer("bench:1", "bench:r:i", "q", "m1", "rag", "The new access road would be 21 miles long [1].",
-                      [{"n": 1, "text": road, "page_start": 12, "page_end": 12}])
+                      [ContextPassage(road, 12, 12, n=1)])
     none = ArenaAnswer("bench:2", "bench:r:i", "q", "m1", "none", "The new access road would be 12 miles long.")
     pair = Pair("pk", "bench:r:i", "q", rag, none, "", [rag.passages[0]])
     assert [p.page for p in shown_passages(pair)] == ["p. 12"]

@@ -204,7 +204,8 @@ def comparison_info(items: Sequence[Item], cfg: RunConfig, rows: Sequence[Stored
 # ----- the page's tables ----------------------------------------------------------------------------
 def answers_frame(run_id: str, engine: Engine | None = None) -> pd.DataFrame:
     """One row per stored answer with the item's fields and its headline score (closed accuracy for closed
-    items, the run's open metric else)."""
+    items, the run's open metric else); ``contexts`` holds the answer's ``ContextPassage``s, written out as JSON
+    by the downloads."""
     import pandas as pd  # heavy: imported on first use, off start-up
 
     stored = load_run(run_id, engine)
@@ -221,7 +222,7 @@ def answers_frame(run_id: str, engine: Engine | None = None) -> pd.DataFrame:
         it = by_id.get(r.item_id)
         qtype = it.question_type if it else None
         v, st = headline(r, qtype, metric)
-        out.append(r.as_dict() | {"question_type": qtype, "kind": _kind(qtype), "position": (it.position if it else None) or "unknown",
+        out.append(r.as_dict() | {"contexts": r.contexts, "question_type": qtype, "kind": _kind(qtype), "position": (it.position if it else None) or "unknown",
                         "question": it.question if it else "", "expected": it.answer if it else "",
                         "gold_context": it.context if it else "", "page_number": it.page_number if it else None,
                         "score": v, "score_status": st if r.status == "ok" else "failed",

@@ -37,7 +37,7 @@ from lib.evaluation.benchmark.scoring import Scorer, headline_metric, judge_temp
 from lib.models import prompts, registry
 from lib.models.base import Provider
 from lib.models.embedding import exact_label, get_exact_embedder
-from lib.qa import manifest
+from lib.qa import context_passage, manifest
 from lib.qa.ask import AskResult, ask
 from lib.qa.contexts import MODE_LABELS, MODES
 from lib.qa.manifest import Manifest
@@ -197,7 +197,7 @@ class Cells:
                             error=redact(str(exc) if isinstance(exc, UserError) else
                                          f"unexpected failure ({type(exc).__name__})"))
         row = {"run_id": run_id, "item_id": it.id, "model": model, "mode": mode, "answer": res.answer,
-               "verdict": res.verdict, "verdict_source": res.verdict_source, "contexts": json.dumps(res.contexts),
+               "verdict": res.verdict, "verdict_source": res.verdict_source, "contexts": context_passage.to_json(res.contexts),
                "truncated": int(res.truncated), "kept_fraction": res.kept_fraction, "tokens_in": res.tokens_in,
                "tokens_out": res.tokens_out, "seconds": res.seconds}
         results = []

@@ -16,7 +16,9 @@ from sqlalchemy.engine import Engine
 from lib.core.errors import UserError
 from lib.core.json_types import JSONObject
 from lib.evaluation.benchmark.dataset import Item
+from lib.qa import context_passage
 from lib.qa.ask import ANSWER_BUDGET_CLOSED, ANSWER_BUDGET_OPEN
+from lib.qa.context_passage import ContextPassage
 from lib.storage import tables
 from lib.storage.engine import get_engine
 
@@ -119,7 +121,7 @@ class StoredAnswer:
     answer: str | None
     verdict: str | None
     error: str | None
-    contexts: list[JSONObject]
+    contexts: list[ContextPassage]
     truncated: int | None
     kept_fraction: float | None
     tokens_in: int | None
@@ -130,8 +132,9 @@ class StoredAnswer:
     metrics: dict[str, MetricScore]
 
     def as_dict(self) -> JSONObject:
-        """The answer as plain values (the metrics as their dicts): a table row or an export."""
-        return asdict(self)
+        """The answer as plain values (the metrics as their dicts, the contexts as stored): a table row or an
+        export."""
+        return asdict(self) | {"contexts": [c.as_dict() for c in self.contexts]}
 
 
 _ANSWER_COLUMNS = ("id", "run_id", "item_id", "model", "mode", "status", "answer", "verdict", "error", "truncated",
@@ -160,6 +163,6 @@ def answers(run_id: str, engine: Engine | None = None) -> list[StoredAnswer]:
     for r in scores:
         by_key.setdefault((r["item_id"], r["model"], r["mode"]), {})[r["metric"]] = MetricScore(
             r["value"], r["status"], r["scorer"], json.loads(r["details"] or "{}"))
-    return [StoredAnswer(**{k: r[k] for k in _ANSWER_COLUMNS}, contexts=json.loads(r["contexts"] or "[]"),
+    return [StoredAnswer(**{k: r[k] for k in _ANSWER_COLUMNS}, contexts=context_passage.from_json(r["contexts"]),
                          created_at=str(r["created_at"]), metrics=by_key.get((r["item_id"], r["model"], r["mode"]), {}))
             for r in rows]

@@ -11,7 +11,7 @@ the judge when there is one (each checker its own metric); context precision and
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lib.evaluation.metrics import (
     AnswerCorrectness,
@@ -32,6 +32,7 @@ from lib.evaluation.metrics import (
 )
 from lib.evaluation.metrics.base import RETRY_STATUSES
 from lib.models.base import Provider
+from lib.qa.context_passage import ContextPassage
 
 if TYPE_CHECKING:  # for the checker only
     import numpy as np
@@ -100,14 +101,14 @@ class Scorer:
         return [m for m in self.metrics if m.applies(sample, mode)]
 
     @staticmethod
-    def sample(item: Item, answer: str | None, verdict: str | None, sources: Sequence[Mapping[str, Any]],
+    def sample(item: Item, answer: str | None, verdict: str | None, sources: Sequence[ContextPassage],
                mode: str = "") -> Sample:
         return Sample(question=item.question, answer=answer, truth=item.answer, question_type=item.question_type,
-                      verdict=verdict, contexts=[str(c.get("text") or "") for c in sources],
-                      gold_context=item.context or "", mode=mode, sources=[dict(c) for c in sources])
+                      verdict=verdict, contexts=[c.text for c in sources],
+                      gold_context=item.context or "", mode=mode, sources=list(sources))
 
     def score(self, item: Item, mode: str, answer: str | None, verdict: str | None,
-              sources: Sequence[Mapping[str, Any]]) -> list[MetricResult]:
+              sources: Sequence[ContextPassage]) -> list[MetricResult]:
         """Every metric that applies to this answer; ``sources`` are its stored contexts (text, number, pages)."""
         s = self.sample(item, answer, verdict, sources, mode)
         return [checked_score(m, s) for m in self.applicable(s, mode)]

@@ -5,6 +5,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Protocol
 
+from lib.qa.context_passage import ContextPassage
+
 # Statuses. "ok" and "unclear" carry a value (an unclear yes/no scores 0); the others carry none and are
 # counted and shown apart, never averaged in.
 OK, UNCLEAR, NO_ANSWER = "ok", "unclear", "no_answer"
@@ -25,7 +27,7 @@ class Sample:
     contexts: list[str] = field(default_factory=list)
     gold_context: str = ""
     mode: str = ""
-    sources: list[dict] = field(default_factory=list)  # the contexts as stored: numbered, with their pages
+    sources: list[ContextPassage] = field(default_factory=list)  # the contexts as stored: numbered, with pages
     cache: dict[str, Any] = field(default_factory=dict, repr=False)  # work two metrics share (a support check)
 
     @property
