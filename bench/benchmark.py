@@ -55,10 +55,10 @@ def main() -> None:
         print(f"  open metric: {s.metric} (judge: {s.judge})")
         print(f"  {'mode':5} {'closed acc':>10} {'95% CI':>14} {'n':>3}   {'open':>6} {'95% CI':>14} {'n':>3}")
         for mode, cell in s.scores[mid].items():
-            ca = "—" if cell["closed_accuracy"] is None else f"{cell['closed_accuracy']:.2f}"
-            oc = "—" if cell["open_correctness"] is None else f"{cell['open_correctness']:.3f}"
-            print(f"  {mode:5} {ca:>10} {ci(cell['closed_accuracy_ci95']):>14} {cell['n_closed']:>3}   "
-                  f"{oc:>6} {ci(cell['open_correctness_ci95']):>14} {cell['n_open']:>3}")
+            ca = "—" if cell.closed_accuracy is None else f"{cell.closed_accuracy:.2f}"
+            oc = "—" if cell.open_correctness is None else f"{cell.open_correctness:.3f}"
+            print(f"  {mode:5} {ca:>10} {ci(cell.closed_accuracy_ci95):>14} {cell.n_closed:>3}   "
+                  f"{oc:>6} {ci(cell.open_correctness_ci95):>14} {cell.n_open:>3}")
         mb = s.majority_baseline
         if mb:
             print(f"  majority baseline (always '{mb.answer}'): {mb.accuracy:.2f} {ci(mb.ci95)} n={mb.n}")

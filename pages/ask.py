@@ -117,8 +117,8 @@ def render_cell(r: ask_lib.AskResult, where: str = "grid") -> None:
         st.caption(f"{r.seconds:.1f} s · {r.tokens_in:,} tokens in · {r.tokens_out:,} out · {ask_case.sent_options(r.model)}"
                    + (f" · verdict by {VERDICT_SOURCES.get(r.verdict_source) or plain(r.verdict_source)}" if r.verdict_source else ""))
         render_support(r, where)
-        if r.mode == "rag" and (r.comparison or {}).get("why"):  # a comparison question: each document's passages from its own search
-            names = [d["name"] for d in r.comparison["documents"]]
+        if r.mode == "rag" and r.comparison and r.comparison.why:  # a comparison question: each document's passages from its own search
+            names = [d.name for d in r.comparison.documents]
             st.caption(f"Searched only {plain(names[0])}: the question names it" if len(names) == 1 else
                        "Compared: " + plain("; ".join(names)) + " — each document's passages come from a search "
                        "of that document")

@@ -11,8 +11,10 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+
+from lib.core.json_types import JSONObject
 
 # words of a name that say what kind of document or place it is, not which one
 GENERIC = frozenset(["final", "draft", "supplemental", "programmatic", "revised", "record", "decision", "environmental", "impact", "statement", "statements", "assessment", "eis", "deis", "feis", "seis", "peis", "ea", "fonsi", "rod", "executive", "summary", "volume", "appendix", "appendices", "chapter", "part", "project", "projects", "proposed", "plan", "plans", "program", "site", "sites", "area", "areas", "field", "office", "district", "region", "county", "counties", "state", "states", "united", "national", "federal", "department", "bureau", "service", "agency", "administration", "management", "u.s", "us", "of", "the", "and", "for", "at", "in", "on", "to", "a", "an", "river", "lake", "creek", "mountain", "mount", "valley", "north", "south", "east", "west", "northern", "southern", "eastern", "western", "central", "new", "alaska", "nevada", "california", "texas", "utah", "oregon", "washington", "montana", "wyoming", "idaho", "colorado", "arizona", "florida", "maine", "michigan", "ohio", "york", "mine", "mines", "mining", "pipeline", "dam", "airport", "highway", "road", "bridge", "port", "terminal", "facility", "facilities", "base", "station", "plant", "reservoir", "corridor", "transmission", "line", "wind", "solar", "energy", "expansion", "improvement", "improvements", "interstate", "rail", "transit", "forest", "park", "refuge", "island", "bay", "harbor", "installation", "training", "range"])
@@ -46,12 +48,15 @@ class DocRef:
     phrases: tuple[str, ...] = ()  # whole names, matched without regard to case: title, project title, EIS number
     words: tuple[str, ...] = field(default=())  # single words of its names, matched as written (capitalised)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> JSONObject:
         return {"doc_id": self.doc_id, "name": self.name, "phrases": list(self.phrases), "words": list(self.words)}
 
     @classmethod
-    def from_dict(cls, d: dict) -> DocRef:
-        return cls(d["doc_id"], d["name"], tuple(d.get("phrases") or ()), tuple(d.get("words") or ()))
+    def from_dict(cls, d: Mapping[str, object]) -> DocRef:
+        def words(key: str) -> tuple[str, ...]:
+            raw = d.get(key)
+            return tuple(str(w) for w in raw) if isinstance(raw, list | tuple) else ()
+        return cls(str(d["doc_id"]), str(d["name"]), words("phrases"), words("words"))
 
 
 def doc_ref(doc_id: str, name: str, names: Iterable[str | None]) -> DocRef:

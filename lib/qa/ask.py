@@ -28,6 +28,7 @@ from lib.qa import support as support_lib
 from lib.qa.context_passage import ContextPassage
 from lib.qa.contexts import (
     MODES,
+    ComparedDocuments,
     Context,
     fit_to_window,
     gold_context,
@@ -52,23 +53,22 @@ def _checked(answer: str, mode: str, contexts_json: str, question: str = "",
     """The support check of an answer against its contexts (given as JSON, so the call can be remembered); a
     closed answer's verdict is checked against them too, in gold mode a refusal is a missed answer, and a
     comparison question's claims are held to each document it compares."""
+    stated = json.loads(comparison_json)
+    comparison = ComparedDocuments.from_dict(stated) if isinstance(stated, Mapping) else None
     return support_lib.check(answer, support_lib.passages_of(context_passage.from_json(contexts_json), mode), question=question,
                              verdict=verdict, holds_answer=mode == "gold",
-                             documents=compared_documents(json.loads(comparison_json)),
-                             compared=compared_ids(json.loads(comparison_json)))
+                             documents=compared_documents(comparison), compared=compared_ids(comparison))
 
 
-def compared_documents(comparison: dict | None) -> list[DocRef]:
-    """The documents in view for the support check (``scope``, else the compared ones) from an answer's
-    ``comparison`` record; none: the documents its passages come from."""
-    c = comparison or {}
-    return [DocRef.from_dict(d) for d in c.get("scope") or c.get("documents") or []]
+def compared_documents(comparison: ComparedDocuments | None) -> list[DocRef]:
+    """The documents in view for the support check (its scope, else the compared ones); none: the documents the
+    passages come from."""
+    return comparison.in_view() if comparison else []
 
 
-def compared_ids(comparison: dict | None) -> list[str] | None:
+def compared_ids(comparison: ComparedDocuments | None) -> list[str] | None:
     """The documents a comparison question compares, which "both EISs" in its answer means; None: no comparison."""
-    c = comparison or {}
-    return [d["doc_id"] for d in c.get("documents") or []] if c.get("why") else None
+    return comparison.compared_ids() if comparison else None
 
 
 @dataclass
@@ -90,7 +90,7 @@ class AskResult:
     question: str = ""
     verdict_source: str | None = None  # structured | likelihood | heuristic | text
     per_document: str = ""  # full PDF over several documents: what was kept of each
-    comparison: dict | None = None  # RAG: the documents a comparison question concerns (retrieval.Comparison)
+    comparison: ComparedDocuments | None = None  # RAG over several documents (retrieval.Comparison and the scope)
 
     def support(self, pages_of: support_lib.PagesOf | None = None) -> support_lib.SupportReport | None:
         """The offline support check of this answer against the passages it was given; None for a failed cell or
@@ -109,12 +109,14 @@ class AskResult:
         # rerun: the check (about 40 ms here) runs once per answer and contexts
         return copy.deepcopy(_checked(self.answer or "", self.mode, context_passage.to_json(self.contexts),
                                       self.question, self.verdict if self.closed else None,
-                                      json.dumps(self.comparison, sort_keys=True)))
+                                      json.dumps(self.comparison.as_dict() if self.comparison else None,
+                                                 sort_keys=True)))
 
     def cli_dict(self, pages_of: support_lib.PagesOf | None = None) -> JSONObject:
         keys = ("model", "mode", "answer", "closed", "verdict", "verdict_source", "contexts", "truncated",
                 "kept_fraction", "tokens_in", "tokens_out", "seconds", "comparison")
         d = {k: asdict(self)[k] for k in keys}
+        d["comparison"] = self.comparison.as_dict() if self.comparison else None
         d["contexts"] = [{k: c.as_dict().get(k) for k in ("doc_id", "doc_name", "section", "page_start", "page_end",
                                                           "text")} for c in self.contexts]
         report = self.support(pages_of)
@@ -160,10 +162,9 @@ def build_context(
         ctx.documents = len(scope) if scope is not None else len(services.docs.list())
         # the documents the support check holds claims to: every document in scope, as texts name them ("scope";
         # a figure put on a document no passage came from is then caught), and the compared ones ("documents")
-        ctx.comparison = found.comparison.as_dict() if found.comparison else (
-            {"why": "", "documents": []} if found.documents else None)
-        if ctx.comparison is not None:
-            ctx.comparison["scope"] = [r.as_dict() for r in found.documents]
+        compared = found.comparison
+        ctx.comparison = ComparedDocuments(compared.why if compared else "", compared.documents if compared else (),
+                                           tuple(found.documents)) if compared or found.documents else None
         return ctx
     ids = scope if scope is not None else [d.doc_id for d in services.docs.list()]
     budget = _context_budget(provider, question, closed)
@@ -367,7 +368,7 @@ def batch_manifest(results: Sequence[AskResult], doc_id: str | Sequence[str] | N
     return manifest.build("ask", models, prompts=prompts.templates(), documents=docs,
                           embedder=manifest.embedder_name(services),
                           settings={"k": k, "modes": sorted({r.mode for r in results}), "balanced": balanced,
-                                    "comparison": next((r.comparison for r in results if r.comparison), None),
+                                    "comparison": next((r.comparison.as_dict() for r in results if r.comparison), None),
                                     "answer_budget": {"open": ANSWER_BUDGET_OPEN, "closed": ANSWER_BUDGET_CLOSED}})
 
 
@@ -488,7 +489,7 @@ def load_batch(batch_id: str, engine: Engine | None = None) -> list[AskResult]:
     # a comparison question's documents are in the batch's record (its manifest), for the support check
     made = manifest.load(batch_id, engine) if rows else None
     stated = made.settings.get("comparison") if made is not None else None
-    comparison = dict(stated) if isinstance(stated, Mapping) else None
+    comparison = ComparedDocuments.from_dict(stated) if isinstance(stated, Mapping) else None
     return [AskResult(model=r["model"], mode=r["mode"], answer=r["answer"], closed=bool(r["closed"]),
                       verdict=r["verdict"], verdict_source=r.get("verdict_source"),
                       contexts=context_passage.from_json(r["contexts"]), truncated=bool(r["truncated"]),

@@ -1,17 +1,51 @@
 """Context builders for the four modes: none, full PDF (cut to the window), RAG (top-k chunks) and gold."""
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from lib.core.context_text import document_block, document_header, page_block, source_block
 from lib.core.errors import UserError
+from lib.core.json_types import JSONObject
+from lib.documents.mentions import DocRef
 from lib.documents.pdf import Page
 from lib.qa.citations import number_sources
 from lib.qa.context_passage import ContextPassage
 
 MODES = ("none", "pdf", "rag", "gold")
 MODE_LABELS = {"none": "No context", "pdf": "Full PDF", "rag": "Retrieved passages (RAG)", "gold": "Gold passage"}
+
+
+@dataclass(frozen=True)
+class ComparedDocuments:
+    """RAG over several documents: the documents a comparison question concerns and why (retrieval.Comparison:
+    "named", the question names them; "together", it speaks of them together; "" when it compares nothing), and
+    every document in scope. The support check holds an answer's claims to these documents."""
+
+    why: str
+    documents: tuple[DocRef, ...]  # the compared documents
+    scope: tuple[DocRef, ...] = ()  # every document the search covered
+
+    def in_view(self) -> list[DocRef]:
+        """The documents the support check holds claims to: every one in scope, else the compared ones."""
+        return list(self.scope or self.documents)
+
+    def compared_ids(self) -> list[str] | None:
+        """The documents compared, which "both EISs" in an answer means; None: the question compares nothing."""
+        return [d.doc_id for d in self.documents] if self.why else None
+
+    def as_dict(self) -> JSONObject:
+        """As the CLI prints it and a batch's record keeps it."""
+        return {"why": self.why, "documents": [d.as_dict() for d in self.documents],
+                "scope": [d.as_dict() for d in self.scope]}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, object]) -> ComparedDocuments:
+        def refs(key: str) -> tuple[DocRef, ...]:
+            raw = d.get(key)
+            return tuple(DocRef.from_dict(r) for r in raw if isinstance(r, Mapping) and "doc_id" in r
+                         and "name" in r) if isinstance(raw, list) else ()
+        return cls(str(d.get("why") or ""), refs("documents"), refs("scope"))
 
 
 @dataclass
@@ -26,9 +60,7 @@ class Context:
     parts: list[str] = field(default_factory=list)  # RAG: one block per passage, in order
     per_document: str = ""  # several documents: what was kept of each
     documents: int = 1  # how many documents the scope held (RAG): with several, answers name each source's
-    # RAG over several documents: the documents a comparison question concerns (retrieval.Comparison: "why" is
-    # "named" or "together"), or every document in scope ("why" empty: no comparison), for the support check
-    comparison: dict | None = None
+    comparison: ComparedDocuments | None = None  # RAG over several documents: what the support check holds claims to
 
     def notice(self, unit: str = "") -> str | None:
         """'truncated: kept 38% of 612K tokens', with how the model's tokens were counted where ``unit`` says."""

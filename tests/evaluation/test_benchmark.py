@@ -114,7 +114,7 @@ def test_failures_recorded_then_retried(tmp_path, flaky):
     flaky.fail = False
     s2 = run_benchmark(None, None, None, run_id="r1", engine=eng)
     assert s2.failures == 0 and s2.answers == 4
-    assert s2.scores["test/flaky"]["none"]["n"] == 4
+    assert s2.scores["test/flaky"]["none"].n == 4
 
 
 def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
@@ -129,10 +129,10 @@ def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
     assert all(a.metrics["retrieval_hit"].value in (0.0, 1.0) for a in rag)
     # the baseline gives closed questions no verdict (quotes only): counted apart, never scored wrong, not compared
     n_closed = sum(it.question_type == "closed" for it in items[:6])
-    assert n_closed and s.no_verdict == 2 * n_closed and s.scores["local/extractive"]["gold"]["no_verdict"] == n_closed
+    assert n_closed and s.no_verdict == 2 * n_closed and s.scores["local/extractive"]["gold"].no_verdict == n_closed
     assert asdict(s.comparison) == {"items": 6 - n_closed, "left_out": n_closed,
                                     "reasons": {"a model gave no verdict (quotes only), so nothing to compare": n_closed}}
-    assert s.scores["local/extractive"]["gold"]["n_closed"] == 0
+    assert s.scores["local/extractive"]["gold"].n_closed == 0
     assert s.manifest is not None
     assert s.manifest.documents[0].doc_id == sample_doc.doc_id and s.manifest.documents[0].sha256
     # the reference-free scores, each its own entry with n and an interval, beside (not in) the correctness
@@ -144,11 +144,11 @@ def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
     checked = [a.metrics["faithfulness_offline"] for a in gold_rows]
     # the extractive baseline copies sentences of the gold passage: every sentence it states is supported
     assert all(m.value == 1.0 for m in checked if m.status == "ok")
-    assert free["gold"]["faithfulness_offline"]["n"] == sum(m.status == "ok" for m in checked) >= 3
-    assert free["gold"]["faithfulness_offline"]["mean"] == 1.0
-    assert free["rag"]["context_recall"]["n"] == 6 and 0 <= free["rag"]["context_recall"]["mean"] <= 1
-    lo, hi = free["rag"]["context_recall"]["ci95"]
-    assert lo <= free["rag"]["context_recall"]["mean"] <= hi
+    assert free["gold"]["faithfulness_offline"].n == sum(m.status == "ok" for m in checked) >= 3
+    assert free["gold"]["faithfulness_offline"].mean == 1.0
+    assert free["rag"]["context_recall"].n == 6 and 0 <= free["rag"]["context_recall"].mean <= 1
+    lo, hi = free["rag"]["context_recall"].ci95
+    assert lo <= free["rag"]["context_recall"].mean <= hi
     for a in rag:  # context recall by hand: the share of the gold passage's sentences some passage holds
         it = next(i for i in items if i.id == a.item_id)
         sents = gold_sentences(it.context)
@@ -162,7 +162,7 @@ def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
                                    if m.status == "ok")
     # the extractive baseline copies sentences of the pages it was given: supported, against those pages
     assert all(m.value == 1.0 for m in faith if m.status == "ok")
-    assert pdf.reference_free["local/extractive"]["pdf"]["faithfulness_offline"]["n"] == sum(
+    assert pdf.reference_free["local/extractive"]["pdf"]["faithfulness_offline"].n == sum(
         m.status == "ok" for m in faith) >= 1
     df = report.answers_frame("rag", eng)
     assert {"support_verdict", "support_summary", "support_marks"} <= set(df.columns)
@@ -175,7 +175,7 @@ def test_rag_and_pdf_use_the_indexed_document(services, sample_doc, tmp_path):
     assert s2.skipped_no_doc == 3 and s2.answers == 3
     s3 = summarize("nodoc", eng)
     gold3 = s3.scores["local/extractive"]["gold"]
-    assert s3.scores["local/extractive"]["rag"]["n"] == 0 and gold3["n"] + gold3["no_verdict"] == 3
+    assert s3.scores["local/extractive"]["rag"].n == 0 and gold3.n + gold3.no_verdict == 3
     # comparisons across modes leave those items out of every mode, and say why
     assert asdict(s3.comparison) == {"items": 0, "left_out": 3,
                                      "reasons": {"document not indexed, so no pdf/rag answer": 3}}
@@ -230,17 +230,17 @@ def test_judge_failures_are_counted_then_retried_on_resume(tmp_path, monkeypatch
         assert s.answers == 4 and s.failures == 0 and s.judge_failures == 3 and s.judge == "openai/gpt-judge"
         assert s.metric == "answer_correctness"
         cell = s.scores["local/extractive"]["gold"]
-        assert cell["open_correctness"] is None and cell["n_open"] == 0 and cell["judge_failures"] == 3
+        assert cell.open_correctness is None and cell.n_open == 0 and cell.judge_failures == 3
         # the baseline's closed answer is quotes only: no verdict, not scored, even when its judge scores are retried
-        assert cell["closed_accuracy"] is None and cell["n_closed"] == 0 and cell["no_verdict"] == 1
-        assert cell["metric"] == "ragas_answer_correctness"
+        assert cell.closed_accuracy is None and cell.n_closed == 0 and cell.no_verdict == 1
+        assert cell.metric == "ragas_answer_correctness"
         failed = [a for a in answers("judge", eng) if "answer_correctness" in a.metrics
                   and a.metrics["answer_correctness"].status == "judge_failed"]
         assert len(failed) == 3 and all(a.metrics["answer_correctness"].value is None for a in failed)
         srv.default = RAGAS_OK
         s2 = run_benchmark(None, None, None, run_id="judge", engine=eng)
     registry.reset()
-    assert s2.judge_failures == 0 and s2.scores["local/extractive"]["gold"]["n_open"] == 3
+    assert s2.judge_failures == 0 and s2.scores["local/extractive"]["gold"].n_open == 3
     # 1 TP, no FP/FN: factual F1 = 1, so each score is 0.75 + 0.25 × semantic similarity
     vals = [a.metrics["answer_correctness"].value for a in answers("judge", eng) if "answer_correctness" in a.metrics]
     assert len(vals) == 3 and all(0.75 <= v <= 1.0 for v in vals)
@@ -288,7 +288,7 @@ def test_rescore_with_a_judge_does_not_generate_again(tmp_path, monkeypatch, fla
     assert counts == Rescored(rescored=4) and flaky.calls == 4  # no answer generated again
     s2 = summarize("rs", eng)
     assert s2.judge == "openai/gpt-judge" and s2.metric == "answer_correctness"
-    assert s2.scores["test/flaky"]["gold"]["n_open"] == 2
+    assert s2.scores["test/flaky"]["gold"].n_open == 2
     assert s2.manifest is not None and s2.manifest.judge is not None
     assert s2.manifest.judge["id"] == "openai/gpt-judge" and s2.manifest.rescored[0]["judge"] == "openai/gpt-judge"
     registry.reset()

@@ -60,7 +60,9 @@ def test_every_extractive_quote_occurs_whole_in_its_cited_source(services, sampl
     metas = metadata.get_many([d.doc_id for d in every], services.docs.engine)
     names = {d.doc_id: metadata.citation_name(metas[d.doc_id], d.name) for d in every}
     short = short_titles(list(names.values()))
-    by_short = {short[n]: d for d, n in names.items()}
+    by_short: dict[str, set[str]] = {}  # two documents of one title (a copy another test indexed) share a name
+    for d, n in names.items():
+        by_short.setdefault(short[n], set()).add(d)
     pages = {d: {p.number: p.text for p in services.docs.pages(d)} for d in names}
     scopes = {"one": sample_doc.doc_id, "two": [sample_doc.doc_id, other_doc.doc_id], "all": "*"}
     checked = 0
@@ -86,15 +88,16 @@ def test_every_extractive_quote_occurs_whole_in_its_cited_source(services, sampl
                     assert len(docs_here) == 1, ("a paragraph joins two documents", it.id, mode, r.answer)
                     for sentence, n, doc_short, first, last in para:
                         assert bool(doc_short) == several, (it.id, mode, scope_name, r.answer)
-                        doc = by_short[doc_short] if several else sample_doc.doc_id
+                        docs = by_short[doc_short] if several else {sample_doc.doc_id}
                         if mode == "rag":
                             src = sources[n]
-                            assert src.doc_id == doc and (src.page_start, src.page_end) == (first, last)
+                            assert src.doc_id in docs and (src.page_start, src.page_end) == (first, last)
+                            docs = {src.doc_id}
                             assert any(_occurs(sentence, piece) for piece in src.text.split(PASSAGE_GAP)), (
                                 it.id, scope_name, sentence, src.text)
                         # and in the PDF's own text of the cited pages
-                        cited = "\n".join(pages[doc][p] for p in range(first, last + 1))
-                        assert _occurs(sentence, cited), (it.id, mode, scope_name, sentence)
+                        assert any(_occurs(sentence, "\n".join(pages[d].get(p, "") for p in range(first, last + 1)))
+                                   for d in docs), (it.id, mode, scope_name, sentence)
                         checked += 1
     assert checked >= len(items) * 10  # two quotes an answer, in 7 answers an item, most of them quoting
 

@@ -1,8 +1,10 @@
 """Claims held to the documents they speak of (lib/qa/support_documents.py): a claim about both EISs needs each
 one's evidence, a claim naming one EIS needs that EIS's, and a figure of one EIS put on the other is caught."""
+from lib.documents.mentions import DocRef
 from lib.qa import support
 from lib.qa.ask import AskResult
 from lib.qa.context_passage import ContextPassage
+from lib.qa.contexts import ComparedDocuments
 
 GOLDRUSH = support.Passage(
     1, "Fifty-seven sites that are eligible for listing on the National Register of Historic Places have been "
@@ -67,8 +69,8 @@ def test_the_two_eiss_over_sources_from_one_document_says_the_other_is_missing()
     assert support.document_notes(s.documents) == [
         "it speaks of several documents, but its sources come from one"]
     # told which documents the question compares, the check names the one with no source
-    docs = AskResult("m", "rag", None, False, None, comparison={"why": "together", "documents": [
-        {"doc_id": "g", "name": "Goldrush Mine Project"}, {"doc_id": "c", "name": "CONUS Interceptor Site"}]})
+    docs = AskResult("m", "rag", None, False, None, comparison=ComparedDocuments("together", (
+        DocRef("g", "Goldrush Mine Project"), DocRef("c", "CONUS Interceptor Site"))))
     from lib.qa.ask import compared_documents
 
     _, s = one("The two EISs identify fifty-seven sites that would be physically altered [1].", [GOLDRUSH],

@@ -137,8 +137,8 @@ def test_ask_compares_and_keeps_the_comparison_with_the_answer(services, sample_
 
     scope = [sample_doc.doc_id, goldrush.doc_id]
     r = ask_lib.ask(QUESTIONS["q04"]["question"], "extractive", "rag", services, scope, k=3)
-    assert r.error is None and r.comparison["why"] == "together"
-    assert {d["doc_id"] for d in r.comparison["documents"]} == set(scope)
+    assert r.error is None and r.comparison.why == "together"
+    assert {d.doc_id for d in r.comparison.documents} == set(scope)
     assert {c.doc_id for c in r.contexts} == set(scope)
     assert all(c.doc_name for c in r.contexts)  # each source names its document
     report = r.support()

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy.engine import Engine
 
+from lib.core.json_types import JSONObject
 from lib.core.stats import inference as stats
 from lib.evaluation.benchmark.dataset import Item
 from lib.evaluation.benchmark.runs import MetricScore, RunConfig, StoredAnswer, answers, load_run
@@ -63,7 +64,46 @@ def headline(row: StoredAnswer, qtype: str | None, metric: str) -> tuple[float |
 
 
 # ----- the CLI summary ------------------------------------------------------------------------------
-def cell_scores(items: Sequence[Item], cfg: RunConfig, rows: Sequence[StoredAnswer]) -> dict[str, dict[str, Any]]:
+@dataclass(frozen=True)
+class CellScores:
+    """One model × mode cell of a run, over its own answers: closed accuracy and open correctness apart, each with
+    its 95% interval and n, the open metric's name, and the cell's counts of answers, failures and non-scores."""
+
+    closed_accuracy: float | None
+    closed_accuracy_ci95: list[float] | None
+    n_closed: int
+    open_correctness: float | None
+    open_correctness_ci95: list[float] | None
+    n_open: int
+    metric: str  # the open metric, by its public name
+    correctness: float | None  # the open correctness again, under the name older readers of the JSON use
+    n: int  # closed and open scores together
+    answers: int
+    failures: int
+    judge_failures: int
+    no_statements: int
+    unclear: int
+    no_verdict: int  # closed answers with no yes or no by design (quotes only): not scored
+
+    def as_dict(self) -> JSONObject:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class FreeScore:
+    """A reference-free score over a cell's answers it applied to: mean, 95% interval and n, and how many answers
+    it applied to but gave no value (nothing to check, no citation, a judge failure), by status."""
+
+    mean: float | None
+    ci95: list[float] | None
+    n: int
+    not_scored: dict[str, int]
+
+    def as_dict(self) -> JSONObject:
+        return asdict(self)
+
+
+def cell_scores(items: Sequence[Item], cfg: RunConfig, rows: Sequence[StoredAnswer]) -> dict[str, dict[str, CellScores]]:
     """Per model and mode, over that cell's own answers: closed accuracy and open correctness apart, each
     with n and a 95% bootstrap interval, and the cell's failures and non-scores."""
     qtype = {it.id: it.question_type for it in items}
@@ -81,23 +121,22 @@ def cell_scores(items: Sequence[Item], cfg: RunConfig, rows: Sequence[StoredAnsw
             counts[key][st] += 1
         if v is not None:
             vals[(*key, _kind(qtype.get(r.item_id)))].append(v)
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, dict[str, CellScores]] = {}
     for model in cfg.models:
         out[model] = {}
         for mode in cfg.modes:
             cl, op = stats.mean_ci(vals[(model, mode, "closed")]), stats.mean_ci(vals[(model, mode, "open")])
             c = counts[(model, mode)]
-            out[model][mode] = {
-                "closed_accuracy": cl.mean, "closed_accuracy_ci95": cl.ci95, "n_closed": cl.n,
-                "open_correctness": op.mean, "open_correctness_ci95": op.ci95, "n_open": op.n,
-                "metric": public_metric_name(metric), "correctness": op.mean, "n": cl.n + op.n,
-                "answers": c["answers"], "failures": c["failures"], "judge_failures": c["judge_failed"],
-                "no_statements": c["no_statements"], "unclear": c["unclear"], "no_verdict": c["no_verdict"],
-            }
+            out[model][mode] = CellScores(
+                closed_accuracy=cl.mean, closed_accuracy_ci95=cl.ci95, n_closed=cl.n,
+                open_correctness=op.mean, open_correctness_ci95=op.ci95, n_open=op.n,
+                metric=public_metric_name(metric), correctness=op.mean, n=cl.n + op.n,
+                answers=c["answers"], failures=c["failures"], judge_failures=c["judge_failed"],
+                no_statements=c["no_statements"], unclear=c["unclear"], no_verdict=c["no_verdict"])
     return out
 
 
-def reference_free_cells(cfg: RunConfig, rows: Sequence[StoredAnswer]) -> dict[str, dict[str, dict[str, Any]]]:
+def reference_free_cells(cfg: RunConfig, rows: Sequence[StoredAnswer]) -> dict[str, dict[str, dict[str, FreeScore]]]:
     """Per model and mode, each reference-free score (faithfulness and citation precision by each checker, context
     precision and recall) over that cell's answers it applied to: mean, 95% interval, n, and how many answers it
     applied to but gave no value (nothing to check, no citation, a judge failure), by status."""
@@ -115,7 +154,7 @@ def reference_free_cells(cfg: RunConfig, rows: Sequence[StoredAnswer]) -> dict[s
                 missing[key][m.status] += 1
             else:
                 vals[key].append(m.value)
-    out: dict[str, dict[str, dict[str, Any]]] = {}
+    out: dict[str, dict[str, dict[str, FreeScore]]] = {}
     for model in cfg.models:
         out[model] = {}
         for mode in cfg.modes:
@@ -124,7 +163,7 @@ def reference_free_cells(cfg: RunConfig, rows: Sequence[StoredAnswer]) -> dict[s
                 key = (model, mode, name)
                 if key in vals or key in missing:
                     ci = stats.mean_ci(vals[key])
-                    cell[name] = ci.as_dict() | {"not_scored": dict(missing[key])}
+                    cell[name] = FreeScore(ci.mean, ci.ci95, ci.n, dict(missing[key]))
             out[model][mode] = cell
     return out
 

@@ -57,8 +57,8 @@ class RunSummary:
     answers: int
     failures: int
     skipped_no_doc: int
-    scores: dict[str, dict[str, dict[str, Any]]]
-    retrieval_hit_at_k: dict[str, Any]
+    scores: dict[str, dict[str, report.CellScores]]  # model → mode → its scores
+    retrieval_hit_at_k: dict[str, float | None]  # model → RAG's hit rate (None: no RAG answer scored)
     judge: str
     metric: str = "token_f1_proxy"
     judge_failures: int = 0
@@ -68,12 +68,16 @@ class RunSummary:
     majority_baseline: Majority | None = None
     manifest: Manifest | None = None
     comparison: report.Comparison = field(default_factory=lambda: report.Comparison(0, 0))
-    reference_free: dict[str, Any] = field(default_factory=dict)
+    reference_free: dict[str, dict[str, dict[str, report.FreeScore]]] = field(default_factory=dict)  # + metric
     seconds: float = 0.0
     cancelled: bool = False
 
     def cli_dict(self) -> JSONObject:
         records: JSONObject = {"comparison": asdict(self.comparison),
+                               "scores": {m: {mo: c.as_dict() for mo, c in by.items()} for m, by in self.scores.items()},
+                               "reference_free": {m: {mo: {k: f.as_dict() for k, f in cell.items()}
+                                                      for mo, cell in by.items()}
+                                                  for m, by in self.reference_free.items()},
                                "majority_baseline": None if self.majority_baseline is None
                                else self.majority_baseline.as_dict(),
                                "manifest": None if self.manifest is None else self.manifest.as_json()}
