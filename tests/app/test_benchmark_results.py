@@ -119,6 +119,10 @@ def test_a_run_is_read_whole_and_its_downloads_hold_every_answer(tmp_path):
     assert sorted((r["item_id"], r["mode"]) for r in records) == sorted((f"q{i}", m) for i in range(4)
                                                                         for m in ("gold", "none"))
     assert all(isinstance(json.loads(r["metrics"]), dict) for r in records)
+    # the sources each answer was given, as JSON (not Python's printout): gold's one passage, none's nothing
+    given = {"gold": [{"page_start": None, "page_end": None, "text": passage}], "none": []}
+    assert all(json.loads(r["contexts"]) == given[r["mode"]] for r in records)
     whole = json.loads(benchmark.run_json(res))
     assert whole["run_id"] == "r" and len(whole["answers"]) == 8 and whole["summary"]["answers"] == 8
     assert whole["config"]["models"] == ["local/extractive"]
+    assert all(a["contexts"] == given[a["mode"]] for a in whole["answers"])
