@@ -12,7 +12,7 @@ from pages._ui import plain, run_safely, tidy
 
 
 def judge_tab(aid: str, info: arena.Arena, model_name: Callable[[str], str]) -> None:
-    llms = [p for p, ok, _ in registry.status_all() if ok and p.can_judge]
+    llms = [registry.get(m) for m in registry.judge_choices()]
     voted = len({v.pair_key for v in arena.votes(aid)})
     if not voted:
         st.info("The judge votes on the pairs the experts voted on: vote first.", icon="🗳️")

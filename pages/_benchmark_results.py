@@ -99,7 +99,7 @@ def _rescore(svc: Services, run_id: str, available: dict[str, str]) -> None:
     with st.expander("Rescore this run (no new answers)"):
         st.caption("Scores the stored answers again: with a judge model for RAGAS answer correctness, or with "
                    "the current yes/no parser. No answer is generated again.")
-        judge_opts = ["(keep the run's scoring)", *[mid for mid in available if mid != registry.EXTRACTIVE]]
+        judge_opts = ["(keep the run's scoring)", *registry.judge_choices()]
         new_judge = st.selectbox("Judge", judge_opts, format_func=lambda j: available.get(j, j), key="rescore_judge")
         if not new_judge.startswith("("):
             warn = registry.get(new_judge).judge_warning()

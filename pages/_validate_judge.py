@@ -15,7 +15,7 @@ def judge_tab(label_names: dict[str, str]) -> None:
                "correct, proof supports it). Its labels are stored apart and never enter the experts' agreement "
                "figures; the tables show how often it agrees with each expert and with the adjudicated label, so you "
                "can tell whether it could stand in for them on items generated at scale.")
-    judge_models = {p.id: p.label for p, ok, _ in registry.status_all() if ok and p.can_judge}
+    judge_models = registry.judge_choices()
     queue = ann.items()
     judge_pick = None
     if not queue:

@@ -52,7 +52,7 @@ def support_tab() -> None:
     st.caption(f"{cal.n_labels} expert label(s) on {cal.n_items} item(s). κ corrects the agreement for "
                "chance; it is undefined when every label is the same. Judge checks are stored apart from the "
                "experts' labels and never enter their agreement figures.")
-    judge_models = {p.id: p.label for p, ok, _ in registry.status_all() if ok and p.can_judge}
+    judge_models = registry.judge_choices()
     if not judge_models:
         st.caption("A judge model checks support too once one is configured (OpenAI, Anthropic, an "
                    "OpenAI-compatible server or a larger local GGUF model).")

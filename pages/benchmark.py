@@ -187,7 +187,7 @@ with tab_run:
         seed = c5.number_input("Random sample seed (-1 = in order)", -1, 10_000, 0 if fit else -1, key="run_seed",
                                help="With a limit, a seeded random sample spreads the items over question types.")
         k = c6.slider("k (RAG)", 1, 10, 3)
-        judges = ["(none: token-F1 proxy, not RAGAS)"] + [m for m in available if m != registry.EXTRACTIVE]
+        judges = ["(none: token-F1 proxy, not RAGAS)", *registry.judge_choices()]
         judge = st.selectbox("Judge for the factual part", judges,
                              format_func=lambda j: available.get(j, j),
                              help="With a judge model, open answers get RAGAS answer correctness. Without one they get the offline "

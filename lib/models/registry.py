@@ -100,6 +100,24 @@ def get(model_id: str) -> Provider:
     return p
 
 
+def get_judge(model_id: str) -> Provider:
+    """A model asked to judge (answers, items, votes): as ``get``, and refused in plain words when it cannot
+    judge (``Provider.can_judge``: the extractive baseline quotes and gives no verdict)."""
+    return checked_judge(get(model_id))
+
+
+def checked_judge(p: Provider) -> Provider:
+    if not p.can_judge:
+        raise UserError(f"{p.label} cannot judge: it quotes passages and gives no verdict. Pick a language model "
+                        "(a connected one for verdicts that can stand) as the judge.")
+    return p
+
+
+def judge_choices() -> dict[str, str]:
+    """The models that can judge now (available, and ``can_judge``): id → label, for a page's picker."""
+    return {p.id: p.label for p, ok, _ in status_all() if ok and p.can_judge}
+
+
 def resolve_all(model_ids: list[str]) -> list[str]:
     """Concrete ids for a list of ids or aliases, once each, in order."""
     return list(dict.fromkeys(resolve(m) for m in model_ids))

@@ -25,7 +25,7 @@ def _int_or_none(value: object) -> int | None:
         return None
     try:
         return int(value) if isinstance(value, int | float | str) else None
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # "Infinity" or NaN in stored JSON
         return None
 
 

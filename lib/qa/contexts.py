@@ -90,7 +90,7 @@ def rag_context(hits: Sequence) -> Context:
     chunks of one document whose pages overlap are one source), each headed by its document, section and pages,
     so an answer's [2] means the page's source [2]."""
     chunks = [ContextPassage(h.chunk.text, h.chunk.page_start, h.chunk.page_end, getattr(h, "doc_id", "") or "",
-                             getattr(h, "doc_name", "") or "", h.chunk.section, score=round(h.score, 4))
+                             getattr(h, "doc_name", "") or "", h.chunk.section, score=round(float(h.score), 4))
               for h in hits]
     sources = number_sources(chunks)
     parts = [source_block(s.n, s.label, s.text) for s in sources]

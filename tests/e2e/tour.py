@@ -59,7 +59,6 @@ def _quotes_are_in_the_pdf(server: StreamlitServer) -> None:
     """Every sentence the extractive baseline quoted in the tour (demo and own questions, every mode) occurs in
     its source, character for character once whitespace is mended: a retrieved-passages quote in the passage its
     marker cites, a full-PDF quote in the sample EIS."""
-
     import pymupdf
 
     from lib.core import config, mend

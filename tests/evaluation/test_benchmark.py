@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import func, select
 
 from lib.core import config
+from lib.core.errors import UserError
 from lib.documents.chunking import Chunk
 from lib.evaluation.benchmark import report
 from lib.evaluation.benchmark.dataset import load_items
@@ -267,6 +268,27 @@ def test_rescore_keeps_the_baselines_quotes_only_answers_unscored(tmp_path):
     assert stored() == before
     again = summarize("q", eng)
     assert (again.no_verdict, again.unclear) == (2 * len(closed), 0)
+
+
+def test_a_model_that_cannot_judge_is_refused_as_a_benchmarks_judge(tmp_path):
+    """The extractive baseline gives no verdict: as a run's judge, in a rescore, or on the command line it is
+    refused in words before any answer is touched, and no page offers it (the pickers ask the model)."""
+    eng = get_engine(f"sqlite:///{tmp_path / 'j.db'}")
+    items, _ = load_items(config.SAMPLE20)
+    with pytest.raises(UserError, match="cannot judge"):
+        run_benchmark(items[:1], RunConfig(models=["extractive"], modes=["gold"], judge="extractive"), None,
+                      run_id="j", engine=eng)
+    run_benchmark(items[:2], RunConfig(models=["extractive"], modes=["gold"]), None, run_id="k", engine=eng)
+    before = [a.as_dict() for a in answers("k", eng)]
+    with pytest.raises(UserError, match="cannot judge"):
+        rescore("k", judge="extractive", engine=eng)
+    assert [a.as_dict() for a in answers("k", eng)] == before and summarize("k", eng).judge.startswith("none")
+    assert registry.EXTRACTIVE not in registry.judge_choices() and registry.SMOLLM2 in registry.judge_choices()
+    out = subprocess.run([sys.executable, "-m", "lib", "bench", "--questions", str(config.SAMPLE20), "--models",
+                          "extractive", "--modes", "gold", "--limit", "1", "--judge", "extractive"], cwd=ROOT,
+                         env=dict(os.environ, NEPAQA_HOME=str(tmp_path / "home")), capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 2 and out.stderr.startswith("error: ") and "cannot judge" in out.stderr, out.stderr
 
 
 def test_rescore_with_a_judge_does_not_generate_again(tmp_path, monkeypatch, flaky):

@@ -250,7 +250,7 @@ def test_a_quote_in_a_table_cell_marks_that_cell_not_the_other_columns(home, rig
 
 
 # ----- the Ask page ------------------------------------------------------------------------------------------
-def _ask_page(answer: str, contexts: list[dict]):
+def _ask_page(answer: str, contexts: list[ContextPassage]):
     from streamlit.testing.v1 import AppTest
 
     from lib.app import ask as ask_case

@@ -53,8 +53,10 @@ def test_stored_rows_of_any_shape_are_read_without_an_error():
     # an older row (doc_id null), page numbers as text, a list of headings, junk beside real passages
     raw = json.dumps([{"n": 2, "doc_id": None, "page_start": "7", "page_end": 8.0, "text": "kept",
                        "section": ["3 Air", "3.1 Dust"], "score": "high", "chunks": True},
-                      "not a passage", {"text": None, "n": 0}])
-    assert from_json(raw) == [ContextPassage("kept", 7, 8, section="3 Air › 3.1 Dust", n=2), ContextPassage("")]
+                      "not a passage", {"text": None, "n": 0},
+                      {"text": "far", "page_start": float("inf"), "page_end": float("nan")}])
+    assert from_json(raw) == [ContextPassage("kept", 7, 8, section="3 Air › 3.1 Dust", n=2), ContextPassage(""),
+                              ContextPassage("far")]
     assert from_json(None) == from_json("") == from_json("{not json") == from_json('{"text": "x"}') == []
 
 

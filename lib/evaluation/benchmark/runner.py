@@ -96,7 +96,7 @@ def _validate(cfg: RunConfig) -> None:
     for m in cfg.models:
         registry.get(m)  # raises a clear UserError when unknown, unconfigured or unavailable
     if cfg.judge:
-        registry.get(cfg.judge)
+        registry.get_judge(cfg.judge)  # refused when it cannot judge
 
 
 def _score_rows(run_id: str, it: Item, model: str, mode: str, results: list) -> list[dict[str, Any]]:
@@ -419,8 +419,8 @@ def rescore(run_id: str, judge: Provider | str | None = None, *, engine: Engine 
     if stored is None:
         raise UserError(f"No benchmark run '{run_id}'.")
     items, cfg = stored
-    if isinstance(judge, str):
-        judge = registry.get(judge)
+    judge = registry.get_judge(judge) if isinstance(judge, str) else (
+        registry.checked_judge(judge) if judge is not None else None)
     if judge is not None and judge.id != cfg.judge:
         if only_retry:
             raise UserError("A new judge re-scores every answer; do not combine it with only_retry.")
