@@ -1,4 +1,4 @@
-"""NEPA QA Studio: everything the pages and the command line share, as layered packages (README: module map).
+"""NEPA QA Studio: everything the pages and the command line share, as layered packages (docs/architecture.md: module map).
 
 Nothing in this package imports Streamlit.
 """

@@ -60,7 +60,7 @@ def smollm2_path() -> Path | None:
     return path if path.exists() else None
 
 
-# Measured on the 20-item sample (README): without these SmolLM2-135M repeats one sentence until the budget runs out.
+# Measured on the 20-item sample (bench/README.md): without these SmolLM2-135M repeats one sentence until the budget runs out.
 BRIEF_INSTRUCTION = "Answer in one or two sentences."
 BRIEF_DECODING: dict[str, Any] = {"repeat_penalty": 1.3, "max_tokens": 96,
                                   "stop": ["\n\n", "Question:", "Excerpt:", "<|im_end|>"],

@@ -1,6 +1,7 @@
-"""The README's "Run on several machines" commands, run as processes on this machine: its placeholders replaced by
-a test database, free ports and a folder, every other word as written. The app answers its health check, two
-workers index a folder queued with a manifest, and a search over every document finds passages of both."""
+"""The deployment page's "Run on several machines" commands (docs/deployment.md), run as processes on this
+machine: its placeholders replaced by a test database, free ports and a folder, every other word as written. The
+app answers its health check, two workers index a folder queued with a manifest, and a search over every document
+finds passages of both."""
 from __future__ import annotations
 
 import json
@@ -24,7 +25,7 @@ def _free_port() -> int:
 
 
 def _readme_block() -> list[str]:
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "deployment.md").read_text()
     section = readme.split("## Run on several machines", 1)[1]
     block = section.split("```bash\n", 1)[1].split("```", 1)[0]
     return [ln.strip() for ln in block.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]

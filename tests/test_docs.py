@@ -1,0 +1,71 @@
+"""The documentation site covers what the code offers: every command of `python -m lib` is in the CLI page, every
+setting the code reads is in the site, every page of the site is in its navigation, and the README stays a README
+(its tour, its two commands, links into the site). `.ci/run` builds the site with `mkdocs build --strict`."""
+from __future__ import annotations
+
+import ast
+import re
+
+import yaml
+
+from tests.conftest import ROOT
+
+DOCS = ROOT / "docs"
+
+
+def site_text() -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in sorted(DOCS.glob("*.md")))
+
+
+def commands() -> list[str]:
+    from lib.app.cli.entry import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")  # argparse keeps its subcommands here
+    return sorted(sub.choices)
+
+
+SETTING = re.compile(r"(?:NEPAQA|OPENAI|ANTHROPIC)_[A-Z0-9_]+")
+
+
+def settings_read() -> set[str]:
+    """Every setting name the code reads: the defaults' keys, and every string in lib/ that is a setting's whole
+    name (given to config.get or os.environ, or kept in a model's ``needs`` or a table of settings)."""
+    from lib.core import config
+
+    names = set(config.DEFAULTS)
+    for path in (ROOT / "lib").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and SETTING.fullmatch(node.value):
+                names.add(node.value)
+    return names
+
+
+def test_every_command_is_documented_on_the_cli_page():
+    page = (DOCS / "cli.md").read_text(encoding="utf-8")
+    missing = [c for c in commands() if f"python -m lib {c}" not in page]
+    assert len(commands()) >= 20 and not missing, f"commands not on docs/cli.md: {missing}"
+
+
+def test_every_setting_the_code_reads_is_documented():
+    text = site_text()
+    names = settings_read()
+    missing = sorted(n for n in names if not re.search(rf"\b{re.escape(n)}\b", text))
+    assert {"NEPAQA_HOME", "OPENAI_API_KEY", "NEPAQA_DATABASE_URL"} <= names and not missing, (
+        f"settings the code reads that the site does not name: {missing}")
+
+
+def test_every_page_is_in_the_navigation_and_every_picture_is_shown():
+    conf = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    in_nav = {next(iter(entry.values())) for entry in conf["nav"]}
+    assert in_nav == {p.name for p in DOCS.glob("*.md")}
+    text = site_text()
+    assert all(f"]({png.name})" in text for png in DOCS.glob("*.png")), "a tour picture no page shows"
+
+
+def test_the_readme_is_short_and_links_into_the_site():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 150
+    assert "bash .ci/start" in readme and "bash .ci/run" in readme
+    linked = set(re.findall(r"\]\(docs/([\w-]+\.md)\)", readme))
+    assert linked == {p.name for p in DOCS.glob("*.md")} - {"index.md"}
