@@ -100,16 +100,16 @@ def get(model_id: str) -> Provider:
     return p
 
 
-def get_judge(model_id: str) -> Provider:
-    """A model asked to judge (answers, items, votes): as ``get``, and refused in plain words when it cannot
-    judge (``Provider.can_judge``: the extractive baseline quotes and gives no verdict)."""
-    return checked_judge(get(model_id))
+def get_judge(model_id: str, what: str = "answers") -> Provider:
+    """A model asked to judge ``what`` (answers, items, votes): as ``get``, and refused in plain words when it
+    cannot judge (``Provider.can_judge``: the extractive baseline quotes and gives no verdict)."""
+    return checked_judge(get(model_id), what)
 
 
-def checked_judge(p: Provider) -> Provider:
+def checked_judge(p: Provider, what: str = "answers") -> Provider:
     if not p.can_judge:
-        raise UserError(f"{p.label} cannot judge: it quotes passages and gives no verdict. Pick a language model "
-                        "(a connected one for verdicts that can stand) as the judge.")
+        raise UserError(f"'{p.label}' is not a language model and cannot judge {what}: it quotes passages and gives "
+                        "no verdict. Pick a language model (a connected one for verdicts that can stand).")
     return p
 
 

@@ -19,7 +19,6 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
-from lib.core.errors import UserError
 from lib.core.pool import run_tasks
 from lib.core.progress import CountProgressFn
 from lib.core.redaction import redact
@@ -194,9 +193,7 @@ def judge_pairs(arena_id: str, model_id: str, engine: Engine | None = None,
     the counts (``JudgedPairs``). Each pair's two calls are saved together, with a key-free
     reason when they did not give a verdict: ``failed`` (the call failed: asked again next time) or ``unreadable``
     (the model's reply is not a choice: asked again only with ``retry_unreadable``)."""
-    provider: Provider = registry.get(model_id)
-    if not provider.can_judge:
-        raise UserError(f"'{provider.label}' is not a language model and cannot judge answers; pick an LLM.")
+    provider: Provider = registry.get_judge(model_id, "answers")
     judge = provider.id
     engine = _engine(engine)
     todo = pending(arena_id, judge, engine, retry_unreadable)

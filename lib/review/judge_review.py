@@ -193,9 +193,7 @@ def judge_items(
     """Have a judge label the review items it has not labelled yet (all review items, or ``item_ids``).
     Resumable: items labelled before are skipped, failed ones are tried again. Returns the counts
     (``JudgedItems``); ``skipped`` also counts ids that are not in the review pool."""
-    provider = registry.get(model_id)
-    if not provider.can_judge:
-        raise UserError(f"'{provider.label}' is not a language model and cannot judge items; pick an LLM.")
+    provider = registry.get_judge(model_id, "items")
     judge = provider.id  # the concrete id, whatever alias was passed
     engine = _engine(engine)
     pool = ann.items(list(item_ids) if item_ids is not None else None, engine=engine)
