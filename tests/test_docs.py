@@ -69,3 +69,67 @@ def test_the_readme_is_short_and_links_into_the_site():
     assert "bash .ci/start" in readme and "bash .ci/run" in readme
     linked = set(re.findall(r"\]\(docs/([\w-]+\.md)\)", readme))
     assert linked == {p.name for p in DOCS.glob("*.md")} - {"index.md"}
+
+
+
+def _literals(paths) -> set[str]:
+    return {node.value for path in paths for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+
+
+def tour_faults(readme=None) -> list[str]:
+    """What is wrong with the README's tour: a step on a page that does not exist, a label to click that is no text
+    of that page's code (a one-word label whole: "Run" is not "Run the exam"), Home's Start here listing other
+    pages or another order."""
+    from tests.e2e import readme_tour
+
+    steps = readme_tour.steps(readme or readme_tour.README)
+    faults = []
+    for s in steps:
+        files = [ROOT / "pages" / f"{s.url}.py", *(ROOT / "pages").glob(f"_{s.url}_*.py")]
+        if not files[0].exists():
+            faults.append(f"step {s.number}: no page {files[0].name}")
+            continue
+        texts = _literals(files)
+        for label in s.clicks:
+            if not (label in texts if " " not in label else any(label in t for t in texts)):
+                faults.append(f"step {s.number} ({s.page}): the README says to click {label!r}; the page has none")
+    home = (ROOT / "pages" / "home.py").read_text(encoding="utf-8")
+    if re.findall(r'\("pages/(\w+)\.py", "[^"]*", "\d+ · ', home) != [s.url for s in steps]:
+        faults.append("Home's Start here lists other pages, or another order, than the README's tour")
+    return faults
+
+
+def test_the_readme_tour_names_pages_and_buttons_the_app_has():
+    """The tour's bold paths ("**Benchmark → Load the sample set (20 items) → 2 · Run → Run.**") are what the browser
+    tour opens and clicks (tests/e2e/tour.py); here they are held to the pages' code in the fast lane."""
+    from tests.e2e import readme_tour
+
+    steps = readme_tour.steps()
+    assert [(s.page, s.clicks) for s in steps] == [
+        ("Documents", ("Load sample EIS",)), ("Ask", ("One-click demo",)), ("Search", ()),
+        ("Benchmark", ("Load the sample set (20 items)", "2 · Run", "Run")), ("Validate", ()),
+        ("Arena", ("Start the arena",)), ("EnviroExam", ())]
+    assert tour_faults() == []
+
+
+def test_a_readme_tour_with_a_missing_button_or_page_is_caught(tmp_path):
+    from tests.e2e import readme_tour
+
+    bad = tmp_path / "README.md"
+    bad.write_text("# x\n\n## A five-minute tour\n\n1. **Documents → Load sample EIS.** one\n"
+                   "3. **Ask → Ask me anything.** two\n\n## Next\n", encoding="utf-8")
+    try:
+        readme_tour.steps(bad)
+    except ValueError as e:
+        assert "1..n" in str(e)
+    else:
+        raise AssertionError("a tour numbered 1, 3 was accepted")
+    bad.write_text("# x\n\n## A five-minute tour\n\n1. **Documents → Load sample EIS.** one\n"
+                   "2. **Ask → Ask me anything.** two\n3. **Benchmark → Run the benchmark.**\n4. **Maps.**\n",
+                   encoding="utf-8")
+    assert tour_faults(bad) == [
+        "step 2 (Ask): the README says to click 'Ask me anything'; the page has none",
+        "step 3 (Benchmark): the README says to click 'Run the benchmark'; the page has none",
+        "step 4: no page maps.py",
+        "Home's Start here lists other pages, or another order, than the README's tour"]

@@ -1,6 +1,8 @@
 """The README's tour, walked in headless Chromium against a real `streamlit run`: sample → demo → own question →
-benchmark → validate → exam. The end-to-end test runs it with its assertions; with --screenshots it also saves
-the README's pictures (one per page), so they are made by the same steps a new user takes:
+benchmark → validate → exam. Its pages and what it clicks on them are read from the README's steps
+(`tests/e2e/readme_tour.py`), so the README cannot name a button the app lacks. The end-to-end test runs it with
+its assertions; with --screenshots it also saves the pictures of the README and the docs site (one per page), so
+they are made by the same steps a new user takes:
 
     .venv/bin/python -m tests.e2e.tour --screenshots docs
 
@@ -21,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from tests.e2e import readme_tour  # noqa: E402
 from tests.e2e.browser import Browser, StreamlitServer, bound  # noqa: E402
 
 DEMO_CELLS = 18  # 3 questions × 2 offline models × 3 modes
@@ -95,7 +98,20 @@ def _quotes_are_in_the_pdf(server: StreamlitServer) -> None:
 
 def _labels_fit(b: Browser, where: str) -> None:
     """No chart on screen cuts a label ("Retrieved passag…"), draws one outside its chart, or draws two labels of
-    one axis or legend over each other."""
+    one axis or legend over each other. Vega draws after the page has rerun, so this waits (up to 30 s) until the
+    charts have laid out at least one label."""
+    deadline = time.monotonic() + bound(30)
+    while True:
+        bad, checked = _chart_labels(b)
+        if checked or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert checked, f"{where}: no axis or legend label found to check (has Vega's SVG changed its classes?)"
+    assert not bad, f"{where}: chart labels cut, outside their chart or overlapping: {bad[:5]}"
+
+
+def _chart_labels(b: Browser) -> tuple[list[str], int]:
+    """Labels that are cut, outside their chart or overlapping, and how many axis and legend labels were measured."""
     bad = b.driver.execute_script("""
         const out = [];
         let axisLabels = 0;
@@ -122,12 +138,23 @@ def _labels_fit(b: Browser, where: str) -> None:
           }
         }
         return [out, axisLabels];""")
-    bad, checked = bad
-    assert checked, f"{where}: no axis or legend label found to check (has Vega's SVG changed its classes?)"
-    assert not bad, f"{where}: chart labels cut, outside their chart or overlapping: {bad[:5]}"
+    return bad[0], bad[1]
+
+
+def _click(b: Browser, label: str) -> None:
+    """Click what a README step names: a tab of that name, else a button (a one-word label is matched whole, so
+    "Run" is not "Run the exam")."""
+    if b.driver.find_elements(By.XPATH, f"//*[@role='tab'][normalize-space(.) = {label!r}]"):
+        b.click_tab(label)
+    else:
+        b.click_button(label, exact=" " not in label)
 
 
 def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None:
+    tour = {s.page: s for s in readme_tour.steps()}
+    assert list(tour) == ["Documents", "Ask", "Search", "Benchmark", "Validate", "Arena", "EnviroExam"], (
+        f"the README's tour visits {list(tour)}: walk those pages here in that order")
+
     # 0. Home says what to click first
     b.open("")
     b.wait_text("Start here", 60)
@@ -135,7 +162,7 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     _shot(b, shots, "home.png")
 
     # 1. Documents: a bad upload says why, in the list, without a click; then the sample in one click
-    b.open("documents")
+    b.open(tour["Documents"].url)
     b.wait_text("Upload EIS PDFs")
     bad = server.home / "notapdf.pdf"
     bad.write_text("This is a plain text file, not a PDF.\n" * 20)
@@ -143,13 +170,15 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     b.wait_for_css("[data-testid='stFileChip']", 60)
     b.click_button("Index uploaded files")
     b.wait_until(lambda _t: "is not a PDF" in _main(b), 120, "the upload error is not on the page")  # not only the sidebar
-    b.click_button("Load sample EIS")
+    for label in tour["Documents"].clicks:  # Load sample EIS
+        _click(b, label)
     b.wait_text("is ready", 300)
     _shot(b, shots, "documents.png", "is ready")
 
     # 2. Ask: the one-click demo, which stays while the user types their own question, then that question
-    b.open("ask")
-    b.click_button("One-click demo")
+    b.open(tour["Ask"].url)
+    for label in tour["Ask"].clicks:  # One-click demo
+        _click(b, label)
     b.wait_text("Demo: the sample EIS", 120)
     b.wait_text("The demo's 18 answers took", 600)
     took = re.search(r"The demo's 18 answers took (\d+) s", b.body_text())
@@ -180,7 +209,7 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     assert b.body_text().count(" tokens in · ") == 4  # the own question's answers stay
 
     # 3. Search across the collection
-    b.open("search")
+    b.open(tour["Search"].url)
     box = b.wait_for_css("input[aria-label='Search']", 60)
     box.send_keys("wetland mitigation")
     b.click_button("Search", exact=True)
@@ -188,15 +217,16 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     _shot(b, shots, "search.png")
 
     # 4. Benchmark: the sample set as a readable table, queued for review, a default run with its estimate
-    b.open("benchmark")
-    b.click_button("Load the sample set (20 items)")
+    load, run_tab, run = tour["Benchmark"].clicks  # Load the sample set (20 items) → 2 · Run → Run
+    b.open(tour["Benchmark"].url)
+    _click(b, load)
     b.wait_text("20 items from", 60)
     b.wait_text("Items per question type", 60)
     b.click_button("Send these items to the validation queue")
     b.wait_idle()
-    b.click_tab("2 · Run")
+    _click(b, run_tab)
     b.wait_text("estimated time", 60)
-    b.click_button("Run", exact=True)
+    _click(b, run)
     b.wait_text("See the Results tab", 900)
     b.click_tab("3 · Results")
     b.wait_for_css("[data-testid='stVegaLiteChart'], .vega-embed", 60)
@@ -205,7 +235,7 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     _shot(b, shots, "benchmark.png", "Closed questions: accuracy")
 
     # 5. Validate: two experts, one by a button and one by keyboard shortcuts; they disagree; adjudication shows it
-    b.open("validate")
+    b.open(tour["Validate"].url)
     name = b.wait_for_css("input[aria-label^='Your name']", 60)
     name.send_keys("Ada Expert\n")
     b.wait_text("Item 1 of 20", 60)
@@ -250,8 +280,9 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     _labels_fit(b, "Validate agreement")
 
     # 6. Arena: an arena over the benchmark run's answers, three blind votes by keyboard, then the ratings chart
-    b.open("arena")
-    b.click_button("Start the arena")
+    b.open(tour["Arena"].url)
+    for label in tour["Arena"].clicks:  # Start the arena
+        _click(b, label)
     b.wait_text("pairs over", 60)
     who = b.wait_for_css("input[aria-label='I am']", 60)
     who.click()
@@ -283,7 +314,7 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     _shot(b, shots, "arena_ratings.png", "Only 3 vote(s)")
 
     # 7. EnviroExam: a default run (about a minute), then the quiz refuses to score blanks silently
-    b.open("enviroexam")
+    b.open(tour["EnviroExam"].url)
     b.wait_text("Leaderboard", 60)
     b.click_tab("Run the exam")
     b.wait_text("estimated time", 60)
