@@ -17,7 +17,7 @@ st.markdown(
 st.subheader("Start here")
 tour = [*st.columns(4), *st.columns(3)]  # two rows: each step's name fits
 for col, (page, icon, step, what) in zip(tour, [
-    ("pages/documents.py", "📄", "1 · Documents", "Click **Load sample EIS** (a 74-page EIS), or upload your own PDFs."),
+    ("pages/documents.py", "📄", "1 · Documents", "Click **Load sample EIS** (the 74-page summary of a Final EIS), or upload your own PDFs."),
     ("pages/ask.py", "💬", "2 · Ask", "Press **One-click demo**, then type your own question and press **Run**."),
     ("pages/search.py", "🔎", "3 · Search", "Find passages across every indexed EIS, with pages to open."),
     ("pages/benchmark.py", "📊", "4 · Benchmark", "**Load the sample set**, then **Run**: scores with n and intervals."),

@@ -24,9 +24,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _readme_block() -> list[str]:
-    readme = (ROOT / "docs" / "deployment.md").read_text()
-    section = readme.split("## Run on several machines", 1)[1]
+def _docs_block() -> list[str]:
+    page = (ROOT / "docs" / "deployment.md").read_text()
+    section = page.split("## Run on several machines", 1)[1]
     block = section.split("```bash\n", 1)[1].split("```", 1)[0]
     return [ln.strip() for ln in block.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
 
@@ -43,8 +43,8 @@ def _until(check, timeout: float, what: str, procs=()):  # noqa: ANN001, ANN202 
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def test_the_readme_commands_run_an_app_two_workers_a_bulk_ingest_and_a_search(tmp_path, pg_url):
-    lines = _readme_block()
+def test_the_deployment_page_commands_run_an_app_two_workers_a_bulk_ingest_and_a_search(tmp_path, pg_url):
+    lines = _docs_block()
     chroma_port, app_port = _free_port(), _free_port()
     folder = tmp_path / "archive" / "eis"
     folder.mkdir(parents=True)
@@ -74,7 +74,7 @@ def test_the_readme_commands_run_an_app_two_workers_a_bulk_ingest_and_a_search(t
     assert {"NEPAQA_DATABASE_URL", "NEPAQA_CHROMA_URL", "NEPAQA_WORKERS"} <= set(env)
     commands = [ln for ln in lines if not ln.startswith("export ")]
     start = {c for c in commands if c.startswith(("chroma run", "bash .ci/start", "python -m lib worker"))}
-    assert len([c for c in commands if c.startswith("python -m lib worker")]) == 2  # the README's two workers
+    assert len([c for c in commands if c.startswith("python -m lib worker")]) == 2  # the page's two workers
     procs: list[subprocess.Popen] = []
     try:
         for c in commands:
