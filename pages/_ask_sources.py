@@ -10,7 +10,7 @@ from lib.core import UserError, short_titles
 from lib.qa import ask as ask_lib
 from lib.qa import citations, support
 from pages import _support_view as support_view
-from pages._ui import cited_page, plain, services
+from pages._ui import cited_page, ocr_note, plain, services
 
 
 def sources_of(r: ask_lib.AskResult) -> list:
@@ -66,7 +66,8 @@ def render_sources(r: ask_lib.AskResult, where: str = "grid") -> None:
     report = r.support(services().docs.pages)
     base = cell_key(r, where)
     for s in sources:
-        with st.expander(f"[{s.n}] {plain(s.label)}" + (" · **cited**" if s.n in cited else ""),
+        with st.expander(f"[{s.n}] {plain(s.label)}" + (" · read by OCR" if s.ocr else "")
+                         + (" · **cited**" if s.n in cited else ""),
                          expanded=bool(st.session_state.get(f"{base}_text_{s.n}")
                                        or st.session_state.get(f"{base}_paged_{s.n}")
                                        or st.session_state.get(f"{base}_open_{s.n}"))):
@@ -102,5 +103,5 @@ def _page(s: citations.Source, base: str, quotes: tuple[str, ...]) -> None:
     if own:
         note = {"quotes": " · the quoted sentences highlighted", "passage": " · the cited passage highlighted"}.get(
             what, " · the passage was not found on this page")
-    where.caption(f"Page {number} of {n_pages}{note}")
+    where.caption(f"Page {number} of {n_pages}{note}{ocr_note(s.doc_id, number)}")
     st.image(png, width="stretch")

@@ -67,6 +67,15 @@ def page_png(doc: str, number: int, highlight: str | tuple[str, ...] | None,
     return _page_png(doc, number, highlight, kept.stat().st_mtime_ns if kept else 0, cover)
 
 
+def ocr_note(doc: str, number: int) -> str:
+    """" · read by OCR" under a page that is a scan whose text OCR read (its words may hold OCR's mistakes)."""
+    try:
+        scanned = number in services().docs.get(doc).ocr_pages
+    except UserError:  # a document deleted meanwhile: the page viewer says so itself
+        scanned = False
+    return " · read by OCR: check a figure against the image" if scanned else ""
+
+
 def _or_notice(fn: Callable[[], Any]) -> Any:
     """fn(), or None after saying plainly why the page cannot be shown (the original gone or never kept, a page
     that does not exist)."""

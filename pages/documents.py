@@ -122,8 +122,8 @@ with tab_add:
                             "text with its own tokenizer (or estimates it), so its figure on the Ask page differs.")
         cols[3].metric("Chunks", res.chunks)
         cols[4].metric("Time", f"{res.seconds:.1f} s")
-        if (note := res.empty_note()) is not None:
-            st.warning(note)
+        for level, note in res.page_notes():
+            (st.warning if level == "warning" else st.info)(note)
 
 library = docs_case.Library(svc)
 docs, titles = library.docs, library.titles
@@ -189,10 +189,12 @@ with tab_docs:
             with st.expander("Metadata", expanded=True):
                 metadata_panel(svc, chosen, library.meta[chosen], library.tags[chosen], library.every_tag())
             chunks = svc.docs.chunks(chosen)
+            for level, note in docs_case.page_notes(info):
+                (st.warning if level == "warning" else st.info)(note)
             st.markdown(f"**Chunks of {plain(titles[chosen])}** ({len(chunks)}; size {info.chunk_size}, overlap {info.chunk_overlap} tokens)")
             st.dataframe(
                 pd.DataFrame([
-                    {"#": c.index, "pages": docs_case.page_span(c),
+                    {"#": c.index, "pages": docs_case.page_span(c, info.ocr_pages),
                      "tokens": c.n_tokens, "text": c.text}
                     for c in chunks
                 ]),

@@ -5,7 +5,7 @@ from lib.app import search
 from lib.core import UserError
 from lib.documents import metadata, page_render
 from lib.retrieval import FoundPassage
-from pages._ui import page_png, plain, run_safely, services, words_only_note
+from pages._ui import ocr_note, page_png, plain, run_safely, services, words_only_note
 
 st.title("🔎 Search the collection")
 st.caption("Which of our EISs discuss caribou? What did past Alaska EISs say about permafrost? Hybrid search "
@@ -57,7 +57,7 @@ def open_page(doc_id: str, p: FoundPassage, key: str) -> None:
         st.error(plain(str(exc)), icon="⚠️")
         return
     note = "passage highlighted" if lines else "the passage was not found on this page"
-    st.caption(f"Page {p.page_start} of {n_pages} · {note}")
+    st.caption(f"Page {p.page_start} of {n_pages} · {note}{ocr_note(doc_id, p.page_start)}")
     st.image(png, width="stretch")
 
 

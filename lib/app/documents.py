@@ -15,7 +15,7 @@ from lib.collection.repository import DocInfo
 from lib.core import readable_name
 from lib.core.context_text import pages_label
 from lib.core.json_types import JSONObject
-from lib.documents import Chunk, metadata
+from lib.documents import Chunk, metadata, ocr
 from lib.qa.services import Corpus
 from lib.storage import jobs
 
@@ -98,19 +98,45 @@ class IngestDone:
     chars: int = 0
     tokens: int = 0
     empty_pages: list[int] = field(default_factory=list)
+    ocr_pages: list[int] = field(default_factory=list)  # read by OCR
+    ocr_failed: dict[int, str] = field(default_factory=dict)  # scans OCR could not read, and why
+    ocr_missing: list[int] = field(default_factory=list)  # scans left unread: Tesseract is not installed
 
-    def empty_note(self, shown: int = 30) -> str | None:
-        """Pages without a text layer, as a warning says them; None when every page had text."""
-        if not self.empty_pages:
-            return None
-        listed = ", ".join(map(str, self.empty_pages[:shown])) + (" …" if len(self.empty_pages) > shown else "")
-        return (f"{len(self.empty_pages)} page(s) have no text layer and were skipped (scanned or blank): {listed}. "
-                "Run OCR on the PDF to include them.")
+    def page_notes(self, shown: int = 30) -> list[tuple[str, str]]:
+        """What became of the pages without a text layer (see ``page_notes``)."""
+        return page_notes(self, shown)
 
     def headline(self, title: str) -> str:
         """"<title> (file <name>) is ready." — the file named where the title is not read from it."""
         return (title + (f" (file {self.name})" if readable_name(self.name) != title else "") + " is ready"
                 + (" — it was already indexed." if self.skipped else "."))
+
+
+def page_notes(d: IngestDone | DocInfo, shown: int = 30) -> list[tuple[str, str]]:
+    """What became of a document's pages without a text layer, as ("info" | "warning", text) lines: read by OCR,
+    left unread for want of Tesseract (and what to do), not readable by OCR (and why), blank."""
+    def listed(pages: Sequence[int]) -> str:
+        return ", ".join(map(str, pages[:shown])) + (" …" if len(pages) > shown else "")
+
+    notes: list[tuple[str, str]] = []
+    if d.ocr_pages:
+        notes.append(("info", f"{len(d.ocr_pages)} scanned page(s) were read by OCR: {listed(d.ocr_pages)}. "
+                              "Their passages say so where they are cited; check a figure against the page."))
+    if d.ocr_missing:
+        notes.append(("warning", f"{len(d.ocr_missing)} scanned page(s) were not read, because {ocr.MISSING}: "
+                                 f"{listed(d.ocr_missing)}. Then index the PDF again (or Re-index it): "
+                                 "those pages are read and the rest stays as it is."))
+    if d.ocr_failed:
+        first = next(iter(d.ocr_failed.items()))
+        notes.append(("warning", f"{len(d.ocr_failed)} scanned page(s) could not be read by OCR: "
+                                 f"{listed(sorted(d.ocr_failed))} (p. {first[0]}: {first[1]}). The other "
+                                 "pages are indexed."))
+    unread = {*d.ocr_missing, *d.ocr_failed}
+    blank = [n for n in d.empty_pages if n not in unread]
+    if blank:
+        notes.append(("info", f"{len(blank)} page(s) have no text (blank, or a picture without words): "
+                              f"{listed(blank)}."))
+    return notes
 
 
 def last_finished(job_ids: Sequence[str]) -> IngestDone | None:
@@ -122,9 +148,10 @@ def last_finished(job_ids: Sequence[str]) -> IngestDone | None:
     return None
 
 
-def page_span(chunk: Chunk) -> str:
-    """"4" or "4–5"."""
-    return str(chunk.page_start) if chunk.page_start == chunk.page_end else f"{chunk.page_start}–{chunk.page_end}"
+def page_span(chunk: Chunk, ocr_pages: Sequence[int] = ()) -> str:
+    """"4", "4–5", or "212 (read by OCR)" where one of its pages is a scan OCR read."""
+    span = str(chunk.page_start) if chunk.page_start == chunk.page_end else f"{chunk.page_start}–{chunk.page_end}"
+    return span + (" (read by OCR)" if any(chunk.page_start <= n <= chunk.page_end for n in ocr_pages) else "")
 
 
 def pages_of(chunk: Chunk) -> str:

@@ -112,7 +112,8 @@ def run_ingest(params: JSONObject, ctx: JobContext) -> JSONObject:
     return {"doc_id": res.doc_id, "name": res.name, "pages": res.pages, "chunks": res.chunks, "chars": res.chars,
             "tokens": res.tokens,
             "empty_pages": res.empty_pages, "seconds": res.seconds, "skipped": res.skipped,
-            "stage_seconds": res.stage_seconds}
+            "stage_seconds": res.stage_seconds, "ocr_pages": res.ocr_pages,
+            "ocr_failed": {str(k): v for k, v in res.ocr_failed.items()}, "ocr_missing": res.ocr_missing}
 
 
 REEMBED = "reembed"

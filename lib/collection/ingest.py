@@ -19,9 +19,18 @@ from lib.core import config
 from lib.core.errors import UserError
 from lib.core.json_types import JSONObject
 from lib.core.progress import ProgressFn
-from lib.documents import originals
+from lib.documents import ocr, originals
 from lib.documents.chunking import Chunk, assign_sections, chunk_pages
-from lib.documents.pdf import ExtractedPdf, LayoutLine, first_pages_layout, info_and_outline, read_pdf_file
+from lib.documents.pdf import (
+    ExtractedPdf,
+    LayoutLine,
+    check_pdf_path,
+    extract_pdf,
+    first_pages_layout,
+    info_and_outline,
+    read_scans,
+    sha256_bytes,
+)
 from lib.storage import leases
 
 if TYPE_CHECKING:
@@ -54,10 +63,14 @@ class IngestResult:
     tokens: int = 0
     skipped: bool = False
     stage_seconds: dict[str, float] = field(default_factory=dict)
+    ocr_pages: list[int] = field(default_factory=list)  # pages read by OCR
+    ocr_failed: dict[int, str] = field(default_factory=dict)  # scanned pages OCR could not read, and why
+    ocr_missing: list[int] = field(default_factory=list)  # scanned pages left unread: Tesseract is not installed
 
     def cli_dict(self) -> JSONObject:
-        keys = ("doc_id", "name", "pages", "chunks", "empty_pages", "seconds")
-        return {k: asdict(self)[k] for k in keys} | {"status": "already indexed" if self.skipped else "indexed"}
+        keys = ("doc_id", "name", "pages", "chunks", "empty_pages", "seconds", "ocr_pages", "ocr_missing")
+        return ({k: asdict(self)[k] for k in keys} | {"ocr_failed": {str(k): v for k, v in self.ocr_failed.items()}}
+                | {"status": "already indexed" if self.skipped else "indexed"})
 
 
 class IngestPipeline:
@@ -71,9 +84,18 @@ class IngestPipeline:
         """The one operation that indexes a document: read the PDF, chunk, embed, and commit. When it returns,
         the document is searchable as it will stay (its vectors are final: no later pass changes them)."""
         started = time.perf_counter()
-        (progress or _noop)("extract", 0.0, "reading PDF")
-        extracted = read_pdf_file(path, config.max_upload_bytes(), name)
-        return self._ingest(extracted, started, chunk_size, chunk_overlap, progress)
+        progress = progress or _noop
+        progress("extract", 0.0, "reading PDF")
+        size, overlap = _settings(chunk_size, chunk_overlap)
+        p = check_pdf_path(path, config.max_upload_bytes())
+        data = p.read_bytes()
+        prev = self.repo.by_sha(sha256_bytes(data))
+        done = self._done(prev, size, overlap, data, started, progress) if prev is not None else None
+        if done is not None:  # known before reading a page: a scanned PDF is not read by OCR twice
+            return done
+        extracted = extract_pdf(data, name or p.stem, config.max_upload_bytes(),
+                                lambda f, m: progress("extract", 0.95 * f, m))
+        return self._ingest(extracted, started, size, overlap, progress)
 
     def reindex(self, doc_id: str, chunk_size: int, chunk_overlap: int, progress: ProgressFn | None = None) -> IngestResult:
         return self._ingest(self.stored_pdf(doc_id), time.perf_counter(), chunk_size, chunk_overlap, progress)
@@ -84,8 +106,10 @@ class IngestPipeline:
         info = self.repo.get(doc_id)
         r = self.repo.row(doc_id)
         meta, toc, layout, share = _kept_pdf_facts(doc_id)
-        return ExtractedPdf(info.name, r.sha256, r.n_bytes, self.repo.pages(doc_id), info.empty_pages,
-                            pdf_metadata=meta, toc=toc, layout=layout, image_share=share)
+        ex = ExtractedPdf(info.name, r.sha256, r.n_bytes, self.repo.pages(doc_id), info.empty_pages,
+                          pdf_metadata=meta, toc=toc, layout=layout, image_share=share, ocr_pages=info.ocr_pages,
+                          ocr_failed=info.ocr_failed, ocr_missing=info.ocr_missing)
+        return _read_unread_scans(ex, doc_id)
 
     def _ingest(
         self,
@@ -96,13 +120,7 @@ class IngestPipeline:
         progress: ProgressFn | None = None,
     ) -> IngestResult:
         progress = progress or _noop
-        chunk_size = int(chunk_size if chunk_size is not None else (config.get("NEPAQA_CHUNK_SIZE") or 200))
-        chunk_overlap = int(chunk_overlap if chunk_overlap is not None else (config.get("NEPAQA_CHUNK_OVERLAP") or 40))
-        if chunk_size < MIN_CHUNK_TOKENS:
-            raise UserError(f"Chunk size must be at least {MIN_CHUNK_TOKENS} tokens (got {chunk_size}).")
-        if not 0 <= chunk_overlap < chunk_size:
-            raise UserError(f"Chunk overlap must be at least 0 and smaller than the chunk size ({chunk_size}); "
-                            f"got {chunk_overlap}.")
+        chunk_size, chunk_overlap = _settings(chunk_size, chunk_overlap)
         doc_id = ex.sha256[:12]
         stage_s: dict[str, float] = {"extract": time.perf_counter() - started}
         progress("extract", 1.0, f"{ex.n_pages} pages, {ex.n_chars:,} characters")
@@ -119,20 +137,10 @@ class IngestPipeline:
                        progress: ProgressFn, stage_s: dict[str, float]) -> IngestResult:
         emb = self.index.embedder
         prev = self.repo.by_sha(ex.sha256)
-        if prev is not None:
-            info = info_of(prev)
-            # the same file with the same settings is done, unless another embedder made its vectors: then it is
-            # indexed again now, so the ingest still returns a document at final quality
-            if (info.chunk_size, info.chunk_overlap) == (chunk_size, chunk_overlap) and \
-                    info.made_with == embedder_label(emb):
-                for stage in STAGES[1:]:
-                    progress(stage, 1.0, "already indexed")
-                if ex.data is not None and originals.path(doc_id) is None:  # indexed before originals were kept
-                    originals.save(doc_id, ex.data)
-                return IngestResult(
-                    info.doc_id, info.name, info.pages, info.chunks, info.empty_pages,
-                    round(time.perf_counter() - started, 3), info.chars, info.tokens, skipped=True,
-                )
+        done = self._done(prev, chunk_size, chunk_overlap, ex.data, started, progress, ex.ocr_pages) \
+            if prev is not None else None
+        if done is not None:
+            return done
 
         t = time.perf_counter()
         progress("chunk", 0.0, "splitting into chunks")
@@ -175,8 +183,59 @@ class IngestPipeline:
         seconds = round(time.perf_counter() - started, 3)
         return IngestResult(
             doc_id, ex.name, ex.n_pages, len(chunks), ex.empty_pages, seconds, ex.n_chars, n_tokens,
-            stage_seconds={k: round(v, 3) for k, v in stage_s.items()},
+            stage_seconds={k: round(v, 3) for k, v in stage_s.items()}, ocr_pages=ex.ocr_pages,
+            ocr_failed=ex.ocr_failed, ocr_missing=ex.ocr_missing,
         )
+
+    def _done(self, prev: Any, chunk_size: int, chunk_overlap: int, data: bytes | None, started: float,
+              progress: ProgressFn, read_by_ocr: list[int] | None = None) -> IngestResult | None:
+        """The stored result when this file is indexed as asked; None when it must be indexed (again): other
+        chunk settings, vectors another embedder made (so the ingest still returns a document at final quality),
+        scanned pages left unread for want of Tesseract, which is installed now, or (``read_by_ocr``: the pages
+        OCR has just read) pages OCR read now that the stored text lacks."""
+        info = info_of(prev)
+        if (info.chunk_size, info.chunk_overlap) != (chunk_size, chunk_overlap) or \
+                info.made_with != embedder_label(self.index.embedder) or \
+                (info.ocr_missing and ocr.tessdata() is not None) or \
+                (read_by_ocr is not None and sorted(read_by_ocr) != sorted(info.ocr_pages)):
+            return None
+        for stage in STAGES[1:]:
+            progress(stage, 1.0, "already indexed")
+        if data is not None and originals.path(info.doc_id) is None:  # indexed before originals were kept
+            originals.save(info.doc_id, data)
+        return IngestResult(info.doc_id, info.name, info.pages, info.chunks, info.empty_pages,
+                            round(time.perf_counter() - started, 3), info.chars, info.tokens, skipped=True,
+                            ocr_pages=info.ocr_pages, ocr_failed=info.ocr_failed, ocr_missing=info.ocr_missing)
+
+
+def _settings(chunk_size: int | None, chunk_overlap: int | None) -> tuple[int, int]:
+    """The chunk size and overlap to use (the settings' where not given), checked."""
+    size = int(chunk_size if chunk_size is not None else (config.get("NEPAQA_CHUNK_SIZE") or 200))
+    overlap = int(chunk_overlap if chunk_overlap is not None else (config.get("NEPAQA_CHUNK_OVERLAP") or 40))
+    if size < MIN_CHUNK_TOKENS:
+        raise UserError(f"Chunk size must be at least {MIN_CHUNK_TOKENS} tokens (got {size}).")
+    if not 0 <= overlap < size:
+        raise UserError(f"Chunk overlap must be at least 0 and smaller than the chunk size ({size}); got {overlap}.")
+    return size, overlap
+
+
+def _read_unread_scans(ex: ExtractedPdf, doc_id: str) -> ExtractedPdf:
+    """A stored document whose scanned pages were left unread (Tesseract missing, or OCR failed), with those
+    pages read by OCR from its kept original when Tesseract is installed now; else as stored."""
+    unread = sorted({*ex.ocr_missing, *ex.ocr_failed})
+    kept = originals.path(doc_id)
+    if not unread or kept is None or ocr.tessdata() is None:
+        return ex
+    import pymupdf  # heavy: imported on first use, off start-up
+
+    with pymupdf.open(kept) as doc:  # type: ignore[no-untyped-call]  # pymupdf leaves Document() unannotated
+        read = read_scans(doc, unread)
+    for page in ex.pages:
+        page.text = read.texts.get(page.number, page.text)
+    ex.ocr_pages = sorted({*ex.ocr_pages, *read.texts})
+    ex.ocr_failed, ex.ocr_missing = read.failed, read.missing
+    ex.empty_pages = [p.number for p in ex.pages if not p.text]
+    return ex
 
 
 def embedder_label(emb: Embedder) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import builtins  # the class's own list() method hides the builtin in its annotations
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import delete, insert, select, update
@@ -36,6 +36,9 @@ class DocInfo:
     gen: int
     seconds: float
     embed_model: str = ""  # what made its vectors: "all-MiniLM-L6-v2 (onnx-int8)"; older rows: the name alone (torch)
+    ocr_pages: list[int] = field(default_factory=list)  # pages whose text was read by OCR
+    ocr_failed: dict[int, str] = field(default_factory=dict)  # scanned pages OCR could not read, and why
+    ocr_missing: list[int] = field(default_factory=list)  # scanned pages left unread: Tesseract was not installed
 
     @property
     def made_with(self) -> str:
@@ -114,6 +117,8 @@ class DocumentRepository:
             "n_chars": ex.n_chars, "n_tokens": n_tokens, "n_chunks": len(chunks),
             "empty_pages": json.dumps(ex.empty_pages), "chunk_size": size, "chunk_overlap": overlap,
             "embed_model": embed_model, "seconds": round(seconds, 3),
+            "ocr": json.dumps({"read": ex.ocr_pages, "failed": {str(k): v for k, v in ex.ocr_failed.items()},
+                               "missing": ex.ocr_missing}),
         }
         with self.engine.begin() as c:
             if is_new:
@@ -122,6 +127,10 @@ class DocumentRepository:
             else:
                 c.execute(update(tables.documents).where(tables.documents.c.doc_id == doc_id).values(**row))
                 c.execute(delete(tables.chunks).where(tables.chunks.c.doc_id == doc_id))
+                if ex.ocr_pages:  # a re-index may have read scans that were left unread: the pages' text as read now
+                    c.execute(delete(tables.pages).where(tables.pages.c.doc_id == doc_id))
+                    c.execute(insert(tables.pages),
+                              [{"doc_id": doc_id, "number": p.number, "text": p.text} for p in ex.pages])
             if chunks:
                 c.execute(insert(tables.chunks), [
                     {"doc_id": doc_id, "idx": ch.index, "text": ch.text, "page_start": ch.page_start,
@@ -162,5 +171,16 @@ def info_of(r: Any) -> DocInfo:
     return DocInfo(
         doc_id=r.doc_id, name=r.name, pages=r.n_pages, chunks=r.n_chunks, chars=r.n_chars, tokens=r.n_tokens,
         empty_pages=json.loads(r.empty_pages or "[]"), chunk_size=r.chunk_size, chunk_overlap=r.chunk_overlap,
-        gen=gen, seconds=r.seconds, embed_model=r.embed_model or "",
+        gen=gen, seconds=r.seconds, embed_model=r.embed_model or "", **_ocr_of(r.ocr),
     )
+
+
+def _ocr_of(stored: str | None) -> dict[str, Any]:
+    """The OCR record of a document row (rows from before OCR, or unreadable JSON: nothing read by OCR)."""
+    try:
+        o = json.loads(stored or "{}")
+        return {"ocr_pages": [int(n) for n in o.get("read", [])],
+                "ocr_failed": {int(k): str(v) for k, v in (o.get("failed") or {}).items()},
+                "ocr_missing": [int(n) for n in o.get("missing", [])]}
+    except (ValueError, TypeError, AttributeError):
+        return {}

@@ -21,12 +21,16 @@ _BULLET = re.compile(r"^(?:[-–—*•▪◦■●o\uf020-\uf0ff]|\(?[a-z0-9]\)
 _INLINE_ITEM = re.compile(r"(?:(?<=[:.;])|(?<=[:.;] ))[ \t]+(?=(?:[-–•▪o\uf020-\uf0ff])[\t ]+[A-Z])")
 
 
-def pages_label(start: int | None, end: int | None = None) -> str:
-    """A passage's pages as its citation names them: "p. 71", "pp. 71–72", or "" when it has none (a pasted gold
-    passage)."""
+OCR_NOTE = "read by OCR"
+
+
+def pages_label(start: int | None, end: int | None = None, ocr: bool = False) -> str:
+    """A passage's pages as its citation names them: "p. 71", "pp. 71–72", "p. 212, read by OCR" (a scanned page
+    whose text OCR read), or "" when it has none (a pasted gold passage)."""
     if start is None:
         return ""
-    return f"p. {start}" if end is None or end == start else f"pp. {start}–{end}"
+    pages = f"p. {start}" if end is None or end == start else f"pp. {start}–{end}"
+    return f"{pages}, {OCR_NOTE}" if ocr else pages
 
 
 def source_block(n: int, label: str, text: str) -> str:

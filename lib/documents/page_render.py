@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import select
 
 from lib.core.errors import UserError
-from lib.documents import originals
+from lib.documents import ocr, originals
 from lib.storage import tables
 from lib.storage.engine import get_engine
 
@@ -181,11 +181,39 @@ def _aligned_runs(page_tokens: list[str], passage: list[str], cover: float = 0.0
     return [(first, last) for first, last in runs]
 
 
+_OCR_WORDS: dict[tuple[str, int, int], list] = {}  # (file, its mtime, page) → the words OCR read there
+_OCR_WORDS_KEPT = 32  # pages: a reader opens a few scanned pages, again and again as the page reruns
+
+
+def page_words(page: pymupdf.Page) -> list:
+    """The page's words with their boxes: its text layer's, or, on a scan without one, the words OCR reads (the
+    same reading the ingest indexed, so a passage's highlight lands on them). Empty when neither has words."""
+    words = page.get_text("words", sort=False)
+    if words or not ocr.is_scan(page):
+        return list(words)
+    folder = ocr.tessdata()
+    if folder is None:
+        return []
+    path = str(page.parent.name or "")
+    try:
+        key = (path, Path(path).stat().st_mtime_ns if path else 0, page.number)
+    except OSError:
+        key = (path, 0, page.number)
+    if key not in _OCR_WORDS:
+        try:
+            _OCR_WORDS[key] = ocr.read_words(page, folder)
+        except ocr.OcrError:
+            return []
+        while len(_OCR_WORDS) > _OCR_WORDS_KEPT:
+            _OCR_WORDS.pop(next(iter(_OCR_WORDS)))
+    return _OCR_WORDS[key]
+
+
 def _rects_on(page: pymupdf.Page, texts: str | Sequence[str], cover: float = 0.0) -> list[pymupdf.Rect]:
     """One rectangle per line the texts cover on the page (each text found on its own; lines shared merge)."""
     import pymupdf  # heavy: imported on first use, off start-up
 
-    words = page.get_text("words", sort=False)
+    words = page_words(page)
     tokens, owners = _page_tokens(words)
     lines: dict[tuple[int, int], pymupdf.Rect] = {}
     for text in [texts] if isinstance(texts, str) else texts:

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from lib.core.errors import UserError
+from lib.core.progress import FractionProgressFn
+from lib.documents import ocr
 
 PDF_MAGIC = b"%PDF-"
 # A page with fewer letters and digits than this is treated as having no text layer.
@@ -57,6 +59,9 @@ class ExtractedPdf:
     toc: list = field(default_factory=list)  # the outline: [level, title, page] rows, as PyMuPDF's get_toc()
     layout: list[LayoutLine] = field(default_factory=list)  # the first LAYOUT_PAGES pages' lines with their type
     image_share: dict[int, float] = field(default_factory=dict)  # of those pages, the share each covers in images
+    ocr_pages: list[int] = field(default_factory=list)  # pages whose text was read by OCR (scans)
+    ocr_failed: dict[int, str] = field(default_factory=dict)  # scanned pages OCR could not read, with the reason
+    ocr_missing: list[int] = field(default_factory=list)  # scanned pages left unread: Tesseract is not installed
     data: bytes | None = field(default=None, repr=False)  # the original file, kept under NEPAQA_HOME for citations
 
     @property
@@ -112,8 +117,9 @@ def check_pdf_bytes(data: bytes, name: str, max_bytes: int) -> None:
         )
 
 
-def extract_pdf(data: bytes, name: str, max_bytes: int) -> ExtractedPdf:
-    """Extract every page's text. Raises UserError for corrupt, encrypted, zero-page or textless files."""
+def extract_pdf(data: bytes, name: str, max_bytes: int, progress: FractionProgressFn | None = None) -> ExtractedPdf:
+    """Extract every page's text, reading scanned pages by OCR where Tesseract is installed (``progress`` counts
+    them). Raises UserError for corrupt, encrypted or zero-page files, and for one with no text on any page."""
     check_pdf_bytes(data, name, max_bytes)
     import pymupdf  # imported here: commands that only read the store never load it
 
@@ -132,28 +138,87 @@ def extract_pdf(data: bytes, name: str, max_bytes: int) -> ExtractedPdf:
         if doc.page_count == 0:
             raise UserError(f"'{name}' has no pages. Check that the export finished and upload the full PDF.")
         pages: list[Page] = []
-        empty: list[int] = []
         meta, toc = info_and_outline(doc)
         for i in range(doc.page_count):
             try:
                 text = doc.load_page(i).get_text("text", sort=False)
             except Exception:  # one damaged page must not sink the document
                 text = ""
-            text = text.replace("\x00", "").strip()
-            if sum(ch.isalnum() for ch in text) < MIN_PAGE_CHARS:
-                empty.append(i + 1)
-                text = ""
-            pages.append(Page(number=i + 1, text=text))
+            pages.append(Page(number=i + 1, text=_usable(text)))
+        read = read_scans(doc, [p.number for p in pages if not p.text], progress)
+        for number, text in read.texts.items():
+            pages[number - 1].text = text
         layout, image_share = first_pages_layout(doc)
     finally:
         doc.close()
+    empty = [p.number for p in pages if not p.text]
     if len(empty) == len(pages):
-        raise UserError(
-            f"'{name}' has no text layer on any of its {len(pages)} pages: it looks scanned. "
-            "Run OCR on it first (for example `ocrmypdf in.pdf out.pdf`) and upload the result."
-        )
+        raise UserError(_no_text(name, len(pages), read))
     return ExtractedPdf(name=name, sha256=sha256_bytes(data), n_bytes=len(data), pages=pages, empty_pages=empty,
-                        pdf_metadata=meta, toc=toc, layout=layout, image_share=image_share, data=data)
+                        pdf_metadata=meta, toc=toc, layout=layout, image_share=image_share,
+                        ocr_pages=sorted(read.texts), ocr_failed=read.failed, ocr_missing=read.missing, data=data)
+
+
+def _usable(text: str) -> str:
+    """A page's text, or "" when it has too few letters and digits to be a text layer."""
+    text = text.replace("\x00", "").strip()
+    return text if sum(ch.isalnum() for ch in text) >= MIN_PAGE_CHARS else ""
+
+
+@dataclass
+class ScansRead:
+    """What OCR made of a document's pages without a text layer."""
+
+    texts: dict[int, str] = field(default_factory=dict)  # page → the text OCR read
+    failed: dict[int, str] = field(default_factory=dict)  # page → why OCR could not read it
+    missing: list[int] = field(default_factory=list)  # scans left unread: Tesseract is not installed
+    blank: list[int] = field(default_factory=list)  # no image, or OCR found no words: nothing to read
+
+
+def read_scans(doc: Any, numbers: list[int], progress: FractionProgressFn | None = None) -> ScansRead:
+    """Read by OCR those of ``numbers`` (pages from 1 of an open PDF, each without a text layer) that hold an
+    image. One page's failure is recorded with its reason; the others go on."""
+    out = ScansRead()
+    scans: list[int] = []
+    for n in numbers:
+        try:
+            page = doc.load_page(n - 1)
+        except Exception as exc:  # noqa: BLE001 - a page that cannot even be loaded: named, not fatal
+            out.failed[n] = f"the page cannot be read ({type(exc).__name__})"
+            continue
+        (scans if ocr.is_scan(page) else out.blank).append(n)
+    folder = ocr.tessdata() if scans else None
+    if scans and folder is None:
+        out.missing = scans
+        return out
+    for k, n in enumerate(scans):
+        if progress:
+            progress(k / len(scans), f"reading scanned page {n} by OCR ({k + 1} of {len(scans)})")
+        try:
+            text = _usable(ocr.read_text(doc.load_page(n - 1), folder or ""))
+        except ocr.OcrError as exc:
+            out.failed[n] = str(exc)
+            continue
+        if text:
+            out.texts[n] = text
+        else:
+            out.blank.append(n)
+    if progress and scans:
+        progress(1.0, f"{len(out.texts)} scanned page(s) read by OCR")
+    return out
+
+
+def _no_text(name: str, n_pages: int, read: ScansRead) -> str:
+    """Why a PDF gave no text on any page, and what to do."""
+    if read.missing:
+        return (f"'{name}' has no text layer on any of its {n_pages} pages: it is scanned, and {ocr.MISSING}. "
+                "Then upload it again.")
+    if read.failed:
+        page, why = next(iter(read.failed.items()))
+        return (f"'{name}' has no text layer, and OCR could not read its pages (p. {page}: {why}). "
+                "Check that the PDF opens in a viewer, or run `ocrmypdf in.pdf out.pdf` and upload the result.")
+    return (f"'{name}' has no text on any of its {n_pages} pages, and OCR found no words on them (blank pages or "
+            "pictures without text). Check that this is the right file.")
 
 
 def first_pages_layout(doc: Any, n_pages: int = LAYOUT_PAGES) -> tuple[list[LayoutLine], dict[int, float]]:
@@ -265,6 +330,7 @@ def check_pdf_path(path: str | Path, max_bytes: int) -> Path:
     return p
 
 
-def read_pdf_file(path: str | Path, max_bytes: int, name: str | None = None) -> ExtractedPdf:
+def read_pdf_file(path: str | Path, max_bytes: int, name: str | None = None,
+                  progress: FractionProgressFn | None = None) -> ExtractedPdf:
     p = check_pdf_path(path, max_bytes)
-    return extract_pdf(p.read_bytes(), name or p.stem, max_bytes)
+    return extract_pdf(p.read_bytes(), name or p.stem, max_bytes, progress)

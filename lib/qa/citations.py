@@ -32,16 +32,20 @@ class Source:
     text: str  # the passages joined, the words two overlapping chunks share given once
     contexts: list[int] = field(default_factory=list)  # indexes of the contexts merged here
     score: float | None = None  # the best score among them
+    ocr: bool = False  # some of its pages are scans whose text OCR read
 
     @property
     def pages(self) -> str:
-        """'p. 71', 'pp. 71–72', or '' when the passage has no pages (a pasted gold passage)."""
-        return pages_label(self.page_start, self.page_end)
+        """'p. 71', 'pp. 71–72', 'p. 212, read by OCR', or '' when the passage has no pages (a pasted gold
+        passage)."""
+        return pages_label(self.page_start, self.page_end, self.ocr)
 
     @property
     def label(self) -> str:
+        """How the model's context heads the source ("CONUS EIS › 4.3 Water, p. 12"); a page read by OCR is said
+        where the page shows the source, not to the model (whose answer cites pages in this form)."""
         head = SECTION_SEP.join(x for x in (self.doc_name, self.section) if x)
-        pages = self.pages
+        pages = pages_label(self.page_start, self.page_end)
         if head and pages:
             return f"{head}, {pages}"
         return head or pages or "passage"
@@ -90,7 +94,9 @@ def number_sources(contexts: Iterable[ContextPassage], default_doc_id: str | Non
     numbered from 1 in the order of their first passage. ``default_doc_id``/``default_doc_name`` stand in for
     contexts that do not name their document (single-document RAG)."""
     groups: list[dict[str, Any]] = []
+    ocr_of: list[bool] = []
     for i, c in enumerate(contexts):
+        ocr_of.append(c.ocr)
         doc_id = c.doc_id or default_doc_id
         doc_name = c.doc_name or default_doc_name
         ps, pe = c.page_start, c.page_end
@@ -134,7 +140,8 @@ def number_sources(contexts: Iterable[ContextPassage], default_doc_id: str | Non
         items = sorted(g["items"], key=lambda it: (it["start"] if it["start"] is not None else 0, it["i"]))
         sources.append(Source(n=n, doc_id=g["doc_id"], doc_name=g["doc_name"], page_start=g["start"],
                               page_end=g["end"], section=g["section"], text=_join([it["text"] for it in items]),
-                              contexts=sorted(it["i"] for it in g["items"]), score=g["score"]))
+                              contexts=sorted(it["i"] for it in g["items"]), score=g["score"],
+                              ocr=any(ocr_of[it["i"]] for it in g["items"])))
     return sources
 
 

@@ -52,11 +52,12 @@ class ContextPassage:
     score: float | None = None  # RAG: the best retrieval score among its chunks
     chunks: int | None = None  # RAG: how many retrieved chunks were merged into this source
     kept_through: int | None = None  # full PDF: the last page the model saw; the support check reads up to it
+    ocr: bool = False  # RAG: some of its pages are scans whose text OCR read
 
     @property
     def pages(self) -> str:
-        """"p. 71", "pp. 71–72", or "" (a gold passage has no pages)."""
-        return pages_label(self.page_start, self.page_end)
+        """"p. 71", "pp. 71–72", "p. 212, read by OCR", or "" (a gold passage has no pages)."""
+        return pages_label(self.page_start, self.page_end, self.ocr)
 
     def as_dict(self) -> JSONObject:
         """The stored form: text and pages always; a RAG source's document, section, number, score and chunk
@@ -72,6 +73,8 @@ class ContextPassage:
         for key in ("n", "score", "chunks", "kept_through"):
             if getattr(self, key) is not None:
                 d[key] = getattr(self, key)
+        if self.ocr:
+            d["ocr"] = True
         return d
 
     @classmethod
@@ -82,7 +85,8 @@ class ContextPassage:
                    doc_name=_text(d.get("doc_name")), section=_section(d.get("section")),
                    n=_int_or_none(d.get("n")) or None,
                    score=float(score) if isinstance(score, int | float) and not isinstance(score, bool) else None,
-                   chunks=_int_or_none(d.get("chunks")), kept_through=_int_or_none(d.get("kept_through")))
+                   chunks=_int_or_none(d.get("chunks")), kept_through=_int_or_none(d.get("kept_through")),
+                   ocr=d.get("ocr") is True)
 
 
 def to_json(passages: Iterable[ContextPassage], ensure_ascii: bool = True) -> str:

@@ -90,12 +90,12 @@ def rag_context(hits: Sequence) -> Context:
     chunks of one document whose pages overlap are one source), each headed by its document, section and pages,
     so an answer's [2] means the page's source [2]."""
     chunks = [ContextPassage(h.chunk.text, h.chunk.page_start, h.chunk.page_end, getattr(h, "doc_id", "") or "",
-                             getattr(h, "doc_name", "") or "", h.chunk.section, score=round(float(h.score), 4))
-              for h in hits]
+                             getattr(h, "doc_name", "") or "", h.chunk.section, score=round(float(h.score), 4),
+                             ocr=bool(getattr(h, "ocr_pages", ()))) for h in hits]
     sources = number_sources(chunks)
     parts = [source_block(s.n, s.label, s.text) for s in sources]
     passages = [ContextPassage(s.text, s.page_start, s.page_end, s.doc_id or "", s.doc_name or "", s.section or "",
-                               n=s.n, score=s.score, chunks=len(s.contexts)) for s in sources]
+                               n=s.n, score=s.score, chunks=len(s.contexts), ocr=s.ocr) for s in sources]
     return Context("rag", text="\n\n".join(parts), passages=passages, parts=parts)
 
 

@@ -26,11 +26,12 @@ class FoundPassage:
     section: str
     snippet_html: str  # escaped, with the query's terms marked
     text: str
+    ocr: bool = False  # some of its pages are scans whose text OCR read
 
     @property
     def where(self) -> str:
-        """"4.3 Water Resources, p. 12", or "pp. 12–13" where the passage has no section."""
-        return ", ".join(x for x in (self.section, pages_label(self.page_start, self.page_end)) if x)
+        """"4.3 Water Resources, p. 12", "pp. 12–13" where the passage has no section, "p. 212, read by OCR"."""
+        return ", ".join(x for x in (self.section, pages_label(self.page_start, self.page_end, self.ocr)) if x)
 
 
 @dataclass
@@ -76,7 +77,7 @@ def search_documents(retriever: Retriever, query: str, doc_ids: list[str] | None
         r = results.setdefault(h.doc_id, DocResult(h.doc_id, h.doc_name, h.rank, h.score))
         if len(r.passages) < per_doc:
             r.passages.append(FoundPassage(h.chunk.page_start, h.chunk.page_end, h.chunk.section,
-                                           snippet(h.chunk.text, terms), h.chunk.text))
+                                           snippet(h.chunk.text, terms), h.chunk.text, bool(h.ocr_pages)))
     for r in results.values():
         text = " ".join(p.text for p in r.passages).lower()
         r.matched_terms = [t for t in terms if re.search(r"\b" + re.escape(t), text)]

@@ -41,6 +41,7 @@ class Hit:
     doc_id: str = ""
     doc_name: str = ""  # how citations name the document: its project title or title (file name if neither)
     doc_file: str = ""  # the name it was indexed under
+    ocr_pages: tuple[int, ...] = ()  # the chunk's pages that are scans whose text OCR read
 
     def as_dict(self) -> JSONObject:
         return {
@@ -53,6 +54,7 @@ class Hit:
             "text": self.chunk.text,
             "score": round(float(self.score), 6),
             "chunk_index": self.chunk.index,
+            "read_by_ocr": list(self.ocr_pages),
         }
 
 
@@ -130,7 +132,8 @@ class Retriever:
         out: list[Hit] = []
         for depth in range(k):
             out += [own[d][depth] for d in ids if depth < len(own[d])]
-        return [Hit(h.chunk, h.score, r + 1, h.doc_id, h.doc_name, h.doc_file) for r, h in enumerate(out[:k])]
+        return [Hit(h.chunk, h.score, r + 1, h.doc_id, h.doc_name, h.doc_file, h.ocr_pages)
+                for r, h in enumerate(out[:k])]
 
     def _scope_infos(self, doc_ids: Sequence[str] | None,
                      infos: dict[str, DocInfo] | None = None) -> dict[str, DocInfo]:
@@ -211,7 +214,8 @@ class Retriever:
         ranked = balance(ranked, k) if balanced else ranked[:k]
         chunks = self._fetch([key for key, _ in ranked])
         names = self._names({key[0]: scope[key[0]].name for key, _ in ranked})
-        return [Hit(chunks[key], s, r + 1, key[0], names[key[0]], scope[key[0]].name)
+        return [Hit(chunks[key], s, r + 1, key[0], names[key[0]], scope[key[0]].name,
+                    _scanned(chunks[key], scope[key[0]].ocr_pages))
                 for r, (key, s) in enumerate(ranked) if key in chunks]
 
     navigation_last = True  # table-of-contents chunks after all others (bench/retrieval.py measures both)
@@ -298,3 +302,8 @@ def reciprocal_rank_fusion(rankings: list[list[Key]], k: int = RRF_K) -> list[tu
         for rank, item in enumerate(ranking, start=1):
             scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
     return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _scanned(chunk: Chunk, ocr_pages: Sequence[int]) -> tuple[int, ...]:
+    """The chunk's pages whose text OCR read."""
+    return tuple(n for n in ocr_pages if chunk.page_start <= n <= chunk.page_end)

@@ -33,6 +33,8 @@ documents = Table(
     Column("n_tokens", Integer, nullable=False, default=0),
     Column("n_chunks", Integer, nullable=False, default=0),
     Column("empty_pages", Text, nullable=False, default="[]"),  # JSON list of page numbers
+    # JSON: {"read": [pages read by OCR], "failed": {page: why}, "missing": [scans unread: no Tesseract]}
+    Column("ocr", Text, nullable=True),
     Column("chunk_size", Integer, nullable=False),
     Column("chunk_overlap", Integer, nullable=False),
     Column("embed_model", Text, nullable=False),

@@ -30,7 +30,9 @@ def ingested(cli_home):
 
 
 def test_ingest_contract(ingested):
-    assert set(ingested) == {"doc_id", "name", "pages", "chunks", "empty_pages", "seconds", "status"}
+    assert set(ingested) == {"doc_id", "name", "pages", "chunks", "empty_pages", "seconds", "ocr_pages", "ocr_failed",
+                             "ocr_missing", "status"}
+    assert (ingested["ocr_pages"], ingested["ocr_failed"], ingested["ocr_missing"]) == ([], {}, [])
     assert ingested["name"] == "CONUS sample" and ingested["pages"] == 74 and ingested["chunks"] > 50
     assert ingested["status"] == "indexed"
 
@@ -40,7 +42,7 @@ def test_docs_search_and_queries_file(cli_home, ingested, tmp_path):
     docs = json.loads(out)
     meta = docs[0].pop("metadata")
     assert docs == [{"doc_id": ingested["doc_id"], "name": "CONUS sample", "pages": 74, "chunks": ingested["chunks"],
-                     "tags": []}]
+                     "read_by_ocr": [], "scans_unread": [], "tags": []}]
     assert list(meta) == ["title", "project_title", "lead_agency", "cooperating_agencies", "process_type",
                           "document_type", "publish_date", "location", "states", "eis_number"]
     lead = meta["lead_agency"]  # each field with its source, where it was read and the rules' confidence

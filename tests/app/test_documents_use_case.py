@@ -77,13 +77,32 @@ def test_the_last_finished_ingest_is_reported_with_its_pages_without_text():
     assert documents.last_finished([failed]) is None
     got = documents.last_finished([failed, job_id])
     assert got is not None and (got.doc_id, got.pages, got.chunks, got.seconds) == ("d1", 74, 300, 12.5)
-    note = got.empty_note()
-    assert note is not None and note.startswith("35 page(s) have no text layer")
+    [(level, note)] = got.page_notes()  # a job from before OCR: its empty pages are blank pages
+    assert level == "info" and note.startswith("35 page(s) have no text (blank")
     assert "30 …" in note and ", 31" not in note  # the first 30 listed
     assert got.headline("CONUS Interceptor Site EIS") == "CONUS Interceptor Site EIS (file conus_eis) is ready."
     assert documents.IngestDone("conus_eis", 1, 1, 1.0, skipped=True).headline("conus eis") == \
         "conus eis is ready — it was already indexed."
-    assert documents.IngestDone("x", 1, 1, 1.0).empty_note() is None
+    assert documents.IngestDone("x", 1, 1, 1.0).page_notes() == []
+
+
+def test_pages_read_by_ocr_left_unread_or_failed_are_each_said_with_what_to_do():
+    done = {"doc_id": "d2", "name": "appendix", "pages": 9, "chunks": 20, "seconds": 30.0, "empty_pages": [4, 7, 9],
+            "ocr_pages": [2, 3], "ocr_failed": {"7": "OCR could not read it (RuntimeError: bad image)"},
+            "ocr_missing": [4]}
+    got = documents.parse(documents.IngestDone, done, "result")
+    assert got.ocr_failed == {7: "OCR could not read it (RuntimeError: bad image)"}
+    notes = got.page_notes()
+    assert notes == [
+        ("info", "2 scanned page(s) were read by OCR: 2, 3. Their passages say so where they are cited; check a "
+                 "figure against the page."),
+        ("warning", "1 scanned page(s) were not read, because Tesseract (the OCR engine) is not installed here; "
+                    "install it (Debian or Ubuntu: `apt install tesseract-ocr tesseract-ocr-eng`): 4. Then index the "
+                    "PDF again (or Re-index it): those pages are read and the rest stays as it is."),
+        ("warning", "1 scanned page(s) could not be read by OCR: 7 (p. 7: OCR could not read it (RuntimeError: bad "
+                    "image)). The other pages are indexed."),
+        ("info", "1 page(s) have no text (blank, or a picture without words): 9."),
+    ]
 
 
 def test_a_passage_shows_its_pages_and_a_snippet_cut_at_a_word():

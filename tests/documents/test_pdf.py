@@ -28,7 +28,7 @@ def test_sample_eis_has_74_pages(services):
     [
         ("corrupt", "damaged"),
         ("encrypted", "password-protected"),
-        ("scanned", "no text layer"),
+        ("scanned", "OCR found no words on them"),  # pictures without words: nothing to read
         ("zero_pages", "no pages"),
         ("empty", "empty file (0 bytes)"),
         ("not_pdf", "not a PDF"),

@@ -105,7 +105,7 @@ def _ingest(a: argparse.Namespace) -> object:
     check_pdf_path(path, config.max_upload_bytes())
     res = run_job("ingest", ingest_params(str(Path(path).resolve()), a.name, a.chunk_size, a.chunk_overlap),
                    f"Index {a.name or Path(path).name}")
-    keys = ("doc_id", "name", "pages", "chunks", "empty_pages", "seconds")
+    keys = ("doc_id", "name", "pages", "chunks", "empty_pages", "seconds", "ocr_pages", "ocr_failed", "ocr_missing")
     return {k: res[k] for k in keys} | {"status": "already indexed" if res["skipped"] else "indexed"}
 
 
@@ -115,7 +115,8 @@ def _docs(a: argparse.Namespace) -> object:
     listed = sorted(docs.list(), key=lambda d: d.doc_id)
     metas = get_many([d.doc_id for d in listed], docs.engine)
     tags = tags_many([d.doc_id for d in listed], docs.engine)
-    return [{"doc_id": d.doc_id, "name": d.name, "pages": d.pages, "chunks": d.chunks,
+    return [{"doc_id": d.doc_id, "name": d.name, "pages": d.pages, "chunks": d.chunks, "read_by_ocr": d.ocr_pages,
+             "scans_unread": sorted({*d.ocr_missing, *d.ocr_failed}),
              "metadata": cli_metadata(d.doc_id, meta=metas[d.doc_id]), "tags": tags[d.doc_id]} for d in listed]
 
 
