@@ -9,6 +9,7 @@ document take turns and no sweep touches a document being written.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -19,8 +20,8 @@ from lib.core import config
 from lib.core.errors import UserError
 from lib.core.json_types import JSONObject
 from lib.core.progress import ProgressFn
-from lib.documents import ocr, originals
-from lib.documents.chunking import Chunk, assign_sections, chunk_pages
+from lib.documents import ocr, originals, tables
+from lib.documents.chunking import Chunk, assign_sections, chunk_pages, join_pages
 from lib.documents.pdf import (
     ExtractedPdf,
     LayoutLine,
@@ -94,7 +95,7 @@ class IngestPipeline:
         if done is not None:  # known before reading a page: a scanned PDF is not read by OCR twice
             return done
         extracted = extract_pdf(data, name or p.stem, config.max_upload_bytes(),
-                                lambda f, m: progress("extract", 0.95 * f, m))
+                                lambda f, m: progress("extract", 0.95 * f, m), find_tables=tables_on())
         return self._ingest(extracted, started, size, overlap, progress)
 
     def reindex(self, doc_id: str, chunk_size: int, chunk_overlap: int, progress: ProgressFn | None = None) -> IngestResult:
@@ -105,10 +106,12 @@ class IngestPipeline:
         outline and first pages' layout (sections and metadata survive a re-index)."""
         info = self.repo.get(doc_id)
         r = self.repo.row(doc_id)
-        meta, toc, layout, share = _kept_pdf_facts(doc_id)
-        ex = ExtractedPdf(info.name, r.sha256, r.n_bytes, self.repo.pages(doc_id), info.empty_pages,
+        pages = self.repo.pages(doc_id)
+        meta, toc, layout, share, found = _kept_pdf_facts(doc_id, [p.text if p.number not in info.ocr_pages else ""
+                                                                   for p in pages])
+        ex = ExtractedPdf(info.name, r.sha256, r.n_bytes, pages, info.empty_pages,
                           pdf_metadata=meta, toc=toc, layout=layout, image_share=share, ocr_pages=info.ocr_pages,
-                          ocr_failed=info.ocr_failed, ocr_missing=info.ocr_missing)
+                          ocr_failed=info.ocr_failed, ocr_missing=info.ocr_missing, tables=found)
         return _read_unread_scans(ex, doc_id)
 
     def _ingest(
@@ -146,6 +149,7 @@ class IngestPipeline:
         progress("chunk", 0.0, "splitting into chunks")
         chunks = assign_sections(chunk_pages(ex.pages, emb.count_tokens, chunk_size, chunk_overlap, emb.max_tokens),
                                  ex.toc, ex.pages)
+        chunks += table_chunks(ex, len(chunks), emb.count_tokens, chunk_size, emb.max_tokens)
         title = document_title(ex)
         n_tokens = sum(emb.count_tokens_many([p.text for p in ex.pages]))
         stage_s["chunk"] = time.perf_counter() - t
@@ -254,18 +258,39 @@ def embed_text(chunk: Chunk, title: str) -> str:
     return lexical.context_text(chunk, title) if CONTEXTUAL else chunk.text
 
 
-def _kept_pdf_facts(doc_id: str) -> tuple[dict[str, str], list[list[Any]], list[LayoutLine], dict[int, float]]:
-    """The PDF metadata, outline, first pages' layout and image shares of a document's kept original; empty when
-    none was kept."""
+def _kept_pdf_facts(doc_id: str, texts: list[str]) -> tuple[dict[str, str], list[list[Any]], list[LayoutLine],
+                                                           dict[int, float], list[tables.Table]]:
+    """The PDF metadata, outline, first pages' layout, image shares and tables (of the pages whose ``texts`` are
+    given) of a document's kept original; empty when none was kept."""
     kept = originals.path(doc_id)
     if kept is None:
-        return {}, [], [], {}
+        return {}, [], [], {}, []
     import pymupdf  # heavy: imported on first use, off start-up
 
     try:
         with pymupdf.open(kept) as doc:  # type: ignore[no-untyped-call]  # pymupdf leaves Document() unannotated
             meta, toc = info_and_outline(doc)
             layout, share = first_pages_layout(doc)
-            return meta, toc, layout, share
+            found = tables.find_tables(doc, texts) if tables_on() and len(texts) == doc.page_count else []
+            return meta, toc, layout, share, found
     except Exception:  # a damaged kept copy: re-index from the stored text without them
-        return {}, [], [], {}
+        return {}, [], [], {}, []
+
+
+def tables_on() -> bool:
+    """Whether tables are indexed as their own passages (``NEPAQA_TABLES``, on unless 0)."""
+    return str(config.get("NEPAQA_TABLES") or "1").strip() not in ("0", "false", "no", "off")
+
+
+def table_chunks(ex: ExtractedPdf, first: int, count_tokens: Callable[[str], int], chunk_size: int,
+                 max_tokens: int) -> list[Chunk]:
+    """The document's tables as chunks numbered from ``first``: Markdown rows under the caption and header row,
+    labelled by the caption. Their offsets span the table's pages in the document text."""
+    _, starts = join_pages(ex.pages)
+    ends = [s + len(p.text) for s, p in zip(starts, ex.pages, strict=True)]
+    out: list[Chunk] = []
+    for table in ex.tables:
+        for text, start, end, n in tables.passages(table, count_tokens, chunk_size, max_tokens):
+            out.append(Chunk(first + len(out), text, start, end, starts[start - 1], ends[end - 1], n,
+                             section=table.caption))
+    return out

@@ -61,6 +61,9 @@ class Sentence:
     doc: str = ""  # the document it is in, where the context holds several (full-PDF headers, RAG's source_docs)
 
 
+_TABLE_ROW = re.compile(r"^\|.+\|$")  # "| Fire Station | 8,500 sq. ft. |", "| --- | --- |": a table passage's lines
+
+
 def context_sentences(context: str, source_docs: dict[int, str] | None = None) -> list[Sentence]:
     """The context's whole sentences with their source number, page and (several documents) document. The lines
     of a passage are joined first: PDF text breaks lines mid-sentence, and a sentence must stay whole. A source
@@ -100,6 +103,9 @@ def context_sentences(context: str, source_docs: dict[int, str] | None = None) -
                 page = f"p. {page_mark.group(1)}"
             elif doc_mark:
                 doc, page = doc_mark.group(1), ""
+            continue
+        if _TABLE_ROW.match(stripped):  # a table passage's Markdown row is no sentence: never quoted, nor run
+            flush()                      # into the prose around it (the table's text is in the prose passages too)
             continue
         bullet = _BULLET.match(stripped)
         if bullet:  # a list item starts a new passage, without its marker

@@ -213,17 +213,35 @@ def _rects_on(page: pymupdf.Page, texts: str | Sequence[str], cover: float = 0.0
     """One rectangle per line the texts cover on the page (each text found on its own; lines shared merge)."""
     import pymupdf  # heavy: imported on first use, off start-up
 
-    words = page_words(page)
-    tokens, owners = _page_tokens(words)
+    stream = page_words(page)
+    orders = [stream]  # the text layer's order first; then left to right along each printed line, which is how a
+    visual: list | None = None  # table's row reads when its PDF wrote the cells column by column
     lines: dict[tuple[int, int], pymupdf.Rect] = {}
     for text in [texts] if isinstance(texts, str) else texts:
-        for run in _aligned_runs(tokens, _passage_tokens(text), cover):
+        passage = _passage_tokens(text)
+        for words in orders:
+            tokens, owners = _page_tokens(words)
+            runs = _aligned_runs(tokens, passage, cover)
+            if runs or words is not stream:
+                break
+            if visual is None:
+                visual = _visual_order(stream)
+                orders.append(visual)
+        for run in runs:
             first, last = owners[run[0]][0], owners[run[1]][-1]
             for w in words[first:last + 1]:
                 r = pymupdf.Rect(w[:4])
-                key = (w[5], w[6])
+                key = (w[5], w[6]) if words is stream else (round((w[1] + w[3]) / 2 / LINE_BAND), -1)
                 lines[key] = lines[key] | r if key in lines else r
     return [r for r in lines.values() if not r.is_empty]
+
+
+LINE_BAND = 4.0  # points: words whose middles are this close in height sit on one printed line
+
+
+def _visual_order(words: Sequence[tuple]) -> list:
+    """The page's words top to bottom, each printed line left to right."""
+    return sorted(words, key=lambda w: (round((w[1] + w[3]) / 2 / LINE_BAND), w[0]))
 
 
 QUOTE_COVER = 0.8  # a quoted sentence is highlighted only where the page holds at least 80% of its words in order

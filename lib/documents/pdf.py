@@ -10,7 +10,7 @@ from typing import Any
 
 from lib.core.errors import UserError
 from lib.core.progress import FractionProgressFn
-from lib.documents import ocr
+from lib.documents import ocr, tables
 
 PDF_MAGIC = b"%PDF-"
 # A page with fewer letters and digits than this is treated as having no text layer.
@@ -62,6 +62,7 @@ class ExtractedPdf:
     ocr_pages: list[int] = field(default_factory=list)  # pages whose text was read by OCR (scans)
     ocr_failed: dict[int, str] = field(default_factory=dict)  # scanned pages OCR could not read, with the reason
     ocr_missing: list[int] = field(default_factory=list)  # scanned pages left unread: Tesseract is not installed
+    tables: list[tables.Table] = field(default_factory=list)  # tables read cell by cell (find_tables=True)
     data: bytes | None = field(default=None, repr=False)  # the original file, kept under NEPAQA_HOME for citations
 
     @property
@@ -117,9 +118,11 @@ def check_pdf_bytes(data: bytes, name: str, max_bytes: int) -> None:
         )
 
 
-def extract_pdf(data: bytes, name: str, max_bytes: int, progress: FractionProgressFn | None = None) -> ExtractedPdf:
+def extract_pdf(data: bytes, name: str, max_bytes: int, progress: FractionProgressFn | None = None,
+                find_tables: bool = False) -> ExtractedPdf:
     """Extract every page's text, reading scanned pages by OCR where Tesseract is installed (``progress`` counts
-    them). Raises UserError for corrupt, encrypted or zero-page files, and for one with no text on any page."""
+    them), and with ``find_tables`` the tables of its text pages. Raises UserError for corrupt, encrypted or
+    zero-page files, and for one with no text on any page."""
     check_pdf_bytes(data, name, max_bytes)
     import pymupdf  # imported here: commands that only read the store never load it
 
@@ -148,6 +151,8 @@ def extract_pdf(data: bytes, name: str, max_bytes: int, progress: FractionProgre
         read = read_scans(doc, [p.number for p in pages if not p.text], progress)
         for number, text in read.texts.items():
             pages[number - 1].text = text
+        found = tables.find_tables(doc, [p.text if p.number not in read.texts else "" for p in pages]) \
+            if find_tables else []
         layout, image_share = first_pages_layout(doc)
     finally:
         doc.close()
@@ -156,7 +161,8 @@ def extract_pdf(data: bytes, name: str, max_bytes: int, progress: FractionProgre
         raise UserError(_no_text(name, len(pages), read))
     return ExtractedPdf(name=name, sha256=sha256_bytes(data), n_bytes=len(data), pages=pages, empty_pages=empty,
                         pdf_metadata=meta, toc=toc, layout=layout, image_share=image_share,
-                        ocr_pages=sorted(read.texts), ocr_failed=read.failed, ocr_missing=read.missing, data=data)
+                        ocr_pages=sorted(read.texts), ocr_failed=read.failed, ocr_missing=read.missing,
+                        tables=found, data=data)
 
 
 def _usable(text: str) -> str:

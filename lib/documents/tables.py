@@ -1,0 +1,156 @@
+"""Tables kept as tables: found by PyMuPDF's table finder, read cell by cell, and indexed as passages of Markdown
+rows, each passage repeating the table's caption and header row.
+
+The finder looks only at pages that may show a table: a caption line ("Table ES-2 CIS Mission Support Facilities
+Summary"), ruled lines, or the page after a table's (which may continue it). Each cell's text is the page's words inside the cell (the text layer's spacing, not
+the finder's own, which glues words on many PDFs). A table that starts at the top of a page, under no caption of
+its own, with the previous page's table's columns, continues it (the header row the page repeats is dropped).
+A table the finder cannot read is left out: its text stays in the page's prose, indexed as before.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+# A caption line: "Table ES-5 Comparative Summary …", "Table 3.2-1. Noise Levels" (as chunking's _CAPTION)
+CAPTION = re.compile(r"^\s*(Table\s+(?:[A-Z]{1,3}[-.]?)?\d+(?:[.-]\d+)*[a-z]?)[.:]?\s+(\(continued\)|[A-Z(].{2,160}?)\s*$")
+RULED = 6  # drawn lines and rectangles from which a page may hold a ruled table (a 2 × 2 grid has 6)
+MIN_ROWS, MIN_COLS = 2, 2  # data rows and columns: fewer is a box or a layout grid, not a table
+# PyMuPDF 2's finder first runs a layout model (ONNX) on the page; on the sample EIS's 25 table pages it found the
+# same tables with the ruled-line finder alone (use_layout=False), in a fifth of the time (2.8 s against 13.9 s).
+LINES_ONLY = True
+TOP_SHARE = 0.25  # a table starting in the top quarter of a page, under no caption, may continue the last one
+
+
+@dataclass
+class Table:
+    caption: str  # "Table ES-2 CIS Mission Support Facilities Summary", or "" when no caption names it
+    header: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    pages: list[int] = field(default_factory=list)  # each row's page (from 1)
+
+    @property
+    def page_start(self) -> int:
+        return min(self.pages)
+
+    @property
+    def page_end(self) -> int:
+        return max(self.pages)
+
+
+def worth_looking(page: Any, text: str) -> bool:
+    """Whether a page may hold a table: a caption line in its text, or enough ruled lines."""
+    if any(CAPTION.match(line) for line in text.splitlines()):
+        return True
+    try:
+        drawn = sum(1 for d in page.get_cdrawings() for item in d.get("items", ()) if item[0] in ("l", "re"))
+    except Exception:  # noqa: BLE001 - a page whose drawings cannot be read holds no table we can find
+        return False
+    return drawn >= RULED
+
+
+def _cell_text(rect: Any, words: Sequence[tuple]) -> str:
+    """The words whose centre lies in the cell, in reading order, one space apart."""
+    x0, y0, x1, y1 = rect
+    inside = [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]
+    return " ".join(w[4] for w in inside)
+
+
+def _caption_above(lines: Sequence[tuple[float, str]], top: float) -> str:
+    """The nearest caption line above ``top`` (a table's first row), or ""."""
+    above = [(y, " ".join(t.split())) for y, t in lines if y < top and CAPTION.match(t)]
+    return max(above)[1] if above else ""
+
+
+def page_tables(page: Any, number: int) -> list[tuple[Table, float]]:
+    """The tables the finder reads on one page, each with where it starts (its share of the page's height from
+    the top). A page the finder fails on gives none."""
+    try:
+        found = page.find_tables(use_layout=not LINES_ONLY).tables
+        words = page.get_text("words", sort=False)
+        lines = [(float(ln["bbox"][1]), " ".join(sp["text"] for sp in ln["spans"]))
+                 for b in page.get_text("dict", flags=0)["blocks"] for ln in b.get("lines", ())]
+    except Exception:  # noqa: BLE001 - the finder's failure: the page's text stays prose
+        return []
+    height = float(page.rect.height) or 1.0
+    out = []
+    for t in found:
+        try:
+            rows = [[_cell_text(c, words) if c else "" for c in row.cells] for row in t.rows]
+        except Exception:  # noqa: BLE001 - a table it cannot read stays prose
+            continue
+        rows = [r for r in rows if any(c.strip() for c in r)]
+        if len(rows) < MIN_ROWS + 1 or max(len(r) for r in rows) < MIN_COLS:
+            continue
+        header, body = rows[0], rows[1:]
+        caption = _caption_above(lines, float(t.bbox[1]))
+        out.append((Table(caption, header, body, [number] * len(body)), float(t.bbox[1]) / height))
+    return out
+
+
+def find_tables(doc: Any, texts: Sequence[str], progress: Callable[[float, str], None] | None = None) -> list[Table]:
+    """Every table of an open PDF (``texts``: each page's text, from page 1), a table that runs over pages as one."""
+    tables: list[Table] = []
+    last_page = 0
+    for i, text in enumerate(texts):
+        if not text:
+            continue
+        page = doc.load_page(i)
+        if last_page != i and not worth_looking(page, text):  # a page after a table's page may continue it
+            continue
+        for table, top in page_tables(page, i + 1):
+            prev = tables[-1] if tables else None
+            if (prev is not None and not table.caption and top <= TOP_SHARE and last_page == i
+                    and len(table.header) == len(prev.header)):
+                same_header = [c.split() for c in table.header] == [c.split() for c in prev.header]
+                prev.rows += table.rows if same_header else [table.header, *table.rows]
+                prev.pages += table.pages if same_header else [i + 1] * (len(table.rows) + 1)
+            else:
+                tables.append(table)
+            last_page = i + 1
+        if progress:
+            progress((i + 1) / len(texts), f"tables on page {i + 1}")
+    return tables
+
+
+def _md(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(" ".join(c.replace("|", "/").split()) for c in cells) + " |"
+
+
+def passages(table: Table, count_tokens: Callable[[str], int], budget: int,
+             max_tokens: int) -> list[tuple[str, int, int, int]]:
+    """The table as passages of whole rows, each under ``budget`` tokens where a row allows and never over
+    ``max_tokens``: the caption, the header row and its rule, then rows. (text, first page, last page, tokens)."""
+    head = "\n".join(x for x in (table.caption, _md(table.header), _md(["---"] * len(table.header))) if x)
+    head_n = count_tokens(head)
+    out: list[tuple[str, int, int, int]] = []
+    rows: list[str] = []
+    pages: list[int] = []
+    used = head_n  # the passage's tokens as its parts count them (a newline may merge two: checked at the end)
+
+    def flush() -> None:
+        if rows:
+            text = head + "\n" + "\n".join(rows)
+            out.append((text, min(pages), max(pages), count_tokens(text)))
+            rows.clear()
+            pages.clear()
+
+    for cells, page in zip(table.rows, table.pages, strict=True):
+        row = _md(cells)
+        n = count_tokens(row)
+        if head_n + n > max_tokens:  # one row longer than the embedder reads: cut at a word
+            words = row.split(" ")
+            while len(words) > 1 and head_n + count_tokens(" ".join(words) + " …") > max_tokens:
+                words = words[: len(words) * 9 // 10]
+            row = " ".join(words) + " …"
+            n = count_tokens(row)
+        if rows and used + n > budget:
+            flush()
+            used = head_n
+        rows.append(row)
+        pages.append(page)
+        used += n
+    flush()
+    return out

@@ -1,0 +1,123 @@
+"""Tables stay tables: a captioned, ruled table that runs over two pages is found by PyMuPDF's table finder and
+read as one table (the header row the second page repeats dropped), its cells read from the page's words even when
+the PDF writes them column by column; it is indexed as passages of Markdown rows, each with the caption and the
+header, beside the prose, which is indexed as before; a question about a cell finds its row; the highlight of a
+row marks that row. A captioned table without ruled lines (one the finder cannot read) stays prose."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from lib.collection.document_store import DocumentStore
+from lib.collection.vectors import VectorIndex, make_client
+from lib.documents import page_render, tables
+from lib.retrieval.retriever import Retriever
+from lib.storage.engine import get_engine
+
+CAPTION = "Table 4-2 Wetland Acres Affected by Alternative"
+HEADER = ["Wetland type", "Alternative A", "Alternative B", "States"]
+ROWS = [
+    ["Emergent marsh", "12.4 acres", "3.1 acres", "Montana, Idaho"],
+    ["Forested swamp", "40.2 acres", "18.9 acres", "Wyoming"],
+    ["Scrub-shrub bog", "7.7 acres", "0.5 acres", "Idaho"],
+    ["Riverine fringe", "2.3 acres", "9.6 acres", "Montana"],
+    ["Vernal pools", "0.9 acres", "0.2 acres", "Wyoming, Montana"],
+    ["Wet meadow", "25.0 acres", "11.1 acres", "Idaho, Wyoming"],
+]
+PROSE = ("The wetland delineation followed the Corps of Engineers manual and its regional supplement. Field crews "
+         "walked every transect in the growing season, recorded hydric soils and hydrology, and mapped each "
+         "wetland boundary with a global positioning receiver. ")
+COLS = [72, 200, 300, 400, 540]
+ROW_H = 22
+
+
+def _grid(page: pymupdf.Page, top: float, n_rows: int, ruled: bool) -> None:
+    if not ruled:
+        return
+    bottom = top + n_rows * ROW_H
+    for i in range(n_rows + 1):
+        page.draw_line((COLS[0], top + i * ROW_H), (COLS[-1], top + i * ROW_H), width=0.6)
+    for x in COLS:
+        page.draw_line((x, top), (x, bottom), width=0.6)
+
+
+def _cells(page: pymupdf.Page, top: float, rows: list[list[str]], by_column: bool) -> None:
+    order = [(r, c) for c in range(len(HEADER)) for r in range(len(rows))] if by_column else \
+        [(r, c) for r in range(len(rows)) for c in range(len(HEADER))]
+    for r, c in order:  # by_column: the content stream holds column 1 top to bottom, then column 2, …
+        page.insert_text((COLS[c] + 4, top + r * ROW_H + 15), rows[r][c], fontsize=9)
+
+
+def build(path: Path, by_column: bool = False, ruled: bool = True) -> Path:
+    """Page 1: prose, the caption, the header and the first four rows; page 2: the header again, the last two
+    rows, then prose."""
+    doc = pymupdf.open()
+    p1 = doc.new_page()
+    p1.insert_textbox(pymupdf.Rect(72, 60, 540, 300), PROSE * 3, fontsize=10)
+    p1.insert_text((72, 330), CAPTION, fontsize=10)
+    first = [HEADER, *ROWS[:4]]
+    _grid(p1, 340, len(first), ruled)
+    _cells(p1, 340, first, by_column)
+    p2 = doc.new_page()
+    second = [HEADER, *ROWS[4:]]
+    _grid(p2, 60, len(second), ruled)
+    _cells(p2, 60, second, by_column)
+    p2.insert_textbox(pymupdf.Rect(72, 200, 540, 500), "Mitigation would restore forested swamp at a two to one "
+                      "ratio within the same watershed, monitored for five years. " * 3, fontsize=10)
+    doc.save(path)
+    return path
+
+
+@pytest.mark.parametrize("by_column", [False, True], ids=["rows written in order", "cells written column by column"])
+def test_a_captioned_table_over_two_pages_is_one_table_of_whole_rows(tmp_path, by_column):
+    pdf = build(tmp_path / "wetlands.pdf", by_column)
+    doc = pymupdf.open(pdf)
+    if by_column:  # the text layer really reads down the columns: as prose, a row's cells are far apart
+        words = doc[0].get_text()
+        assert words.index("Emergent marsh") < words.index("Forested swamp") < words.index("12.4 acres")
+    [table] = tables.find_tables(doc, [p.get_text() for p in doc])
+    assert table.caption == CAPTION and table.header == HEADER
+    assert table.rows == ROWS and table.pages == [1, 1, 1, 1, 2, 2]
+
+
+def test_passages_repeat_the_caption_and_header_and_keep_rows_whole():
+    table = tables.Table(CAPTION, HEADER, ROWS * 4, [1] * 24)
+
+    def words(text: str) -> int:
+        return len(text.split())
+    out = tables.passages(table, words, budget=60, max_tokens=80)
+    assert len(out) > 2
+    for text, start, end, n in out:
+        lines = text.splitlines()
+        assert lines[:3] == [CAPTION, "| Wetland type | Alternative A | Alternative B | States |", "| --- | --- | --- | --- |"]
+        assert all(line.startswith("| ") and line.endswith(" |") for line in lines[3:])
+        assert n == words(text) <= 80 and (start, end) == (1, 1)
+    assert [ln for text, *_ in out for ln in text.splitlines()[3:]].count("| Emergent marsh | 12.4 acres | 3.1 acres | Montana, Idaho |") == 4
+
+
+def test_a_captioned_table_without_ruled_lines_stays_prose(tmp_path):
+    doc = pymupdf.open(build(tmp_path / "unruled.pdf", ruled=False))
+    assert tables.find_tables(doc, [p.get_text() for p in doc]) == []
+
+
+@pytest.fixture
+def fresh(tmp_path, services):
+    index = VectorIndex(make_client("", str(tmp_path / "chroma")), services.docs.index.embedder)
+    return DocumentStore(index, get_engine(f"sqlite:///{tmp_path / 'db.sqlite'}"))
+
+
+def test_a_cell_question_finds_its_row_and_the_highlight_marks_it(fresh, tmp_path):
+    res = fresh.ingest_file(str(build(tmp_path / "wetlands.pdf", by_column=True)))
+    chunks = fresh.chunks(res.doc_id)
+    table_passages = [c for c in chunks if c.section == CAPTION and "| --- |" in c.text]
+    assert table_passages and all(c.text.startswith(CAPTION + "\n| Wetland type |") for c in table_passages)
+    prose = " ".join(c.text for c in chunks if c not in table_passages)
+    assert "global positioning receiver" in prose and "two to one ratio" in " ".join(prose.split())  # as before
+    hits = Retriever(fresh).search(res.doc_id, "How many acres of vernal pools would Alternative A affect?", k=3)
+    rows = [ln for h in hits for ln in h.chunk.text.splitlines()]
+    assert "| Vernal pools | 0.9 acres | 0.2 acres | Wyoming, Montana |" in rows
+    # the row's highlight on page 2 covers that row's band of the grid (y 82–104), nothing above or below
+    rects = page_render.highlight_rects(res.doc_id, 2, "Vernal pools 0.9 acres 0.2 acres Wyoming, Montana")
+    assert rects and all(r[1] >= 82 and r[3] <= 104 for r in rects), rects
