@@ -278,8 +278,8 @@ def _kept_pdf_facts(doc_id: str, texts: list[str]) -> tuple[dict[str, str], list
 
 
 def tables_on() -> bool:
-    """Whether tables are indexed as their own passages (``NEPAQA_TABLES``, on unless 0)."""
-    return str(config.get("NEPAQA_TABLES") or "1").strip() not in ("0", "false", "no", "off")
+    """Whether tables are indexed as their own passages (``NEPAQA_TABLES=1``; off by default)."""
+    return str(config.get("NEPAQA_TABLES") or "0").strip().lower() in ("1", "true", "yes", "on")
 
 
 def table_chunks(ex: ExtractedPdf, first: int, count_tokens: Callable[[str], int], chunk_size: int,

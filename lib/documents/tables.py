@@ -115,14 +115,53 @@ def find_tables(doc: Any, texts: Sequence[str], progress: Callable[[float, str],
     return tables
 
 
+_RULE_LINE = re.compile(r"^\|(?: --- \|)+$", re.M)
+
+
+def is_table_passage(text: str) -> bool:
+    """Whether a chunk is one of a table's passages (its header row's rule line is in it)."""
+    return bool(_RULE_LINE.search(text))
+
+
 def _md(cells: Sequence[str]) -> str:
     return "| " + " | ".join(" ".join(c.replace("|", "/").split()) for c in cells) + " |"
+
+
+def _row_parts(cells: Sequence[str], fits: Callable[[str], bool]) -> list[str]:
+    """A row as Markdown, or, where the whole row is longer than a passage may be, as several rows of the same
+    columns, each with the row's first cell and some of its other cells, the rest shown as "…" (so every part still
+    reads under the header). A cell longer than a passage on its own is cut at a word, ending in "…"."""
+    whole = _md(cells)
+    if fits(whole) or len(cells) < 2:
+        return [whole]
+    parts: list[str] = []
+    shown: list[int] = []
+
+    def part(cols: list[int]) -> str:
+        return _md([c if i == 0 or i in cols else "…" for i, c in enumerate(cells)])
+
+    for i in range(1, len(cells)):
+        if shown and not fits(part([*shown, i])):
+            parts.append(part(shown))
+            shown = []
+        shown.append(i)
+        if not fits(part(shown)):  # this one cell alone is too long: cut it
+            words = cells[i].split()
+            while len(words) > 1 and not fits(_md([c if j == 0 else (" ".join(words) + " …" if j == i else "…")
+                                                 for j, c in enumerate(cells)])):
+                words = words[: len(words) * 9 // 10]
+            parts.append(_md([c if j == 0 else (" ".join(words) + " …" if j == i else "…") for j, c in enumerate(cells)]))
+            shown = []
+    if shown:
+        parts.append(part(shown))
+    return parts
 
 
 def passages(table: Table, count_tokens: Callable[[str], int], budget: int,
              max_tokens: int) -> list[tuple[str, int, int, int]]:
     """The table as passages of whole rows, each under ``budget`` tokens where a row allows and never over
-    ``max_tokens``: the caption, the header row and its rule, then rows. (text, first page, last page, tokens)."""
+    ``max_tokens``: the caption, the header row and its rule, then rows (a row too long for one passage is given
+    as several, each with its first cell and some of its columns). (text, first page, last page, tokens)."""
     head = "\n".join(x for x in (table.caption, _md(table.header), _md(["---"] * len(table.header))) if x)
     head_n = count_tokens(head)
     out: list[tuple[str, int, int, int]] = []
@@ -137,20 +176,28 @@ def passages(table: Table, count_tokens: Callable[[str], int], budget: int,
             rows.clear()
             pages.clear()
 
+    def fits(row: str) -> bool:
+        return head_n + count_tokens(row) <= min(budget, max_tokens) or \
+            (len(row) < 40 and head_n + count_tokens(row) <= max_tokens)
+
     for cells, page in zip(table.rows, table.pages, strict=True):
-        row = _md(cells)
-        n = count_tokens(row)
-        if head_n + n > max_tokens:  # one row longer than the embedder reads: cut at a word
-            words = row.split(" ")
-            while len(words) > 1 and head_n + count_tokens(" ".join(words) + " …") > max_tokens:
-                words = words[: len(words) * 9 // 10]
-            row = " ".join(words) + " …"
+        for row in _row_parts(cells, fits):
             n = count_tokens(row)
-        if rows and used + n > budget:
-            flush()
-            used = head_n
-        rows.append(row)
-        pages.append(page)
-        used += n
+            if rows and used + n > budget:
+                flush()
+                used = head_n
+            rows.append(row)
+            pages.append(page)
+            used += n
     flush()
-    return out
+    return [(t, a, b, n) if n <= max_tokens else _cut(t, a, b, count_tokens, max_tokens) for t, a, b, n in out]
+
+
+def _cut(text: str, start: int, end: int, count_tokens: Callable[[str], int],
+         max_tokens: int) -> tuple[str, int, int, int]:
+    """A passage whose caption and header alone overrun the embedder's window, cut at a word."""
+    words = text.split(" ")
+    while len(words) > 1 and count_tokens(" ".join(words)) > max_tokens:
+        words = words[: len(words) * 9 // 10]
+    cut = " ".join(words)
+    return cut, start, end, count_tokens(cut)

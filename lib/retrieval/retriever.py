@@ -22,6 +22,7 @@ from lib.core.text import tokenize
 from lib.documents.chunking import Chunk, is_navigation
 from lib.documents.mentions import DocRef, without_mentions
 from lib.documents.metadata import citation_name, get_many
+from lib.documents.tables import is_table_passage
 from lib.retrieval.comparison import MAX_COMPARED, Comparison, recognise, refs_of
 from lib.storage import tables
 
@@ -31,6 +32,7 @@ RRF_K = 60  # the constant from Cormack et al. (2009); not tuned here
 Key = TypeVar("Key", bound=Hashable)  # what is ranked: a (document, chunk) pair, a chunk index
 CANDIDATES = 50  # how deep each ranker's list goes into the fusion
 NAVIGATION_SLACK = 20  # single-method lists go this much deeper than k, for table-of-contents chunks to give way
+TWIN_SHARE = 0.6  # a table passage holding this share of a prose chunk's words reads the same rows as it
 MAX_BALANCED_TOP_UP = 50  # documents a balanced search looks up one by one when the shared lists missed them
 
 @dataclass
@@ -204,6 +206,7 @@ class Retriever:
         ranked = [(key, s) for key, s in ranked if key[0] in scope]
         if self.navigation_last:
             ranked = self._navigation_last(ranked)
+        ranked = self._one_reading(ranked)
         if balanced:
             # a document none of whose chunks reached the rankers' depth still gets its best ones (searched alone)
             seen = {key[0] for key, _ in ranked}
@@ -244,6 +247,49 @@ class Retriever:
         if not nav:
             return ranked
         return [x for x in ranked if x[0] not in nav] + [x for x in ranked if x[0] in nav]
+
+    def _one_reading(self, ranked: list[tuple[tuple[str, int], float]]) -> list[tuple[tuple[str, int], float]]:
+        """A table's passages (Markdown rows) and its prose run are two readings of the same rows. Where a prose
+        chunk of a table (its caption as section) is ranked and a passage of that table sharing a page is ranked
+        too, the table passage takes the higher place and the prose chunk goes: one table does not take two
+        places in the list, and the place it takes reads its rows whole."""
+        t = tables.chunks
+        if not ranked:
+            return ranked
+        with self.docs.engine.connect() as c:
+            rows = {(r.doc_id, r.idx): r for r in c.execute(
+                select(t.c.doc_id, t.c.idx, t.c.text, t.c.section, t.c.page_start, t.c.page_end)
+                .where(tables.chunk_keys(t, [key for key, _ in ranked])).where(t.c.section.is_not(None))).fetchall()}
+        table = {key for key, r in rows.items() if is_table_passage(r.text)}
+        if not table:
+            return ranked
+
+        words = {key: {w for w in tokenize(r.text) if len(w) > 3} for key, r in rows.items()}
+
+        def twins(prose: tuple[str, int], passage: tuple[str, int]) -> bool:
+            """The table passage holds most of the prose chunk's words: the same rows, read two ways."""
+            ra, rb = rows[prose], rows[passage]
+            if prose[0] != passage[0] or ra.section != rb.section or ra.page_start > rb.page_end or \
+                    rb.page_start > ra.page_end:
+                return False
+            return len(words[prose] & words[passage]) >= TWIN_SHARE * max(1, len(words[prose]))
+
+        out: list[tuple[tuple[str, int], float]] = []
+        used: set[tuple[str, int]] = set()
+        for key, score in ranked:
+            if key in used:
+                continue
+            if key in rows and key not in table:  # a prose chunk: a table passage of its rows reads them better
+                if any(twins(key, k) for k, _ in out if k in table):
+                    continue  # its table is already in the list
+                twin = next((k for k, _ in ranked if k in table and k not in used and twins(key, k)), None)
+                if twin is not None:
+                    used.add(twin)
+                    out.append((twin, score))
+                    continue
+            used.add(key)
+            out.append((key, score))
+        return out
 
     def _names(self, files: dict[str, str]) -> dict[str, str]:
         metas = get_many(list(files), self.docs.engine)

@@ -82,6 +82,22 @@ def test_a_captioned_table_over_two_pages_is_one_table_of_whole_rows(tmp_path, b
     assert table.rows == ROWS and table.pages == [1, 1, 1, 1, 2, 2]
 
 
+def test_a_row_longer_than_a_passage_is_given_in_parts_each_under_the_header():
+    long_cell = "Minor impacts would occur from fugitive dust during clearing and grading. " * 3
+    table = tables.Table(CAPTION, HEADER, [["Air quality", long_cell, long_cell, "Montana"]], [3])
+
+    def words(text: str) -> int:
+        return len(text.split())
+    out = tables.passages(table, words, budget=80, max_tokens=100)
+    rows = [text.splitlines()[3:] for text, *_ in out]
+    assert all(text.splitlines()[:2] == [CAPTION, "| Wetland type | Alternative A | Alternative B | States |"]
+               for text, *_ in out)
+    assert [r for part in rows for r in part] == [
+        f"| Air quality | {' '.join(long_cell.split())} | … | … |",
+        f"| Air quality | … | {' '.join(long_cell.split())} | Montana |"]  # every cell kept, under its column
+    assert all(n <= 100 for *_, n in out)
+
+
 def test_passages_repeat_the_caption_and_header_and_keep_rows_whole():
     table = tables.Table(CAPTION, HEADER, ROWS * 4, [1] * 24)
 
@@ -108,7 +124,15 @@ def fresh(tmp_path, services):
     return DocumentStore(index, get_engine(f"sqlite:///{tmp_path / 'db.sqlite'}"))
 
 
-def test_a_cell_question_finds_its_row_and_the_highlight_marks_it(fresh, tmp_path):
+def test_tables_are_prose_only_unless_turned_on(fresh, tmp_path, monkeypatch):
+    monkeypatch.delenv("NEPAQA_TABLES", raising=False)
+    res = fresh.ingest_file(str(build(tmp_path / "wetlands.pdf", by_column=True)))
+    assert not [c for c in fresh.chunks(res.doc_id) if tables.is_table_passage(c.text)]
+    assert "Vernal pools" in " ".join(c.text for c in fresh.chunks(res.doc_id))  # its text is indexed as prose
+
+
+def test_a_cell_question_finds_its_row_and_the_highlight_marks_it(fresh, tmp_path, monkeypatch):
+    monkeypatch.setenv("NEPAQA_TABLES", "1")
     res = fresh.ingest_file(str(build(tmp_path / "wetlands.pdf", by_column=True)))
     chunks = fresh.chunks(res.doc_id)
     table_passages = [c for c in chunks if c.section == CAPTION and "| --- |" in c.text]
