@@ -99,20 +99,22 @@ class IngestPipeline:
         return self._ingest(extracted, started, size, overlap, progress)
 
     def reindex(self, doc_id: str, chunk_size: int, chunk_overlap: int, progress: ProgressFn | None = None) -> IngestResult:
-        return self._ingest(self.stored_pdf(doc_id), time.perf_counter(), chunk_size, chunk_overlap, progress)
+        return self._ingest(self.stored_pdf(doc_id, for_index=True), time.perf_counter(), chunk_size, chunk_overlap,
+                            progress)
 
-    def stored_pdf(self, doc_id: str) -> ExtractedPdf:
+    def stored_pdf(self, doc_id: str, for_index: bool = False) -> ExtractedPdf:
         """A document as it was read at ingest: its stored pages, and from its kept original the PDF's properties,
         outline and first pages' layout (sections and metadata survive a re-index)."""
         info = self.repo.get(doc_id)
         r = self.repo.row(doc_id)
         pages = self.repo.pages(doc_id)
-        meta, toc, layout, share, found = _kept_pdf_facts(doc_id, [p.text if p.number not in info.ocr_pages else ""
-                                                                   for p in pages])
+        # to index it again (``for_index``): its tables found, and scans left unread read; to read its metadata: not
+        texts = [p.text if p.number not in info.ocr_pages else "" for p in pages] if for_index and tables_on() else []
+        meta, toc, layout, share, found = _kept_pdf_facts(doc_id, texts)
         ex = ExtractedPdf(info.name, r.sha256, r.n_bytes, pages, info.empty_pages,
                           pdf_metadata=meta, toc=toc, layout=layout, image_share=share, ocr_pages=info.ocr_pages,
                           ocr_failed=info.ocr_failed, ocr_missing=info.ocr_missing, tables=found)
-        return _read_unread_scans(ex, doc_id)
+        return _read_unread_scans(ex, doc_id) if for_index else ex
 
     def _ingest(
         self,
@@ -271,7 +273,7 @@ def _kept_pdf_facts(doc_id: str, texts: list[str]) -> tuple[dict[str, str], list
         with pymupdf.open(kept) as doc:  # type: ignore[no-untyped-call]  # pymupdf leaves Document() unannotated
             meta, toc = info_and_outline(doc)
             layout, share = first_pages_layout(doc)
-            found = tables.find_tables(doc, texts) if tables_on() and len(texts) == doc.page_count else []
+            found = tables.find_tables(doc, texts) if texts and len(texts) == doc.page_count else []
             return meta, toc, layout, share, found
     except Exception:  # a damaged kept copy: re-index from the stored text without them
         return {}, [], [], {}, []

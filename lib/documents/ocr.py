@@ -8,7 +8,6 @@ image (a scan); a blank page costs nothing.
 """
 from __future__ import annotations
 
-import functools
 import os
 import re
 import shutil
@@ -29,9 +28,27 @@ class OcrError(Exception):
     """One page could not be read by OCR; the message says why, in a user's words."""
 
 
-@functools.lru_cache(maxsize=1)
 def tessdata() -> str | None:
-    """Tesseract's language folder when Tesseract and its English data are installed, else None."""
+    """Tesseract's language folder when Tesseract and its English data are installed, else None. Found once and
+    kept; not finding it is not kept, so Tesseract installed while the app runs is used from the next page on."""
+    return _found() or _look()
+
+
+_FOUND: dict[str, str] = {}  # {"folder": …} once found, for this process
+
+
+def _found() -> str | None:
+    return _FOUND.get(os.environ.get("TESSDATA_PREFIX", ""))
+
+
+def _look() -> str | None:
+    folder = _lookup()
+    if folder is not None:
+        _FOUND[os.environ.get("TESSDATA_PREFIX", "")] = folder
+    return folder
+
+
+def _lookup() -> str | None:
     prefix = os.environ.get("TESSDATA_PREFIX")
     if prefix:
         return prefix if (Path(prefix) / f"{LANGUAGE}.traineddata").is_file() else None
@@ -49,12 +66,26 @@ def tessdata() -> str | None:
     return folder.group(1)
 
 
-def is_scan(page: pymupdf.Page) -> bool:
-    """Whether a page with no text layer holds an image, so OCR may find text on it."""
+STAMP = 40  # letters and digits: no more than a scan's stamped page number or label, not a text layer
+STAMPED_SCAN = 0.5  # the share of the page an image covers, under such a stamp, for the page to be a scan
+
+
+def is_scan(page: pymupdf.Page, text: str = "") -> bool:
+    """Whether OCR should read the page: it holds an image, and its text layer (``text``) is empty, or no more than
+    a stamp ("Appendix C-12") over an image that covers half the page."""
+    chars = sum(ch.isalnum() for ch in text)
+    if chars >= STAMP:
+        return False
     try:
-        return bool(page.get_images(full=False))
+        images = page.get_image_info()
     except Exception:  # noqa: BLE001 - a page whose resources cannot be read is not worth an OCR pass
         return False
+    if not images or chars < 3:
+        return bool(images)
+    r = page.rect
+    covered = sum(max(0.0, min(b[2], r.x1) - max(b[0], r.x0)) * max(0.0, min(b[3], r.y1) - max(b[1], r.y0))
+                  for b in (im["bbox"] for im in images))
+    return covered >= STAMPED_SCAN * max(1.0, r.width * r.height)
 
 
 def textpage(page: pymupdf.Page, folder: str) -> Any:

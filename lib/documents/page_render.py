@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import unicodedata
 from collections.abc import Sequence
 from difflib import SequenceMatcher
@@ -183,13 +184,14 @@ def _aligned_runs(page_tokens: list[str], passage: list[str], cover: float = 0.0
 
 _OCR_WORDS: dict[tuple[str, int, int], list] = {}  # (file, its mtime, page) → the words OCR read there
 _OCR_WORDS_KEPT = 32  # pages: a reader opens a few scanned pages, again and again as the page reruns
+_OCR_LOCK = threading.Lock()  # sessions of the app render pages on threads of their own
 
 
 def page_words(page: pymupdf.Page) -> list:
     """The page's words with their boxes: its text layer's, or, on a scan without one, the words OCR reads (the
     same reading the ingest indexed, so a passage's highlight lands on them). Empty when neither has words."""
     words = page.get_text("words", sort=False)
-    if words or not ocr.is_scan(page):
+    if not ocr.is_scan(page, " ".join(w[4] for w in words)):
         return list(words)
     folder = ocr.tessdata()
     if folder is None:
@@ -199,14 +201,19 @@ def page_words(page: pymupdf.Page) -> list:
         key = (path, Path(path).stat().st_mtime_ns if path else 0, page.number)
     except OSError:
         key = (path, 0, page.number)
-    if key not in _OCR_WORDS:
-        try:
-            _OCR_WORDS[key] = ocr.read_words(page, folder)
-        except ocr.OcrError:
-            return []
+    with _OCR_LOCK:
+        if key in _OCR_WORDS:
+            _OCR_WORDS[key] = _OCR_WORDS.pop(key)  # the most recently used last: the least recently used go first
+            return _OCR_WORDS[key]
+    try:
+        got = ocr.read_words(page, folder)
+    except ocr.OcrError:
+        return []
+    with _OCR_LOCK:
+        _OCR_WORDS[key] = got
         while len(_OCR_WORDS) > _OCR_WORDS_KEPT:
-            _OCR_WORDS.pop(next(iter(_OCR_WORDS)))
-    return _OCR_WORDS[key]
+            _OCR_WORDS.pop(next(iter(_OCR_WORDS)), None)
+    return got
 
 
 def _rects_on(page: pymupdf.Page, texts: str | Sequence[str], cover: float = 0.0) -> list[pymupdf.Rect]:

@@ -141,14 +141,18 @@ def extract_pdf(data: bytes, name: str, max_bytes: int, progress: FractionProgre
         if doc.page_count == 0:
             raise UserError(f"'{name}' has no pages. Check that the export finished and upload the full PDF.")
         pages: list[Page] = []
+        scans: list[int] = []
         meta, toc = info_and_outline(doc)
         for i in range(doc.page_count):
             try:
-                text = doc.load_page(i).get_text("text", sort=False)
+                page = doc.load_page(i)
+                text = _usable(page.get_text("text", sort=False))
+                if ocr.is_scan(page, text):  # no text layer, or only a stamp on a page-sized image
+                    scans.append(i + 1)
             except Exception:  # one damaged page must not sink the document
                 text = ""
-            pages.append(Page(number=i + 1, text=_usable(text)))
-        read = read_scans(doc, [p.number for p in pages if not p.text], progress)
+            pages.append(Page(number=i + 1, text=text))
+        read = read_scans(doc, scans, progress)
         for number, text in read.texts.items():
             pages[number - 1].text = text
         found = tables.find_tables(doc, [p.text if p.number not in read.texts else "" for p in pages]) \
@@ -182,7 +186,7 @@ class ScansRead:
 
 
 def read_scans(doc: Any, numbers: list[int], progress: FractionProgressFn | None = None) -> ScansRead:
-    """Read by OCR those of ``numbers`` (pages from 1 of an open PDF, each without a text layer) that hold an
+    """Read by OCR those of ``numbers`` (pages from 1 of an open PDF that ``ocr.is_scan`` chose) that hold an
     image. One page's failure is recorded with its reason; the others go on."""
     out = ScansRead()
     scans: list[int] = []

@@ -59,9 +59,13 @@ def _cell_text(rect: Any, words: Sequence[tuple]) -> str:
 
 
 def _caption_above(lines: Sequence[tuple[float, str]], top: float) -> str:
-    """The nearest caption line above ``top`` (a table's first row), or ""."""
-    above = [(y, " ".join(t.split())) for y, t in lines if y < top and CAPTION.match(t)]
-    return max(above)[1] if above else ""
+    """The nearest caption line above ``top`` (a table's first row), or "", written as chunking labels the
+    table's prose ("Table 3.2-1 Noise Levels": the number's own full stop or colon dropped)."""
+    above = [(y, m) for y, t in lines if y < top and (m := CAPTION.match(" ".join(t.split())))]
+    if not above:
+        return ""
+    m = max(above, key=lambda a: a[0])[1]
+    return f"{m.group(1)} {m.group(2)}"
 
 
 def page_tables(page: Any, number: int) -> list[tuple[Table, float]]:

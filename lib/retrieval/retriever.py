@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from lib.collection import lexical
 from lib.collection.document_store import DocumentStore
-from lib.collection.ingest import embedder_label
+from lib.collection.ingest import embedder_label, tables_on
 from lib.collection.repository import DocInfo
 from lib.collection.vectors import query_scope
 from lib.core.errors import UserError
@@ -206,7 +206,8 @@ class Retriever:
         ranked = [(key, s) for key, s in ranked if key[0] in scope]
         if self.navigation_last:
             ranked = self._navigation_last(ranked)
-        ranked = self._one_reading(ranked)
+        if tables_on():  # only a store indexed with tables has two readings of a table
+            ranked = self._one_reading(ranked)
         if balanced:
             # a document none of whose chunks reached the rankers' depth still gets its best ones (searched alone)
             seen = {key[0] for key, _ in ranked}

@@ -29,14 +29,17 @@ SOURCE_PAGES = [11, 12, 13, 14]  # 0-based
 SCANNED_HEADING = "Ground-Based Midcourse Defense Concept and Facilities"
 
 
-def build(path: Path, scanned: set[int], dpi: int = 150) -> Path:
-    """Pages 12–15 of the sample EIS; those whose place (from 1) is in ``scanned`` as an image of the page only."""
+def build(path: Path, scanned: set[int], dpi: int = 150, stamp: str = "") -> Path:
+    """Pages 12–15 of the sample EIS; those whose place (from 1) is in ``scanned`` as an image of the page only
+    (with ``stamp``, a line of real text over the image, as a scanning service stamps page numbers)."""
     src = pymupdf.open(SAMPLE_PDF)
     out = pymupdf.open()
     for place, i in enumerate(SOURCE_PAGES, start=1):
         if place in scanned:
             page = out.new_page(width=src[i].rect.width, height=src[i].rect.height)
             page.insert_image(page.rect, pixmap=src[i].get_pixmap(dpi=dpi))
+            if stamp:
+                page.insert_text((page.rect.width - 140, page.rect.height - 20), stamp, fontsize=9)
         else:
             out.insert_pdf(src, from_page=i, to_page=i)
     out.save(path)
@@ -82,6 +85,15 @@ def test_a_scanned_page_in_a_text_pdf_is_read_found_cited_and_highlighted(fresh,
     assert 60 < y0 < 120 and x1 - x0 > 200, rects
 
 
+def test_a_scan_with_a_stamped_page_number_is_still_read_by_ocr(fresh, tmp_path):
+    pdf = build(tmp_path / "stamped.pdf", scanned={1}, stamp="Appendix C-12")
+    assert pymupdf.open(pdf)[0].get_text().strip() == "Appendix C-12"  # a text layer: the stamp alone
+    res = fresh.ingest_file(str(pdf))
+    assert res.ocr_pages == [1]
+    assert SCANNED_HEADING in " ".join(fresh.pages(res.doc_id)[0].text.split())
+    assert page_render.highlight_rects(res.doc_id, 1, SCANNED_HEADING)  # on the words OCR read, not the stamp's
+
+
 def test_a_pdf_of_scans_only_is_indexed_page_by_page(fresh, tmp_path):
     res = fresh.ingest_file(str(build(tmp_path / "all_scans.pdf", scanned={1, 2, 3, 4})))
     assert res.ocr_pages == [1, 2, 3, 4] and res.empty_pages == [] and res.chunks >= 4
@@ -125,7 +137,6 @@ def test_ocr_that_cannot_read_names_the_pages_and_indexes_the_rest(fresh, tmp_pa
     broken.mkdir()
     (broken / "eng.traineddata").write_bytes(b"not a language model" * 100)
     monkeypatch.setenv("TESSDATA_PREFIX", str(broken))
-    ocr.tessdata.cache_clear()
     try:
         res = fresh.ingest_file(str(build(tmp_path / "mixed.pdf", scanned={1})))
         assert res.ocr_pages == [] and list(res.ocr_failed) == [1] and res.chunks >= 3
@@ -136,8 +147,7 @@ def test_ocr_that_cannot_read_names_the_pages_and_indexes_the_rest(fresh, tmp_pa
         assert [d.doc_id for d in fresh.list()] == before  # nothing half-indexed
     finally:
         monkeypatch.delenv("TESSDATA_PREFIX")
-        ocr.tessdata.cache_clear()
-    # Tesseract whole again: a re-index reads the scan left unread, from the kept original
+        # Tesseract whole again: a re-index reads the scan left unread, from the kept original
     redone = fresh.reindex(res.doc_id, 200, 40)
     assert (redone.ocr_pages, redone.ocr_failed, redone.empty_pages) == ([1], {}, [])
     assert fresh.get(res.doc_id).ocr_pages == [1]

@@ -12,6 +12,7 @@ import pytest
 
 from lib.collection.document_store import DocumentStore
 from lib.collection.vectors import VectorIndex, make_client
+from lib.core.text import tokenize
 from lib.documents import page_render, tables
 from lib.retrieval.retriever import Retriever
 from lib.storage.engine import get_engine
@@ -142,6 +143,18 @@ def test_a_cell_question_finds_its_row_and_the_highlight_marks_it(fresh, tmp_pat
     hits = Retriever(fresh).search(res.doc_id, "How many acres of vernal pools would Alternative A affect?", k=3)
     rows = [ln for h in hits for ln in h.chunk.text.splitlines()]
     assert "| Vernal pools | 0.9 acres | 0.2 acres | Wyoming, Montana |" in rows
+    # the table's prose run and its passages are two readings of the same rows: the list shows the passage only
+    # (a prose chunk most of whose words a listed table passage holds is not listed beside it)
+    five = Retriever(fresh).search(res.doc_id, "vernal pools wet meadow acres by alternative", k=5)
+    passages = [set(tokenize(h.chunk.text)) for h in five if tables.is_table_passage(h.chunk.text)]
+    prose = [{w for w in tokenize(h.chunk.text) if len(w) > 3} for h in five if not tables.is_table_passage(h.chunk.text)]
+    assert passages
+    assert not [w for w in prose if any(len(w & t) >= 0.6 * len(w) for t in passages)]
+    with_twins = fresh.chunks(res.doc_id)  # and there was a twin to drop: the table's prose run on page 1
+    assert any(not tables.is_table_passage(c.text) and c.section == CAPTION and
+               len({w for w in tokenize(c.text) if len(w) > 3} & passages[0]) >= 0.6 * len({w for w in tokenize(c.text)
+                                                                                      if len(w) > 3})
+               for c in with_twins)
     # the row's highlight on page 2 covers that row's band of the grid (y 82–104), nothing above or below
     rects = page_render.highlight_rects(res.doc_id, 2, "Vernal pools 0.9 acres 0.2 acres Wyoming, Montana")
     assert rects and all(r[1] >= 82 and r[3] <= 104 for r in rects), rects
