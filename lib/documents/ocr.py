@@ -1,9 +1,8 @@
-"""Reading a scanned page: Tesseract OCR through PyMuPDF.
+"""Reading a scanned page: PyMuPDF renders it, Tesseract reads it.
 
-MuPDF carries Tesseract's engine; it needs Tesseract's language data, which Debian's ``tesseract-ocr`` and
-``tesseract-ocr-eng`` packages install. Tesseract counts as installed when its ``tesseract`` command is on the
-PATH and lists English among its languages (or ``TESSDATA_PREFIX`` names a folder with ``eng.traineddata``):
-the same test a user can run by hand. A page is read by OCR only when its text layer is empty and it holds an
+Tesseract is Debian's ``tesseract-ocr`` with ``tesseract-ocr-eng``. It counts as installed when its ``tesseract``
+command is on the PATH and lists English among its languages (its language folder may be named by
+``TESSDATA_PREFIX``, which must hold ``eng.traineddata``): the same test a user can run by hand. A page is read by OCR only when its text layer is empty and it holds an
 image (a scan); a blank page costs nothing.
 """
 from __future__ import annotations
@@ -13,7 +12,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import pymupdf
@@ -49,12 +48,12 @@ def _look() -> str | None:
 
 
 def _lookup() -> str | None:
-    prefix = os.environ.get("TESSDATA_PREFIX")
-    if prefix:
-        return prefix if (Path(prefix) / f"{LANGUAGE}.traineddata").is_file() else None
     exe = shutil.which("tesseract")
     if exe is None:
         return None
+    prefix = os.environ.get("TESSDATA_PREFIX")
+    if prefix:
+        return prefix if (Path(prefix) / f"{LANGUAGE}.traineddata").is_file() else None
     try:
         out = subprocess.run([exe, "--list-langs"], capture_output=True, text=True, timeout=30, check=False)
     except (OSError, subprocess.SubprocessError):
@@ -88,25 +87,60 @@ def is_scan(page: pymupdf.Page, text: str = "") -> bool:
     return covered >= STAMPED_SCAN * max(1.0, r.width * r.height)
 
 
-def textpage(page: pymupdf.Page, folder: str) -> Any:
-    """The page's text as Tesseract reads it from a 200 dpi rendering, as a PyMuPDF TextPage (words with their
-    boxes in page coordinates, so a highlight lands on them). Raises OcrError."""
-    try:
-        return page.get_textpage_ocr(dpi=DPI, full=True, language=LANGUAGE, tessdata=folder)
-    except Exception as exc:  # MuPDF raises RuntimeError for a page it cannot render or Tesseract cannot read
-        raise OcrError(f"OCR could not read it ({type(exc).__name__}: {str(exc)[:120]})") from exc
-
-
-def read_text(page: pymupdf.Page, folder: str) -> str:
-    """The page's text read by OCR, in reading order. Raises OcrError."""
-    tp = textpage(page, folder)
-    try:
-        return str(page.get_text("text", textpage=tp, sort=False)).replace("\x00", "").strip()
-    except Exception as exc:  # noqa: BLE001 - reading words out of a TextPage MuPDF made; a page's failure, named
-        raise OcrError(f"OCR's text could not be read back ({type(exc).__name__})") from exc
+TIMEOUT = 300  # seconds for one page: a huge map sheet at 200 dpi, not a hang
 
 
 def read_words(page: pymupdf.Page, folder: str) -> list[tuple]:
-    """The page's words read by OCR, as PyMuPDF's ``get_text("words")`` gives them. Raises OcrError."""
-    tp = textpage(page, folder)
-    return list(page.get_text("words", textpage=tp, sort=False))
+    """The page's words as Tesseract reads them from a 200 dpi grey rendering, each as PyMuPDF's
+    ``get_text("words")`` gives a word (x0, y0, x1, y1, text, block, line, word), in the page's coordinates, so a
+    highlight lands on them. Raises OcrError.
+
+    Tesseract runs as its own command, on a rendering PyMuPDF makes: PyMuPDF's built-in OCR (``get_textpage_ocr``)
+    read the rows of a scanned table as a few stray words where the command reads every row. One OpenMP thread:
+    Tesseract's threads spin against each other on a small machine (11 s a page against 1.3 s on 2 cores)."""
+    import pymupdf  # heavy: imported on first use, off start-up
+
+    exe = shutil.which("tesseract")
+    if exe is None:
+        raise OcrError(MISSING)
+    try:
+        png = page.get_pixmap(dpi=DPI, colorspace=pymupdf.csGRAY).tobytes("png")
+    except Exception as exc:  # noqa: BLE001 - a page MuPDF cannot render: this page's failure, named
+        raise OcrError(f"the page could not be rendered for OCR ({type(exc).__name__})") from exc
+    try:
+        out = subprocess.run([exe, "stdin", "stdout", "-l", LANGUAGE, "--tessdata-dir", folder, "tsv"], input=png,
+                             capture_output=True, timeout=TIMEOUT, check=False,
+                             env={**os.environ, "OMP_THREAD_LIMIT": "1"})
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise OcrError(f"OCR could not read it ({type(exc).__name__})") from exc
+    if out.returncode != 0:
+        why = " ".join(out.stderr.decode("utf-8", "replace").split())[:160] or f"exit status {out.returncode}"
+        raise OcrError(f"OCR could not read it (Tesseract: {why})")
+    scale = 72.0 / DPI
+    x0, y0 = page.rect.x0, page.rect.y0
+    words = []
+    for row in out.stdout.decode("utf-8", "replace").splitlines()[1:]:
+        f = row.split("\t")
+        if len(f) < 12 or f[0] != "5" or not f[11].strip():
+            continue
+        left, top, width, height = (int(v) for v in f[6:10])
+        words.append((x0 + left * scale, y0 + top * scale, x0 + (left + width) * scale, y0 + (top + height) * scale,
+                      f[11].strip(), int(f[2]) * 1000 + int(f[3]), int(f[4]), int(f[5])))
+    return words
+
+
+def read_text(page: pymupdf.Page, folder: str) -> str:
+    """The page's text read by OCR: its lines in Tesseract's reading order, a blank line between blocks. Raises
+    OcrError."""
+    lines: list[str] = []
+    last: tuple[int, int] | None = None
+    for w in read_words(page, folder):
+        at = (w[5], w[6])
+        if last is None or at != last:
+            if last is not None and at[0] != last[0]:
+                lines.append("")
+            lines.append(w[4])
+            last = at
+        else:
+            lines[-1] += " " + w[4]
+    return "\n".join(lines).strip()
