@@ -94,6 +94,16 @@ def test_a_scan_with_a_stamped_page_number_is_still_read_by_ocr(fresh, tmp_path)
     assert page_render.highlight_rects(res.doc_id, 1, SCANNED_HEADING)  # on the words OCR read, not the stamp's
 
 
+def test_a_scanned_table_is_read_row_by_row(fresh, tmp_path):
+    """A browser walk found PyMuPDF's built-in OCR reading Table ES-2's caption and none of its rows."""
+    res = fresh.ingest_file(str(build(tmp_path / "table_scan.pdf", scanned={2}, dpi=200)))
+    lines = [" ".join(ln.split()) for ln in fresh.pages(res.doc_id)[1].text.splitlines()]
+    assert "Missile Assembly Building (MAB) 40,000 sq. ft." in lines
+    assert "Security Control Facility (SCF) 18,000 sq. ft." in lines
+    top = Retriever(fresh).search(res.doc_id, "How large is the Missile Assembly Building?", k=3)
+    assert any(h.chunk.page_start <= 2 <= h.chunk.page_end and "40,000" in h.chunk.text for h in top)
+
+
 def test_a_pdf_of_scans_only_is_indexed_page_by_page(fresh, tmp_path):
     res = fresh.ingest_file(str(build(tmp_path / "all_scans.pdf", scanned={1, 2, 3, 4})))
     assert res.ocr_pages == [1, 2, 3, 4] and res.empty_pages == [] and res.chunks >= 4
