@@ -13,7 +13,7 @@ from lib.app.search import Collection, Filters
 from lib.collection import stale_vectors
 from lib.collection.repository import DocInfo
 from lib.core import readable_name
-from lib.core.context_text import pages_label
+from lib.core.context_text import OCR_NOTE, pages_label
 from lib.core.json_types import JSONObject
 from lib.documents import Chunk, metadata, ocr
 from lib.qa.services import Corpus
@@ -151,7 +151,7 @@ def last_finished(job_ids: Sequence[str]) -> IngestDone | None:
 def page_span(chunk: Chunk, ocr_pages: Sequence[int] = ()) -> str:
     """"4", "4–5", or "212 (read by OCR)" where one of its pages is a scan OCR read."""
     span = str(chunk.page_start) if chunk.page_start == chunk.page_end else f"{chunk.page_start}–{chunk.page_end}"
-    return span + (" (read by OCR)" if any(chunk.page_start <= n <= chunk.page_end for n in ocr_pages) else "")
+    return span + (f" ({OCR_NOTE})" if any(chunk.page_start <= n <= chunk.page_end for n in ocr_pages) else "")
 
 
 def pages_of(chunk: Chunk) -> str:

@@ -27,24 +27,16 @@ class OcrError(Exception):
     """One page could not be read by OCR; the message says why, in a user's words."""
 
 
+_FOUND: dict[str, str] = {}  # TESSDATA_PREFIX ("" unset) → the language folder found for it, in this process
+
+
 def tessdata() -> str | None:
     """Tesseract's language folder when Tesseract and its English data are installed, else None. Found once and
     kept; not finding it is not kept, so Tesseract installed while the app runs is used from the next page on."""
-    return _found() or _look()
-
-
-_FOUND: dict[str, str] = {}  # {"folder": …} once found, for this process
-
-
-def _found() -> str | None:
-    return _FOUND.get(os.environ.get("TESSDATA_PREFIX", ""))
-
-
-def _look() -> str | None:
-    folder = _lookup()
-    if folder is not None:
-        _FOUND[os.environ.get("TESSDATA_PREFIX", "")] = folder
-    return folder
+    prefix = os.environ.get("TESSDATA_PREFIX", "")
+    if prefix not in _FOUND and (folder := _lookup()) is not None:
+        _FOUND[prefix] = folder
+    return _FOUND.get(prefix)
 
 
 def _lookup() -> str | None:

@@ -221,19 +221,20 @@ def _rects_on(page: pymupdf.Page, texts: str | Sequence[str], cover: float = 0.0
     import pymupdf  # heavy: imported on first use, off start-up
 
     stream = page_words(page)
-    orders = [stream]  # the text layer's order first; then left to right along each printed line, which is how a
-    visual: list | None = None  # table's row reads when its PDF wrote the cells column by column
+    # the text layer's order first; then left to right along each printed line, which is how a table's row reads
+    # when its PDF wrote the cells column by column (made only when a text is not found in the first)
+    orders: list[tuple[list, list[str], list[list[int]]]] = [(stream, *_page_tokens(stream))]
     lines: dict[tuple[int, int], pymupdf.Rect] = {}
     for text in [texts] if isinstance(texts, str) else texts:
         passage = _passage_tokens(text)
-        for words in orders:
-            tokens, owners = _page_tokens(words)
-            runs = _aligned_runs(tokens, passage, cover)
-            if runs or words is not stream:
-                break
-            if visual is None:
+        words, tokens, owners = orders[0]
+        runs = _aligned_runs(tokens, passage, cover)
+        if not runs:
+            if len(orders) == 1:
                 visual = _visual_order(stream)
-                orders.append(visual)
+                orders.append((visual, *_page_tokens(visual)))
+            words, tokens, owners = orders[1]
+            runs = _aligned_runs(tokens, passage, cover)
         for run in runs:
             first, last = owners[run[0]][0], owners[run[1]][-1]
             for w in words[first:last + 1]:

@@ -182,24 +182,15 @@ class ScansRead:
     texts: dict[int, str] = field(default_factory=dict)  # page → the text OCR read
     failed: dict[int, str] = field(default_factory=dict)  # page → why OCR could not read it
     missing: list[int] = field(default_factory=list)  # scans left unread: Tesseract is not installed
-    blank: list[int] = field(default_factory=list)  # no image, or OCR found no words: nothing to read
 
 
-def read_scans(doc: Any, numbers: list[int], progress: FractionProgressFn | None = None) -> ScansRead:
-    """Read by OCR those of ``numbers`` (pages from 1 of an open PDF that ``ocr.is_scan`` chose) that hold an
-    image. One page's failure is recorded with its reason; the others go on."""
+def read_scans(doc: Any, scans: list[int], progress: FractionProgressFn | None = None) -> ScansRead:
+    """Read by OCR the pages ``scans`` (from 1) of an open PDF: those ``ocr.is_scan`` chose at extraction, or a
+    store's unread scans. One page's failure is recorded with its reason; the others go on."""
     out = ScansRead()
-    scans: list[int] = []
-    for n in numbers:
-        try:
-            page = doc.load_page(n - 1)
-        except Exception as exc:  # noqa: BLE001 - a page that cannot even be loaded: named, not fatal
-            out.failed[n] = f"the page cannot be read ({type(exc).__name__})"
-            continue
-        (scans if ocr.is_scan(page) else out.blank).append(n)
     folder = ocr.tessdata() if scans else None
     if scans and folder is None:
-        out.missing = scans
+        out.missing = list(scans)
         return out
     for k, n in enumerate(scans):
         if progress:
@@ -209,10 +200,11 @@ def read_scans(doc: Any, numbers: list[int], progress: FractionProgressFn | None
         except ocr.OcrError as exc:
             out.failed[n] = str(exc)
             continue
+        except Exception as exc:  # noqa: BLE001 - a page that cannot even be loaded: named, not fatal
+            out.failed[n] = f"the page cannot be read ({type(exc).__name__})"
+            continue
         if text:
             out.texts[n] = text
-        else:
-            out.blank.append(n)
     if progress and scans:
         progress(1.0, f"{len(out.texts)} scanned page(s) read by OCR")
     return out

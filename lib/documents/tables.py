@@ -94,7 +94,7 @@ def page_tables(page: Any, number: int) -> list[tuple[Table, float]]:
     return out
 
 
-def find_tables(doc: Any, texts: Sequence[str], progress: Callable[[float, str], None] | None = None) -> list[Table]:
+def find_tables(doc: Any, texts: Sequence[str]) -> list[Table]:
     """Every table of an open PDF (``texts``: each page's text, from page 1), a table that runs over pages as one."""
     tables: list[Table] = []
     last_page = 0
@@ -114,8 +114,6 @@ def find_tables(doc: Any, texts: Sequence[str], progress: Callable[[float, str],
             else:
                 tables.append(table)
             last_page = i + 1
-        if progress:
-            progress((i + 1) / len(texts), f"tables on page {i + 1}")
     return tables
 
 
