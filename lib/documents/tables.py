@@ -22,6 +22,11 @@ MIN_ROWS, MIN_COLS = 2, 2  # data rows and columns: fewer is a box or a layout g
 # same tables with the ruled-line finder alone (use_layout=False), in a fifth of the time (2.8 s against 13.9 s).
 LINES_ONLY = True
 TOP_SHARE = 0.25  # a table starting in the top quarter of a page, under no caption, may continue the last one
+# A table most of whose rows are longer than a passage is a table of paragraphs ("Comparative Summary of
+# Impacts", a paragraph per site): cut into parts, its rows would no longer be read whole, and the parts, each
+# repeating the caption and header, would crowd out other passages (bench/tables.py, bench/retrieval.py). The text
+# layer reads such a table as paragraphs already: it stays prose.
+PARAGRAPH_ROWS = 0.5
 
 
 @dataclass
@@ -163,7 +168,8 @@ def passages(table: Table, count_tokens: Callable[[str], int], budget: int,
              max_tokens: int) -> list[tuple[str, int, int, int]]:
     """The table as passages of whole rows, each under ``budget`` tokens where a row allows and never over
     ``max_tokens``: the caption, the header row and its rule, then rows (a row too long for one passage is given
-    as several, each with its first cell and some of its columns). (text, first page, last page, tokens)."""
+    as several, each with its first cell and some of its columns). (text, first page, last page, tokens). None for
+    a table of paragraphs (most rows longer than a passage): its prose reading is kept alone."""
     head = "\n".join(x for x in (table.caption, _md(table.header), _md(["---"] * len(table.header))) if x)
     head_n = count_tokens(head)
     out: list[tuple[str, int, int, int]] = []
@@ -182,6 +188,8 @@ def passages(table: Table, count_tokens: Callable[[str], int], budget: int,
         return head_n + count_tokens(row) <= min(budget, max_tokens) or \
             (len(row) < 40 and head_n + count_tokens(row) <= max_tokens)
 
+    if sum(not fits(_md(cells)) for cells in table.rows) > PARAGRAPH_ROWS * len(table.rows):
+        return []  # a table of paragraphs stays prose
     for cells, page in zip(table.rows, table.pages, strict=True):
         for row in _row_parts(cells, fits):
             n = count_tokens(row)

@@ -85,18 +85,34 @@ def test_a_captioned_table_over_two_pages_is_one_table_of_whole_rows(tmp_path, b
 
 def test_a_row_longer_than_a_passage_is_given_in_parts_each_under_the_header():
     long_cell = "Minor impacts would occur from fugitive dust during clearing and grading. " * 3
-    table = tables.Table(CAPTION, HEADER, [["Air quality", long_cell, long_cell, "Montana"]], [3])
+    table = tables.Table(CAPTION, HEADER, [*ROWS[:2], ["Air quality", long_cell, long_cell, "Montana"]], [3] * 3)
 
     def words(text: str) -> int:
         return len(text.split())
     out = tables.passages(table, words, budget=80, max_tokens=100)
-    rows = [text.splitlines()[3:] for text, *_ in out]
+    rows = [[ln for ln in text.splitlines()[3:] if ln.startswith("| Air quality")] for text, *_ in out]
     assert all(text.splitlines()[:2] == [CAPTION, "| Wetland type | Alternative A | Alternative B | States |"]
                for text, *_ in out)
     assert [r for part in rows for r in part] == [
         f"| Air quality | {' '.join(long_cell.split())} | … | … |",
         f"| Air quality | … | {' '.join(long_cell.split())} | Montana |"]  # every cell kept, under its column
     assert all(n <= 100 for *_, n in out)
+
+
+def test_a_table_of_paragraphs_stays_prose():
+    """Most rows longer than a passage: cut into parts, no row would be read whole, so it gets no passages (its
+    prose reading stays); one long row among short ones is cut, and the table kept."""
+    para = "Permanent minor impacts to wetlands would occur from filling during construction of the access road. " * 3
+
+    def words(text: str) -> int:
+        return len(text.split())
+    paragraphs = tables.Table(CAPTION, HEADER, [[r[0], para, para, r[3]] for r in ROWS], [1] * 6)
+    assert tables.passages(paragraphs, words, budget=80, max_tokens=100) == []
+    one_long = tables.Table(CAPTION, HEADER, [*ROWS[:5], [ROWS[5][0], para, para, ROWS[5][3]]], [1] * 6)
+    rows = [ln for text, *_ in tables.passages(one_long, words, budget=80, max_tokens=100)
+            for ln in text.splitlines()[3:]]
+    assert "| Emergent marsh | 12.4 acres | 3.1 acres | Montana, Idaho |" in rows
+    assert sum(ln.startswith("| Wet meadow |") for ln in rows) >= 2  # in parts, each under the header
 
 
 def test_passages_repeat_the_caption_and_header_and_keep_rows_whole():
