@@ -4,8 +4,9 @@ own passages (Markdown rows under the caption and header) and without (their tex
     python bench/tables.py
 
 The questions are `data/tables/questions.jsonl`: 27 questions about cells of the sample EIS's five tables
-(ES-1 to ES-4 on pages 12–15, the 19-page ES-5 on pages 55–73), each with its page, its row's first cell (where
-the answer alone is too common: "600") and the cell's words. Two documents:
+(19 on ES-1 to ES-4, pages 12–15; 8 on the 19-page ES-5, pages 55–73, a table of paragraphs, which stays prose in
+both settings), each with its page, its row's first cell (where the answer alone is too common: "600") and the
+cell's words. Two documents:
 - the sample EIS, whose text layer reads its tables row by row;
 - a copy of its Tables ES-1 and ES-2 (the same cells), laid out again as ruled tables whose PDF writes each column
   before the next, as many producers do: its text layer reads down the columns (the 14 questions on them).

@@ -66,7 +66,7 @@ def render_sources(r: ask_lib.AskResult, where: str = "grid") -> None:
     report = r.support(services().docs.pages)
     base = cell_key(r, where)
     for s in sources:
-        with st.expander(f"[{s.n}] {plain(s.label)}" + (" · read by OCR" if s.ocr else "")
+        with st.expander(f"[{s.n}] {plain(s.label)}" + (f" · {s.ocr_note}" if s.ocr else "")
                          + (" · **cited**" if s.n in cited else ""),
                          expanded=bool(st.session_state.get(f"{base}_text_{s.n}")
                                        or st.session_state.get(f"{base}_paged_{s.n}")
@@ -76,18 +76,18 @@ def render_sources(r: ask_lib.AskResult, where: str = "grid") -> None:
             # render of the PDF, on every rerun of the page)
             if s.doc_id and s.page_start is not None and (
                     s.n in cited or st.toggle("Open page", key=f"{base}_open_{s.n}")):
-                _page(s, base, report.quoted_from(s.n) if report else ())
+                _page(s, base, report.quoted_from(s.n) if report else (), r.question)
             elif not s.doc_id or s.page_start is None:
                 st.caption("No page to open: this source does not name its document's page.")
             if st.toggle("Show the passage as text", key=f"{base}_text_{s.n}"):
                 st.text(s.text)  # PDF text is untrusted: shown as text
 
 
-def _page(s: citations.Source, base: str, quotes: tuple[str, ...]) -> None:
+def _page(s: citations.Source, base: str, quotes: tuple[str, ...], question: str) -> None:
     pkey = f"{base}_page_{s.n}"
     number = st.session_state.setdefault(pkey, s.page_start)
     own = s.page_start <= number <= (s.page_end or s.page_start)
-    got = cited_page(s.doc_id, number, quotes if own else (), s.text if own else None)
+    got = cited_page(s.doc_id, number, quotes if own else (), s.marked(question) if own else None)
     if got is None:
         st.text(s.text)  # no page to show: the passage itself
         return
@@ -101,7 +101,9 @@ def _page(s: citations.Source, base: str, quotes: tuple[str, ...]) -> None:
     nxt.button("Next ▶", key=f"{base}_next_{s.n}", disabled=number >= n_pages, on_click=turn, args=(1,))
     note = ""
     if own:
-        note = {"quotes": " · the quoted sentences highlighted", "passage": " · the cited passage highlighted"}.get(
+        rows = s.marked(question) != s.text  # a table passage: only the rows asked about are marked
+        note = {"quotes": " · the quoted sentences highlighted",
+                "passage": " · the rows asked about highlighted" if rows else " · the cited passage highlighted"}.get(
             what, " · the passage was not found on this page")
     where.caption(f"Page {number} of {n_pages}{note}{ocr_note(s.doc_id, number)}")
     st.image(png, width="stretch")

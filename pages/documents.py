@@ -193,11 +193,7 @@ with tab_docs:
                 (st.warning if level == "warning" else st.info)(note)
             st.markdown(f"**Chunks of {plain(titles[chosen])}** ({len(chunks)}; size {info.chunk_size}, overlap {info.chunk_overlap} tokens)")
             st.dataframe(
-                pd.DataFrame([
-                    {"#": c.index, "pages": docs_case.page_span(c, info.ocr_pages),
-                     "tokens": c.n_tokens, "text": c.text}
-                    for c in chunks
-                ]),
+                pd.DataFrame(docs_case.chunk_rows(chunks, info.ocr_pages)),
                 hide_index=True, width="stretch", height=300,
             )
             c1, c2 = st.columns(2)

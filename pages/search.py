@@ -49,15 +49,17 @@ def open_page(doc_id: str, p: FoundPassage, key: str) -> None:
     if not st.toggle("Open page", key=key):
         return
     try:
-        png, lines, n_pages = page_png(doc_id, p.page_start, p.text)
+        number = page_render.page_holding(doc_id, p.page_start, p.page_end, p.marked)
+        png, lines, n_pages = page_png(doc_id, number, p.marked)
     except page_render.NoOriginalError:
         st.info("The original PDF was not kept for this document; upload the same PDF again to open pages.", icon="📄")
         return
     except (UserError, OSError) as exc:
         st.error(plain(str(exc)), icon="⚠️")
         return
-    note = "passage highlighted" if lines else "the passage was not found on this page"
-    st.caption(f"Page {p.page_start} of {n_pages} · {note}{ocr_note(doc_id, p.page_start)}")
+    note = ("the rows asked about highlighted" if p.highlight else "passage highlighted") if lines else \
+        "the passage was not found on this page"
+    st.caption(f"Page {number} of {n_pages} · {note}{ocr_note(doc_id, number)}")
     st.image(png, width="stretch")
 
 

@@ -13,9 +13,10 @@ from lib.app.search import Collection, Filters
 from lib.collection import stale_vectors
 from lib.collection.repository import DocInfo
 from lib.core import readable_name
-from lib.core.context_text import OCR_NOTE, pages_label
+from lib.core.context_text import ocr_label, pages_label
 from lib.core.json_types import JSONObject
 from lib.documents import Chunk, metadata, ocr
+from lib.documents.tables import is_table_passage
 from lib.qa.services import Corpus
 from lib.storage import jobs
 
@@ -149,9 +150,19 @@ def last_finished(job_ids: Sequence[str]) -> IngestDone | None:
 
 
 def page_span(chunk: Chunk, ocr_pages: Sequence[int] = ()) -> str:
-    """"4", "4–5", or "212 (read by OCR)" where one of its pages is a scan OCR read."""
+    """"4", "4–5", "212 (read by OCR)" where its page is a scan OCR read, "4–5 (p. 5 read by OCR)" where one of
+    its pages is."""
     span = str(chunk.page_start) if chunk.page_start == chunk.page_end else f"{chunk.page_start}–{chunk.page_end}"
-    return span + (f" ({OCR_NOTE})" if any(chunk.page_start <= n <= chunk.page_end for n in ocr_pages) else "")
+    note = ocr_label(chunk.page_start, chunk.page_end, ocr_pages)
+    return span + (f" ({note})" if note else "")
+
+
+def chunk_rows(chunks: Sequence[Chunk], ocr_pages: Sequence[int] = ()) -> list[dict[str, object]]:
+    """A document's chunks as the rows of its chunk list, in page order: a table's passages (Markdown rows, indexed
+    after the prose) beside the prose of their pages, each marked as a table or text."""
+    return [{"#": c.index, "pages": page_span(c, ocr_pages), "kind": "table" if is_table_passage(c.text) else "text",
+             "tokens": c.n_tokens, "text": c.text}
+            for c in sorted(chunks, key=lambda c: (c.page_start, c.index))]
 
 
 def pages_of(chunk: Chunk) -> str:

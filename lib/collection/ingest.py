@@ -94,6 +94,12 @@ class IngestPipeline:
         done = self._done(prev, size, overlap, data, started, progress) if prev is not None else None
         if done is not None:  # known before reading a page: a scanned PDF is not read by OCR twice
             return done
+        if prev is not None and prev.ocr is not None:  # the same file, read since OCR was, under other settings:
+            if originals.path(prev.doc_id) is None:  # from its stored pages (its scans are not read by OCR again)
+                originals.save(prev.doc_id, data)
+            ex = self.stored_pdf(prev.doc_id, for_index=True)
+            ex.name = name or p.stem
+            return self._ingest(ex, started, size, overlap, progress)
         extracted = extract_pdf(data, name or p.stem, config.max_upload_bytes(),
                                 lambda f, m: progress("extract", 0.95 * f, m), find_tables=tables_on())
         return self._ingest(extracted, started, size, overlap, progress)
@@ -280,8 +286,8 @@ def _kept_pdf_facts(doc_id: str, texts: list[str]) -> tuple[dict[str, str], list
 
 
 def tables_on() -> bool:
-    """Whether tables are indexed as their own passages (``NEPAQA_TABLES=1``; off by default)."""
-    return str(config.get("NEPAQA_TABLES") or "0").strip().lower() in ("1", "true", "yes", "on")
+    """Whether tables are indexed as their own passages (on by default; ``NEPAQA_TABLES=0`` leaves them prose)."""
+    return str(config.get("NEPAQA_TABLES") or "1").strip().lower() in ("1", "true", "yes", "on")
 
 
 def table_chunks(ex: ExtractedPdf, first: int, count_tokens: Callable[[str], int], chunk_size: int,

@@ -29,9 +29,9 @@ DEFAULTS: dict[str, str] = {
     "NEPAQA_DATABASE_URL": "",  # empty: SQLite under NEPAQA_HOME
     "NEPAQA_MAX_UPLOAD_MB": "1024",
     "NEPAQA_CHUNK_SIZE": "200",
-    # 1: tables also indexed as their own passages of Markdown rows. Off by default: on the NEPAQuAD sets their
-    # passages crowd out prose answers (bench/README.md, "Tables"); on a table's own cells they help
-    "NEPAQA_TABLES": "0",
+    # 1: ruled tables also indexed as their own passages of Markdown rows (a table of paragraphs stays prose); 0:
+    # every table prose only (bench/README.md, "Scanned pages and tables")
+    "NEPAQA_TABLES": "1",
     "NEPAQA_CHUNK_OVERLAP": "40",
     # Who may set final labels on Validate (Adjudicate tab): comma-separated names or e-mails, matched without
     # regard to case against the signed-in user (st.login) or the typed reviewer name. Empty: nobody can adjudicate.

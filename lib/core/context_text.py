@@ -8,6 +8,7 @@ back into whole sentences, each with its source number, page and document (the e
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lib.core.sentences import heading_line, is_whole, split_sentences, strip_heading
@@ -24,13 +25,30 @@ _INLINE_ITEM = re.compile(r"(?:(?<=[:.;])|(?<=[:.;] ))[ \t]+(?=(?:[-–•▪o\u
 OCR_NOTE = "read by OCR"
 
 
-def pages_label(start: int | None, end: int | None = None, ocr: bool = False) -> str:
-    """A passage's pages as its citation names them: "p. 71", "pp. 71–72", "p. 212, read by OCR" (a scanned page
-    whose text OCR read), or "" when it has none (a pasted gold passage)."""
+def pages_label(start: int | None, end: int | None = None, ocr: Sequence[int] = ()) -> str:
+    """A passage's pages as its citation names them: "p. 71", "pp. 71–72", "p. 212, read by OCR" (``ocr``: its
+    pages that are scans whose text OCR read), "pp. 4–5, p. 5 read by OCR" where only some are, or "" when it has
+    none (a pasted gold passage)."""
     if start is None:
         return ""
-    pages = f"p. {start}" if end is None or end == start else f"pp. {start}–{end}"
-    return f"{pages}, {OCR_NOTE}" if ocr else pages
+    last = start if end is None else end
+    pages = f"p. {start}" if last == start else f"pp. {start}–{last}"
+    note = ocr_label(start, end, ocr)
+    return f"{pages}, {note}" if note else pages
+
+
+def ocr_label(start: int | None, end: int | None, ocr: Sequence[int]) -> str:
+    """"read by OCR" where every page of the span is a scan OCR read, "p. 5 read by OCR" where only some are, or
+    ""."""
+    if start is None:
+        return ""
+    last = start if end is None else end
+    scanned = sorted({n for n in ocr if start <= n <= last})
+    if not scanned:
+        return ""
+    if len(scanned) == last - start + 1:
+        return OCR_NOTE
+    return f"{'p.' if len(scanned) == 1 else 'pp.'} {', '.join(map(str, scanned))} {OCR_NOTE}"
 
 
 def source_block(n: int, label: str, text: str) -> str:

@@ -267,6 +267,15 @@ def highlight_rects(doc_id: str, page: int, text: str | Sequence[str], cover: fl
         doc.close()
 
 
+def page_holding(doc_id: str, start: int, end: int, text: str) -> int:
+    """The first page from ``start`` to ``end`` on which ``text`` is highlighted (a table passage's row may sit
+    on its last page); ``start`` when none holds it."""
+    for page in range(start, end + 1) if end > start else ():
+        if highlight_rects(doc_id, page, text):
+            return page
+    return start
+
+
 def render_page(doc_id: str, page: int, highlight: str | Sequence[str] | None = None, zoom: float = DEFAULT_ZOOM,
                 cover: float = 0.0) -> bytes:
     """Page ``page`` (from 1) of the kept original of ``doc_id`` as PNG bytes, with ``highlight`` (a passage, or

@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lib.core.text import tokenize
+
 # A caption line: "Table ES-5 Comparative Summary …", "Table 3.2-1. Noise Levels" (as chunking's _CAPTION)
 CAPTION = re.compile(r"^\s*(Table\s+(?:[A-Z]{1,3}[-.]?)?\d+(?:[.-]\d+)*[a-z]?)[.:]?\s+(\(continued\)|[A-Z(].{2,160}?)\s*$")
 RULED = 6  # drawn lines and rectangles from which a page may hold a ruled table (a 2 × 2 grid has 6)
@@ -128,6 +130,56 @@ _RULE_LINE = re.compile(r"^\|(?: --- \|)+$", re.M)
 def is_table_passage(text: str) -> bool:
     """Whether a chunk is one of a table's passages (its header row's rule line is in it)."""
     return bool(_RULE_LINE.search(text))
+
+
+@dataclass(frozen=True)
+class PassageRows:
+    """A table passage read back: its caption, header and the rows a query asks about (all rows when none), and
+    any text around the table (a source that joins a table passage and a prose chunk of the same pages)."""
+
+    caption: str
+    header: list[str]
+    rows: list[list[str]]
+    around: str = ""
+
+    @property
+    def highlight(self) -> str:
+        """The rows' cells (and the text around the table) as one text, for the page highlight: those rows' band
+        of the table, not the whole passage."""
+        return " ".join([self.around, *(c for row in self.rows for c in row if c and c != "…")]).strip()
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip()[1:-1].split(" | ")]
+
+
+def rows_asked(text: str, query: str) -> PassageRows | None:
+    """A table passage's rows that share the most of the query's words (a question, or a question and its
+    answer), in order; every row when none shares a word. None for a passage that is not a table's."""
+    if not is_table_passage(text):
+        return None
+    lines = text.splitlines()
+    rule = next(i for i, ln in enumerate(lines) if _RULE_LINE.fullmatch(ln))
+    head = lines[rule - 1] if rule and lines[rule - 1].startswith("|") else ""
+    caption = lines[rule - 2] if rule > 1 and not lines[rule - 2].startswith("|") else ""
+    # a source may join two passages of one table (each under the caption and header) or prose of its pages
+    table_lines = {caption, head}
+    rows = [_cells(ln) for ln in lines[rule + 1:]
+            if ln.startswith("|") and ln not in table_lines and not _RULE_LINE.fullmatch(ln)]
+    around = " ".join(ln for ln in lines if not ln.startswith("|") and ln not in table_lines)
+    header = _cells(head) if head else []
+    asked = set(tokenize(query))
+    shared = [len(asked & set(tokenize(" ".join(r)))) for r in rows]
+    best = max(shared, default=0)
+    return PassageRows(caption, header, [r for r, n in zip(rows, shared, strict=True) if n == best] if best else rows,
+                       around)
+
+
+def passage_highlight(text: str, query: str) -> str:
+    """What to highlight on the page for a passage found for ``query``: a table passage's rows asked about, any
+    other passage whole."""
+    asked = rows_asked(text, query)
+    return asked.highlight if asked is not None else text
 
 
 def _md(cells: Sequence[str]) -> str:

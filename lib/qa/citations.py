@@ -12,9 +12,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lib.core.context_text import pages_label
+from lib.core.context_text import ocr_label, pages_label
 from lib.core.json_types import JSONObject
 from lib.core.text import PASSAGE_GAP as GAP
+from lib.documents.tables import passage_highlight
 from lib.qa.context_passage import ContextPassage
 
 SECTION_SEP = " › "
@@ -32,7 +33,7 @@ class Source:
     text: str  # the passages joined, the words two overlapping chunks share given once
     contexts: list[int] = field(default_factory=list)  # indexes of the contexts merged here
     score: float | None = None  # the best score among them
-    ocr: bool = False  # some of its pages are scans whose text OCR read
+    ocr: tuple[int, ...] = ()  # its pages that are scans whose text OCR read
 
     @property
     def pages(self) -> str:
@@ -49,6 +50,16 @@ class Source:
         if head and pages:
             return f"{head}, {pages}"
         return head or pages or "passage"
+
+    @property
+    def ocr_note(self) -> str:
+        """"read by OCR", "p. 5 read by OCR" where only some of its pages are scans, or ""."""
+        return ocr_label(self.page_start, self.page_end, self.ocr)
+
+    def marked(self, question: str) -> str:
+        """What its page highlights when the answer quotes nothing from it: a table passage's rows the question
+        asks about, any other passage whole."""
+        return passage_highlight(self.text, question)
 
     def as_dict(self) -> JSONObject:
         return {"n": self.n, "doc_id": self.doc_id, "doc_name": self.doc_name, "page_start": self.page_start,
@@ -94,7 +105,7 @@ def number_sources(contexts: Iterable[ContextPassage], default_doc_id: str | Non
     numbered from 1 in the order of their first passage. ``default_doc_id``/``default_doc_name`` stand in for
     contexts that do not name their document (single-document RAG)."""
     groups: list[dict[str, Any]] = []
-    ocr_of: list[bool] = []
+    ocr_of: list[tuple[int, ...]] = []
     for i, c in enumerate(contexts):
         ocr_of.append(c.ocr)
         doc_id = c.doc_id or default_doc_id
@@ -141,7 +152,7 @@ def number_sources(contexts: Iterable[ContextPassage], default_doc_id: str | Non
         sources.append(Source(n=n, doc_id=g["doc_id"], doc_name=g["doc_name"], page_start=g["start"],
                               page_end=g["end"], section=g["section"], text=_join([it["text"] for it in items]),
                               contexts=sorted(it["i"] for it in g["items"]), score=g["score"],
-                              ocr=any(ocr_of[it["i"]] for it in g["items"])))
+                              ocr=tuple(sorted({n for it in g["items"] for n in ocr_of[it["i"]]}))))
     return sources
 
 

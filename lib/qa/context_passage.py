@@ -52,7 +52,7 @@ class ContextPassage:
     score: float | None = None  # RAG: the best retrieval score among its chunks
     chunks: int | None = None  # RAG: how many retrieved chunks were merged into this source
     kept_through: int | None = None  # full PDF: the last page the model saw; the support check reads up to it
-    ocr: bool = False  # RAG: some of its pages are scans whose text OCR read
+    ocr: tuple[int, ...] = ()  # RAG: its pages that are scans whose text OCR read
 
     @property
     def pages(self) -> str:
@@ -74,7 +74,7 @@ class ContextPassage:
             if getattr(self, key) is not None:
                 d[key] = getattr(self, key)
         if self.ocr:
-            d["ocr"] = True
+            d["ocr"] = list(self.ocr)
         return d
 
     @classmethod
@@ -86,7 +86,17 @@ class ContextPassage:
                    n=_int_or_none(d.get("n")) or None,
                    score=float(score) if isinstance(score, int | float) and not isinstance(score, bool) else None,
                    chunks=_int_or_none(d.get("chunks")), kept_through=_int_or_none(d.get("kept_through")),
-                   ocr=d.get("ocr") is True)
+                   ocr=_ocr_pages(d.get("ocr"), _int_or_none(d.get("page_start")), _int_or_none(d.get("page_end"))))
+
+
+def _ocr_pages(value: object, start: int | None, end: int | None) -> tuple[int, ...]:
+    """The stored scanned pages: a list of page numbers, or (records from before pages were named) true for every
+    page of the span."""
+    if value is True and start is not None:
+        return tuple(range(start, (end if end is not None else start) + 1))
+    if isinstance(value, list):
+        return tuple(sorted({n for n in value if isinstance(n, int) and not isinstance(n, bool)}))
+    return ()
 
 
 def to_json(passages: Iterable[ContextPassage], ensure_ascii: bool = True) -> str:

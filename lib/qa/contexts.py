@@ -91,7 +91,7 @@ def rag_context(hits: Sequence) -> Context:
     so an answer's [2] means the page's source [2]."""
     chunks = [ContextPassage(h.chunk.text, h.chunk.page_start, h.chunk.page_end, getattr(h, "doc_id", "") or "",
                              getattr(h, "doc_name", "") or "", h.chunk.section, score=round(float(h.score), 4),
-                             ocr=bool(getattr(h, "ocr_pages", ()))) for h in hits]
+                             ocr=tuple(getattr(h, "ocr_pages", ()))) for h in hits]
     sources = number_sources(chunks)
     parts = [source_block(s.n, s.label, s.text) for s in sources]
     passages = [ContextPassage(s.text, s.page_start, s.page_end, s.doc_id or "", s.doc_name or "", s.section or "",

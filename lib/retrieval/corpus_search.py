@@ -12,9 +12,12 @@ from dataclasses import dataclass, field
 from lib.collection.lexical import query_terms
 from lib.core.context_text import pages_label
 from lib.documents.pdf import symbol_bullets
+from lib.documents.tables import PassageRows, rows_asked
 from lib.retrieval.retriever import Retriever
 
 SNIPPET_CHARS = 320
+MAX_SNIPPET_ROWS = 3  # a table passage's snippet: the rows the query asks about, at most this many
+CELL_STYLE = "border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top"
 
 
 @dataclass(frozen=True)
@@ -26,7 +29,12 @@ class FoundPassage:
     section: str
     snippet_html: str  # escaped, with the query's terms marked
     text: str
-    ocr: bool = False  # some of its pages are scans whose text OCR read
+    ocr: tuple[int, ...] = ()  # its pages that are scans whose text OCR read
+    highlight: str = ""  # what the page highlight marks: a table passage's rows asked about, else the text
+
+    @property
+    def marked(self) -> str:
+        return self.highlight or self.text
 
     @property
     def where(self) -> str:
@@ -55,16 +63,31 @@ def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
         start = space + 1
     if end < len(flat) and (space := flat.rfind(" ", max(start, first), end)) > first:  # … and end before one
         end = space
-    window = flat[start:end]
+    return ("…" if start else "") + _marked(flat[start:end], terms) + ("…" if end < len(flat) else "")
+
+
+def _marked(text: str, terms: list[str]) -> str:
+    """``text`` escaped, with the query's terms in <mark>: the terms are found in the raw text, then every piece
+    is escaped, so our <mark> never splits an &entity;."""
     pieces, pos = [], 0
-    if terms:  # find the terms in the raw text, then escape every piece: our <mark> never splits an &entity;
+    if terms:
         pattern = re.compile(r"\b(" + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
                              + r")\w*", re.IGNORECASE)
-        for m in pattern.finditer(window):
-            pieces.append(html.escape(window[pos:m.start()]) + f"<mark>{html.escape(m.group(0))}</mark>")
+        for m in pattern.finditer(text):
+            pieces.append(html.escape(text[pos:m.start()]) + f"<mark>{html.escape(m.group(0))}</mark>")
             pos = m.end()
-    pieces.append(html.escape(window[pos:]))
-    return ("…" if start else "") + "".join(pieces) + ("…" if end < len(flat) else "")
+    pieces.append(html.escape(text[pos:]))
+    return "".join(pieces)
+
+
+def table_snippet(asked: PassageRows, terms: list[str]) -> str:
+    """A table passage's rows asked about, as a small table under its header (every cell escaped, then marked)."""
+    def row(cells: list[str], tag: str) -> str:
+        return "<tr>" + "".join(f"<{tag} style='{CELL_STYLE}'>{_marked(c, terms)}</{tag}>" for c in cells) + "</tr>"
+    body = "".join(row(r, "td") for r in asked.rows[:MAX_SNIPPET_ROWS])
+    more = len(asked.rows) - MAX_SNIPPET_ROWS
+    return ("<table style='border-collapse:collapse;font-size:0.88rem'>" + (row(asked.header, "th") if asked.header
+            else "") + body + "</table>" + (f"<div>… and {more} more row(s) of this passage</div>" if more > 0 else ""))
 
 
 def search_documents(retriever: Retriever, query: str, doc_ids: list[str] | None = None, k: int = 30,
@@ -76,8 +99,11 @@ def search_documents(retriever: Retriever, query: str, doc_ids: list[str] | None
     for h in hits:
         r = results.setdefault(h.doc_id, DocResult(h.doc_id, h.doc_name, h.rank, h.score))
         if len(r.passages) < per_doc:
-            r.passages.append(FoundPassage(h.chunk.page_start, h.chunk.page_end, h.chunk.section,
-                                           snippet(h.chunk.text, terms), h.chunk.text, bool(h.ocr_pages)))
+            asked = rows_asked(h.chunk.text, query)  # a table passage: the rows the query asks about
+            r.passages.append(FoundPassage(
+                h.chunk.page_start, h.chunk.page_end, h.chunk.section,
+                snippet(h.chunk.text, terms) if asked is None else table_snippet(asked, terms), h.chunk.text,
+                tuple(h.ocr_pages), asked.highlight if asked is not None else ""))
     for r in results.values():
         text = " ".join(p.text for p in r.passages).lower()
         r.matched_terms = [t for t in terms if re.search(r"\b" + re.escape(t), text)]

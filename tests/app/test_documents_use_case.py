@@ -7,7 +7,9 @@ import pytest
 
 from lib.app import documents, search
 from lib.core import UserError
+from lib.core.context_text import pages_label
 from lib.documents import Chunk
+from lib.qa.context_passage import ContextPassage
 from lib.storage import jobs
 from lib.storage.engine import get_engine
 
@@ -109,6 +111,23 @@ def test_a_passage_shows_its_pages_and_a_snippet_cut_at_a_word():
     one = Chunk(0, "t", 4, 4, 0, 1, 1)
     two = Chunk(1, "t", 4, 5, 0, 1, 1)
     assert (documents.pages_of(one), documents.pages_of(two), documents.page_span(two)) == ("p. 4", "pp. 4–5", "4–5")
+    # a passage over two pages, one of them a scan: only that page is said to be read by OCR
+    assert (documents.page_span(two, [5]), documents.page_span(two, [4, 5]), documents.page_span(one, [5])) == (
+        "4–5 (p. 5 read by OCR)", "4–5 (read by OCR)", "4")
+    assert (pages_label(4, 5, [5]), pages_label(4, 6, [4, 6]), pages_label(4, 5, [4, 5])) == (
+        "pp. 4–5, p. 5 read by OCR", "pp. 4–6, pp. 4, 6 read by OCR", "pp. 4–5, read by OCR")
+    # a stored source from before pages were named ("ocr": true) was read by OCR on all its pages
+    assert ContextPassage.from_dict({"text": "t", "page_start": 4, "page_end": 5, "ocr": True}).ocr == (4, 5)
+    assert ContextPassage.from_dict({"text": "t", "page_start": 4, "page_end": 5, "ocr": [5]}).pages == \
+        "pp. 4–5, p. 5 read by OCR"
     assert documents.snippet("short text", 320) == "short text"
     assert documents.snippet("the caribou herd calves", 14) == "the caribou …"
     assert documents.snippet("abcdefghij", 4) == "abcd …"
+
+
+def test_the_chunk_list_is_in_page_order_with_table_passages_marked():
+    prose = [Chunk(0, "Wetlands were mapped.", 3, 3, 0, 10, 4), Chunk(1, "Noise was measured.", 9, 9, 10, 20, 4)]
+    table = Chunk(2, "Table 4-2 Wetland Acres\n| Type | Acres |\n| --- | --- |\n| Marsh | 12.4 |", 4, 5, 0, 1, 20)
+    rows = documents.chunk_rows([*prose, table], [5])
+    assert [(r["#"], r["pages"], r["kind"]) for r in rows] == [
+        (0, "3", "text"), (2, "4–5 (p. 5 read by OCR)", "table"), (1, "9", "text")]

@@ -74,7 +74,7 @@ def test_a_scanned_page_in_a_text_pdf_is_read_found_cited_and_highlighted(fresh,
     top = hits[0]
     assert (top.chunk.page_start, top.ocr_pages) == (1, (1,)) and top.as_dict()["read_by_ocr"] == [1]
     cited = rag_context(hits).passages[0]
-    assert cited.pages == "p. 1, read by OCR" and cited.as_dict()["ocr"] is True
+    assert cited.pages == "p. 1, read by OCR" and cited.as_dict()["ocr"] == [1]
     text_page = next(h for h in Retriever(fresh).search(res.doc_id, "missile defense", k=10) if h.chunk.page_start > 1)
     assert text_page.ocr_pages == () and "OCR" not in rag_context([text_page]).passages[0].pages
 
@@ -162,3 +162,37 @@ def test_ocr_that_cannot_read_names_the_pages_and_indexes_the_rest(fresh, tmp_pa
     assert (redone.ocr_pages, redone.ocr_failed, redone.empty_pages) == ([1], {}, [])
     assert fresh.get(res.doc_id).ocr_pages == [1]
     assert SCANNED_HEADING in " ".join(fresh.pages(res.doc_id)[0].text.split())
+
+
+def test_one_scan_tesseract_cannot_read_is_named_and_the_other_scans_are_read(fresh, tmp_path):
+    """Two scans in a text PDF: page 1 reads; page 5, a long strip (a profile drawing's sheet, 14,000 points tall),
+    is more than Tesseract takes ("Image too large", a real Tesseract error). Page 1 is indexed and cited as read
+    by OCR; page 5 is named with the reason; the text pages are indexed."""
+    pdf = build(tmp_path / "mixed.pdf", scanned={1})
+    doc = pymupdf.open(pdf)
+    strip = doc.new_page(width=60, height=14000)
+    art = pymupdf.open()
+    drawn = art.new_page(width=60, height=200)
+    drawn.insert_text((5, 50), "Station 12+00", fontsize=9)
+    strip.insert_image(strip.rect, pixmap=drawn.get_pixmap(dpi=150))  # an image only: no text layer
+    doc.save(tmp_path / "strip.pdf")
+    res = fresh.ingest_file(str(tmp_path / "strip.pdf"))
+    assert res.ocr_pages == [1] and list(res.ocr_failed) == [5] and res.ocr_missing == []
+    assert "Image too large" in res.ocr_failed[5] and res.ocr_failed[5].startswith("OCR could not read it (")
+    assert SCANNED_HEADING in " ".join(fresh.pages(res.doc_id)[0].text.split())
+    assert fresh.get(res.doc_id).ocr_pages == [1] and len(fresh.pages(res.doc_id)) == 5
+    hits = Retriever(fresh).search(res.doc_id, "ground-based midcourse defense concept and facilities", k=3,
+                                   method="lexical")
+    assert rag_context(hits).passages[0].pages == "p. 1, read by OCR"
+
+
+def test_the_same_scanned_pdf_under_other_chunk_settings_is_not_read_by_ocr_again(fresh, tmp_path):
+    pdf = str(build(tmp_path / "mixed.pdf", scanned={1}))
+    first = fresh.ingest_file(pdf, chunk_size=200, chunk_overlap=40)
+    steps: list[str] = []
+    again = fresh.ingest_file(pdf, chunk_size=120, chunk_overlap=20, progress=lambda s, f, m: steps.append(m))
+    assert not [m for m in steps if "by OCR" in m] and not again.skipped  # chunked again, from the stored pages
+    assert (again.doc_id, again.ocr_pages, again.name) == (first.doc_id, [1], "mixed") and again.chunks > first.chunks
+    info = fresh.get(again.doc_id)
+    assert (info.chunk_size, info.ocr_pages) == (120, [1])
+    assert SCANNED_HEADING in " ".join(fresh.pages(again.doc_id)[0].text.split())

@@ -14,6 +14,7 @@ from lib.collection.document_store import DocumentStore
 from lib.collection.vectors import VectorIndex, make_client
 from lib.core.text import tokenize
 from lib.documents import page_render, tables
+from lib.retrieval.corpus_search import search_documents
 from lib.retrieval.retriever import Retriever
 from lib.storage.engine import get_engine
 
@@ -141,15 +142,15 @@ def fresh(tmp_path, services):
     return DocumentStore(index, get_engine(f"sqlite:///{tmp_path / 'db.sqlite'}"))
 
 
-def test_tables_are_prose_only_unless_turned_on(fresh, tmp_path, monkeypatch):
-    monkeypatch.delenv("NEPAQA_TABLES", raising=False)
+def test_tables_are_prose_only_when_turned_off(fresh, tmp_path, monkeypatch):
+    monkeypatch.setenv("NEPAQA_TABLES", "0")
     res = fresh.ingest_file(str(build(tmp_path / "wetlands.pdf", by_column=True)))
     assert not [c for c in fresh.chunks(res.doc_id) if tables.is_table_passage(c.text)]
     assert "Vernal pools" in " ".join(c.text for c in fresh.chunks(res.doc_id))  # its text is indexed as prose
 
 
 def test_a_cell_question_finds_its_row_and_the_highlight_marks_it(fresh, tmp_path, monkeypatch):
-    monkeypatch.setenv("NEPAQA_TABLES", "1")
+    monkeypatch.delenv("NEPAQA_TABLES", raising=False)  # on by default
     res = fresh.ingest_file(str(build(tmp_path / "wetlands.pdf", by_column=True)))
     chunks = fresh.chunks(res.doc_id)
     table_passages = [c for c in chunks if c.section == CAPTION and "| --- |" in c.text]
@@ -171,6 +172,28 @@ def test_a_cell_question_finds_its_row_and_the_highlight_marks_it(fresh, tmp_pat
                len({w for w in tokenize(c.text) if len(w) > 3} & passages[0]) >= 0.6 * len({w for w in tokenize(c.text)
                                                                                       if len(w) > 3})
                for c in with_twins)
-    # the row's highlight on page 2 covers that row's band of the grid (y 82–104), nothing above or below
-    rects = page_render.highlight_rects(res.doc_id, 2, "Vernal pools 0.9 acres 0.2 acres Wyoming, Montana")
-    assert rects and all(r[1] >= 82 and r[3] <= 104 for r in rects), rects
+    # Search shows the row asked about under the header, and its page highlight marks that row's band of the
+    # grid on page 2 (y 82–104), nothing above or below
+    [found] = search_documents(Retriever(fresh), "How many acres of vernal pools would Alternative A affect?",
+                               [res.doc_id], k=3)
+    p = next(p for p in found.passages if tables.is_table_passage(p.text))
+    assert p.highlight == "Vernal pools 0.9 acres 0.2 acres Wyoming, Montana"
+    assert "<th style" in p.snippet_html and "<mark>Vernal</mark>" in p.snippet_html and "Wet meadow" not in p.snippet_html
+    page = page_render.page_holding(res.doc_id, p.page_start, p.page_end, p.marked)
+    rects = page_render.highlight_rects(res.doc_id, page, p.marked)
+    assert (p.page_start, p.page_end, page) == (1, 2, 2) and rects and all(r[1] >= 82 and r[3] <= 104 for r in rects), rects
+
+
+def test_the_rows_asked_about_are_read_back_from_a_passage():
+    text = tables.passages(tables.Table(CAPTION, HEADER, ROWS, [1] * 6), lambda t: len(t.split()), 400, 500)[0][0]
+    asked = tables.rows_asked(text, "Which states hold forested swamp?")
+    assert asked == tables.PassageRows(CAPTION, HEADER, [ROWS[1]])
+    assert tables.rows_asked(text, "noise").rows == ROWS  # no row shares a word: every row
+    assert tables.rows_asked("Wetlands were delineated in 2015.", "wetlands") is None
+    # a source joining prose and a table passage: the prose is marked with the row asked about
+    joined = tables.passage_highlight("Field crews walked every transect.\n" + text, "forested swamp")
+    assert joined == "Field crews walked every transect. Forested swamp 40.2 acres 18.9 acres Wyoming"
+    two = text + "\n" + text.replace("Forested swamp", "Cypress dome")  # two passages of one table, joined
+    assert tables.rows_asked(two, "cypress dome").rows == [["Cypress dome", *ROWS[1][1:]]]
+    assert tables.rows_asked(two, "noise").rows == ROWS + [["Cypress dome", *ROWS[1][1:]] if r == ROWS[1] else r
+                                                           for r in ROWS]
