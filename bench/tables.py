@@ -3,8 +3,8 @@ own passages (Markdown rows under the caption and header) and without (their tex
 
     python bench/tables.py
 
-The questions are `data/tables/questions.jsonl`: 27 questions about cells of the sample EIS's five tables
-(19 on ES-1 to ES-4, pages 12–15; 8 on the 19-page ES-5, pages 55–73, a table of paragraphs, which stays prose in
+The questions are `data/tables/questions.jsonl`: 32 questions about cells of the sample EIS's five tables
+(24 on ES-1 to ES-4, pages 12–15; 8 on the 19-page ES-5, pages 55–73, a table of paragraphs, which stays prose in
 both settings), each with its page, its row's first cell (where the answer alone is too common: "600") and the
 cell's words. Two documents:
 - the sample EIS, whose text layer reads its tables row by row;

@@ -10,7 +10,7 @@ from lib.core import UserError, short_titles
 from lib.qa import ask as ask_lib
 from lib.qa import citations, support
 from pages import _support_view as support_view
-from pages._ui import cited_page, ocr_note, plain, services
+from pages._ui import cited_page, ocr_note, page_of_rows, plain, services
 
 
 def sources_of(r: ask_lib.AskResult) -> list:
@@ -85,7 +85,10 @@ def render_sources(r: ask_lib.AskResult, where: str = "grid") -> None:
 
 def _page(s: citations.Source, base: str, quotes: tuple[str, ...], question: str) -> None:
     pkey = f"{base}_page_{s.n}"
-    number = st.session_state.setdefault(pkey, s.page_start)
+    rows = s.rows_marked(question)  # a table passage: only the rows the question asks about are marked
+    if pkey not in st.session_state:  # opens on the page of its span that holds the rows asked about
+        st.session_state[pkey] = page_of_rows(s.doc_id, s.page_start, s.page_end or s.page_start, rows)
+    number = st.session_state[pkey]
     own = s.page_start <= number <= (s.page_end or s.page_start)
     got = cited_page(s.doc_id, number, quotes if own else (), s.marked(question) if own else None)
     if got is None:
@@ -101,7 +104,6 @@ def _page(s: citations.Source, base: str, quotes: tuple[str, ...], question: str
     nxt.button("Next ▶", key=f"{base}_next_{s.n}", disabled=number >= n_pages, on_click=turn, args=(1,))
     note = ""
     if own:
-        rows = s.marked(question) != s.text  # a table passage: only the rows asked about are marked
         note = {"quotes": " · the quoted sentences highlighted",
                 "passage": " · the rows asked about highlighted" if rows else " · the cited passage highlighted"}.get(
             what, " · the passage was not found on this page")

@@ -96,8 +96,19 @@ def page_or_notice(doc: str, number: int, highlight: str | None) -> tuple[bytes,
     return _or_notice(lambda: page_png(doc, number, highlight))
 
 
+def page_of_rows(doc: str, start: int, end: int, rows: tuple[str, ...]) -> int:
+    """The page of a passage's span that holds the table rows asked about (``start`` without rows, or when the
+    page cannot be read: showing it then says why)."""
+    if not rows:
+        return start
+    try:
+        return page_render.page_holding(doc, start, end, rows)
+    except (page_render.NoOriginalError, UserError, OSError):
+        return start
+
+
 def cited_page(doc: str, number: int, quotes: tuple[str, ...],
-               passage: str | None) -> tuple[bytes, int, int, str] | None:
+               passage: str | tuple[str, ...] | None) -> tuple[bytes, int, int, str] | None:
     """A cited page with the sentences the answer quotes from it highlighted, or, when none of them is on the
     page, the whole cited passage: (png, lines highlighted, page count, "quotes" | "passage" | ""). None after a
     notice when the page cannot be shown."""

@@ -94,8 +94,8 @@ class IngestPipeline:
         done = self._done(prev, size, overlap, data, started, progress) if prev is not None else None
         if done is not None:  # known before reading a page: a scanned PDF is not read by OCR twice
             return done
-        if prev is not None and prev.ocr is not None:  # the same file, read since OCR was, under other settings:
-            if originals.path(prev.doc_id) is None:  # from its stored pages (its scans are not read by OCR again)
+        if prev is not None and _has_scans(prev):  # the same file with scans, under other settings: from its
+            if originals.path(prev.doc_id) is None:  # stored pages (scans OCR read are not read again)
                 originals.save(prev.doc_id, data)
             ex = self.stored_pdf(prev.doc_id, for_index=True)
             ex.name = name or p.stem
@@ -229,6 +229,13 @@ def _settings(chunk_size: int | None, chunk_overlap: int | None) -> tuple[int, i
     if not 0 <= overlap < size:
         raise UserError(f"Chunk overlap must be at least 0 and smaller than the chunk size ({size}); got {overlap}.")
     return size, overlap
+
+
+def _has_scans(row: Any) -> bool:
+    """Whether a stored document has scanned pages on record (read by OCR, failed, or left for want of
+    Tesseract). A text PDF uploaded again is read again: its text comes from the extractor as it is now."""
+    info = info_of(row)
+    return bool(info.ocr_pages or info.ocr_failed or info.ocr_missing)
 
 
 def _read_unread_scans(ex: ExtractedPdf, doc_id: str) -> ExtractedPdf:

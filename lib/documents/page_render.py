@@ -10,6 +10,7 @@ is never changed: the highlight is added to the page in memory and drawn with th
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 import threading
@@ -267,12 +268,17 @@ def highlight_rects(doc_id: str, page: int, text: str | Sequence[str], cover: fl
         doc.close()
 
 
-def page_holding(doc_id: str, start: int, end: int, text: str) -> int:
-    """The first page from ``start`` to ``end`` on which ``text`` is highlighted (a table passage's row may sit
-    on its last page); ``start`` when none holds it."""
-    for page in range(start, end + 1) if end > start else ():
-        if highlight_rects(doc_id, page, text):
-            return page
+@functools.lru_cache(maxsize=256)  # a page rerun asks again; a doc_id names one file's bytes (its hash)
+def page_holding(doc_id: str, start: int, end: int, texts: tuple[str, ...]) -> int:
+    """The page from ``start`` to ``end`` that holds ``texts`` (a table passage's rows asked about, which may sit on
+    its last page): the first where every text is placed whole, else the first where each is placed at
+    QUOTE_COVER of its words (a row of "No effect | No effect" on one page must not stand for another's);
+    ``start`` when none holds them."""
+    for cover in (1.0, QUOTE_COVER) if end > start else ():
+        for page in range(start, end + 1):
+            placed = [t for t in texts if highlight_rects(doc_id, page, t, cover)]
+            if texts and len(placed) == len(texts):
+                return page
     return start
 
 

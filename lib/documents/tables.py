@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lib.core.text import tokenize
+from lib.core.text import PASSAGE_GAP, tokenize
 
 # A caption line: "Table ES-5 Comparative Summary …", "Table 3.2-1. Noise Levels" (as chunking's _CAPTION)
 CAPTION = re.compile(r"^\s*(Table\s+(?:[A-Z]{1,3}[-.]?)?\d+(?:[.-]\d+)*[a-z]?)[.:]?\s+(\(continued\)|[A-Z(].{2,160}?)\s*$")
@@ -24,10 +24,11 @@ MIN_ROWS, MIN_COLS = 2, 2  # data rows and columns: fewer is a box or a layout g
 # same tables with the ruled-line finder alone (use_layout=False), in a fifth of the time (2.8 s against 13.9 s).
 LINES_ONLY = True
 TOP_SHARE = 0.25  # a table starting in the top quarter of a page, under no caption, may continue the last one
-# A table most of whose rows are longer than a passage is a table of paragraphs ("Comparative Summary of
-# Impacts", a paragraph per site): cut into parts, its rows would no longer be read whole, and the parts, each
-# repeating the caption and header, would crowd out other passages (bench/tables.py, bench/retrieval.py). The text
-# layer reads such a table as paragraphs already: it stays prose.
+# A table most of whose rows do not fit a passage whole, under the caption and header that every passage repeats,
+# is a table of paragraphs ("Comparative Summary of Impacts", a paragraph per site): cut into parts, its rows would
+# no longer be read whole, and the parts, each repeating the caption and header, would crowd out other passages (bench/retrieval.py: on the sample EIS, Table
+# ES-5's parts cost up to 6 questions a set). It stays prose: each cell's paragraph still reads whole there, but
+# which row and column it belongs to is left to the paragraph's own words.
 PARAGRAPH_ROWS = 0.5
 
 
@@ -132,54 +133,84 @@ def is_table_passage(text: str) -> bool:
     return bool(_RULE_LINE.search(text))
 
 
+MIN_SHARED = 2  # query words a row must share to be "the row asked about" (one common word, "acres", is not)
+
+
 @dataclass(frozen=True)
 class PassageRows:
-    """A table passage read back: its caption, header and the rows a query asks about (all rows when none), and
-    any text around the table (a source that joins a table passage and a prose chunk of the same pages)."""
+    """A table passage read back: its caption and header, and the rows a query asks about (``matched``), or, when
+    no row shares enough of its words, all the table's rows (``matched`` False); with any prose joined to it in one
+    source (a table passage and a prose chunk of the same pages)."""
 
     caption: str
     header: list[str]
     rows: list[list[str]]
+    matched: bool
     around: str = ""
 
     @property
-    def highlight(self) -> str:
-        """The rows' cells (and the text around the table) as one text, for the page highlight: those rows' band
-        of the table, not the whole passage."""
-        return " ".join([self.around, *(c for row in self.rows for c in row if c and c != "…")]).strip()
+    def highlights(self) -> tuple[str, ...]:
+        """What the page highlight marks, each text placed on its own: the prose around, then each row's cells
+        (so every row asked about is marked, in its own band of the table)."""
+        rows = tuple(" ".join(c for c in row if c and c != "…") for row in self.rows)
+        return ((self.around,) if self.around else ()) + tuple(r for r in rows if r)
 
 
 def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip()[1:-1].split(" | ")]
 
 
+def _read_back(text: str) -> tuple[list[tuple[str, list[str], list[list[str]]]], str]:
+    """A passage's tables as (caption, header, rows), one per table (two passages of one table joined: one), and
+    the prose around them."""
+    lines = text.splitlines()
+    rules = {i for i, ln in enumerate(lines) if _RULE_LINE.fullmatch(ln)}
+    heads = {i - 1 for i in rules if i and lines[i - 1].startswith("|")}
+    captions = {i - 2 for i in rules if i - 1 in heads and i > 1 and not lines[i - 2].startswith("|")}
+    blocks: dict[tuple[str, tuple[str, ...]], list[list[str]]] = {}
+    current: list[list[str]] | None = None
+    early: list[list[str]] = []  # rows before the first header (a chunk that starts inside a table)
+    prose = []
+    for i, ln in enumerate(lines):
+        if i in rules:
+            key = (lines[i - 2] if i - 2 in captions else "", tuple(_cells(lines[i - 1])) if i - 1 in heads else ())
+            current = blocks.setdefault(key, [])
+        elif ln.startswith("|") and i not in heads:
+            (current if current is not None else early).append(_cells(ln))
+        elif i not in heads and i not in captions and ln.strip() and ln.strip() != PASSAGE_GAP:
+            prose.append(ln.strip())
+    tables = [(caption, list(header), rows) for (caption, header), rows in blocks.items()]
+    if early and tables:
+        tables[0][2][:0] = early
+    return tables, " ".join(prose)
+
+
 def rows_asked(text: str, query: str) -> PassageRows | None:
-    """A table passage's rows that share the most of the query's words (a question, or a question and its
-    answer), in order; every row when none shares a word. None for a passage that is not a table's."""
+    """A table passage's rows that share the most of the query's words (at least MIN_SHARED, or all of a shorter
+    query's), in order, from the table that holds the best; when none shares enough, the first table's rows, not
+    matched. None for a passage that is not a table's."""
     if not is_table_passage(text):
         return None
-    lines = text.splitlines()
-    rule = next(i for i, ln in enumerate(lines) if _RULE_LINE.fullmatch(ln))
-    head = lines[rule - 1] if rule and lines[rule - 1].startswith("|") else ""
-    caption = lines[rule - 2] if rule > 1 and not lines[rule - 2].startswith("|") else ""
-    # a source may join two passages of one table (each under the caption and header) or prose of its pages
-    table_lines = {caption, head}
-    rows = [_cells(ln) for ln in lines[rule + 1:]
-            if ln.startswith("|") and ln not in table_lines and not _RULE_LINE.fullmatch(ln)]
-    around = " ".join(ln for ln in lines if not ln.startswith("|") and ln not in table_lines)
-    header = _cells(head) if head else []
+    found, around = _read_back(text)
     asked = set(tokenize(query))
-    shared = [len(asked & set(tokenize(" ".join(r)))) for r in rows]
-    best = max(shared, default=0)
-    return PassageRows(caption, header, [r for r, n in zip(rows, shared, strict=True) if n == best] if best else rows,
+    needed = min(MIN_SHARED, len(asked)) or 1
+    scored = [(len(asked & set(tokenize(" ".join(r)))), t) for t, (_, _, rows) in enumerate(found) for r in rows]
+    best = max((n for n, _ in scored), default=0)
+    if best < needed:
+        caption, header, rows = found[0]
+        return PassageRows(caption, header, rows, False, around)
+    table = next(t for n, t in scored if n == best)
+    caption, header, rows = found[table]
+    return PassageRows(caption, header, [r for r in rows if len(asked & set(tokenize(" ".join(r)))) == best], True,
                        around)
 
 
-def passage_highlight(text: str, query: str) -> str:
-    """What to highlight on the page for a passage found for ``query``: a table passage's rows asked about, any
-    other passage whole."""
+def passage_highlight(text: str, query: str) -> str | tuple[str, ...]:
+    """What to highlight on the page for a passage found for ``query``: a table passage's rows asked about (and
+    any prose joined to it), each on its own; any other passage, or a table passage none of whose rows the query
+    asks about, whole."""
     asked = rows_asked(text, query)
-    return asked.highlight if asked is not None else text
+    return asked.highlights if asked is not None and asked.matched else text
 
 
 def _md(cells: Sequence[str]) -> str:
@@ -220,8 +251,9 @@ def passages(table: Table, count_tokens: Callable[[str], int], budget: int,
              max_tokens: int) -> list[tuple[str, int, int, int]]:
     """The table as passages of whole rows, each under ``budget`` tokens where a row allows and never over
     ``max_tokens``: the caption, the header row and its rule, then rows (a row too long for one passage is given
-    as several, each with its first cell and some of its columns). (text, first page, last page, tokens). None for
-    a table of paragraphs (most rows longer than a passage): its prose reading is kept alone."""
+    as several, each with its first cell and some of its columns). (text, first page, last page, tokens). None
+    (an empty list) for a table most of whose rows do not fit a passage whole, under the caption and header every
+    passage repeats (a table of paragraphs): its prose reading is kept alone."""
     head = "\n".join(x for x in (table.caption, _md(table.header), _md(["---"] * len(table.header))) if x)
     head_n = count_tokens(head)
     out: list[tuple[str, int, int, int]] = []
@@ -241,7 +273,7 @@ def passages(table: Table, count_tokens: Callable[[str], int], budget: int,
             (len(row) < 40 and head_n + count_tokens(row) <= max_tokens)
 
     if sum(not fits(_md(cells)) for cells in table.rows) > PARAGRAPH_ROWS * len(table.rows):
-        return []  # a table of paragraphs stays prose
+        return []  # most rows cannot be read whole in a passage (under the caption and header it repeats): prose
     for cells, page in zip(table.rows, table.pages, strict=True):
         for row in _row_parts(cells, fits):
             n = count_tokens(row)

@@ -56,10 +56,15 @@ class Source:
         """"read by OCR", "p. 5 read by OCR" where only some of its pages are scans, or ""."""
         return ocr_label(self.page_start, self.page_end, self.ocr)
 
-    def marked(self, question: str) -> str:
+    def marked(self, question: str) -> str | tuple[str, ...]:
         """What its page highlights when the answer quotes nothing from it: a table passage's rows the question
-        asks about, any other passage whole."""
+        asks about (each on its own), any other passage whole."""
         return passage_highlight(self.text, question)
+
+    def rows_marked(self, question: str) -> tuple[str, ...]:
+        """The rows of a table passage the question asks about, as the page marks them; () for any other."""
+        marked = self.marked(question)
+        return marked if isinstance(marked, tuple) else ()
 
     def as_dict(self) -> JSONObject:
         return {"n": self.n, "doc_id": self.doc_id, "doc_name": self.doc_name, "page_start": self.page_start,

@@ -30,10 +30,11 @@ class FoundPassage:
     snippet_html: str  # escaped, with the query's terms marked
     text: str
     ocr: tuple[int, ...] = ()  # its pages that are scans whose text OCR read
-    highlight: str = ""  # what the page highlight marks: a table passage's rows asked about, else the text
+    highlight: tuple[str, ...] = ()  # a table passage: the rows the query asks about, each marked on its own
 
     @property
-    def marked(self) -> str:
+    def marked(self) -> str | tuple[str, ...]:
+        """What its page highlights: the rows asked about, or the whole passage."""
         return self.highlight or self.text
 
     @property
@@ -81,7 +82,8 @@ def _marked(text: str, terms: list[str]) -> str:
 
 
 def table_snippet(asked: PassageRows, terms: list[str]) -> str:
-    """A table passage's rows asked about, as a small table under its header (every cell escaped, then marked)."""
+    """A table passage's rows asked about (else its first rows), as a small table under its header (every cell
+    escaped, then marked)."""
     def row(cells: list[str], tag: str) -> str:
         return "<tr>" + "".join(f"<{tag} style='{CELL_STYLE}'>{_marked(c, terms)}</{tag}>" for c in cells) + "</tr>"
     body = "".join(row(r, "td") for r in asked.rows[:MAX_SNIPPET_ROWS])
@@ -103,7 +105,7 @@ def search_documents(retriever: Retriever, query: str, doc_ids: list[str] | None
             r.passages.append(FoundPassage(
                 h.chunk.page_start, h.chunk.page_end, h.chunk.section,
                 snippet(h.chunk.text, terms) if asked is None else table_snippet(asked, terms), h.chunk.text,
-                tuple(h.ocr_pages), asked.highlight if asked is not None else ""))
+                tuple(h.ocr_pages), asked.highlights if asked is not None and asked.matched else ()))
     for r in results.values():
         text = " ".join(p.text for p in r.passages).lower()
         r.matched_terms = [t for t in terms if re.search(r"\b" + re.escape(t), text)]

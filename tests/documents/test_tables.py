@@ -116,6 +116,19 @@ def test_a_table_of_paragraphs_stays_prose():
     assert sum(ln.startswith("| Wet meadow |") for ln in rows) >= 2  # in parts, each under the header
 
 
+def test_whether_rows_fit_counts_the_caption_and_header_every_passage_repeats():
+    """Short rows under a wide header (about 50 words) are rows where a passage holds the header and a row, and
+    prose where the header alone fills the passage: their parts would be the header again and again."""
+    wide = [f"{h} (acres affected, direct and indirect, by construction phase)" for h in HEADER]
+
+    def words(text: str) -> int:
+        return len(text.split())
+    out = tables.passages(tables.Table(CAPTION, wide, ROWS, [1] * 6), words, budget=80, max_tokens=120)
+    rows = [ln for text, *_ in out for ln in text.splitlines()[3:]]
+    assert rows == [tables._md(r) for r in ROWS]
+    assert tables.passages(tables.Table(CAPTION, wide, ROWS, [1] * 6), words, budget=55, max_tokens=120) == []
+
+
 def test_passages_repeat_the_caption_and_header_and_keep_rows_whole():
     table = tables.Table(CAPTION, HEADER, ROWS * 4, [1] * 24)
 
@@ -177,23 +190,60 @@ def test_a_cell_question_finds_its_row_and_the_highlight_marks_it(fresh, tmp_pat
     [found] = search_documents(Retriever(fresh), "How many acres of vernal pools would Alternative A affect?",
                                [res.doc_id], k=3)
     p = next(p for p in found.passages if tables.is_table_passage(p.text))
-    assert p.highlight == "Vernal pools 0.9 acres 0.2 acres Wyoming, Montana"
+    assert p.highlight == ("Vernal pools 0.9 acres 0.2 acres Wyoming, Montana",)
     assert "<th style" in p.snippet_html and "<mark>Vernal</mark>" in p.snippet_html and "Wet meadow" not in p.snippet_html
-    page = page_render.page_holding(res.doc_id, p.page_start, p.page_end, p.marked)
-    rects = page_render.highlight_rects(res.doc_id, page, p.marked)
+    page = page_render.page_holding(res.doc_id, p.page_start, p.page_end, p.highlight)
+    rects = page_render.highlight_rects(res.doc_id, page, p.highlight)
     assert (p.page_start, p.page_end, page) == (1, 2, 2) and rects and all(r[1] >= 82 and r[3] <= 104 for r in rects), rects
+    # a row of the same words in another place does not stand for the one asked about: the page is the one that
+    # holds the whole row
+    assert page_render.page_holding(res.doc_id, 1, 2, ("Wet meadow 25.0 acres 11.1 acres Idaho, Wyoming",)) == 2
+
+
+def test_two_rows_asked_about_are_each_marked_in_their_own_band(fresh, tmp_path):
+    res = fresh.ingest_file(str(build(tmp_path / "wetlands.pdf")))
+    passage = next(c.text for c in fresh.chunks(res.doc_id) if tables.is_table_passage(c.text))
+    both = tables.passage_highlight(passage, "emergent marsh riverine fringe")
+    assert both == ("Emergent marsh 12.4 acres 3.1 acres Montana, Idaho", "Riverine fringe 2.3 acres 9.6 acres Montana")
+    # page 1's body rows: 1 at y 362–384, 4 at y 428–450; rows 2 and 3 between them are not marked
+    bands = page_render.highlight_rects(res.doc_id, 1, both)
+    assert {(r[1] - 340) // ROW_H for r in bands} == {1, 4}, bands
 
 
 def test_the_rows_asked_about_are_read_back_from_a_passage():
     text = tables.passages(tables.Table(CAPTION, HEADER, ROWS, [1] * 6), lambda t: len(t.split()), 400, 500)[0][0]
     asked = tables.rows_asked(text, "Which states hold forested swamp?")
-    assert asked == tables.PassageRows(CAPTION, HEADER, [ROWS[1]])
-    assert tables.rows_asked(text, "noise").rows == ROWS  # no row shares a word: every row
+    assert asked == tables.PassageRows(CAPTION, HEADER, [ROWS[1]], True)
+    unasked = tables.rows_asked(text, "noise levels")  # no row shares a word: every row, not matched
+    assert (unasked.rows, unasked.matched) == (ROWS, False)
+    assert tables.passage_highlight(text, "noise levels") == text  # so the whole passage is highlighted
+    assert not tables.rows_asked(text, "wetland acres").matched  # one word every row has ("acres") is not enough
     assert tables.rows_asked("Wetlands were delineated in 2015.", "wetlands") is None
-    # a source joining prose and a table passage: the prose is marked with the row asked about
-    joined = tables.passage_highlight("Field crews walked every transect.\n" + text, "forested swamp")
-    assert joined == "Field crews walked every transect. Forested swamp 40.2 acres 18.9 acres Wyoming"
+    # a source joining prose and a table passage: the prose is marked, and the row asked about
+    joined = tables.passage_highlight("Field crews walked every transect.\n[…]\n" + text, "forested swamp")
+    assert joined == ("Field crews walked every transect.", "Forested swamp 40.2 acres 18.9 acres Wyoming")
     two = text + "\n" + text.replace("Forested swamp", "Cypress dome")  # two passages of one table, joined
     assert tables.rows_asked(two, "cypress dome").rows == [["Cypress dome", *ROWS[1][1:]]]
     assert tables.rows_asked(two, "noise").rows == ROWS + [["Cypress dome", *ROWS[1][1:]] if r == ROWS[1] else r
                                                            for r in ROWS]
+    # two different tables in one source: the second one's header is a header, not a row asked about
+    noise = "Table 4-7 Noise Levels\n| Site | dBA |\n| --- | --- |\n| Fort Drum | 62 |\n| Camp Ravenna | 58 |"
+    other = tables.rows_asked(text + "\n" + noise, "site dBA at Camp Ravenna")
+    assert other == tables.PassageRows("Table 4-7 Noise Levels", ["Site", "dBA"], [["Camp Ravenna", "58"]], True)
+
+
+def test_the_page_holding_a_row_is_the_one_with_the_whole_row(fresh, tmp_path):
+    """Impact tables repeat their values: page 1's "Air quality | No effect | No effect" must not stand for page 2's
+    "Noise | No effect | No effect"."""
+    doc = pymupdf.open()
+    for rows in (["Air quality No effect No effect", "Soils Minor effect No effect"],
+                 ["Water Minor effect Minor effect", "Noise No effect No effect"]):
+        page = doc.new_page()
+        page.insert_textbox(pymupdf.Rect(72, 72, 540, 300), PROSE, fontsize=10)
+        for i, row in enumerate(rows):
+            page.insert_text((72, 340 + 22 * i), row, fontsize=10)
+    doc.save(tmp_path / "effects.pdf")
+    res = fresh.ingest_file(str(tmp_path / "effects.pdf"))
+    assert page_render.page_holding(res.doc_id, 1, 2, ("Noise No effect No effect",)) == 2
+    assert page_render.page_holding(res.doc_id, 1, 2, ("Air quality No effect No effect",)) == 1
+    assert page_render.page_holding(res.doc_id, 1, 2, ("Wildlife No effect Major effect",)) == 1  # none: the first
