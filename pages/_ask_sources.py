@@ -10,7 +10,7 @@ from lib.core import UserError, short_titles
 from lib.qa import ask as ask_lib
 from lib.qa import citations, support
 from pages import _support_view as support_view
-from pages._ui import cited_page, ocr_note, page_of_rows, plain, services
+from pages._ui import cited_page, ocr_note, opening_page, plain, services, show_passage
 
 
 def sources_of(r: ask_lib.AskResult) -> list:
@@ -80,19 +80,19 @@ def render_sources(r: ask_lib.AskResult, where: str = "grid") -> None:
             elif not s.doc_id or s.page_start is None:
                 st.caption("No page to open: this source does not name its document's page.")
             if st.toggle("Show the passage as text", key=f"{base}_text_{s.n}"):
-                st.text(s.text)  # PDF text is untrusted: shown as text
+                show_passage(s.text)  # PDF text is untrusted: shown as text (a table's rows as a table)
 
 
 def _page(s: citations.Source, base: str, quotes: tuple[str, ...], question: str) -> None:
     pkey = f"{base}_page_{s.n}"
     rows = s.rows_marked(question)  # a table passage: only the rows the question asks about are marked
-    if pkey not in st.session_state:  # opens on the page of its span that holds the rows asked about
-        st.session_state[pkey] = page_of_rows(s.doc_id, s.page_start, s.page_end or s.page_start, rows)
+    if pkey not in st.session_state:  # opens where the rows asked about, or most of the passage, are
+        st.session_state[pkey] = opening_page(s.doc_id, s.page_start, s.page_end or s.page_start, s.marked(question))
     number = st.session_state[pkey]
     own = s.page_start <= number <= (s.page_end or s.page_start)
     got = cited_page(s.doc_id, number, quotes if own else (), s.marked(question) if own else None)
     if got is None:
-        st.text(s.text)  # no page to show: the passage itself
+        show_passage(s.text)  # no page to show: the passage itself
         return
     png, lines, n_pages, what = got
     prev, where, nxt = st.columns([1, 2, 1])
@@ -105,7 +105,7 @@ def _page(s: citations.Source, base: str, quotes: tuple[str, ...], question: str
     note = ""
     if own:
         note = {"quotes": " · the quoted sentences highlighted",
-                "passage": " · the rows asked about highlighted" if rows else " · the cited passage highlighted"}.get(
+                "passage": " · the table rows matching the question highlighted" if rows else " · the cited passage highlighted"}.get(
             what, " · the passage was not found on this page")
     where.caption(f"Page {number} of {n_pages}{note}{ocr_note(s.doc_id, number)}")
     st.image(png, width="stretch")

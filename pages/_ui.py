@@ -14,7 +14,7 @@ from lib.app import Services, get_services, queue_reembed
 from lib.app import search as search_case
 from lib.collection import repair, stale_vectors
 from lib.core import UserError, config, readable_name
-from lib.documents import metadata, originals, page_render, symbol_bullets
+from lib.documents import metadata, originals, page_render, symbol_bullets, tables
 
 
 def _leave_pages_folder_mode() -> None:
@@ -96,13 +96,34 @@ def page_or_notice(doc: str, number: int, highlight: str | None) -> tuple[bytes,
     return _or_notice(lambda: page_png(doc, number, highlight))
 
 
-def page_of_rows(doc: str, start: int, end: int, rows: tuple[str, ...]) -> int:
-    """The page of a passage's span that holds the table rows asked about (``start`` without rows, or when the
-    page cannot be read: showing it then says why)."""
-    if not rows:
-        return start
+def show_passage(text: str) -> None:
+    """A passage as text; a table passage's rows as a table under its caption (cells shown as data, never as
+    Markdown), with any prose joined to it as text."""
+    read = tables.read_back(text)
+    if read is None:
+        st.text(text)  # PDF text is untrusted: shown as text
+        return
+    found, prose = read
+    if prose:
+        st.text(prose)
+    for caption, header, rows in found:
+        width = max([len(header), *map(len, rows)])
+        names: list[str] = []
+        for i, h in enumerate(header + [""] * (width - len(header))):
+            name = h or f"column {i + 1}"
+            names.append(name if name not in names else f"{name} ({i + 1})")
+        if caption:
+            st.caption(plain(caption))
+        st.dataframe(pd.DataFrame([r + [""] * (width - len(r)) for r in rows], columns=names), hide_index=True)
+
+
+def opening_page(doc: str, start: int, end: int, marked: str | tuple[str, ...]) -> int:
+    """The page of a passage's span to open on: the one holding the table rows asked about (``marked`` a tuple),
+    else the one holding most of the passage; ``start`` when the page cannot be read (showing it then says why)."""
     try:
-        return page_render.page_holding(doc, start, end, rows)
+        if isinstance(marked, tuple):
+            return page_render.page_holding(doc, start, end, marked)
+        return page_render.page_most_of(doc, start, end, marked)
     except (page_render.NoOriginalError, UserError, OSError):
         return start
 

@@ -8,13 +8,13 @@ import streamlit as st
 from lib.app import documents as docs_case
 from lib.app import ingest_params, queue_reembed, reindex_params, search, stage_upload, workers
 from lib.core import config
-from lib.documents import is_navigation
+from lib.documents import is_navigation, tables
 from lib.documents import metadata as meta_lib
 from lib.qa import scope_ids
 from lib.retrieval import METHODS
 from pages._documents_metadata import metadata_panel
 from pages._jobs import watch
-from pages._ui import doc_label, passage_text, plain, run_safely, scope_picker, services
+from pages._ui import doc_label, passage_text, plain, run_safely, scope_picker, services, show_passage
 
 st.title("📄 Documents")
 svc = services()
@@ -244,6 +244,9 @@ with tab_search:
                             moved = is_navigation(h.chunk.text)
                             st.caption(f"{name} {h.score:.3f}" + (" · a table of contents: ranked after the text, "
                                                                   "whatever its score" if moved else ""), help=tip)
+                            if tables.is_table_passage(h.chunk.text):  # its rows as a table, not Markdown pipes
+                                show_passage(h.chunk.text)
+                                continue
                             text = passage_text(h.chunk.text)
                             st.text(docs_case.snippet(text, SNIPPET))
                             if len(text) > SNIPPET:

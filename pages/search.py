@@ -5,7 +5,7 @@ from lib.app import search
 from lib.core import UserError
 from lib.documents import metadata, page_render
 from lib.retrieval import FoundPassage
-from pages._ui import ocr_note, page_of_rows, page_png, plain, run_safely, services, words_only_note
+from pages._ui import ocr_note, opening_page, page_png, plain, run_safely, services, words_only_note
 
 st.title("🔎 Search the collection")
 st.caption("Which of our EISs discuss caribou? What did past Alaska EISs say about permafrost? Hybrid search "
@@ -49,7 +49,7 @@ def open_page(doc_id: str, p: FoundPassage, key: str) -> None:
     if not st.toggle("Open page", key=key):
         return
     try:
-        number = page_of_rows(doc_id, p.page_start, p.page_end, p.highlight)  # the one holding the rows asked about
+        number = opening_page(doc_id, p.page_start, p.page_end, p.marked)  # where its rows, or most of it, are
         png, lines, n_pages = page_png(doc_id, number, p.marked)
     except page_render.NoOriginalError:
         st.info("The original PDF was not kept for this document; upload the same PDF again to open pages.", icon="📄")
@@ -57,7 +57,7 @@ def open_page(doc_id: str, p: FoundPassage, key: str) -> None:
     except (UserError, OSError) as exc:
         st.error(plain(str(exc)), icon="⚠️")
         return
-    note = ("the rows asked about highlighted" if p.highlight else "passage highlighted") if lines else \
+    note = ("the table rows matching your search highlighted" if p.highlight else "passage highlighted") if lines else \
         "the passage was not found on this page"
     st.caption(f"Page {number} of {n_pages} · {note}{ocr_note(doc_id, number)}")
     st.image(png, width="stretch")

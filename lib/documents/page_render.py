@@ -282,6 +282,17 @@ def page_holding(doc_id: str, start: int, end: int, texts: tuple[str, ...]) -> i
     return start
 
 
+@functools.lru_cache(maxsize=256)
+def page_most_of(doc_id: str, start: int, end: int, text: str) -> int:
+    """The page from ``start`` to ``end`` on which the highlight of ``text`` (a passage over several pages) covers
+    the most lines: a passage that begins with a page's last lines opens where most of it is (the first such
+    page on a tie)."""
+    if end <= start:
+        return start
+    lines = [len(highlight_rects(doc_id, page, text)) for page in range(start, end + 1)]
+    return start + lines.index(max(lines))
+
+
 def render_page(doc_id: str, page: int, highlight: str | Sequence[str] | None = None, zoom: float = DEFAULT_ZOOM,
                 cover: float = 0.0) -> bytes:
     """Page ``page`` (from 1) of the kept original of ``doc_id`` as PNG bytes, with ``highlight`` (a passage, or

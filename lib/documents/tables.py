@@ -140,7 +140,7 @@ MIN_SHARED = 2  # query words a row must share to be "the row asked about" (one 
 class PassageRows:
     """A table passage read back: its caption and header, and the rows a query asks about (``matched``), or, when
     no row shares enough of its words, all the table's rows (``matched`` False); with any prose joined to it in one
-    source (a table passage and a prose chunk of the same pages)."""
+    source (a table passage and a prose chunk of the same pages), which is shown but not highlighted."""
 
     caption: str
     header: list[str]
@@ -150,19 +150,23 @@ class PassageRows:
 
     @property
     def highlights(self) -> tuple[str, ...]:
-        """What the page highlight marks, each text placed on its own: the prose around, then each row's cells
-        (so every row asked about is marked, in its own band of the table)."""
+        """What the page highlight marks: each row's cells, each row placed on its own (so every row asked about
+        is marked, in its own band of the table, and nothing else is)."""
         rows = tuple(" ".join(c for c in row if c and c != "…") for row in self.rows)
-        return ((self.around,) if self.around else ()) + tuple(r for r in rows if r)
+        return tuple(r for r in rows if r)
 
 
 def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip()[1:-1].split(" | ")]
 
 
+def read_back(text: str) -> tuple[list[tuple[str, list[str], list[list[str]]]], str] | None:
+    """A table passage's tables as (caption, header, rows), one per table (two passages of one table joined: one),
+    and the prose around them; None for a passage that is not a table's."""
+    return _read_back(text) if is_table_passage(text) else None
+
+
 def _read_back(text: str) -> tuple[list[tuple[str, list[str], list[list[str]]]], str]:
-    """A passage's tables as (caption, header, rows), one per table (two passages of one table joined: one), and
-    the prose around them."""
     lines = text.splitlines()
     rules = {i for i, ln in enumerate(lines) if _RULE_LINE.fullmatch(ln)}
     heads = {i - 1 for i in rules if i and lines[i - 1].startswith("|")}
@@ -206,9 +210,8 @@ def rows_asked(text: str, query: str) -> PassageRows | None:
 
 
 def passage_highlight(text: str, query: str) -> str | tuple[str, ...]:
-    """What to highlight on the page for a passage found for ``query``: a table passage's rows asked about (and
-    any prose joined to it), each on its own; any other passage, or a table passage none of whose rows the query
-    asks about, whole."""
+    """What to highlight on the page for a passage found for ``query``: a table passage's rows asked about, each
+    on its own; any other passage, or a table passage none of whose rows the query asks about, whole."""
     asked = rows_asked(text, query)
     return asked.highlights if asked is not None and asked.matched else text
 

@@ -219,9 +219,10 @@ def test_the_rows_asked_about_are_read_back_from_a_passage():
     assert tables.passage_highlight(text, "noise levels") == text  # so the whole passage is highlighted
     assert not tables.rows_asked(text, "wetland acres").matched  # one word every row has ("acres") is not enough
     assert tables.rows_asked("Wetlands were delineated in 2015.", "wetlands") is None
-    # a source joining prose and a table passage: the prose is marked, and the row asked about
-    joined = tables.passage_highlight("Field crews walked every transect.\n[…]\n" + text, "forested swamp")
-    assert joined == ("Field crews walked every transect.", "Forested swamp 40.2 acres 18.9 acres Wyoming")
+    # a source joining prose and a table passage: the row asked about is marked, and only it (the prose is kept)
+    joined = "Field crews walked every transect.\n[…]\n" + text
+    assert tables.passage_highlight(joined, "forested swamp") == ("Forested swamp 40.2 acres 18.9 acres Wyoming",)
+    assert tables.rows_asked(joined, "forested swamp").around == "Field crews walked every transect."
     two = text + "\n" + text.replace("Forested swamp", "Cypress dome")  # two passages of one table, joined
     assert tables.rows_asked(two, "cypress dome").rows == [["Cypress dome", *ROWS[1][1:]]]
     assert tables.rows_asked(two, "noise").rows == ROWS + [["Cypress dome", *ROWS[1][1:]] if r == ROWS[1] else r
@@ -247,3 +248,12 @@ def test_the_page_holding_a_row_is_the_one_with_the_whole_row(fresh, tmp_path):
     assert page_render.page_holding(res.doc_id, 1, 2, ("Noise No effect No effect",)) == 2
     assert page_render.page_holding(res.doc_id, 1, 2, ("Air quality No effect No effect",)) == 1
     assert page_render.page_holding(res.doc_id, 1, 2, ("Wildlife No effect Major effect",)) == 1  # none: the first
+
+
+
+def test_a_passage_over_two_pages_opens_where_most_of_it_is(fresh, tmp_path):
+    res = fresh.ingest_file(str(build(tmp_path / "wetlands.pdf")))
+    tail = "Mitigation would restore forested swamp at a two to one ratio within the same watershed, monitored for " \
+           "five years."
+    assert page_render.page_most_of(res.doc_id, 1, 2, "receiver. " + tail * 2) == 2  # one word of page 1, then page 2
+    assert page_render.page_most_of(res.doc_id, 1, 2, PROSE) == 1
