@@ -17,8 +17,8 @@ from pathlib import Path
 import pymupdf
 
 # What a careful reader writes down; the columns of expected.csv (lists joined with "; ").
-EXPECTED_FIELDS = ("title", "project_title", "lead_agency", "cooperating_agencies", "document_type", "process_type",
-                   "year", "states", "eis_number")
+EXPECTED_FIELDS = ("title", "project_title", "lead_agency", "cooperating_agencies", "prepared_by", "document_type",
+                   "process_type", "year", "states", "eis_number")
 
 
 @dataclass

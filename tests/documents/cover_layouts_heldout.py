@@ -38,6 +38,7 @@ def _cases() -> list[Case]:
              ("line", "U.S. Nuclear Regulatory Commission", 10), ("line", "Washington, DC 20555-0001", 10),
              ("gap", 20)] + _body("license renewal", "the river bend"),
         ], none | {
+            "prepared_by": "Office of Nuclear Reactor Regulation, U.S. Nuclear Regulatory Commission",
             "title": "Generic Environmental Impact Statement for License Renewal of Nuclear Plants Supplement 58 "
                      "Regarding River Bend Station, Unit 1",
             "project_title": "River Bend Station, Unit 1",
@@ -108,6 +109,7 @@ def _cases() -> list[Case]:
              ("line", "803 Front Street, Norfolk, VA 23510", 10), ("gap", 20), ("line", "04/2022", 12)],
             _body("channel deepening and dredged material placement", "the harbor"),
         ], none | {
+            "prepared_by": "U.S. Army Corps of Engineers, Norfolk District",
             "title": "Norfolk Harbor Navigation Improvements Draft Integrated General Reevaluation Report and "
                      "Environmental Impact Statement",
             "project_title": "Norfolk Harbor Navigation Improvements", "lead_agency": "U.S. Army Corps of Engineers",
@@ -193,6 +195,7 @@ def _cases() -> list[Case]:
              ("line", "October 2019", 12)],
             _body("transmission line", "the driftless area"),
         ], none | {
+            "prepared_by": "Rural Utilities Service, United States Department of Agriculture",
             "title": "Hickory Ridge-Cardinal 345-kV Transmission Line Project Final Environmental Impact Statement",
             "project_title": "Hickory Ridge-Cardinal 345-kV Transmission Line Project",
             "lead_agency": "Rural Utilities Service",

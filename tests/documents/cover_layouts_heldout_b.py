@@ -95,6 +95,7 @@ def _cases() -> list[Case]:
              ("line", "Comments on this Draft EIS are due by 12 March 2012.", 10)],
             _body("stationing of an aviation brigade", "the installation"),
         ], none | {
+            "prepared_by": "U.S. Army Environmental Command",
             "title": "Draft Environmental Impact Statement for the Combat Aviation Brigade Stationing at Fort Carson",
             "project_title": "Combat Aviation Brigade Stationing at Fort Carson",
             "lead_agency": "Department of the Army", "document_type": "Draft EIS", "process_type": "EIS",
@@ -155,6 +156,7 @@ def _cases() -> list[Case]:
                       "Environmental Impact Statement for the center's master plan. " * 4)],
             _body("launch complex", "the coastal scrub"),
         ], none | {
+            "prepared_by": "Coastal Range Environmental, LLC",
             "title": "Final Environmental Assessment for Multi-User Launch Complex 48",
             "project_title": "Multi-User Launch Complex 48",
             "lead_agency": "National Aeronautics and Space Administration",

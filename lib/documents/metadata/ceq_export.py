@@ -73,7 +73,7 @@ def export_ceq(docs: Iterable[Any], engine: Engine | None = None) -> dict[str, l
         documents.append({
             "document_id": doc_id, "process_id": process_id, "document_type": m.get("document_type"),
             "title": m.get("title") or names.get(doc_id) or doc_id, "publish_date": m.get("publish_date"),
-            "prepared_by": None, "states": m.get("states") or [], "eis_number": m.get("eis_number"),
+            "prepared_by": m.get("prepared_by"), "states": m.get("states") or [], "eis_number": m.get("eis_number"),
             "data_source_system": SYSTEM_NAME,
             "other": {"file_name": names.get(doc_id) or None, "tags": tags[doc_id],
                       "title_is_file_name": not m.get("title"),

@@ -11,10 +11,9 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
+from lib.documents.metadata.agency_lists import is_agency_line, prepared_by, split_agencies
 from lib.documents.metadata.evidence import THRESHOLD, Candidate, decide, decide_list
 from lib.documents.metadata.fields import (
-    AGENCY_ABBR_RE,
-    AGENCY_NAME_RE,
     FIELDS,
     MAX_VALUE_CHARS,
     FieldValue,
@@ -166,6 +165,9 @@ def _extract(ex: Any) -> dict[str, FieldValue]:
         coop, coop_span = _cooperating(cover)
         if coop:
             out["cooperating_agencies"] = coop
+        if (by := prepared_by(cover.text)) is not None:
+            out["prepared_by"] = Candidate(by[0][:MAX_VALUE_CHARS], 0.8, "cover_text",
+                                           cover.where(by[1]) | {"rule": "Prepared by: label"}).as_field()
         lead = _lead(meta, cover, coop_span, set(coop.value or []) if coop else set())
         if lead:
             out["lead_agency"] = lead
@@ -356,13 +358,13 @@ def _cooperating(cover: _Cover) -> tuple[FieldValue | None, tuple[int, int] | No
         marked = list(_COOP_AFTER.finditer(cover.text))
         if not marked:
             return None, None
-        items = _split_agencies("; ".join(m.group(1) for m in marked))
+        items = split_agencies("; ".join(m.group(1) for m in marked))
         span = (marked[0].start(), marked[-1].end())
         if not items:
             return None, span
         return (Candidate(items, 0.8, "cover_text", cover.where(span[0]) | {"rule": "(Cooperating Agency) after a "
                                                                            "name"}).as_field(), span)
-    items = _split_agencies(coop[0])
+    items = split_agencies(coop[0])
     if not items:
         return None, (coop[1], coop[2])
     return (Candidate(items, 0.85, "cover_text", cover.where(coop[1]) | {"rule": "Cooperating Agencies: label"})
@@ -474,62 +476,16 @@ def _label_value(text: str, label: str, multi: bool = False, colon: bool = False
         if not s or re.match(r"^[A-Z][A-Za-z ]{2,40}:", s) or LABEL_LINE.match(s) or find_date(s):
             break
         if not value or (multi and (re.search(r"(?:[,;&·•]|\band)$", value) or re.match(r"[·•]", s)
-                                    or _is_agency_line(s))):
-            value = f"{value} {s}".strip()
+                                    or is_agency_line(s))):
+            # a list one agency a line: each line its own entry (not glued to the line before)
+            own_line = multi and value and not re.search(r"(?:[,;&·•]|\band)$", value) and is_agency_line(s)
+            value = f"{value}; {s}" if own_line else f"{value} {s}".strip()
             pos = text.find(line, end)
             end = pos + len(line) if pos >= 0 else end
             continue
         break
     value = " ".join(value.split())
     return (value, m.start(), end) if value else None
-
-
-def _is_agency_line(s: str) -> bool:
-    return bool(find_agencies(s)) and len(s) < 120
-
-
-_SUB_UNIT = re.compile(r"^(?:the\s+)?(?:office|division|directorate)\s+of\b|^\S+(?:\s+\S+)?\s+(?:district|region|wing|"
-                       r"office|division|sector|command|center|centre|headquarters)\s*$", re.IGNORECASE)
-
-
-_NO_LIST = re.compile(r"^\s*(?:none|n/?a|not\s+applicable|tbd|to\s+be\s+determined|see\b.*|pending)\.?\s*$",
-                      re.IGNORECASE)
-_ORGANISATION = re.compile(r"\b(?:department|agency|service|bureau|commission|administration|authority|office|council|"
-                           r"county|city|town|tribe|tribal|nation|pueblo|band|board|corps|district|division|survey|"
-                           r"institute|state|commonwealth|government|parks?|game|fish|wildlife|conservation|"
-                           r"environmental|protection|water|natural\s+resources|port|forest|navy|army|air\s+force|"
-                           r"guard|coast|marine|highway|transportation|railroad|regional|metropolitan|university|"
-                           r"rancheria|reservation|indians|community|village|association|corporation|committee)\b",
-                           re.IGNORECASE)
-
-
-def _split_agencies(value: str) -> list[str]:
-    """Canonical names for known agencies; other organisations as written; nothing for "None" or text that
-    names no organisation."""
-    out: list[str] = []
-    if _NO_LIST.match(value):
-        return out
-    value = re.sub(r"\s*[·•|]\s*", "; ", value)  # bullets between names
-    items = value.split(";") if ";" in value else value.split(",")
-    for item in items:
-        item = item.strip().strip(".;, ")
-        if sum(ch.isalpha() for ch in item) < 3:
-            continue
-        found = find_agencies(item)
-        if found:
-            out += [c for _, c, _ in found]
-            rest = AGENCY_ABBR_RE.sub(" ", AGENCY_NAME_RE.sub(" ", item))
-            rest = re.sub(r"\b(?:and|the|U\.?S\.?)\b|[&()]", " ", rest, flags=re.IGNORECASE)
-            rest = " ".join(rest.split()).strip(" ,;-")
-            if len(rest.split()) >= 2 and not _SUB_UNIT.search(rest):
-                out.append(rest)
-        elif out and _SUB_UNIT.search(item):
-            continue  # "U.S. Army Corps of Engineers, St. Paul District": the office of the agency before it
-        else:
-            item = re.sub(r"^(?:and|&)\s+", "", item, flags=re.IGNORECASE)
-            if 3 <= len(item) <= 150 and _ORGANISATION.search(item) and not _NO_LIST.match(item):
-                out.append(" ".join(item.split()))
-    return list(dict.fromkeys(out))
 
 
 # ----- states ----------------------------------------------------------------------------------------------------

@@ -13,13 +13,13 @@ from typing import Any
 from lib.core.errors import UserError
 
 FIELDS: tuple[str, ...] = (
-    "title", "project_title", "lead_agency", "cooperating_agencies", "process_type", "document_type",
+    "title", "project_title", "lead_agency", "cooperating_agencies", "prepared_by", "process_type", "document_type",
     "publish_date", "location", "states", "eis_number",
 )
 LIST_FIELDS = frozenset({"cooperating_agencies", "states"})
 FIELD_LABELS = {  # plain words on the pages; the standard's names stay in the CLI, the export and the help text
     "title": "Title", "project_title": "Project", "lead_agency": "Lead agency",
-    "cooperating_agencies": "Cooperating agencies", "process_type": "Review type (EIS, EA, CE)",
+    "cooperating_agencies": "Cooperating agencies", "prepared_by": "Prepared by", "process_type": "Review type (EIS, EA, CE)",
     "document_type": "Document type", "publish_date": "Published", "location": "Location", "states": "States",
     "eis_number": "EIS number",
 }

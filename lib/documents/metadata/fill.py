@@ -29,6 +29,7 @@ _FIELD_HELP = {
     "project_title": "the project's name, without document-type words such as 'Final Environmental Impact Statement'",
     "lead_agency": "the federal lead agency",
     "cooperating_agencies": "a list of the cooperating agencies' names",
+    "prepared_by": "who prepared the document (an agency's office, or a contractor), as printed after 'Prepared by'",
     "process_type": "one of " + ", ".join(PROCESS_TYPES),
     "document_type": "one of " + ", ".join(DOCUMENT_TYPES),
     "publish_date": "the publication date as YYYY-MM-DD, YYYY-MM or YYYY",
