@@ -185,7 +185,7 @@ def query_scope(index: VectorIndex, live: dict[str, int], embedding: np.ndarray,
             parsed = parse_chunk_id(cid)
             if parsed and live.get(parsed[0]) == parsed[1]:
                 out.append((parsed[0], parsed[2], 1.0 - float(d)))
-        return out[:k]
+        return _ties_in_order(out)[:k]
 
     if share >= WIDE_SCOPE:
         n = min(total, int(k / share * 1.25) + 10)
@@ -216,4 +216,11 @@ def query_scope(index: VectorIndex, live: dict[str, int], embedding: np.ndarray,
         if live.get(doc_id) != m.get("gen"):
             continue
         out.append((doc_id, int(m["idx"]), 1.0 - float(d)))
-    return out[:k]
+    return _ties_in_order(out)[:k]
+
+
+def _ties_in_order(hits: list[tuple[str, int, float]]) -> list[tuple[str, int, float]]:
+    """Nearest first, and chunks at the same distance (the same text in two documents: a volume and its excerpt)
+    by document and index: Chroma's HNSW index orders such ties by how its graph was built, which differs between
+    the process that wrote the vectors and one that opens the store later."""
+    return sorted(hits, key=lambda h: (-h[2], h[0], h[1]))
