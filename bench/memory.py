@@ -1,11 +1,14 @@
 """Peak memory of an ingest as a PDF grows: the sample EIS's pages repeated into PDFs of 100, 300 and 900 pages,
 each ingested (the one ingest operation, with its progress) in a fresh process and a fresh store, and the
-process's peak resident set size read from the operating system when it ends.
+process's peak resident set size read from the operating system when it ends, and its resident set sampled at
+every progress report (the process's peak is often set while the embedder loads, before the ingest starts).
 
     python bench/memory.py [--pages 100,300,900]
 
-Each page of a build is a page of the sample with a line naming its place in the build ("Volume page 412"), so no
-two pages are the same text. Baseline: the same process that only starts the services and loads the embedder (its
+Each build is the sample's 74 pages again and again (each copy shares its images and fonts, so a build is about
+as large as the sample's copies: 42 MB at 900 pages), every page with a line naming its place in the build
+("Volume page 412"). An earlier build inserted one page at a time, which copied the images for every page (543 MB
+at 900 pages); its figures are in bench/README.md. Baseline: the same process that only starts the services and loads the embedder (its
 peak RSS), in the same run. Reported: peak RSS per build, its ratio to the 100-page build's, the ingest's
 seconds, chunks, and how many progress reports it gave. The last line of stdout is JSON.
 """
@@ -33,12 +36,22 @@ svc = get_services()
 svc.docs.index.embedder.count_tokens("warm up")
 svc.docs.index.embedder.embed(["warm up"])
 reports = []
+
+
+def rss_mb():  # the resident set now (VmRSS), in MB
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS")) / 1024
+
+
+before = rss_mb()
 out = {"seconds": 0.0, "chunks": 0}
 if sys.argv[1] != "-":
     started = time.perf_counter()
-    res = svc.docs.ingest_file(sys.argv[1], progress=lambda stage, frac, msg: reports.append(stage))
+    res = svc.docs.ingest_file(sys.argv[1], progress=lambda stage, frac, msg: reports.append(rss_mb()))
     out = {"seconds": round(time.perf_counter() - started, 1), "chunks": res.chunks, "pages": res.pages}
 out["reports"] = len(reports)
+out["rss_before_mb"] = round(before, 1)
+out["ingest_rss_mb"] = round(max(reports, default=before), 1)  # the most, sampled at every progress report
 out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 print(json.dumps(out))
 '''
@@ -50,9 +63,10 @@ def build(pages: int, path: Path) -> Path:
 
     src = pymupdf.open(SAMPLE)
     out = pymupdf.open()
-    for i in range(pages):
-        out.insert_pdf(src, from_page=i % src.page_count, to_page=i % src.page_count)
-        out[-1].insert_text((36, 20), f"Volume page {i + 1}", fontsize=7)
+    while out.page_count < pages:  # the sample whole each time (its images and fonts shared within one copy)
+        out.insert_pdf(src, to_page=min(src.page_count, pages - out.page_count) - 1)
+    for i, page in enumerate(out):
+        page.insert_text((36, 20), f"Volume page {i + 1}", fontsize=7)
     out.save(path, garbage=3, deflate=True)
     return path
 
@@ -73,15 +87,19 @@ def main() -> None:
     print(f"baseline (services and embedder loaded, nothing ingested): peak RSS {base['peak_rss_mb']} MB")
     rows = {}
     for n in sizes:
-        rows[n] = run(str(build(n, folder / f"build_{n}.pdf")))
+        pdf = build(n, folder / f"build_{n}.pdf")
+        rows[n] = run(str(pdf)) | {"file_mb": round(pdf.stat().st_size / 1e6, 1)}
         print(f"{n:>5} pages: peak RSS {rows[n]['peak_rss_mb']} MB, {rows[n]['seconds']} s, {rows[n]['chunks']} chunks, "
               f"{rows[n]['reports']} progress reports")
     first = rows[sizes[0]]["peak_rss_mb"]
-    print("\n| pages | peak RSS (MB) | ratio to the smallest | above the baseline (MB) | seconds | chunks |")
-    print("|---|---|---|---|---|---|")
+    low = rows[sizes[0]]["ingest_rss_mb"]
+    print("\n| pages | file (MB) | peak RSS (MB) | ratio | RSS during the ingest, most (MB) | ratio | growth in the "
+          "ingest (MB) | seconds | chunks |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for n, r in rows.items():
-        print(f"| {n} | {r['peak_rss_mb']} | {r['peak_rss_mb'] / first:.2f} | {r['peak_rss_mb'] - base['peak_rss_mb']:.1f} "
-              f"| {r['seconds']} | {r['chunks']} |")
+        print(f"| {n} | {r['file_mb']} | {r['peak_rss_mb']} | {r['peak_rss_mb'] / first:.2f} | {r['ingest_rss_mb']} | "
+              f"{r['ingest_rss_mb'] / low:.2f} | {r['ingest_rss_mb'] - r['rss_before_mb']:.1f} | {r['seconds']} | "
+              f"{r['chunks']} |")
     print(json.dumps({"baseline_mb": base["peak_rss_mb"], "runs": rows}))
 
 
