@@ -521,39 +521,3 @@ def test_each_cooperating_agency_is_one_entry_with_its_department(tmp_path, layo
 def test_prepared_by_is_read_from_its_label_and_stops_at_an_address(tmp_path, lines, expected):
     got = _cover(tmp_path, "prepared", [[_AGENCY, *_TITLE, ("gap", 20), *lines, ("line", "November 2018", 12)]])
     assert got.get("prepared_by") == expected
-
-
-# ----- states read from the body where the cover names none (issue 42) --------------------------------------------
-def _summary(sentence: str) -> list:
-    return [("body", "Executive Summary. ES.1 Introduction. The Bureau of Land Management has prepared this EIS to "
-                     "analyze the effects of the proposed mine expansion. " + sentence + " Similar actions "
-                     "elsewhere, in Oregon and Idaho, informed the analysis. Comments may be sent to the Boise "
-                     "District Office, 3948 Development Avenue, Boise, ID 83705. " * 2)]
-
-
-@pytest.mark.parametrize("sentence, states", [
-    ("The project area lies in Montana, Idaho and Wyoming, on public lands.", ["ID", "MT", "WY"]),
-    ("The proposed action would be located in Dane and Iowa Counties, Wisconsin.", ["WI"]),
-    ("The planning area includes lands across the states of Utah and Nevada.", ["NV", "UT"]),
-    ("The mine would produce copper concentrate for smelters in Arizona.", None),  # not where the project lies
-])
-def test_states_are_read_from_the_body_where_the_cover_names_none(tmp_path, sentence, states):
-    from tests.documents.cover_layouts import Case
-
-    case = Case("body", [[_AGENCY, *_TITLE, ("line", "November 2018", 12)], _summary(sentence)], {})
-    fields = M.extract(read_pdf_file(build(case, tmp_path / "body.pdf"), 10**9))
-    if states is None:
-        assert "states" not in fields  # Oregon and Idaho in passing, Idaho in an address: never the project's
-        return
-    got = fields["states"]
-    assert (got.value, got.source, got.evidence["page"]) == (states, "body_text", 2)
-    assert got.evidence["rule"].startswith("read from the body")
-
-
-def test_the_covers_states_win_over_the_body(tmp_path):
-    from tests.documents.cover_layouts import Case
-
-    case = Case("both", [[_AGENCY, *_TITLE, ("line", "Carbon County, Wyoming", 12), ("line", "November 2018", 12)],
-                         _summary("The project area lies in Montana, Idaho and Wyoming.")], {})
-    got = M.extract(read_pdf_file(build(case, tmp_path / "both.pdf"), 10**9))["states"]
-    assert (got.value, got.source) == (["WY"], "cover_text")

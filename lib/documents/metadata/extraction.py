@@ -12,7 +12,6 @@ from dataclasses import replace
 from typing import Any
 
 from lib.documents.metadata.agency_lists import is_agency_line, prepared_by, split_agencies
-from lib.documents.metadata.body_states import BODY_PAGES, states_from_body
 from lib.documents.metadata.evidence import THRESHOLD, Candidate, decide, decide_list
 from lib.documents.metadata.fields import (
     FIELDS,
@@ -130,12 +129,6 @@ def _line_of(rows: list[str], text: str, fallback: int) -> int:
     return fallback
 
 
-def _text_pages(ex: Any) -> list[tuple[int, str]]:
-    """Those of the first BODY_PAGES pages that have text, as (number, text): no page past them is read."""
-    return [(p.number, p.text) for p in list(getattr(ex, "pages", None) or [])[:BODY_PAGES]
-            if isinstance(p.text, str) and p.text.strip()]
-
-
 def _at(ln: Line, rule: str) -> dict:
     return {"page": ln.page, "line": ln.text_line, "rule": rule}
 
@@ -187,11 +180,6 @@ def _extract(ex: Any) -> dict[str, FieldValue]:
         states = _states(meta, cover, loc)
         if states:
             out["states"] = states
-        elif (body := states_from_body(_text_pages(ex))) is not None:  # the cover names none: where the body says
-            codes, page, line = body
-            out["states"] = Candidate(codes, 0.7, "body_text", {
-                "page": page, "line": line, "rule": "read from the body: the sentence saying where the project lies"
-            }).as_field()
     return {k: out[k] for k in FIELDS if k in out}
 
 

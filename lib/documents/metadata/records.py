@@ -34,7 +34,7 @@ def empty_record() -> Metadata:
     return {k: FieldValue() for k in FIELDS}
 
 
-_RULES = ("pdf_metadata", "cover_text", "body_text")
+_RULES = ("pdf_metadata", "cover_text")
 
 
 def _json(v: object) -> str | None:
