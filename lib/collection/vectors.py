@@ -198,7 +198,7 @@ def query_scope(index: VectorIndex, live: dict[str, int], embedding: np.ndarray,
 
         ids = [chunk_id(d, g, i) for d, g in live.items() for i in range(sizes.get(d, 0))]
         try:
-            res = index.collection.query(query_embeddings=[embedding], n_results=min(k, len(ids)), ids=ids,
+            res = index.collection.query(query_embeddings=[embedding], n_results=min(k + TIE_MARGIN, len(ids)), ids=ids,
                                          include=["distances"])
         except chromadb.errors.ChromaError:  # a chunk's vector is missing: the filter below still answers
             res = None
@@ -217,6 +217,9 @@ def query_scope(index: VectorIndex, live: dict[str, int], embedding: np.ndarray,
             continue
         out.append((doc_id, int(m["idx"]), 1.0 - float(d)))
     return _ties_in_order(out)[:k]
+
+
+TIE_MARGIN = 10  # nearest chunks asked beyond k, so a tie at the k-th place is settled here, not by the index
 
 
 def _ties_in_order(hits: list[tuple[str, int, float]]) -> list[tuple[str, int, float]]:

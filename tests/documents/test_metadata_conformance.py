@@ -482,32 +482,53 @@ def test_metadata_eval_refuses_a_bad_csv_with_a_reason(tmp_path, header, message
 
 
 # ----- cooperating agencies one per line, a department with its sub-agency (issue 42) ---------------------------
+# (a dash as a hyphen: the base-14 fonts these covers are drawn with have no em dash)
 _COOPS = ["U.S. Department of Agriculture — Forest Service", "U.S. Department of the Interior — Bureau of Land Management",
           "U.S. Army Corps of Engineers"]
 
 
-@pytest.mark.parametrize("layout", ["label then one a line", "label alone, one a line with en dashes",
-                                    "a run of dashes between two", "commas, the department after"])
+@pytest.mark.parametrize("layout", ["label then one a line", "label alone, one a line", "a run of dashes between two",
+                                    "commas, the department after"])
 def test_each_cooperating_agency_is_one_entry_with_its_department(tmp_path, layout):
     lines = {
-        "label then one a line": [("line", "Cooperating Agencies: U.S. Department of Agriculture — Forest Service", 11),
-                                  ("line", "U.S. Department of the Interior — Bureau of Land Management", 11),
+        "label then one a line": [("line", "Cooperating Agencies: U.S. Department of Agriculture - Forest Service", 11),
+                                  ("line", "U.S. Department of the Interior - Bureau of Land Management", 11),
                                   ("line", "U.S. Army Corps of Engineers", 11)],
-        "label alone, one a line with en dashes": [("line", "Cooperating Agencies:", 11),
-                                                   ("line", "U.S. Department of Agriculture – Forest Service", 11),
-                                                   ("line", "U.S. Department of the Interior – Bureau of Land Management", 11),
-                                                   ("line", "U.S. Army Corps of Engineers", 11)],
-        "a run of dashes between two": [("line", "Cooperating Agencies: U.S. Department of Agriculture — Forest Service "
+        "label alone, one a line": [("line", "Cooperating Agencies:", 11),
+                                    ("line", "U.S. Department of Agriculture - Forest Service", 11),
+                                    ("line", "U.S. Department of the Interior - Bureau of Land Management", 11),
+                                    ("line", "U.S. Army Corps of Engineers", 11)],
+        "a run of dashes between two": [("line", "Cooperating Agencies: U.S. Department of Agriculture - Forest Service "
                                                  "----------", 9),
-                                        ("line", "U.S. Department of the Interior — Bureau of Land Management "
+                                        ("line", "U.S. Department of the Interior - Bureau of Land Management "
                                                  "---------- U.S. Army Corps of Engineers", 9)],
         "commas, the department after": [("line", "Cooperating Agencies: Forest Service, U.S. Department of Agriculture;", 11),
                                          ("line", "Bureau of Land Management, U.S. Department of the Interior;", 11),
                                          ("line", "U.S. Army Corps of Engineers", 11)],
     }[layout]
-    got = _cover(tmp_path, "coops", [[_AGENCY, *_TITLE, ("gap", 20), *lines, ("line", "November 2018", 12)]])
+    lead = ("line", "Federal Highway Administration", 12)
+    got = _cover(tmp_path, "coops", [[lead, *_TITLE, ("gap", 20), *lines, ("line", "November 2018", 12)]])
     assert got["cooperating_agencies"] == _COOPS
-    assert got["lead_agency"] == "Bureau of Land Management"
+    assert got["lead_agency"] == "Federal Highway Administration"
+
+
+@pytest.mark.parametrize("lines, expected", [
+    # a name wrapped onto the next line is one name, not "Bureau of" and a lost agency
+    ([("line", "Cooperating Agencies: U.S. Environmental Protection Agency; Bureau of", 11),
+      ("line", "Land Management; Forest Service", 11)],
+     ["Environmental Protection Agency", "Bureau of Land Management", "Forest Service"]),
+    # each line names its own cooperator: the department and its bureau stay two entries
+    ([("line", "U.S. Department of the Interior (Cooperating Agency)", 11),
+      ("line", "Bureau of Land Management (Cooperating Agency)", 11)],
+     ["Department of the Interior", "Bureau of Land Management"]),
+    # a department and an agency that is not directly its own, in two entries: two names
+    ([("line", "Cooperating Agencies: Department of Defense; U.S. Army Corps of Engineers", 11)],
+     ["Department of Defense", "U.S. Army Corps of Engineers"]),
+])
+def test_cooperating_entries_are_not_glued_or_merged_across_entries(tmp_path, lines, expected):
+    got = _cover(tmp_path, "coops2", [[("line", "Nuclear Regulatory Commission", 12), *_TITLE, ("gap", 20), *lines,
+                                       ("line", "November 2018", 12)]])
+    assert got["cooperating_agencies"] == expected
 
 
 @pytest.mark.parametrize("lines, expected", [
@@ -517,6 +538,11 @@ def test_each_cooperating_agency_is_one_entry_with_its_department(tmp_path, layo
      "Bureau of Land Management, Elko District Office"),
     ([("line", "Prepared for NASA by:", 10), ("line", "Coastal Range Environmental, LLC", 10)], None),
     ([("line", "Prepared by: see the list of preparers in Chapter 7", 10)], None),
+    ([("line", "Prepared by: Coastal Range Environmental, LLC, 1200 Banana River Drive, Cocoa Beach", 9)],
+     "Coastal Range Environmental, LLC"),  # the address on the label's line is cut off
+    ([("line", "Prepared by: Jane Doe, Wildlife Biologist", 10)], None),  # a person
+    ([("line", "The analyses summarized in this document were", 10),
+      ("line", "prepared by the Bureau of Reclamation to evaluate the effects of the dam raise", 10)], None),
 ])
 def test_prepared_by_is_read_from_its_label_and_stops_at_an_address(tmp_path, lines, expected):
     got = _cover(tmp_path, "prepared", [[_AGENCY, *_TITLE, ("gap", 20), *lines, ("line", "November 2018", 12)]])

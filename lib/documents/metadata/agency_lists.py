@@ -3,8 +3,9 @@ organisation, a known agency by its canonical name, a department kept with its o
 from __future__ import annotations
 
 import re
+from itertools import takewhile
 
-from lib.documents.metadata.fields import AGENCY_ABBR_RE, AGENCY_NAME_RE, ancestors_of, find_agencies
+from lib.documents.metadata.fields import AGENCY_ABBR_RE, AGENCY_NAME_RE, find_agencies, parent_of
 from lib.documents.metadata.patterns import LABEL_LINE, ZIP_LINE, find_date
 
 
@@ -42,7 +43,7 @@ def split_agencies(value: str) -> list[str]:
             continue
         found = find_agencies(item)
         if found:
-            out += [c for _, c, _ in found]
+            out += with_departments([c for _, c, _ in found])  # within one entry only
             rest = AGENCY_ABBR_RE.sub(" ", AGENCY_NAME_RE.sub(" ", item))
             rest = re.sub(r"\b(?:and|the|U\.?S\.?)\b|[&()]", " ", rest, flags=re.IGNORECASE)
             rest = " ".join(rest.split()).strip(" ,;:-‐–—")
@@ -54,20 +55,20 @@ def split_agencies(value: str) -> list[str]:
             item = re.sub(r"^(?:and|&)\s+", "", item, flags=re.IGNORECASE)
             if 3 <= len(item) <= 150 and ORGANISATION.search(item) and not NO_LIST.match(item):
                 out.append(" ".join(item.split()))
-    return list(dict.fromkeys(with_departments(out)))
+    return list(dict.fromkeys(out))
 
 
 def with_departments(names: list[str]) -> list[str]:
-    """Agencies in the order the cover names them, a department kept with its own sub-agency written next to it
-    ("U.S. Department of Agriculture — Forest Service", whichever comes first, whatever stands between them: a
-    dash, a bullet, a comma or a line break)."""
+    """The agencies one entry names, in order, a department kept with its own sub-agency written next to it in
+    that entry ("U.S. Department of Agriculture — Forest Service", whichever comes first). Only a direct parent:
+    "Department of Defense" beside the Corps of Engineers (under the Army) stays two names."""
     out: list[str] = []
     i = 0
     while i < len(names):
         a = names[i]
         b = names[i + 1] if i + 1 < len(names) else None
-        if b is not None and (a in ancestors_of(b) or b in ancestors_of(a)):
-            dept, unit = (a, b) if a in ancestors_of(b) else (b, a)
+        if b is not None and (parent_of(b) == a or parent_of(a) == b):
+            dept, unit = (a, b) if parent_of(b) == a else (b, a)
             out.append(f"{'U.S. ' if dept.startswith('Department') else ''}{dept} — {unit}")
             i += 2
             continue
@@ -76,29 +77,45 @@ def with_departments(names: list[str]) -> list[str]:
     return out
 
 
-_PREPARED_BY = re.compile(r"^[ \t]*prepared\s+by\b[ \t]*:?[ \t]*(.*)$", re.IGNORECASE | re.MULTILINE)
+# "Prepared by:" (any case) with its value on the line, or "Prepared by" alone on its line: never a sentence that
+# wraps onto a line beginning "prepared by the Bureau … to evaluate …"
+_PREPARED_BY = re.compile(r"^[ \t]*prepared\s+by[ \t]*(?::[ \t]*(.*)|$)", re.IGNORECASE | re.MULTILINE)
 MAX_PREPARED_LINES = 3  # an office, its agency and its department at most; an address or a date ends it
+# what names an organisation (beside the agency vocabulary): a firm's or an office's own word
+_ORG_WORD = re.compile(r"\b(?:Inc|LLC|L\.L\.C|LLP|Ltd|Corporation|Corp|Company|Co|Group|Associates|Consultants?|"
+                       r"Consulting|Engineers|Engineering|Office|District|Division|Command|Center|Centre|Service|"
+                       r"Agency|Bureau|Administration|Commission|Authority|Department|Region|Laboratory|University)\b")
+_ADDRESS_PART = re.compile(r"\d{3,}|\b(?:Street|St|Avenue|Ave|Road|Rd|Drive|Dr|Boulevard|Blvd|Suite|P\.?O\.? Box)\b\.?")
 
 
 def prepared_by(text: str) -> tuple[str, int] | None:
-    """Who prepared the document, from a "Prepared by:" label on a line of its own and the lines that continue
-    it (a line ending in a comma, or a known agency's name), stopped by an address, a date or another label; and
-    where the label starts. None where no label is found, or what follows names no organisation ("Prepared for
-    NASA by" is not read: whom a contractor worked for is not who prepared it)."""
+    """Who prepared the document, from a "Prepared by:" label and the lines that continue it (a line ending in a
+    comma, or a known agency's name), cut at an address, a date or another label; and where the label starts.
+    None where no label is found, or the value is not an organisation's name (a person, a sentence). "Prepared for
+    NASA by" is not read: whom a contractor worked for is not who prepared it."""
     m = _PREPARED_BY.search(text)
     if not m:
         return None
-    first = re.sub(r"^the\s+", "", m.group(1).strip(), flags=re.IGNORECASE)
-    parts = [first] if first else []
-    for line in text[m.end():].split("\n")[1:MAX_PREPARED_LINES + 1]:
+    parts: list[str] = []
+    lines = [m.group(1) or "", *text[m.end():].split("\n")[1:MAX_PREPARED_LINES + 1]]
+    for n, line in enumerate(lines):
         s = line.strip()
-        if not s or LABEL_LINE.match(s) or find_date(s) or ZIP_LINE.search(s) or re.search(r"\d{3,}", s):
-            break
-        if not parts or parts[-1].endswith(",") or is_agency_line(s):
-            parts.append(s)
+        if n == 0:  # the label's own line: its value, cut where an address begins
+            pieces = s.split(",")
+            kept = list(takewhile(lambda p: not (_ADDRESS_PART.search(p) or ZIP_LINE.search(p)), pieces))
+            if ",".join(kept).strip():
+                parts.append(",".join(kept).strip())
+            if len(kept) < len(pieces):
+                break
             continue
-        break
-    value = ", ".join(p.strip().rstrip(",;") for p in parts)
-    if not value or len(value) > 150 or NO_LIST.match(value) or not (find_agencies(value) or ORGANISATION.search(value)):
+        if not s or LABEL_LINE.match(s) or find_date(s) or ZIP_LINE.search(s) or _ADDRESS_PART.search(s):
+            break
+        if parts and not (parts[-1].endswith(",") or is_agency_line(s)):
+            break
+        parts.append(s)
+    value = ", ".join(p.strip().rstrip(",;").strip() for p in parts if p.strip().rstrip(",;").strip())
+    if not value or len(value) > 150 or NO_LIST.match(value) or not value[:1].isupper():
         return None
+    if not (find_agencies(value) or _ORG_WORD.search(value)):
+        return None  # "Jane Doe, Wildlife Biologist" names a person, not who prepared the document
     return value, m.start()

@@ -168,7 +168,8 @@ def _extract(ex: Any) -> dict[str, FieldValue]:
         if (by := prepared_by(cover.text)) is not None:
             out["prepared_by"] = Candidate(by[0][:MAX_VALUE_CHARS], 0.8, "cover_text",
                                            cover.where(by[1]) | {"rule": "Prepared by: label"}).as_field()
-        lead = _lead(meta, cover, coop_span, set(coop.value or []) if coop else set())
+        named = {c for v in (coop.value or []) if coop for _, c, _ in find_agencies(str(v))} if coop else set()
+        lead = _lead(meta, cover, coop_span, named | set(coop.value or []) if coop else set())
         if lead:
             out["lead_agency"] = lead
         loc = _label_value(cover.text, r"(?:project\s+)?location", colon=True)
@@ -471,15 +472,19 @@ def _label_value(text: str, label: str, multi: bool = False, colon: bool = False
         return None
     value = (m.group(1) or "").strip()
     end = m.end()
+    last = value  # the previous physical line of the value
     for line in text[m.end():].split("\n")[1:]:
         s = line.strip()
         if not s or re.match(r"^[A-Z][A-Za-z ]{2,40}:", s) or LABEL_LINE.match(s) or find_date(s):
             break
         if not value or (multi and (re.search(r"(?:[,;&·•]|\band)$", value) or re.match(r"[·•]", s)
                                     or is_agency_line(s))):
-            # a list one agency a line: each line its own entry (not glued to the line before)
-            own_line = multi and value and not re.search(r"(?:[,;&·•]|\band)$", value) and is_agency_line(s)
+            # a list one agency a line: each line its own entry, where the line before is a whole agency's name
+            # (not "Bureau of" wrapped onto "Land Management")
+            own_line = multi and value and is_agency_line(s) and is_agency_line(last) and \
+                not re.search(r"(?:[,;&·•]|\b(?:and|of|the|for|on|in|to))$", last, re.IGNORECASE)
             value = f"{value}; {s}" if own_line else f"{value} {s}".strip()
+            last = s
             pos = text.find(line, end)
             end = pos + len(line) if pos >= 0 else end
             continue

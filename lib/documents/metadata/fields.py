@@ -247,6 +247,11 @@ def pick_lead(found: list[tuple[int, str, bool]]) -> str | None:
     return (by_name or keep)[0][1] if keep else None
 
 
+def parent_of(name: str) -> str | None:
+    """The department or agency directly above a known agency ("Forest Service" -> "Department of Agriculture")."""
+    return _PARENT.get(name)
+
+
 def ancestors_of(name: str) -> set[str]:
     """The departments and agencies above a known agency ("Forest Service" -> {"Department of Agriculture"})."""
     out: set[str] = set()
