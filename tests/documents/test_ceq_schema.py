@@ -15,6 +15,7 @@ import pytest
 from lib.collection.document_store import DocumentStore
 from lib.collection.vectors import VectorIndex, make_client
 from lib.documents.metadata.ceq_export import export_ceq
+from lib.documents.metadata.records import set_values
 from lib.storage.engine import get_engine
 from tests.conftest import ROOT, SAMPLE_PDF
 from tests.documents import cover_layouts
@@ -56,7 +57,12 @@ def covers(tmp_path, services):
 
 
 def test_the_export_of_eighteen_cover_layouts_has_no_type_enum_or_format_error(covers):
+    first = covers.list()[0].doc_id  # one document says who prepared it (no cover of this set prints it)
+    set_values(first, {"prepared_by": "U.S. Army Corps of Engineers, Norfolk District"}, covers.engine)
     export = export_ceq(covers.list(), covers.engine)
+    prepared = next(d for d in export["documents"] if d["document_id"] == first)
+    assert prepared["prepared_by"] == "U.S. Army Corps of Engineers, Norfolk District"
+    assert "prepared_by" not in prepared["other"].get("missing_required", [])
     assert len(export["documents"]) == len(list(cover_layouts._cases()))
     wrong, unnamed = problems(export)
     assert wrong == [] and unnamed == []
