@@ -85,12 +85,13 @@ def render_sources(r: ask_lib.AskResult, where: str = "grid") -> None:
 
 def _page(s: citations.Source, base: str, quotes: tuple[str, ...], question: str) -> None:
     pkey = f"{base}_page_{s.n}"
-    rows = s.rows_marked(question)  # a table passage: only the rows the question asks about are marked
+    marked = s.marked(question)  # a table passage: only the rows matching the question (a tuple of them)
+    rows = isinstance(marked, tuple)
     if pkey not in st.session_state:  # opens where the rows asked about, or most of the passage, are
-        st.session_state[pkey] = opening_page(s.doc_id, s.page_start, s.page_end or s.page_start, s.marked(question))
+        st.session_state[pkey] = opening_page(s.doc_id, s.page_start, s.page_end or s.page_start, marked)
     number = st.session_state[pkey]
     own = s.page_start <= number <= (s.page_end or s.page_start)
-    got = cited_page(s.doc_id, number, quotes if own else (), s.marked(question) if own else None)
+    got = cited_page(s.doc_id, number, quotes if own else (), marked if own else None)
     if got is None:
         show_passage(s.text)  # no page to show: the passage itself
         return

@@ -198,15 +198,14 @@ def rows_asked(text: str, query: str) -> PassageRows | None:
     found, around = _read_back(text)
     asked = set(tokenize(query))
     needed = min(MIN_SHARED, len(asked)) or 1
-    scored = [(len(asked & set(tokenize(" ".join(r)))), t) for t, (_, _, rows) in enumerate(found) for r in rows]
-    best = max((n for n, _ in scored), default=0)
+    scored = [(len(asked & set(tokenize(" ".join(r)))), t, r) for t, (_, _, rows) in enumerate(found) for r in rows]
+    best = max((n for n, _, _ in scored), default=0)
     if best < needed:
         caption, header, rows = found[0]
         return PassageRows(caption, header, rows, False, around)
-    table = next(t for n, t in scored if n == best)
-    caption, header, rows = found[table]
-    return PassageRows(caption, header, [r for r in rows if len(asked & set(tokenize(" ".join(r)))) == best], True,
-                       around)
+    table = next(t for n, t, _ in scored if n == best)
+    caption, header, _ = found[table]
+    return PassageRows(caption, header, [r for n, t, r in scored if t == table and n == best], True, around)
 
 
 def passage_highlight(text: str, query: str) -> str | tuple[str, ...]:

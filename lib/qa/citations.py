@@ -61,11 +61,6 @@ class Source:
         asks about (each on its own), any other passage whole."""
         return passage_highlight(self.text, question)
 
-    def rows_marked(self, question: str) -> tuple[str, ...]:
-        """The rows of a table passage the question asks about, as the page marks them; () for any other."""
-        marked = self.marked(question)
-        return marked if isinstance(marked, tuple) else ()
-
     def as_dict(self) -> JSONObject:
         return {"n": self.n, "doc_id": self.doc_id, "doc_name": self.doc_name, "page_start": self.page_start,
                 "page_end": self.page_end, "section": self.section, "label": self.label, "text": self.text,

@@ -168,8 +168,8 @@ def _extract(ex: Any) -> dict[str, FieldValue]:
         if (by := prepared_by(cover.text)) is not None:
             out["prepared_by"] = Candidate(by[0][:MAX_VALUE_CHARS], 0.8, "cover_text",
                                            cover.where(by[1]) | {"rule": "Prepared by: label"}).as_field()
-        named = {c for v in (coop.value or []) if coop for _, c, _ in find_agencies(str(v))} if coop else set()
-        lead = _lead(meta, cover, coop_span, named | set(coop.value or []) if coop else set())
+        entries = [str(v) for v in (coop.value or [])] if coop else []  # each cooperator, and the agencies it names
+        lead = _lead(meta, cover, coop_span, set(entries) | {c for v in entries for _, c, _ in find_agencies(v)})
         if lead:
             out["lead_agency"] = lead
         loc = _label_value(cover.text, r"(?:project\s+)?location", colon=True)
