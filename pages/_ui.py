@@ -12,6 +12,7 @@ from streamlit.runtime.pages_manager import PagesManager
 
 from lib.app import Services, get_services, queue_reembed
 from lib.app import search as search_case
+from lib.app import volumes as volumes_case
 from lib.collection import repair, stale_vectors
 from lib.core import UserError, config, readable_name
 from lib.documents import metadata, originals, page_render, symbol_bullets, tables
@@ -202,7 +203,7 @@ def doc_label(ref: str | None) -> str:
     return readable_name(str(ref))
 
 
-SCOPES = ("One document", "Several documents", "All documents", "By metadata")
+SCOPES = ("One document", "One EIS, all its volumes", "Several documents", "All documents", "By metadata")
 
 
 def scope_picker(key: str = "scope") -> tuple[str | list[str] | None, bool]:
@@ -213,11 +214,18 @@ def scope_picker(key: str = "scope") -> tuple[str | list[str] | None, bool]:
         st.info("No documents indexed yet. Go to **Documents** to upload an EIS or load the sample.", icon="📄")
         return None, False
     names = titled(docs)
-    how = st.radio("Search in", SCOPES, horizontal=True, **keep(f"{key}_how", lambda v: v in SCOPES))
+    eis = {e.eis_id: e for e in volumes_case.every(services())}
+    offered = [s for s in SCOPES if eis or s != SCOPES[1]]  # "One EIS" where some EIS is in volumes
+    how = st.radio("Search in", offered, horizontal=True, **keep(f"{key}_how", lambda v: v in offered))
     balanced = False
     if how == "One document":
         return st.selectbox("Document", list(names), format_func=names.get,
                             **keep(key, lambda v: v in names)), False
+    if how == SCOPES[1]:
+        chosen_eis = st.selectbox("EIS", list(eis), format_func=lambda e: eis[e].name,
+                                  **keep(f"{key}_eis", lambda v: v in eis))
+        st.caption("Volumes: " + "; ".join(plain(v.label) for v in eis[chosen_eis].volumes))
+        return eis[chosen_eis].doc_ids, False
     if how == "Several documents":
         chosen = st.multiselect("Documents", list(names), format_func=names.get,
                                 **keep(f"{key}_many", lambda v: set(v or []) <= set(names), default=list(names)[:2]))

@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.app import benchmark_params, charts, estimates, generate_params
+from lib.app import volumes as volumes_case
 from lib.core import config
 from lib.evaluation.benchmark import (
     QUESTION_TYPES,
@@ -187,6 +188,9 @@ with tab_run:
         seed = c5.number_input("Random sample seed (-1 = in order)", -1, 10_000, 0 if fit else -1, key="run_seed",
                                help="With a limit, a seeded random sample spreads the items over question types.")
         k = c6.slider("k (RAG)", 1, 10, 3)
+        whole_eis = bool(volumes_case.every(svc)) and st.toggle(
+            "Whole EIS: a question on one volume is answered from every volume of its EIS", key="run_whole_eis",
+            help="Full-PDF and RAG answers then read (or search) all the volumes, as a reader of the whole EIS would.")
         judges = ["(none: token-F1 proxy, not RAGAS)", *registry.judge_choices()]
         judge = st.selectbox("Judge for the factual part", judges,
                              format_func=lambda j: available.get(j, j),
@@ -217,7 +221,8 @@ with tab_run:
         if st.button("Run", type="primary", disabled=not (models and modes and chosen)):
             cfg = RunConfig(models=models, modes=modes, k=k, judge=None if judge.startswith("(") else judge,
                             limit=limit or None, seed=None if seed < 0 else seed,
-                            question_type=None if which == "all" else which, source=st.session_state["bench_source"])
+                            question_type=None if which == "all" else which, source=st.session_state["bench_source"],
+                            whole_eis=whole_eis)
             if resume == "(new run)":
                 params = benchmark_params(items, cfg)
             else:

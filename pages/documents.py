@@ -7,12 +7,14 @@ import streamlit as st
 
 from lib.app import documents as docs_case
 from lib.app import ingest_params, queue_reembed, reindex_params, search, stage_upload, workers
+from lib.app import volumes as volumes_case
 from lib.core import config
 from lib.documents import is_navigation, tables
 from lib.documents import metadata as meta_lib
 from lib.qa import scope_ids
 from lib.retrieval import METHODS
 from pages._documents_metadata import metadata_panel
+from pages._documents_volumes import take_out_button, volume_order, volumes_panel
 from pages._jobs import watch
 from pages._ui import doc_label, passage_text, plain, run_safely, scope_picker, services, show_passage
 
@@ -63,8 +65,21 @@ with tab_add:
     left, right = st.columns([3, 2])
     with left:
         files = st.file_uploader("Upload EIS PDFs", type=["pdf"], accept_multiple_files=True)
+        as_volumes = len(files or []) >= 2 and st.checkbox(
+            "These files are volumes of one EIS", key="docs_as_volumes",
+            help="They are checked together before any is indexed, and become one EIS: Ask and Search can then "
+                 "cover all its volumes, and citations name the volume.")
+        if as_volumes:
+            order = volume_order([f.name for f in files])
+            st.caption("In this order (by file name): " + "; ".join(f"volume {n}: {plain(name)}"
+                                                                      for n, name in enumerate(order, start=1)))
         if st.button("Index uploaded files", type="primary", disabled=not files):
-            for f in files:
+            if as_volumes:
+                by_name = {f.name: f for f in files}
+                started = run_safely(volumes_case.start_set, [(n, by_name[n].getvalue()) for n in order],
+                                     int(chunk_size), int(chunk_overlap))
+                st.session_state.setdefault("ingest_jobs", [])[:0] = started or []
+            for f in files if not as_volumes else []:
                 name = f.name.removesuffix(".pdf")
                 path = stage_upload(f.getvalue())
                 start_ingest(ingest_params(path, name, int(chunk_size), int(chunk_overlap), staged=True),
@@ -176,7 +191,7 @@ with tab_docs:
                                     "published": st.column_config.TextColumn("published", width="small")})
         st.download_button(
             f"Download metadata of the {len(shown)} document(s) shown (CEQ NEPA Data Standard JSON)",
-            json.dumps(meta_lib.export_ceq(shown, svc.docs.engine), indent=1), "nepa_metadata.json",
+            json.dumps(volumes_case.export(shown, svc), indent=1), "nepa_metadata.json",
             "application/json", disabled=not shown,
             help="projects, processes and documents as the standard names them; values unknown here are left out "
                  "and listed under other.missing_required")
@@ -184,6 +199,8 @@ with tab_docs:
             st.info("No document matches these filters. Clear some in the sidebar.")
         else:
             names = library.names(shown)  # titles, with the file name where two read the same
+            with st.expander("EISs in volumes"):
+                volumes_panel(svc, titles)
             chosen = st.selectbox("Document", list(names), format_func=names.get, key="docs_pick")
             info = library.info(chosen)
             with st.expander("Metadata", expanded=True):
@@ -203,6 +220,7 @@ with tab_docs:
                         reindex_params(chosen, chunk_size, chunk_overlap), f"Re-index {titles[chosen]}")
                 watch(st.session_state.get("docs_reindex"), "reindex")  # its progress here, where it was asked
             with c2:
+                take_out_button(svc, chosen)
                 confirm = st.checkbox("Yes, delete this document", key="confirm_delete")
                 if st.button("Delete document", type="secondary", disabled=not confirm, key="delete"):
                     run_safely(svc.docs.delete, chosen)

@@ -1,7 +1,7 @@
 """Search the collection: documents ranked with their best passages, query terms highlighted, metadata beside."""
 import streamlit as st
 
-from lib.app import search
+from lib.app import search, volumes
 from lib.core import UserError
 from lib.documents import metadata, page_render
 from lib.retrieval import FoundPassage
@@ -27,13 +27,18 @@ with st.form("corpus_search"):
         types=c3.multiselect("Document type", facets.types),
         years=c4.text_input("Years (e.g. 2010-2020)", ""),
         tags=c5.multiselect("Tag", facets.tags))
+    eis = {e.eis_id: e for e in volumes.every(svc)}
+    one_eis = st.selectbox("EIS", [None, *eis], format_func=lambda e: "Every document" if e is None else eis[e].name,
+                           help="An EIS published in volumes: search all its volumes, and only them.") if eis else None
     go = st.form_submit_button("Search", type="primary")
 
 if go and query.strip():
     scope = run_safely(coll.scope, filters) if filters.any else None
     if filters.any and scope is None:  # the filter itself was refused (its message is shown): nothing more to say
         st.stop()
-    if filters.any and not scope:
+    if one_eis is not None:
+        scope = [d for d in eis[one_eis].doc_ids if scope is None or d in scope]
+    if (filters.any or one_eis is not None) and not scope:
         st.warning("No document matches these filters.")
         st.session_state.pop("corpus_results", None)
     else:

@@ -6,7 +6,20 @@ documents table, indexing and its result; ``exam``: a run's plan and the visitor
 collection filtered and searched; ``validate``: where a review resumes and what it saves), time estimates shown
 before long work, every chart and score table the pages lay out, and the worker processes of server mode
 (``workers``)."""
-from lib.app import arena, ask, benchmark, charts, documents, estimates, exam, job_handlers, search, validate, workers
+from lib.app import (
+    arena,
+    ask,
+    benchmark,
+    charts,
+    documents,
+    estimates,
+    exam,
+    job_handlers,
+    search,
+    validate,
+    volumes,
+    workers,
+)
 from lib.app.job_handlers import (
     REEMBED,
     benchmark_params,
@@ -21,4 +34,4 @@ from lib.app.services import Services, get_services
 
 __all__ = ["REEMBED", "Services", "arena", "ask", "benchmark", "benchmark_params", "charts", "documents", "estimates", "exam", "exam_params", "generate_params", "get_services",
            "ingest_params", "job_handlers", "queue_reembed", "reindex_params", "search", "stage_upload",
-           "validate", "workers"]
+           "validate", "volumes", "workers"]

@@ -20,6 +20,7 @@ from sqlalchemy.engine import Engine
 
 from lib.app.job_params import BenchmarkJob, ExamJob, GenerateJob, IngestJob, MetadataValue, parse, to_json
 from lib.app.services import Services, get_services
+from lib.collection import volumes
 from lib.collection.ingest import embedder_label
 from lib.collection.maintenance import reembed, stale_vectors
 from lib.collection.repository import DocInfo
@@ -62,9 +63,13 @@ def stage_upload(data: bytes) -> str:
 
 def ingest_params(path: str, name: str | None = None, chunk_size: int | None = None,
                   chunk_overlap: int | None = None, staged: bool = False,
-                  metadata: dict[str, MetadataValue] | None = None) -> JSONObject:
-    """``metadata``: checked values (a bulk ingest's manifest) that override what extraction reads."""
-    return to_json(IngestJob(path, name, chunk_size, chunk_overlap, staged, metadata or None))
+                  metadata: dict[str, MetadataValue] | None = None,
+                  volume: tuple[str, int, str] | None = None) -> JSONObject:
+    """``metadata``: checked values (a bulk ingest's manifest) that override what extraction reads; ``volume``:
+    (the EIS, its volume number, how the set was given) for one of a set of volumes checked together."""
+    eis_id, number, how = volume if volume is not None else (None, None, None)
+    return to_json(IngestJob(path, name, chunk_size, chunk_overlap, staged, metadata or None, eis_id=eis_id,
+                             volume=number, grouped_by=how))
 
 
 def reindex_params(doc_id: str, chunk_size: int, chunk_overlap: int) -> JSONObject:
@@ -109,6 +114,8 @@ def run_ingest(params: JSONObject, ctx: JobContext) -> JSONObject:
     if job.metadata:  # the manifest's values, over what extraction read (kept as a person's)
         set_values(res.doc_id, dict(job.metadata), docs.engine)
     ctx.link(doc_id=res.doc_id)
+    if job.eis_id and job.volume:  # one of a set of volumes: it joins its EIS now that it is indexed
+        volumes.place(res.doc_id, job.eis_id, job.volume, job.grouped_by or "upload", docs.engine)
     return {"doc_id": res.doc_id, "name": res.name, "pages": res.pages, "chunks": res.chunks, "chars": res.chars,
             "tokens": res.tokens,
             "empty_pages": res.empty_pages, "seconds": res.seconds, "skipped": res.skipped,

@@ -31,6 +31,9 @@ class IngestJob:
     metadata: dict[str, MetadataValue] | None = None  # checked values (a bulk ingest's manifest) over what extraction reads
     reindex: str | None = None
     sha256: str | None = None  # what a later bulk ingest recognises as on its way
+    eis_id: str | None = None  # one of a set of volumes: the EIS it joins when indexed (lib/collection/volumes.py)
+    volume: int | None = None  # its volume number there
+    grouped_by: str | None = None  # how the set was given: upload | folder | manifest
 
 
 @dataclass(frozen=True)

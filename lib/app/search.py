@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from lib.collection import volumes
 from lib.collection.repository import DocInfo
 from lib.documents import metadata
 from lib.qa.services import Corpus
@@ -110,6 +111,14 @@ class Collection:
     def shown(self, results: list[DocResult]) -> list[Found]:
         """The results as the list shows them, ranked from 1; a document deleted since the search is left out."""
         known = [r for r in results if r.doc_id in self.meta]
-        return [Found(rank, metadata.display_title(self.meta[r.doc_id], r.name),
+        places = volumes.places(self.services.docs.engine)
+
+        def title(r: DocResult) -> str:  # a volume of an EIS is named with its volume
+            shown = metadata.display_title(self.meta[r.doc_id], r.name)
+            if r.doc_id not in places:
+                return shown
+            return f"{shown} — {volumes.label(places[r.doc_id].position, self.value(r.doc_id, 'volume_title'))}"
+
+        return [Found(rank, title(r),
                       [x for x in (self.value(r.doc_id, k) for k in FACT_FIELDS) if x], r)
                 for rank, r in enumerate(known, start=1)]

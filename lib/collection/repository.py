@@ -156,8 +156,10 @@ class DocumentRepository:
             c.execute(update(tables.documents).where(tables.documents.c.doc_id == doc_id).values(**values))
 
     def delete(self, doc_id: str) -> None:
-        """Every row of a document (chunks, pages, lexical index, metadata, the document) in one transaction."""
+        """Every row of a document (chunks, pages, lexical index, metadata, its place among an EIS's volumes, the
+        document) in one transaction; the other volumes of its EIS stay, numbered as they were."""
         with self.engine.begin() as c:
+            c.execute(delete(tables.eis_volumes).where(tables.eis_volumes.c.doc_id == doc_id))
             c.execute(delete(tables.chunks).where(tables.chunks.c.doc_id == doc_id))
             c.execute(delete(tables.pages).where(tables.pages.c.doc_id == doc_id))
             c.execute(delete(tables.documents).where(tables.documents.c.doc_id == doc_id))

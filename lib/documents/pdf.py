@@ -118,11 +118,10 @@ def check_pdf_bytes(data: bytes, name: str, max_bytes: int) -> None:
         )
 
 
-def extract_pdf(data: bytes, name: str, max_bytes: int, progress: FractionProgressFn | None = None,
-                find_tables: bool = False) -> ExtractedPdf:
-    """Extract every page's text, reading scanned pages by OCR where Tesseract is installed (``progress`` counts
-    them), and with ``find_tables`` the tables of its text pages. Raises UserError for corrupt, encrypted or
-    zero-page files, and for one with no text on any page."""
+def _open_checked(data: bytes, name: str, max_bytes: int) -> Any:
+    """The PDF opened by PyMuPDF (the caller closes it), or UserError saying why it cannot be indexed: not a PDF,
+    damaged beyond repair (PyMuPDF rebuilds a broken cross-reference table where it can), password-protected, or
+    without pages."""
     check_pdf_bytes(data, name, max_bytes)
     import pymupdf  # imported here: commands that only read the store never load it
 
@@ -140,6 +139,29 @@ def extract_pdf(data: bytes, name: str, max_bytes: int, progress: FractionProgre
             )
         if doc.page_count == 0:
             raise UserError(f"'{name}' has no pages. Check that the export finished and upload the full PDF.")
+    except BaseException:
+        doc.close()
+        raise
+    return doc
+
+
+def check_readable(data: bytes, name: str, max_bytes: int) -> int:
+    """The checks ``extract_pdf`` makes before reading a page, alone (a set of volumes is checked whole before any
+    is indexed): the number of pages, or UserError saying what is wrong."""
+    doc = _open_checked(data, name, max_bytes)
+    try:
+        return int(doc.page_count)
+    finally:
+        doc.close()
+
+
+def extract_pdf(data: bytes, name: str, max_bytes: int, progress: FractionProgressFn | None = None,
+                find_tables: bool = False) -> ExtractedPdf:
+    """Extract every page's text, reading scanned pages by OCR where Tesseract is installed (``progress`` counts
+    them), and with ``find_tables`` the tables of its text pages. Raises UserError for corrupt, encrypted or
+    zero-page files, and for one with no text on any page."""
+    doc = _open_checked(data, name, max_bytes)
+    try:
         pages: list[Page] = []
         scans: list[int] = []
         meta, toc = info_and_outline(doc)

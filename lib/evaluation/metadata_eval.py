@@ -20,7 +20,7 @@ from lib.documents import metadata
 from lib.documents.pdf import read_pdf_file
 
 CHECKED = ("title", "project_title", "lead_agency", "cooperating_agencies", "prepared_by", "document_type",
-           "process_type", "year", "states", "eis_number")
+           "volume_title", "process_type", "year", "states", "eis_number")
 _LISTS = {"cooperating_agencies", "states"}
 _ALIASES = {"publish_date": "year"}
 

@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from sqlalchemy import select
 
-from lib.collection import lexical
+from lib.collection import lexical, volumes
 from lib.collection.document_store import DocumentStore
 from lib.collection.ingest import embedder_label, tables_on
 from lib.collection.repository import DocInfo
@@ -21,7 +21,7 @@ from lib.core.json_types import JSONObject
 from lib.core.text import tokenize
 from lib.documents.chunking import Chunk, is_navigation
 from lib.documents.mentions import DocRef, without_mentions
-from lib.documents.metadata import citation_name, get_many
+from lib.documents.metadata import citation_name, get_many, value_of
 from lib.documents.tables import is_table_passage
 from lib.retrieval.comparison import MAX_COMPARED, Comparison, recognise, refs_of
 from lib.storage import tables
@@ -106,7 +106,10 @@ class Retriever:
         each document it concerns, each document's from its own ranking (``search_each``), and at least one
         passage a document; any other question gets ``search_scope``'s."""
         infos = self._scope_infos(doc_ids)
-        refs = refs_of(list(infos.values()), self.docs.engine) if len(infos) >= 2 else []
+        places = volumes.places(self.docs.engine) if len(infos) >= 2 else {}
+        # the volumes of one EIS are one document to the question: never compared with each other
+        one_eis = bool(places) and all(d in places for d in infos) and len({places[d].eis_id for d in infos}) == 1
+        refs = refs_of(list(infos.values()), self.docs.engine) if len(infos) >= 2 and not one_eis else []
         if comparison := recognise(question, refs):
             # the documents' names choose where to search, not what: "What does the Goldrush Mine EIS say about
             # noise?" searches that document for "What does it say about noise?"
@@ -293,8 +296,11 @@ class Retriever:
         return out
 
     def _names(self, files: dict[str, str]) -> dict[str, str]:
+        """How citations name each document: its project (or title), and for a volume of an EIS, the volume."""
         metas = get_many(list(files), self.docs.engine)
-        return {d: citation_name(metas[d], f) for d, f in files.items()}
+        places = volumes.places(self.docs.engine)
+        return {d: citation_name(metas[d], f) + (f", {volumes.short_label(places[d].position, value_of(metas[d], 'volume_title'))}"
+                                                 if d in places else "") for d, f in files.items()}
 
     def _dense(self, live: dict[str, int], sizes: dict[str, int], query: str, n: int,
                whole: bool) -> list[tuple[str, int, float]]:

@@ -352,6 +352,16 @@ doc_metadata = Table(  # one row per document and field (lib/documents/metadata/
     Column("extracted", Text),  # JSON, on a person's row: what the rules read now, where it differs from the person
 )
 
+eis_volumes = Table(  # the documents that are volumes of one EIS (lib/collection/volumes.py); a document in none stands alone
+    "eis_volumes",
+    metadata,
+    Column("doc_id", String(64), ForeignKey("documents.doc_id", ondelete="CASCADE"), primary_key=True),
+    Column("eis_id", String(32), nullable=False, index=True),
+    Column("position", Integer, nullable=False),  # 1, 2, 3…: the order the volumes were given in (kept after a deletion)
+    Column("grouped_by", String(16), nullable=False),  # upload | folder | manifest | person (a suggestion confirmed)
+    Column("created_at", DateTime, server_default=func.now()),
+)
+
 
 schema_ledger = Table(  # the schema steps this store has taken (lib/storage/schema.py), one row each
     "schema_ledger",

@@ -18,7 +18,7 @@ import pymupdf
 
 # What a careful reader writes down; the columns of expected.csv (lists joined with "; ").
 EXPECTED_FIELDS = ("title", "project_title", "lead_agency", "cooperating_agencies", "prepared_by", "document_type",
-                   "process_type", "year", "states", "eis_number")
+                   "volume_title", "process_type", "year", "states", "eis_number")
 
 
 @dataclass
@@ -149,7 +149,7 @@ def _cases() -> list[Case]:
             "cooperating_agencies": ["Department of Energy", "Environmental Protection Agency",
                                      "Bureau of Land Management"],
             "document_type": "Final EIS", "process_type": "EIS", "year": "2020", "states": ["AK"],
-            "eis_number": "FERC/EIS-0296F"})
+            "eis_number": "FERC/EIS-0296F", "volume_title": volume})
           for n, volume in (("volume_1", "Volume 1: Chapters 1 through 4"), ("volume_2", "Volume 2: Appendices A through M"))],
         Case("record_of_decision", [
             [("line", "Record of Decision", 22, True), ("line", "for the Chokecherry and Sierra Madre", 16, True),

@@ -135,7 +135,7 @@ def _cases() -> list[Case]:
                                      "U.S. Fish and Wildlife Service", "National Marine Fisheries Service",
                                      "U.S. Army Corps of Engineers"],
             "document_type": "Supplemental Final EIS", "process_type": "EIS", "year": "2015",
-            "states": ["GU", "MP"]},
+            "states": ["GU", "MP"], "volume_title": "Volume 1: Chapters 1 through 6"},
             props={"title": "Guam CNMI Relocation FSEIS Vol 1"}),
 
         # A NASA launch-site EA: a logo word ("NASA") above the agency's name, a full date, sub-office names on
@@ -213,7 +213,8 @@ def _cases() -> list[Case]:
                      "Section 4(f) Evaluation",
             "project_title": "Southwest Light Rail Transit Project", "lead_agency": "Federal Transit Administration",
             "cooperating_agencies": ["U.S. Army Corps of Engineers"], "document_type": "Final EIS",
-            "process_type": "EIS", "year": "2016", "states": ["MN"]},
+            "process_type": "EIS", "year": "2016", "states": ["MN"],
+            "volume_title": "Volume 3: Responses to Comments on the Draft EIS and the Supplemental Draft EIS"},
             props={"title": "SWLRT FEIS Volume 3"}),
 
         # A BLM "Proposed RMP Amendments and Final EIS" (the final-EIS stage of a plan amendment). Two numbers:

@@ -52,7 +52,7 @@ def _models(a: argparse.Namespace) -> object:
 
 @command("ask")
 def _ask(a: argparse.Namespace) -> object:
-    scoped = a.doc or a.docs or a.all or a.where
+    scoped = a.doc or a.docs or a.eis or a.all or a.where
     svc = services() if a.mode in ("pdf", "rag") or scoped else None
     scope = chosen_scope(a, svc) if svc is not None else None  # unknown documents: a clear error before any model loads
     res = ask(" ".join(a.question), a.model, a.mode, svc, scope, a.k, a.gold, a.closed, a.balanced)

@@ -27,6 +27,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     s.add_argument("-k", type=int, help="chunks per RAG answer (default 3)")
     s.add_argument("--limit", type=int)
     s.add_argument("--seed", type=int)
+    s.add_argument("--whole-eis", action="store_true",
+                   help="an item on one volume of an EIS is answered over every volume of that EIS (full-PDF and RAG)")
     s.add_argument("--type", dest="question_type")
     s.add_argument("--judge")
     s.add_argument("--run-id")
@@ -87,7 +89,8 @@ def _bench(a: argparse.Namespace) -> object:
             raise UserError("-k must be at least 1.")
         cfg = RunConfig(models=[m for m in a.models.split(",") if m],
                         modes=[m for m in (a.modes or "none,pdf,rag,gold").split(",") if m], k=a.k or 3,
-                        judge=a.judge, limit=a.limit, seed=a.seed, question_type=a.question_type, source=path.name)
+                        judge=a.judge, limit=a.limit, seed=a.seed, question_type=a.question_type, source=path.name,
+                        whole_eis=a.whole_eis)
 
     if a.workers < 1:
         raise UserError("--workers must be at least 1.")

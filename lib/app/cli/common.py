@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 
 from lib.app.services import Services, get_services
+from lib.collection import volumes
 from lib.core.errors import UserError
 from lib.documents.metadata import (
     collection_filter,
@@ -67,6 +68,8 @@ def scope_flags(s: argparse.ArgumentParser, required: bool) -> None:
     g = s.add_mutually_exclusive_group(required=required)
     g.add_argument("--doc", help="one document id")
     g.add_argument("--docs", help="comma-separated document ids")
+    g.add_argument("--eis", metavar="ID", help="every volume of one EIS: its id (`volumes list`) or any volume's "
+                                               "document id")
     g.add_argument("--all", action="store_true", help="every indexed document")
     g.add_argument("--where", help='metadata filter: lead_agency=…,states=AK,document_type="Final EIS",year=2010-2020')
 
@@ -82,6 +85,12 @@ def chosen_scope(a: argparse.Namespace, svc: Services) -> str | list[str] | None
         for d in ids:
             svc.docs.get(d)
         return ids
+    if getattr(a, "eis", None):
+        found = next((e for e in volumes.every(svc.docs.engine) if a.eis in (e.eis_id, *e.doc_ids)), None)
+        if found is None:
+            raise UserError(f"No EIS of volumes with id '{a.eis}' (neither an EIS's id nor one of its volumes'); "
+                            "`python -m lib volumes list` lists them.")
+        return found.doc_ids
     if getattr(a, "where", None):
 
         ids = collection_filter(svc.docs.list(), parse_where(a.where), svc.docs.engine)

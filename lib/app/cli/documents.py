@@ -5,6 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from lib.app import volumes as volumes_case
 from lib.app import workers
 from lib.app.cli.common import (
     ExitWith,
@@ -16,13 +17,13 @@ from lib.app.cli.common import (
     services,
 )
 from lib.app.job_handlers import ingest_params
+from lib.collection import volumes
 from lib.collection.maintenance import check, repair
 from lib.core import config
 from lib.core.errors import UserError
 from lib.core.textfile import read_text
 from lib.documents.metadata import (
     cli_metadata,
-    export_ceq,
     get_many,
     set_values,
     tags_many,
@@ -39,11 +40,24 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--queue", action="store_true", help="queue one job per PDF for the workers (server mode)")
     s.add_argument("--manifest", help="with --queue: a CSV with a 'file' column and metadata columns in the CEQ "
                                       "names (title, lead_agency, publish_date, ...); its values override extraction")
+    s.add_argument("--volumes", action="store_true",
+                   help="the PDFs (in the order given) or the folder's PDFs (by file name) are the volumes of one EIS: "
+                        "all are checked before any is indexed, and each joins the EIS when indexed")
     s.add_argument("--name")
     s.add_argument("--chunk-size", type=int)
     s.add_argument("--chunk-overlap", type=int)
 
     sub.add_parser("docs", help="list indexed documents")
+
+    s = sub.add_parser("volumes", help="EISs published as several PDFs: list, group, take out, suggest")
+    vs = s.add_subparsers(dest="action", required=True)
+    vs.add_parser("list", help="every EIS of volumes, with its volumes in order")
+    g = vs.add_parser("group", help="make indexed documents (in this order) the volumes of one EIS")
+    g.add_argument("doc_ids", nargs="+")
+    g.add_argument("--to", metavar="EIS_ID", help="add them after the volumes of this EIS instead")
+    r = vs.add_parser("remove", help="take a document out of its EIS (it stays indexed)")
+    r.add_argument("doc_id")
+    vs.add_parser("suggest", help="documents that state the same project, type and date: perhaps one EIS's volumes")
 
     sub.add_parser("repair", help="remove vectors no committed document owns (skips documents being written)")
 
@@ -93,6 +107,11 @@ def _ingest(a: argparse.Namespace) -> object:
         raise UserError(f"--chunk-overlap must be 0 or more (got {a.chunk_overlap}).")
     # A missing file, a folder or an oversize file is refused before a job is recorded; any other bad file
     # (not a PDF, encrypted, scanned) fails its job with the reason, before the embedding model is loaded.
+    if a.volumes:
+        if a.queue or a.manifest or a.name:
+            raise UserError("--volumes indexes the set here, each volume named after its file: leave out "
+                            "--queue, --manifest and --name (a manifest's 'eis' column groups a queued set).")
+        return _ingest_volumes(a)
     if a.queue:
         if a.name:
             raise UserError("--name names one document; with --queue each document is named after its file.")
@@ -107,6 +126,41 @@ def _ingest(a: argparse.Namespace) -> object:
                    f"Index {a.name or Path(path).name}")
     keys = ("doc_id", "name", "pages", "chunks", "empty_pages", "seconds", "ocr_pages", "ocr_failed", "ocr_missing")
     return {k: res[k] for k in keys} | {"status": "already indexed" if res["skipped"] else "indexed"}
+
+
+def _ingest_volumes(a: argparse.Namespace) -> object:
+    """A set of volumes: checked whole (a bad volume refuses the set, before anything is indexed), then each indexed
+    in turn; a volume whose ingest fails is reported with its reason and the others go on (exit 1)."""
+    files, how = volumes_case.set_on_disk(a.path)
+    eis_id = volumes.new_id()
+    done, failed = [], []
+    for number, f in enumerate(files, start=1):
+        try:
+            res = run_job("ingest", volumes_case.volume_params(f, number, eis_id, how, a.chunk_size, a.chunk_overlap),
+                          f"Index {f.name} (volume {number} of {len(files)})")
+        except UserError as exc:
+            failed.append({"volume": number, "file": f.name, "error": str(exc)})
+            continue
+        done.append({"volume": number, "file": f.name, "doc_id": res["doc_id"], "pages": res["pages"],
+                     "status": "already indexed" if res["skipped"] else "indexed"})
+    out = {"eis_id": eis_id, "volumes": done, "failed": failed}
+    if failed:
+        raise ExitWith(1, out)
+    return out
+
+
+@command("volumes")
+def _volumes(a: argparse.Namespace) -> object:
+    svc = services()
+    if a.action == "list":
+        return [volumes_case.as_dict(e) for e in volumes_case.every(svc)]
+    if a.action == "group":
+        return volumes_case.as_dict(volumes_case.group(svc, a.doc_ids, a.to))
+    if a.action == "remove":
+        volumes_case.take_out(svc, a.doc_id)
+        return {"removed": a.doc_id, "status": "still indexed, on its own"}
+    return [[{"doc_id": d.doc_id, "file": d.name, "pages": d.pages} for d in same]
+            for same in volumes_case.suggestions(svc)]
 
 
 @command("docs")
@@ -191,8 +245,8 @@ def _meta(a: argparse.Namespace) -> object:
 
 @command("export-metadata")
 def _export_metadata(a: argparse.Namespace) -> object:
-    docs = services().docs
-    return export_ceq(docs.list(), docs.engine)
+    svc = services()
+    return volumes_case.export(svc.docs.list(), svc)
 
 
 @command("metadata-eval")

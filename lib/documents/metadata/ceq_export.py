@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sqlalchemy.engine import Engine
@@ -21,25 +21,38 @@ def _slug_id(prefix: str, text: str) -> str:
     return f"{prefix}-{hashlib.sha1(text.encode('utf-8')).hexdigest()[:12]}"
 
 
-def export_ceq(docs: Iterable[Any], engine: Engine | None = None) -> dict[str, list[dict]]:
+def export_ceq(docs: Iterable[Any], engine: Engine | None = None,
+               volumes: Mapping[str, tuple[str, int]] | None = None) -> dict[str, list[dict]]:
     """The collection in the data standard's JSON shape: ``{"projects", "processes", "documents"}``, linked by
     ``project_id`` and ``process_id``. One project per distinct project title (a document without one is its own
     project), one process per project and process type, one document per indexed PDF. Unknown values are null;
     our ``states`` and ``eis_number`` sit beside the standard's document fields, and each value's source is under
-    ``other.metadata_sources``."""
+    ``other.metadata_sources``. ``volumes``: the documents that are volumes of one EIS (doc id → the EIS's id and
+    the volume's number); the volumes of one EIS are one project and one process (the project title and process
+    type the first volume stating them gives), and each carries its ``volume_title`` (the one it prints, else
+    "Volume N" by its place in the EIS)."""
     docs = list(docs)
     ids = doc_ids_of(docs)
     names = names_of(docs)
     metas = get_many(ids, engine)
     tags = tags_many(ids, engine)
+    volumes = volumes or {}
+    shared: dict[str, dict[str, Any]] = {}  # an EIS's project title and process type, from its first volume stating each
+    for doc_id in sorted((d for d in ids if d in volumes), key=lambda d: volumes[d][1]):
+        facts = shared.setdefault(volumes[doc_id][0], {})
+        for key in ("project_title", "process_type", "document_type"):
+            if facts.get(key) is None and metas[doc_id].get(key) is not None:
+                facts[key] = metas[doc_id][key].value
     projects: dict[str, dict] = {}
     processes: dict[str, dict] = {}
     documents: list[dict] = []
     for doc_id in ids:
         meta = metas[doc_id]
         m = {k: v.value for k, v in meta.items()}
-        ptitle = m.get("project_title")
-        pkey = " ".join(str(ptitle).split()).casefold() if ptitle else f"doc:{doc_id}"
+        place = volumes.get(doc_id)
+        eis = shared.get(place[0], {}) if place else {}
+        ptitle = eis.get("project_title") or m.get("project_title")
+        pkey = " ".join(str(ptitle).split()).casefold() if ptitle else (f"eis:{place[0]}" if place else f"doc:{doc_id}")
         project_id = _slug_id("project", pkey)
         if project_id not in projects:
             projects[project_id] = {
@@ -57,7 +70,8 @@ def export_ceq(docs: Iterable[Any], engine: Engine | None = None) -> dict[str, l
         for a in m.get("cooperating_agencies") or []:
             if a not in proj["participating_agencies"]:
                 proj["participating_agencies"].append(a)
-        ptype = m.get("process_type") or (PROCESS_OF.get(str(m["document_type"])) if m.get("document_type") else None)
+        dtype = eis.get("document_type") or m.get("document_type")
+        ptype = eis.get("process_type") or m.get("process_type") or (PROCESS_OF.get(str(dtype)) if dtype else None)
         process_id = f"{project_id}-{str(ptype or 'unknown').lower()}"
         if process_id not in processes:
             processes[process_id] = {
@@ -74,10 +88,14 @@ def export_ceq(docs: Iterable[Any], engine: Engine | None = None) -> dict[str, l
             "document_id": doc_id, "process_id": process_id, "document_type": m.get("document_type"),
             "title": m.get("title") or names.get(doc_id) or doc_id, "publish_date": m.get("publish_date"),
             "prepared_by": m.get("prepared_by"), "states": m.get("states") or [], "eis_number": m.get("eis_number"),
+            "volume_title": m.get("volume_title") or (f"Volume {place[1]}" if place else None),
             "data_source_system": SYSTEM_NAME,
             "other": {"file_name": names.get(doc_id) or None, "tags": tags[doc_id],
                       "title_is_file_name": not m.get("title"),
-                      "metadata_sources": {k: v.source for k, v in meta.items() if v.source}},
+                      "metadata_sources": {k: v.source for k, v in meta.items() if v.source}
+                      | ({"volume_title": "its place among the EIS's volumes"}
+                         if place and not m.get("volume_title") else {})}
+            | ({"eis_volume": {"eis_id": place[0], "number": place[1]}} if place else {}),
         })
     for d in documents:
         _conform_document(d)

@@ -181,7 +181,33 @@ def _extract(ex: Any) -> dict[str, FieldValue]:
         states = _states(meta, cover, loc)
         if states:
             out["states"] = states
+        if (volume := _volume_title(cover)) is not None:
+            out["volume_title"] = volume
     return {k: out[k] for k in FIELDS if k in out}
+
+
+_VOLUME_LINE = re.compile(r"^(?:volume|vol\.)\s*(?:[IVX]{1,6}|\d{1,3})(?:\s+of\s+(?:[IVX]{1,6}|\d{1,3}))?"
+                          r"(?:\s*[:\-\u2013\u2014]\s*(?P<rest>[^.]{1,90}))?$", re.IGNORECASE)
+
+
+def _volume_title(cover: _Cover) -> FieldValue | None:
+    """A volume's title, from a cover line of its own that starts with "Volume 2" (or "Vol. II"), alone or
+    followed by ": Appendices A through M", with the next line when it continues it in the same type ("and the
+    Supplemental Draft EIS"). Two different volume lines on the cover: none (which is this one's?)."""
+    found: list[tuple[Line, str]] = []
+    for i, ln in enumerate(cover.lines):
+        text = " ".join(ln.text.split())
+        if not _VOLUME_LINE.match(text):
+            continue
+        nxt = cover.lines[i + 1] if i + 1 < len(cover.lines) else None
+        if nxt is not None and nxt.page == ln.page and re.match(r"(?:and|or|of|to|for|the|[a-z])\b", nxt.text.strip()) \
+                and abs(nxt.size - ln.size) < 0.6 and len(nxt.text) <= 80:
+            text = f"{text} {' '.join(nxt.text.split())}"
+        found.append((ln, text))
+    if not found or len({t.casefold() for _, t in found}) > 1:
+        return None
+    ln, text = found[0]
+    return Candidate(text[:MAX_VALUE_CHARS], 0.85, "cover_text", _at(ln, "Volume line")).as_field()
 
 
 # ----- title -----------------------------------------------------------------------------------------------------

@@ -14,13 +14,13 @@ from lib.core.errors import UserError
 
 FIELDS: tuple[str, ...] = (
     "title", "project_title", "lead_agency", "cooperating_agencies", "prepared_by", "process_type", "document_type",
-    "publish_date", "location", "states", "eis_number",
+    "volume_title", "publish_date", "location", "states", "eis_number",
 )
 LIST_FIELDS = frozenset({"cooperating_agencies", "states"})
 FIELD_LABELS = {  # plain words on the pages; the standard's names stay in the CLI, the export and the help text
     "title": "Title", "project_title": "Project", "lead_agency": "Lead agency",
     "cooperating_agencies": "Cooperating agencies", "prepared_by": "Prepared by", "process_type": "Review type (EIS, EA, CE)",
-    "document_type": "Document type", "publish_date": "Published", "location": "Location", "states": "States",
+    "document_type": "Document type", "volume_title": "Volume", "publish_date": "Published", "location": "Location", "states": "States",
     "eis_number": "EIS number",
 }
 TAGS = "tags"  # a person's own labels ("caribou", "Alaska LNG"): stored beside the fields, not a field of the standard

@@ -32,6 +32,8 @@ _FIELD_HELP = {
     "prepared_by": "who prepared the document (an agency's office, or a contractor), as printed after 'Prepared by'",
     "process_type": "one of " + ", ".join(PROCESS_TYPES),
     "document_type": "one of " + ", ".join(DOCUMENT_TYPES),
+    "volume_title": "the volume's title as printed on its cover, such as 'Volume 2: Appendices A through M' (only "
+                    "for one volume of a multi-volume document)",
     "publish_date": "the publication date as YYYY-MM-DD, YYYY-MM or YYYY",
     "location": "the project's location in words (place, county, state)",
     "states": "a list of two-letter USPS codes of the states or territories where the project is",

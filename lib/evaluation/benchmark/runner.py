@@ -16,6 +16,7 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
+from lib.collection import volumes
 from lib.core.errors import UserError
 from lib.core.json_types import JSONObject
 from lib.core.pool import run_tasks
@@ -117,6 +118,8 @@ def _write_scores(conn: Connection, run_id: str, it: Item, model: str, mode: str
 def _current_manifest(cfg: RunConfig, services: Corpus | None, doc_ids: Sequence[str]) -> Manifest:
     judge = registry.get(cfg.judge) if cfg.judge else None
     uses_docs = any(m in ("pdf", "rag") for m in cfg.modes)
+    if services is not None and cfg.whole_eis:  # every volume answered over is a document of the run
+        doc_ids = volumes.whole_eis(doc_ids, services.docs.engine)
     docs = manifest.document_entries(services, doc_ids) if services is not None and uses_docs else []
     templates = prompts.templates() | (judge_templates() if judge else {})
     return manifest.build("bench", [registry.get(m) for m in cfg.models], prompts=templates, judge=judge,
@@ -168,6 +171,10 @@ class Cells:
         self.run_id, self.cfg, self.services, self.engine, self.scorer = run_id, cfg, services, engine, scorer
         self.items = {it.id: it for it in items}
         self.doc_for = docs_for(items, services)
+        # "this EIS": an item's document, or with ``whole_eis`` every volume of the EIS it is a volume of
+        self.scope_for: dict[str, str | list[str]] = {
+            name: (volumes.whole_eis([d], services.docs.engine) if cfg.whole_eis and services is not None else d)
+            for name, d in self.doc_for.items() if d}
         self.shared = False  # True: other processes answer this run's cells too, so each is taken with a lease
         self.unfit: str | None = None  # why this worker may not answer the run's cells (its setup differs)
 
@@ -193,8 +200,11 @@ class Cells:
     def _answer(self, it: Item, model: str, mode: str) -> str:
         cfg, run_id = self.cfg, self.run_id
         doc_id = self.doc_for.get(it.doc)
+        scope = self.scope_for.get(it.doc, doc_id)
+        if isinstance(scope, list) and len(scope) == 1:
+            scope = scope[0]
         try:
-            res = ask(it.question, model, mode, self.services if doc_id else None, doc_id, cfg.k, it.context,
+            res = ask(it.question, model, mode, self.services if doc_id else None, scope, cfg.k, it.context,
                       it.question_type == "closed")
         except Exception as exc:  # noqa: BLE001 - a cell that cannot run is one recorded failure, never the run's end
             res = AskResult(model=model, mode=mode, answer=None, closed=it.question_type == "closed", verdict=None,

@@ -34,6 +34,7 @@ class RunConfig:
     question_type: str | None = None
     source: str = ""
     no_doc_items: list[str] = field(default_factory=list)  # items whose document is not indexed (no pdf/rag)
+    whole_eis: bool = False  # an item on one volume of an EIS is answered over every volume of that EIS
 
     def as_dict(self) -> JSONObject:
         return dict(self.__dict__)
@@ -41,7 +42,7 @@ class RunConfig:
     def settings(self) -> dict[str, Any]:
         """What changes results (for the manifest): not the worker count, not the bookkeeping."""
         return {"modes": list(self.modes), "k": self.k, "limit": self.limit, "seed": self.seed,
-                "question_type": self.question_type, "source": self.source,
+                "question_type": self.question_type, "source": self.source, "whole_eis": self.whole_eis,
                 "answer_budget": {"open": ANSWER_BUDGET_OPEN, "closed": ANSWER_BUDGET_CLOSED}}
 
 
