@@ -64,6 +64,17 @@ def short_label(position: int, volume_title: object = None) -> str:
     return f"Volume {m.group(1)}" if m else f"Volume {position}"
 
 
+def citation_names(files: dict[str, str], engine: Engine | None = None) -> dict[str, str]:
+    """How citations name each document (doc id → its file name given): its project (or title), and for a volume
+    of an EIS, the volume ("Alaska LNG Project, Volume II"). RAG's sources and full-PDF mode's documents both."""
+    engine = engine or get_engine()
+    metas = metadata.get_many(list(files), engine)
+    placed = places(engine)
+    return {d: metadata.citation_name(metas[d], f)
+            + (f", {short_label(placed[d].position, metadata.value_of(metas[d], 'volume_title'))}" if d in placed else "")
+            for d, f in files.items()}
+
+
 def group(doc_ids: Sequence[str], grouped_by: str = "person", engine: Engine | None = None,
           eis_id: str | None = None) -> Eis:
     """Make ``doc_ids`` (in this order) the volumes of one EIS, or add them after the volumes of ``eis_id``.

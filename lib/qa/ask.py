@@ -15,11 +15,11 @@ from typing import Any
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
+from lib.collection import volumes
 from lib.core.errors import UserError
 from lib.core.json_types import JSONObject, json_int
 from lib.core.redaction import redact
 from lib.core.verdict import looks_closed, parse_verdict
-from lib.documents import metadata
 from lib.documents.mentions import DocRef
 from lib.models import prompts, registry
 from lib.models.base import NON_ANSWERS, Provider, ProviderError, Request
@@ -173,11 +173,9 @@ def build_context(
         ctx = pdf_context(services.docs.pages(ids[0]), budget, _cached_counter(provider, info.doc_id, info.gen))
         ctx.passages[0].doc_id = info.doc_id  # the support check reads its kept pages again
         return ctx
-    docs = []
-    metas = metadata.get_many(ids, services.docs.engine)
-    for d in ids:  # each headed by the name its citations use, as RAG names them
-        info = services.docs.get(d)
-        docs.append((d, metadata.citation_name(metas[d], info.name), services.docs.pages(d)))
+    names = volumes.citation_names({d: services.docs.get(d).name for d in ids}, services.docs.engine)
+    # each headed by the name its citations use, as RAG names them (a volume of an EIS: with its volume)
+    docs = [(d, names[d], services.docs.pages(d)) for d in ids]
     return multi_pdf_context(docs, budget, provider.count_tokens)
 
 

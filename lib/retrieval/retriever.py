@@ -21,7 +21,6 @@ from lib.core.json_types import JSONObject
 from lib.core.text import tokenize
 from lib.documents.chunking import Chunk, is_navigation
 from lib.documents.mentions import DocRef, without_mentions
-from lib.documents.metadata import citation_name, get_many, value_of
 from lib.documents.tables import is_table_passage
 from lib.retrieval.comparison import MAX_COMPARED, Comparison, recognise, refs_of
 from lib.storage import tables
@@ -297,10 +296,7 @@ class Retriever:
 
     def _names(self, files: dict[str, str]) -> dict[str, str]:
         """How citations name each document: its project (or title), and for a volume of an EIS, the volume."""
-        metas = get_many(list(files), self.docs.engine)
-        places = volumes.places(self.docs.engine)
-        return {d: citation_name(metas[d], f) + (f", {volumes.short_label(places[d].position, value_of(metas[d], 'volume_title'))}"
-                                                 if d in places else "") for d, f in files.items()}
+        return volumes.citation_names(files, self.docs.engine)
 
     def _dense(self, live: dict[str, int], sizes: dict[str, int], query: str, n: int,
                whole: bool) -> list[tuple[str, int, float]]:

@@ -42,8 +42,9 @@ class RunConfig:
     def settings(self) -> dict[str, Any]:
         """What changes results (for the manifest): not the worker count, not the bookkeeping."""
         return {"modes": list(self.modes), "k": self.k, "limit": self.limit, "seed": self.seed,
-                "question_type": self.question_type, "source": self.source, "whole_eis": self.whole_eis,
-                "answer_budget": {"open": ANSWER_BUDGET_OPEN, "closed": ANSWER_BUDGET_CLOSED}}
+                "question_type": self.question_type, "source": self.source,
+                "answer_budget": {"open": ANSWER_BUDGET_OPEN, "closed": ANSWER_BUDGET_CLOSED}} \
+            | ({"whole_eis": True} if self.whole_eis else {})  # only when on: a run made before it resumes
 
 
 def select_items(items: Sequence[Item], limit: int | None = None, seed: int | None = None,
