@@ -7,6 +7,8 @@ import json
 
 import pymupdf
 
+from lib.evaluation.benchmark.runs import answers
+from lib.storage.engine import get_engine
 from tests.app.test_cli import run_cli
 from tests.collection.volume_set import PROJECT, VOLUMES, build_volumes
 
@@ -30,6 +32,21 @@ def test_a_folder_of_volumes_is_one_eis_searched_exported_and_deleted_one_by_one
     hits = json.loads(run_cli(home, "search", "--eis", ids[0], "-k", "3", "unexploded", "ordnance").stdout)
     assert hits[0]["doc_id"] == ids[2] and hits[0]["doc_name"] == f"{PROJECT}, Volume III"
     assert hits[0]["page_start"] <= 14 <= hits[0]["page_end"]
+
+    # a benchmark question on volume I: answered from volume I alone, or with --whole-eis from every volume
+    questions = tmp_path / "q.json"
+    questions.write_text(json.dumps([{"ID": "q1", "question_type": "recall", "EIS_filename": "volume_1",
+                                      "question": "Is there a risk of unexploded ordnance during construction?",
+                                      "groundtruth_answer": "A low risk for onsite construction personnel.",
+                                      "context": "Low risk for onsite construction personnel encountering "
+                                                 "unexploded ordnance."}]))
+    searched = {}
+    for run_id, extra in (("alone", []), ("whole", ["--whole-eis"])):
+        run_cli(home, "bench", "--questions", str(questions), "--models", "extractive", "--modes", "rag", "-k", "3",
+                "--run-id", run_id, *extra)
+        (answer,) = answers(run_id, get_engine(f"sqlite:///{home / 'nepaqa.db'}"))
+        searched[run_id] = {c.doc_id for c in answer.contexts}
+    assert searched["alone"] == {ids[0]} and ids[2] in searched["whole"]
 
     export = json.loads(run_cli(home, "export-metadata").stdout)
     assert [d["volume_title"] for d in export["documents"]] == [t for _, t, _ in VOLUMES]
