@@ -8,7 +8,7 @@ every progress report (the process's peak is often set while the embedder loads,
 Each build is the sample's 74 pages again and again (each copy shares its images and fonts, so a build is about
 as large as the sample's copies: 42 MB at 900 pages), every page with a line naming its place in the build
 ("Volume page 412"). An earlier build inserted one page at a time, which copied the images for every page (543 MB
-at 900 pages); its figures are in bench/README.md. Baseline: the same process that only starts the services and loads the embedder (its
+at 900 pages; `--copied-images` builds it again). Baseline: the same process that only starts the services and loads the embedder (its
 peak RSS), in the same run. Reported: peak RSS per build, its ratio to the 100-page build's, the ingest's
 seconds, chunks, and how many progress reports it gave. The last line of stdout is JSON.
 """
@@ -57,13 +57,18 @@ print(json.dumps(out))
 '''
 
 
-def build(pages: int, path: Path) -> Path:
-    """A PDF of ``pages`` pages: the sample's pages in turn, each marked with its place in the build."""
+def build(pages: int, path: Path, copied: bool = False) -> Path:
+    """A PDF of ``pages`` pages: the sample's pages in turn, each marked with its place in the build; ``copied``:
+    inserted one page at a time, so each page carries its own copy of its images (a much larger file)."""
     import pymupdf
 
     src = pymupdf.open(SAMPLE)
     out = pymupdf.open()
     while out.page_count < pages:  # the sample whole each time (its images and fonts shared within one copy)
+        if copied:
+            i = out.page_count % src.page_count
+            out.insert_pdf(src, from_page=i, to_page=i)
+            continue
         out.insert_pdf(src, to_page=min(src.page_count, pages - out.page_count) - 1)
     for i, page in enumerate(out):
         page.insert_text((36, 20), f"Volume page {i + 1}", fontsize=7)
@@ -81,13 +86,16 @@ def run(pdf: str) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", default="100,300,900")
-    sizes = [int(x) for x in ap.parse_args().pages.split(",")]
+    ap.add_argument("--copied-images", action="store_true",
+                    help="each page inserted alone, with its own copy of its images (543 MB at 900 pages)")
+    args = ap.parse_args()
+    sizes = [int(x) for x in args.pages.split(",")]
     folder = Path(tempfile.mkdtemp(prefix="nepaqa_memory_pdfs_"))
     base = run("-")
     print(f"baseline (services and embedder loaded, nothing ingested): peak RSS {base['peak_rss_mb']} MB")
     rows = {}
     for n in sizes:
-        pdf = build(n, folder / f"build_{n}.pdf")
+        pdf = build(n, folder / f"build_{n}.pdf", args.copied_images)
         rows[n] = run(str(pdf)) | {"file_mb": round(pdf.stat().st_size / 1e6, 1)}
         print(f"{n:>5} pages: peak RSS {rows[n]['peak_rss_mb']} MB, {rows[n]['seconds']} s, {rows[n]['chunks']} chunks, "
               f"{rows[n]['reports']} progress reports")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lib.collection import lexical
@@ -30,7 +31,7 @@ from lib.documents.pdf import (
     first_pages_layout,
     info_and_outline,
     read_scans,
-    sha256_bytes,
+    sha256_file,
 )
 from lib.storage import leases
 
@@ -88,20 +89,22 @@ class IngestPipeline:
         progress = progress or _noop
         progress("extract", 0.0, "reading PDF")
         size, overlap = _settings(chunk_size, chunk_overlap)
-        p = check_pdf_path(path, config.max_upload_bytes())
-        data = p.read_bytes()
-        prev = self.repo.by_sha(sha256_bytes(data))
-        done = self._done(prev, size, overlap, data, started, progress) if prev is not None else None
+        # read where it is, never whole into memory: hashed a megabyte at a time, opened by PyMuPDF from the file,
+        # and copied into the originals folder (a 900-page PDF's bytes are not held through the ingest)
+        p = check_pdf_path(path, config.max_upload_bytes()).resolve()
+        sha = sha256_file(p)
+        prev = self.repo.by_sha(sha)
+        done = self._done(prev, size, overlap, p, started, progress) if prev is not None else None
         if done is not None:  # known before reading a page: a scanned PDF is not read by OCR twice
             return done
         if prev is not None and _has_scans(prev):  # the same file with scans, under other settings: from its
             if originals.path(prev.doc_id) is None:  # stored pages (scans OCR read are not read again)
-                originals.save(prev.doc_id, data)
+                originals.save(prev.doc_id, p)
             ex = self.stored_pdf(prev.doc_id, for_index=True)
             ex.name = name or p.stem
             return self._ingest(ex, started, size, overlap, progress)
-        extracted = extract_pdf(data, name or p.stem, config.max_upload_bytes(),
-                                lambda f, m: progress("extract", 0.95 * f, m), find_tables=tables_on())
+        extracted = extract_pdf(p, name or p.stem, config.max_upload_bytes(),
+                                lambda f, m: progress("extract", 0.95 * f, m), find_tables=tables_on(), sha256=sha)
         return self._ingest(extracted, started, size, overlap, progress)
 
     def reindex(self, doc_id: str, chunk_size: int, chunk_overlap: int, progress: ProgressFn | None = None) -> IngestResult:
@@ -148,7 +151,7 @@ class IngestPipeline:
                        progress: ProgressFn, stage_s: dict[str, float]) -> IngestResult:
         emb = self.index.embedder
         prev = self.repo.by_sha(ex.sha256)
-        done = self._done(prev, chunk_size, chunk_overlap, ex.data, started, progress, ex.ocr_pages) \
+        done = self._done(prev, chunk_size, chunk_overlap, ex.data or ex.source, started, progress, ex.ocr_pages) \
             if prev is not None else None
         if done is not None:
             return done
@@ -187,9 +190,8 @@ class IngestPipeline:
         # vectors with no committed row; the doc: lease held here means no live writer owns them).
         with self.index.writing(engine):
             self.index.drop_other_generations(doc_id, gen)
-        if ex.data:
-
-            originals.save(doc_id, ex.data)  # for citations that open the page
+        if (kept := ex.data or ex.source) is not None:
+            originals.save(doc_id, kept)  # for citations that open the page
         stage_s["index"] = time.perf_counter() - t
         progress("index", 1.0, f"{len(chunks)} chunks indexed")
         seconds = round(time.perf_counter() - started, 3)
@@ -199,7 +201,7 @@ class IngestPipeline:
             ocr_failed=ex.ocr_failed, ocr_missing=ex.ocr_missing,
         )
 
-    def _done(self, prev: Any, chunk_size: int, chunk_overlap: int, data: bytes | None, started: float,
+    def _done(self, prev: Any, chunk_size: int, chunk_overlap: int, data: bytes | Path | None, started: float,
               progress: ProgressFn, read_by_ocr: list[int] | None = None) -> IngestResult | None:
         """The stored result when this file is indexed as asked; None when it must be indexed (again): other
         chunk settings, vectors another embedder made (so the ingest still returns a document at final quality),

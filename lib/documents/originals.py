@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -25,14 +26,19 @@ def _file(doc_id: str) -> Path:
     return folder() / f"{doc_id}.pdf"
 
 
-def save(doc_id: str, data: bytes) -> Path:
-    """Keep ``data`` as the original of ``doc_id``; atomic: a reader sees the old file or the new one, never half."""
+def save(doc_id: str, data: bytes | Path) -> Path:
+    """Keep ``data`` (the bytes, or a file copied a megabyte at a time) as the original of ``doc_id``; atomic: a
+    reader sees the old file or the new one, never half."""
     target = _file(doc_id)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{doc_id}.", suffix=".part", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            if isinstance(data, Path):
+                with open(data, "rb") as src:
+                    shutil.copyfileobj(src, fh, 1 << 20)
+            else:
+                fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)

@@ -64,6 +64,7 @@ class ExtractedPdf:
     ocr_missing: list[int] = field(default_factory=list)  # scanned pages left unread: Tesseract is not installed
     tables: list[tables.Table] = field(default_factory=list)  # tables read cell by cell (find_tables=True)
     data: bytes | None = field(default=None, repr=False)  # the original file, kept under NEPAQA_HOME for citations
+    source: Path | None = None  # or, read from a file, that file (copied there, never held in memory whole)
 
     @property
     def n_pages(self) -> int:
@@ -76,6 +77,15 @@ class ExtractedPdf:
 
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    """A file's SHA-256, read a megabyte at a time (a 900-page PDF is never held whole for it)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def _describe_non_pdf(head: bytes) -> str:
@@ -118,15 +128,21 @@ def check_pdf_bytes(data: bytes, name: str, max_bytes: int) -> None:
         )
 
 
-def _open_checked(data: bytes, name: str, max_bytes: int) -> Any:
-    """The PDF opened by PyMuPDF (the caller closes it), or UserError saying why it cannot be indexed: not a PDF,
-    damaged beyond repair (PyMuPDF rebuilds a broken cross-reference table where it can), password-protected, or
-    without pages."""
-    check_pdf_bytes(data, name, max_bytes)
+def _open_checked(data: bytes | Path, name: str, max_bytes: int) -> Any:
+    """The PDF (its bytes, or a file read where it is) opened by PyMuPDF (the caller closes it), or UserError saying
+    why it cannot be indexed: not a PDF, damaged beyond repair (PyMuPDF rebuilds a broken cross-reference table
+    where it can), password-protected, or without pages."""
+    if isinstance(data, Path):
+        with open(data, "rb") as fh:
+            head = fh.read(1024)
+        check_size(data.stat().st_size, name, max_bytes)
+        check_pdf_bytes(head, name, max_bytes)
+    else:
+        check_pdf_bytes(data, name, max_bytes)
     import pymupdf  # imported here: commands that only read the store never load it
 
     try:
-        doc = pymupdf.open(stream=data, filetype="pdf")
+        doc = pymupdf.open(data, filetype="pdf") if isinstance(data, Path) else pymupdf.open(stream=data, filetype="pdf")
     except Exception as exc:  # PyMuPDF raises FileDataError/RuntimeError for damaged files
         raise UserError(
             f"'{name}' is damaged and cannot be read as a PDF ({type(exc).__name__}). "
@@ -145,7 +161,7 @@ def _open_checked(data: bytes, name: str, max_bytes: int) -> Any:
     return doc
 
 
-def check_readable(data: bytes, name: str, max_bytes: int) -> int:
+def check_readable(data: bytes | Path, name: str, max_bytes: int) -> int:
     """The checks ``extract_pdf`` makes before reading a page, alone (a set of volumes is checked whole before any
     is indexed): the number of pages, or UserError saying what is wrong."""
     doc = _open_checked(data, name, max_bytes)
@@ -155,11 +171,12 @@ def check_readable(data: bytes, name: str, max_bytes: int) -> int:
         doc.close()
 
 
-def extract_pdf(data: bytes, name: str, max_bytes: int, progress: FractionProgressFn | None = None,
-                find_tables: bool = False) -> ExtractedPdf:
+def extract_pdf(data: bytes | Path, name: str, max_bytes: int, progress: FractionProgressFn | None = None,
+                find_tables: bool = False, sha256: str | None = None) -> ExtractedPdf:
     """Extract every page's text, reading scanned pages by OCR where Tesseract is installed (``progress`` counts
-    them), and with ``find_tables`` the tables of its text pages. Raises UserError for corrupt, encrypted or
-    zero-page files, and for one with no text on any page."""
+    them), and with ``find_tables`` the tables of its text pages. ``data``: the PDF's bytes, or its file, which
+    PyMuPDF reads where it is (``sha256``: the file's, when the caller has it already). Raises UserError for
+    corrupt, encrypted or zero-page files, and for one with no text on any page."""
     doc = _open_checked(data, name, max_bytes)
     try:
         pages: list[Page] = []
@@ -185,10 +202,12 @@ def extract_pdf(data: bytes, name: str, max_bytes: int, progress: FractionProgre
     empty = [p.number for p in pages if not p.text]
     if len(empty) == len(pages):
         raise UserError(_no_text(name, len(pages), read))
-    return ExtractedPdf(name=name, sha256=sha256_bytes(data), n_bytes=len(data), pages=pages, empty_pages=empty,
-                        pdf_metadata=meta, toc=toc, layout=layout, image_share=image_share,
+    return ExtractedPdf(name=name, sha256=sha256 or (sha256_file(data) if isinstance(data, Path) else sha256_bytes(data)),
+                        n_bytes=data.stat().st_size if isinstance(data, Path) else len(data), pages=pages,
+                        empty_pages=empty, pdf_metadata=meta, toc=toc, layout=layout, image_share=image_share,
                         ocr_pages=sorted(read.texts), ocr_failed=read.failed, ocr_missing=read.missing,
-                        tables=found, data=data)
+                        tables=found, data=None if isinstance(data, Path) else data,
+                        source=data if isinstance(data, Path) else None)
 
 
 def _usable(text: str) -> str:
@@ -357,4 +376,4 @@ def check_pdf_path(path: str | Path, max_bytes: int) -> Path:
 def read_pdf_file(path: str | Path, max_bytes: int, name: str | None = None,
                   progress: FractionProgressFn | None = None) -> ExtractedPdf:
     p = check_pdf_path(path, max_bytes)
-    return extract_pdf(p.read_bytes(), name or p.stem, max_bytes, progress)
+    return extract_pdf(p, name or p.stem, max_bytes, progress)

@@ -44,7 +44,7 @@ def test_docs_search_and_queries_file(cli_home, ingested, tmp_path):
     assert docs == [{"doc_id": ingested["doc_id"], "name": "CONUS sample", "pages": 74, "chunks": ingested["chunks"],
                      "read_by_ocr": [], "scans_unread": [], "tags": []}]
     assert list(meta) == ["title", "project_title", "lead_agency", "cooperating_agencies", "prepared_by", "process_type",
-                          "document_type", "publish_date", "location", "states", "eis_number"]
+                          "document_type", "volume_title", "publish_date", "location", "states", "eis_number"]
     lead = meta["lead_agency"]  # each field with its source, where it was read and the rules' confidence
     assert (lead["value"], lead["source"], lead["evidence"]["page"]) == ("Missile Defense Agency", "cover_text", 1)
     assert 0.9 <= lead["confidence"] <= 1 and lead["evidence"]["rule"]
