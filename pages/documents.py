@@ -90,8 +90,9 @@ with tab_add:
                        "queued are skipped; a file named .pdf that is not one is refused with the reason, and the rest "
                        "go on (files of other types are left out). A manifest "
                        "(CSV) with a `file` column and metadata columns in the CEQ names (" +
-                       ", ".join(meta_lib.manifest_csv.COLUMNS[1:]) + ") sets those values over what is read from "
-                       "the covers.")
+                       ", ".join(c for c in meta_lib.manifest_csv.COLUMNS[1:] if c != meta_lib.manifest_csv.EIS_COLUMN)
+                       + ") sets those values over what is read from the covers; rows with the same name in an `eis` "
+                         "column are the volumes of one EIS, in row order.")
             folder = st.file_uploader("Folder of PDFs", type=["pdf"], accept_multiple_files="directory",
                                       key="docs_folder")
             sheet = st.file_uploader("Manifest (CSV, optional)", type=["csv"], key="docs_manifest")

@@ -14,6 +14,7 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 
 from lib.app.job_handlers import ingest_params, stage_upload
+from lib.collection import volumes
 from lib.collection.repository import DocumentRepository
 from lib.core import config
 from lib.core.errors import UserError
@@ -142,6 +143,7 @@ def _queue(entries: list[tuple[str, str, str, Callable[[], bytes], str | None]],
     for _, _, file_name, _, _ in entries:
         names[file_name] = names.get(file_name, 0) + 1
     seen = {str(p["sha256"]) for p in jobs.active_params("ingest", engine) if p.get("sha256")}  # queued already
+    eis_ids: dict[str, str] = {}  # a manifest's EIS names → the EIS their volumes join
     for shown, doc_name, _file_name, load, uploaded in entries:
         try:
             row = sheet.for_file(shown, names) if sheet is not None else None
@@ -157,12 +159,17 @@ def _queue(entries: list[tuple[str, str, str, Callable[[], bytes], str | None]],
                 if indexed is not None and meta:  # a corrected manifest run again: its values still count
                     set_values(indexed.doc_id, meta, engine)
                     out.metadata_updated += 1
+                if indexed is not None and (volume := _volume(row, eis_ids, engine, indexed.doc_id)) is not None:
+                    volumes.place(indexed.doc_id, *volume, engine)  # indexed already: it joins its EIS now
                 continue
             seen.add(sha)
             staged = stage_upload(data) if uploaded is not None else None
-            params = (ingest_params(staged, doc_name, chunk_size, chunk_overlap, staged=True, metadata=meta)
+            volume = _volume(row, eis_ids, engine)
+            params = (ingest_params(staged, doc_name, chunk_size, chunk_overlap, staged=True, metadata=meta,
+                                    volume=volume)
                       if staged is not None else
-                      ingest_params(str(Path(shown).resolve()), None, chunk_size, chunk_overlap, metadata=meta))
+                      ingest_params(str(Path(shown).resolve()), None, chunk_size, chunk_overlap, metadata=meta,
+                                    volume=volume))
             params["sha256"] = sha  # what a later bulk ingest recognises as on its way
             try:
                 out.jobs.append(jobs.submit("ingest", params, f"Index {Path(shown).name}", engine))
@@ -176,6 +183,19 @@ def _queue(entries: list[tuple[str, str, str, Callable[[], bytes], str | None]],
     if sheet is not None:
         out.manifest_unmatched = sheet.unmatched()
     return out
+
+
+def _volume(row: manifest_csv.Row | None, eis_ids: dict[str, str], engine: Engine,
+            doc_id: str | None = None) -> tuple[str, int, str] | None:
+    """A manifest row's place among its EIS's volumes (the EIS, the number, "manifest"), or None for a row with no
+    ``eis``. The EIS is the one a volume of it (``doc_id``, indexed already) is in, where a run of the same manifest
+    made it before; else a new one."""
+    if row is None or row.eis is None or row.volume is None:
+        return None
+    if row.eis not in eis_ids:
+        before = volumes.of(doc_id, engine) if doc_id is not None else None
+        eis_ids[row.eis] = before.eis_id if before is not None else volumes.new_id()
+    return eis_ids[row.eis], row.volume, "manifest"
 
 
 __all__ = ["REQUEUE_EVERY_S", "QueueSummary", "enabled", "queue_ingest", "queue_uploads", "run"]

@@ -1,6 +1,7 @@
 """The vector index: one ChromaDB collection, persistent on disk, or a Chroma server by URL."""
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
@@ -146,9 +147,19 @@ class VectorIndex:
         return [(int(m["idx"]), 1.0 - float(d)) for m, d in zip(metas, dists, strict=True)]
 
 
-@lru_cache(maxsize=4)
+_opening = threading.Lock()
+
+
 def get_index(url: str, path: str, model: str | None = None) -> VectorIndex:
-    """The index, with the embedder loaded on first use (reading the store needs no model)."""
+    """The index, with the embedder loaded on first use (reading the store needs no model). Opened once per
+    process: jobs started together in a new process (a set of volumes) wait for the first to open it, since two
+    Chroma clients made at once on one folder fail ("'RustBindingsAPI' object has no attribute 'bindings'")."""
+    with _opening:
+        return _open_index(url, path, model)
+
+
+@lru_cache(maxsize=4)
+def _open_index(url: str, path: str, model: str | None = None) -> VectorIndex:
     return VectorIndex(make_client(url, path), LazyEmbedder(model), embedded=not url)  # type: ignore[arg-type]
 
 

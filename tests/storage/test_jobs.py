@@ -282,3 +282,32 @@ def test_a_folder_upload_is_queued_like_a_bulk_ingest_in_embedded_mode(tmp_path)
     meta = meta_lib.get(job.result["doc_id"], get_engine())
     assert meta["title"].value == "Levee Raising Final EIS" and meta["title"].source == "person"
     assert meta["eis_number"].value == "20190042"
+
+
+def test_a_manifest_eis_column_makes_the_uploaded_files_volumes_of_one_eis(tmp_path):
+    """Rows naming the same EIS in the manifest's ``eis`` column: their files are that EIS's volumes, numbered in the
+    manifest's row order (not the upload's), each joining as its job finishes; a row without it stands alone."""
+    from lib.app import workers
+    from lib.collection import volumes
+    from lib.documents import metadata as meta_lib
+    from tests.conftest import make_text_pdf
+
+    texts = {"main.pdf": "The dam would raise the reservoir by twelve feet, flooding the lower meadows. ",
+             "appx.pdf": "Appendix B lists the fish surveys made below the dam in each season. ",
+             "other.pdf": "An unrelated plan for a trail along the ridge above the valley. "}
+    uploads = [(name, make_text_pdf(tmp_path / name, [text * 9]).read_bytes()) for name, text in texts.items()]
+    manifest = ("manifest.csv", b"file,eis,volume_title\nappx.pdf,Dam FEIS,Volume 1: Fish Surveys\nmain.pdf,Dam FEIS,\n"
+                                b"other.pdf,,\n")
+    summary = workers.queue_uploads(uploads, manifest)
+    assert summary.queued == 3 and summary.refused == []
+    done = {jobs.get(j).title.removeprefix("Index "): jobs.wait(j, T) for j in summary.jobs}
+    assert all(j.status == "done" for j in done.values()), [j.error for j in done.values()]
+    ids = {name: j.result["doc_id"] for name, j in done.items()}
+    try:
+        (eis,) = [e for e in volumes.every() if ids["main.pdf"] in e.doc_ids]
+        assert [(v.doc_id, v.position) for v in eis.volumes] == [(ids["appx.pdf"], 1), (ids["main.pdf"], 2)]
+        assert eis.grouped_by == "manifest" and volumes.of(ids["other.pdf"]) is None
+        assert meta_lib.value_of(meta_lib.get(ids["appx.pdf"], get_engine()), "volume_title") == "Volume 1: Fish Surveys"
+    finally:  # the session's shared store goes on without an EIS of volumes
+        for d in (ids["appx.pdf"], ids["main.pdf"]):
+            volumes.remove(d)

@@ -1,5 +1,6 @@
 """A bulk ingest's manifest: a CSV with one row per PDF, a ``file`` column and metadata columns in the CEQ standard's
-names (``title``, ``lead_agency``, ``publish_date``, …, and ``tags``). Its values override what extraction reads
+names (``title``, ``lead_agency``, ``publish_date``, …, and ``tags``), and ``eis``: rows that give the same name there
+are the volumes of one EIS, numbered in row order. Its values override what extraction reads
 (they are stored as a person's values, so no rule or model replaces them). Every value is checked before anything is
 queued: a row with a bad value refuses its file with the reason, and a column that is no field refuses the manifest.
 
@@ -20,7 +21,8 @@ from lib.documents.metadata.fields import FIELDS, TAGS, normalize
 from lib.documents.metadata.records import normalize_tags
 
 FILE_COLUMN = "file"
-COLUMNS = (FILE_COLUMN, *FIELDS, TAGS)
+EIS_COLUMN = "eis"  # rows with the same value here are the volumes of one EIS, numbered in row order
+COLUMNS = (FILE_COLUMN, *FIELDS, TAGS, EIS_COLUMN)
 MAX_ROWS = 200_000
 
 
@@ -30,6 +32,8 @@ class Row:
     file: str
     values: dict[str, Any] | None  # checked and in stored form; None when a value is wrong
     problem: str | None = None
+    eis: str | None = None  # the ``eis`` column: which EIS it is a volume of (a name the manifest gives)
+    volume: int | None = None  # its number among that EIS's rows, in row order
 
 
 @dataclass
@@ -130,9 +134,14 @@ def read(data: bytes, name: str, folder: Path | None = None) -> Manifest:
             continue
         seen[file] = n
         try:
-            out.rows.append(Row(n, file, _values(raw)))
+            out.rows.append(Row(n, file, _values(raw), eis=" ".join((raw.get(EIS_COLUMN) or "").split()) or None))
         except UserError as exc:
             out.rows.append(Row(n, file, None, f"manifest line {n}: {exc}"))
+    counts: dict[str, int] = {}
+    for row in out.rows:  # each EIS's volumes numbered in row order
+        if row.eis is not None:
+            counts[row.eis] = counts.get(row.eis, 0) + 1
+            row.volume = counts[row.eis]
     return out
 
 
@@ -145,4 +154,4 @@ def read_path(path: str | Path) -> Manifest:
     return read(data, p.name, p.parent)
 
 
-__all__ = ["COLUMNS", "FILE_COLUMN", "Manifest", "Row", "read", "read_path"]
+__all__ = ["COLUMNS", "EIS_COLUMN", "FILE_COLUMN", "Manifest", "Row", "read", "read_path"]
