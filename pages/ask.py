@@ -31,7 +31,7 @@ def label_of(model_id: str) -> str:
     return labels.get(model_id) or plain(model_id)
 
 
-doc_names = titled(svc.docs.list())
+doc_names = titled(svc.docs.list()) | ask_case.eis_titles(svc)
 
 
 def scope_label(ids: object) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 
+from lib.app import volumes as volumes_case
 from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
 from lib.qa import MODE_LABELS
@@ -143,13 +144,21 @@ def reopened(batch_id: str) -> Grid | None:
 
 def scope_label(ids: object, titles: Mapping[str, str]) -> str:
     """A saved scope in words: the document's title, "all documents", or several titles (``titles``: id → title,
-    as pickers show them; a trailing " (file)" is left out)."""
+    as pickers show them; a trailing " (file)" is left out). An EIS's volumes, all of them in order, are named as
+    that EIS where ``titles`` names their ids joined by commas (``eis_titles``)."""
     if not isinstance(ids, str) or not ids:  # None, or NaN where a table filled a column of missing values
         return "no document"
     if ids == "*":
         return "all documents"
+    if "," in ids and ids in titles:
+        return titles[ids]
     names = [titles[d].rsplit(" (", 1)[0] if d in titles else "a deleted document" for d in ids.split(",")]
     return names[0] if len(names) == 1 else f"{len(names)} documents: " + "; ".join(names)
+
+
+def eis_titles(services: Corpus) -> dict[str, str]:
+    """Each EIS of volumes as a saved scope names it: its volumes' ids joined by commas → "Title, all 3 volumes"."""
+    return {",".join(e.doc_ids): f"{e.title}, all {len(e.volumes)} volumes" for e in volumes_case.every(services)}
 
 
 def sent_options(model_id: str) -> str:
