@@ -2,19 +2,12 @@
 by hand or by a confirmed suggestion, and a volume taken out of its EIS."""
 from __future__ import annotations
 
-import re
-
 import pandas as pd
 import streamlit as st
 
 from lib.app import Services
 from lib.app import volumes as volumes_case
 from pages._ui import plain, run_safely
-
-
-def volume_order(names: list[str]) -> list[str]:
-    """Uploaded volumes in file-name order, numbers compared as numbers ("vol_2" before "vol_10")."""
-    return sorted(names, key=lambda n: [int(x) if x.isdigit() else x.casefold() for x in re.split(r"(\d+)", n)])
 
 
 def volumes_panel(svc: Services, titles: dict[str, str]) -> None:
@@ -28,11 +21,11 @@ def volumes_panel(svc: Services, titles: dict[str, str]) -> None:
         st.dataframe(pd.DataFrame([{"volume": v.number, "title": v.label, "file": v.file, "pages": v.pages}
                                    for v in e.volumes]), hide_index=True, width="stretch",
                      column_config={"title": st.column_config.TextColumn(width="large")})
-    for n, same in enumerate(volumes_case.suggestions(svc)):
+    for same in volumes_case.suggestions(svc):
         with st.container(border=True):
             st.markdown("**These documents state the same project, document type and date: volumes of one EIS?**")
             st.caption("; ".join(plain(f"{titles.get(d.doc_id, d.name)} ({d.name})") for d in same))
-            if st.button("Yes, group them as one EIS, in this order", key=f"vol_suggest_{n}") and \
+            if st.button("Yes, group them as one EIS, in this order", key="vol_suggest_" + "_".join(d.doc_id for d in same)) and \
                     run_safely(volumes_case.group, svc, [d.doc_id for d in same]) is not None:
                 st.rerun()
     grouped = {d for e in every for d in e.doc_ids}

@@ -14,7 +14,7 @@ from lib.documents import metadata as meta_lib
 from lib.qa import scope_ids
 from lib.retrieval import METHODS
 from pages._documents_metadata import metadata_panel
-from pages._documents_volumes import take_out_button, volume_order, volumes_panel
+from pages._documents_volumes import take_out_button, volumes_panel
 from pages._jobs import watch
 from pages._ui import doc_label, passage_text, plain, run_safely, scope_picker, services, show_passage
 
@@ -69,14 +69,13 @@ with tab_add:
             "These files are volumes of one EIS", key="docs_as_volumes",
             help="They are checked together before any is indexed, and become one EIS: Ask and Search can then "
                  "cover all its volumes, and citations name the volume.")
+        order = volumes_case.in_volume_order([(f.name, f) for f in files]) if as_volumes else []
         if as_volumes:
-            order = volume_order([f.name for f in files])
             st.caption("In this order (by file name): " + "; ".join(f"volume {n}: {plain(name)}"
-                                                                      for n, name in enumerate(order, start=1)))
+                                                                      for n, (name, _) in enumerate(order, start=1)))
         if st.button("Index uploaded files", type="primary", disabled=not files):
             if as_volumes:
-                by_name = {f.name: f for f in files}
-                started = run_safely(volumes_case.start_set, [(n, by_name[n].getvalue()) for n in order],
+                started = run_safely(volumes_case.start_set, [(name, f.getvalue()) for name, f in order],
                                      int(chunk_size), int(chunk_overlap))
                 st.session_state.setdefault("ingest_jobs", [])[:0] = started or []
             for f in files if not as_volumes else []:

@@ -37,7 +37,7 @@ if go and query.strip():
     if filters.any and scope is None:  # the filter itself was refused (its message is shown): nothing more to say
         st.stop()
     if one_eis is not None:
-        scope = [d for d in eis[one_eis].doc_ids if scope is None or d in scope]
+        scope = search.within(eis[one_eis].doc_ids, scope)
     if (filters.any or one_eis is not None) and not scope:
         st.warning("No document matches these filters.")
         st.session_state.pop("corpus_results", None)

@@ -15,15 +15,16 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy.engine import Engine
 
 from lib.app.job_params import BenchmarkJob, ExamJob, GenerateJob, IngestJob, MetadataValue, parse, to_json
 from lib.app.services import Services, get_services
 from lib.collection import volumes
-from lib.collection.ingest import embedder_label
+from lib.collection.ingest import IngestResult, embedder_label
 from lib.collection.maintenance import reembed, stale_vectors
-from lib.collection.repository import DocInfo
+from lib.collection.repository import DocInfo, info_of
 from lib.core import config
 from lib.core.errors import UserError
 from lib.core.json_types import JSONObject
@@ -100,27 +101,39 @@ def run_ingest(params: JSONObject, ctx: JobContext) -> JSONObject:
         res = docs.reindex(job.reindex, job.chunk_size, job.chunk_overlap, progress)
     else:
         path = job.path or ""
-        if not Path(path).exists() and job.staged:
+        gone = job.staged and not Path(path).exists()
+        # a resumed job whose upload was committed (and its kept copy dropped) before the app stopped: what is
+        # left is its metadata and its place among its EIS's volumes
+        indexed = docs.repo.by_sha(job.sha256) if gone and job.sha256 else None
+        if gone and indexed is None:
             raise UserError("The uploaded file is no longer kept (it was cleaned up); upload it again.")
         try:
-            res = docs.ingest_file(path, job.name, chunk_size=job.chunk_size, chunk_overlap=job.chunk_overlap,
-                                   progress=progress)
+            res = _indexed_already(indexed) if indexed is not None else docs.ingest_file(
+                path, job.name, chunk_size=job.chunk_size, chunk_overlap=job.chunk_overlap, progress=progress)
         except (UserError, JobCancelledError):
             # A file that is not a readable PDF will not get better on resume, and a cancelled upload is the
             # user's "no": drop the kept copy. An interrupted one (the app stopped) keeps it, for Resume.
             discard_staged(params)
             raise
-        discard_staged(params)  # committed: the original is kept with the document now
     if job.metadata:  # the manifest's values, over what extraction read (kept as a person's)
         set_values(res.doc_id, dict(job.metadata), docs.engine)
     ctx.link(doc_id=res.doc_id)
     if job.eis_id and job.volume:  # one of a set of volumes: it joins its EIS now that it is indexed
         volumes.place(res.doc_id, job.eis_id, job.volume, job.grouped_by or "upload", docs.engine)
+    if not job.reindex:
+        discard_staged(params)  # committed, with its metadata and place: the original is kept with the document
     return {"doc_id": res.doc_id, "name": res.name, "pages": res.pages, "chunks": res.chunks, "chars": res.chars,
             "tokens": res.tokens,
             "empty_pages": res.empty_pages, "seconds": res.seconds, "skipped": res.skipped,
             "stage_seconds": res.stage_seconds, "ocr_pages": res.ocr_pages,
             "ocr_failed": {str(k): v for k, v in res.ocr_failed.items()}, "ocr_missing": res.ocr_missing}
+
+
+def _indexed_already(row: Any) -> IngestResult:
+    info = info_of(row)
+    return IngestResult(info.doc_id, info.name, info.pages, info.chunks, info.empty_pages, 0.0, info.chars,
+                        info.tokens, skipped=True, ocr_pages=info.ocr_pages, ocr_failed=info.ocr_failed,
+                        ocr_missing=info.ocr_missing)
 
 
 REEMBED = "reembed"

@@ -3,6 +3,7 @@ document's title and facts as the results list shows them. The page reads its wi
 the command line's ``search`` keeps its own flags (``--where``)."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lib.collection import volumes
@@ -122,3 +123,8 @@ class Collection:
         return [Found(rank, title(r),
                       [x for x in (self.value(r.doc_id, k) for k in FACT_FIELDS) if x], r)
                 for rank, r in enumerate(known, start=1)]
+
+
+def within(volumes_of_eis: Sequence[str], scope: Sequence[str] | None) -> list[str]:
+    """An EIS's volumes (in order) that a filtered scope also holds (None: no filter)."""
+    return [d for d in volumes_of_eis if scope is None or d in scope]

@@ -4,9 +4,11 @@ indexed documents are grouped by a person (a suggestion is only applied when con
 deleted on its own. Scopes: ``whole_eis`` widens a choice of documents to every volume of their EIS."""
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from lib.app.job_handlers import ingest_params, stage_upload
 from lib.collection import volumes
@@ -15,7 +17,7 @@ from lib.core import config
 from lib.core.errors import UserError
 from lib.core.json_types import JSONObject
 from lib.documents import metadata
-from lib.documents.pdf import check_pdf_path
+from lib.documents.pdf import check_pdf_path, sha256_bytes
 from lib.qa.services import Corpus
 from lib.storage import jobs
 
@@ -103,6 +105,18 @@ def suggestions(svc: Corpus) -> list[list[DocInfo]]:
     return [[by_id[i] for i in ids] for ids in volumes.suggestions(docs, svc.docs.engine)]
 
 
+T = TypeVar("T")
+
+
+def in_volume_order(files: Sequence[tuple[str, T]]) -> list[tuple[str, T]]:
+    """Files (name, anything) in the order their names give volumes: numbers compared as numbers ("vol_2" before
+    "vol_10"), ties kept as given. The upload page and a folder on the command line both number volumes so."""
+    def key(item: tuple[str, T]) -> list[tuple[int, int | str]]:
+        return [(0, int(x)) if x.isdigit() else (1, x.casefold()) for x in re.split(r"(\d+)", item[0]) if x]
+
+    return sorted(files, key=key)
+
+
 def start_set(uploads: Sequence[tuple[str, bytes]], chunk_size: int | None, chunk_overlap: int | None,
               grouped_by: str = "upload") -> list[str]:
     """Volumes uploaded together (file name, bytes; in volume order): checked whole (UserError names every bad
@@ -115,6 +129,7 @@ def start_set(uploads: Sequence[tuple[str, bytes]], chunk_size: int | None, chun
         stem = Path(name).name.removesuffix(".pdf").removesuffix(".PDF")
         params = ingest_params(stage_upload(data), stem, chunk_size, chunk_overlap, staged=True,
                                volume=(eis_id, number, grouped_by))
+        params["sha256"] = sha256_bytes(data)  # on its way: the same set started again is refused (check_set)
         job_ids.append(jobs.submit(INGEST, params, f"Index {stem} (volume {number} of {len(uploads)})"))
     return job_ids
 
@@ -129,8 +144,9 @@ def set_on_disk(paths: Sequence[str]) -> tuple[list[Path], str]:
         p = Path(given)
         if p.is_dir() and not folder:
             raise UserError(f"{p} is a folder: give the volumes' PDFs one by one, or one folder that holds them.")
-        files += sorted((x for x in p.iterdir() if x.is_file() and x.suffix.lower() == ".pdf"),
-                        key=lambda x: x.name.casefold()) if p.is_dir() else [p]
+        files += [f for _, f in in_volume_order([(x.name, x) for x in p.iterdir()
+                                                 if x.is_file() and x.suffix.lower() == ".pdf"])] \
+            if p.is_dir() else [p]
     if folder and not files:
         raise UserError(f"The folder {paths[0]} holds no PDF.")
     for f in files:

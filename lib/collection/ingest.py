@@ -31,7 +31,6 @@ from lib.documents.pdf import (
     first_pages_layout,
     info_and_outline,
     read_scans,
-    sha256_file,
 )
 from lib.storage import leases
 
@@ -89,23 +88,26 @@ class IngestPipeline:
         progress = progress or _noop
         progress("extract", 0.0, "reading PDF")
         size, overlap = _settings(chunk_size, chunk_overlap)
-        # read where it is, never whole into memory: hashed a megabyte at a time, opened by PyMuPDF from the file,
-        # and copied into the originals folder (a 900-page PDF's bytes are not held through the ingest)
+        # never whole in memory, and one content throughout: the file is copied into the originals folder a
+        # megabyte at a time (hashed on the way), PyMuPDF reads that copy, and the commit renames it into place
         p = check_pdf_path(path, config.max_upload_bytes()).resolve()
-        sha = sha256_file(p)
-        prev = self.repo.by_sha(sha)
-        done = self._done(prev, size, overlap, p, started, progress) if prev is not None else None
-        if done is not None:  # known before reading a page: a scanned PDF is not read by OCR twice
-            return done
-        if prev is not None and _has_scans(prev):  # the same file with scans, under other settings: from its
-            if originals.path(prev.doc_id) is None:  # stored pages (scans OCR read are not read again)
-                originals.save(prev.doc_id, p)
-            ex = self.stored_pdf(prev.doc_id, for_index=True)
-            ex.name = name or p.stem
-            return self._ingest(ex, started, size, overlap, progress)
-        extracted = extract_pdf(p, name or p.stem, config.max_upload_bytes(),
-                                lambda f, m: progress("extract", 0.95 * f, m), find_tables=tables_on(), sha256=sha)
-        return self._ingest(extracted, started, size, overlap, progress)
+        copy, sha = originals.private_copy(p)
+        try:
+            prev = self.repo.by_sha(sha)
+            done = self._done(prev, size, overlap, copy, started, progress) if prev is not None else None
+            if done is not None:  # known before reading a page: a scanned PDF is not read by OCR twice
+                return done
+            if prev is not None and _has_scans(prev):  # the same file with scans, under other settings: from its
+                if originals.path(prev.doc_id) is None:  # stored pages (scans OCR read are not read again)
+                    originals.save(prev.doc_id, copy, move=True)
+                ex = self.stored_pdf(prev.doc_id, for_index=True)
+                ex.name = name or p.stem
+                return self._ingest(ex, started, size, overlap, progress)
+            extracted = extract_pdf(copy, name or p.stem, config.max_upload_bytes(),
+                                    lambda f, m: progress("extract", 0.95 * f, m), find_tables=tables_on(), sha256=sha)
+            return self._ingest(extracted, started, size, overlap, progress)
+        finally:
+            copy.unlink(missing_ok=True)  # moved into place on commit; otherwise not kept
 
     def reindex(self, doc_id: str, chunk_size: int, chunk_overlap: int, progress: ProgressFn | None = None) -> IngestResult:
         return self._ingest(self.stored_pdf(doc_id, for_index=True), time.perf_counter(), chunk_size, chunk_overlap,
@@ -191,7 +193,7 @@ class IngestPipeline:
         with self.index.writing(engine):
             self.index.drop_other_generations(doc_id, gen)
         if (kept := ex.data or ex.source) is not None:
-            originals.save(doc_id, kept)  # for citations that open the page
+            originals.save(doc_id, kept, move=isinstance(kept, Path))  # for citations that open the page
         stage_s["index"] = time.perf_counter() - t
         progress("index", 1.0, f"{len(chunks)} chunks indexed")
         seconds = round(time.perf_counter() - started, 3)
@@ -216,7 +218,7 @@ class IngestPipeline:
         for stage in STAGES[1:]:
             progress(stage, 1.0, "already indexed")
         if data is not None and originals.path(info.doc_id) is None:  # indexed before originals were kept
-            originals.save(info.doc_id, data)
+            originals.save(info.doc_id, data, move=isinstance(data, Path))  # a path: the ingest's private copy
         return IngestResult(info.doc_id, info.name, info.pages, info.chunks, info.empty_pages,
                             round(time.perf_counter() - started, 3), info.chars, info.tokens, skipped=True,
                             ocr_pages=info.ocr_pages, ocr_failed=info.ocr_failed, ocr_missing=info.ocr_missing)

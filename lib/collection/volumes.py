@@ -26,8 +26,8 @@ from lib.collection.repository import DocInfo
 from lib.core import config
 from lib.core.errors import UserError
 from lib.documents import metadata
-from lib.documents.pdf import check_readable, sha256_bytes
-from lib.storage import tables
+from lib.documents.pdf import check_readable, sha256_bytes, sha256_file
+from lib.storage import jobs, tables
 from lib.storage.engine import get_engine
 
 GROUPED_BY = ("upload", "folder", "manifest", "person")
@@ -38,7 +38,7 @@ MAX_VOLUMES = 200
 class Volume:
     doc_id: str
     eis_id: str
-    position: int  # 1, 2, 3… in the order the volumes were given (a deleted volume's number is not reused)
+    position: int  # 1, 2, 3… in the order given; kept when another is deleted (one added later follows the highest)
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ def group(doc_ids: Sequence[str], grouped_by: str = "person", engine: Engine | N
             if taken:
                 first = next(i for i in ids if i in taken)
                 raise UserError(f"Document '{first}' is already volume {taken[first].position} of an EIS; take it "
-                                "out of that EIS first (Documents → Volumes, or `python -m lib volumes remove`).")
+                                "out of that EIS first (Documents → EISs in volumes, or `python -m lib volumes remove`).")
             if eis_id is not None:
                 have = c.execute(select(func.max(v.c.position), func.count()).where(v.c.eis_id == eis_id)).first()
                 if not have or not have[1]:
@@ -114,8 +114,9 @@ def group(doc_ids: Sequence[str], grouped_by: str = "person", engine: Engine | N
                 raise UserError(f"An EIS holds at most {MAX_VOLUMES} volumes.")
             c.execute(insert(v), [{"doc_id": i, "eis_id": eis_id, "position": start + n + 1, "grouped_by": how}
                                   for n, i in enumerate(ids)])
-    except IntegrityError:  # another process grouped one of them meanwhile
-        raise UserError("One of these documents was just grouped elsewhere; reload and try again.") from None
+    except IntegrityError:  # another process grouped one of them, or took a volume number, meanwhile
+        raise UserError("One of these documents was just grouped elsewhere, or a volume of this EIS is still being "
+                        "indexed and took its number; reload and try again when its indexing is done.") from None
     found = get(eis_id, engine)
     assert found is not None
     return found
@@ -129,15 +130,19 @@ def place(doc_id: str, eis_id: str, position: int, grouped_by: str, engine: Engi
     if grouped_by not in GROUPED_BY:
         raise ValueError(grouped_by)
     v = tables.eis_volumes
-    with engine.begin() as c:
-        have = c.execute(select(v).where(v.c.doc_id == doc_id)).first()
-        if have is not None and have.eis_id == eis_id:
-            return
-        if have is not None:
-            raise UserError(f"The document was indexed, but is already volume {have.position} of another EIS, so it "
-                            "was not added to this one. Take it out of that EIS (Documents → Volumes), then group "
-                            "it here.")
-        c.execute(insert(v).values(doc_id=doc_id, eis_id=eis_id, position=int(position), grouped_by=grouped_by))
+    try:
+        with engine.begin() as c:
+            have = c.execute(select(v).where(v.c.doc_id == doc_id)).first()
+            if have is not None and have.eis_id == eis_id:
+                return
+            if have is not None:
+                raise UserError(f"The document was indexed, but is already volume {have.position} of another EIS, so "
+                                "it was not added to this one. Take it out of that EIS (Documents → EISs in volumes), "
+                                "then group it here.")
+            c.execute(insert(v).values(doc_id=doc_id, eis_id=eis_id, position=int(position), grouped_by=grouped_by))
+    except IntegrityError:  # its number was taken meanwhile (a document added to this EIS by hand)
+        raise UserError(f"The document was indexed, but volume {position} of its EIS was taken meanwhile by a "
+                        "document grouped by hand; add it to the EIS by hand (Documents → EISs in volumes).") from None
 
 
 def new_id() -> str:
@@ -160,13 +165,12 @@ def check_set(files: Sequence[tuple[str, bytes | Path]], engine: Engine | None =
     shas = []
     for n, (name, given) in enumerate(files, start=1):
         try:
-            data = given.read_bytes() if isinstance(given, Path) else given
-            check_readable(data, name, config.max_upload_bytes())
+            check_readable(given, name, config.max_upload_bytes())  # a path is opened where it is, never read whole
         except UserError as exc:
             problems.append(f"volume {n} ({name}): {exc}")
             shas.append("")
             continue
-        sha = sha256_bytes(data)
+        sha = sha256_file(given) if isinstance(given, Path) else sha256_bytes(given)
         shas.append(sha)
         if sha in seen:
             first = seen[sha]
@@ -182,6 +186,11 @@ def check_set(files: Sequence[tuple[str, bytes | Path]], engine: Engine | None =
         n = shas.index(row.sha256) + 1
         problems.append(f"volume {n} ({files[n - 1][0]}) is indexed already as volume {row.position} of another EIS "
                         f"('{row.name}'); take it out of that EIS first, or leave it out of this set.")
+    coming = {str(p.get("sha256")) for p in jobs.active_params("ingest", engine) if p.get("sha256")}
+    for n, sha in enumerate(shas, start=1):
+        if sha and sha in coming:  # the same set started twice (a double click, two people) would split the EIS
+            problems.append(f"volume {n} ({files[n - 1][0]}) is being indexed already (see Jobs); wait for it to "
+                            "finish, then group it, or leave it out of this set.")
     if problems:
         raise UserError("Nothing was indexed. " + " ".join(p[0].upper() + p[1:] for p in problems)
                         + " Fix these and add the volumes again.")

@@ -3,6 +3,7 @@ open its page. Documents indexed before this was kept have none: callers say so 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import shutil
@@ -26,11 +27,14 @@ def _file(doc_id: str) -> Path:
     return folder() / f"{doc_id}.pdf"
 
 
-def save(doc_id: str, data: bytes | Path) -> Path:
-    """Keep ``data`` (the bytes, or a file copied a megabyte at a time) as the original of ``doc_id``; atomic: a
-    reader sees the old file or the new one, never half."""
+def save(doc_id: str, data: bytes | Path, move: bool = False) -> Path:
+    """Keep ``data`` (the bytes, or a file copied a megabyte at a time; with ``move``, a ``private_copy`` renamed
+    into place) as the original of ``doc_id``; atomic: a reader sees the old file or the new one, never half."""
     target = _file(doc_id)
     target.parent.mkdir(parents=True, exist_ok=True)
+    if move and isinstance(data, Path):
+        os.replace(data, target)
+        return target
     fd, tmp = tempfile.mkstemp(prefix=f".{doc_id}.", suffix=".part", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -47,6 +51,26 @@ def save(doc_id: str, data: bytes | Path) -> Path:
             os.unlink(tmp)
         raise
     return target
+
+
+def private_copy(source: Path) -> tuple[Path, str]:
+    """A copy of ``source`` in the originals folder, made a megabyte at a time, and its SHA-256 computed on the
+    way: what an ingest reads from then on (a file replaced or still written at its old path cannot give a
+    document the id of one content and the text or original of another). ``save(doc_id, copy, move=True)`` puts
+    it in place; the caller removes it otherwise."""
+    folder().mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".ingest.", suffix=".part", dir=folder())
+    h = hashlib.sha256()
+    try:
+        with os.fdopen(fd, "wb") as out, open(source, "rb") as src:
+            for block in iter(lambda: src.read(1 << 20), b""):
+                h.update(block)
+                out.write(block)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return Path(tmp), h.hexdigest()
 
 
 def path(doc_id: str) -> Path | None:

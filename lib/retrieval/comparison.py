@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from lib.collection import volumes
 from lib.core.json_types import JSONObject
 from lib.core.text import readable_name
 from lib.documents.mentions import DocRef, compares, distinguish, doc_ref, mentioned
-from lib.documents.metadata import citation_name, get_many, text_of
+from lib.documents.metadata import get_many, text_of
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -53,11 +54,12 @@ def refs_of(infos: Sequence[DocInfo], engine: Engine) -> list[DocRef]:
     from their metadata's title, project title and EIS number, and their file name; each with the words of its
     names no other of them shares."""
     metas = get_many([i.doc_id for i in infos], engine)
+    names = volumes.citation_names({i.doc_id: i.name for i in infos}, engine)  # a volume: with its volume
     refs = []
     for info in infos:
         meta = metas.get(info.doc_id) or {}
         values = [text_of(meta, k) or None for k in ("title", "project_title", "eis_number")]
-        refs.append(doc_ref(info.doc_id, citation_name(meta, info.name), [*values, readable_name(info.name)]))
+        refs.append(doc_ref(info.doc_id, names[info.doc_id], [*values, readable_name(info.name)]))
     return distinguish(refs)
 
 

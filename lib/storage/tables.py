@@ -360,6 +360,7 @@ eis_volumes = Table(  # the documents that are volumes of one EIS (lib/collectio
     Column("position", Integer, nullable=False),  # 1, 2, 3…: the order the volumes were given in (kept after a deletion)
     Column("grouped_by", String(16), nullable=False),  # upload | folder | manifest | person (a suggestion confirmed)
     Column("created_at", DateTime, server_default=func.now()),
+    UniqueConstraint("eis_id", "position", name="uq_eis_volume"),  # one volume 2 per EIS
 )
 
 

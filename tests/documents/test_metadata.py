@@ -467,8 +467,8 @@ def test_a_connected_model_fills_only_the_gaps(engine, llm):
         "process_type": "EIS", "publish_date": "2012-05-04", "eis_number": "20120150",
         "cooperating_agencies": ["U.S. Army Corps of Engineers"], "title": None}) + "\n```"))
     res = M.fill_with_model("doc_a", model, ["Alpha Pipeline\nFinal Environmental Impact Statement\nMay 4, 2012"], engine)
-    asked = ["project_title", "cooperating_agencies", "prepared_by", "process_type", "document_type", "volume_title",
-             "publish_date", "states", "eis_number"]  # prepared_by and volume_title asked, not answered: left empty
+    asked = ["project_title", "cooperating_agencies", "prepared_by", "process_type", "document_type", "publish_date",
+             "states", "eis_number"]  # prepared_by asked, not answered: left empty; volume_title never asked
     assert res.asked == asked
     assert res.filled == {"project_title": "Alpha Pipeline", "cooperating_agencies": ["U.S. Army Corps of Engineers"],
                              "process_type": "EIS", "document_type": "Final EIS", "publish_date": "2012-05-04",

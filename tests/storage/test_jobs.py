@@ -15,6 +15,7 @@ from sqlalchemy import func, select, update
 from streamlit.testing.v1 import AppTest
 
 from lib.core import config
+from lib.core.errors import UserError
 from lib.storage import jobs, leases, tables
 from lib.storage.engine import get_engine
 from tests.conftest import ROOT
@@ -311,3 +312,44 @@ def test_a_manifest_eis_column_makes_the_uploaded_files_volumes_of_one_eis(tmp_p
     finally:  # the session's shared store goes on without an EIS of volumes
         for d in (ids["appx.pdf"], ids["main.pdf"]):
             volumes.remove(d)
+
+
+def test_volumes_uploaded_together_join_one_eis_and_a_resumed_volume_still_takes_its_place(tmp_path):
+    """The Documents page's "volumes of one EIS" (lib/app/volumes.start_set): checked whole, one job per volume,
+    each joining the EIS in file-name order as it finishes; the same set again is refused, naming the volumes that
+    are indexed already. A job resumed after its upload was committed and its kept copy dropped (the app stopped
+    between the two) does not fail: its document takes its place."""
+    from lib.app import volumes as volumes_case
+    from lib.app.job_handlers import ingest_params
+    from lib.collection import volumes
+    from lib.documents.pdf import sha256_bytes
+    from tests.conftest import make_text_pdf
+
+    texts = {"vol_10.pdf": "Volume ten holds the responses to the comments on the wind farm's bird surveys. ",
+             "vol_2.pdf": "Volume two describes the turbines' noise at the nearest farmhouses in winter. ",
+             "vol_1.pdf": "Volume one sets out the purpose and need for the wind farm on the northern ridge. "}
+    uploads = [(n, make_text_pdf(tmp_path / n, [t * 9]).read_bytes()) for n, t in texts.items()]
+    ordered = volumes_case.in_volume_order(uploads)
+    assert [n for n, _ in ordered] == ["vol_1.pdf", "vol_2.pdf", "vol_10.pdf"]  # numbers as numbers
+    started = volumes_case.start_set(ordered, None, None)
+    done = [jobs.wait(j, T) for j in started]
+    assert [j.status for j in done] == ["done"] * 3, [j.error for j in done]
+    ids = [j.result["doc_id"] for j in done]
+    try:
+        (eis,) = [e for e in volumes.every() if ids[0] in e.doc_ids]
+        assert [(v.doc_id, v.position) for v in eis.volumes] == list(zip(ids, (1, 2, 3), strict=True))
+        with pytest.raises(UserError, match=r"Volume 1 \(vol_1\.pdf\) is indexed already as volume 1 of another EIS"):
+            volumes_case.start_set(ordered, None, None)
+
+        # volume 2's job again, as resumed after the app stopped: its upload committed, the kept copy gone
+        volumes.remove(ids[1])
+        params = ingest_params(str(tmp_path / "gone.pdf"), "vol_2", staged=True, volume=(eis.eis_id, 2, "upload"))
+        params["sha256"] = sha256_bytes(ordered[1][1])
+        job = jobs.wait(jobs.submit("ingest", params, "Index vol_2 (resumed)"), T)
+        assert job.status == "done" and job.result["skipped"] and job.result["doc_id"] == ids[1], job.error
+        assert [(v.doc_id, v.position) for v in volumes.get(eis.eis_id).volumes] == \
+            list(zip(ids, (1, 2, 3), strict=True))
+    finally:  # the session's shared store goes on without an EIS of volumes
+        for d in ids:
+            if d in volumes.places():
+                volumes.remove(d)

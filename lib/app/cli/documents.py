@@ -143,8 +143,11 @@ def _ingest_volumes(a: argparse.Namespace) -> object:
             continue
         done.append({"volume": number, "file": f.name, "doc_id": res["doc_id"], "pages": res["pages"],
                      "status": "already indexed" if res["skipped"] else "indexed"})
-    out = {"eis_id": eis_id, "volumes": done, "failed": failed}
+    out: dict[str, object] = {"eis_id": eis_id, "volumes": done, "failed": failed}
     if failed:
+        out["note"] = (f"The EIS is incomplete: volume(s) {', '.join(str(x['volume']) for x in failed)} could not be "
+                       "indexed (see 'failed'). Fix the file, index it (`python -m lib ingest FILE`), then add it "
+                       f"with `python -m lib volumes group DOC_ID --to {eis_id}` (it is numbered after the others).")
         raise ExitWith(1, out)
     return out
 

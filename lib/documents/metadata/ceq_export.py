@@ -29,8 +29,8 @@ def export_ceq(docs: Iterable[Any], engine: Engine | None = None,
     our ``states`` and ``eis_number`` sit beside the standard's document fields, and each value's source is under
     ``other.metadata_sources``. ``volumes``: the documents that are volumes of one EIS (doc id → the EIS's id and
     the volume's number); the volumes of one EIS are one project and one process (the project title and process
-    type the first volume stating them gives), and each carries its ``volume_title`` (the one it prints, else
-    "Volume N" by its place in the EIS)."""
+    type the first volume stating them gives), and each carries its ``volume_title`` where its cover prints one
+    (or a person gave it) and its place in the EIS under ``other.eis_volume``."""
     docs = list(docs)
     ids = doc_ids_of(docs)
     names = names_of(docs)
@@ -88,13 +88,11 @@ def export_ceq(docs: Iterable[Any], engine: Engine | None = None,
             "document_id": doc_id, "process_id": process_id, "document_type": m.get("document_type"),
             "title": m.get("title") or names.get(doc_id) or doc_id, "publish_date": m.get("publish_date"),
             "prepared_by": m.get("prepared_by"), "states": m.get("states") or [], "eis_number": m.get("eis_number"),
-            "volume_title": m.get("volume_title") or (f"Volume {place[1]}" if place else None),
+            "volume_title": m.get("volume_title"),
             "data_source_system": SYSTEM_NAME,
             "other": {"file_name": names.get(doc_id) or None, "tags": tags[doc_id],
                       "title_is_file_name": not m.get("title"),
-                      "metadata_sources": {k: v.source for k, v in meta.items() if v.source}
-                      | ({"volume_title": "its place among the EIS's volumes"}
-                         if place and not m.get("volume_title") else {})}
+                      "metadata_sources": {k: v.source for k, v in meta.items() if v.source}}
             | ({"eis_volume": {"eis_id": place[0], "number": place[1]}} if place else {}),
         })
     for d in documents:

@@ -32,8 +32,6 @@ _FIELD_HELP = {
     "prepared_by": "who prepared the document (an agency's office, or a contractor), as printed after 'Prepared by'",
     "process_type": "one of " + ", ".join(PROCESS_TYPES),
     "document_type": "one of " + ", ".join(DOCUMENT_TYPES),
-    "volume_title": "the volume's title as printed on its cover, such as 'Volume 2: Appendices A through M' (only "
-                    "for one volume of a multi-volume document)",
     "publish_date": "the publication date as YYYY-MM-DD, YYYY-MM or YYYY",
     "location": "the project's location in words (place, county, state)",
     "states": "a list of two-letter USPS codes of the states or territories where the project is",
@@ -97,7 +95,8 @@ def fill_with_model(doc_id: str, model: Provider, pages_text: str | Iterable[str
                         "reliably: configure a connected model (OpenAI, Anthropic, an OpenAI-compatible server or a "
                         "larger local GGUF model) and choose it.")
     current = get(doc_id, engine)
-    asked = unsure(current)
+    # a volume's title is the cover's or a person's: asked of a model, most documents (no volume) would get one made up
+    asked = [k for k in unsure(current) if k in _FIELD_HELP]
     if not asked:
         return FillResult()
     pages = [pages_text] if isinstance(pages_text, str) else list(pages_text)
