@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from lib.collection import volumes
 from lib.collection.repository import DocInfo
+from lib.core import readable_name
 from lib.documents import metadata
 from lib.qa.services import Corpus
 from lib.retrieval import DocResult, search_documents
@@ -114,10 +115,12 @@ class Collection:
         known = [r for r in results if r.doc_id in self.meta]
         places = volumes.places(self.services.docs.engine)
 
-        def title(r: DocResult) -> str:  # a volume of an EIS is named with its volume
-            shown = metadata.display_title(self.meta[r.doc_id], r.name)
+        files = {d.doc_id: d.name for d in self.docs}
+
+        def title(r: DocResult) -> str:  # a volume of an EIS: its title (else file name as words), then its volume
             if r.doc_id not in places:
-                return shown
+                return metadata.display_title(self.meta[r.doc_id], r.name)
+            shown = metadata.display_title(self.meta[r.doc_id], readable_name(files.get(r.doc_id, r.doc_id)))
             return f"{shown} — {volumes.label(places[r.doc_id].position, self.value(r.doc_id, 'volume_title'))}"
 
         return [Found(rank, title(r),
