@@ -165,7 +165,9 @@ def doc_picker(label: str = "Document", key: str = "doc") -> str | None:
 def titled(docs: list, with_size: bool = False) -> dict[str, str]:
     """Documents by title (their file name where no title is known), for lists and pickers."""
     metas = metadata.get_many([d.doc_id for d in docs], services().docs.engine)
+    volume = volumes_case.labels(services())  # a volume of an EIS: told apart from its other volumes
     return {d.doc_id: metadata.display_title(metas[d.doc_id], d.name)
+            + (f" — {volume[d.doc_id]}" if d.doc_id in volume else "")
             + (f" ({d.pages} pages, {d.chunks} chunks)" if with_size else f" ({d.pages} pages)") for d in docs}
 
 

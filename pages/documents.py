@@ -221,7 +221,8 @@ with tab_docs:
                 watch(st.session_state.get("docs_reindex"), "reindex")  # its progress here, where it was asked
             with c2:
                 take_out_button(svc, chosen)
-                confirm = st.checkbox("Yes, delete this document", key="confirm_delete")
+                # one confirmation per document: a tick never carries over to the next one picked
+                confirm = st.checkbox("Yes, delete this document", key=f"confirm_delete_{chosen}")
                 if st.button("Delete document", type="secondary", disabled=not confirm, key="delete"):
                     run_safely(svc.docs.delete, chosen)
                     st.toast(f"Deleted {plain(titles[chosen])}")

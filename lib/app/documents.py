@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from lib.app import volumes as volumes_case
 from lib.app.job_handlers import REEMBED
 from lib.app.job_params import parse
 from lib.app.search import Collection, Filters
@@ -32,7 +33,9 @@ class Library(Collection):
     def __init__(self, services: Corpus) -> None:
         super().__init__(services)
         self.tags = metadata.tags_many([d.doc_id for d in self.docs], services.docs.engine)
-        self.titles = {d.doc_id: metadata.display_title(self.meta[d.doc_id], d.name) for d in self.docs}
+        volume = volumes_case.labels(services)  # a volume of an EIS: its title, then which volume
+        self.titles = {d.doc_id: metadata.display_title(self.meta[d.doc_id], d.name)
+                       + (f" — {volume[d.doc_id]}" if d.doc_id in volume else "") for d in self.docs}
 
     def stale(self) -> set[str]:
         """The documents another embedder (or precision) embedded: searched by their words only until embedded

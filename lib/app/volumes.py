@@ -75,6 +75,11 @@ def every(svc: Corpus) -> list[EisView]:
     return out
 
 
+def labels(svc: Corpus) -> dict[str, str]:
+    """Each volume's name in lists and pickers ("Volume II: Affected Environment"); documents in no EIS are absent."""
+    return {v.doc_id: v.label for e in every(svc) for v in e.volumes}
+
+
 def of(svc: Corpus, doc_id: str) -> EisView | None:
     return next((e for e in every(svc) if doc_id in e.doc_ids), None)
 

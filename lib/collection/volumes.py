@@ -184,8 +184,8 @@ def check_set(files: Sequence[tuple[str, bytes | Path]], engine: Engine | None =
                           .where(d.c.sha256.in_([x for x in shas if x]))).fetchall()
     for row in taken:
         n = shas.index(row.sha256) + 1
-        problems.append(f"volume {n} ({files[n - 1][0]}) is indexed already as volume {row.position} of another EIS "
-                        f"('{row.name}'); take it out of that EIS first, or leave it out of this set.")
+        problems.append(f"volume {n} ({files[n - 1][0]}) is indexed already (as '{row.name}'), and is volume "
+                        f"{row.position} of another EIS; take it out of that EIS first, or leave it out of this set.")
     coming = {str(p.get("sha256")) for p in jobs.active_params("ingest", engine) if p.get("sha256")}
     for n, sha in enumerate(shas, start=1):
         if sha and sha in coming:  # the same set started twice (a double click, two people) would split the EIS
@@ -193,7 +193,7 @@ def check_set(files: Sequence[tuple[str, bytes | Path]], engine: Engine | None =
                             "finish, then group it, or leave it out of this set.")
     if problems:
         raise UserError("Nothing was indexed. " + " ".join(p[0].upper() + p[1:] for p in problems)
-                        + " Fix these and add the volumes again.")
+                        + (" Fix this" if len(problems) == 1 else " Fix these") + " and add the volumes again.")
 
 
 def remove(doc_id: str, engine: Engine | None = None) -> None:

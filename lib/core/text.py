@@ -58,10 +58,16 @@ _BOILERPLATE = re.compile(
 SHORT_TITLE = 40
 
 
+_VOLUME_TAIL = re.compile(r"^(.+), (Volume (?:[IVXLC]+|\d+))$")  # how citations name a volume (collection.volumes)
+
+
 def short_title(name: str, limit: int = SHORT_TITLE, brackets: bool = False) -> str:
     """A document's title short enough for an inline citation: "Final Environmental Impact Statement for the
     Tongass Land Management Plan Amendment" → "Tongass Land Management Plan Amendment"; a longer one is cut at a
     word and ends with "…". ``brackets`` keeps what brackets hold, after a comma ("…, Volume 1")."""
+    tail = _VOLUME_TAIL.match(" ".join((name or "").split()))
+    if tail:  # a volume of an EIS ("Project, Volume III"): the title shortened, its volume always kept
+        return f"{short_title(tail.group(1), limit, brackets)}, {tail.group(2)}"
     # a bracketed acronym ("(TLMP)") is left out: a citation is itself in brackets, "(Short, p. 8)"
     name = " ".join(re.sub(r"\s*\(([^()]*)\)", r", \1" if brackets else "", name or "").split())
     rest = _BOILERPLATE.sub("", name, count=1).strip(" ,:–-")

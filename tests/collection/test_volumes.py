@@ -156,7 +156,7 @@ def test_a_set_with_a_bad_volume_is_refused_whole_before_anything_is_indexed(tmp
     # a file that is already a volume of another EIS here
     _ungroup_all(store.engine)
     volumes.group([ids[0], ids[2]], "person", store.engine)
-    with pytest.raises(UserError, match=r"Volume 1 \(volume_1\.pdf\) is indexed already as volume 1 of another EIS"):
+    with pytest.raises(UserError, match=r"Volume 1 \(volume_1\.pdf\) is indexed already \(as 'volume_1'\), and is volume 1 of another EIS"):
         volumes.check_set([(good[0].name, good[0]), (good[1].name, good[1])], store.engine)
 
     # a cross-reference table whose every offset is wrong is rebuilt by PyMuPDF from the objects: that volume is
@@ -179,3 +179,14 @@ def test_an_ingested_volume_takes_its_place_once(indexed):
     assert [(v.doc_id, v.position) for v in volumes.get(eis_id, engine).volumes] == [(ids[0], 1), (ids[2], 3)]
     with pytest.raises(UserError, match="already volume 1 of another EIS"):
         volumes.place(ids[0], volumes.new_id(), 1, "upload", engine)
+
+
+def test_a_short_citation_keeps_the_volume():
+    """Inline citations shorten a long title, but never cut the volume off: two volumes of one EIS stay apart."""
+    from lib.core.text import short_titles
+
+    names = [f"{PROJECT}, Volume III", f"{PROJECT}, Volume II", "Tongass Land Management Plan Amendment"]
+    short = short_titles(names)
+    assert short[names[0]] == "Continental United States Interceptor…, Volume III"
+    assert short[names[1]] == "Continental United States Interceptor…, Volume II"
+    assert short[names[2]] == names[2]

@@ -338,7 +338,7 @@ def test_volumes_uploaded_together_join_one_eis_and_a_resumed_volume_still_takes
     try:
         (eis,) = [e for e in volumes.every() if ids[0] in e.doc_ids]
         assert [(v.doc_id, v.position) for v in eis.volumes] == list(zip(ids, (1, 2, 3), strict=True))
-        with pytest.raises(UserError, match=r"Volume 1 \(vol_1\.pdf\) is indexed already as volume 1 of another EIS"):
+        with pytest.raises(UserError, match=r"Volume 1 \(vol_1\.pdf\) is indexed already \(as 'vol_1'\), and is volume 1 of another EIS"):
             volumes_case.start_set(ordered, None, None)
 
         # volume 2's job again, as resumed after the app stopped: its upload committed, the kept copy gone

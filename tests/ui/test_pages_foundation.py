@@ -65,7 +65,7 @@ def test_documents_upload_preview_search_delete(services, pdf_factory):
     at.selectbox(key="docs_pick").select(doc_id).run()
     delete = at.button(key="delete")
     assert delete.disabled
-    at.checkbox(key="confirm_delete").check().run()
+    at.checkbox(key=f"confirm_delete_{doc_id}").check().run()
     at.button(key="delete").click().run()
     assert not at.exception
     assert doc_id not in [d.doc_id for d in services.docs.list()]
