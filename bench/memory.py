@@ -76,8 +76,15 @@ def build(pages: int, path: Path, copied: bool = False) -> Path:
     return path
 
 
+# One model cache for every child: the first (the baseline) prepares the ONNX embedder, and the measured ones only
+# load it. Without it each child, in a fresh home, prepared the model itself with torch, so every baseline held torch
+# (765 MB instead of about 230) and the ingest's own growth looked smaller against it than it is.
+MODEL_CACHE = os.environ.get("NEPAQA_MODEL_CACHE") or tempfile.mkdtemp(prefix="nepaqa_bench_models_")
+
+
 def run(pdf: str) -> dict:
-    env = {**os.environ, "NEPAQA_HOME": tempfile.mkdtemp(prefix="nepaqa_bench_memory_"), "HF_HUB_OFFLINE": "1"}
+    env = {**os.environ, "NEPAQA_HOME": tempfile.mkdtemp(prefix="nepaqa_bench_memory_"), "HF_HUB_OFFLINE": "1",
+           "NEPAQA_MODEL_CACHE": MODEL_CACHE}
     got = subprocess.run([sys.executable, "-c", CHILD, pdf], cwd=ROOT, env=env, capture_output=True, text=True,
                          check=True)
     return json.loads(got.stdout.strip().splitlines()[-1])

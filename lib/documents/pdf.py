@@ -128,6 +128,17 @@ def check_pdf_bytes(data: bytes, name: str, max_bytes: int) -> None:
         )
 
 
+SHRINK_EVERY = 64  # pages read between emptyings of MuPDF's resource cache
+
+
+def _shrink_store() -> None:
+    """Empty MuPDF's cache of decoded fonts and images (up to 256 MB by default, kept after a document closes), so
+    a long PDF's ingest does not hold what its early pages decoded; a page read later decodes what it needs."""
+    import pymupdf  # loaded already by whoever read a page
+
+    pymupdf.TOOLS.store_shrink(100)
+
+
 def _open_checked(data: bytes | Path, name: str, max_bytes: int) -> Any:
     """The PDF (its bytes, or a file read where it is) opened by PyMuPDF (the caller closes it), or UserError saying
     why it cannot be indexed: not a PDF, damaged beyond repair (PyMuPDF rebuilds a broken cross-reference table
@@ -183,6 +194,8 @@ def extract_pdf(data: bytes | Path, name: str, max_bytes: int, progress: Fractio
         scans: list[int] = []
         meta, toc = info_and_outline(doc)
         for i in range(doc.page_count):
+            if i and i % SHRINK_EVERY == 0:
+                _shrink_store()
             try:
                 page = doc.load_page(i)
                 text = _usable(page.get_text("text", sort=False))
@@ -199,6 +212,7 @@ def extract_pdf(data: bytes | Path, name: str, max_bytes: int, progress: Fractio
         layout, image_share = first_pages_layout(doc)
     finally:
         doc.close()
+        _shrink_store()
     empty = [p.number for p in pages if not p.text]
     if len(empty) == len(pages):
         raise UserError(_no_text(name, len(pages), read))
