@@ -15,16 +15,15 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy.engine import Engine
 
 from lib.app.job_params import BenchmarkJob, ExamJob, GenerateJob, IngestJob, MetadataValue, parse, to_json
 from lib.app.services import Services, get_services
 from lib.collection import volumes
-from lib.collection.ingest import IngestResult, embedder_label
+from lib.collection.ingest import embedder_label, indexed_already
 from lib.collection.maintenance import reembed, stale_vectors
-from lib.collection.repository import DocInfo, info_of
+from lib.collection.repository import DocInfo
 from lib.core import config
 from lib.core.errors import UserError
 from lib.core.json_types import JSONObject
@@ -108,7 +107,7 @@ def run_ingest(params: JSONObject, ctx: JobContext) -> JSONObject:
         if gone and indexed is None:
             raise UserError("The uploaded file is no longer kept (it was cleaned up); upload it again.")
         try:
-            res = _indexed_already(indexed) if indexed is not None else docs.ingest_file(
+            res = indexed_already(indexed) if indexed is not None else docs.ingest_file(
                 path, job.name, chunk_size=job.chunk_size, chunk_overlap=job.chunk_overlap, progress=progress)
         except (UserError, JobCancelledError):
             # A file that is not a readable PDF will not get better on resume, and a cancelled upload is the
@@ -127,13 +126,6 @@ def run_ingest(params: JSONObject, ctx: JobContext) -> JSONObject:
             "empty_pages": res.empty_pages, "seconds": res.seconds, "skipped": res.skipped,
             "stage_seconds": res.stage_seconds, "ocr_pages": res.ocr_pages,
             "ocr_failed": {str(k): v for k, v in res.ocr_failed.items()}, "ocr_missing": res.ocr_missing}
-
-
-def _indexed_already(row: Any) -> IngestResult:
-    info = info_of(row)
-    return IngestResult(info.doc_id, info.name, info.pages, info.chunks, info.empty_pages, 0.0, info.chars,
-                        info.tokens, skipped=True, ocr_pages=info.ocr_pages, ocr_failed=info.ocr_failed,
-                        ocr_missing=info.ocr_missing)
 
 
 REEMBED = "reembed"

@@ -219,9 +219,15 @@ class IngestPipeline:
             progress(stage, 1.0, "already indexed")
         if data is not None and originals.path(info.doc_id) is None:  # indexed before originals were kept
             originals.save(info.doc_id, data, move=isinstance(data, Path))  # a path: the ingest's private copy
-        return IngestResult(info.doc_id, info.name, info.pages, info.chunks, info.empty_pages,
-                            round(time.perf_counter() - started, 3), info.chars, info.tokens, skipped=True,
-                            ocr_pages=info.ocr_pages, ocr_failed=info.ocr_failed, ocr_missing=info.ocr_missing)
+        return indexed_already(prev, round(time.perf_counter() - started, 3))
+
+
+def indexed_already(row: Any, seconds: float = 0.0) -> IngestResult:
+    """The result of an ingest that found its document indexed as asked (a stored document row): nothing done."""
+    info = info_of(row)
+    return IngestResult(info.doc_id, info.name, info.pages, info.chunks, info.empty_pages, seconds, info.chars,
+                        info.tokens, skipped=True, ocr_pages=info.ocr_pages, ocr_failed=info.ocr_failed,
+                        ocr_missing=info.ocr_missing)
 
 
 def _settings(chunk_size: int | None, chunk_overlap: int | None) -> tuple[int, int]:
