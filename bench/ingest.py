@@ -305,13 +305,13 @@ def _static(models: Path, texts: list[str]) -> Path:
 
     class Reader(CalibrationDataReader):
         def __init__(self) -> None:
-            self.it = iter(tok.encode_batch(texts[:100]))
+            self.it = iter(tok.input_ids(texts[:100]))
 
         def get_next(self) -> dict | None:
             e = next(self.it, None)
             if e is None:
                 return None
-            ids = np.array([e.ids], dtype=np.int64)
+            ids = e.reshape(1, -1)
             return {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
 
     pre = out.parent / "pre.onnx"

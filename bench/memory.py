@@ -28,9 +28,11 @@ sys.path.insert(0, str(ROOT))
 SAMPLE = ROOT / "data" / "eis" / "eis_Continental_United_States_Interceptor_Site.pdf"
 
 # the child: ingest one PDF (or, with "-", only start the services and load the embedder), print JSON with its
-# own peak RSS (ru_maxrss is in kilobytes on Linux)
+# own peak RSS: VmHWM, the high-water mark of this process's own memory. Not ru_maxrss: on Linux a child's
+# ru_maxrss starts from its parent's resident set at the fork, so the parent's build of a 543 MB PDF (about 1 GB)
+# was reported as the 900-page child's peak
 CHILD = r'''
-import json, resource, sys, time
+import json, sys, time
 from lib.app.services import get_services
 svc = get_services()
 svc.docs.index.embedder.count_tokens("warm up")
@@ -38,9 +40,9 @@ svc.docs.index.embedder.embed(["warm up"])
 reports = []
 
 
-def rss_mb():  # the resident set now (VmRSS), in MB
+def rss_mb(field="VmRSS"):  # the resident set now (VmRSS), or its high-water mark (VmHWM), in MB
     with open("/proc/self/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS")) / 1024
+        return next(int(line.split()[1]) for line in f if line.startswith(field)) / 1024
 
 
 before = rss_mb()
@@ -52,7 +54,7 @@ if sys.argv[1] != "-":
 out["reports"] = len(reports)
 out["rss_before_mb"] = round(before, 1)
 out["ingest_rss_mb"] = round(max(reports, default=before), 1)  # the most, sampled at every progress report
-out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+out["peak_rss_mb"] = round(rss_mb("VmHWM"), 1)
 print(json.dumps(out))
 '''
 

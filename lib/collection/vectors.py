@@ -95,7 +95,7 @@ class VectorIndex:
         )
 
     def add(self, doc_id: str, ids: list[str], texts: list[str], embeddings: np.ndarray, metas: Sequence[Metadata]) -> None:
-        batch = 2000
+        batch = 256  # Chroma holds each call's vectors as Python lists: a long document's in one call took tens of MB
         for i in range(0, len(ids), batch):
             self.collection.add(
                 ids=ids[i : i + batch],

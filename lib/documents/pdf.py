@@ -10,7 +10,7 @@ from typing import Any
 
 from lib.core.errors import UserError
 from lib.core.progress import FractionProgressFn
-from lib.documents import ocr, tables
+from lib.documents import mupdf_cache, ocr, tables
 
 PDF_MAGIC = b"%PDF-"
 # A page with fewer letters and digits than this is treated as having no text layer.
@@ -128,17 +128,6 @@ def check_pdf_bytes(data: bytes, name: str, max_bytes: int) -> None:
         )
 
 
-SHRINK_EVERY = 64  # pages read between emptyings of MuPDF's resource cache
-
-
-def _shrink_store() -> None:
-    """Empty MuPDF's cache of decoded fonts and images (up to 256 MB by default, kept after a document closes), so
-    a long PDF's ingest does not hold what its early pages decoded; a page read later decodes what it needs."""
-    import pymupdf  # loaded already by whoever read a page
-
-    pymupdf.TOOLS.store_shrink(100)
-
-
 def _open_checked(data: bytes | Path, name: str, max_bytes: int) -> Any:
     """The PDF (its bytes, or a file read where it is) opened by PyMuPDF (the caller closes it), or UserError saying
     why it cannot be indexed: not a PDF, damaged beyond repair (PyMuPDF rebuilds a broken cross-reference table
@@ -194,8 +183,7 @@ def extract_pdf(data: bytes | Path, name: str, max_bytes: int, progress: Fractio
         scans: list[int] = []
         meta, toc = info_and_outline(doc)
         for i in range(doc.page_count):
-            if i and i % SHRINK_EVERY == 0:
-                _shrink_store()
+            mupdf_cache.shrink_every(i)
             try:
                 page = doc.load_page(i)
                 text = _usable(page.get_text("text", sort=False))
@@ -212,7 +200,7 @@ def extract_pdf(data: bytes | Path, name: str, max_bytes: int, progress: Fractio
         layout, image_share = first_pages_layout(doc)
     finally:
         doc.close()
-        _shrink_store()
+        mupdf_cache.shrink()
     empty = [p.number for p in pages if not p.text]
     if len(empty) == len(pages):
         raise UserError(_no_text(name, len(pages), read))
@@ -342,27 +330,26 @@ def detect_headings(doc: Any, max_pages: int = 2000) -> list[list]:
     or unnumbered and much larger. Its level is its numbering depth (or 1). Not tuned to any document."""
     lines: list[tuple[int, str, float, bool]] = []
     sizes: Counter = Counter()
-    for number, page in enumerate(doc, start=1):
-        if number > max_pages:
-            break
-        for block in page.get_text("dict", flags=0).get("blocks", []):
+    for i in range(min(doc.page_count, max_pages)):
+        mupdf_cache.shrink_every(i)
+        for block in doc.load_page(i).get_text("dict", flags=0).get("blocks", []):
             for line in block.get("lines", []):
                 spans = [sp for sp in line.get("spans", []) if sp.get("text", "").strip()]
                 if not spans:
                     continue
-                text = " ".join(" ".join(sp["text"] for sp in spans).split())
-                size = min(float(sp.get("size", 0)) for sp in spans)
-                bold = all(int(sp.get("flags", 0)) & 16 or "bold" in str(sp.get("font", "")).lower() for sp in spans)
                 for sp in spans:
                     sizes[round(float(sp.get("size", 0)), 1)] += len(sp["text"])
-                lines.append((number, text, size, bold))
+                text = " ".join(" ".join(sp["text"] for sp in spans).split())
+                if not 3 <= len(text) <= 120 or text.endswith((".", ",", ";")) and not _NUMBERED.match(text):
+                    continue  # never a heading: not kept (a long PDF's every line would be)
+                size = min(float(sp.get("size", 0)) for sp in spans)
+                bold = all(int(sp.get("flags", 0)) & 16 or "bold" in str(sp.get("font", "")).lower() for sp in spans)
+                lines.append((i + 1, text, size, bold))
     if not sizes:
         return []
     body = sizes.most_common(1)[0][0]
     toc: list[list] = []
     for number, text, size, bold in lines:
-        if not 3 <= len(text) <= 120 or text.endswith((".", ",", ";")) and not _NUMBERED.match(text):
-            continue
         m = _NUMBERED.match(text)
         if m and (size >= body * HEADING_SCALE or (bold and size >= body * 0.98)):
             level = m.group(2).count(".") + 1

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lib.core.text import PASSAGE_GAP, tokenize
+from lib.documents import mupdf_cache
 
 # A caption line: "Table ES-5 Comparative Summary …", "Table 3.2-1. Noise Levels" (as chunking's _CAPTION)
 CAPTION = re.compile(r"^\s*(Table\s+(?:[A-Z]{1,3}[-.]?)?\d+(?:[.-]\d+)*[a-z]?)[.:]?\s+(\(continued\)|[A-Z(].{2,160}?)\s*$")
@@ -109,6 +110,7 @@ def find_tables(doc: Any, texts: Sequence[str]) -> list[Table]:
     for i, text in enumerate(texts):
         if not text:
             continue
+        mupdf_cache.shrink_every(i)
         page = doc.load_page(i)
         if last_page != i and not worth_looking(page, text):  # a page after a table's page may continue it
             continue

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -34,12 +34,10 @@ from lib.core import config
 from lib.core.errors import UserError
 from lib.core.progress import FractionProgressFn
 
-if TYPE_CHECKING:
-    from tokenizers import Encoding
-
 BACKENDS = ("onnx-int8", "onnx", "torch")
 EXPORT_VERSION = 1  # bump when the export recipe changes, so caches are rebuilt
 OPSET = 17
+WINDOW = 256  # texts tokenised at a time
 # MatMuls the int8 quantiser leaves in fp32 (name fragments). Measured (bench/ingest.py, bench/retrieval.py; one
 # text per batch, two sessions, 2 cores): every MatMul int8 gives 95 chunks/s at cosine 0.993 to the torch vectors
 # (sample: 0.9945 mean, 0.975 min); keeping the FFN outputs of layers 0 and 2 in fp32 gives 79/s at 0.9954
@@ -198,9 +196,22 @@ class Tokens:
         ids = [e.ids for e in enc]
         return {"input_ids": ids[0] if one else ids}
 
-    def encode_batch(self, texts: Sequence[str]) -> list[Encoding]:
-        """Model inputs: special tokens added, cut to the window."""
-        return self._cut.encode_batch(list(texts), add_special_tokens=True)
+    def input_ids(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """Model inputs, one array of token ids per text: special tokens added, cut to the window. Tokenised
+        ``WINDOW`` texts at a time and kept as arrays: the tokenizer's own results (tokens, offsets, masks) for a
+        long document's thousands of chunks would take tens of MB for the ids alone."""
+        out: list[np.ndarray] = []
+        for i in range(0, len(texts), WINDOW):
+            enc = self._cut.encode_batch(list(texts[i : i + WINDOW]), add_special_tokens=True)
+            out += [np.asarray(e.ids, dtype=np.int64) for e in enc]
+        return out
+
+    def counts(self, texts: Sequence[str]) -> list[int]:
+        """Each text's token count, whole (no special tokens, no cut), ``WINDOW`` texts at a time."""
+        out: list[int] = []
+        for i in range(0, len(texts), WINDOW):
+            out += [len(e.ids) for e in self._count.encode_batch(list(texts[i : i + WINDOW]), add_special_tokens=False)]
+        return out
 
 
 class OnnxEmbedder:
@@ -253,15 +264,15 @@ class OnnxEmbedder:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
-        return [len(ids) for ids in self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]]
+        return self.tokenizer.counts(texts)
 
-    def _run(self, enc: list[Encoding], session: Any = None) -> np.ndarray:
-        width = max(len(e.ids) for e in enc)
+    def _run(self, enc: list[np.ndarray], session: Any = None) -> np.ndarray:
+        width = max(len(e) for e in enc)
         ids = np.zeros((len(enc), width), dtype=np.int64)
         mask = np.zeros((len(enc), width), dtype=np.int64)
         for r, e in enumerate(enc):
-            ids[r, : len(e.ids)] = e.ids
-            mask[r, : len(e.ids)] = 1
+            ids[r, : len(e)] = e
+            mask[r, : len(e)] = 1
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feed["token_type_ids"] = np.zeros_like(ids)
@@ -277,8 +288,8 @@ class OnnxEmbedder:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         bs = int(batch_size or self.batch_size)
-        enc = self.tokenizer.encode_batch(texts)
-        order = sorted(range(len(enc)), key=lambda i: -len(enc[i].ids)) if self.sort_by_length else list(range(len(enc)))
+        enc = self.tokenizer.input_ids(texts)
+        order = sorted(range(len(enc)), key=lambda i: -len(enc[i])) if self.sort_by_length else list(range(len(enc)))
         batches = [order[i : i + bs] for i in range(0, len(order), bs)]
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         done = 0
