@@ -12,7 +12,10 @@ Sets, each reported on its own (they were made differently, so they never share 
      then added where a set showed a class of failure, so both are seen now and the figures here are higher;
   4. the sample EIS (data/eis), its real cover and PDF properties;
   5. the other NEPAQuAD EISs rebuilt from their gold passages (no cover, no properties): the test is that nothing
-     wrong is shown; only what their first page states is expected.
+     wrong is shown; only what their first page states is expected;
+  6. body sentences A and B (tests/documents/body_states_heldout.py, body_states_heldout_c.py): EISs whose cover
+     names no state, with the place said (or not) in the first pages' prose among states named in other roles,
+     each written by a helper who saw neither the rules nor the other set.
 It also times the rules and the layout capture they need, against reading the same PDFs' text alone.
 
     python bench/metadata.py
@@ -110,6 +113,16 @@ def main() -> None:
 
         sets.append(("held-out covers B (10; seen since their first measurement)",
                      cover_layouts_heldout_b.write_set(tmp / "heldout_b")))
+    except ImportError:
+        pass
+    from tests.documents import body_states_heldout
+
+    sets.append(("body sentences A (16 EISs whose cover names no state; seen since their first measurement)",
+                 body_states_heldout.write_set(tmp / "body_a")))
+    try:
+        from tests.documents import body_states_heldout_c
+
+        sets.append(("body sentences B (12; held out)", body_states_heldout_c.write_set(tmp / "body_b")))
     except ImportError:
         pass
     sample_dir = tmp / "sample"

@@ -41,6 +41,17 @@ def _agency_key(s: str) -> str:
     return _text_key(metadata.canonical_agency(s) or s)
 
 
+def _entry_key(s: str) -> str:
+    """One cooperating agency's entry as compared: the agencies it names, a department named with its own
+    sub-agency counting as the sub-agency ("U.S. Department of Agriculture — Forest Service" = "Forest Service"),
+    so an entry that glues two agencies together ("Bureau of Land Management, U.S. Fish and Wildlife Service")
+    equals neither of them."""
+    named = {c for _, c, _ in metadata.find_agencies(s)}
+    above = {a for c in named for a in metadata.ancestors_of(c)}
+    specific = sorted(named - above)
+    return " + ".join(_text_key(c) for c in specific) if specific else _text_key(s)
+
+
 def comparable(field: str, value: object) -> object:
     """A value in the form two readings are compared in (None for no value)."""
     if value in (None, "", []):
@@ -53,7 +64,7 @@ def comparable(field: str, value: object) -> object:
         if field == "states":
             return frozenset(str(i).strip().upper() if str(i).strip().upper() in metadata.STATES
                              else (metadata.normalize("states", i) or [""])[0] for i in items)
-        return frozenset(_agency_key(str(i)) for i in items)
+        return frozenset(_entry_key(str(i)) for i in items)
     if field == "lead_agency":
         return _agency_key(str(value))
     if field in ("document_type", "process_type"):

@@ -345,7 +345,7 @@ doc_metadata = Table(  # one row per document and field (lib/documents/metadata/
     Column("doc_id", String(64), ForeignKey("documents.doc_id", ondelete="CASCADE"), primary_key=True),
     Column("key", String(40), primary_key=True),  # a field of metadata.FIELDS
     Column("value", Text),  # JSON
-    Column("source", String(16), nullable=False),  # pdf_metadata | cover_text | model | person
+    Column("source", String(16), nullable=False),  # pdf_metadata | cover_text | body_text | model | person
     Column("updated_at", DateTime, server_default=func.now()),
     Column("confidence", Float),  # the rules' weight of the value (lib/documents/metadata/evidence.py); None otherwise
     Column("evidence", Text),  # JSON: where the value was read ({"page", "line", "rule"} or {"property"}), or the model

@@ -20,7 +20,8 @@ from lib.evaluation.metadata_eval import comparable, evaluate
 from lib.storage import tables
 from lib.storage.engine import get_engine
 from tests.conftest import ROOT
-from tests.documents import cover_layouts_heldout, cover_layouts_heldout_b
+from tests.documents import body_states_heldout, cover_layouts_heldout, cover_layouts_heldout_b
+from tests.documents.body_states_heldout import CASES as BODY_A
 from tests.documents.cover_layouts import CASES, EXPECTED_FIELDS, build, write_set
 from tests.documents.cover_layouts_heldout import HELDOUT
 from tests.documents.cover_layouts_heldout_b import HELDOUT_B
@@ -39,7 +40,7 @@ KNOWN_DIFFERENCES = {
         "Recreational Red Snapper Sector Separation Including Final Environmental Impact Statement",
         "the smaller 'Including Final EIS' line next to the title is kept as part of it"),
 }
-ALL_CASES = [*CASES, *HELDOUT, *HELDOUT_B]
+ALL_CASES = [*CASES, *HELDOUT, *HELDOUT_B, *BODY_A]
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +78,17 @@ def test_each_cover_gives_the_right_value_or_none(conformance, name):
         assert ev["rule"] and (("page" in ev and ev["line"] >= 1) or "property" in ev), (f, ev)
 
 
+def test_an_entry_that_glues_two_agencies_is_neither_of_them():
+    """metadata-eval compares each cooperating agency's entry by every agency it names: a department written with
+    its own sub-agency is the sub-agency, but two agencies glued into one entry equal neither."""
+    key = lambda v: comparable("cooperating_agencies", v)  # noqa: E731
+    assert key("U.S. Department of Agriculture — Forest Service; Bureau of Land Management") == \
+        key("Forest Service; Bureau of Land Management")
+    glued = key("Bureau of Land Management, U.S. Fish and Wildlife Service")
+    assert glued != key("Bureau of Land Management") and glued != key("U.S. Fish and Wildlife Service")
+    assert len(glued) == 1  # one entry, still counted as one (wrong) value
+
+
 def test_the_set_meets_the_precision_and_recall_goals(tmp_path):
     assert len(CASES) >= 15 and len(HELDOUT) + len(HELDOUT_B) >= 20
     result = evaluate(write_set(tmp_path))
@@ -105,6 +117,23 @@ def test_the_held_out_covers_pooled(tmp_path):
             shown[r["field"]] = shown.get(r["field"], 0) + r["shown"]
     for f in shown:
         assert right[f] / shown[f] >= 0.95, (f, right[f], shown[f])
+
+
+def test_states_read_from_the_body_where_the_cover_is_silent(tmp_path):
+    """Body sentences A (tests/documents/body_states_heldout.py): 16 EISs whose cover names no state, 10 saying in
+    their prose where the project lies and 6 naming states only in other roles. Measured once as it came
+    (precision 3/3, recall 3/10; bench/README.md), then the rule was widened, so the set is seen now: every state
+    shown is right, nothing is shown for the 6, and the 10 are read, each marked as read from the body."""
+    result = evaluate(body_states_heldout.write_set(tmp_path))
+    states = next(r for r in result["fields"] if r["field"] == "states")
+    assert (states["stated"], states["shown"], states["right"]) == (10, 10, 10), result["differences"]
+    for case in BODY_A:
+        got = M.extract(read_pdf_file(tmp_path / f"{case.name}.pdf", 10**9)).get("states")
+        if case.expected["states"] is None:
+            assert got is None, (case.name, got)
+        else:
+            assert got is not None and got.source == "body_text" and got.evidence["page"] >= 2, (case.name, got)
+            assert got.evidence["quote"] and got.confidence < M.SURE  # a connected model may still correct it
 
 
 def test_the_title_page_is_found_past_a_picture_cover_and_a_file_label(conformance):

@@ -1,6 +1,7 @@
 """Document metadata: who, what, where and when an EIS is, with where each value came from and how sure the rules
 are. This package's face; its modules each do one job: ``fields`` (the fields, vocabularies, checks),
-``patterns`` (dates, states, numbers, document types in text), ``layout`` (mending broken words, finding the title
+``patterns`` (dates, states, numbers, document types in text), ``body_states`` (the states a sentence of the
+first pages places the project in, where the cover names none), ``layout`` (mending broken words, finding the title
 page by its type), ``evidence`` (weighing candidates: confidence and threshold), ``extraction`` (the rules at
 ingest), ``explain`` (the page's plain words), ``records`` (stored values and tags), ``fill`` (a connected model
 fills gaps), ``query`` (filters, sorts, names), ``ceq_export`` (the data standard's JSON).
@@ -26,7 +27,7 @@ printed) sit beside the standard's fields, never instead of them.
 Values are extracted at ingest by rules (``extract``: the PDF's properties and the first pages' text and layout
 only, so it costs milliseconds whatever the length of the PDF), can be filled by a connected model on request
 (``fill_with_model``) and edited by a person (``set_values``). Each value keeps its source (``pdf_metadata``,
-``cover_text``, ``model`` or ``person``), its evidence (page and line, or the property) and, for the rules, a
+``cover_text``, ``body_text`` (states only), ``model`` or ``person``), its evidence (page and line, or the property) and, for the rules, a
 confidence; a value below ``THRESHOLD`` is not stored. A person's value is never overwritten by extraction or a
 model; where the rules later read otherwise, their reading is kept beside it.
 """
@@ -48,7 +49,9 @@ from lib.documents.metadata.fields import (
     STATES,
     TAGS,
     FieldValue,
+    ancestors_of,
     canonical_agency,
+    find_agencies,
     list_of,
     normalize,
     text_of,
@@ -85,7 +88,7 @@ from lib.documents.metadata.records import (
 __all__ = [
     "COVER_PAGES", "DOCUMENT_TYPES", "FEDERAL_AGENCIES", "FIELDS", "FIELD_LABELS", "FILTER_KEYS", "LIST_FIELDS", "NOT_FOUND",
     "PROCESS_TYPES", "SORTS", "SOURCES", "SOURCE_LABELS", "STANDARD", "STATES", "SURE", "TAGS", "THRESHOLD",
-    "FieldValue", "Metadata", "canonical_agency",
+    "FieldValue", "Metadata", "ancestors_of", "canonical_agency", "find_agencies",
     "citation_name", "classify", "cli_metadata", "collection_filter", "delete", "disagreements", "display_title", "export_ceq",
     "extract", "fill_with_model", "manifest_csv", "get", "get_many", "mend_words", "missing", "normalize", "normalize_tags",
     "panel_rows", "parse_where", "parse_year_range", "place_only", "project_title_from", "read_or_none", "save_extracted", "set_values",

@@ -26,7 +26,8 @@ def where(evidence: dict | None) -> str:
     if "page" in evidence:
         first, last = evidence.get("line", "?"), evidence.get("to_line")
         text = f"p. {evidence['page']}, " + (f"lines {first}–{last}" if last and last != first else f"line {first}")
-        return f"{text} · {evidence['rule']}" if evidence.get("rule") else text
+        text = f"{text} · {evidence['rule']}" if evidence.get("rule") else text
+        return f"{text}: “{evidence['quote']}”" if evidence.get("quote") else text
     return ""
 
 

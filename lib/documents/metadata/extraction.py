@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from lib.documents.metadata.agency_lists import is_agency_line, prepared_by, split_agencies
+from lib.documents.metadata.body_states import body_states
 from lib.documents.metadata.evidence import THRESHOLD, Candidate, decide, decide_list
 from lib.documents.metadata.fields import (
     FIELDS,
@@ -44,7 +45,7 @@ VOCABULARY_PAGES = 20  # the pages whose words tell a broken word from a whole o
 
 def extract(ex: Any) -> dict[str, FieldValue]:
     """Rule-based metadata from an ExtractedPdf. Returns ``{field: FieldValue}`` for the fields found with
-    enough confidence; ``source`` is ``pdf_metadata`` or ``cover_text``
+    enough confidence; ``source`` is ``pdf_metadata``, ``cover_text`` or ``body_text`` (states only)
     and ``evidence`` says where (``{"page": 3, "line": 2, "rule": …}`` or ``{"property": "Author", …}``). A
     field not found, or found too weakly, is left out: nothing is guessed. It runs inside ingest, so it never
     raises: an unexpected failure gives no metadata rather than no document."""
@@ -179,6 +180,9 @@ def _extract(ex: Any) -> dict[str, FieldValue]:
             out["location"] = Candidate(loc[0][:MAX_VALUE_CHARS], 0.8, "cover_text",
                                         cover.where(loc[1]) | {"rule": "Location: label"}).as_field()
         states = _states(meta, cover, loc)
+        if states is None:  # the cover is silent: a sentence of the first pages that says where the project lies
+            named = out.get("project_title")
+            states = body_states(cover.pages, str(named.value) if named is not None and named.value else None)
         if states:
             out["states"] = states
         if (volume := _volume_title(cover)) is not None:

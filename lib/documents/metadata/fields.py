@@ -26,7 +26,7 @@ FIELD_LABELS = {  # plain words on the pages; the standard's names stay in the C
 TAGS = "tags"  # a person's own labels ("caribou", "Alaska LNG"): stored beside the fields, not a field of the standard
 MAX_TAGS = 50
 MAX_TAG_CHARS = 60
-SOURCES: tuple[str, ...] = ("pdf_metadata", "cover_text", "model", "person")
+SOURCES: tuple[str, ...] = ("pdf_metadata", "cover_text", "body_text", "model", "person")
 
 Value = str | list[str] | None  # a field's value: text, names or codes (a list), or nothing known
 
@@ -73,7 +73,8 @@ def list_of(meta: Mapping[str, FieldValue] | None, key: str) -> list[str]:
     """A list field's items (one item for a text value); [] where there is none."""
     v = value_of(meta, key)
     return list(v) if isinstance(v, list) else ([v] if v else [])
-SOURCE_LABELS = {"pdf_metadata": "PDF metadata", "cover_text": "cover text", "model": "model", "person": "person"}
+SOURCE_LABELS = {"pdf_metadata": "PDF metadata", "cover_text": "cover text", "body_text": "read from the body",
+                 "model": "model", "person": "person"}
 PROCESS_TYPES: tuple[str, ...] = ("EIS", "EA", "CE")
 DOCUMENT_TYPES: tuple[str, ...] = (
     "NOI", "Draft EIS", "Final EIS", "Supplemental Draft EIS", "Supplemental Final EIS", "Programmatic Draft EIS",
@@ -142,6 +143,8 @@ _AGENCY_TABLE: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str | None], .
     ("Federal Railroad Administration", ("FRA",), (), "Department of Transportation"),
     ("Federal Aviation Administration", ("FAA",), (), "Department of Transportation"),
     ("Maritime Administration", ("MARAD",), (), "Department of Transportation"),
+    ("Pipeline and Hazardous Materials Safety Administration", ("PHMSA",), (), "Department of Transportation"),
+    ("National Highway Traffic Safety Administration", ("NHTSA",), (), "Department of Transportation"),
     ("Department of Energy", ("DOE",), (), None),
     ("National Nuclear Security Administration", ("NNSA",), (), "Department of Energy"),
     ("Bonneville Power Administration", ("BPA",), (), "Department of Energy"),

@@ -151,7 +151,7 @@ def fill_with_model(doc_id: str, model: Provider, pages_text: str | Iterable[str
                                                 .where(t.c.doc_id == doc_id))}
             for key in list(filled):
                 r = rows.get(key)
-                weak_rule = r is not None and r.source in ("pdf_metadata", "cover_text") and (r.confidence or 0) < SURE
+                weak_rule = r is not None and r.source in ("pdf_metadata", "cover_text", "body_text") and (r.confidence or 0) < SURE
                 if r is not None and not weak_rule and (r.source == "person" or r.value not in (None, "null", "[]", '""')):
                     filled.pop(key)  # someone filled it meanwhile: theirs stays
                     continue

@@ -34,7 +34,7 @@ def empty_record() -> Metadata:
     return {k: FieldValue() for k in FIELDS}
 
 
-_RULES = ("pdf_metadata", "cover_text")
+_RULES = ("pdf_metadata", "cover_text", "body_text")  # what the rules read (a new reading replaces it)
 
 
 def _json(v: object) -> str | None:
