@@ -1,7 +1,8 @@
 """Peak memory of an ingest as a PDF grows: the sample EIS's pages repeated into PDFs of 100, 300 and 900 pages,
-each ingested (the one ingest operation, with its progress) in a fresh process and a fresh store, and the
-process's peak resident set size read from the operating system when it ends, and its resident set sampled at
-every progress report (the process's peak is often set while the embedder loads, before the ingest starts).
+each ingested (the one ingest operation, with its progress) in a fresh process and a fresh store. Reported per
+build: the process's own peak resident set (VmHWM, read when the ingest returns) and its resident set sampled at
+every progress report. A first child prepares the embedder in a model cache the measured children share, so
+their peaks are the ingest's, not the model's preparation (that is the baseline's peak).
 
     python bench/memory.py [--pages 100,300,900]
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -85,10 +87,11 @@ MODEL_CACHE = os.environ.get("NEPAQA_MODEL_CACHE") or tempfile.mkdtemp(prefix="n
 
 
 def run(pdf: str) -> dict:
-    env = {**os.environ, "NEPAQA_HOME": tempfile.mkdtemp(prefix="nepaqa_bench_memory_"), "HF_HUB_OFFLINE": "1",
-           "NEPAQA_MODEL_CACHE": MODEL_CACHE}
-    got = subprocess.run([sys.executable, "-c", CHILD, pdf], cwd=ROOT, env=env, capture_output=True, text=True,
-                         check=True)
+    """One child: ``pdf`` ingested (or "-": nothing) in a fresh home, removed after (it holds the PDF's copy)."""
+    with tempfile.TemporaryDirectory(prefix="nepaqa_bench_memory_") as home:
+        env = {**os.environ, "NEPAQA_HOME": home, "HF_HUB_OFFLINE": "1", "NEPAQA_MODEL_CACHE": MODEL_CACHE}
+        got = subprocess.run([sys.executable, "-c", CHILD, pdf], cwd=ROOT, env=env, capture_output=True, text=True,
+                             check=True)
     return json.loads(got.stdout.strip().splitlines()[-1])
 
 
@@ -99,15 +102,16 @@ def main() -> None:
                     help="each page inserted alone, with its own copy of its images (543 MB at 900 pages)")
     args = ap.parse_args()
     sizes = [int(x) for x in args.pages.split(",")]
-    folder = Path(tempfile.mkdtemp(prefix="nepaqa_memory_pdfs_"))
     base = run("-")
     print(f"baseline (services and embedder loaded, nothing ingested): peak RSS {base['peak_rss_mb']} MB")
     rows = {}
-    for n in sizes:
-        pdf = build(n, folder / f"build_{n}.pdf", args.copied_images)
-        rows[n] = run(str(pdf)) | {"file_mb": round(pdf.stat().st_size / 1e6, 1)}
-        print(f"{n:>5} pages: peak RSS {rows[n]['peak_rss_mb']} MB, {rows[n]['seconds']} s, {rows[n]['chunks']} chunks, "
-              f"{rows[n]['reports']} progress reports")
+    with tempfile.TemporaryDirectory(prefix="nepaqa_memory_pdfs_") as tmp:  # the builds: up to 750 MB, removed
+        for n in sizes:
+            pdf = build(n, Path(tmp) / f"build_{n}.pdf", args.copied_images)
+            rows[n] = run(str(pdf)) | {"file_mb": round(pdf.stat().st_size / 1e6, 1)}
+            pdf.unlink()
+            print(f"{n:>5} pages: peak RSS {rows[n]['peak_rss_mb']} MB, {rows[n]['seconds']} s, {rows[n]['chunks']} "
+                  f"chunks, {rows[n]['reports']} progress reports")
     first = rows[sizes[0]]["peak_rss_mb"]
     low = rows[sizes[0]]["ingest_rss_mb"]
     print("\n| pages | file (MB) | peak RSS (MB) | ratio | RSS during the ingest, most (MB) | ratio | growth in the "
@@ -121,4 +125,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    finally:
+        if "NEPAQA_MODEL_CACHE" not in os.environ:  # this run's own prepared model
+            shutil.rmtree(MODEL_CACHE, ignore_errors=True)

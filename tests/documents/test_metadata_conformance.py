@@ -20,7 +20,7 @@ from lib.evaluation.metadata_eval import comparable, evaluate
 from lib.storage import tables
 from lib.storage.engine import get_engine
 from tests.conftest import ROOT
-from tests.documents import body_states_heldout, cover_layouts_heldout, cover_layouts_heldout_b
+from tests.documents import body_states_heldout, body_states_heldout_c, cover_layouts_heldout, cover_layouts_heldout_b
 from tests.documents.body_states_heldout import CASES as BODY_A
 from tests.documents.cover_layouts import CASES, EXPECTED_FIELDS, build, write_set
 from tests.documents.cover_layouts_heldout import HELDOUT
@@ -134,6 +134,18 @@ def test_states_read_from_the_body_where_the_cover_is_silent(tmp_path):
         else:
             assert got is not None and got.source == "body_text" and got.evidence["page"] >= 2, (case.name, got)
             assert got.evidence["quote"] and got.confidence < M.SURE  # a connected model may still correct it
+
+
+def test_body_set_b_held_out_shows_no_wrong_state(tmp_path):
+    """Body sentences B (tests/documents/body_states_heldout_c.py): 12 more EISs, written after the rule by a helper
+    who saw neither it nor set A, in each agency's own voice. Measured once as it came, and nothing was changed
+    for it: the one state set shown is right, nothing is shown for the 5 national actions, and 6 of the 7 places
+    are missed (said in ways the rule does not read: "the line would cross Oklahoma…", "…would consist of a
+    converter station in Texas County, Oklahoma", a reservation's acres). Missed is allowed; wrong is not."""
+    result = evaluate(body_states_heldout_c.write_set(tmp_path))
+    states = next(r for r in result["fields"] if r["field"] == "states")
+    assert (states["stated"], states["shown"], states["right"]) == (7, 1, 1), result["differences"]
+    assert not [d for d in result["differences"] if d["field"] == "states" and d["kind"] != "missed"]
 
 
 def test_the_title_page_is_found_past_a_picture_cover_and_a_file_label(conformance):
