@@ -90,8 +90,9 @@ def run(pdf: str) -> dict:
     """One child: ``pdf`` ingested (or "-": nothing) in a fresh home, removed after (it holds the PDF's copy)."""
     with tempfile.TemporaryDirectory(prefix="nepaqa_bench_memory_") as home:
         env = {**os.environ, "NEPAQA_HOME": home, "HF_HUB_OFFLINE": "1", "NEPAQA_MODEL_CACHE": MODEL_CACHE}
-        got = subprocess.run([sys.executable, "-c", CHILD, pdf], cwd=ROOT, env=env, capture_output=True, text=True,
-                             check=True)
+        got = subprocess.run([sys.executable, "-c", CHILD, pdf], cwd=ROOT, env=env, capture_output=True, text=True)
+    if got.returncode != 0:
+        raise RuntimeError(f"the ingest of {pdf} failed (exit {got.returncode}):\n{got.stderr[-3000:]}")
     return json.loads(got.stdout.strip().splitlines()[-1])
 
 

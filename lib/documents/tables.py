@@ -108,9 +108,9 @@ def find_tables(doc: Any, texts: Sequence[str]) -> list[Table]:
     tables: list[Table] = []
     last_page = 0
     for i, text in enumerate(texts):
+        mupdf_cache.shrink_every(i)
         if not text:
             continue
-        mupdf_cache.shrink_every(i)
         page = doc.load_page(i)
         if last_page != i and not worth_looking(page, text):  # a page after a table's page may continue it
             continue

@@ -43,13 +43,11 @@ def _agency_key(s: str) -> str:
 
 def _entry_key(s: str) -> str:
     """One cooperating agency's entry as compared: the agencies it names, a department named with its own
-    sub-agency counting as the sub-agency ("U.S. Department of Agriculture — Forest Service" = "Forest Service"),
-    so an entry that glues two agencies together ("Bureau of Land Management, U.S. Fish and Wildlife Service")
-    equals neither of them."""
-    named = {c for _, c, _ in metadata.find_agencies(s)}
-    above = {a for c in named for a in metadata.ancestors_of(c)}
-    specific = sorted(named - above)
-    return " + ".join(_text_key(c) for c in specific) if specific else _text_key(s)
+    sub-agency counting as the sub-agency ("U.S. Department of Agriculture — Forest Service" = "Forest Service").
+    An entry that glues two agencies together ("Bureau of Land Management, U.S. Fish and Wildlife Service"), or an
+    agency to a body the vocabulary does not know, equals neither of them."""
+    agencies = metadata.entry_agencies(s)
+    return " + ".join(_text_key(a) for a in agencies) if agencies else _text_key(s)
 
 
 def comparable(field: str, value: object) -> object:

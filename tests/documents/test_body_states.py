@@ -20,7 +20,8 @@ PLACED = [
     ("The corridor would extend 140 miles from Grand Junction, Colorado to Price, Utah.", ["CO", "UT"]),
     ("The Planning Area encompasses 1.2 million acres in northwestern Montana.", ["MT"]),
     ("FTD Site is located in Lewis and Jefferson Counties in New York.", ["NY"]),
-    ("The project site is in Klickitat County, Washington, across the river from The Dalles, Oregon.", ["WA"]),
+    ("The project site is located in Klickitat County, Washington, across the river from The Dalles, Oregon.",
+     ["WA"]),
     ("The site is located 12 miles north of Casper, WY.", ["WY"]),  # the town's state
     ("Figure 1-1 shows the project site on the North Spit of Coos Bay, in Coos County, Oregon.", ["OR"]),
     ("The proposed CISF would be built on private land 32 miles east of Carlsbad, in Lea County, New Mexico.",
@@ -40,7 +41,44 @@ NOT_PLACED = [
     "The proposed Project would be located approximately 30 nautical miles off the coast of Brazoria County, Texas.",
     "Comments may be sent to the project manager at 2850 Youngfield Street, Lakewood, Colorado 80215.",
     "The analysis follows the Washington State Environmental Policy Act.",
+    # a skeptical reviewer's sentences, each of which an earlier version read wrongly
+    "The project area is within the range of the Indiana bat.",
+    "The proposed facility would be located in Nevada rather than California.",
+    "The project would be located in Idaho, not in Washington.",
+    "The project would be located in Nevada or Utah.",
+    "The site is located near Texas.",
+    "The project site is located within 50 miles of Nevada.",
+    "A similar project is located in Utah.",
+    "Solar facilities like this one are located in Nevada and Arizona.",
+    "The closest existing mine is located in Elko County, Nevada.",
+    "The project proponent is located in Houston, Texas.",
+    "The project is in compliance with Texas law.",
+    "The project would be located in the Gulf of Mexico off Louisiana.",
+    "The site drains to a river that crosses Nevada.",
+    "The line would extend from Wyoming to Nevada and Utah markets.",
 ]
+# each reads only the state that is the place, not the one named beside it
+ONLY_THE_PLACE = [
+    ("The proposed Project is located in Boone County, Kentucky, near Cincinnati, Ohio.", ["KY"]),
+    ("The project site is located in Wyandotte County, Kansas, near Kansas City, Missouri.", ["KS"]),
+    ("The project area is located in southern New Hampshire, approximately 30 miles north of Boston, "
+     "Massachusetts.", ["NH"]),
+    ("The airport is located in Vancouver, Washington, across the Columbia River from Portland, Oregon.", ["WA"]),
+    ("The proposed facility would be located on the west bank of the Mississippi River, directly across the river "
+     "from Natchez, Mississippi, in Concordia Parish, Louisiana.", ["LA"]),
+    ("The proposed reservoir is located in the Colorado River basin in Utah, about 10 miles downstream of the "
+     "Colorado border.", ["UT"]),
+    ("The project is located in Mohave County, Arizona, west of Nevada.", ["AZ"]),
+    ("The pipeline would extend 210 miles from a compressor station near Opal, Wyoming, through northeastern Utah "
+     "to a meter station near Grand Junction, Colorado.", ["CO", "UT", "WY"]),  # a line's ends are its states
+    ("The project area is located in the Washington metropolitan area, in Arlington County, Virginia.", ["VA"]),
+]
+
+
+@pytest.mark.parametrize(("sentence", "states"), ONLY_THE_PLACE)
+def test_only_the_state_that_is_the_place(sentence: str, states: list[str]) -> None:
+    got = body_states([(2, sentence)], "Cedar Valley Project")
+    assert got is not None and got.value == states
 
 
 @pytest.mark.parametrize(("sentence", "states"), PLACED)
@@ -62,7 +100,8 @@ def test_sentences_that_agree_add_up_and_ones_that_disagree_give_nothing() -> No
     b = "The Montana portion of the corridor is located in Lincoln County, Montana."
     got = body_states([(2, a), (4, b)])
     assert got is not None and got.value == ["ID", "MT"] and got.evidence["page"] == 2
-    assert got.evidence["agreeing"] == 2 and got.confidence > 0.7
+    assert got.evidence["agreeing"] == 2 and got.confidence == 0.7 < M.SURE  # agreement never lifts it past SURE
+    assert body_states([(2, a), (3, a)]).evidence["agreeing"] == 1  # the same sentence twice is one
     other = "The proposed site is located in Ohio."
     assert body_states([(2, a), (3, other)]) is None  # which is the project's?
 

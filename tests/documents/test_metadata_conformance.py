@@ -87,6 +87,7 @@ def test_an_entry_that_glues_two_agencies_is_neither_of_them():
     glued = key("Bureau of Land Management, U.S. Fish and Wildlife Service")
     assert glued != key("Bureau of Land Management") and glued != key("U.S. Fish and Wildlife Service")
     assert len(glued) == 1  # one entry, still counted as one (wrong) value
+    assert key("Nye County Board of Commissioners, Bureau of Land Management") != key("Bureau of Land Management")
 
 
 def test_the_set_meets_the_precision_and_recall_goals(tmp_path):

@@ -22,7 +22,7 @@ SURE = 0.8  # a value at least this strong is not replaced when a connected mode
 class Candidate:
     value: Any
     confidence: float
-    source: str  # pdf_metadata | cover_text
+    source: str  # pdf_metadata | cover_text | body_text
     evidence: dict  # {"page": 3, "line": 2, "rule": …} or {"property": "Author", "rule": …}
     key: Any = field(default=None)  # what agreement is judged by (the value itself when None)
 

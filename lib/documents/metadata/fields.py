@@ -255,6 +255,21 @@ def parent_of(name: str) -> str | None:
     return _PARENT.get(name)
 
 
+_FILLER = frozenset(["the", "and", "of", "u", "s", "us", "united", "states", "department", "dept", "agency", "office"])
+
+
+def entry_agencies(text: str) -> list[str] | None:
+    """The agencies one list entry names, most specific first-sorted (a department written with its own
+    sub-agency is the sub-agency); None where the entry also names something the vocabulary does not know
+    ("Nye County Board of Commissioners, Bureau of Land Management") or no agency at all."""
+    named = {c for _, c, _ in find_agencies(text)}
+    above = {a for c in named for a in ancestors_of(c)}
+    rest = AGENCY_ABBR_RE.sub(" ", AGENCY_NAME_RE.sub(" ", text))
+    if not named or any(len(w) > 2 and w.lower() not in _FILLER for w in re.findall(r"[A-Za-z]+", rest)):
+        return None
+    return sorted(named - above)
+
+
 def ancestors_of(name: str) -> set[str]:
     """The departments and agencies above a known agency ("Forest Service" -> {"Department of Agriculture"})."""
     out: set[str] = set()

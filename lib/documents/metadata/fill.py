@@ -18,7 +18,7 @@ from lib.core.errors import UserError
 from lib.documents.metadata.evidence import SURE
 from lib.documents.metadata.extraction import COVER_PAGES
 from lib.documents.metadata.fields import DOCUMENT_TYPES, LIST_FIELDS, PROCESS_TYPES, normalize
-from lib.documents.metadata.records import get, require_document, unsure
+from lib.documents.metadata.records import RULE_SOURCES, get, require_document, unsure
 from lib.models import prompts
 from lib.models.base import Provider, ProviderError, Request
 from lib.storage import tables
@@ -151,7 +151,7 @@ def fill_with_model(doc_id: str, model: Provider, pages_text: str | Iterable[str
                                                 .where(t.c.doc_id == doc_id))}
             for key in list(filled):
                 r = rows.get(key)
-                weak_rule = r is not None and r.source in ("pdf_metadata", "cover_text", "body_text") and (r.confidence or 0) < SURE
+                weak_rule = r is not None and r.source in RULE_SOURCES and (r.confidence or 0) < SURE
                 if r is not None and not weak_rule and (r.source == "person" or r.value not in (None, "null", "[]", '""')):
                     filled.pop(key)  # someone filled it meanwhile: theirs stays
                     continue

@@ -128,6 +128,19 @@ def states_in(text: str, abbreviations: bool = True) -> list[str]:
     return list(dict.fromkeys(codes))
 
 
+def state_mentions(text: str) -> list[tuple[str, int, int]]:
+    """Every state named in one line of prose, with where: (USPS code, start, end), for names (as written, any
+    case, not a feature or a company named after a state) and ", XX" abbreviations; a state followed by a ZIP code
+    (an address) is left out."""
+    found: list[tuple[str, int, int]] = []
+    for m in _STATE_NAME_RE.finditer(text):
+        word = m.group(0)
+        if word[:1].isupper() and (code := state_code(word)) and not re.match(r"\s*\d{5}\b", text[m.end():]):
+            found.append((code, m.start(), m.end()))
+    found += [(m.group(1), m.start(1), m.end(1)) for m in _STATE_ABBR_RE.finditer(text) if m.group(1) in STATES]
+    return sorted(found, key=lambda f: f[1])
+
+
 def keyword_states(keywords: str) -> list[str]:
     codes: list[str] = []
     for token in re.split(r"[;,\n]", keywords or ""):

@@ -34,7 +34,7 @@ def empty_record() -> Metadata:
     return {k: FieldValue() for k in FIELDS}
 
 
-_RULES = ("pdf_metadata", "cover_text", "body_text")  # what the rules read (a new reading replaces it)
+RULE_SOURCES = ("pdf_metadata", "cover_text", "body_text")  # what the rules read (a new reading replaces it)
 
 
 def _json(v: object) -> str | None:
@@ -50,7 +50,7 @@ def save_extracted(conn: Connection, doc_id: str, fields: dict[str, FieldValue])
     rows = {r.key: r for r in conn.execute(select(t.c.key, t.c.value, t.c.source).where(t.c.doc_id == doc_id))}
     clean: dict[str, tuple[Any, FieldValue]] = {}
     for key, item in fields.items():
-        if key not in FIELDS or item.source not in _RULES:
+        if key not in FIELDS or item.source not in RULE_SOURCES:
             continue
         try:
             value = normalize(key, item.value)
@@ -59,7 +59,7 @@ def save_extracted(conn: Connection, doc_id: str, fields: dict[str, FieldValue])
         if value is not None:
             clean[key] = (value, item)
     person = {k for k, r in rows.items() if r.source == "person"}
-    stale = [k for k, r in rows.items() if r.source in _RULES and k not in clean]
+    stale = [k for k, r in rows.items() if r.source in RULE_SOURCES and k not in clean]
     if stale:
         conn.execute(_sa_delete(t).where(and_(t.c.doc_id == doc_id, t.c.key.in_(stale))))
     now = _dt.datetime.now(_dt.UTC).replace(tzinfo=None)
@@ -139,7 +139,7 @@ def set_values(doc_id: str, values: dict[str, Any], engine: Engine | None = None
             note = None
             r = before.get(key)
             if source == "person" and r is not None:  # what the document reads, kept beside the person's value
-                if r.source in _RULES and r.value is not None and json.loads(r.value) != value:
+                if r.source in RULE_SOURCES and r.value is not None and json.loads(r.value) != value:
                     note = json.dumps({"value": json.loads(r.value), "source": r.source, "confidence": r.confidence,
                                        "evidence": json.loads(r.evidence) if r.evidence else None})
                 elif r.source == "person" and r.extracted and json.loads(r.extracted).get("value") != value:
@@ -193,7 +193,7 @@ def missing(meta: Metadata) -> list[str]:
 def unsure(meta: Metadata) -> list[str]:
     """Fields a connected model may fill: the empty ones (not cleared by a person) and the rules' values below
     ``SURE``. A person's value and a model's earlier one are never among them."""
-    weak = [k for k in FIELDS if (f := meta.get(k, FieldValue())).source in _RULES and (f.confidence or 0) < SURE]
+    weak = [k for k in FIELDS if (f := meta.get(k, FieldValue())).source in RULE_SOURCES and (f.confidence or 0) < SURE]
     return [k for k in FIELDS if k in set(missing(meta)) | set(weak)]
 
 
