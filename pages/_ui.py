@@ -16,6 +16,7 @@ from lib.app import volumes as volumes_case
 from lib.collection import repair, stale_vectors
 from lib.core import UserError, config, readable_name
 from lib.documents import metadata, originals, page_render, symbol_bullets, tables
+from lib.models import ProviderError
 
 
 def _leave_pages_folder_mode() -> None:
@@ -145,10 +146,10 @@ def cited_page(doc: str, number: int, quotes: tuple[str, ...],
 
 
 def run_safely(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Call fn; show a UserError as a red message and return None."""
+    """Call fn; show a UserError, or a model server's failure, as a red message and return None."""
     try:
         return fn(*args, **kwargs)
-    except UserError as exc:
+    except (UserError, ProviderError) as exc:
         st.error(plain(str(exc)), icon="⚠️")
         return None
 

@@ -16,6 +16,7 @@ class FakeLLMServer:
         self.script: deque[tuple] = deque()
         self.requests: list[dict] = []
         self.default = ("ok", "Yes, the agency consulted USFWS.")
+        self.served = ["llama3", "gpt-test"]  # what GET /v1/models lists
         self.stream_delay = 0.01  # seconds between streamed pieces
         self.track_pids = False  # True: each request records the process that sent it (a local client's pid)
         self.in_flight = self.most_in_flight = 0  # requests being answered now, and the most at once
@@ -25,6 +26,12 @@ class FakeLLMServer:
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):  # noqa: ANN002 - keep test output clean
                 pass
+
+            def do_GET(self):  # noqa: N802 - http.server's name; the model list a client reads first
+                if self.path.rstrip("/").endswith("/models"):
+                    return self._json(200, {"object": "list", "data": [
+                        {"id": m, "object": "model", "owned_by": "fake"} for m in server.served]})
+                return self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
             def do_POST(self):  # noqa: N802 - http.server's name
                 with server._count:

@@ -109,17 +109,18 @@ def structured_verdict(obj: object) -> tuple[str, str] | None:
 DEFAULT_CALL_LIMIT = 4  # calls at once to one model on a server, over all workers (as one run's 4 threads)
 
 
-def call_limit(model_id: str) -> int:
+def call_limit(model_id: str, default: int = DEFAULT_CALL_LIMIT) -> int:
     """How many calls to a model on a server may run at once, over every process and worker (with workers; one
     process alone is bound by its own threads):
     ``NEPAQA_MODEL_LIMITS="openai/gpt-4o-mini=8,anthropic/claude-3-5-haiku-latest=2"`` per model, else
-    ``NEPAQA_MODEL_LIMIT`` (default 4). A value that is no whole number above 0 is ignored."""
+    ``NEPAQA_MODEL_LIMIT``, else ``default`` (4; 1 for a server on this machine). A value that is no whole number
+    above 0 is ignored."""
     for part in (config.get("NEPAQA_MODEL_LIMITS") or "").split(","):
         name, _, value = part.partition("=")
         if name.strip() == model_id and value.strip().isdigit() and int(value) > 0:
             return int(value)
     value = (config.get("NEPAQA_MODEL_LIMIT") or "").strip()
-    return int(value) if value.isdigit() and int(value) > 0 else DEFAULT_CALL_LIMIT
+    return int(value) if value.isdigit() and int(value) > 0 else default
 
 
 class Provider(ABC):
@@ -150,7 +151,7 @@ class Provider(ABC):
         from the moment it has the model, so the time a call spent queued behind other calls (a benchmark's
         workers) is not counted as the model's. ``take_busy`` returns this thread's total since it last asked."""
         gate = self._lock if not self.concurrent else (
-            nullcontext() if self.local else model_gates.slot(self.id, call_limit(self.id)))
+            nullcontext() if self.local else model_gates.slot(self.id, self.call_limit()))
         with gate:
             started = time.perf_counter()
             try:
@@ -167,6 +168,10 @@ class Provider(ABC):
         busy = self.__dict__.setdefault("_busy", threading.local())
         seconds, busy.seconds = getattr(busy, "seconds", 0.0), 0.0
         return seconds
+
+    def call_limit(self) -> int:
+        """How many calls to this model may run at once (see ``call_limit``)."""
+        return call_limit(self.id)
 
     @property
     def id(self) -> str:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # types only: llama_cpp itself is heavy and imported on first
 
 
 @contextmanager
-def _plain_cpu_kernels() -> Iterator[None]:
+def plain_cpu_kernels() -> Iterator[None]:
     """Load with llama.cpp's plain CPU kernels. By default it repacks the weights into "extra buffer types" for
     the CPU it finds; on a CPU with Intel AMX that path crashes the process (SIGSEGV in ggml_backend_amx_mul_mat,
     llama-cpp-python 0.3.36, on the first answer). ``Llama()`` does not take ``use_extra_bufts``, so the default
@@ -141,7 +141,7 @@ class LlamaCppProvider(Provider):
             if self.path is None:
                 raise ProviderError(f"{self.label}: no GGUF file configured (set NEPAQA_GGUF_PATH)")
             try:
-                with _plain_cpu_kernels():
+                with plain_cpu_kernels():
                     llm = Llama(
                         model_path=str(self.path), n_ctx=self.context_window, n_threads=os.cpu_count() or 2,
                         n_batch=512, verbose=False, seed=0,

@@ -11,7 +11,7 @@ import logging
 import threading
 
 from lib.core.errors import UserError
-from lib.models import extractive, local_gguf, remote
+from lib.models import extractive, local_gguf, remote, server_facts
 from lib.models.base import Provider
 
 _REGISTRY: dict[str, Provider] = {}
@@ -124,7 +124,9 @@ def resolve_all(model_ids: list[str]) -> list[str]:
 
 
 def reset() -> None:
-    """Forget the registry so the next call re-reads configuration (tests, changed secrets)."""
+    """Forget the registry so the next call re-reads configuration (tests, changed secrets), and what servers
+    said about themselves."""
+    server_facts.forget()
     with _LOAD_LOCK:
         _REGISTRY.clear()
         _ALIASES.clear()

@@ -18,7 +18,9 @@ from urllib.parse import urlsplit
 from lib.core import config
 from lib.core.json_types import JSONObject
 from lib.core.redaction import install_log_redaction, redact
+from lib.models import server_facts
 from lib.models.base import (
+    DEFAULT_CALL_LIMIT,
     JSON_SCHEMA,
     TOOL_USE,
     VERDICT_SCHEMA,
@@ -27,6 +29,7 @@ from lib.models.base import (
     Provider,
     ProviderError,
     Request,
+    call_limit,
     structured_verdict,
 )
 from lib.storage import model_gates
@@ -57,25 +60,53 @@ def model_names(setting: str, default: str) -> list[str]:
     return list(dict.fromkeys(n.strip() for n in raw.split(",") if n.strip())) or [default]
 
 
-def _describe(label: str, exc: BaseException) -> ProviderError:
-    """A short, key-free message for a failed call."""
+class _CutStreamError(Exception):
+    """A streamed answer that stopped before the model finished (no finish reason)."""
+
+
+_FORMAT_WORDS = re.compile(r"response_format|json_schema|json_object|structured output|Input should be", re.I)
+
+
+def _refuses_format(exc: BaseException, said: str | None) -> bool:
+    """Whether a failed call is the server refusing the way of structured output asked (a 400 or 422, or the 500
+    llama-cpp-python sends for a request it cannot validate), by its words."""
+    return getattr(exc, "status_code", None) in (400, 422, 500) and bool(said and _FORMAT_WORDS.search(said))
+
+
+def _describe(label: str, exc: BaseException, said: str | None = None, window: int | None = None) -> ProviderError:
+    """A short, key-free message for a failed call: what happened, the server's own words where it gave any, and
+    one line on what to change."""
     name = type(exc).__name__
     status = getattr(exc, "status_code", None)
-    if "Timeout" in name:
+    fix = ""
+    if isinstance(exc, _CutStreamError):
+        why = "the server ended the answer early, twice"
+        fix = ("a server that serves one request at a time cuts a stream when another arrives: set "
+               "NEPAQA_MODEL_LIMIT=1")
+    elif "Timeout" in name:
         why = "the request timed out; the server may be overloaded, try again or raise the timeout"
     elif status == 429 or "RateLimit" in name:
         why = "rate limited (429) after retries; wait a minute or lower the concurrency"
     elif status in (401, 403) or "Authentication" in name or "PermissionDenied" in name:
         why = f"the server refused the key ({status}); check the key in .streamlit/secrets.toml or the environment"
     elif status is not None and status >= 500:
-        why = f"server error {status} after retries"
+        why = f"server error {status}"
+        fix = "the server failed on this request; see its log, or try again"
     elif "Connection" in name:
         why = "could not connect to the server; check the URL and that it is running"
     elif status is not None:
         why = f"request rejected ({status})"
+        if server_facts.stated_window(said):
+            fix = (f"the request was longer than the server's window ({window} tokens); it is recorded, and later "
+                   "requests are fitted to it: ask again, or use RAG mode for a long document")
+        elif status == 404:
+            fix = "check the model name (OPENAI_COMPAT_MODEL) against the server's model list"
+        else:
+            fix = "check this model's settings for this server"
     else:
         why = f"unexpected response ({name})"
-    return ProviderError(redact(f"{label}: {why}"))
+    text = f"{label}: {why}" + (f". The server said: “{said}”" if said else "") + (f". {fix[:1].upper()}{fix[1:]}." if fix else "")
+    return ProviderError(redact(text))
 
 
 def public_url(url: str | None) -> str | None:
@@ -168,57 +199,135 @@ class OpenAIModel(Provider):
         self.needs = (base_url_name,) if url_required else ((key_name,) if key_name else ())
 
     def manifest_entry(self) -> JSONObject:
-        return super().manifest_entry() | {"endpoint": public_url(config.get(self.base_url_name)) or "default"}
+        entry = super().manifest_entry() | {"endpoint": public_url(config.get(self.base_url_name)) or "default"}
+        if self.family == "compat":
+            f = server_facts.of(self._endpoint(), self.model_name)
+            entry["options"] = {**self.options.as_dict(), "context_window": self.context_window}
+            entry["server"] = {"window_from": f.window_from or "setting or default", "structured_output": f.way}
+        return entry
 
     @property
     def model(self) -> str:
         return self.model_name
 
+    def _endpoint(self) -> str:
+        """The server's root as facts about it are remembered (no user, password or query)."""
+        return public_url(config.get(self.base_url_name)) or "default"
+
     def available(self) -> tuple[bool, str]:
+        """Configured, and for a compatible server: it answers and serves this model (its model list asked)."""
         ok, why = super().available()
-        return (ok, f"model {self.model_name}" if ok else why)
+        if not ok:
+            return ok, why
+        if self.family == "compat":
+            key = config.get(self.key_name) if self.key_name else None
+            return server_facts.served(str(config.get(self.base_url_name)), self.model_name, key)
+        return True, f"model {self.model_name}"
+
+    @property
+    def context_window(self) -> int:
+        """A compatible server's own window (reported, or stated when it rejected a longer request) unless
+        OPENAI_COMPAT_CONTEXT sets one; else the setting or the default."""
+        if self.family == "compat" and not config.get("OPENAI_COMPAT_CONTEXT"):
+            window = server_facts.of(self._endpoint(), self.model_name).window
+            if window:
+                return window
+        return self.options.context_window
+
+    def count_tokens(self, text: str) -> int:
+        """The estimate (about 4 characters a token), scaled where a compatible server's own count of a rejected
+        request showed the estimate low."""
+        est = super().count_tokens(text)
+        if self.family != "compat":
+            return est
+        return int(est * server_facts.of(self._endpoint(), self.model_name).ratio + 0.999)
+
+    def call_limit(self) -> int:
+        """A server on this machine (a loopback address) takes one call at a time unless a setting says more:
+        such servers (llama.cpp's, Ollama's) usually serve one request at a time, and cut a running stream when
+        another arrives."""
+        host = urlsplit(config.get(self.base_url_name) or "").hostname or ""
+        loopback = host == "localhost" or host == "::1" or host.startswith("127.")
+        return call_limit(self.id, 1 if loopback else DEFAULT_CALL_LIMIT)
 
     def client(self) -> openai.OpenAI:
         key = (config.get(self.key_name) if self.key_name else None) or "not-needed"
         return cast("openai.OpenAI", _Clients.get("openai", key, config.get(self.base_url_name)))
+
+    def _ways(self, wanted: bool) -> list[str]:
+        """The ways of structured output to try, in order: none where none is wanted or the model takes no JSON
+        schema; for a compatible server, the one that worked before, else each it has not refused."""
+        if not wanted or JSON_SCHEMA not in self.capabilities:
+            return ["text"]
+        if self.family != "compat":
+            return ["json_schema"]
+        f = server_facts.of(self._endpoint(), self.model_name)
+        return [f.way] if f.way else [w for w in server_facts.WAYS if w not in f.refused]
 
     def _generate(self, req: Request) -> Answer:
         msgs = ([{"role": "system", "content": req.system}] if req.system else []) + [
             {"role": "user", "content": req.prompt}
         ]
         budget_key = "max_completion_tokens" if self.family == "openai" and reasoning_model(self.model_name) else "max_tokens"
-        kwargs: dict[str, Any] = {"model": self.model_name, "messages": msgs, budget_key: req.max_tokens}
+        base: dict[str, Any] = {"model": self.model_name, "messages": msgs, budget_key: req.max_tokens}
         if self.options.temperature is not None:
-            kwargs["temperature"] = self.options.temperature
-        structured = req.closed and req.structured and JSON_SCHEMA in self.capabilities
-        schema = req.schema is not None and JSON_SCHEMA in self.capabilities
-        if structured:
-            kwargs["response_format"] = {"type": "json_schema",
-                                         "json_schema": {"name": "verdict", "strict": True, "schema": VERDICT_SCHEMA}}
-        elif schema:
-            kwargs["response_format"] = {"type": "json_schema",
-                                         "json_schema": {"name": req.schema_name, "strict": True, "schema": req.schema}}
-        try:
-            if req.on_token is not None and not (structured or schema):
-                text, usage = self._stream(kwargs, req.on_token)
-            else:
-                resp = self.client().chat.completions.create(**kwargs)
-                text = resp.choices[0].message.content
-                usage = getattr(resp, "usage", None)
-            if not isinstance(text, str):
-                raise TypeError("message content is not text")
-            tin = _int(getattr(usage, "prompt_tokens", None))
-            tout = _int(getattr(usage, "completion_tokens", None))
-        except Exception as exc:  # noqa: BLE001 - whatever a server sends ends as one key-free failure
-            raise _describe(self.label, exc) from None
+            base["temperature"] = self.options.temperature
+        verdict = req.closed and req.structured
+        schema = VERDICT_SCHEMA if verdict else req.schema
+        name = "verdict" if verdict else req.schema_name
+        ways = self._ways(schema is not None and (verdict or req.schema is not None))
+        facts = server_facts.of(self._endpoint(), self.model_name)
+        for way in ways:
+            kwargs = dict(base)
+            if way == "json_schema":
+                kwargs["response_format"] = {"type": "json_schema",
+                                             "json_schema": {"name": name, "strict": True, "schema": schema}}
+            elif way == "json_object":
+                kwargs["response_format"] = {"type": "json_object", "schema": schema}
+            probing = self.family == "compat" and way != "text" and facts.way is None
+            try:
+                text, usage = self._call(kwargs, req.on_token if way == "text" else None, probing)
+            except Exception as exc:  # noqa: BLE001 - whatever a server sends ends as one key-free failure
+                said = server_facts.words(exc)
+                if probing and _refuses_format(exc, said):
+                    facts.refused.add(way)  # not retried: the next way is tried at once
+                    continue
+                if self.family == "compat" and getattr(exc, "status_code", None) == 400:
+                    server_facts.learn_window(self._endpoint(), self.model_name, said,
+                                              self.count_tokens(req.system + req.prompt) + req.max_tokens)
+                raise _describe(self.label, exc, said, self.context_window) from None
+            if self.family == "compat" and way != "text":
+                facts.way = way
+            break
+        else:  # every way refused: cannot happen (text takes no format), kept for the type checker
+            raise ProviderError(f"{self.label}: the server refused every way of asking")
+        tin = _int(getattr(usage, "prompt_tokens", None))
+        tout = _int(getattr(usage, "completion_tokens", None))
         ans = Answer(text=text.strip(), tokens_in=tin if tin is not None else self.count_tokens(req.system + req.prompt),
                      tokens_out=tout if tout is not None else self.count_tokens(text))
-        if structured:
+        ans.extra["structured_way"] = way
+        if verdict and way != "text":
             _read_structured(ans, text)
-        elif schema:
+        elif req.schema is not None and way != "text":
             ans.extra["structured"] = _json_object(text)
         return ans
 
+    def _call(self, kwargs: dict[str, Any], on_token: Callable[[str], None] | None,
+              probing: bool) -> tuple[str, object]:
+        """One completion (streamed where ``on_token``): (text, usage). ``probing``: a way of structured output
+        not known to work, so a refusal is not retried (a server's validation error can come as a 500). A stream
+        cut before the model finished is asked once more, whole."""
+        client = self.client().with_options(max_retries=0) if probing else self.client()
+        if on_token is not None:
+            try:
+                return self._stream(kwargs, on_token)
+            except _CutStreamError:
+                pass  # asked again below, not streamed: a server that serves one request at a time cut it
+        resp = client.chat.completions.create(**kwargs)
+        text = resp.choices[0].message.content
+        if not isinstance(text, str):
+            raise TypeError("message content is not text")
+        return text, getattr(resp, "usage", None)
 
     def _stream(self, kwargs: dict[str, Any], on_token: Callable[[str], None]) -> tuple[str, object]:
         """Chat completion as server-sent events: each delta goes to ``on_token``; returns (text, usage)."""
@@ -242,7 +351,7 @@ class OpenAIModel(Provider):
             parts.append(delta)
             on_token(delta)
         if not finished:  # a cut-off stream is a failed call, never a short answer
-            raise TypeError("the answer stream ended before the model finished")
+            raise _CutStreamError("the server ended the answer early")
         return "".join(parts), usage
 
 

@@ -219,6 +219,27 @@ def _cached_counter(provider: Provider, doc_id: str, gen: int) -> Callable[[str]
     return count
 
 
+def _answer(provider: Provider, req: Request, res: AskResult, is_closed: bool) -> None:
+    """Ask the model and fill ``res``: a closed question by the likelihood of "yes" and "no" where the model
+    declares it, else by its answer (structured where it can give it, else read by the text parser)."""
+    choice = provider.choose(req, ["yes", "no"]) if is_closed else None
+    if choice is not None:
+        verdict, probs = choice
+        res.answer = verdict.capitalize()
+        res.verdict = verdict
+        res.verdict_probs = {k2: round(v, 4) for k2, v in probs.items()}
+        res.verdict_source = "likelihood"
+        res.tokens_in = provider.count_tokens(req.system + "\n" + req.prompt)
+        res.tokens_out = 1
+        return
+    ans = provider.generate(req)
+    res.answer, res.tokens_in, res.tokens_out = ans.text, ans.tokens_in, ans.tokens_out
+    if is_closed:
+        # Structured output first; a reply that ignored the structure is read by the text parser.
+        res.verdict = ans.verdict or parse_verdict(ans.text)
+        res.verdict_source = ans.verdict_source or ("heuristic" if ans.verdict else "text")
+
+
 def ask(
     question: str, model_id: str, mode: str, services: Corpus | None = None, doc_id: str | Sequence[str] | None = None,
     k: int = DEFAULT_K, gold: str | None = None, closed: bool | None = None, balanced: bool = False,
@@ -232,41 +253,32 @@ def ask(
     provider = registry.get(model_id)
     is_closed = looks_closed(question) if closed is None else closed
     started = time.perf_counter()
-    ctx = build_context(mode, question, provider, is_closed, services, doc_id, k, gold, balanced)
-    context_seconds = time.perf_counter() - started
-    provider.take_busy()  # from here, only this answer's calls
-    req = Request(
-        prompt=prompts.render(question, ctx.text, is_closed), system=prompts.SYSTEM, question=question,
-        context=ctx.text, closed=is_closed, max_tokens=ANSWER_BUDGET_CLOSED if is_closed else ANSWER_BUDGET_OPEN,
-        structured=is_closed, on_token=on_token, source_docs=source_docs(ctx),
-    )
-    res = AskResult(model=provider.id, mode=mode, answer=None, closed=is_closed, verdict=None, contexts=ctx.passages,
-                    truncated=ctx.truncated, kept_fraction=round(ctx.kept_fraction, 4),
-                    total_tokens=ctx.total_tokens, question=question, per_document=ctx.per_document,
-                    comparison=ctx.comparison)
-    try:
-        choice = provider.choose(req, ["yes", "no"]) if is_closed else None
-        if choice is not None:
-            verdict, probs = choice
-            res.answer = verdict.capitalize()
-            res.verdict = verdict
-            res.verdict_probs = {k2: round(v, 4) for k2, v in probs.items()}
-            res.verdict_source = "likelihood"
-            res.tokens_in = provider.count_tokens(req.system + "\n" + req.prompt)
-            res.tokens_out = 1
-        else:
-            ans = provider.generate(req)
-            res.answer, res.tokens_in, res.tokens_out = ans.text, ans.tokens_in, ans.tokens_out
-            if is_closed:
-                # Structured output first; a reply that ignored the structure is read by the text parser.
-                res.verdict = ans.verdict or parse_verdict(ans.text)
-                res.verdict_source = ans.verdict_source or ("heuristic" if ans.verdict else "text")
-    except ProviderError as exc:
-        res.error = redact(str(exc))
-    except UserError as exc:
-        res.error = redact(str(exc))
-    except Exception as exc:  # noqa: BLE001 - one error boundary per cell: anything unexpected fails this cell only
-        res.error = redact(f"{provider.label}: unexpected failure ({type(exc).__name__}); the other cells go on")
+    window = provider.context_window
+    for attempt in (1, 2):  # a second time only where the server rejected the first for its length
+        ctx = build_context(mode, question, provider, is_closed, services, doc_id, k, gold, balanced)
+        context_seconds = time.perf_counter() - started
+        provider.take_busy()  # from here, only this answer's calls
+        req = Request(
+            prompt=prompts.render(question, ctx.text, is_closed), system=prompts.SYSTEM, question=question,
+            context=ctx.text, closed=is_closed, max_tokens=ANSWER_BUDGET_CLOSED if is_closed else ANSWER_BUDGET_OPEN,
+            structured=is_closed, on_token=on_token, source_docs=source_docs(ctx),
+        )
+        res = AskResult(model=provider.id, mode=mode, answer=None, closed=is_closed, verdict=None,
+                        contexts=ctx.passages, truncated=ctx.truncated, kept_fraction=round(ctx.kept_fraction, 4),
+                        total_tokens=ctx.total_tokens, question=question, per_document=ctx.per_document,
+                        comparison=ctx.comparison)
+        try:
+            _answer(provider, req, res, is_closed)
+        except ProviderError as exc:
+            if attempt == 1 and provider.context_window < window:
+                window = provider.context_window  # the server stated its (smaller) window: fitted to it, asked again
+                continue
+            res.error = redact(str(exc))
+        except UserError as exc:
+            res.error = redact(str(exc))
+        except Exception as exc:  # noqa: BLE001 - one error boundary per cell: anything unexpected fails this cell only
+            res.error = redact(f"{provider.label}: unexpected failure ({type(exc).__name__}); the other cells go on")
+        break
     # Nothing stored or shown carries a key, even one a server echoed back in its answer.
     if res.answer:
         res.answer = redact(res.answer)

@@ -85,8 +85,8 @@ def judge_check(answer: str, passages: Sequence[Passage], model: Provider) -> Su
                       schema_name="support_verdicts")
         try:
             reply = model.generate(req)
-        except ProviderError as exc:
-            raise UserError(f"The judge call failed: {exc}") from exc
+        except ProviderError as exc:  # the server's failure, not the user's mistake: kept as such (CLI: exit 1)
+            raise ProviderError(f"The judge call failed: {exc}") from exc
         obj = _reply_object(reply)
         verdicts = obj.get("verdicts") if obj else None
         if not isinstance(verdicts, list):

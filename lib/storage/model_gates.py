@@ -5,7 +5,7 @@ limit and one backoff per model.
 - ``slot(name, limit)``: hold one of a model's ``limit`` places for one call. With workers (work_queue.enabled)
   the places are leases in the store (``slot:<model>:<i>``), so the limit holds across machines and a killed
   worker's place is free once its lease expires. Every process should be given the same limit (the setting).
-  Without workers one process does the work and its own threads bound it, as before: no place is taken.
+  Without workers the places are a semaphore in the process, so its own threads keep to the limit too.
 - ``pause(key, seconds)`` after a 429: no call to that endpoint and model before then, from any process.
   ``paused_for(key)`` says how long is left. With workers the pause is a row in ``rate_limits``; else in memory.
 
@@ -31,6 +31,7 @@ MAX_PAUSE_S = 120.0  # a Retry-After beyond this (a hostile or broken server) is
 WAIT_STEP_S = 0.2  # how often a call waiting for a place looks again
 
 _local_pauses: dict[str, float] = {}
+_local_slots: dict[tuple[str, int], threading.BoundedSemaphore] = {}
 _lock = threading.Lock()
 
 
@@ -47,8 +48,17 @@ def slot(name: str, limit: int, engine: Engine | None = None, cancel: threading.
     ``cancel`` is set: then the block runs without a place, and is expected to stop at once)."""
     limit = max(1, int(limit))
     engine = engine or get_engine()
-    if not _shared(engine):  # one process: its own threads (a run's max_workers) bound it, as they always have
-        yield
+    if not _shared(engine):  # one process: a semaphore of its own, so the limit binds its threads too
+        with _lock:
+            sem = _local_slots.setdefault((name, limit), threading.BoundedSemaphore(limit))
+        while not sem.acquire(timeout=WAIT_STEP_S):
+            if cancel is not None and cancel.is_set():
+                yield  # the block runs without a place, and is expected to stop at once
+                return
+        try:
+            yield
+        finally:
+            sem.release()
         return
     held = None
     while held is None:

@@ -319,3 +319,47 @@ def test_whether_a_model_may_judge_is_its_own_declaration(server):
     assert (smol.can_judge, smol.judges_reliably) == (True, False)
     assert "far too small to judge" in smol.judge_warning()
     assert (connected.can_judge, connected.judges_reliably, connected.judge_warning()) == (True, True, None)
+
+
+def test_a_server_failure_on_the_command_line_is_exit_1_with_the_servers_words(server, tmp_path):
+    """Exit 2 is for a user's mistake; a server that fails is exit 1, and its own explanation reaches the user
+    with the key redacted."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    (tmp_path / "ctx.txt").write_text("[1] The agency consulted the U.S. Fish and Wildlife Service.\n")
+    (tmp_path / "ans.txt").write_text("The agency consulted USFWS [1].\n")
+    server.default = ("500",)  # every call: 500 {"error": {"message": "boom"}}
+    got = subprocess.run([sys.executable, "-m", "lib", "support", "--context-file", str(tmp_path / "ctx.txt"),
+                          "--answer-file", str(tmp_path / "ans.txt"), "--checker", "judge", "--model",
+                          "compat/llama3"], cwd=ROOT, env=dict(os.environ), capture_output=True, text=True,
+                         timeout=120)
+    assert got.returncode == 1, got.stderr
+    assert got.stderr.startswith("error: ") and "server error 500" in got.stderr
+    assert "The server said: “boom”" in got.stderr and KEY not in got.stderr + got.stdout
+
+
+def test_a_server_on_this_machine_takes_one_call_at_a_time_unless_set(server, monkeypatch):
+    """The per-model limit binds threads within one process; a loopback server's default is 1 (such servers
+    cut a running stream when another request arrives); the setting overrides it."""
+    import threading
+
+    def two_at_once(model_id: str) -> int:
+        server.most_in_flight = 0
+        server.script.extend([("sleep", 0.4), ("sleep", 0.4)])
+        model = registry.get(model_id)
+        threads = [threading.Thread(target=model.generate, args=(REQ,)) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return server.most_in_flight
+
+    assert registry.get("compat/llama3").call_limit() == 1
+    assert two_at_once("compat/llama3") == 1
+    monkeypatch.setenv("NEPAQA_MODEL_LIMITS", "compat/llama3=2")
+    registry.reset()
+    assert two_at_once("compat/llama3") == 2

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from lib.core.errors import UserError
+from lib.models import ProviderError
 from lib.qa.support import NO_SOURCE, NOT_JUDGED, PARTLY, SUPPORTED, UNSUPPORTED, Passage
 from lib.qa.support_judge import judge_check
 from tests.conftest import ROOT
@@ -83,7 +84,7 @@ def test_malformed_and_hostile_replies_are_failures_counted_never_dropped(judge,
 def test_a_failed_call_and_a_weak_model_are_refused_with_a_reason(judge):
     srv, model = judge
     srv.script.append(("500",))
-    with pytest.raises(UserError, match="The judge call failed"):
+    with pytest.raises(ProviderError, match="The judge call failed"):  # the server's failure, not the user's
         judge_check(ANSWER, PASSAGES, model)
     from lib.models import registry
 

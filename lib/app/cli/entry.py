@@ -13,6 +13,7 @@ from lib.app.cli import answers, benchmark, documents, jobs, review
 from lib.app.cli.common import COMMANDS, ExitWith
 from lib.core.errors import UserError
 from lib.core.redaction import redact
+from lib.models import ProviderError
 
 GROUPS = (documents, jobs, answers, benchmark, review)
 
@@ -43,6 +44,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except ProviderError as exc:  # a model server failed: not the user's mistake (that is exit 2)
+        print(redact(f"error: {exc}"), file=sys.stderr)
+        return 1
     except ExitWith as ex:
         result, code = ex.result, ex.code
     except KeyboardInterrupt:

@@ -115,8 +115,8 @@ def fill_with_model(doc_id: str, model: Provider, pages_text: str | Iterable[str
                   schema_name="document_metadata")
     try:
         answer = model.generate(req)
-    except ProviderError as exc:
-        raise UserError(f"The model call failed: {exc}") from exc
+    except ProviderError as exc:  # the server's failure, not the user's mistake: kept as such (CLI: exit 1)
+        raise ProviderError(f"The model call failed: {exc}") from exc
     obj = answer.extra.get("structured") if isinstance(answer.extra.get("structured"), dict) else None
     if obj is None:
         try:
