@@ -67,7 +67,7 @@ else:  # this page does not wait for the model: it loads in the background
 try:
     rows = [
         {"model": p.label, "id": p.id, "available": "✅" if ok else "—", "note": reason}
-        for p, ok, reason in registry.status_all()
+        for p, ok, reason in registry.status_all(check=True)
     ]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 except ImportError:

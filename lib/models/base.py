@@ -33,7 +33,11 @@ NON_ANSWERS = (NO_CONTEXT, NO_SENTENCE)
 
 
 class ProviderError(Exception):
-    """A model call failed (timeout, rate limit, server error, bad response). The message holds no key."""
+    """A model call failed (timeout, rate limit, server error, bad response). The message holds no key.
+    ``window``: set where the server rejected the request for its length and stated its window, now recorded
+    (a caller may fit the request to it and ask again)."""
+
+    window: int | None = None
 
 
 @dataclass(frozen=True)
@@ -199,6 +203,11 @@ class Provider(ABC):
             return (f"{self.label} is far too small to judge answers or label items: its verdicts would be close to "
                     "noise. Configure a connected model (OpenAI, Anthropic or a larger local GGUF) for this.")
         return None
+
+    def check(self) -> tuple[bool, str]:
+        """``available``, asking the server where the model has one to ask (a model list): for `models` and
+        Home, not for every page draw."""
+        return self.available()
 
     def available(self) -> tuple[bool, str]:
         missing = [n for n in self.needs if not config.get(n)]

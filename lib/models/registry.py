@@ -65,8 +65,10 @@ def all_providers() -> list[Provider]:
 all_models = all_providers
 
 
-def status_all() -> list[tuple[Provider, bool, str]]:
-    return [(p, *p.available()) for p in all_providers()]
+def status_all(check: bool = False) -> list[tuple[Provider, bool, str]]:
+    """Every model with whether it is available and why. ``check``: servers are asked (their model lists; a few
+    seconds at most, and not more than every 15 s), for `models` and Home; else what was last found, no network."""
+    return [(p, *(p.check() if check else p.available())) for p in all_providers()]
 
 
 def available_ids() -> list[str]:

@@ -64,7 +64,7 @@ class _CutStreamError(Exception):
     """A streamed answer that stopped before the model finished (no finish reason)."""
 
 
-_FORMAT_WORDS = re.compile(r"response_format|json_schema|json_object|structured output|Input should be", re.I)
+_FORMAT_WORDS = re.compile(r"response_format", re.I)  # the field a server names when it refuses the way asked
 
 
 def _refuses_format(exc: BaseException, said: str | None) -> bool:
@@ -73,17 +73,13 @@ def _refuses_format(exc: BaseException, said: str | None) -> bool:
     return getattr(exc, "status_code", None) in (400, 422, 500) and bool(said and _FORMAT_WORDS.search(said))
 
 
-def _describe(label: str, exc: BaseException, said: str | None = None, window: int | None = None) -> ProviderError:
+def _describe(label: str, exc: BaseException, said: str | None = None, learned: int | None = None) -> ProviderError:
     """A short, key-free message for a failed call: what happened, the server's own words where it gave any, and
-    one line on what to change."""
+    one line on what to change. ``learned``: the window a length rejection stated, now recorded."""
     name = type(exc).__name__
     status = getattr(exc, "status_code", None)
     fix = ""
-    if isinstance(exc, _CutStreamError):
-        why = "the server ended the answer early, twice"
-        fix = ("a server that serves one request at a time cuts a stream when another arrives: set "
-               "NEPAQA_MODEL_LIMIT=1")
-    elif "Timeout" in name:
+    if "Timeout" in name:
         why = "the request timed out; the server may be overloaded, try again or raise the timeout"
     elif status == 429 or "RateLimit" in name:
         why = "rate limited (429) after retries; wait a minute or lower the concurrency"
@@ -96,9 +92,11 @@ def _describe(label: str, exc: BaseException, said: str | None = None, window: i
         why = "could not connect to the server; check the URL and that it is running"
     elif status is not None:
         why = f"request rejected ({status})"
-        if server_facts.stated_window(said):
-            fix = (f"the request was longer than the server's window ({window} tokens); it is recorded, and later "
-                   "requests are fitted to it: ask again, or use RAG mode for a long document")
+        if learned:
+            fix = (f"the request was longer than the server's window ({learned} tokens), which is now recorded: later "
+                   "requests are fitted to it")
+        elif server_facts.stated_window(said):
+            fix = "the request was longer than the server's window: use RAG mode, or fewer pages"
         elif status == 404:
             fix = "check the model name (OPENAI_COMPAT_MODEL) against the server's model list"
         else:
@@ -212,17 +210,24 @@ class OpenAIModel(Provider):
 
     def _endpoint(self) -> str:
         """The server's root as facts about it are remembered (no user, password or query)."""
-        return public_url(config.get(self.base_url_name)) or "default"
+        return server_facts.endpoint_key(config.get(self.base_url_name) or "")
 
     def available(self) -> tuple[bool, str]:
-        """Configured, and for a compatible server: it answers and serves this model (its model list asked)."""
+        """Configured; for a compatible server, and not found down or without this model when last asked (no
+        network here: pages draw this often)."""
         ok, why = super().available()
-        if not ok:
-            return ok, why
-        if self.family == "compat":
-            key = config.get(self.key_name) if self.key_name else None
-            return server_facts.served(str(config.get(self.base_url_name)), self.model_name, key)
-        return True, f"model {self.model_name}"
+        if not ok or self.family != "compat":
+            return (ok, f"model {self.model_name}" if ok else why)
+        last = server_facts.last_listing(str(config.get(self.base_url_name)), self.model_name)
+        return last if last is not None else (True, f"model {self.model_name} (the server not asked yet)")
+
+    def check(self) -> tuple[bool, str]:
+        """For a compatible server: its model list asked (at most every 15 s) — it answers and lists this model."""
+        ok, why = super().available()
+        if not ok or self.family != "compat":
+            return self.available()
+        key = config.get(self.key_name) if self.key_name else None
+        return server_facts.served(str(config.get(self.base_url_name)), self.model_name, key)
 
     @property
     def context_window(self) -> int:
@@ -275,9 +280,14 @@ class OpenAIModel(Provider):
         verdict = req.closed and req.structured
         schema = VERDICT_SCHEMA if verdict else req.schema
         name = "verdict" if verdict else req.schema_name
+        if self.family == "compat" and server_facts.last_listing(str(config.get(self.base_url_name)),
+                                                                 self.model_name) is None:
+            ok, why = self.check()  # first use: the server asked what it serves (and its window)
+            if not ok:
+                raise ProviderError(redact(f"{self.label}: {why}"))
         ways = self._ways(schema is not None and (verdict or req.schema is not None))
         facts = server_facts.of(self._endpoint(), self.model_name)
-        for way in ways:
+        for way in list(ways):
             kwargs = dict(base)
             if way == "json_schema":
                 kwargs["response_format"] = {"type": "json_schema",
@@ -286,16 +296,27 @@ class OpenAIModel(Provider):
                 kwargs["response_format"] = {"type": "json_object", "schema": schema}
             probing = self.family == "compat" and way != "text" and facts.way is None
             try:
-                text, usage = self._call(kwargs, req.on_token if way == "text" else None, probing)
+                try:
+                    text, usage = self._call(kwargs, req.on_token if way == "text" else None, probing)
+                except Exception as exc:  # noqa: BLE001 - sorted below
+                    if not probing or _refuses_format(exc, server_facts.words(exc)):
+                        raise
+                    text, usage = self._call(kwargs, None, False)  # not a refusal: asked again, with retries
             except Exception as exc:  # noqa: BLE001 - whatever a server sends ends as one key-free failure
                 said = server_facts.words(exc)
-                if probing and _refuses_format(exc, said):
-                    facts.refused.add(way)  # not retried: the next way is tried at once
+                if self.family == "compat" and way != "text" and _refuses_format(exc, said):
+                    facts.refused.add(way)  # this way is not retried: the next is tried at once
+                    if facts.way == way:
+                        facts.way = None  # what worked before is refused now (the server changed)
                     continue
+                learned = None
                 if self.family == "compat" and getattr(exc, "status_code", None) == 400:
-                    server_facts.learn_window(self._endpoint(), self.model_name, said,
-                                              self.count_tokens(req.system + req.prompt) + req.max_tokens)
-                raise _describe(self.label, exc, said, self.context_window) from None
+                    estimate = Provider.count_tokens(self, req.system + req.prompt) + req.max_tokens  # unscaled
+                    learned = server_facts.learn_window(self._endpoint(), self.model_name, exc, said, estimate)
+                    learned = learned if learned and not config.get("OPENAI_COMPAT_CONTEXT") else None
+                err = _describe(self.label, exc, said, learned)
+                err.window = learned
+                raise err from None
             if self.family == "compat" and way != "text":
                 facts.way = way
             break

@@ -5,12 +5,9 @@ requested 6381"), the way of structured output it took, and its own words when i
 remembered per endpoint and model for the life of the process."""
 from __future__ import annotations
 
-import json
 import re
 import threading
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 
 from lib.core.redaction import redact
@@ -74,79 +71,142 @@ def words(exc: BaseException) -> str | None:
 
 
 # ----- the window ------------------------------------------------------------------------------------------------
-_STATED = [  # (pattern, group of the window, group of the tokens requested or None)
+# (pattern, group of the window, group of the tokens counted in the request, or None)
+_STATED = [
+    # OpenAI, vLLM, llama-cpp-python: "maximum context length is 4096 tokens. However, you requested 6381 tokens"
     (re.compile(r"maximum context length is (\d+) tokens.*?requested (\d+) tokens", re.I | re.S), 1, 2),
-    (re.compile(r"requested (\d+) tokens.*?(?:context|window)[^\d]{0,40}?(\d+)", re.I | re.S), 2, 1),
-    (re.compile(r"\(n_ctx(?:_slot)?\s*[:=]\s*(\d+)\)|context (?:size|window|length)(?: is| of)? (\d+)", re.I), 1, None),
+    (re.compile(r"maximum context length is (\d+) tokens", re.I), 1, None),
+    # vLLM: "… (5000 tokens) is longer than the maximum model length of 4096"
+    (re.compile(r"\((\d+) tokens\)[^.]*?maximum model length of (\d+)", re.I), 2, 1),
+    (re.compile(r"maximum model length of (\d+)", re.I), 1, None),
+    # llama.cpp's server: "request (5000 tokens) exceeds the available context size (4096 tokens)"
+    (re.compile(r"\((\d+) tokens\) exceeds the available context size \((\d+) tokens\)", re.I), 2, 1),
 ]
 
 
 def stated_window(message: str | None) -> tuple[int, int | None] | None:
     """The window a server states when it rejects a request for its length, and the tokens it counted in that
-    request where it says so; None where the message states no window."""
+    request where it says so; None where the message states no window in a form known here."""
     if not message:
         return None
     for pattern, w, r in _STATED:
-        if m := pattern.search(message):
-            window = m.group(w) or (m.group(2) if m.lastindex and m.lastindex >= 2 else None)
-            if window and 256 <= int(window) <= 10_000_000:
-                return int(window), int(m.group(r)) if r is not None and m.group(r) else None
+        if (m := pattern.search(message)) and 256 <= int(m.group(w)) <= 10_000_000:
+            return int(m.group(w)), int(m.group(r)) if r is not None else None
     return None
 
 
-def learn_window(endpoint: str, model: str, message: str | None, estimated: int | None) -> int | None:
-    """Record the window a rejection states (and, where it counted the request, how its counts compare with the
-    studio's ``estimated`` tokens for it); the window, or None where none was stated."""
-    said = stated_window(message)
-    if said is None:
+def stated_in_body(exc: BaseException) -> tuple[int, int | None] | None:
+    """The window and the request's tokens as fields of the error body (llama.cpp's server: ``n_ctx`` and
+    ``n_prompt_tokens`` with "exceeds the available context size")."""
+    body = getattr(exc, "body", None)
+    err = body.get("error", body) if isinstance(body, dict) else None
+    if not isinstance(err, dict) or not isinstance(err.get("n_ctx"), int):
         return None
-    window, requested = said
+    n_ctx, asked = err["n_ctx"], err.get("n_prompt_tokens")
+    return (n_ctx, asked if isinstance(asked, int) else None) if n_ctx >= 256 else None
+
+
+def learn_window(endpoint: str, model: str, exc: BaseException, said: str | None, estimated: int | None) -> int | None:
+    """Record the window a rejection states (the smaller, where one was reported too), and, where the server
+    counted the request, how its counts compare with the studio's unscaled ``estimated`` tokens for it. The window
+    recorded, or None where the rejection states none."""
+    found = stated_window(said) or stated_in_body(exc)
+    if found is None:
+        return None
+    window, requested = found
     f = of(endpoint, model)
     with _lock:
-        f.window, f.window_from = window, "its rejection of a longer request"
+        f.window = min(window, f.window) if f.window else window
+        f.window_from = "its rejection of a longer request"
         if requested and estimated:
-            f.ratio = max(f.ratio, min(4.0, requested / estimated))  # only ever more cautious
-    return window
+            f.ratio = max(f.ratio, min(4.0, requested / estimated))  # the estimate unscaled: only ever more cautious
+    return f.window
 
 
 # ----- what it serves --------------------------------------------------------------------------------------------
+_probing = threading.Lock()  # one model list asked at a time: a one-request server cuts a stream for each
+
+
 def _get_json(url: str, key: str | None) -> object:
-    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {key}"} if key else {})
-    with urllib.request.urlopen(req, timeout=PROBE_TIMEOUT_S) as resp:  # noqa: S310 - the configured server's URL
-        return json.loads(resp.read(2_000_000).decode("utf-8", "replace"))
+    import httpx  # what the OpenAI SDK sends with (a URL's user and password included); loaded with it
+
+    resp = httpx.get(url, headers={"Authorization": f"Bearer {key}"} if key else {}, timeout=PROBE_TIMEOUT_S)
+    resp.raise_for_status()
+    return resp.json()
+
+
+def _names_match(model: str, listed: str) -> bool:
+    """A listed id serves ``model``: the same, or Ollama's ``:latest`` tag left off ("llama3" for "llama3:latest")."""
+    return listed == model or listed == f"{model}:latest"
 
 
 def served(base_url: str, model: str, key: str | None = None) -> tuple[bool, str]:
-    """Whether the server at ``base_url`` (its OpenAI-compatible root, ".../v1") answers and serves ``model``,
-    with a reason in words; its reported window is recorded on the way. Asked at most every PROBE_FRESH_S."""
-    endpoint = base_url.rstrip("/")
+    """Whether the server at ``base_url`` (its OpenAI-compatible root, ".../v1") answers and lists ``model``, with
+    a reason in words; its reported window is recorded on the way. Asked at most every PROBE_FRESH_S, one at a
+    time; the answer is kept (``last_listing``) for pages that must not wait on the network."""
+    endpoint = endpoint_key(base_url)
     f = of(endpoint, model)
-    if f.listing and time.monotonic() - f.listing[0] < PROBE_FRESH_S:
-        return f.listing[1], f.listing[2]
-    try:
-        listing = _get_json(f"{endpoint}/models", key)
-        entries = listing.get("data") if isinstance(listing, dict) else None
-        if not isinstance(entries, list):
-            raise ValueError("no model list")
-        ids = [str(e.get("id")) for e in entries if isinstance(e, dict) and e.get("id")]
-        entry = next((e for e in entries if isinstance(e, dict) and e.get("id") == model), None)
-        if entry is None:
-            shown = ", ".join(ids[:3]) + (" …" if len(ids) > 3 else "")
-            result = (False, f"the server does not serve '{model}' (it serves: {shown or 'nothing'}); set "
-                             "OPENAI_COMPAT_MODEL to one of them")
-        else:
-            result = (True, f"model {model}")
-            _read_window(endpoint, model, entry, key)
-    except (urllib.error.URLError, OSError, ValueError, json.JSONDecodeError) as exc:
-        reason = getattr(exc, "reason", None) or type(exc).__name__
-        result = (False, redact(f"the server at {endpoint} does not answer ({reason}); start it, or check "
-                                "OPENAI_COMPAT_BASE_URL"))
-    with _lock:
-        f.listing = (time.monotonic(), *result)
+    with _probing:
+        if f.listing and time.monotonic() - f.listing[0] < PROBE_FRESH_S:
+            return f.listing[1], f.listing[2]
+        result = _ask_listing(base_url.rstrip("/"), endpoint, model, key)
+        with _lock:
+            f.listing = (time.monotonic(), *result)
     return result
 
 
-def _read_window(endpoint: str, model: str, entry: dict[str, object], key: str | None) -> None:
+def last_listing(base_url: str, model: str) -> tuple[bool, str] | None:
+    """What the last model list asked said (served?, why), or None where none was asked yet: no network."""
+    f = of(endpoint_key(base_url), model)
+    return (f.listing[1], f.listing[2]) if f.listing else None
+
+
+def endpoint_key(base_url: str) -> str:
+    """An endpoint as facts are remembered: scheme, host, port and path, lower-case host, no user or query."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(base_url or "")
+    host = (parts.hostname or "").lower()
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}".rstrip("/") if host else "default"
+
+
+def _ask_listing(url: str, endpoint: str, model: str, key: str | None) -> tuple[bool, str]:
+    shown = redact_url(url)
+    try:
+        listing = _get_json(f"{url}/models", key)
+        entries = listing.get("data") if isinstance(listing, dict) else None
+        if not isinstance(entries, list):
+            return False, f"the server at {shown} answers, but not with a model list; check OPENAI_COMPAT_BASE_URL"
+        ids = [str(e.get("id")) for e in entries if isinstance(e, dict) and e.get("id")]
+        entry = next((e for e in entries if isinstance(e, dict) and _names_match(model, str(e.get("id")))), None)
+        if entry is None:
+            listed = ", ".join(ids[:3]) + (" …" if len(ids) > 3 else "")
+            return False, (f"the server does not list '{model}' (it lists: {listed or 'nothing'}); set "
+                           "OPENAI_COMPAT_MODEL to one of them")
+        _read_window(url, endpoint, model, entry, key)
+        return True, f"model {model}"
+    except Exception as exc:  # noqa: BLE001 - whatever the probe meets (a bad URL, a port that is not HTTP) is a reason
+        status = getattr(getattr(exc, "response", None), "status_code", None)
+        if status in (401, 403):
+            return False, f"the server at {shown} refused the key ({status}); check OPENAI_COMPAT_API_KEY"
+        if status is not None:
+            return False, f"the server at {shown} answered its model list with {status}; check OPENAI_COMPAT_BASE_URL"
+        return False, redact(f"the server at {shown} does not answer ({type(exc).__name__}); start it, or check "
+                             "OPENAI_COMPAT_BASE_URL")
+
+
+def redact_url(url: str) -> str:
+    """A URL as shown: no user, password or query."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return redact(f"{parts.scheme}://{host}{port}{parts.path}".rstrip("/")) if host else "(no URL)"
+
+
+def _read_window(url: str, endpoint: str, model: str, entry: dict[str, object], key: str | None) -> None:
     """The window the server reports: vLLM's ``max_model_len`` in its model list, else the llama.cpp C++
     server's ``/props`` (``default_generation_settings.n_ctx``). A window a rejection stated is kept."""
     f = of(endpoint, model)
@@ -155,11 +215,11 @@ def _read_window(endpoint: str, model: str, entry: dict[str, object], key: str |
     window, source = entry.get("max_model_len"), "the server's model list"
     if not isinstance(window, int):
         try:
-            props = _get_json(f"{endpoint.removesuffix('/v1')}/props", key)
+            props = _get_json(f"{url.removesuffix('/v1')}/props", key)
             settings = props.get("default_generation_settings") if isinstance(props, dict) else None
             window = settings.get("n_ctx") if isinstance(settings, dict) else None
             source = "/props"
-        except (urllib.error.URLError, OSError, ValueError, json.JSONDecodeError):
+        except Exception:  # noqa: BLE001 - no /props (not llama.cpp's server): no window reported
             window = None
     if isinstance(window, int) and window >= 256:
         with _lock:

@@ -206,6 +206,13 @@ def _context_budget(provider: Provider, question: str, closed: bool) -> int:
     return max(0, budget)
 
 
+def _forget_counts(provider_id: str) -> None:
+    """Drop a model's cached page counts (its token counting changed)."""
+    with _cache_lock:
+        for key in [k for k in _counters if k[0] == provider_id]:
+            del _counters[key]
+
+
 def _cached_counter(provider: Provider, doc_id: str, gen: int) -> Callable[[str], int]:
     """Page token counts are reused across questions for the same model and document."""
     with _cache_lock:
@@ -252,9 +259,8 @@ def ask(
         raise UserError("The question is empty.")
     provider = registry.get(model_id)
     is_closed = looks_closed(question) if closed is None else closed
-    started = time.perf_counter()
-    window = provider.context_window
     for attempt in (1, 2):  # a second time only where the server rejected the first for its length
+        started = time.perf_counter()  # the answer's time is the time of the try that answered
         ctx = build_context(mode, question, provider, is_closed, services, doc_id, k, gold, balanced)
         context_seconds = time.perf_counter() - started
         provider.take_busy()  # from here, only this answer's calls
@@ -270,8 +276,8 @@ def ask(
         try:
             _answer(provider, req, res, is_closed)
         except ProviderError as exc:
-            if attempt == 1 and provider.context_window < window:
-                window = provider.context_window  # the server stated its (smaller) window: fitted to it, asked again
+            if attempt == 1 and exc.window is not None:  # the server stated its window: fitted to it, asked again
+                _forget_counts(provider.id)  # page counts made before its own count showed the estimate low
                 continue
             res.error = redact(str(exc))
         except UserError as exc:

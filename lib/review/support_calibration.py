@@ -26,7 +26,7 @@ from lib.core.progress import CountProgressFn
 from lib.core.redaction import redact
 from lib.core.stats.agreement import kappa_interval, two_rater_agreement
 from lib.core.stats.inference import wilson_interval
-from lib.models import registry
+from lib.models import ProviderError, registry
 from lib.qa import support
 from lib.qa.support_judge import judge_check
 from lib.qa.support_model import MarkFigure
@@ -154,7 +154,7 @@ def judge_items(model_id: str, item_ids: Sequence[str] | None = None, engine: En
                 error = f"no verdict: {len(report.failures)} judge failure(s)"
             else:
                 status, error = NONE, NOTHING
-        except UserError as exc:
+        except (UserError, ProviderError) as exc:  # the item is stored as failed, and the others go on
             error = redact(str(exc))
         row = {"item_id": item.item_id, "judge": provider.id, "label": LABEL, "value": value, "raw": raw,
                "status": status, "error": error, "created_at": func.now()}

@@ -47,7 +47,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 @command("models")
 def _models(a: argparse.Namespace) -> object:
-    return [{"id": p.id, "label": p.label, "available": ok, "reason": why} for p, ok, why in registry.status_all()]
+    return [{"id": p.id, "label": p.label, "available": ok, "reason": why} for p, ok, why in registry.status_all(check=True)]
 
 
 @command("ask")

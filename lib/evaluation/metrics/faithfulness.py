@@ -18,7 +18,7 @@ from typing import Any
 from lib.core.errors import UserError
 from lib.core.redaction import redact
 from lib.evaluation.metrics.base import JUDGE_FAILED, NO_ANSWER, NO_STATEMENTS, NOT_APPLICABLE, OK, MetricResult, Sample
-from lib.models.base import Provider
+from lib.models.base import Provider, ProviderError
 from lib.qa import support
 from lib.qa.support_judge import judge_check
 
@@ -44,7 +44,7 @@ def _report(sample: Sample, judge: Provider | None = None, pages_of: support.Pag
         else:
             try:
                 sample.cache[key] = judge_check(sample.answer or "", passages, judge)
-            except UserError as exc:
+            except (UserError, ProviderError) as exc:  # a failed judge call is counted, never raised
                 sample.cache[key] = redact(str(exc))
     return sample.cache[key]
 
