@@ -25,9 +25,11 @@ def metadata_panel(svc: Services, doc_id: str, meta: meta_lib.Metadata, doc_tags
             "confidence", width="small", help=f"The rules' weight of the evidence, 0–1. Below {meta_lib.THRESHOLD:.2f} "
                                               "a value is not shown at all: a wrong value is worse than an empty one."),
         "name in the standard": st.column_config.TextColumn("name in the standard", width="small")})
-    st.caption(f"Read from the PDF's properties and its first pages (the title page is found by its largest type). "
-               f"A value the rules are less sure of than {meta_lib.THRESHOLD:.2f} is left empty; your edits are "
-               "never overwritten.")
+    st.caption(f"Read from the PDF's properties and its first pages (the title page is found by its largest type; "
+               f"where the cover names no state, a sentence saying where the project lies). A value the rules are "
+               f"less sure of than {meta_lib.THRESHOLD:.2f} is left empty; your edits are never overwritten.")
+    for line in meta_lib.from_the_body(meta):
+        st.caption(plain(line))
     for line in meta_lib.disagreements(meta):
         st.info(plain(line), icon="ℹ️")
 

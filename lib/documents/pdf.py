@@ -178,11 +178,16 @@ def extract_pdf(data: bytes | Path, name: str, max_bytes: int, progress: Fractio
     PyMuPDF reads where it is (``sha256``: the file's, when the caller has it already). Raises UserError for
     corrupt, encrypted or zero-page files, and for one with no text on any page."""
     doc = _open_checked(data, name, max_bytes)
+    say = progress or (lambda f, m: None)
     try:
         pages: list[Page] = []
         scans: list[int] = []
+        n = doc.page_count
+        say(0.0, f"reading the outline and headings of {n} pages")
         meta, toc = info_and_outline(doc)
-        for i in range(doc.page_count):
+        for i in range(n):
+            if i % 25 == 0:  # a long PDF's reading shows it moves
+                say(0.1 + 0.4 * i / n, f"reading page {i + 1} of {n}")
             mupdf_cache.shrink_every(i)
             try:
                 page = doc.load_page(i)
@@ -192,9 +197,11 @@ def extract_pdf(data: bytes | Path, name: str, max_bytes: int, progress: Fractio
             except Exception:  # one damaged page must not sink the document
                 text = ""
             pages.append(Page(number=i + 1, text=text))
-        read = read_scans(doc, scans, progress)
+        read = read_scans(doc, scans, (lambda f, m: say(0.5 + 0.35 * f, m)) if progress else None)
         for number, text in read.texts.items():
             pages[number - 1].text = text
+        if find_tables:
+            say(0.85, "finding tables")
         found = tables.find_tables(doc, [p.text if p.number not in read.texts else "" for p in pages]) \
             if find_tables else []
         layout, image_share = first_pages_layout(doc)

@@ -135,3 +135,12 @@ def test_the_cover_wins_over_the_body(tmp_path: Path) -> None:
     cover = [*COVER[:5], ("line", "Owyhee County, Idaho", 12), *COVER[5:]]
     m = M.extract(read_pdf_file(_doc(tmp_path, cover, BODY), 10**9))
     assert (m["states"].value, m["states"].source) == (["ID"], "cover_text")
+
+
+def test_the_page_quotes_the_sentence_a_value_was_read_from(tmp_path: Path) -> None:
+    """A table cell cuts a long sentence: the panel also says it in full, under the table."""
+    m = M.extract(read_pdf_file(_doc(tmp_path, COVER, BODY), 10**9))
+    assert explain.from_the_body(empty_record() | m) == [
+        "States (NV) read from the body, p. 2: “The project area lies in Elko County, Nevada, about 20 miles south "
+        "of the Idaho border.”"]
+    assert explain.from_the_body(empty_record()) == []

@@ -34,7 +34,7 @@ model; where the rules later read otherwise, their reading is kept beside it.
 from lib.documents.metadata import manifest_csv
 from lib.documents.metadata.ceq_export import STANDARD, export_ceq
 from lib.documents.metadata.evidence import SURE, THRESHOLD
-from lib.documents.metadata.explain import NOT_FOUND, disagreements
+from lib.documents.metadata.explain import NOT_FOUND, disagreements, from_the_body
 from lib.documents.metadata.explain import rows as panel_rows
 from lib.documents.metadata.extraction import COVER_PAGES, extract, read_or_none
 from lib.documents.metadata.fields import (
@@ -88,7 +88,7 @@ __all__ = [
     "COVER_PAGES", "DOCUMENT_TYPES", "FEDERAL_AGENCIES", "FIELDS", "FIELD_LABELS", "FILTER_KEYS", "LIST_FIELDS", "NOT_FOUND",
     "PROCESS_TYPES", "SORTS", "SOURCES", "SOURCE_LABELS", "STANDARD", "STATES", "SURE", "TAGS", "THRESHOLD",
     "FieldValue", "Metadata", "canonical_agency", "entry_agencies",
-    "citation_name", "classify", "cli_metadata", "collection_filter", "delete", "disagreements", "display_title", "export_ceq",
+    "citation_name", "classify", "cli_metadata", "collection_filter", "delete", "disagreements", "display_title", "export_ceq", "from_the_body",
     "extract", "fill_with_model", "manifest_csv", "get", "get_many", "mend_words", "missing", "normalize", "normalize_tags",
     "panel_rows", "parse_where", "parse_year_range", "place_only", "project_title_from", "read_or_none", "save_extracted", "set_values",
     "sort_documents", "tags_many", "list_of", "text_of", "unsure", "value_of", "year_of",

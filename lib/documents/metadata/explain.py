@@ -49,6 +49,18 @@ def rows(meta: Metadata) -> list[dict]:
     return out
 
 
+def from_the_body(meta: Metadata) -> list[str]:
+    """A sentence for each value read from the body, quoting the sentence it was read from (a table cell cuts it)."""
+    out = []
+    for k in FIELDS:
+        m = meta.get(k) or FieldValue()
+        ev = m.evidence or {}
+        if m.source == "body_text" and ev.get("quote"):
+            out.append(f"{FIELD_LABELS.get(k, k)} ({shown(m.value)}) read from the body, p. {ev.get('page', '?')}: "
+                       f"“{ev['quote']}”")
+    return out
+
+
 def disagreements(meta: Metadata) -> list[str]:
     """A sentence for each field a person set where the rules now read something else."""
     out = []
