@@ -54,7 +54,9 @@ def metadata_panel(svc: Services, doc_id: str, meta: meta_lib.Metadata, doc_tags
     if not connected:
         st.caption(why)
     if again and run_safely(svc.docs.reextract_metadata, doc_id) is not None:
-        st.session_state["meta_flash"] = "Read the metadata again from the PDF; your edits were kept."
+        edited = any(v.source == "person" for v in meta.values())
+        st.session_state["meta_flash"] = "Read the metadata again from the PDF" + (
+            "; your edits were kept." if edited else ".")
         st.rerun()
     if fill and model_id:
         ex = svc.docs.stored_pdf(doc_id)

@@ -38,6 +38,8 @@ def open_result(job: jobs.Job) -> None:
         st.session_state["load_generated"] = job.job_id
     elif job.kind in ("ingest", REEMBED):
         st.session_state["docs_first_tab"] = "Indexed documents"
+        if isinstance(doc := job.result.get("doc_id"), str):
+            st.session_state["docs_pick"] = doc  # the document this job indexed, selected
     st.switch_page(RESULT_PAGES[job.kind])
 
 

@@ -68,3 +68,26 @@ def test_documents_page_lists_the_volumes_and_takes_one_out(two_volumes):
     next(x for x in at.button if x.label.startswith("Take it out of this EIS")).click().run()
     assert not at.exception
     assert [v.doc_id for v in volumes.get(eis.eis_id).volumes] == [a]
+
+
+def test_open_result_of_an_ingest_selects_the_document_it_indexed(two_volumes, monkeypatch):
+    """The jobs panel's "Open result" of an ingest: Documents opens on its list with that document chosen (a walk
+    found it opened another). The button's action (pages/_jobs.open_result) is called as the click calls it."""
+    from types import SimpleNamespace
+
+    from pages import _jobs
+
+    _, (a, b, other) = two_volumes
+    state: dict = {}
+    job = SimpleNamespace(job_id="j1", kind="ingest", result={"doc_id": other})
+    monkeypatch.setattr(_jobs.jobs, "get", lambda job_id: job)
+    monkeypatch.setattr(_jobs.st, "session_state", state)
+    monkeypatch.setattr(_jobs.st, "switch_page", lambda target: state.setdefault("went_to", target))
+    _jobs.open_result(job)  # type: ignore[arg-type]
+    assert state["went_to"] == _jobs.RESULT_PAGES["ingest"] and state["docs_pick"] == other
+    at = page("documents.py")
+    at.session_state["docs_first_tab"] = state["docs_first_tab"]
+    at.session_state["docs_pick"] = state["docs_pick"]
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="docs_pick").value == other
