@@ -170,7 +170,8 @@ def sent_options(model_id: str) -> str:
     if not m.language_model:
         return "deterministic (no sampling)"
     t = m.options.temperature
-    return "model default temperature" if t is None else f"temperature {t:g}"
+    temperature = "model default temperature" if t is None else f"temperature {t:g}"
+    return f"{temperature} · answers up to {m.answer_cap(ask_lib.ANSWER_BUDGET_OPEN):,} tokens"
 
 
 def history_table(hist: Sequence[HistoryRow], labels: Mapping[str, str],

@@ -47,6 +47,7 @@ class ModelOptions:
     temperature: float | None = 0.0
     context_window: int = 4096
     seed: int | None = None
+    answer_tokens: int | None = None  # the cap on an open answer's length; None: the studio's default
 
     def as_dict(self) -> JSONObject:
         return asdict(self)
@@ -86,6 +87,7 @@ class Answer:
     verdict: str | None = None  # set by models that decide yes/no themselves (structured output, likelihood)
     verdict_source: str | None = None  # structured | likelihood | heuristic | text
     extra: dict[str, Any] = field(default_factory=dict)
+    cut: bool = False  # stopped by the cap on its length, not by the model
 
 
 VERDICT_SCHEMA = {
@@ -110,6 +112,7 @@ def structured_verdict(obj: object) -> tuple[str, str] | None:
     return verdict.strip().lower(), expl.strip() if isinstance(expl, str) else ""
 
 
+DEFAULT_ANSWER_TOKENS = 200  # an open answer's cap where neither the model nor a setting says otherwise
 DEFAULT_CALL_LIMIT = 4  # calls at once to one model on a server, over all workers (as one run's 4 threads)
 
 
@@ -177,6 +180,18 @@ class Provider(ABC):
         """How many calls to this model may run at once (see ``call_limit``)."""
         return call_limit(self.id)
 
+    def answer_cap(self, default: int = DEFAULT_ANSWER_TOKENS) -> int:
+        """The most tokens an open answer of this model may have: ``NEPAQA_ANSWER_TOKENS`` (one number, or
+        ``"compat/llama3=800,openai/gpt-4o-mini=400"`` per model), else the model's option, else ``default``."""
+        raw = (config.get("NEPAQA_ANSWER_TOKENS") or "").strip()
+        for part in raw.split(","):
+            name, _, value = part.partition("=")
+            if value and name.strip() == self.id and value.strip().isdigit() and int(value) > 0:
+                return int(value)
+        if raw.isdigit() and int(raw) > 0:
+            return int(raw)
+        return self.options.answer_tokens or default
+
     @property
     def id(self) -> str:
         return f"{self.family}/{self.model_name}"
@@ -217,7 +232,8 @@ class Provider(ABC):
 
     def manifest_entry(self) -> JSONObject:
         """What a run records about this model: its id and the options actually sent."""
-        return {"id": self.id, "label": self.label, "options": self.options.as_dict(),
+        return {"id": self.id, "label": self.label,
+                "options": {**self.options.as_dict(), "answer_tokens": self.answer_cap()},  # the cap used, setting or not
                 "capabilities": sorted(self.capabilities)}
 
     # how count_tokens counts, in words for the page ("48K tokens, estimated at about 4 characters a token")

@@ -100,7 +100,8 @@ class LlamaCppProvider(Provider):
         self.decoding: dict[str, Any] = dict(BRIEF_DECODING) if brief else {}
         self.family, self.model_name, self.label, self.path, self.note = family, model_name, label, path, note
         self.aliases = aliases
-        self.options = ModelOptions(temperature=0.0, context_window=n_ctx, seed=0)
+        self.options = ModelOptions(temperature=0.0, context_window=n_ctx, seed=0,
+                                    answer_tokens=int(BRIEF_DECODING["max_tokens"]) if brief else None)
         self._llm: Llama | None = None
 
     def manifest_entry(self) -> JSONObject:
@@ -180,7 +181,7 @@ class LlamaCppProvider(Provider):
         kw: dict[str, Any] = {"max_tokens": req.max_tokens, "temperature": 0.0, "seed": 0}
         if self.brief and req.question:
             kw |= {"repeat_penalty": self.decoding["repeat_penalty"], "stop": list(self.decoding["stop"]),
-                   "max_tokens": min(req.max_tokens, self.decoding["max_tokens"])}
+                   "max_tokens": min(req.max_tokens, self.answer_cap())}  # its short budget, or the setting
         return kw
 
     def _generate(self, req: Request) -> Answer:
@@ -195,10 +196,12 @@ class LlamaCppProvider(Provider):
             raise ProviderError(f"{self.label}: {exc}") from exc
         usage = out.get("usage") or {}
         text = (out["choices"][0]["message"]["content"] or "").strip()
+        finish = out["choices"][0].get("finish_reason")
         return Answer(
-            text=self._finish(text, out["choices"][0].get("finish_reason"), req),
+            text=self._finish(text, finish, req),
             tokens_in=int(usage.get("prompt_tokens", 0)),
             tokens_out=int(usage.get("completion_tokens", 0)),
+            cut=finish == "length",
         )
 
     def _stream(self, llm: Any, req: Request) -> Answer:
@@ -213,7 +216,7 @@ class LlamaCppProvider(Provider):
                 req.on_token(piece)  # type: ignore[misc]
         text = "".join(parts)
         return Answer(text=self._finish(text.strip(), finish, req), tokens_in=self.count_tokens(req.system + "\n" + req.prompt),
-                      tokens_out=self.count_tokens(text))
+                      tokens_out=self.count_tokens(text), cut=finish == "length")
 
     def _chat_prompt(self, req: Request) -> str:
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter  # heavy: imported on first use, off start-up

@@ -45,6 +45,9 @@ KNOWN_WINDOWS = {
 }
 
 
+CONNECTED_ANSWER_TOKENS = 600  # a connected model's open answers: room to finish (SmolLM2's stay brief)
+
+
 def timeout_s() -> float:
     return float(config.get("NEPAQA_PROVIDER_TIMEOUT") or 60)
 
@@ -192,7 +195,8 @@ class OpenAIModel(Provider):
         self.family, self.model_name, self.label = family, model_name, label
         self.key_name, self.base_url_name, self.model_setting = key_name, base_url_name, model_setting
         temperature = None if family == "openai" and reasoning_model(model_name) else 0.0
-        self.options = ModelOptions(temperature=temperature, context_window=context_window)
+        self.options = ModelOptions(temperature=temperature, context_window=context_window,
+                                    answer_tokens=CONNECTED_ANSWER_TOKENS)
         self.capabilities = capabilities
         self.needs = (base_url_name,) if url_required else ((key_name,) if key_name else ())
 
@@ -297,11 +301,11 @@ class OpenAIModel(Provider):
             probing = self.family == "compat" and way != "text" and facts.way is None
             try:
                 try:
-                    text, usage = self._call(kwargs, req.on_token if way == "text" else None, probing)
+                    text, usage, finish = self._call(kwargs, req.on_token if way == "text" else None, probing)
                 except Exception as exc:  # noqa: BLE001 - sorted below
                     if not probing or _refuses_format(exc, server_facts.words(exc)):
                         raise
-                    text, usage = self._call(kwargs, None, False)  # not a refusal: asked again, with retries
+                    text, usage, finish = self._call(kwargs, None, False)  # not a refusal: again, with retries
             except Exception as exc:  # noqa: BLE001 - whatever a server sends ends as one key-free failure
                 said = server_facts.words(exc)
                 if self.family == "compat" and way != "text" and _refuses_format(exc, said):
@@ -327,6 +331,7 @@ class OpenAIModel(Provider):
         ans = Answer(text=text.strip(), tokens_in=tin if tin is not None else self.count_tokens(req.system + req.prompt),
                      tokens_out=tout if tout is not None else self.count_tokens(text))
         ans.extra["structured_way"] = way
+        ans.cut = finish == "length"
         if verdict and way != "text":
             _read_structured(ans, text)
         elif req.schema is not None and way != "text":
@@ -334,7 +339,7 @@ class OpenAIModel(Provider):
         return ans
 
     def _call(self, kwargs: dict[str, Any], on_token: Callable[[str], None] | None,
-              probing: bool) -> tuple[str, object]:
+              probing: bool) -> tuple[str, object, str | None]:
         """One completion (streamed where ``on_token``): (text, usage). ``probing``: a way of structured output
         not known to work, so a refusal is not retried (a server's validation error can come as a 500). A stream
         cut before the model finished is asked once more, whole."""
@@ -348,22 +353,27 @@ class OpenAIModel(Provider):
         text = resp.choices[0].message.content
         if not isinstance(text, str):
             raise TypeError("message content is not text")
-        return text, getattr(resp, "usage", None)
+        reason = getattr(resp.choices[0], "finish_reason", None)
+        return text, getattr(resp, "usage", None), reason if isinstance(reason, str) else None
 
-    def _stream(self, kwargs: dict[str, Any], on_token: Callable[[str], None]) -> tuple[str, object]:
-        """Chat completion as server-sent events: each delta goes to ``on_token``; returns (text, usage)."""
+    def _stream(self, kwargs: dict[str, Any], on_token: Callable[[str], None]) -> tuple[str, object, str | None]:
+        """Chat completion as server-sent events: each delta goes to ``on_token``; returns (text, usage, the
+        finish reason)."""
         # Token usage in a stream is an OpenAI option; other servers (a custom base URL) may refuse it.
         official = self.family == "openai" and not config.get(self.base_url_name)
         extra: dict[str, Any] = {"stream_options": {"include_usage": True}} if official else {}
         parts: list[str] = []
         usage = None
         finished = False
+        finish: str | None = None
         for chunk in self.client().chat.completions.create(**kwargs, stream=True, **extra):
             usage = getattr(chunk, "usage", None) or usage
             choices = getattr(chunk, "choices", None) or []
             if not choices:
                 continue
-            finished = finished or bool(getattr(choices[0], "finish_reason", None))
+            reason = getattr(choices[0], "finish_reason", None)
+            finished = finished or bool(reason)
+            finish = reason if isinstance(reason, str) else finish
             delta = getattr(choices[0].delta, "content", None)
             if delta is None:
                 continue
@@ -373,7 +383,7 @@ class OpenAIModel(Provider):
             on_token(delta)
         if not finished:  # a cut-off stream is a failed call, never a short answer
             raise _CutStreamError("the server ended the answer early")
-        return "".join(parts), usage
+        return "".join(parts), usage, finish
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
@@ -411,7 +421,7 @@ class AnthropicModel(Provider):
         super().__init__()
         self.model_name = model_name
         self.label = f"Anthropic {model_name}"
-        self.options = ModelOptions(temperature=0.0, context_window=200_000)
+        self.options = ModelOptions(temperature=0.0, context_window=200_000, answer_tokens=CONNECTED_ANSWER_TOKENS)
         self.capabilities = frozenset({TOOL_USE})
 
     @property
@@ -469,7 +479,8 @@ class AnthropicModel(Provider):
         except Exception as exc:  # noqa: BLE001 - whatever a server sends ends as one key-free failure
             raise _describe(self.label, exc) from None
         ans = Answer(text=text.strip(), tokens_in=tin if tin is not None else self.count_tokens(req.system + req.prompt),
-                     tokens_out=tout if tout is not None else self.count_tokens(text))
+                     tokens_out=tout if tout is not None else self.count_tokens(text),
+                     cut=getattr(resp, "stop_reason", None) == "max_tokens")
         if schema:
             ans.extra["structured"] = tool_input if isinstance(tool_input, dict) else None
         if structured:

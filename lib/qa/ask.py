@@ -22,7 +22,7 @@ from lib.core.redaction import redact
 from lib.core.verdict import looks_closed, parse_verdict
 from lib.documents.mentions import DocRef
 from lib.models import prompts, registry
-from lib.models.base import NON_ANSWERS, Provider, ProviderError, Request
+from lib.models.base import DEFAULT_ANSWER_TOKENS, NON_ANSWERS, Provider, ProviderError, Request
 from lib.qa import context_passage, manifest
 from lib.qa import support as support_lib
 from lib.qa.context_passage import ContextPassage
@@ -41,7 +41,7 @@ from lib.qa.services import Corpus
 from lib.storage import tables
 from lib.storage.engine import get_engine
 
-ANSWER_BUDGET_OPEN = 200
+ANSWER_BUDGET_OPEN = DEFAULT_ANSWER_TOKENS  # each model's own cap where it has one (Provider.answer_cap)
 ANSWER_BUDGET_CLOSED = 48
 DEFAULT_K = 3
 
@@ -91,6 +91,7 @@ class AskResult:
     verdict_source: str | None = None  # structured | likelihood | heuristic | text
     per_document: str = ""  # full PDF over several documents: what was kept of each
     comparison: ComparedDocuments | None = None  # RAG over several documents (retrieval.Comparison and the scope)
+    cut_at: int | None = None  # the answer reached this cap on its length and stops there, not where the model ended
 
     def support(self, pages_of: support_lib.PagesOf | None = None) -> support_lib.SupportReport | None:
         """The offline support check of this answer against the passages it was given; None for a failed cell or
@@ -114,7 +115,7 @@ class AskResult:
 
     def cli_dict(self, pages_of: support_lib.PagesOf | None = None) -> JSONObject:
         keys = ("model", "mode", "answer", "closed", "verdict", "verdict_source", "contexts", "truncated",
-                "kept_fraction", "tokens_in", "tokens_out", "seconds", "comparison")
+                "kept_fraction", "tokens_in", "tokens_out", "seconds", "comparison", "cut_at")
         d = {k: asdict(self)[k] for k in keys}
         d["comparison"] = self.comparison.as_dict() if self.comparison else None
         d["contexts"] = [{k: c.as_dict().get(k) for k in ("doc_id", "doc_name", "section", "page_start", "page_end",
@@ -198,7 +199,7 @@ def scope_ids(services: Corpus | None, doc_id: str | Sequence[str]) -> list[str]
 
 def _context_budget(provider: Provider, question: str, closed: bool) -> int:
     """Tokens of the answering model's window left for the context after the prompt and the answer."""
-    answer_budget = ANSWER_BUDGET_CLOSED if closed else ANSWER_BUDGET_OPEN
+    answer_budget = ANSWER_BUDGET_CLOSED if closed else provider.answer_cap(ANSWER_BUDGET_OPEN)
     overhead = provider.count_tokens(prompts.overhead(question, closed))
     budget = provider.context_window - overhead - answer_budget - 16  # chat-template tokens
     if not provider.local:  # estimated counts: leave a margin
@@ -241,6 +242,7 @@ def _answer(provider: Provider, req: Request, res: AskResult, is_closed: bool) -
         return
     ans = provider.generate(req)
     res.answer, res.tokens_in, res.tokens_out = ans.text, ans.tokens_in, ans.tokens_out
+    res.cut_at = req.max_tokens if ans.cut else None
     if is_closed:
         # Structured output first; a reply that ignored the structure is read by the text parser.
         res.verdict = ans.verdict or parse_verdict(ans.text)
@@ -266,7 +268,8 @@ def ask(
         provider.take_busy()  # from here, only this answer's calls
         req = Request(
             prompt=prompts.render(question, ctx.text, is_closed), system=prompts.SYSTEM, question=question,
-            context=ctx.text, closed=is_closed, max_tokens=ANSWER_BUDGET_CLOSED if is_closed else ANSWER_BUDGET_OPEN,
+            context=ctx.text, closed=is_closed,
+            max_tokens=ANSWER_BUDGET_CLOSED if is_closed else provider.answer_cap(ANSWER_BUDGET_OPEN),
             structured=is_closed, on_token=on_token, source_docs=source_docs(ctx),
         )
         res = AskResult(model=provider.id, mode=mode, answer=None, closed=is_closed, verdict=None,
@@ -385,7 +388,8 @@ def batch_manifest(results: Sequence[AskResult], doc_id: str | Sequence[str] | N
                           embedder=manifest.embedder_name(services),
                           settings={"k": k, "modes": sorted({r.mode for r in results}), "balanced": balanced,
                                     "comparison": next((r.comparison.as_dict() for r in results if r.comparison), None),
-                                    "answer_budget": {"open": ANSWER_BUDGET_OPEN, "closed": ANSWER_BUDGET_CLOSED}})
+                                    "answer_budget": {"open": "each model's options.answer_tokens",
+                                                      "closed": ANSWER_BUDGET_CLOSED}})
 
 
 def scope_key(scope: str | Sequence[str] | None) -> str | None:

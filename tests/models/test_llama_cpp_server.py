@@ -144,3 +144,19 @@ def test_two_streams_at_once_both_finish(compat, monkeypatch):
     with ThreadPoolExecutor(2) as pool:
         texts = list(pool.map(one, (0, 1)))
     assert all(texts), (texts, pieces)  # both finished: a cut stream was asked again whole, not failed
+
+
+def test_an_answer_cut_by_its_cap_says_so(compat, monkeypatch, services):
+    """The cap on an answer's length is the model's own option (600 tokens for a connected model), shown with the
+    answer, and set per model; an answer the cap stopped says so (the server's finish reason "length")."""
+    from lib.app import ask as ask_case
+
+    assert compat.answer_cap(200) == 600 and "answers up to 600 tokens" in ask_case.sent_options("compat/smollm2")
+    monkeypatch.setenv("NEPAQA_ANSWER_TOKENS", "compat/smollm2=8,openai/gpt-4o-mini=400")
+    res = ask_lib.ask("Describe the environmental effects of a new highway in detail.", "compat/smollm2", "none",
+                      services=services, closed=False)
+    assert res.error is None and res.answer and res.cut_at == 8
+    assert res.cli_dict()["cut_at"] == 8
+    monkeypatch.delenv("NEPAQA_ANSWER_TOKENS")  # back to 600: room for the model to end by itself
+    short = ask_lib.ask("Reply with one word: yes.", "compat/smollm2", "none", services=services, closed=False)
+    assert short.error is None and short.cut_at is None  # the model ended it: no notice

@@ -108,7 +108,7 @@ def test_cli_models_and_ask(tmp_path):
     assert out.returncode == 0, out.stderr
     res = json.loads(out.stdout)
     assert set(res) == {"model", "mode", "answer", "closed", "verdict", "verdict_source", "contexts", "truncated",
-                        "kept_fraction", "tokens_in", "tokens_out", "seconds", "support", "comparison"}
+                        "kept_fraction", "tokens_in", "tokens_out", "seconds", "support", "comparison", "cut_at"}
     if res["support"] is not None:  # a bare yes or no states no claim of its own: nothing to mark
         assert res["support"]["checker"] == "offline" and all(len(s["text"].split()) >= 3
                                                               for s in res["support"]["sentences"])

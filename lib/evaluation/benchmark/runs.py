@@ -17,7 +17,7 @@ from lib.core.errors import UserError
 from lib.core.json_types import JSONObject
 from lib.evaluation.benchmark.dataset import Item
 from lib.qa import context_passage
-from lib.qa.ask import ANSWER_BUDGET_CLOSED, ANSWER_BUDGET_OPEN
+from lib.qa.ask import ANSWER_BUDGET_CLOSED
 from lib.qa.context_passage import ContextPassage
 from lib.storage import tables
 from lib.storage.engine import get_engine
@@ -43,7 +43,7 @@ class RunConfig:
         """What changes results (for the manifest): not the worker count, not the bookkeeping."""
         return {"modes": list(self.modes), "k": self.k, "limit": self.limit, "seed": self.seed,
                 "question_type": self.question_type, "source": self.source,
-                "answer_budget": {"open": ANSWER_BUDGET_OPEN, "closed": ANSWER_BUDGET_CLOSED}} \
+                "answer_budget": {"open": "each model's options.answer_tokens", "closed": ANSWER_BUDGET_CLOSED}} \
             | ({"whole_eis": True} if self.whole_eis else {})  # only when on: a run made before it resumes
 
 
