@@ -9,6 +9,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from lib.core.redaction import redact
 
@@ -163,8 +164,6 @@ def last_listing(base_url: str, model: str) -> tuple[bool, str] | None:
 
 def endpoint_key(base_url: str) -> str:
     """An endpoint as facts are remembered: scheme, host, port and path, lower-case host, no user or query."""
-    from urllib.parse import urlsplit
-
     parts = urlsplit(base_url or "")
     host = (parts.hostname or "").lower()
     port = f":{parts.port}" if parts.port else ""
@@ -198,8 +197,6 @@ def _ask_listing(url: str, endpoint: str, model: str, key: str | None) -> tuple[
 
 def redact_url(url: str) -> str:
     """A URL as shown: no user, password or query."""
-    from urllib.parse import urlsplit
-
     parts = urlsplit(url)
     host = parts.hostname or ""
     port = f":{parts.port}" if parts.port else ""

@@ -23,6 +23,7 @@ from lib.qa import ask as ask_lib
 from tests.conftest import ROOT
 
 WINDOW = 2048
+SERVER_LOG = [""]  # the running server's log file
 
 
 def _free_port() -> int:
@@ -39,7 +40,7 @@ def llama_server():
                              "--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(port),
                              "--n_ctx", str(WINDOW)], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
-    os.environ["_TEST_LLAMA_LOG"] = log.name  # the server's access log: its requests and their statuses
+    SERVER_LOG[0] = log.name  # the server's access log: its requests and their statuses
     try:
         for _ in range(240):
             try:
@@ -89,7 +90,7 @@ def test_available_only_when_it_answers_and_serves_the_name(compat, monkeypatch,
 
 def _refusals() -> int:
     """The 500s in the server's access log so far."""
-    with open(os.environ["_TEST_LLAMA_LOG"]) as f:
+    with open(SERVER_LOG[0]) as f:
         return sum(1 for line in f if "POST /v1/chat/completions" in line and " 500" in line)
 
 
