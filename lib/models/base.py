@@ -17,6 +17,7 @@ from typing import Any
 
 from lib.core import config
 from lib.core.json_types import JSONObject
+from lib.models import wait_clock
 from lib.storage import model_gates
 
 # Capabilities a model can declare.
@@ -156,15 +157,17 @@ class Provider(ABC):
         """One call to the model: serialised for a local model (one at a time on this machine); a model on a
         server takes one of its ``call_limit`` places, shared by every worker (lib/storage/model_gates.py). Timed
         from the moment it has the model, so the time a call spent queued behind other calls (a benchmark's
-        workers) is not counted as the model's. ``take_busy`` returns this thread's total since it last asked."""
+        workers) is not counted as the model's, nor the time it waited out a rate limit or a retry's backoff
+        (lib/models/wait_clock.py). ``take_busy`` returns this thread's total since it last asked."""
         gate = self._lock if not self.concurrent else (
             nullcontext() if self.local else model_gates.slot(self.id, self.call_limit()))
         with gate:
-            started = time.perf_counter()
+            started, waited = time.perf_counter(), wait_clock.total()
+            wait_clock.call_started()
             try:
                 yield
             finally:
-                self._add_busy(time.perf_counter() - started)
+                self._add_busy(max(0.0, time.perf_counter() - started - (wait_clock.total() - waited)))
 
     def _add_busy(self, seconds: float) -> None:
         busy = self.__dict__.setdefault("_busy", threading.local())
@@ -248,9 +251,10 @@ class Provider(ABC):
 
     def generate(self, req: Request) -> Answer:
         with self.serial():
-            started = time.perf_counter()
+            started, waited = time.perf_counter(), wait_clock.total()
             ans = self._generate(req)
-            ans.seconds = round(time.perf_counter() - started, 3)  # the model's time, not the queue's
+            # the model's time: not the queue's, nor a rate limit's pause or a retry's backoff
+            ans.seconds = round(max(0.0, time.perf_counter() - started - (wait_clock.total() - waited)), 3)
         return ans
 
     def choose(self, req: Request, options: list[str]) -> tuple[str, dict[str, float]] | None:
