@@ -1,6 +1,7 @@
 """A real HTTP server on 127.0.0.1 that speaks the OpenAI chat-completions and Anthropic messages APIs,
 playing a script of behaviours: ok, 429, 500, sleep (timeout), malformed, 401 (echoing the key), any JSON, raw
-bytes with any status and content type, and an answer that echoes the Authorization header."""
+bytes with any status and content type, and an answer that echoes the Authorization header. It lists its models
+(GET /v1/models) and, where ``ollama`` is set, answers Ollama's /api/show and /api/ps."""
 from __future__ import annotations
 
 import json
@@ -18,6 +19,8 @@ class FakeLLMServer:
         self.default = ("ok", "Yes, the agency consulted USFWS.")
         self.served = ["llama3", "gpt-test"]  # what GET /v1/models lists
         self.stream_delay = 0.01  # seconds between streamed pieces
+        self.model_fields: dict = {}  # more fields of each listed model (vLLM's max_model_len)
+        self.ollama: dict | None = None  # {"show": /api/show's reply, "ps": /api/ps's (None: no such route)}
         self.track_pids = False  # True: each request records the process that sent it (a local client's pid)
         self.in_flight = self.most_in_flight = 0  # requests being answered now, and the most at once
         self._count = threading.Lock()
@@ -28,12 +31,19 @@ class FakeLLMServer:
                 pass
 
             def do_GET(self):  # noqa: N802 - http.server's name; the model list a client reads first
+                if self.path == "/api/ps" and server.ollama and server.ollama.get("ps") is not None:
+                    return self._json(200, server.ollama["ps"])
                 if self.path.rstrip("/").endswith("/models"):
                     return self._json(200, {"object": "list", "data": [
-                        {"id": m, "object": "model", "owned_by": "fake"} for m in server.served]})
+                        {"id": m, "object": "model", "owned_by": "fake", **server.model_fields} for m in server.served]})
                 return self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
             def do_POST(self):  # noqa: N802 - http.server's name
+                if self.path == "/api/show":  # Ollama's model details, outside the script; 404 where not Ollama
+                    self.rfile.read(int(self.headers.get("content-length") or 0))
+                    if server.ollama:
+                        return self._json(200, server.ollama["show"])
+                    return self._json(404, {"detail": "Not Found"})
                 with server._count:
                     server.in_flight += 1
                     server.most_in_flight = max(server.most_in_flight, server.in_flight)

@@ -1,7 +1,7 @@
 """What an OpenAI-compatible model server says about itself, asked rather than assumed: the models it serves and
-the window it reports (``/v1/models``; vLLM's ``max_model_len``; the llama.cpp C++ server's ``/props``), the
-window it states when it rejects a request for its length ("maximum context length is 4096 tokens … you
-requested 6381"), the way of structured output it took, and its own words when it fails, redacted. Facts are
+the window it reports (``/v1/models``; vLLM's ``max_model_len``; the llama.cpp C++ server's ``/props``; Ollama's
+``/api/ps`` and ``/api/show``), the window it states when it rejects a request for its length ("maximum context
+length is 4096 tokens … you requested 6381"), the way of structured output it took, and its own words when it fails, redacted. Facts are
 remembered per endpoint and model for the life of the process."""
 from __future__ import annotations
 
@@ -82,6 +82,8 @@ _STATED = [
     (re.compile(r"maximum model length of (\d+)", re.I), 1, None),
     # llama.cpp's server: "request (5000 tokens) exceeds the available context size (4096 tokens)"
     (re.compile(r"\((\d+) tokens\) exceeds the available context size \((\d+) tokens\)", re.I), 2, 1),
+    # transformers' server: "The prompt has 3031 tokens, but the model takes at most 2048, prompt and answer"
+    (re.compile(r"prompt has (\d+) tokens, but the model takes at most (\d+)", re.I), 2, 1),
 ]
 
 
@@ -128,10 +130,13 @@ def learn_window(endpoint: str, model: str, exc: BaseException, said: str | None
 _probing = threading.Lock()  # one model list asked at a time: a one-request server cuts a stream for each
 
 
-def _get_json(url: str, key: str | None) -> object:
+def _get_json(url: str, key: str | None, body: dict[str, object] | None = None) -> object:
+    """The JSON a server answers to a GET, or to a POST of ``body``; raises on a failed status."""
     import httpx  # what the OpenAI SDK sends with (a URL's user and password included); loaded with it
 
-    resp = httpx.get(url, headers={"Authorization": f"Bearer {key}"} if key else {}, timeout=PROBE_TIMEOUT_S)
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    resp = (httpx.post(url, json=body, headers=headers, timeout=PROBE_TIMEOUT_S) if body is not None
+            else httpx.get(url, headers=headers, timeout=PROBE_TIMEOUT_S))
     resp.raise_for_status()
     return resp.json()
 
@@ -205,19 +210,56 @@ def redact_url(url: str) -> str:
 
 def _read_window(url: str, endpoint: str, model: str, entry: dict[str, object], key: str | None) -> None:
     """The window the server reports: vLLM's ``max_model_len`` in its model list, else the llama.cpp C++
-    server's ``/props`` (``default_generation_settings.n_ctx``). A window a rejection stated is kept."""
+    server's ``/props`` (``default_generation_settings.n_ctx``), else Ollama's (``/api/ps``, ``/api/show``). A
+    window a rejection stated is kept."""
     f = of(endpoint, model)
     if f.window_from == "its rejection of a longer request":
         return
+    root = url.removesuffix("/v1")
     window, source = entry.get("max_model_len"), "the server's model list"
     if not isinstance(window, int):
         try:
-            props = _get_json(f"{url.removesuffix('/v1')}/props", key)
+            props = _get_json(f"{root}/props", key)
             settings = props.get("default_generation_settings") if isinstance(props, dict) else None
             window = settings.get("n_ctx") if isinstance(settings, dict) else None
             source = "/props"
-        except Exception:  # noqa: BLE001 - no /props (not llama.cpp's server): no window reported
+        except Exception:  # noqa: BLE001 - no /props (not llama.cpp's server): no window reported there
             window = None
+    if not isinstance(window, int):
+        window, source = _ollama_window(root, model, key) or (None, "")
     if isinstance(window, int) and window >= 256:
         with _lock:
             f.window, f.window_from = window, source
+
+
+OLLAMA_DEFAULT_WINDOW = 4096  # Ollama's window when nothing sets one, on a machine under 24 GiB of GPU memory
+
+
+def _ollama_window(root: str, model: str, key: str | None) -> tuple[int, str] | None:
+    """Ollama's window for ``model``, which it does not state in a rejection: it cuts a longer prompt silently.
+    The window of the model as loaded (``/api/ps``), else the ``num_ctx`` of its parameters (``/api/show``), else
+    Ollama's default, never more than the model's own trained length (``model_info``). None where the server is
+    not Ollama (no ``/api/show``)."""
+    try:
+        show = _get_json(f"{root}/api/show", key, {"model": model})
+    except Exception:  # noqa: BLE001 - no /api/show: not Ollama
+        return None
+    if not isinstance(show, dict) or not isinstance(show.get("model_info"), dict):
+        return None
+    trained = next((v for k, v in show["model_info"].items() if k.endswith(".context_length") and isinstance(v, int)),
+                   None)
+    found: tuple[int, str] | None = None
+    try:
+        running = _get_json(f"{root}/api/ps", key)
+        loaded = running.get("models") if isinstance(running, dict) else None
+        for m in loaded if isinstance(loaded, list) else []:
+            if isinstance(m, dict) and _names_match(model, str(m.get("name"))) and isinstance(m.get("context_length"), int):
+                found = (m["context_length"], "Ollama's running model (/api/ps)")
+    except Exception:  # noqa: BLE001 - an older Ollama without /api/ps: read the parameters
+        found = None
+    if found is None and (m := re.search(r"^num_ctx\s+(\d+)", str(show.get("parameters") or ""), re.M)):
+        found = (int(m.group(1)), "the model's num_ctx (/api/show)")
+    if found is None:
+        found = (OLLAMA_DEFAULT_WINDOW, "Ollama's default, not reported: set OPENAI_COMPAT_CONTEXT if you raised "
+                 "OLLAMA_CONTEXT_LENGTH")
+    return (min(found[0], trained), found[1]) if trained and trained >= 256 else found
