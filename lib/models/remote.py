@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from lib.core import config
 from lib.core.json_types import JSONObject
 from lib.core.redaction import install_log_redaction, redact
-from lib.models import server_facts
+from lib.models import server_facts, wait_clock
 from lib.models.base import (
     DEFAULT_CALL_LIMIT,
     JSON_SCHEMA,
@@ -144,12 +144,16 @@ def _gate_key(request: object) -> str:
 
 
 def _wait_if_paused(request: object) -> None:
-    """Before every request (the SDKs' own retries too): wait while another process's 429 pauses this model."""
-    model_gates.wait_if_paused(_gate_key(request))
+    """Before every request (the SDKs' own retries too): wait while another process's 429 pauses this model. The
+    pause, and the backoff since the failed try this request retries, are waiting, not the model's time."""
+    wait_clock.request()
+    wait_clock.add(model_gates.wait_if_paused(_gate_key(request)))
 
 
 def _pause_on_429(response: object) -> None:
-    """A 429 pauses this endpoint and model for every process, as long as its Retry-After says (1 s if none)."""
+    """A 429 pauses this endpoint and model for every process, as long as its Retry-After says (1 s if none). A
+    response the SDK will retry starts the backoff clock."""
+    wait_clock.response(getattr(response, "status_code", None))
     if getattr(response, "status_code", None) == 429:
         wait = model_gates.retry_after_s(response.headers)  # type: ignore[attr-defined]
         model_gates.pause(_gate_key(response.request), 1.0 if wait is None else wait, "rate limited (429)")  # type: ignore[attr-defined]
@@ -322,7 +326,11 @@ class OpenAIModel(Provider):
                 err.window = learned
                 raise err from None
             if self.family == "compat" and way != "text":
-                facts.way = way
+                if text.lstrip().startswith(("{", "[")) or facts.way == way:
+                    facts.way = way
+                else:  # the server took the format and ignored it (transformers' server does): not asked again,
+                    facts.refused.add(way)  # and this reply is read as the text it is
+                    way = "text"
             break
         else:  # every way refused: cannot happen (text takes no format), kept for the type checker
             raise ProviderError(f"{self.label}: the server refused every way of asking")
@@ -395,6 +403,9 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return obj if isinstance(obj, dict) else None
 
 
+_CUT_VERDICT = re.compile(r'\s*\{\s*"verdict"\s*:\s*"(yes|no|unclear)"\s*,', re.I)  # a reply cut after its verdict
+
+
 def _read_structured(ans: Answer, text: str) -> None:
     """Fill the verdict from a JSON reply; a reply that ignored the requested structure is left for the text
     parser and recorded as such."""
@@ -402,6 +413,8 @@ def _read_structured(ans: Answer, text: str) -> None:
         parsed = structured_verdict(json.loads(text))
     except (json.JSONDecodeError, TypeError):
         parsed = None
+    if parsed is None and ans.cut and (m := _CUT_VERDICT.match(text)):  # the object cut by the token cap after the
+        parsed = (m.group(1).lower(), "")  # verdict, its first field: the verdict given stands, the explanation is lost
     if parsed is None:
         ans.verdict_source = "text"
         return

@@ -15,6 +15,7 @@ from lib.core.errors import UserError
 from lib.documents import metadata as M
 from lib.documents.metadata.extraction import VOCABULARY_PAGES
 from lib.documents.pdf import ExtractedPdf, Page, read_pdf_file
+from lib.models.base import ProviderError
 from lib.storage import tables
 from lib.storage.engine import get_engine
 from tests.conftest import ROOT, SAMPLE_PDF
@@ -485,7 +486,7 @@ def test_a_connected_model_fills_only_the_gaps(engine, llm):
 
     # nothing missing but the refused field: one more call asks only for it; a non-JSON reply changes nothing
     server.script.append(("ok", "I could not find it."))
-    with pytest.raises(UserError, match="did not reply with a JSON object"):
+    with pytest.raises(ProviderError, match="it did not reply with a JSON object"):
         M.fill_with_model("doc_a", model, ["text"], engine)
     assert '"states"' in server.requests[-1]["body"]["messages"][-1]["content"]
     assert M.get("doc_a", engine)["states"].value is None

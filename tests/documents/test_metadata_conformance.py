@@ -17,6 +17,7 @@ from lib.documents import metadata as M
 from lib.documents.metadata.layout import vocabulary
 from lib.documents.pdf import read_pdf_file
 from lib.evaluation.metadata_eval import comparable, evaluate
+from lib.models.base import ProviderError
 from lib.storage import tables
 from lib.storage.engine import get_engine
 from tests.conftest import ROOT
@@ -434,7 +435,7 @@ def test_the_model_fills_empty_and_unsure_fields_with_structured_output(engine, 
 def test_a_model_reply_of_the_wrong_shape_changes_nothing(engine, llm):
     server, model = llm
     server.script.append(("ok", "Sorry, I cannot read this cover."))
-    with pytest.raises(UserError, match="did not reply with a JSON object"):
+    with pytest.raises(ProviderError, match="it did not reply with a JSON object"):
         M.fill_with_model("doc_a", model, ["Some cover text here"], engine)
     server.script.append(_reply({"title": ["a", "list"], "states": "ZZ"}))
     res = M.fill_with_model("doc_a", model, ["Some cover text here"], engine)
