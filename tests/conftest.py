@@ -147,3 +147,33 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     rep = outcome.get_result()
     setattr(item, f"rep_{rep.when}", rep)
+
+
+# ----- lanes ------------------------------------------------------------------------------------------------------
+# `bash .ci/run` runs every test; `bash .ci/run --fast` leaves out those marked slow. The tests that start real
+# model servers have a stated budget within the run, and the run fails when they take longer.
+REAL_SERVER_BUDGET_S = 300.0
+_real_server_s = [0.0]
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: takes long (a real server, a browser, a long PDF); left out by "
+                                       "`bash .ci/run --fast`")
+    config.addinivalue_line("markers", f"real_server: starts a real model server; all of them together have "
+                                       f"{REAL_SERVER_BUDGET_S:.0f} s")
+
+
+def pytest_runtest_logreport(report):
+    if "real_server" in report.keywords:
+        _real_server_s[0] += report.duration  # setup (the server's start) and teardown included
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _real_server_s[0]:
+        terminalreporter.write_line(f"real-server tests: {_real_server_s[0]:.0f} s of their "
+                                    f"{REAL_SERVER_BUDGET_S:.0f} s budget")
+
+
+def pytest_sessionfinish(session):
+    if _real_server_s[0] > REAL_SERVER_BUDGET_S and session.exitstatus == 0:
+        session.exitstatus = 1  # over budget: a failed run, said in the summary above

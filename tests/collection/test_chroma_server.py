@@ -13,6 +13,8 @@ from lib.collection.vectors import VectorIndex, make_client
 from lib.retrieval.retriever import Retriever
 from lib.storage.engine import get_engine
 
+pytestmark = pytest.mark.slow  # left out by `bash .ci/run --fast`
+
 
 def free_port() -> int:
     with socket.socket() as s:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import importlib.util
 
+import pytest
+
 from tests.conftest import ROOT
 
 _spec = importlib.util.spec_from_file_location("bench_memory", ROOT / "bench" / "memory.py")
@@ -15,6 +17,7 @@ memory = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(memory)
 
 
+@pytest.mark.slow  # about 2 minutes: left out by `bash .ci/run --fast`
 def test_a_900_page_pdf_ingests_with_progress_and_peak_memory_within_1_3_times_100_pages(tmp_path):
     memory.run("-")  # prepares the embedder in the shared cache: the measured children only load it
     runs = {}

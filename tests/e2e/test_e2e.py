@@ -3,6 +3,8 @@ import pytest
 
 from tests.e2e.browser import Browser, StreamlitServer
 
+pytestmark = pytest.mark.slow  # left out by `bash .ci/run --fast`
+
 
 @pytest.fixture(scope="module")
 def app():

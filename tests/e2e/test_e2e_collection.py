@@ -16,6 +16,8 @@ from selenium.webdriver.common.keys import Keys
 
 from tests.e2e.browser import ROOT, Browser, StreamlitServer
 
+pytestmark = pytest.mark.slow  # left out by `bash .ci/run --fast`
+
 DOCS = {
     "Arctic Refuge Leasing EIS": ["Final Environmental Impact Statement\nArctic Refuge Coastal Plain Oil and Gas "
                                   "Leasing Program\nBureau of Land Management\nAlaska",

@@ -36,6 +36,7 @@ def count_answers(url, run_id):
     return total, distinct
 
 
+@pytest.mark.slow  # left out by `bash .ci/run --fast`
 def test_resume_after_kill_loses_and_duplicates_nothing(tmp_path):
     home = tmp_path / "home"
     env = {**os.environ, "NEPAQA_HOME": str(home)}
