@@ -122,9 +122,9 @@ def fill_with_model(doc_id: str, model: Provider, pages_text: str | Iterable[str
         try:
             obj = _parse_json_object(answer.text)
         except (ValueError, json.JSONDecodeError):  # the model's failure, not the user's mistake (CLI: exit 1)
-            why = (f"its reply was cut at {req.max_tokens} tokens before the JSON object ended" if answer.cut
-                   else "it did not reply with a JSON object")
-            raise ProviderError(f"The model could not fill the metadata: {why}; nothing was changed. Try again or "
+            failed = (f"its reply was cut at {req.max_tokens} tokens before the JSON object ended" if answer.cut
+                      else "it did not reply with a JSON object")
+            raise ProviderError(f"The model could not fill the metadata: {failed}; nothing was changed. Try again or "
                                 "choose another model.") from None
     filled: dict[str, Any] = {}
     rejected: dict[str, str] = {}
