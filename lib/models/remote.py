@@ -110,17 +110,6 @@ def _describe(label: str, exc: BaseException, said: str | None = None, learned: 
     return ProviderError(redact(text))
 
 
-def public_url(url: str | None) -> str | None:
-    """A base URL as a manifest may keep it: scheme, host, port and path, without user, password or query."""
-    if not url:
-        return None
-
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}{parts.path}".rstrip("/")
-
-
 def reasoning_model(name: str) -> bool:
     """OpenAI's reasoning models take no temperature and count output as max_completion_tokens."""
     return bool(re.match(r"^(o\d|gpt-5)", name))
@@ -205,7 +194,7 @@ class OpenAIModel(Provider):
         self.needs = (base_url_name,) if url_required else ((key_name,) if key_name else ())
 
     def manifest_entry(self) -> JSONObject:
-        entry = super().manifest_entry() | {"endpoint": public_url(config.get(self.base_url_name)) or "default"}
+        entry = super().manifest_entry() | {"endpoint": server_facts.public_url(config.get(self.base_url_name)) or "default"}
         if self.family == "compat":
             f = server_facts.of(self._endpoint(), self.model_name)
             entry["options"] = {**self.options.as_dict(), "context_window": self.context_window}
@@ -446,7 +435,7 @@ class AnthropicModel(Provider):
         return (ok, f"model {self.model_name}" if ok else why)
 
     def manifest_entry(self) -> JSONObject:
-        return super().manifest_entry() | {"endpoint": public_url(config.get("ANTHROPIC_BASE_URL")) or "default"}
+        return super().manifest_entry() | {"endpoint": server_facts.public_url(config.get("ANTHROPIC_BASE_URL")) or "default"}
 
     def client(self) -> anthropic.Anthropic:
         return cast("anthropic.Anthropic",

@@ -167,12 +167,19 @@ def last_listing(base_url: str, model: str) -> tuple[bool, str] | None:
     return (f.listing[1], f.listing[2]) if f.listing else None
 
 
-def endpoint_key(base_url: str) -> str:
-    """An endpoint as facts are remembered: scheme, host, port and path, lower-case host, no user or query."""
-    parts = urlsplit(base_url or "")
-    host = (parts.hostname or "").lower()
+def public_url(url: str | None) -> str | None:
+    """A URL as it may be kept or shown: scheme, host (lower-case), port and path, without user, password or
+    query; None where it has no host."""
+    parts = urlsplit(url or "")
+    if not parts.hostname:
+        return None
     port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}{parts.path}".rstrip("/") if host else "default"
+    return f"{parts.scheme}://{parts.hostname.lower()}{port}{parts.path}".rstrip("/")
+
+
+def endpoint_key(base_url: str) -> str:
+    """An endpoint as facts are remembered: its public URL, or "default" where it has none."""
+    return public_url(base_url) or "default"
 
 
 def _ask_listing(url: str, endpoint: str, model: str, key: str | None) -> tuple[bool, str]:
@@ -201,11 +208,8 @@ def _ask_listing(url: str, endpoint: str, model: str, key: str | None) -> tuple[
 
 
 def redact_url(url: str) -> str:
-    """A URL as shown: no user, password or query."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port else ""
-    return redact(f"{parts.scheme}://{host}{port}{parts.path}".rstrip("/")) if host else "(no URL)"
+    """A URL as shown: no user, password or query, and nothing that looks like a key."""
+    return redact(public_url(url) or "(no URL)")
 
 
 def _read_window(url: str, endpoint: str, model: str, entry: dict[str, object], key: str | None) -> None:
