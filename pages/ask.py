@@ -43,6 +43,10 @@ with st.sidebar:
     st.subheader("Models")
     for p, ok, why in statuses:
         st.markdown(f"{'🟢' if ok else '⚪'} **{p.label}** — {plain(why)}")
+    if any(p.family == "compat" for p, _, _ in statuses) and st.button(
+            "Check the model server", help="Ask the server now which models it serves, and its window"):
+        registry.recheck_servers()
+        st.rerun()
     st.caption("Add keys or URLs in `.streamlit/secrets.toml` or the environment to enable cloud and server models.")
 
 doc_id, balanced = scope_picker(key="ask_doc")

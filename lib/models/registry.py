@@ -71,6 +71,12 @@ def status_all(check: bool = False) -> list[tuple[Provider, bool, str]]:
     return [(p, *(p.check() if check else p.available())) for p in all_providers()]
 
 
+def recheck_servers() -> list[tuple[Provider, bool, str]]:
+    """``status_all(check=True)`` with every server asked now, not from the last 15 s (a person's "check")."""
+    server_facts.forget_listings()
+    return status_all(check=True)
+
+
 def available_ids() -> list[str]:
     return [p.id for p, ok, _ in status_all() if ok]
 

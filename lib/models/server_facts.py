@@ -46,6 +46,13 @@ def forget() -> None:
         _facts.clear()
 
 
+def forget_listings() -> None:
+    """What the servers' model lists said dropped, so the next check asks them now (a person's "check")."""
+    with _lock:
+        for f in _facts.values():
+            f.listing = None
+
+
 # ----- the server's words ---------------------------------------------------------------------------------------
 _TRACE = re.compile(r"\n\s*File \".*", re.S)  # a Python traceback a server appends to its message
 

@@ -183,3 +183,33 @@ def test_a_closed_answers_verdict_is_checked_and_the_baseline_gives_none(service
     else:
         assert "**NO**" in verdicts[0]
         assert any(c.value.startswith("The verdict agrees with the gold passage") for c in at.caption)
+
+
+def test_the_model_server_is_checked_when_asked_from_the_sidebar(monkeypatch):
+    """Ask's sidebar shows a server model as not asked yet (no network on a page draw); "Check the model server"
+    asks it now, and the list shows what it serves, or why the model is not available."""
+    from lib.models import server_facts
+    from tests.fake_llm_server import FakeLLMServer
+
+    with FakeLLMServer() as srv:
+        monkeypatch.setenv("OPENAI_COMPAT_BASE_URL", srv.url + "/v1")
+        monkeypatch.setenv("OPENAI_COMPAT_MODEL", "llama3")
+        registry.reset()
+        server_facts.forget()
+        try:
+            at = AppTest.from_file(str(ROOT / "pages" / "ask.py"), default_timeout=T).run()
+            shown = " ".join(m.value for m in at.sidebar.markdown)
+            assert "llama3 (OpenAI-compatible server)** — model llama3 \\(the server not asked yet\\)" in shown
+            next(b for b in at.sidebar.button if b.label == "Check the model server").click().run()
+            assert not at.exception
+            shown = " ".join(m.value for m in at.sidebar.markdown)
+            assert "🟢 **llama3 (OpenAI-compatible server)** — model llama3" in shown and "not asked" not in shown
+            assert "llama3 (OpenAI-compatible server)" in at.multiselect(key="ask_models").options
+            srv.served = ["mistral"]  # the server now serves another model: asked again at once, not in 15 s
+            next(b for b in at.sidebar.button if b.label == "Check the model server").click().run()
+            shown = " ".join(m.value for m in at.sidebar.markdown)
+            assert "⚪ **llama3 (OpenAI-compatible server)** — the server does not list 'llama3'" in shown
+            assert "llama3 (OpenAI-compatible server)" not in at.multiselect(key="ask_models").options
+        finally:
+            registry.reset()
+            server_facts.forget()
