@@ -161,17 +161,19 @@ def eis_titles(services: Corpus) -> dict[str, str]:
     return {",".join(e.doc_ids): f"{e.title}, all {len(e.volumes)} volumes" for e in volumes_case.every(services)}
 
 
-def sent_options(model_id: str) -> str:
-    """What was sent with the call, from the model's declared options ("" for a model not configured here)."""
+def sent_options(model_id: str, closed: bool = False) -> str:
+    """What was sent with the call, from the model's declared options ("" for a model not configured here); a
+    closed question's answer has the closed cap, an open one the model's."""
     try:
-        m = registry.get(model_id)
+        m = registry.find(model_id)
     except Exception:  # noqa: BLE001 - an unknown model shows its error in the cell instead
         return ""
     if not m.language_model:
         return "deterministic (no sampling)"
     t = m.options.temperature
     temperature = "model default temperature" if t is None else f"temperature {t:g}"
-    return f"{temperature} · answers up to {m.answer_cap(ask_lib.ANSWER_BUDGET_OPEN):,} tokens"
+    cap = ask_lib.ANSWER_BUDGET_CLOSED if closed else m.answer_cap(ask_lib.ANSWER_BUDGET_OPEN)
+    return f"{temperature} · answers up to {cap:,} tokens"
 
 
 def history_table(hist: Sequence[HistoryRow], labels: Mapping[str, str],
