@@ -31,6 +31,8 @@ class FakeLLMServer:
                 pass
 
             def do_GET(self):  # noqa: N802 - http.server's name; the model list a client reads first
+                if self.path == "/api/version" and server.ollama:
+                    return self._json(200, {"version": "0.12.3"})
                 if self.path == "/api/ps" and server.ollama and server.ollama.get("ps") is not None:
                     return self._json(200, server.ollama["ps"])
                 if self.path.rstrip("/").endswith("/models"):

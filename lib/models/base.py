@@ -227,6 +227,10 @@ class Provider(ABC):
         Home, not for every page draw."""
         return self.available()
 
+    def recheck(self) -> tuple[bool, str]:
+        """``check``, with nothing remembered: for a run about to start with a model last found unavailable."""
+        return self.check()
+
     def available(self) -> tuple[bool, str]:
         missing = [n for n in self.needs if not config.get(n)]
         if missing:

@@ -100,9 +100,16 @@ def resolve(model_id: str) -> str:
     raise UserError(f"Unknown model '{name}'. Known: {known}.")
 
 
+def find(model_id: str) -> Provider:
+    """The model an id or alias names, available or not (for what a page shows of a stored answer: no network)."""
+    return _REGISTRY[resolve(model_id)]
+
+
 def get(model_id: str) -> Provider:
     p = _REGISTRY[resolve(model_id)]
     ok, why = p.available()
+    if not ok:
+        ok, why = p.recheck()  # asked now where there is a server to ask: one found down may be back
     if not ok:
         raise UserError(f"Model '{p.id}' is not available: {why}.")
     return p

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
@@ -76,7 +77,8 @@ def _refuses_format(exc: BaseException, said: str | None) -> bool:
     return getattr(exc, "status_code", None) in (400, 422, 500) and bool(said and _FORMAT_WORDS.search(said))
 
 
-def _describe(label: str, exc: BaseException, said: str | None = None, learned: int | None = None) -> ProviderError:
+def _describe(label: str, exc: BaseException, said: str | None = None, learned: int | None = None,
+              where: tuple[str, str] | None = None) -> ProviderError:
     """A short, key-free message for a failed call: what happened, the server's own words where it gave any, and
     one line on what to change. ``learned``: the window a length rejection stated, now recorded."""
     name = type(exc).__name__
@@ -91,6 +93,8 @@ def _describe(label: str, exc: BaseException, said: str | None = None, learned: 
     elif status is not None and status >= 500:
         why = f"server error {status}"
         fix = "the server failed on this request; see its log, or try again"
+    elif "Connection" in name and where:
+        why = f"could not connect to the server at {where[0]}; start it, or check {where[1]}"
     elif "Connection" in name:
         why = "could not connect to the server; check the URL and that it is running"
     elif status is not None:
@@ -226,6 +230,11 @@ class OpenAIModel(Provider):
         key = config.get(self.key_name) if self.key_name else None
         return server_facts.served(str(config.get(self.base_url_name)), self.model_name, key)
 
+    def recheck(self) -> tuple[bool, str]:
+        if self.family == "compat" and config.get(self.base_url_name):
+            server_facts.forget_listing(str(config.get(self.base_url_name)), self.model_name)
+        return self.check()
+
     @property
     def context_window(self) -> int:
         """A compatible server's own window (reported, or stated when it rejected a longer request) unless
@@ -279,7 +288,9 @@ class OpenAIModel(Provider):
         name = "verdict" if verdict else req.schema_name
         if self.family == "compat" and server_facts.last_listing(str(config.get(self.base_url_name)),
                                                                  self.model_name) is None:
+            asked = time.perf_counter()
             ok, why = self.check()  # first use: the server asked what it serves (and its window)
+            wait_clock.add(time.perf_counter() - asked)  # the asking is not the answer's time
             if not ok:
                 raise ProviderError(redact(f"{self.label}: {why}"))
         ways = self._ways(schema is not None and (verdict or req.schema is not None))
@@ -311,14 +322,19 @@ class OpenAIModel(Provider):
                     estimate = Provider.count_tokens(self, req.system + req.prompt) + req.max_tokens  # unscaled
                     learned = server_facts.learn_window(self._endpoint(), self.model_name, exc, said, estimate)
                     learned = learned if learned and not config.get("OPENAI_COMPAT_CONTEXT") else None
-                err = _describe(self.label, exc, said, learned)
+                url = config.get(self.base_url_name)
+                err = _describe(self.label, exc, said, learned,
+                                (server_facts.redact_url(url), self.base_url_name) if url else None)
+                if self.family == "compat" and "Connection" in type(exc).__name__ and url:
+                    server_facts.note_unanswered(url, self.model_name, str(err).partition(": ")[2])
                 err.window = learned
                 raise err from None
             if self.family == "compat" and way != "text":
-                if text.lstrip().startswith(("{", "[")) or facts.way == way:
+                honoured = _is_json(text, finish)
+                if honoured:
                     facts.way = way
-                else:  # the server took the format and ignored it (transformers' server does): not asked again,
-                    facts.refused.add(way)  # and this reply is read as the text it is
+                elif honoured is False and facts.way != way:  # never seen to work, and ignored (transformers'
+                    facts.refused.add(way)  # server does): not asked again; this reply is read as the text it is
                     way = "text"
             break
         else:  # every way refused: cannot happen (text takes no format), kept for the type checker
@@ -326,11 +342,14 @@ class OpenAIModel(Provider):
         tin = _int(getattr(usage, "prompt_tokens", None))
         tout = _int(getattr(usage, "completion_tokens", None))
         ans = Answer(text=text.strip(), tokens_in=tin if tin is not None else self.count_tokens(req.system + req.prompt),
-                     tokens_out=tout if tout is not None else self.count_tokens(text))
+                     tokens_out=tout if tout is not None else (  # no usage (a stream from most servers): stopped by the
+                         req.max_tokens if finish == "length" else self.count_tokens(text)))  # cap, it is the cap
         ans.extra["structured_way"] = way
         ans.cut = finish == "length"
         if verdict and way != "text":
             _read_structured(ans, text)
+        elif verdict and ways != ["text"]:  # asked structured, answered in text: the text parser reads it
+            ans.verdict_source = "text"
         elif req.schema is not None and way != "text":
             ans.extra["structured"] = _json_object(text)
         return ans
@@ -383,6 +402,21 @@ class OpenAIModel(Provider):
         return "".join(parts), usage, finish
 
 
+def _is_json(text: str, finish: str | None) -> bool | None:
+    """Whether a reply asked for in a structured format is JSON (a reply cut by its cap that starts as one counts);
+    None where an empty reply cannot tell."""
+    body = text.strip()
+    if not body:
+        return None
+    if finish == "length" and body.startswith(("{", "[")):
+        return True
+    try:
+        json.loads(body)
+    except (json.JSONDecodeError, TypeError):
+        return False
+    return True
+
+
 def _json_object(text: str) -> dict[str, Any] | None:
     """A reply's JSON object, or None where the server sent something else (it is then read as text)."""
     try:
@@ -403,7 +437,9 @@ def _read_structured(ans: Answer, text: str) -> None:
     except (json.JSONDecodeError, TypeError):
         parsed = None
     if parsed is None and ans.cut and (m := _CUT_VERDICT.match(text)):  # the object cut by the token cap after the
-        parsed = (m.group(1).lower(), "")  # verdict, its first field: the verdict given stands, the explanation is lost
+        said = re.search(r'"explanation"\s*:\s*"(.*)', text, re.S)  # verdict, its first field: the verdict given
+        part = said.group(1).replace('\\"', '"').replace("\\n", " ").strip() if said else ""  # stands, with as much
+        parsed = (m.group(1).lower(), part + "…" if part else "")  # of the explanation as came
     if parsed is None:
         ans.verdict_source = "text"
         return

@@ -11,10 +11,10 @@ import time
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from lib.core.redaction import redact
+from lib.core.redaction import install_log_redaction, redact
 
 PROBE_TIMEOUT_S = 3.0  # a server that does not answer its model list in this long is shown as not answering
-PROBE_FRESH_S = 15.0  # a listing this recent is not asked again
+PROBE_FRESH_S = 15.0  # a listing this recent is not asked again (asking cuts a one-request server's stream)
 WAYS = ("json_schema", "json_object", "text")  # structured output, most exact first
 
 
@@ -29,6 +29,7 @@ class Facts:
     way: str | None = None
     refused: set[str] = field(default_factory=set)
     listing: tuple[float, bool, str] | None = None  # (when, served?, why) of the last model list asked
+    listing_from_call: bool = False  # the listing is a failed call's, not the model list's: asked again at once
 
 
 _lock = threading.Lock()
@@ -139,11 +140,11 @@ _probing = threading.Lock()  # one model list asked at a time: a one-request ser
 
 def _get_json(url: str, key: str | None, body: dict[str, object] | None = None) -> object:
     """The JSON a server answers to a GET, or to a POST of ``body``; raises on a failed status."""
-    import httpx  # what the OpenAI SDK sends with (a URL's user and password included); loaded with it
+    import httpx2  # the HTTP client the OpenAI and Anthropic SDKs send with: loaded with them, off start-up
 
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    resp = (httpx.post(url, json=body, headers=headers, timeout=PROBE_TIMEOUT_S) if body is not None
-            else httpx.get(url, headers=headers, timeout=PROBE_TIMEOUT_S))
+    resp = (httpx2.post(url, json=body, headers=headers, timeout=PROBE_TIMEOUT_S) if body is not None
+            else httpx2.get(url, headers=headers, timeout=PROBE_TIMEOUT_S))
     resp.raise_for_status()
     return resp.json()
 
@@ -157,15 +158,30 @@ def served(base_url: str, model: str, key: str | None = None) -> tuple[bool, str
     """Whether the server at ``base_url`` (its OpenAI-compatible root, ".../v1") answers and lists ``model``, with
     a reason in words; its reported window is recorded on the way. Asked at most every PROBE_FRESH_S, one at a
     time; the answer is kept (``last_listing``) for pages that must not wait on the network."""
+    install_log_redaction()  # the client's own log lines name the URL: no key or password in them
     endpoint = endpoint_key(base_url)
     f = of(endpoint, model)
     with _probing:
-        if f.listing and time.monotonic() - f.listing[0] < PROBE_FRESH_S:
+        if f.listing and not f.listing_from_call and time.monotonic() - f.listing[0] < PROBE_FRESH_S:
             return f.listing[1], f.listing[2]
         result = _ask_listing(base_url.rstrip("/"), endpoint, model, key)
         with _lock:
-            f.listing = (time.monotonic(), *result)
+            f.listing, f.listing_from_call = (time.monotonic(), *result), False
     return result
+
+
+def forget_listing(base_url: str, model: str) -> None:
+    """What one model list said dropped: the next check asks the server now."""
+    f = of(endpoint_key(base_url), model)
+    with _lock:
+        f.listing = None
+
+
+def note_unanswered(base_url: str, model: str, why: str) -> None:
+    """A call found the server not answering: pages show it so until the next check."""
+    f = of(endpoint_key(base_url), model)
+    with _lock:
+        f.listing, f.listing_from_call = (time.monotonic(), False, why), True
 
 
 def last_listing(base_url: str, model: str) -> tuple[bool, str] | None:
@@ -177,11 +193,15 @@ def last_listing(base_url: str, model: str) -> tuple[bool, str] | None:
 def public_url(url: str | None) -> str | None:
     """A URL as it may be kept or shown: scheme, host (lower-case), port and path, without user, password or
     query; None where it has no host."""
-    parts = urlsplit(url or "")
-    if not parts.hostname:
+    try:
+        parts = urlsplit(url or "")
+        host, port = parts.hostname, parts.port  # a port that is no number raises here
+    except ValueError:
         return None
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{parts.hostname.lower()}{port}{parts.path}".rstrip("/")
+    if not host:
+        return None
+    host = f"[{host.lower()}]" if ":" in host else host.lower()  # an IPv6 address keeps its brackets
+    return redact(f"{parts.scheme}://{host}{f':{port}' if port else ''}{parts.path}".rstrip("/"))
 
 
 def endpoint_key(base_url: str) -> str:
@@ -210,7 +230,10 @@ def _ask_listing(url: str, endpoint: str, model: str, key: str | None) -> tuple[
             return False, f"the server at {shown} refused the key ({status}); check OPENAI_COMPAT_API_KEY"
         if status is not None:
             return False, f"the server at {shown} answered its model list with {status}; check OPENAI_COMPAT_BASE_URL"
-        return False, redact(f"the server at {shown} does not answer ({type(exc).__name__}); start it, or check "
+        name = type(exc).__name__
+        how = ("nothing answers at that address" if "Connect" in name else
+               f"no answer in {PROBE_TIMEOUT_S:.0f} s" if "Timeout" in name else "no answer a model list can be read from")
+        return False, redact(f"the server at {shown} does not answer ({how}); start it, or check "
                              "OPENAI_COMPAT_BASE_URL")
 
 
@@ -243,7 +266,10 @@ def _read_window(url: str, endpoint: str, model: str, entry: dict[str, object], 
             f.window, f.window_from = window, source
 
 
-OLLAMA_DEFAULT_WINDOW = 4096  # Ollama's window when nothing sets one, on a machine under 24 GiB of GPU memory
+# Ollama's window when nothing sets one: 2,048 in older versions, 4,096 or more (by GPU memory) in newer ones. The
+# smallest is assumed until the server reports one: a request cut to fit is said on screen, while one longer than
+# Ollama's window would be cut by Ollama silently.
+OLLAMA_DEFAULT_WINDOW = 2048
 
 
 def _ollama_window(root: str, model: str, key: str | None) -> tuple[int, str] | None:
@@ -252,8 +278,11 @@ def _ollama_window(root: str, model: str, key: str | None) -> tuple[int, str] | 
     Ollama's default, never more than the model's own trained length (``model_info``). None where the server is
     not Ollama (no ``/api/show``)."""
     try:
+        version = _get_json(f"{root}/api/version", key)  # Ollama's own route: other servers are not asked more
+        if not isinstance(version, dict) or "version" not in version:
+            return None
         show = _get_json(f"{root}/api/show", key, {"model": model})
-    except Exception:  # noqa: BLE001 - no /api/show: not Ollama
+    except Exception:  # noqa: BLE001 - no /api/version or /api/show: not Ollama
         return None
     if not isinstance(show, dict) or not isinstance(show.get("model_info"), dict):
         return None
@@ -271,6 +300,6 @@ def _ollama_window(root: str, model: str, key: str | None) -> tuple[int, str] | 
     if found is None and (m := re.search(r"^num_ctx\s+(\d+)", str(show.get("parameters") or ""), re.M)):
         found = (int(m.group(1)), "the model's num_ctx (/api/show)")
     if found is None:
-        found = (OLLAMA_DEFAULT_WINDOW, "Ollama's default, not reported: set OPENAI_COMPAT_CONTEXT if you raised "
-                 "OLLAMA_CONTEXT_LENGTH")
+        found = (OLLAMA_DEFAULT_WINDOW, "the smallest of Ollama's defaults, as the model is not loaded yet: set "
+                 "OPENAI_COMPAT_CONTEXT to the window Ollama gives it")
     return (min(found[0], trained), found[1]) if trained and trained >= 256 else found

@@ -31,7 +31,7 @@ MAX_PAUSE_S = 120.0  # a Retry-After beyond this (a hostile or broken server) is
 WAIT_STEP_S = 0.2  # how often a call waiting for a place looks again
 
 _local_pauses: dict[str, float] = {}
-_local_slots: dict[tuple[str, int], threading.BoundedSemaphore] = {}
+_local_slots: dict[str, tuple[int, threading.BoundedSemaphore]] = {}  # name → (its limit, its places)
 _lock = threading.Lock()
 
 
@@ -49,8 +49,10 @@ def slot(name: str, limit: int, engine: Engine | None = None, cancel: threading.
     limit = max(1, int(limit))
     engine = engine or get_engine()
     if not _shared(engine):  # one process: a semaphore of its own, so the limit binds its threads too
-        with _lock:
-            sem = _local_slots.setdefault((name, limit), threading.BoundedSemaphore(limit))
+        with _lock:  # one set of places a model: a changed limit replaces it (a call holding one returns it there)
+            if name not in _local_slots or _local_slots[name][0] != limit:
+                _local_slots[name] = (limit, threading.BoundedSemaphore(limit))
+            sem = _local_slots[name][1]
         while not sem.acquire(timeout=WAIT_STEP_S):
             if cancel is not None and cancel.is_set():
                 yield  # the block runs without a place, and is expected to stop at once

@@ -1,10 +1,13 @@
 """The real openai and anthropic clients against a local server that speaks their APIs."""
+import json
 import logging
+import time
 
 import pytest
 
-from lib.models import registry
+from lib.models import registry, server_facts
 from lib.models.base import ProviderError, Request
+from lib.qa import ask as ask_lib
 from tests.fake_llm_server import FakeLLMServer
 
 KEY = "sk-test-SUPERSECRETKEY1234567890"
@@ -148,6 +151,7 @@ def test_a_verdict_object_cut_by_the_cap_after_its_verdict_keeps_the_verdict(ser
     server.script.append(_cut_reply('{\n  "verdict": "no",\n  "explanation": "The sky is not necessarily blue. It can'))
     ans = registry.get("openai").generate(CLOSED)
     assert (ans.verdict, ans.verdict_source, ans.cut) == ("no", "structured", True)
+    assert ans.text == "No. The sky is not necessarily blue. It can…"  # as much of the explanation as came
     server.script.append(_cut_reply('{\n  "verdict": "ye'))
     ans = registry.get("openai").generate(CLOSED)
     assert (ans.verdict, ans.verdict_source, ans.cut) == (None, "text", True)
@@ -157,8 +161,6 @@ def test_a_verdict_object_cut_by_the_cap_after_its_verdict_keeps_the_verdict(ser
 
 
 def test_a_server_that_ignores_the_schema_is_read_as_text_not_failed(server):
-    from lib.qa import ask as ask_lib
-
     server.script.append(("ok", "Yes, the U.S. Fish and Wildlife Service took part."))
     ans = registry.get("openai").generate(CLOSED)
     assert ans.verdict is None and ans.verdict_source == "text"
@@ -312,14 +314,10 @@ def test_an_answers_time_leaves_out_a_rate_limits_pause_and_the_retry_backoff(se
     """A 429 asking for 1.5 s, then a 500 (the SDK's own backoff before its retry), then the answer: the call
     takes over 1.5 s, but the answer's seconds are the three tries' own (a few ms each), so an estimate built from
     stored times is not inflated by the waiting (issue 43: estimates came out 2.7× too long)."""
-    import time as _time
-
-    from lib.qa.ask import ask
-
     server.script.extend([("429", 1.5), ("500",), ("ok", "Recovered.")])
-    started = _time.perf_counter()
-    res = ask("Did USFWS participate?", pid, "none")
-    wall = _time.perf_counter() - started
+    started = time.perf_counter()
+    res = ask_lib.ask("Did USFWS participate?", pid, "none")
+    wall = time.perf_counter() - started
     assert res.error is None and res.answer == "Recovered." and len(server.requests) == 3
     assert wall >= 1.5
     assert res.seconds < 0.5, (res.seconds, wall)
@@ -405,3 +403,66 @@ def test_a_server_on_this_machine_takes_one_call_at_a_time_unless_set(server, mo
     monkeypatch.setenv("NEPAQA_MODEL_LIMITS", "compat/llama3=2")
     registry.reset()
     assert two_at_once("compat/llama3") == 2
+
+
+def test_a_server_gone_mid_session_says_where_and_pages_show_it_down(monkeypatch):
+    """The server answered its model list, then went away: the next call says which server could not be reached
+    and what to set, and pages (which never wait on the network) show the model as not answering until the next
+    check, not as available."""
+    monkeypatch.setenv("NEPAQA_PROVIDER_RETRIES", "0")
+    with FakeLLMServer() as srv:
+        monkeypatch.setenv("OPENAI_COMPAT_BASE_URL", srv.url + "/v1")
+        monkeypatch.setenv("OPENAI_COMPAT_MODEL", "llama3")
+        registry.reset()
+        server_facts.forget()
+        model = registry.get("compat/llama3")
+        assert model.generate(REQ).text == "Yes, the agency consulted USFWS."
+        url = srv.url
+    with pytest.raises(ProviderError) as caught:  # the server has stopped
+        model.generate(REQ)
+    assert str(caught.value) == (f"llama3 (OpenAI-compatible server): could not connect to the server at {url}/v1; "
+                                 "start it, or check OPENAI_COMPAT_BASE_URL")
+    ok, why = next((ok, why) for p, ok, why in registry.status_all() if p.id == "compat/llama3")
+    assert not ok and why == f"could not connect to the server at {url}/v1; start it, or check OPENAI_COMPAT_BASE_URL"
+    ok, why = next((ok, why) for p, ok, why in registry.recheck_servers() if p.id == "compat/llama3")  # asked now:
+    # still nothing there, in words (no exception's name)
+    assert not ok and why == (f"the server at {url}/v1 does not answer (nothing answers at that address); start it, "
+                              "or check OPENAI_COMPAT_BASE_URL")
+    registry.reset()
+    server_facts.forget()
+
+
+def test_structured_output_ways_on_a_compatible_server(server, monkeypatch):
+    """json_schema, then json_object with the schema, then text: a refusal naming the format (a 500, as
+    llama-cpp-python sends) is not retried and the next way is asked at once; what worked is remembered; a way the
+    server takes and ignores (plain text back) is read as text and not asked again; JSON back keeps the way."""
+    monkeypatch.setenv("OPENAI_COMPAT_JSON_SCHEMA", "1")
+    registry.reset()
+    server_facts.forget()
+    model = registry.get("compat/llama3")
+    refusal = json.dumps({"error": {"message": "1 validation error: response_format.type Input should be 'text' or "
+                                               "'json_object'", "type": "internal_server_error"}}).encode()
+    server.script.extend([("raw", 500, refusal, "application/json"), ("ok", '{"verdict": "yes", "explanation": "It did."}')])
+    ans = model.generate(CLOSED)
+    kinds = [r["body"].get("response_format", {}).get("type") for r in server.requests if "messages" in r["body"]]
+    assert kinds == ["json_schema", "json_object"]  # the refusal was not retried
+    assert (ans.verdict, ans.verdict_source, ans.extra["structured_way"]) == ("yes", "structured", "json_object")
+    facts = server_facts.of(model._endpoint(), "llama3")  # noqa: SLF001
+    assert facts.way == "json_object" and facts.refused == {"json_schema"}
+    server.script.append(("ok", '{"verdict": "no", "explanation": "It did not."}'))
+    assert model.generate(CLOSED).verdict == "no"
+    assert server.requests[-1]["body"]["response_format"]["type"] == "json_object"  # remembered
+
+    server_facts.forget()  # another server, which takes the format and ignores it
+    server.script.append(("ok", "Yes, the agency took part."))
+    ans = model.generate(CLOSED)
+    assert ans.extra["structured_way"] == "text" and ans.verdict_source == "text"
+    assert server_facts.of(model._endpoint(), "llama3").refused == {"json_schema"}  # noqa: SLF001
+    server.script.append(("ok", '{"verdict": "yes", "explanation": "Table 5-1."}'))
+    ans = model.generate(CLOSED)
+    assert server.requests[-1]["body"]["response_format"]["type"] == "json_object"  # json_schema not asked again
+    assert ans.extra["structured_way"] == "json_object" and ans.verdict == "yes"
+    server.script.append(("ok", ""))  # an empty reply tells nothing: the way is kept
+    model.generate(CLOSED)
+    assert server_facts.of(model._endpoint(), "llama3").way == "json_object"  # noqa: SLF001
+    server_facts.forget()

@@ -56,7 +56,7 @@ def test_ollama_window_from_the_running_model_its_parameters_or_its_default():
         srv.served = ["llama3:latest"]
         srv.ollama = {"show": OLLAMA_SHOW, "ps": {"models": []}}
         window, said = _window(srv)
-        assert window == server_facts.OLLAMA_DEFAULT_WINDOW == 4096 and "OPENAI_COMPAT_CONTEXT" in said
+        assert window == server_facts.OLLAMA_DEFAULT_WINDOW == 2048 and "OPENAI_COMPAT_CONTEXT" in said
         srv.ollama["show"] = {**OLLAMA_SHOW, "parameters": "num_ctx 16384\nstop \"<|eot_id|>\""}
         assert _window(srv) == (8192, "the model's num_ctx (/api/show)")  # above the trained 8,192: cut to it
         srv.ollama["show"] = {**OLLAMA_SHOW, "parameters": "num_ctx 6000"}
@@ -76,3 +76,14 @@ def test_a_window_the_server_stated_in_a_rejection_is_kept_over_a_reported_one()
         assert server_facts.learn_window(endpoint, "llama3", exc, "maximum context length is 4096 tokens", None) == 4096
         assert server_facts.served(srv.url + "/v1", "llama3")[0]
         assert server_facts.of(endpoint, "llama3").window == 4096
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    ("http://user:secret@LocalHost:8000/v1?key=abc", "http://localhost:8000/v1"),
+    ("http://[::1]:8080/v1/", "http://[::1]:8080/v1"),
+    ("http://127.0.0.1:notaport/v1", None),  # no crash: no URL
+    ("", None),
+])
+def test_a_url_as_kept_and_shown(url, shown):
+    assert server_facts.public_url(url) == shown
+    assert server_facts.endpoint_key(url) == (shown or "default")
