@@ -11,17 +11,22 @@ import pymupdf
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ["HF_HUB_OFFLINE"] = "1"
-os.environ.setdefault("NEPAQA_SECRETS", str(ROOT / "tests" / "no-secrets.toml"))
-for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_COMPAT_BASE_URL", "NEPAQA_CHROMA_URL",
-            "NEPAQA_DATABASE_URL", "NEPAQA_GGUF_PATH"):
-    os.environ.pop(var, None)
+# pytest imports this file as "conftest"; a test's `from tests.conftest import ROOT` imports it a second time, as
+# "tests.conftest". The session's set-up below runs once: run again mid-session it would clear the settings a
+# fixture had just set and move the session's home.
+_AGAIN = any(getattr(m, "__file__", None) == __file__ for n, m in list(sys.modules.items()) if n != __name__)
+if not _AGAIN:
+    sys.path.insert(0, str(ROOT))
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ.setdefault("NEPAQA_SECRETS", str(ROOT / "tests" / "no-secrets.toml"))
+    for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_COMPAT_BASE_URL", "NEPAQA_CHROMA_URL",
+                "NEPAQA_DATABASE_URL", "NEPAQA_GGUF_PATH"):
+        os.environ.pop(var, None)
 
-# Everything the tests store goes under a private home (set before lib is imported).
-os.environ["NEPAQA_HOME"] = tempfile.mkdtemp(prefix="nepaqa_test_home_")
-# The embedder's ONNX export is made once per test session and shared by every home and subprocess in it.
-os.environ["NEPAQA_MODEL_CACHE"] = tempfile.mkdtemp(prefix="nepaqa_test_models_")
+    # Everything the tests store goes under a private home (set before lib is imported).
+    os.environ["NEPAQA_HOME"] = tempfile.mkdtemp(prefix="nepaqa_test_home_")
+    # The embedder's ONNX export is made once per test session and shared by every home and subprocess in it.
+    os.environ["NEPAQA_MODEL_CACHE"] = tempfile.mkdtemp(prefix="nepaqa_test_models_")
 
 SAMPLE_PDF = ROOT / "data" / "eis" / "eis_Continental_United_States_Interceptor_Site.pdf"
 
@@ -169,9 +174,14 @@ def pytest_runtest_logreport(report):
 
 
 def pytest_terminal_summary(terminalreporter):
+    servers = sys.modules.get("tests.model_servers")  # imported by the real-server tests, where they ran
+    for table in getattr(servers, "TABLES", []):
+        terminalreporter.write_line(table)
     if _real_server_s[0]:
+        over = _real_server_s[0] > REAL_SERVER_BUDGET_S
         terminalreporter.write_line(f"real-server tests: {_real_server_s[0]:.0f} s of their "
-                                    f"{REAL_SERVER_BUDGET_S:.0f} s budget")
+                                    f"{REAL_SERVER_BUDGET_S:.0f} s budget" + (": over budget, so the run fails" if over else ""),
+                                    red=over)
 
 
 def pytest_sessionfinish(session):

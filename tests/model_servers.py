@@ -17,6 +17,8 @@ from pathlib import Path
 from lib.models.local_gguf import smollm2_path
 from tests.conftest import ROOT
 
+TABLES: list[str] = []  # each real server's calls and their outcomes, from its access log, for the run's summary
+
 # uvicorn's access log: 'INFO:     127.0.0.1:54321 - "POST /v1/chat/completions HTTP/1.1" 200 OK'
 _ACCESS = re.compile(r'"(GET|POST) (\S+) HTTP/[\d.]+" (\d{3})')
 
@@ -44,7 +46,7 @@ class Server:
 
     def table(self, name: str) -> str:
         rows = "\n".join(f"| {name} | {m} {p} | {s} | {n} |" for (m, p, s), n in sorted(self.calls().items()))
-        return "| server | call | status | n |\n|---|---|---|---|\n" + rows
+        return f"\n{name}: the calls the tests made and their outcomes\n| server | call | status | n |\n|---|---|---|---|\n" + rows
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -78,10 +80,11 @@ def _wait_for(server: Server, wait_s: float) -> None:
                                + server.log.read_text(errors="replace")[-2000:])
         try:
             with urllib.request.urlopen(f"{server.url}/models", timeout=2) as r:
-                if json.loads(r.read())["data"]:
+                if json.loads(r.read()).get("data"):
                     return
-        except OSError:
-            time.sleep(0.25)
+        except (OSError, ValueError, AttributeError):  # not up yet, or not answering with its list yet
+            pass
+        time.sleep(0.25)
     server.stop()
     raise RuntimeError(f"the server did not start in {wait_s:.0f} s: " + server.log.read_text(errors="replace")[-2000:])
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, insert, select
 
+from lib.app import ask as ask_case
 from lib.core import config
 from lib.documents import metadata as M
 from lib.evaluation.benchmark.dataset import load_items
@@ -43,7 +44,7 @@ def llama_server():
         yield server
     finally:
         server.stop()
-        print("\n" + server.table("llama-cpp-python"))  # the calls and their outcomes (shown with -s)
+        model_servers.TABLES.append(server.table("llama-cpp-python"))  # the calls and their outcomes, in the run's summary
 
 
 def _point_at(monkeypatch, server) -> None:
@@ -91,7 +92,7 @@ def test_structured_output_falls_back_to_json_object_and_remembers_it(compat, mo
     model = registry.get("compat/smollm2")
     before = _refusals(llama_server)
     ans = model.generate(Request(prompt="Is the sky blue? Answer yes or no.", closed=True, structured=True,
-                                 max_tokens=200))  # room for the whole JSON object: a cut one is read as text
+                                 max_tokens=200))  # room for the whole JSON object
     facts = server_facts.of(model._endpoint(), "smollm2")  # noqa: SLF001
     assert facts.refused == {"json_schema"} and facts.way == "json_object"
     assert ans.extra["structured_way"] == "json_object"
@@ -139,9 +140,8 @@ def test_two_streams_at_once_both_finish(compat, monkeypatch):
 def test_an_answer_cut_by_its_cap_says_so(compat, monkeypatch, services):
     """The cap on an answer's length is the model's own option (600 tokens for a connected model), shown with the
     answer, and set per model; an answer the cap stopped says so (the server's finish reason "length")."""
-    from lib.app import ask as ask_case
-
     assert compat.answer_cap(200) == 600 and "answers up to 600 tokens" in ask_case.sent_options("compat/smollm2")
+    assert "answers up to 48 tokens" in ask_case.sent_options("compat/smollm2", closed=True)  # a yes/no answer's cap
     monkeypatch.setenv("NEPAQA_ANSWER_TOKENS", "compat/smollm2=8,openai/gpt-4o-mini=400")
     res = ask_lib.ask("Describe the environmental effects of a new highway in detail.", "compat/smollm2", "none",
                       services=services, closed=False)
@@ -179,7 +179,12 @@ def test_ask_in_all_four_modes_and_a_closed_question(compat, monkeypatch, servic
     assert server_facts.of(compat._endpoint(), "smollm2").way == "json_object"  # noqa: SLF001
 
 
-def test_a_judged_benchmark_of_six_items(compat, monkeypatch, tmp_path):
+def _answered(server) -> int:
+    """The chat requests the server answered (200) so far."""
+    return server.calls()[("POST", "/v1/chat/completions", 200)]
+
+
+def test_a_judged_benchmark_of_six_items(compat, monkeypatch, tmp_path, llama_server):
     """A benchmark answered and judged by the server's model (4 closed items, scored on the verdict read from its
     JSON; 2 open ones, judged for RAGAS answer correctness and faithfulness): every answer is stored once, and
     every judge call that gave no usable reply is counted, never dropped."""
@@ -190,8 +195,10 @@ def test_a_judged_benchmark_of_six_items(compat, monkeypatch, tmp_path):
     items, _ = load_items(config.SAMPLE_QUESTIONS)
     closed = [it for it in items if it.question_type == "closed"][:4]
     opened = [it for it in items if it.question_type != "closed"][:2]
+    before = _answered(llama_server)
     s = run_benchmark(closed + opened, RunConfig(models=["compat/smollm2"], modes=["gold"], judge="compat/smollm2"),
                       None, run_id="judged", engine=eng)
+    assert _answered(llama_server) - before >= 6 + 2  # the 6 answers, and the judge asked about each open one
     assert s.n_items == 6 and s.answers == 6 and s.failures == 0 and s.judge == "compat/smollm2"
     assert s.metric == "answer_correctness"
     cell = s.scores["compat/smollm2"]["gold"]
@@ -199,15 +206,15 @@ def test_a_judged_benchmark_of_six_items(compat, monkeypatch, tmp_path):
     assert cell.n_closed + cell.no_verdict + cell.unclear == 4
     stored = answers("judged", eng)
     assert len(stored) == 6 and all(a.seconds and a.seconds > 0 for a in stored)
-    # the closed answers were asked with the schema, in the way this server takes (a JSON object cut by the closed
-    # answers' 48-token cap is read as text: SmolLM2 explains at length)
+    # the closed answers were asked with the schema, in the way this server takes (SmolLM2 explains at length: a
+    # JSON object cut by the closed answers' 48-token cap keeps the verdict it gave first)
     assert server_facts.of(compat._endpoint(), "smollm2").way == "json_object"  # noqa: SLF001
     scored = [a.metrics["answer_correctness"].value for a in stored if "answer_correctness" in a.metrics
               and a.metrics["answer_correctness"].value is not None]
     assert all(0.0 <= v <= 1.0 for v in scored) and len(scored) == cell.n_open
 
 
-def test_the_support_judge(compat, monkeypatch):
+def test_the_support_judge(compat, monkeypatch, llama_server):
     """The support judge asks the server's model about each sentence: each gets a verdict, or is listed with why
     it got none (the judge's failures are counted, never shown as a verdict)."""
     monkeypatch.setenv("OPENAI_COMPAT_JSON_SCHEMA", "1")
@@ -216,7 +223,9 @@ def test_the_support_judge(compat, monkeypatch):
     passage = Passage(1, "The project would build a 12-mile transmission line near Boise, Idaho. Construction would "
                          "take two years.", page="p. 3")
     answer = "The project would build a 12-mile transmission line [1]. Construction would take two years [1]."
+    before = _answered(llama_server)
     report = judge_check(answer, [passage], model)
+    assert _answered(llama_server) - before == 1  # one call, for both sentences, answered
     assert report.checker == "judge" and len(report.sentences) == 2
     for i, s in enumerate(report.sentences, 1):
         if s.status == NOT_JUDGED:  # no valid verdict: listed, with why

@@ -29,7 +29,7 @@ def hf_server():
         yield server
     finally:
         server.stop()
-        print("\n" + server.table("transformers serve"))  # the calls and their outcomes (shown with -s)
+        model_servers.TABLES.append(server.table("transformers serve"))  # the calls and their outcomes, in the run's summary
 
 
 @pytest.fixture
