@@ -51,8 +51,8 @@ def job_row(job: jobs.Job, where: str) -> None:
         waiting = "waiting for a worker" if job.origin == jobs.WORKER_ORIGIN else "waiting for a free slot"
         text = f"{job.progress * 100:.0f}% · {job.message}" if job.status == "running" else waiting
         st.progress(min(1.0, job.progress), text=plain(text))
-        if job.runs_on:
-            st.caption(f"on {plain(job.runs_on)}")
+        if job.elsewhere:  # where exactly is a detail: one hover away
+            st.caption("on a worker", help=f"Runs on {job.runs_on}")
         if st.button("Cancel", key=f"cancel-{key}", disabled=job.cancel_requested,
                      help="Stops at the next safe point; finished work is kept."):
             try:

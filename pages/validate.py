@@ -150,7 +150,7 @@ def _actions(iid: str, who: str, draft: dict, key: str, pos: int, last: int, gua
     if "_review_error" in st.session_state:
         st.error(plain(st.session_state.pop("_review_error")), icon="⚠️")
     if "_review_saved" in st.session_state:
-        st.caption(f"✓ Saved (database write: {st.session_state.pop('_review_saved') * 1000:.0f} ms).")
+        st.caption("✓ Saved.", help=f"The database write took {st.session_state.pop('_review_saved') * 1000:.0f} ms.")
 
 
 @st.fragment

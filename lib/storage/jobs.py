@@ -92,6 +92,7 @@ class Job:
     started_at: float | None
     ended_at: float | None
     runs_on: str | None = None  # where a running job runs: "host (process N)", from its lease
+    elsewhere: bool = False  # it runs in another process than this one (a worker): worth a word on its card
 
     @property
     def active(self) -> bool:
@@ -558,6 +559,7 @@ def _where(engine: Engine, found: list[Job]) -> list[Job]:
         held = leases.holders("job:", engine)
         for j in found:
             j.runs_on = held.get(f"job:{j.job_id}") if j.active else None
+            j.elsewhere = j.runs_on is not None and j.runs_on != leases.here()
     return found
 
 

@@ -171,6 +171,11 @@ def live(prefix: str = "", engine: Engine | None = None) -> set[str]:
     return {r.name for r in rows if r.name.startswith(prefix) and not expired(r, now)}
 
 
+def here() -> str:
+    """This process as ``holders`` names a lease's: "host (process N)"."""
+    return f"{HOST} (process {os.getpid()})"
+
+
 def holders(prefix: str = "", engine: Engine | None = None) -> dict[str, str]:
     """For each live lease (optionally those starting with ``prefix``), where its holder runs: "host (process N)"."""
     t = tables.leases

@@ -229,6 +229,7 @@ def test_interrupted_only_when_no_process_holds_the_job(tmp_path, monkeypatch):
     by_title = {j.title: j for j in jobs.list_jobs(engine=eng)}
     assert by_title["ghost"].status == "interrupted" and by_title["ghost"].resumable
     assert by_title["live"].status == "queued"
+    assert by_title["live"].runs_on == leases.here() and not by_title["live"].elsewhere  # this process: no word on it
     lease.release()
     assert {j.title: j.status for j in jobs.list_jobs(engine=eng)}["live"] == "interrupted"
     with pytest.raises(Exception, match="not running"):

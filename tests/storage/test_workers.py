@@ -69,7 +69,7 @@ def test_a_queued_job_runs_on_a_worker_which_shows_and_a_cancel_reaches(tmp_path
         try:
             running = _until(lambda: (j := jobs.get(job_id, eng)).status == "running" and j.runs_on and j, 120,
                              "the worker to take the job")
-            assert running.runs_on.endswith(f"(process {worker.pid})")
+            assert running.runs_on.endswith(f"(process {worker.pid})") and running.elsewhere  # "on a worker"
             _until(lambda: _answers(eng, "on-a-worker")[0] >= 2, 60, "answers")
             jobs.cancel(job_id, eng)
             asked = time.monotonic()
