@@ -57,19 +57,22 @@ emb = svc.docs.index.embedder
 warm = warm_status()
 if getattr(emb, "loaded", True) and warm["state"] != "loading":  # the search model loads right after this one
     backend = getattr(emb, "backend", "torch")
-    st.markdown(f"- **Embedding:** `{emb.name}` on {backend} (window {emb.max_tokens + 2} "
-                f"tokens, {emb.dimension} dimensions, offline)")
+    st.markdown(f"- **Search model:** {plain(emb.name)}: ready, on this machine")
+    with st.expander("Search model details"):
+        st.markdown(f"`{emb.name}` on {backend}: a window of {emb.max_tokens + 2} tokens, {emb.dimension} "
+                    "dimensions, offline")
 elif warm["state"] == "failed":
     st.markdown(f"- **Embedding:** `{emb.name}`: could not load ({plain(warm['error'])})")
 else:  # this page does not wait for the model: it loads in the background
     st.markdown(f"- **Embedding:** `{emb.name}` (offline): loading in the background; the first start on a machine "
                 "also converts it to ONNX once (about 30 s)")
 try:
-    rows = [
-        {"model": p.label, "id": p.id, "available": "✅" if ok else "—", "note": reason}
-        for p, ok, reason in registry.status_all(check=True)
-    ]
+    statuses = registry.status_all(check=True)
+    rows = [{"model": p.label, "available": "✅" if ok else "—", "note": reason} for p, ok, reason in statuses]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    with st.expander("Model ids (for the command line and settings)"):
+        st.dataframe(pd.DataFrame([{"model": p.label, "id": p.id} for p, _, _ in statuses]), hide_index=True,
+                     width="stretch")
 except ImportError:
     pass
 

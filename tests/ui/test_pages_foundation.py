@@ -23,9 +23,12 @@ def test_home_lists_models_and_empty_state_or_docs(services):
     assert not at.exception
     text = " ".join(m.value for m in at.markdown)
     assert "all-MiniLM-L6-v2" in text
-    models = at.dataframe[-1].value
-    assert "SmolLM2-135M (tiny local model)" in set(models["model"])
-    assert set(models.loc[models["id"] == "openai/gpt-4o-mini", "available"]) == {"—"}
+    tables = [d.value for d in at.dataframe]
+    models = next(t for t in tables if "available" in t.columns)
+    assert "SmolLM2-135M (tiny local model)" in set(models["model"]) and "id" not in models.columns  # ids: details
+    assert set(models.loc[models["model"] == "OpenAI gpt-4o-mini", "available"]) == {"—"}
+    ids = next(t for t in tables if "id" in t.columns and "model" in t.columns)
+    assert set(ids.loc[ids["model"] == "OpenAI gpt-4o-mini", "id"]) == {"openai/gpt-4o-mini"}
 
 
 def test_documents_upload_preview_search_delete(services, pdf_factory):
