@@ -22,8 +22,10 @@ st.caption(f"One question, several models and context modes at once. **{MODE_LAB
 svc = services()
 words_only_note(svc)
 statuses = registry.status_all()
-available = [p for p, ok, _ in statuses if ok]
-labels = {p.id: p.label for p in available}
+# a configured model whose server was last found not answering stays choosable (and chosen): Run asks its server
+# again first, and its card says why if it is still down
+labels = {p.id: p.label if ok else f"{p.label} (not answering when last asked)"
+          for p, ok, _ in statuses if ok or (p.configured() and not p.local)}
 
 
 def label_of(model_id: str) -> str:

@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class FakeLLMServer:
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:  # port: a fixed one (a server started again where it was)
         self.script: deque[tuple] = deque()
         self.requests: list[dict] = []
         self.default = ("ok", "Yes, the agency consulted USFWS.")
@@ -171,7 +171,8 @@ class FakeLLMServer:
                 self.end_headers()
                 self.wfile.write(raw)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        ThreadingHTTPServer.allow_reuse_address = True
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

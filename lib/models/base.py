@@ -227,6 +227,10 @@ class Provider(ABC):
         Home, not for every page draw."""
         return self.available()
 
+    def configured(self) -> bool:
+        """Every setting it needs is set (a key, a server's URL); whether its server answers is ``available``'s."""
+        return not [n for n in self.needs if not config.get(n)]
+
     def recheck(self) -> tuple[bool, str]:
         """``check``, with nothing remembered: for a run about to start with a model last found unavailable."""
         return self.check()

@@ -223,7 +223,8 @@ def _ask_listing(url: str, endpoint: str, model: str, key: str | None) -> tuple[
             return False, (f"the server does not list '{model}' (it lists: {listed or 'nothing'}); set "
                            "OPENAI_COMPAT_MODEL to one of them")
         _read_window(url, endpoint, model, entry, key)
-        return True, f"model {model}"
+        window = of(endpoint, model).window
+        return True, f"model {model}" + (f", a window of {window:,} tokens" if window else "")
     except Exception as exc:  # noqa: BLE001 - whatever the probe meets (a bad URL, a port that is not HTTP) is a reason
         status = getattr(getattr(exc, "response", None), "status_code", None)
         if status in (401, 403):

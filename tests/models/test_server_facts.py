@@ -46,6 +46,7 @@ def test_vllm_reports_its_window_in_the_model_list():
         assert _window(srv) == (None, "")  # a server that reports nothing: no window recorded (the setting stands)
         srv.model_fields = {"max_model_len": 32768}
         assert _window(srv) == (32768, "the server's model list")
+        assert server_facts.served(srv.url + "/v1", "llama3") == (True, "model llama3, a window of 32,768 tokens")
 
 
 def test_ollama_window_from_the_running_model_its_parameters_or_its_default():

@@ -213,3 +213,40 @@ def test_the_model_server_is_checked_when_asked_from_the_sidebar(monkeypatch):
         finally:
             registry.reset()
             server_facts.forget()
+
+
+def test_a_server_model_found_down_stays_chosen_and_answers_once_back(monkeypatch):
+    """A call finds the server gone: the model stays in Models (marked not answering) and chosen, so nothing the
+    user picked is dropped; once the server is back, Run asks it again first and answers, with no reload."""
+    from lib.models import server_facts
+    from tests.fake_llm_server import FakeLLMServer
+
+    monkeypatch.setenv("NEPAQA_PROVIDER_RETRIES", "0")
+    with FakeLLMServer() as srv:
+        port = srv.httpd.server_address[1]
+        monkeypatch.setenv("OPENAI_COMPAT_BASE_URL", srv.url + "/v1")
+        monkeypatch.setenv("OPENAI_COMPAT_MODEL", "llama3")
+        registry.reset()
+        server_facts.forget()
+        at = AppTest.from_file(str(ROOT / "pages" / "ask.py"), default_timeout=T).run()
+        at.multiselect(key="ask_models").set_value(["compat/llama3"]).run()
+        at.multiselect(key="ask_modes").set_value(["none"]).run()
+        at.text_area(key="question").input("Did USFWS take part?")
+    try:
+        next(b for b in at.button if b.label == "Run").click().run()  # the server has stopped
+        assert not at.exception
+        assert at.multiselect(key="ask_models").value == ["compat/llama3"]  # still chosen
+        assert "llama3 (OpenAI-compatible server) (not answering when last asked)" in at.multiselect(key="ask_models").options
+        shown = " ".join(m.value for m in [*at.markdown, *at.error, *at.warning])
+        assert f"the server at http://127.0.0.1:{port}/v1 does not answer" in shown.replace("\\", "")
+        assert "compat/llama3" not in shown and "you changed" not in shown
+        with FakeLLMServer(port=port) as again:
+            again.default = ("ok", "Yes, USFWS took part.")
+            next(b for b in at.button if b.label == "Run").click().run()
+            assert not at.exception
+            shown = " ".join(m.value for m in [*at.markdown, *at.error, *at.warning])
+            assert "Verdict: :green-background[**YES**]" in shown and "does not answer" not in shown  # answered
+            assert "🟢 **llama3 (OpenAI-compatible server)** — model llama3" in shown
+    finally:
+        registry.reset()
+        server_facts.forget()
