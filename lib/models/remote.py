@@ -110,6 +110,8 @@ def _describe(label: str, exc: BaseException, said: str | None = None, learned: 
             fix = "check this model's settings for this server"
     else:
         why = f"unexpected response ({name})"
+    if getattr(exc, "ended_early", False):
+        why = f"the server ended the answer early, and asked again whole: {why}"
     text = f"{label}: {why}" + (f". The server said: “{said}”" if said else "") + (f". {fix[:1].upper()}{fix[1:]}." if fix else "")
     return ProviderError(redact(text))
 
@@ -171,13 +173,13 @@ class _Clients:
 
                     cls._cache[ident] = openai.OpenAI(
                         api_key=key, base_url=base or None, timeout=timeout_s(), max_retries=max_retries(),
-                        http_client=openai.DefaultHttpxClient(event_hooks=hooks))
+                        http_client=wait_clock.mark_failed_tries(openai.DefaultHttpxClient(event_hooks=hooks)))
                 else:
                     import anthropic  # heavy SDK: imported when the first client is made, off start-up
 
                     cls._cache[ident] = anthropic.Anthropic(
                         api_key=key, base_url=base or None, timeout=timeout_s(), max_retries=max_retries(),
-                        http_client=anthropic.DefaultHttpxClient(event_hooks=hooks))
+                        http_client=wait_clock.mark_failed_tries(anthropic.DefaultHttpxClient(event_hooks=hooks)))
             return cls._cache[ident]
 
 
@@ -360,12 +362,18 @@ class OpenAIModel(Provider):
         not known to work, so a refusal is not retried (a server's validation error can come as a 500). A stream
         cut before the model finished is asked once more, whole."""
         client = self.client().with_options(max_retries=0) if probing else self.client()
+        cut = False
         if on_token is not None:
             try:
                 return self._stream(kwargs, on_token)
             except _CutStreamError:
-                pass  # asked again below, not streamed: a server that serves one request at a time cut it
-        resp = client.chat.completions.create(**kwargs)
+                cut = True  # asked again below, not streamed: a server that serves one request at a time cut it
+        try:
+            resp = client.chat.completions.create(**kwargs)
+        except Exception as exc:
+            if cut:
+                exc.ended_early = True  # type: ignore[attr-defined]  # said first in the message (_describe)
+            raise
         text = resp.choices[0].message.content
         if not isinstance(text, str):
             raise TypeError("message content is not text")

@@ -261,6 +261,19 @@ def test_a_broken_stream_is_one_clear_failure(server, pid, how):
     assert KEY not in str(err.value) and "Traceback" not in str(err.value)
 
 
+def test_a_cut_stream_is_asked_again_whole_and_says_so_if_that_fails(server):
+    """A stream that stops without a finish reason is asked again once, whole (not streamed); it answers, or the
+    failure says first that the server ended the answer early."""
+    server.script.extend([("stream_cut",), ("ok", "The whole answer.")])
+    assert registry.get("openai").generate(Request(prompt="q", on_token=lambda _p: None)).text == "The whole answer."
+    assert "stream" not in server.requests[-1]["body"]  # the second time, not streamed
+    server.script.extend([("stream_cut",), ("500",), ("500",), ("500",)])
+    with pytest.raises(ProviderError) as err:
+        registry.get("openai").generate(Request(prompt="q", on_token=lambda _p: None))
+    assert str(err.value).startswith("OpenAI gpt-test: the server ended the answer early, and asked again whole: "
+                                     "server error 500"), str(err.value)
+
+
 def test_a_streamed_key_is_never_shown_even_in_part(server):
     """A hostile server streams the caller's key back a few characters at a time: what the page would draw at
     every step (ask_grid's partial text) never holds any part of the key longer than the pattern's prefix."""
@@ -314,16 +327,30 @@ def test_an_answers_time_leaves_out_a_rate_limits_pause_and_the_retry_backoff(se
     """A 429 asking for 1.5 s, then a 500 (the SDK's own backoff before its retry), then the answer: the call
     takes over 1.5 s, but the answer's seconds are the three tries' own (a few ms each), so an estimate built from
     stored times is not inflated by the waiting (issue 43: estimates came out 2.7× too long)."""
+    registry.get(pid).generate(REQ)  # the SDK loaded and its client made (once per process), before the timing
     server.script.extend([("429", 1.5), ("500",), ("ok", "Recovered.")])
     started = time.perf_counter()
     res = ask_lib.ask("Did USFWS participate?", pid, "none")
     wall = time.perf_counter() - started
-    assert res.error is None and res.answer == "Recovered." and len(server.requests) == 3
+    assert res.error is None and res.answer == "Recovered." and len(server.requests) == 4
     assert wall >= 1.5
     assert res.seconds < 0.5, (res.seconds, wall)
     # the clock is per call: a following call's time is its own, not the earlier backoff
     server.script.append(("ok", "Again."))
     assert registry.get(pid).generate(REQ).seconds < 0.5
+
+
+@pytest.mark.parametrize("pid", ["openai", "anthropic"])
+def test_a_timed_out_try_counts_and_the_backoff_after_it_does_not(server, pid):
+    """A try that times out (1 s) has no response; the SDK waits (about 0.4–0.5 s) and asks again, and the answer
+    comes: the timed-out try is the call's time, the backoff after it is not."""
+    registry.get(pid).generate(REQ)  # the SDK loaded and its client made (once per process), before the timing
+    server.script.extend([("sleep", 2.5), ("ok", "Recovered.")])
+    started = time.perf_counter()
+    ans = registry.get(pid).generate(REQ)
+    wall = time.perf_counter() - started
+    assert ans.text == "Recovered." and len(server.requests) == 3
+    assert 0.9 <= ans.seconds <= wall - 0.3, (ans.seconds, wall)
 
 
 def test_threads_that_ask_the_registry_first_all_see_every_model(monkeypatch):
