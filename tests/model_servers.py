@@ -4,6 +4,7 @@ serving the bundled SmolLM2 GGUF. Their access logs give the table of calls and 
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 import subprocess
@@ -11,6 +12,8 @@ import sys
 import time
 import urllib.request
 from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,3 +119,15 @@ def transformers_serve(home: Path, window: int) -> Server:
                     home / f"transformers_{port}.log", cmd)
     _wait_for(server, 240)
     return server
+
+
+@contextmanager
+def serving(start: Callable[[Path, int], Server], name: str, window: int) -> Iterator[Server]:
+    """A server started under the session's home for the tests of one module, stopped after them, its calls and
+    their outcomes added to the run's summary."""
+    server = start(Path(os.environ["NEPAQA_HOME"]), window)
+    try:
+        yield server
+    finally:
+        server.stop()
+        TABLES.append(server.table(name))

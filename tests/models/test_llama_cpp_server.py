@@ -9,9 +9,7 @@ and a benchmark whose server is killed and started again mid-run. The fake serve
 stays for hostile replies."""
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 from sqlalchemy import func, insert, select
@@ -39,12 +37,8 @@ WINDOW = 2048
 
 @pytest.fixture(scope="module")
 def llama_server():
-    server = model_servers.llama_cpp_python(Path(os.environ["NEPAQA_HOME"]), WINDOW)
-    try:
+    with model_servers.serving(model_servers.llama_cpp_python, "llama-cpp-python", WINDOW) as server:
         yield server
-    finally:
-        server.stop()
-        model_servers.TABLES.append(server.table("llama-cpp-python"))  # the calls and their outcomes, in the run's summary
 
 
 def _point_at(monkeypatch, server) -> None:

@@ -6,9 +6,7 @@ way is not asked again; it rejects an over-long request in words of its own ("Th
 model takes at most 2048"), which the studio reads."""
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
@@ -24,12 +22,8 @@ WINDOW = 2048
 
 @pytest.fixture(scope="module")
 def hf_server():
-    server = model_servers.transformers_serve(Path(os.environ["NEPAQA_HOME"]), WINDOW)
-    try:
+    with model_servers.serving(model_servers.transformers_serve, "transformers serve", WINDOW) as server:
         yield server
-    finally:
-        server.stop()
-        model_servers.TABLES.append(server.table("transformers serve"))  # the calls and their outcomes, in the run's summary
 
 
 @pytest.fixture
