@@ -168,20 +168,25 @@ def run_grid(settings: ask_case.Settings) -> ask_case.Grid:
     model_ids, mode_ids = settings.models, settings.modes
     total, done = len(model_ids) * len(mode_ids), [0]
     bar = st.progress(0.0, text="Starting…")
-    slots = {}
+    # a cell's waiting line and streamed text go in one placeholder, its answer in another under it, and the first
+    # is emptied when the answer comes: an answer drawn over the streamed card in the same place kept the streamed
+    # lines under it until the whole run ended (Streamlit's browser keeps a replaced container's extra children)
+    live, final = {}, {}
     for m in model_ids:
         cols = st.columns(len(mode_ids))
         for col, mode in zip(cols, mode_ids, strict=True):
-            slots[(m, mode)] = col.empty()
-            slots[(m, mode)].container(border=True).caption(f"{label_of(m)} · {MODE_LABELS[mode]}: waiting…")
+            live[(m, mode)], final[(m, mode)] = col.empty(), col.empty()
+            live[(m, mode)].container(border=True).caption(f"{label_of(m)} · {MODE_LABELS[mode]}: waiting…")
+
     def on_result(r: ask_lib.AskResult) -> None:
         done[0] += 1
         bar.progress(min(done[0] / total, 1.0), text=f"{done[0]} of {total} answers")
-        with slots[(r.model, r.mode)].container():
+        live[(r.model, r.mode)].empty()
+        with final[(r.model, r.mode)].container():
             render_cell(r)
 
     def on_partial(model: str, mode: str, text: str) -> None:  # a streaming model's answer so far
-        with slots[(model, mode)].container(border=True):
+        with live[(model, mode)].container(border=True):
             st.markdown(f"**{label_of(model)}** · {MODE_LABELS.get(mode) or plain(mode)}")
             st.text(text + " ▌")  # as text, never Markdown
             st.caption("answering…")

@@ -96,6 +96,23 @@ def _quotes_are_in_the_pdf(server: StreamlitServer) -> None:
     assert quoted and not missing, f"{len(missing)} of {quoted} quotes are not in their cited source: {missing[:2]}"
 
 
+def _answers_without_stale_copies(b: Browser, n: int, message: str) -> None:
+    """Wait for ``n`` answers, looking every 0.1 s meanwhile that no card shows a finished answer with an older
+    streamed copy of it still under it ("▌ answering…")."""
+    deadline, stale = time.monotonic() + bound(300), []
+    while time.monotonic() < deadline:
+        for cell in b.driver.execute_script(
+                "return [...document.querySelectorAll(\"[data-testid='stColumn']\")].map(c => c.innerText)"):
+            if " tokens in · " in cell and "answering…" in cell:
+                stale.append(cell[:900])
+        if b.body_text().count(" tokens in · ") == n and "answering…" not in b.body_text():
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(message)
+    assert not stale, f"{len(stale)} looks at a finished answer showed a stale streamed copy under it: {stale[0]!r}"
+
+
 def _labels_fit(b: Browser, where: str) -> None:
     """No chart on screen cuts a label ("Retrieved passag…"), draws one outside its chart, or draws two labels of
     one axis or legend over each other. Vega draws after the page has rerun, so this waits (up to 30 s) until the
@@ -194,7 +211,7 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     question = b.wait_for_css("textarea[aria-label='Question']")
     question.send_keys("What mitigation is proposed for wetlands at the selected site?")
     b.click_button("Run", exact=True)  # the two offline models × no context and retrieved passages
-    b.wait_until(lambda t: t.count(" tokens in · ") == 4, 300, "the first click on Run was lost")
+    _answers_without_stale_copies(b, 4, "the first click on Run was lost")
     assert "The demo's 18 answers took" in b.body_text(), "asking lost the demo"
     # Ctrl+Enter in the box runs too
     question = b.wait_for_css("textarea[aria-label='Question']")
