@@ -89,6 +89,14 @@ with tab_run:
         st.markdown(f"**Planned:** {plan.questions} question(s) over {plan.n_courses} course(s)"
                     + (f", each asked {ee.ROTATIONS} times" if circular else "")
                     + f" · **estimated time** {plain(plan.estimate.text(lambda p: available.get(p['model'], p['model'])))}")
+        why = exam_case.unranked_because(shots, cot, circular, chosen, limit)
+        if why:
+            ranked = exam_case.ranked_plan(model)
+            st.info(f"**A quick look, not ranked:** this run is not set beside the 31 published models, because "
+                    f"{plain('; '.join(why))}. A ranked run asks all {ranked.questions} test questions, 0-shot, with "
+                    f"direct answers and one option order (“Questions per course” 0, no course chosen): "
+                    f"{plain(ranked.estimate.text(lambda p: available.get(p['model'], p['model'])))} with this model.",
+                    icon="⏱️")
         restart = st.checkbox("Start over", key="exam_restart",
                               help="Discard the stored answers of this run (same model, settings, courses and limit) "
                                    "and ask again: needed when the model's options or the prompts changed since.")
@@ -176,7 +184,12 @@ with tab_quiz:
         score = exam_case.score_quiz(quiz, answers)
         st.metric("Your score", f"{score.percent:.0f}%", help=f"{score.right} of {score.total}"
                   + (f"; {score.unanswered} unanswered, counted wrong" if score.unanswered else ""))
-        st.altair_chart(charts.quiz_bars(exam_case.quiz_comparison(qc, score, ee.all_runs())), width="stretch")
+        compared = exam_case.quiz_comparison(qc, quiz, score, ee.all_runs())
+        st.caption(f"You and each model run here on the same {len(quiz)} questions.")
+        st.altair_chart(charts.quiz_bars(compared.rows), width="stretch")
+        if compared.left_out:
+            st.caption("Not compared, as they did not ask all of these questions: " + plain("; ".join(compared.left_out))
+                       + ". A run with every question of the course (“Questions per course” 0) can be compared.")
         with st.expander("Answers"):
             for q, m in zip(quiz, score.marks, strict=True):
                 mark = {"right": "✅", "unanswered": "⬜"}.get(m, "❌")

@@ -6,12 +6,16 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from lib.app import estimates
 from lib.app.job_handlers import exam_params
 from lib.evaluation import exam as ee
 from lib.models import registry
 from lib.storage import jobs
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 MAX_LIMIT = 40  # the most questions a course has in the test split
 QUIZ_SIZE = 10
@@ -37,10 +41,32 @@ def plan(model: str, shots: int, cot: bool, courses: Sequence[str] | None, limit
          circular: bool) -> ExamPlan:
     """The run the settings describe: ``courses`` None or empty is all 42, ``limit`` None or 0 every question."""
     chosen = list(courses or ee.courses())
-    questions = sum(min(limit, n) if limit else n for n in (len(ee.load_course(c)) for c in chosen))
+    questions = plan_questions(chosen, limit)
     calls = questions * (ee.ROTATIONS if circular else 1)
     est = estimates.exam(model, calls, shots, cot, workers=4 if registry.get(model).concurrent else 1)
     return ExamPlan(len(chosen), questions, calls, est)
+
+
+def unranked_because(shots: int, cot: bool, circular: bool, courses: Sequence[str] | None,
+                     limit: int | None) -> list[str]:
+    """Why a run with these settings would not be ranked beside the 31 published models, in words (empty: it
+    would be: all 726 test questions, 0-shot, direct answers, one option order)."""
+    chosen = list(courses or ee.courses())
+    asked = plan_questions(chosen, limit)
+    total = plan_questions(ee.courses(), None)
+    return [w for w, on in ((f"it asks {asked} of the {total} test questions", asked < total),
+                            (f"{shots}-shot", shots != 0), ("chain of thought", cot),
+                            ("circular evaluation", circular)) if on]
+
+
+def plan_questions(courses: Sequence[str], limit: int | None) -> int:
+    """Questions a run over ``courses`` asks with ``limit`` per course (None or 0: every question)."""
+    return sum(min(limit, n) if limit else n for n in (len(ee.load_course(c)) for c in courses))
+
+
+def ranked_plan(model: str) -> ExamPlan:
+    """The run that is ranked on the leaderboard (every test question, 0-shot, direct, one order), for this model."""
+    return plan(model, 0, False, None, 0, False)
 
 
 def start(model: str, title: str, shots: int, cot: bool, courses: Sequence[str] | None, limit: int | None,
@@ -55,8 +81,13 @@ def partial_table(runs: Sequence[ee.ExamRun]) -> list[dict[str, object]]:
     """The partial runs (and runs with other settings) as the page's table shows them, one row each."""
     return [{"model": r.label, "not ranked because": r.why, "questions": r.n_questions, "of": r.n_planned,
              "courses": r.n_courses, "per course": r.limit or "all", "failed": r.failed, "unparsed": r.unparsed,
-             "M": r.M, "sigma": r.sigma, "cv": r.cv, "I": r.I,
+             "M": _two(r.M), "sigma": _two(r.sigma), "cv": _two(r.cv), "I": _two(r.I),
              "course list": ", ".join(ee.course_title(c) for c in r.courses)} for r in runs]
+
+
+def _two(v: float | None) -> float | None:
+    """A score as the tables show it: two decimals (None stays empty: I where CV is above 1)."""
+    return None if v is None else round(v, 2)
 
 
 def new_quiz(course: str, rng: random.Random | None = None) -> list[ee.Question]:
@@ -90,8 +121,28 @@ def score_quiz(quiz: Sequence[ee.Question], answers: Mapping[int, str | None]) -
     return QuizScore(marks.count("right"), len(quiz), marks.count("unanswered"), marks)
 
 
-def quiz_comparison(course: str, score: QuizScore, runs: Sequence[ee.ExamRun]) -> list[dict[str, object]]:
-    """The visitor beside every run made here that asked this course (its accuracy on the course, %)."""
-    return [{"who": "you", "accuracy": score.percent}] + [
-        {"who": r.label + (" (partial)" if r.partial else ""), "accuracy": r.courses[course]}
-        for r in runs if course in r.courses]
+@dataclass(frozen=True)
+class QuizComparison:
+    """The visitor beside the runs made here, each on the same questions as the quiz, and the runs left out (they
+    did not ask every one of them), in words."""
+
+    rows: list[dict[str, object]]
+    left_out: list[str]
+
+
+def quiz_comparison(course: str, quiz: Sequence[ee.Question], score: QuizScore, runs: Sequence[ee.ExamRun],
+                    engine: Engine | None = None) -> QuizComparison:
+    """The visitor's score beside each run's accuracy on exactly the quiz's questions: a run that did not ask all of
+    them (a quick run asks one question per course) is left out and named, never compared on other questions."""
+    rows: list[dict[str, object]] = [{"who": "you", "accuracy": score.percent, "questions": score.total}]
+    left_out = []
+    for r in runs:
+        if course not in r.courses:
+            continue
+        marks = ee.marks_on(r, course, engine)
+        got = [marks[q.index] for q in quiz if q.index in marks]
+        if len(got) < len(quiz):
+            left_out.append(f"{r.label} (asked {len(got)} of these {len(quiz)})")
+            continue
+        rows.append({"who": r.label, "accuracy": round(100 * sum(got) / len(got), 2), "questions": len(got)})
+    return QuizComparison(rows, left_out)

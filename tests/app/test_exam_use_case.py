@@ -36,13 +36,42 @@ def test_a_quiz_is_ten_distinct_questions_of_its_course_and_an_unanswered_one_co
     score = exam_case.score_quiz(quiz, answers)
     assert (score.right, score.total, score.unanswered, score.percent) == (6, 10, 3, 60.0)
     assert score.marks == ["right"] * 6 + ["wrong"] + ["unanswered"] * 3
-    run = ee.ExamRun(run_id="a", model="m", shots=0, cot=False, split="test", circular=False, n_questions=4,
-                     n_courses=1, n_planned=4, limit=None, partial=False, failed=0, unparsed=0,
-                     courses={COURSE: 50.0}, M=50.0, sigma=0.0, cv=0.0, I=50.0, void=False, label="A")
-    runs = [run, replace(run, label="B", partial=True, courses={COURSE: 25.0}),
-            replace(run, label="C", partial=True, courses={"other": 90.0})]
-    assert exam_case.quiz_comparison(COURSE, score, runs) == [
-        {"who": "you", "accuracy": 60.0}, {"who": "A", "accuracy": 50.0}, {"who": "B (partial)", "accuracy": 25.0}]
+
+
+def test_the_quiz_is_compared_only_with_runs_that_asked_the_same_questions(tmp_path):
+    """A quick run (one question per course) is never set beside a visitor's ten: each run is scored on exactly the
+    quiz's questions, and one that did not ask them all is named as left out, with how many it asked."""
+    from sqlalchemy import insert
+
+    from lib.storage import get_engine, tables
+
+    eng = get_engine(f"sqlite:///{tmp_path / 'exam.db'}")
+    quiz = exam_case.new_quiz(COURSE, random.Random(2))
+    score = exam_case.score_quiz(quiz, {q.index: q.answer for q in quiz[:6]})
+    others = [q for q in ee.load_course(COURSE) if q.index not in {x.index for x in quiz}]
+    rows = [("full", q, i < 7) for i, q in enumerate(quiz)] + [("full", q, False) for q in others]  # 7 of 10 here
+    rows += [("quick", quiz[0], True)]  # one question of the course, right: 100% on the course
+    with eng.begin() as c:
+        c.execute(insert(tables.exam_answers), [
+            {"run_id": rid, "model": "local/smollm2-135m", "shots": 0, "cot": 0, "split": "test", "course": COURSE,
+             "q_index": q.index, "gold": q.answer, "predicted": q.answer if right else "Z", "correct": int(right),
+             "parsed": 1, "status": "ok"} for rid, q, right in rows])
+    runs = [replace(ee.summarize_run(rid, eng), label=rid) for rid in ("full", "quick")]
+    assert runs[1].courses[COURSE] == 100.0  # what the old chart set beside the visitor's 60%
+    got = exam_case.quiz_comparison(COURSE, quiz, score, runs, eng)
+    assert got.rows == [{"who": "you", "accuracy": 60.0, "questions": 10},
+                        {"who": "full", "accuracy": 70.0, "questions": 10}]
+    assert got.left_out == ["quick (asked 1 of these 10)"]
+
+
+def test_a_plan_says_why_it_is_not_ranked_and_the_ranked_run_is_every_test_question():
+    assert exam_case.unranked_because(0, False, False, None, None) == []
+    assert exam_case.unranked_because(0, False, False, None, 1) == ["it asks 42 of the 726 test questions"]
+    assert exam_case.unranked_because(5, True, True, [COURSE], None) == [
+        f"it asks {len(ee.load_course(COURSE))} of the 726 test questions", "5-shot", "chain of thought",
+        "circular evaluation"]
+    ranked = exam_case.ranked_plan("smollm2")
+    assert (ranked.questions, ranked.calls, ranked.n_courses) == (726, 726, 42)
 
 
 def test_the_partial_runs_table_names_the_courses_and_says_all_where_no_limit_was_set():
@@ -54,3 +83,5 @@ def test_the_partial_runs_table_names_the_courses_and_says_all_where_no_limit_wa
     assert row["per course"] == "all" and row["course list"] == ee.course_title(COURSE)
     assert (row["model"], row["not ranked because"], row["failed"]) == ("m · 0-shot", run.why, 1)
     assert exam_case.partial_table([replace(run, limit=2)])[0]["per course"] == 2
+    scores = exam_case.partial_table([replace(run, M=21.428571, sigma=3.14159, cv=1.4661, I=None, void=True)])[0]
+    assert (scores["M"], scores["sigma"], scores["cv"], scores["I"]) == (21.43, 3.14, 1.47, None)

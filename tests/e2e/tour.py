@@ -335,6 +335,7 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     b.wait_text("Leaderboard", 60)
     b.click_tab("Run the exam")
     b.wait_text("estimated time", 60)
+    b.wait_text("A quick look, not ranked", 60)  # said before the run, with what a ranked run costs
     b.click_button("Run", exact=True)
     b.wait_text("Unparsed", 600)
     b.click_tab("Results")

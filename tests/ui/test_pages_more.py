@@ -1,4 +1,6 @@
 """AppTest: the Ask, Benchmark, Validate and EnviroExam pages with the offline models."""
+import re
+
 from streamlit.testing.v1 import AppTest
 
 from lib.core import config
@@ -153,6 +155,10 @@ def test_enviroexam_results_and_run():
     at.number_input(key="exam_limit").set_value(2).run()
     assert any("**Planned:** 4 question(s) over 2 course(s)" in m.value and "estimated time" in m.value
                for m in at.markdown)
+    # said before the run: not ranked, why, and what a ranked run asks and costs here
+    quick = next(i.value for i in at.info if i.value.startswith("**A quick look, not ranked:**"))
+    assert "it asks 4 of the 726 test questions" in quick and "A ranked run asks all 726 test questions" in quick
+    assert "≈" in quick.split("“Questions per course” 0, no course chosen):")[1]
     next(b for b in at.button if b.label == "Run").click().run()
     settle(at)  # the run is a background job
     assert not at.exception
@@ -167,10 +173,14 @@ def test_enviroexam_results_and_run():
 
     assert estimates.exam_rate("local/smollm2-135m", 0, False).n >= 4
     # the quiz says how many are unanswered before scoring them wrong
+    at.selectbox(key="quiz_course").set_value("environmental_science").run()
     next(b for b in at.button if b.label == "Score me").click().run()
     assert any("10 of 10 questions are unanswered" in w.value for w in at.warning) and not at.metric
     next(b for b in at.button if b.label == "Score me").click().run()
     assert any(m.label == "Your score" and m.value == "0%" for m in at.metric)
+    # the run asked 2 of this course's questions: it is not set beside the visitor's 10
+    assert any(c.value.startswith("Not compared, as they did not ask all of these questions: SmolLM2-135M")
+               and re.search(r"asked [012] of these 10", c.value) for c in at.caption), [c.value[:90] for c in at.caption][1:]
 
 
 def test_validate_judge_tab_labels_the_queue_and_shows_what_failed(monkeypatch):

@@ -36,6 +36,7 @@ from lib.evaluation.exam.scores import (
     all_runs,
     composite_index,
     leaderboard,
+    marks_on,
     model_label,
     not_ranked_why,
     partial_runs,
@@ -47,7 +48,7 @@ from lib.evaluation.exam.scores import (
 __all__ = [
     "EXTRACTOR_VERSION", "LETTERS", "LEVELS", "PUBLISHED", "ROTATIONS", "RUN_HERE", "BoardRow", "ExamAnswer", "ExamRun", "Question", "all_runs",
     "build_prompt", "composite_index", "course_level", "course_title", "courses", "extract_letter",
-    "format_question", "leaderboard", "load_course", "load_published", "model_label", "not_ranked_why",
+    "format_question", "leaderboard", "load_course", "load_published", "marks_on", "model_label", "not_ranked_why",
     "partial_runs", "results", "rotate", "run_exam", "run_label", "selection", "summarize", "summarize_run",
     "translate", "unrotate",
 ]

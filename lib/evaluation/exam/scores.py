@@ -182,6 +182,17 @@ def summarize_run(run_id: str, engine: Engine | None = None, rows: Sequence[Exam
     return replace(out, label=run_label(out))
 
 
+def marks_on(run: ExamRun, course: str, engine: Engine | None = None) -> dict[int, bool]:
+    """Per question of ``course`` that ``run`` scored (every rotation asked, where circular): right or not, keyed
+    by the question's index in its split."""
+    need = ROTATIONS if run.circular else 1
+    groups: dict[int, dict[int, ExamAnswer]] = {}
+    for r in results(engine, run.run_id):
+        if r.course == course:
+            groups.setdefault(r.q_index, {})[r.rotation or 0] = r
+    return {q: all(r.correct for r in rot.values()) for q, rot in groups.items() if len(rot) >= need}
+
+
 def all_runs(engine: Engine | None = None) -> list[ExamRun]:
     """A summary for every run made here, over the questions it asked."""
     by_run: dict[str, list[ExamAnswer]] = {}
