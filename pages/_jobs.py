@@ -16,6 +16,7 @@ RESULT_PAGES = {"ingest": "pages/documents.py", "benchmark": "pages/benchmark.py
                 "generate": "pages/benchmark.py", REEMBED: "pages/documents.py"}
 RECENT_S = 3600  # finished jobs stay in the panel for an hour
 POLL_S = 1.5
+DISMISSED = "_jobs_dismissed"  # the finished jobs this session has hidden from the panel
 
 
 def _elapsed(job: jobs.Job) -> str:
@@ -71,8 +72,16 @@ def job_row(job: jobs.Job, where: str) -> None:
               "interrupted": "interrupted (the app stopped); resume to continue",
               "failed": "failed"}.get(job.status, job.status)
     st.caption(plain(detail))
-    if job.status == "failed" and job.error:
+    if job.status == "failed" and job.error and where == "side":  # the panel is narrow: the reason's first line
+        first = job.error.strip().splitlines()[0]
+        st.caption(":red[" + plain(first if len(first) <= 160 else first[:157] + "…") + "]",
+                   help=plain(job.error) if first != job.error.strip() or len(first) > 160 else None)
+    elif job.status == "failed" and job.error:
         st.error(plain(job.error))
+    if where == "side" and job.status in ("failed", "interrupted", "cancelled") and st.button(
+            "Dismiss", key=f"dismiss-{key}", help="Hide it from this panel; `python -m lib jobs` still lists it"):
+        st.session_state.setdefault(DISMISSED, set()).add(job.job_id)
+        st.rerun(scope="fragment")
     if job.resumable and st.button("Resume", key=f"resume-{key}",
                                    help="Benchmarks and exams continue from their saved answers."):
         try:
@@ -97,7 +106,8 @@ def _visible(all_jobs: list[jobs.Job]) -> list[jobs.Job]:
     """Running and queued jobs first (never hidden behind finished ones), then interrupted ones, then the
     recently finished; a job resumed by a newer one is left out (the newer one is shown)."""
     now = time.time()
-    keep = [j for j in all_jobs if j.status != "resumed"
+    hidden = st.session_state.get(DISMISSED, set())
+    keep = [j for j in all_jobs if j.status != "resumed" and j.job_id not in hidden
             and (j.active or j.status == "interrupted" or now - (j.ended_at or now) < RECENT_S)]
     return sorted(keep, key=lambda j: (not j.active, j.status != "interrupted", -j.created_at))
 
