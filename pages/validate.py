@@ -228,16 +228,19 @@ with tab_stats:
         def reading(band: str, n: int) -> str:
             return f"too few items to read (n = {n})" if n < SMALL_N else band
 
-        rows = [{"label": LABEL_NAMES[k], "items (n)": r.n_items, "experts": r.n_annotators,
+        rows = [{"label": LABEL_NAMES[k], "items labelled": r.n_items, "items 2+ experts labelled": r.n_shared,
+                 "experts": r.n_annotators,
                  "% agreement": num(r.percent_agreement), "Cohen's κ (mean of pairs)": num(r.cohen_kappa),
-                 "κ reading": reading(kappa_band(r.cohen_kappa), r.n_items),
+                 "κ reading": reading(kappa_band(r.cohen_kappa), r.n_shared),
                  "Fleiss' κ": num(r.fleiss_kappa) if r.fleiss_kappa is not None else "— (needs 3+ experts)",
                  "Krippendorff's α": num(r.krippendorff_alpha),
-                 "α reading": reading(r.alpha_band, r.n_items),
+                 "α reading": reading(r.alpha_band, r.n_shared),
                  "correct (either expert)": num(r.either_rule), "correct (all experts)": num(r.all_rule)}
                 for k, r in rep.items()]
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-        smallest = min(r.n_items for r in rep.values())
+        st.caption("Agreement (%, κ, α) is over the items two or more experts labelled; the correct shares are over "
+                   "every item labelled.")
+        smallest = min(r.n_shared for r in rep.values())
         if smallest < SMALL_N:
             st.warning(f"Some of these figures rest on {smallest} item(s). Agreement statistics on fewer than "
                        f"{SMALL_N} items swing widely with one label (κ = 1.0 on 2 items means little): read them as "

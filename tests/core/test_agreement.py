@@ -68,6 +68,8 @@ def test_either_and_all_rules():
               Label("4", "A", "ok", "no")]
     rep = agreement_report(labels)["ok"]
     assert rep.either_rule == 0.5 and rep.all_rule == 0.25
+    # four items labelled, three of them by both experts: agreement's n is 3, as the pair's matrix counts
+    assert (rep.n_items, rep.n_shared, rep.cohen_pairs["A × B"].n) == (4, 3, 3)
 
 
 def test_bands():
@@ -102,9 +104,9 @@ def test_cli_agreement(tmp_path):
                          text=True, env={**os.environ, "NEPAQA_HOME": str(tmp_path)})
     assert out.returncode == 0, out.stderr
     rep = json.loads(out.stdout)["answer_correct"]
-    assert set(rep) == {"n_items", "n_annotators", "percent_agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha",
+    assert set(rep) == {"n_items", "n_shared", "n_annotators", "percent_agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha",
                         "either_rule", "all_rule"}
-    assert rep["n_items"] == 4 and rep["n_annotators"] == 2 and rep["percent_agreement"] == 0.75 and rep["either_rule"] == 0.75
+    assert rep["n_items"] == 4 and rep["n_shared"] == 4 and rep["n_annotators"] == 2 and rep["percent_agreement"] == 0.75 and rep["either_rule"] == 0.75
     assert rep["cohen_kappa"] == pytest.approx(0.5)
     bad = tmp_path / "bad.csv"
     bad.write_text("who,what\n1,2\n")

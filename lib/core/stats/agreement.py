@@ -54,6 +54,7 @@ class LabelAgreement:
     alpha_band: str
     either_rule: float | None
     all_rule: float | None
+    n_shared: int = 0  # items two or more annotators labelled: the n that agreement rests on (n_items: any label)
 
 
 @dataclass(frozen=True)
@@ -215,12 +216,13 @@ def agreement_report(labels: Iterable[Label], label_names: Iterable[str] | None 
             n_items=len(items), n_annotators=len(raters), percent_agreement=_clean(pa) if pa is not None else None,
             cohen_kappa=round(sum(kappas) / len(kappas), 4) if kappas else None, cohen_pairs=pairs,
             fleiss_kappa=fleiss(items, raters, cells), krippendorff_alpha=alpha, alpha_band=alpha_band(alpha),
-            either_rule=either, all_rule=all_)
+            either_rule=either, all_rule=all_,
+            n_shared=sum(1 for it in items if sum((it, r) in cells for r in raters) >= 2))
     return report
 
 
 def cli_report(labels: Iterable[Label]) -> dict[str, dict[str, Any]]:
-    keys = ("n_items", "n_annotators", "percent_agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha", "either_rule", "all_rule")
+    keys = ("n_items", "n_shared", "n_annotators", "percent_agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha", "either_rule", "all_rule")
     return {name: {k: getattr(r, k) for k in keys} for name, r in agreement_report(labels).items()}
 
 
