@@ -209,13 +209,18 @@ def exam_per_course(runs: Sequence[ExamRun], meta: pd.DataFrame) -> pd.DataFrame
 
 
 @whole_labels
+@whole_labels
 def course_heatmap(per: pd.DataFrame, order: list[str]) -> alt.Chart:
+    """A row per course (all 42 named: across the page Vega dropped every other title to avoid overlap), a column
+    per model."""
     import altair as alt  # heavy: imported on first use, off start-up
 
     return alt.Chart(per).mark_rect().encode(
-        x=alt.X("title:N", title=None, sort=order), y=alt.Y("model:N", title=None),
+        y=alt.Y("title:N", title=None, sort=order, axis=alt.Axis(labelOverlap=False)),
+        x=alt.X("model:N", title=None, axis=alt.Axis(labelAngle=-90, labelOverlap=False)),
         color=alt.Color("accuracy:Q", scale=alt.Scale(domain=[0, 100], scheme="greens")),
-        tooltip=["model", "title", "level", "accuracy"]).properties(title="Accuracy (%) by course")
+        tooltip=["model", "title", "level", "accuracy"]).properties(title="Accuracy (%) by course",
+                                                                     height=alt.Step(16))
 
 
 @whole_labels

@@ -53,6 +53,15 @@ def test_exam_frames_and_optional_shots_chart():
     assert board["n"].tolist() == [726]
 
 
+def test_the_course_heatmap_names_every_course_on_its_own_row():
+    titles = [ee.course_title(c) for c in ee.courses()]
+    per = pd.DataFrame({"model": "m", "title": titles, "level": "Bachelor", "accuracy": 50.0})
+    spec = charts.course_heatmap(per, titles).to_dict()
+    assert spec["encoding"]["y"]["field"] == "title" and spec["encoding"]["y"]["sort"] == titles
+    assert spec["encoding"]["y"]["axis"]["labelOverlap"] is False  # Vega hid every other title to avoid overlap
+    assert spec["height"] == {"step": 16} and spec["config"]["axis"]["labelLimit"] == 0
+
+
 def test_exam_leaderboard_names_every_bar_and_labels_runs_made_here():
     board = pd.DataFrame([{"model": f"published-model-{i}", "source": "published", "M": 50.0, "sigma": 5.0, "cv": 0.1,
                            "I": 40.0 + i, "n": 726} for i in range(31)]
