@@ -9,7 +9,7 @@ import streamlit as st
 from lib.app import REEMBED
 from lib.core import UserError
 from lib.storage import jobs
-from pages._ui import plain
+from pages._ui import plain, said
 
 ICONS = {"queued": "⏳", "running": "⏳", "done": "✅", "failed": "❌", "cancelled": "⏹️", "interrupted": "⚠️"}
 RESULT_PAGES = {"ingest": "pages/documents.py", "benchmark": "pages/benchmark.py", "exam": "pages/enviroexam.py",
@@ -59,7 +59,7 @@ def job_row(job: jobs.Job, where: str) -> None:
             try:
                 jobs.cancel(job.job_id)
             except UserError as exc:
-                st.error(plain(exc))
+                st.error(said(exc))
         if job.cancel_requested:
             st.caption("Cancelling…")
         return
@@ -74,20 +74,19 @@ def job_row(job: jobs.Job, where: str) -> None:
     st.caption(plain(detail))
     if job.status == "failed" and job.error and where == "side":  # the panel is narrow: the reason's first line
         first = job.error.strip().splitlines()[0]
-        st.caption(":red[" + plain(first if len(first) <= 160 else first[:157] + "…") + "]",
-                   help=plain(job.error) if first != job.error.strip() or len(first) > 160 else None)
+        st.caption(":red[" + said(first if len(first) <= 160 else first[:157] + "…") + "]",
+                   help=said(job.error) if first != job.error.strip() or len(first) > 160 else None)
     elif job.status == "failed" and job.error:
-        st.error(plain(job.error))
-    if where == "side" and job.status in ("failed", "interrupted", "cancelled") and st.button(
-            "Dismiss", key=f"dismiss-{key}", help="Hide it from this panel; `python -m lib jobs` still lists it"):
-        st.session_state.setdefault(DISMISSED, set()).add(job.job_id)
-        st.rerun(scope="fragment")
+        st.error(said(job.error))
+    if where == "side" and job.status in ("failed", "interrupted", "cancelled"):
+        st.button("Dismiss", key=f"dismiss-{key}", help="Hide it from this panel; `python -m lib jobs` still lists it",
+                  on_click=lambda: st.session_state.setdefault(DISMISSED, set()).add(job.job_id))
     if job.resumable and st.button("Resume", key=f"resume-{key}",
                                    help="Benchmarks and exams continue from their saved answers."):
         try:
             jobs.resume(job.job_id)
         except UserError as exc:
-            st.error(plain(exc))
+            st.error(said(exc))
         st.rerun()
     if job.status == "done" and st.button("Open result", key=f"open-{key}"):
         open_result(job)

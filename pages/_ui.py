@@ -89,7 +89,7 @@ def _or_notice(fn: Callable[[], Any]) -> Any:
         st.info("The original PDF was not kept for this document (indexed before citations could open "
                 "pages); upload the same PDF again (Documents) to keep it and open pages.", icon="📄")
     except UserError as exc:
-        st.error(plain(str(exc)), icon="⚠️")
+        st.error(said(exc), icon="⚠️")
     return None
 
 
@@ -150,7 +150,7 @@ def run_safely(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     try:
         return fn(*args, **kwargs)
     except (UserError, ProviderError) as exc:
-        st.error(plain(str(exc)), icon="⚠️")
+        st.error(said(exc), icon="⚠️")
         return None
 
 
@@ -280,6 +280,13 @@ def plain(text: object) -> str:
     s = _MD_ANYWHERE.sub(r"\\\1", "" if text is None else str(text))
     s = _AUTOLINK.sub(lambda m: f"{m.group(1)}\\:" if m.group(1) else f"{m.group(3)}\\.", s)
     return _MD_LINE_START.sub(lambda m: m.group(1) + ("\\" + m.group(2) if m.group(2) else m.group(3) + "\\" + m.group(4)), s)
+
+
+def said(text: object) -> str:
+    """A message (an error's text) as Markdown that shows it as written, as ``plain`` does, except that a command
+    or setting in backticks (`python -m lib check`) is shown as code, not with its backticks."""
+    parts = re.split(r"(`[^`\n]+`)", "" if text is None else str(text))
+    return "".join(code(p[1:-1]) if len(p) > 2 and p[0] == p[-1] == "`" else plain(p) for p in parts)
 
 
 def code(text: object) -> str:

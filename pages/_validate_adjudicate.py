@@ -6,7 +6,7 @@ import streamlit as st
 from lib.core import UserError
 from lib.review import annotations as ann
 from lib.review import reviewers
-from pages._ui import plain
+from pages._ui import plain, said
 
 
 def adjudicate_tab(who: str, adjudicator: str | None, signed_in: bool, label_names: dict[str, str],
@@ -70,6 +70,6 @@ def adjudicate_tab(who: str, adjudicator: str | None, signed_in: bool, label_nam
                     try:
                         ann.adjudicate(d.item_id, d.label, value, by=adjudicator)
                     except UserError as exc:
-                        st.error(plain(exc), icon="⚠️")
+                        st.error(said(exc), icon="⚠️")
                     else:
                         st.rerun()

@@ -81,7 +81,8 @@ with tab_add:
             for f in files if not as_volumes else []:
                 name = f.name.removesuffix(".pdf")
                 path = stage_upload(f.getvalue())
-                start_ingest(ingest_params(path, name, int(chunk_size), int(chunk_overlap), staged=True),
+                start_ingest(ingest_params(path, name, int(chunk_size), int(chunk_overlap), staged=True,
+                                           file_name=f.name),
                              f"Index {name}")
         with st.expander("A whole folder, with a metadata manifest"):
             st.caption("Every PDF in the folder (and its subfolders) becomes one indexing job"

@@ -12,7 +12,7 @@ from lib.evaluation import exam as ee
 from lib.evaluation.exam import translate as tr
 from lib.models import registry
 from pages._jobs import watch
-from pages._ui import plain, run_safely, tidy
+from pages._ui import plain, run_safely, said, tidy
 
 st.title("🎓 EnviroExam")
 st.caption("936 multiple-choice questions (210 dev, 726 test) over 42 environmental-science courses at bachelor, "
@@ -151,7 +151,7 @@ with tab_quiz:
                 try:
                     shown_tr[(tmodel, qc, q.index)] = tr.translate(tmodel, ee.format_question(q))
                 except UserError as exc:
-                    st.error(plain(exc), icon="⚠️")
+                    st.error(said(exc), icon="⚠️")
                     break
                 bar.progress(i / len(quiz), text=f"Translated {i} of {len(quiz)}")
             bar.empty()

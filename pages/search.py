@@ -5,7 +5,7 @@ from lib.app import search, volumes
 from lib.core import UserError
 from lib.documents import metadata, page_render
 from lib.retrieval import FoundPassage
-from pages._ui import ocr_note, opening_page, page_png, plain, run_safely, services, words_only_note
+from pages._ui import ocr_note, opening_page, page_png, plain, run_safely, said, services, words_only_note
 
 st.title("🔎 Search the collection")
 st.caption("Which of our EISs discuss caribou? What did past Alaska EISs say about permafrost? Hybrid search "
@@ -60,7 +60,7 @@ def open_page(doc_id: str, p: FoundPassage, key: str) -> None:
         st.info("The original PDF was not kept for this document; upload the same PDF again to open pages.", icon="📄")
         return
     except (UserError, OSError) as exc:
-        st.error(plain(str(exc)), icon="⚠️")
+        st.error(said(exc), icon="⚠️")
         return
     note = ("the table rows matching your search highlighted" if p.highlight else "passage highlighted") if lines else \
         "the passage was not found on this page"

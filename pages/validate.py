@@ -16,7 +16,7 @@ from lib.evaluation.benchmark import GUIDELINES, QUESTION_TYPES
 from lib.review import LabelsCSVError, decode_csv_bytes, support_calibration
 from lib.review import annotations as ann
 from pages._reviewer import reviewer_identity, signin_state
-from pages._ui import doc_label, plain
+from pages._ui import doc_label, plain, said
 from pages._validate_adjudicate import adjudicate_tab
 from pages._validate_judge import judge_tab
 from pages._validate_support import support_tab
@@ -315,6 +315,6 @@ with tab_io:
             st.dataframe(pd.DataFrame([p.__dict__ for p in exc.problems], columns=["row", "column", "reason"]),
                          hide_index=True, width="stretch")
         except UserError as exc:
-            st.error(plain(exc), icon="⚠️")
+            st.error(said(exc), icon="⚠️")
         else:
             st.success(f"Imported {n} labels.")

@@ -64,12 +64,13 @@ def stage_upload(data: bytes) -> str:
 def ingest_params(path: str, name: str | None = None, chunk_size: int | None = None,
                   chunk_overlap: int | None = None, staged: bool = False,
                   metadata: dict[str, MetadataValue] | None = None,
-                  volume: tuple[str, int, str] | None = None) -> JSONObject:
+                  volume: tuple[str, int, str] | None = None, file_name: str | None = None) -> JSONObject:
     """``metadata``: checked values (a bulk ingest's manifest) that override what extraction reads; ``volume``:
-    (the EIS, its volume number, how the set was given) for one of a set of volumes checked together."""
+    (the EIS, its volume number, how the set was given) for one of a set of volumes checked together;
+    ``file_name``: the file as the user named it, for messages (an upload is staged under a name of ours)."""
     eis_id, number, how = volume if volume is not None else (None, None, None)
     return to_json(IngestJob(path, name, chunk_size, chunk_overlap, staged, metadata or None, eis_id=eis_id,
-                             volume=number, grouped_by=how))
+                             volume=number, grouped_by=how, file_name=file_name))
 
 
 def reindex_params(doc_id: str, chunk_size: int, chunk_overlap: int) -> JSONObject:
@@ -108,7 +109,8 @@ def run_ingest(params: JSONObject, ctx: JobContext) -> JSONObject:
             raise UserError("The uploaded file is no longer kept (it was cleaned up); upload it again.")
         try:
             res = indexed_already(indexed) if indexed is not None else docs.ingest_file(
-                path, job.name, chunk_size=job.chunk_size, chunk_overlap=job.chunk_overlap, progress=progress)
+                path, job.name, chunk_size=job.chunk_size, chunk_overlap=job.chunk_overlap, progress=progress,
+                file_name=job.file_name)
         except (UserError, JobCancelledError):
             # A file that is not a readable PDF will not get better on resume, and a cancelled upload is the
             # user's "no": drop the kept copy. An interrupted one (the app stopped) keeps it, for Resume.

@@ -34,6 +34,7 @@ class IngestJob:
     eis_id: str | None = None  # one of a set of volumes: the EIS it joins when indexed (lib/collection/volumes.py)
     volume: int | None = None  # its volume number there
     grouped_by: str | None = None  # how the set was given: upload | folder | manifest
+    file_name: str | None = None  # the file as the user named it ("volume 2.pdf"), for messages
 
 
 @dataclass(frozen=True)

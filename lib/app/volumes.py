@@ -133,7 +133,7 @@ def start_set(uploads: Sequence[tuple[str, bytes]], chunk_size: int | None, chun
     for number, (name, data) in enumerate(uploads, start=1):
         stem = Path(name).name.removesuffix(".pdf").removesuffix(".PDF")
         params = ingest_params(stage_upload(data), stem, chunk_size, chunk_overlap, staged=True,
-                               volume=(eis_id, number, grouped_by))
+                               volume=(eis_id, number, grouped_by), file_name=Path(name).name)
         params["sha256"] = sha256_bytes(data)  # on its way: the same set started again is refused (check_set)
         job_ids.append(jobs.submit(INGEST, params, f"Index {stem} (volume {number} of {len(uploads)})"))
     return job_ids

@@ -166,7 +166,7 @@ def _queue(entries: list[tuple[str, str, str, Callable[[], bytes], str | None]],
             staged = stage_upload(data) if uploaded is not None else None
             volume = _volume(row, eis_ids, engine)
             params = (ingest_params(staged, doc_name, chunk_size, chunk_overlap, staged=True, metadata=meta,
-                                    volume=volume)
+                                    volume=volume, file_name=Path(shown).name)
                       if staged is not None else
                       ingest_params(str(Path(shown).resolve()), None, chunk_size, chunk_overlap, metadata=meta,
                                     volume=volume))

@@ -60,9 +60,11 @@ class DocumentStore:
 
     # writing
     def ingest_file(self, path: str, name: str | None = None, chunk_size: int | None = None,
-                    chunk_overlap: int | None = None, progress: ProgressFn | None = None) -> IngestResult:
-        """Index a PDF: when this returns, the document is searchable at its final quality."""
-        return self.pipeline.ingest_file(path, name, chunk_size, chunk_overlap, progress)
+                    chunk_overlap: int | None = None, progress: ProgressFn | None = None,
+                    file_name: str | None = None) -> IngestResult:
+        """Index a PDF: when this returns, the document is searchable at its final quality (``file_name``: the
+        file as the user named it, for messages)."""
+        return self.pipeline.ingest_file(path, name, chunk_size, chunk_overlap, progress, file_name)
 
     def reindex(self, doc_id: str, chunk_size: int, chunk_overlap: int, progress: ProgressFn | None = None) -> IngestResult:
         return self.pipeline.reindex(doc_id, chunk_size, chunk_overlap, progress)

@@ -81,16 +81,20 @@ class IngestPipeline:
         self.repo, self.index = repo, index
 
     def ingest_file(self, path: str, name: str | None = None, chunk_size: int | None = None,
-                    chunk_overlap: int | None = None, progress: ProgressFn | None = None) -> IngestResult:
+                    chunk_overlap: int | None = None, progress: ProgressFn | None = None,
+                    file_name: str | None = None) -> IngestResult:
         """The one operation that indexes a document: read the PDF, chunk, embed, and commit. When it returns,
-        the document is searchable as it will stay (its vectors are final: no later pass changes them)."""
+        the document is searchable as it will stay (its vectors are final: no later pass changes them).
+        ``file_name``: the file as the user named it, for messages (an upload is kept under a name of ours)."""
         started = time.perf_counter()
         progress = progress or _noop
         progress("extract", 0.0, "reading PDF")
         size, overlap = _settings(chunk_size, chunk_overlap)
         # never whole in memory, and one content throughout: the file is copied into the originals folder a
         # megabyte at a time (hashed on the way), PyMuPDF reads that copy, and the commit renames it into place
-        p = check_pdf_path(path, config.max_upload_bytes()).resolve()
+        given = Path(path)
+        file_name = file_name or (given.name if name in (None, given.stem) else name)
+        p = check_pdf_path(path, config.max_upload_bytes(), file_name).resolve()
         copy, sha = originals.private_copy(p)
         try:
             prev = self.repo.by_sha(sha)
@@ -104,7 +108,8 @@ class IngestPipeline:
                 ex.name = name or p.stem
                 return self._ingest(ex, started, size, overlap, progress)
             extracted = extract_pdf(copy, name or p.stem, config.max_upload_bytes(),
-                                    lambda f, m: progress("extract", 0.95 * f, m), find_tables=tables_on(), sha256=sha)
+                                    lambda f, m: progress("extract", 0.95 * f, m), find_tables=tables_on(), sha256=sha,
+                                    file_name=file_name)
             return self._ingest(extracted, started, size, overlap, progress)
         finally:
             copy.unlink(missing_ok=True)  # moved into place on commit; otherwise not kept

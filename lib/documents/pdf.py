@@ -172,12 +172,13 @@ def check_readable(data: bytes | Path, name: str, max_bytes: int) -> int:
 
 
 def extract_pdf(data: bytes | Path, name: str, max_bytes: int, progress: FractionProgressFn | None = None,
-                find_tables: bool = False, sha256: str | None = None) -> ExtractedPdf:
+                find_tables: bool = False, sha256: str | None = None, file_name: str | None = None) -> ExtractedPdf:
     """Extract every page's text, reading scanned pages by OCR where Tesseract is installed (``progress`` counts
     them), and with ``find_tables`` the tables of its text pages. ``data``: the PDF's bytes, or its file, which
     PyMuPDF reads where it is (``sha256``: the file's, when the caller has it already). Raises UserError for
-    corrupt, encrypted or zero-page files, and for one with no text on any page."""
-    doc = _open_checked(data, name, max_bytes)
+    corrupt, encrypted or zero-page files, and for one with no text on any page, naming the file as the user knows
+    it (``file_name``, "volume 2.pdf"; else the document's ``name``)."""
+    doc = _open_checked(data, file_name or name, max_bytes)
     say = progress or (lambda f, m: None)
     try:
         pages: list[Page] = []
@@ -210,7 +211,7 @@ def extract_pdf(data: bytes | Path, name: str, max_bytes: int, progress: Fractio
         mupdf_cache.shrink()
     empty = [p.number for p in pages if not p.text]
     if len(empty) == len(pages):
-        raise UserError(_no_text(name, len(pages), read))
+        raise UserError(_no_text(file_name or name, len(pages), read))
     return ExtractedPdf(name=name, sha256=sha256 or (sha256_file(data) if isinstance(data, Path) else sha256_bytes(data)),
                         n_bytes=data.stat().st_size if isinstance(data, Path) else len(data), pages=pages,
                         empty_pages=empty, pdf_metadata=meta, toc=toc, layout=layout, image_share=image_share,
@@ -370,14 +371,15 @@ def detect_headings(doc: Any, max_pages: int = 2000) -> list[list]:
     return toc
 
 
-def check_pdf_path(path: str | Path, max_bytes: int) -> Path:
-    """The cheap checks of a PDF path (exists, a file, not too big), before any reading."""
+def check_pdf_path(path: str | Path, max_bytes: int, file_name: str | None = None) -> Path:
+    """The cheap checks of a PDF path (exists, a file, not too big), before any reading; ``file_name`` names it in
+    a message (an upload is kept under a name of ours)."""
     p = Path(path)
     if not p.exists():
         raise UserError(f"No such file: {p}")
     if p.is_dir():
         raise UserError(f"{p} is a folder, not a PDF file.")
-    check_size(p.stat().st_size, p.name, max_bytes)  # before reading a huge file into memory
+    check_size(p.stat().st_size, file_name or p.name, max_bytes)  # before reading a huge file into memory
     return p
 
 

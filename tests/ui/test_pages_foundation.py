@@ -120,7 +120,8 @@ def test_documents_bad_upload_shows_reason(services, bad_files):
     at.run()
     next(b for b in at.button if b.label == "Index uploaded files").click().run()
     settle(at)
-    assert any("password-protected" in e.value for e in at.error)
+    # named as the user named it, with its .pdf (the document's name drops it; the staged copy's is ours)
+    assert any(e.value.startswith("'locked.pdf' is password-protected") for e in at.error), [e.value for e in at.error]
     assert [d.doc_id for d in services.docs.list()] == before
 
 
