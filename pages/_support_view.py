@@ -10,7 +10,7 @@ import streamlit as st
 
 from lib.qa import support, support_model
 from lib.review import support_calibration
-from pages._ui import page_or_notice, plain
+from pages._ui import QUOTE_COVER, page_or_notice, plain
 
 MARKS = support.SIGNS
 COLOURS = {"supported": "#2e7d32", "partly supported": "#a15c00", "unsupported": "#c62828", "not checked": "#616161"}
@@ -116,20 +116,26 @@ def legend(experts: dict[str, support_model.MarkFigure] | None = None) -> None:
         st.caption(plain(line))
 
 
-def _open_evidence(doc_id: str, first: int, last: int, evidence: str) -> None:
-    """The evidence's page, with the evidence highlighted: the first page of its source that holds it."""
+def _open_evidence(doc_id: str, first: int, last: int, evidence: str, sentence: str = "") -> None:
+    """The evidence's page, the first page of its source that holds it, with the sentence highlighted where the page
+    holds it as written (a quote), else the evidence. (A title page or a list has no full stops, so its "sentence"
+    of evidence can be the whole page: the quote alone is what the answer took from it.)"""
+    quote = support.bare(sentence)
     shown = None
     for number in range(first, last + 1):
-        got = page_or_notice(doc_id, number, evidence)
+        got, what = page_or_notice(doc_id, number, quote, QUOTE_COVER) if quote else None, "the quoted words highlighted"
+        if quote and got is None:  # the page cannot be shown, and the notice says why
+            return
+        if got is None or not got[1]:
+            got, what = page_or_notice(doc_id, number, evidence), "evidence highlighted"
         if got is None:
             return
         if shown is None or got[1]:
-            shown = (number, got[0], got[1])
+            shown = (number, got[0], got[1], what)
         if got[1]:
             break
-    number, png, lines = shown
-    st.caption(f"Page {number}" + (" · evidence highlighted" if lines else
-                                   " · the evidence was not found as written on the page"))
+    number, png, lines, what = shown
+    st.caption(f"Page {number}" + (f" · {what}" if lines else " · the evidence was not found as written on the page"))
     st.image(png, width="stretch")
 
 
@@ -158,7 +164,7 @@ def sentence_details(marks: Sequence[support.Mark], key: str, locate: Locate | N
                 spot = locate(int(m.source)) if locate and m.source else None
                 if spot and st.toggle(f"Open {m.page or 'the page'} with the evidence highlighted",
                                       key=f"{key}_ev_{i}"):
-                    _open_evidence(spot[0], spot[1], spot[2], m.evidence)
+                    _open_evidence(spot[0], spot[1], spot[2], m.evidence, m.text)
         notes = []
         if citations:
             notes += [f"[{n}] points to no source" for n in citations.get("invalid", [])]

@@ -93,9 +93,12 @@ def _or_notice(fn: Callable[[], Any]) -> Any:
     return None
 
 
-def page_or_notice(doc: str, number: int, highlight: str | None) -> tuple[bytes, int, int] | None:
+QUOTE_COVER = page_render.QUOTE_COVER  # a quote is highlighted only where the page holds most of its words in order
+
+
+def page_or_notice(doc: str, number: int, highlight: str | None, cover: float = 0.0) -> tuple[bytes, int, int] | None:
     """``page_png``, or None after saying why the page cannot be shown."""
-    return _or_notice(lambda: page_png(doc, number, highlight))
+    return _or_notice(lambda: page_png(doc, number, highlight, cover))
 
 
 def show_passage(text: str) -> None:

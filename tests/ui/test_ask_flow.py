@@ -250,3 +250,21 @@ def test_a_server_model_found_down_stays_chosen_and_answers_once_back(monkeypatc
     finally:
         registry.reset()
         server_facts.forget()
+
+
+def test_opening_a_quotes_page_highlights_the_quoted_words_not_its_whole_sentence_of_evidence(services, sample_doc):
+    """A title page or a list has no full stops, so the evidence a quote is checked against can be a whole page.
+    Opening the page highlights the quoted words themselves, where the page holds them as written."""
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=T)
+    at.switch_page("pages/ask.py").run()
+    at.multiselect(key="ask_models").set_value(["local/extractive"]).run()
+    at.multiselect(key="ask_modes").set_value(["rag"]).run()
+    at.text_area(key="question").input("What is the title of this environmental impact statement?")
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception, at.exception
+    opens = [t for t in at.toggle if t.label.startswith("Open ") and t.label.endswith("with the evidence highlighted")]
+    assert opens, [t.label for t in at.toggle]
+    opens[0].set_value(True).run()
+    assert not at.exception, at.exception
+    shown = [c.value for c in at.caption if c.value.startswith("Page ")]
+    assert shown and shown[0].endswith(" · the quoted words highlighted"), shown
