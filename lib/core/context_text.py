@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lib.core.sentences import heading_line, is_whole, split_sentences, strip_heading
+from lib.core.sentences import heading_line, is_whole, is_whole_item, split_sentences, strip_heading
 from lib.core.text import PASSAGE_GAP, mend
 
 _SOURCE_HEADER = re.compile(r"^\[(\d{1,3})\] \((.*)\)$")
@@ -93,14 +93,24 @@ def context_sentences(context: str, source_docs: dict[int, str] | None = None) -
     page = doc = ""
     lines: list[str] = []
 
-    def flush() -> None:
+    item = [False]  # the passage being read is a list item
+
+    def flush(item_ended: bool = False) -> None:
+        """The passage's whole sentences; a list item with no full stop of its own counts as one where it ended
+        (``item_ended``: the next item, a heading or a blank line followed it, not a chunk's end)."""
         raw = "\n".join(lines)
         where = mend(raw)
-        for s in split_sentences(raw):
+        pieces = split_sentences(raw)
+        for s in pieces:
             s = strip_heading(s)
             if s and is_whole(s) and mend(s) in where:
                 out.append(Sentence(s, source, page, len(out), doc))
+        if item[0] and item_ended and len(pieces) == 1:
+            s = " ".join(pieces[0].split())
+            if not is_whole(s) and is_whole_item(s) and not heading_line(s) and mend(s) in where:
+                out.append(Sentence(s, source, page, len(out), doc))
         lines.clear()
+        item[0] = False
 
     # list items run together on one line ("Tax Revenues: o Local governments … o Both counties …") go on lines
     context = _INLINE_ITEM.sub("\n", context)
@@ -111,7 +121,7 @@ def context_sentences(context: str, source_docs: dict[int, str] | None = None) -
         doc_mark = _DOC_HEADER.match(stripped)
         if (head or page_mark or doc_mark or stripped == PASSAGE_GAP
                 or (not stripped and lines and source is None)):
-            flush()
+            flush(item_ended=not stripped)
             if head:
                 source = int(head.group(1))
                 m = _PAGES_IN_LABEL.search(head.group(2))
@@ -127,10 +137,11 @@ def context_sentences(context: str, source_docs: dict[int, str] | None = None) -
             continue
         bullet = _BULLET.match(stripped)
         if bullet:  # a list item starts a new passage, without its marker
-            flush()
+            flush(item_ended=True)
             stripped = stripped[bullet.end():].strip()
+            item[0] = True
         if heading_line(stripped):  # a heading line stands alone (and is never quoted: it is no sentence)
-            flush()
+            flush(item_ended=True)
             lines.append(stripped)
             flush()
             continue

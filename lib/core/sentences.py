@@ -91,6 +91,15 @@ def heading_line(line: str) -> bool:
             and all(w[:1].isupper() or w[:1].isdigit() or w.lower() in _SMALL for w in words))
 
 
+def is_whole_item(item: str) -> bool:
+    """A quotable list item without a full stop of its own ("Wetland mitigation at a 2:1 ratio"), given whole (the
+    next item or a break followed it): at least MIN_WORDS words, not starting in lower case or with closing
+    punctuation, not ending as an item that leads into more (":", ",", ";", "and", "or"), no dot leaders."""
+    words = item.split()
+    return (len(words) >= MIN_WORDS and not _STARTS_BADLY.match(item) and not _LEADERS.search(item)
+            and not re.search(r"[:,;–—-]$", item) and words[-1].lower() not in ("and", "or"))
+
+
 def is_whole(sentence: str) -> bool:
     """A quotable sentence: does not start in lower case or with closing punctuation; ends with a full stop, question or
     exclamation mark; has at least MIN_WORDS words; no dot leaders (a table of contents)."""

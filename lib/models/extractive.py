@@ -2,7 +2,8 @@
 
 Sentences come from lib/core/context_text.py (pysbd's sentences, read out of the context's sources and pages).
 Only whole sentences are quoted: a piece that starts mid-sentence (a chunk's first words), ends without a full stop (a chunk's
-last words, a table cell), or is a heading, a dot-leader line or a list of bullets is never a candidate. Quoted
+last words, a table cell), or is a heading or a dot-leader line is never a candidate. A list item is one where it ends
+(the next item or a break follows it), with or without a full stop; such quotes go one to a line. Quoted
 sentences appear in document order, each with its source number and page where the context gives one."""
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import numpy as np
 
 from lib.core.context_text import Sentence, context_sentences
 from lib.core.json_types import JSONObject
+from lib.core.sentences import is_whole
 from lib.core.text import short_titles, tokenize
 from lib.core.verdict import QUOTES_ONLY
 from lib.models.base import NO_CONTEXT, NO_SENTENCE, Answer, ModelOptions, Provider, Request
@@ -52,11 +54,16 @@ def quote(sentences: list[Sentence], several: bool = False) -> str:
     """The quoted sentences as the answer, in document order. With ``several`` documents in the context, each
     citation names its document (short title) and each document's sentences are a paragraph of their own, so no
     sentence of one EIS runs on into one of another."""
+    def joined(group: list[Sentence], short: dict[str, str]) -> str:
+        # a list item has no full stop of its own: each quote on a line, so none runs on into the next
+        sep = " " if all(is_whole(s.text) for s in group) else "\n"
+        return sep.join(_cite(s, short.get(s.doc, "")) for s in group)
+
     if not several:
-        return " ".join(_cite(s) for s in sentences)
+        return joined(sentences, {})
     docs = list(dict.fromkeys(s.doc for s in sentences))
     short = short_titles([d for d in docs if d])
-    return "\n\n".join(" ".join(_cite(s, short.get(d, "")) for s in sentences if s.doc == d) for d in docs)
+    return "\n\n".join(joined([s for s in sentences if s.doc == d], short) for d in docs)
 
 
 class ExtractiveProvider(Provider):

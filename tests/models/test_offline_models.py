@@ -57,6 +57,29 @@ def test_extractive_answer_is_whole_sentences_in_document_order_with_pages():
     assert ans.text.count("Section 404 permit") <= 1  # an overlapping chunk's repeat is quoted once at most
 
 
+# A bulleted list as EIS text has it: items without full stops; the third leads into the fourth, and the fourth is
+# cut at the chunk's end (whether it ended there the text cannot say).
+LIST = """[1] (FEIS › 4.3 Wetlands, p. 71)
+Mitigation measures for wetland loss include:
+• Wetland mitigation at a 2:1 ratio within the same watershed
+• Seasonal restrictions on clearing during the bird nesting season
+• Monitoring of water quality for five years after construction, and
+• Replanting of native wetland"""
+
+
+def test_the_extractive_baseline_quotes_whole_list_items_one_to_a_line_and_each_checks_as_supported():
+    texts = [s.text for s in context_sentences(LIST)]
+    assert texts == ["Wetland mitigation at a 2:1 ratio within the same watershed",
+                     "Seasonal restrictions on clearing during the bird nesting season"]
+    ans = ExtractiveProvider().generate(Request(prompt="", question="What mitigation is proposed for wetland loss?",
+                                                context=LIST))
+    assert ans.text.splitlines() == [f"{t} [1] (p. 71)" for t in texts]  # one to a line: none runs into the next
+    from lib.qa import support
+
+    marks = support.check(ans.text, support.passages_from_text(LIST)).marks()
+    assert [(m.status, m.source) for m in marks] == [("supported", 1), ("supported", 1)], marks
+
+
 def test_extractive_says_so_when_the_context_has_no_whole_sentence():
     ans = ExtractiveProvider().generate(Request(prompt="", question="What are the decisions?", closed=True,
                                                 context="ES.1.3 Decisions to be Made ...................... ES-1\n"
