@@ -85,15 +85,21 @@ def _item_text(item: ann.ReviewItem) -> None:
     st.text(item.proof or "")
 
 
-def _label_buttons(iid: str, draft: dict, guard: Callable) -> None:
-    """The three questions' buttons (keys 1–7), the suggested type, the optional support label (8/9), the comment."""
+Shown = Callable[[], tuple[str, dict, int]]  # the item on screen as a key pressed now finds it: id, draft, position
+
+
+def _label_buttons(iid: str, draft: dict, shown: Shown) -> None:
+    """The three questions' buttons (keys 1–7), the suggested type, the optional support label (8/9), the comment.
+    The buttons' keys are the same on every item, and a press sets the label of the item shown when it lands."""
+    def put(label: str, value: str) -> None:
+        shown()[1][label] = value
+
     for label, question in ann.QUESTIONS.items():
         st.markdown(f"**{question}**")
         cols = st.columns(len(KEYS[label]))
         for col, (value, k) in zip(cols, KEYS[label].items(), strict=True):
-            col.button(value, key=f"b_{label}_{value}_{iid}", shortcut=k, width="stretch",  # the key shows beside
-                       type="primary" if draft.get(label) == value else "secondary",
-                       on_click=guard(draft.__setitem__), args=(label, value))
+            col.button(value, key=f"b_{label}_{value}", shortcut=k, width="stretch",  # the key shows beside
+                       type="primary" if draft.get(label) == value else "secondary", on_click=put, args=(label, value))
         if label == "type_correct" and draft.get("type_correct") == "no":
             opts = ["", *QUESTION_TYPES]
             draft["true_type"] = st.selectbox(
@@ -102,9 +108,9 @@ def _label_buttons(iid: str, draft: dict, guard: Callable) -> None:
     st.markdown(f"**{support_calibration.QUESTION}** (optional)")
     cols = st.columns(2)
     for col, (value, k) in zip(cols, SUPPORT_KEYS.items(), strict=True):
-        col.button(value, key=f"b_support_{value}_{iid}", shortcut=k, width="stretch",
+        col.button(value, key=f"b_support_{value}", shortcut=k, width="stretch",
                    type="primary" if draft.get(support_calibration.LABEL) == value else "secondary",
-                   on_click=guard(draft.__setitem__), args=(support_calibration.LABEL, value),
+                   on_click=put, args=(support_calibration.LABEL, value),
                    help="Calibrates the support checkers (the Support checkers tab)")
     draft["comment"] = st.text_area("Comment (for the adjudicator)", value=draft.get("comment", ""),
                                     key=f"comment_{iid}", height=80)
@@ -123,71 +129,81 @@ def _save(iid: str, who: str, values: dict[str, str], key: str, next_pos: int) -
     st.session_state[key] = next_pos
 
 
-def _actions(iid: str, who: str, draft: dict, key: str, pos: int, last: int, guard: Callable) -> None:
-    """Save and next, All yes, Previous and Skip, then what the last action said."""
+def _actions(who: str, draft: dict, key: str, pos: int, last: int, shown: Shown) -> None:
+    """Save and next, All yes, Previous and Skip, then what the last action said. Each acts on the item shown
+    when its press lands (the same keys on every item)."""
     def save_draft() -> None:
         # Widgets' latest values are in the session state before a callback runs; the draft gets them only when
         # the panel runs again, so the comment and suggested type are read from there.
-        _save(iid, who, validate.review_values(draft, st.session_state.get(f"comment_{iid}"),
-                                               st.session_state.get(f"tt_{iid}")), key, min(pos + 1, last))
+        iid, now, at = shown()
+        _save(iid, who, validate.review_values(now, st.session_state.get(f"comment_{iid}"),
+                                               st.session_state.get(f"tt_{iid}")), key, min(at + 1, last))
+
+    def all_yes() -> None:
+        iid, now, at = shown()
+        _save(iid, who, validate.all_yes_values(now, st.session_state.get(f"comment_{iid}")), key, min(at + 1, last))
+
+    def move(step: int) -> None:
+        st.session_state[key] = max(0, min(shown()[2] + step, last))
 
     complete = ann.review_complete(draft)
     # never disabled: a Ctrl+Enter pressed right after the third key must not meet a button drawn before it
-    st.container().button("Save and next ▶", type="primary" if complete else "secondary", key=f"save_{iid}",
-                          shortcut="Ctrl+Enter", width="stretch", on_click=guard(save_draft),
+    st.container().button("Save and next ▶", type="primary" if complete else "secondary", key="review_save",
+                          shortcut="Ctrl+Enter", width="stretch", on_click=save_draft,
                           help=None if complete else "Answer the three questions first.")
-    st.container().button("All yes ▶", key=f"allyes_{iid}", shortcut="A", width="stretch",
-                          help="Yes to all three questions, save, and go to the next item",
-                          on_click=guard(lambda: _save(iid, who, validate.all_yes_values(
-                              draft, st.session_state.get(f"comment_{iid}")), key, min(pos + 1, last))))
+    st.container().button("All yes ▶", key="review_all_yes", shortcut="A", width="stretch",
+                          help="Yes to all three questions, save, and go to the next item", on_click=all_yes)
     b1, b2 = st.columns(2)
-    b1.button("◀ Previous", key=f"prev_{iid}", disabled=pos == 0, shortcut="P", width="stretch",
-              on_click=guard(lambda: st.session_state.__setitem__(key, pos - 1)))
-    b2.button("Skip ▶", key=f"skip_{iid}", disabled=pos >= last, shortcut="N", width="stretch",
-              on_click=guard(lambda: st.session_state.__setitem__(key, pos + 1)))
-    if st.session_state.pop("_review_stale", False):
-        st.warning("A key pressed while this item was loading was ignored; press it again.", icon="⌨️")
+    b1.button("◀ Previous", key="review_prev", disabled=pos == 0, shortcut="P", width="stretch", on_click=move,
+              args=(-1,))
+    b2.button("Skip ▶", key="review_skip", disabled=pos >= last, shortcut="N", width="stretch", on_click=move,
+              args=(1,))
     if "_review_error" in st.session_state:
         st.error(plain(st.session_state.pop("_review_error")), icon="⚠️")
     if "_review_saved" in st.session_state:
         st.caption("✓ Saved.", help=f"The database write took {st.session_state.pop('_review_saved') * 1000:.0f} ms.")
 
 
+def _draft(iid: str, who: str) -> dict:
+    """This expert's labels of an item as they stand on screen: what they recorded before, or nothing."""
+    draft_key = f"draft_{iid}_{who}"
+    if draft_key not in st.session_state:
+        st.session_state[draft_key] = dict(ann.item_labels(iid).get(who, {}))
+    return st.session_state[draft_key]
+
+
 @st.fragment
 def review_panel(who: str, source: str, n: int, seed: int) -> None:
     """One item at a time, labelled with buttons or keys. A fragment: a click or a save reruns only this panel,
-    not the statistics of the other tabs, so saving takes a fraction of a second."""
+    not the statistics of the other tabs, so saving takes a fraction of a second.
+
+    A key lands on the item shown: the buttons keep their keys from item to item, and a press acts on the
+    position the session holds when it lands, not on the item its button was drawn for. (Buttons keyed by item
+    were replaced on each move, so a key pressed as the next item appeared reached the previous item's button,
+    and was dropped.)"""
     item_ids = _batch(source, n, seed)
     key = f"pos_{source}_{n}_{seed}_{who}"
     done = ann.done_items(who, item_ids)
     if key not in st.session_state:  # resume at the first item this expert has not finished
         st.session_state[key] = validate.resume_position(item_ids, done)
-    pos = min(st.session_state[key], len(item_ids) - 1)
+    last = len(item_ids) - 1
+    pos = min(st.session_state[key], last)
     st.progress(len(done) / len(item_ids), text=f"{len(done)} of {len(item_ids)} reviewed by you")
     item = ann.items([item_ids[pos]])[0]
     iid = item.item_id
-    draft_key = f"draft_{iid}_{who}"
-    if draft_key not in st.session_state:  # what this expert recorded before, or nothing
-        st.session_state[draft_key] = dict(ann.item_labels(iid).get(who, {}))
-    draft = st.session_state[draft_key]
+    draft = _draft(iid, who)
 
-    def guard(fn: Callable) -> Callable:
-        """A key pressed while the next item was still loading reaches this (the previous) item's button: it
-        is ignored, with a notice, so a fast reviewer never overwrites the item they just saved."""
-        def run(*args: object) -> None:
-            if st.session_state.get(key) != pos:
-                st.session_state["_review_stale"] = True
-                return
-            fn(*args)
-        return run
+    def shown() -> tuple[str, dict, int]:
+        at = min(st.session_state.get(key, pos), last)
+        return item_ids[at], _draft(item_ids[at], who), at
 
     st.markdown(f"#### Item {pos + 1} of {len(item_ids)}")
     left, right = st.columns([3, 2])
     with left:
         _item_text(item)
     with right:
-        _label_buttons(iid, draft, guard)
-        _actions(iid, who, draft, key, pos, len(item_ids) - 1, guard)
+        _label_buttons(iid, draft, shown)
+        _actions(who, draft, key, pos, last, shown)
 
 
 # A tab switch reruns the page: the review panel saves without one (a fragment), so the other tabs show labels

@@ -119,9 +119,9 @@ def test_validate_two_reviewers_then_stats(tmp_path):
         at.selectbox(key="review_source").set_value("apptest-set").run()
         for _ in range(3):
             # the label buttons, as a reviewer clicks them (keys 1, 3/4, 6)
-            for prefix in ("b_type_correct_yes_", f"b_answer_correct_{answer}_", "b_proof_supports_yes_",
-                           f"b_support_{answer}_"):
-                next(b for b in at.button if (b.key or "").startswith(prefix)).click().run()
+            for key in ("b_type_correct_yes", f"b_answer_correct_{answer}", "b_proof_supports_yes",
+                        f"b_support_{answer}"):
+                at.button(key=key).click().run()
             save = next(b for b in at.button if b.label.startswith("Save and next"))
             assert not save.disabled
             save.click().run()
