@@ -220,7 +220,7 @@ def course_heatmap(per: pd.DataFrame, order: list[str]) -> alt.Chart:
         x=alt.X("model:N", title=None, axis=alt.Axis(labelAngle=-90, labelOverlap=False)),
         color=alt.Color("accuracy:Q", scale=alt.Scale(domain=[0, 100], scheme="greens")),
         tooltip=["model", "title", "level", "accuracy"]).properties(title="Accuracy (%) by course",
-                                                                     height=alt.Step(16))
+                                                                     height=alt.Step(20))
 
 
 @whole_labels

@@ -59,7 +59,7 @@ def test_the_course_heatmap_names_every_course_on_its_own_row():
     spec = charts.course_heatmap(per, titles).to_dict()
     assert spec["encoding"]["y"]["field"] == "title" and spec["encoding"]["y"]["sort"] == titles
     assert spec["encoding"]["y"]["axis"]["labelOverlap"] is False  # Vega hid every other title to avoid overlap
-    assert spec["height"] == {"step": 16} and spec["config"]["axis"]["labelLimit"] == 0
+    assert spec["height"] == {"step": 20} and spec["config"]["axis"]["labelLimit"] == 0
 
 
 def test_exam_leaderboard_names_every_bar_and_labels_runs_made_here():
