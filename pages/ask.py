@@ -125,7 +125,9 @@ def render_cell(r: ask_lib.AskResult, where: str = "grid") -> None:
         elif r.cut_at:
             st.info(f"The answer reached this model's cap of {r.cut_at:,} tokens and stops there, not where the "
                     "model would have ended. NEPAQA_ANSWER_TOKENS sets a longer cap.", icon="✂️")
-        st.caption(f"{r.seconds:.1f} s · {r.tokens_in:,} tokens in · {r.tokens_out:,} out · {ask_case.sent_options(r.model, r.closed)}"
+        # what was sent and counted is a detail: one hover away
+        st.caption(f"Answered in {r.seconds:.1f} s", help=f"{r.tokens_in:,} tokens in · {r.tokens_out:,} out · "
+                   f"{ask_case.sent_options(r.model, r.closed)}"
                    + (f" · verdict by {VERDICT_SOURCES.get(r.verdict_source) or plain(r.verdict_source)}" if r.verdict_source else ""))
         render_support(r, where)
         if r.mode == "rag" and r.comparison and r.comparison.why:  # a comparison question: each document's passages from its own search

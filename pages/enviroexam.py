@@ -85,10 +85,16 @@ with tab_run:
         limit = st.number_input("Questions per course (0 = all)", 0, exam_case.MAX_LIMIT, fit, key="exam_limit",
                                 help="The starting value is what this model finishes in about a minute here; 0 asks "
                                      "all 726 test questions (the only run ranked on the leaderboard).")
-        plan = exam_case.plan(model, shots, cot, chosen, limit, circular)
+        restart = st.checkbox("Start over", key="exam_restart",
+                              help="Discard the stored answers of this run (same model, settings, courses and limit) "
+                                   "and ask again: needed when the model's options or the prompts changed since.")
+        plan = exam_case.plan(model, shots, cot, chosen, limit, circular, restart)
+        kept = plan.calls - plan.to_ask
         st.markdown(f"**Planned:** {plan.questions} question(s) over {plan.n_courses} course(s)"
                     + (f", each asked {ee.ROTATIONS} times" if circular else "")
-                    + f" · **estimated time** {plain(plan.estimate.text(lambda p: available.get(p['model'], p['model'])))}")
+                    + (f" ({kept} answer(s) already given under these settings are kept)" if kept else "")
+                    + (" · nothing left to ask" if not plan.to_ask else
+                       f" · **estimated time** {plain(plan.estimate.text(lambda p: available.get(p['model'], p['model'])))}"))
         why = exam_case.unranked_because(shots, cot, circular, chosen, limit)
         if why:
             ranked = exam_case.ranked_plan(model)
@@ -97,9 +103,6 @@ with tab_run:
                     f"direct answers and one option order (“Questions per course” 0, no course chosen): "
                     f"{plain(ranked.estimate.text(lambda p: available.get(p['model'], p['model'])))} with this model.",
                     icon="⏱️")
-        restart = st.checkbox("Start over", key="exam_restart",
-                              help="Discard the stored answers of this run (same model, settings, courses and limit) "
-                                   "and ask again: needed when the model's options or the prompts changed since.")
         st.caption("Local models choose by the likelihood of the letters A–D (fast, never unparseable); API models "
                    "answer in text and the letter is parsed. A rerun with the same settings resumes and asks failed "
                    "questions again. A question limit or a subset of the courses makes a partial run, listed apart "

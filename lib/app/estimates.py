@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import statistics
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from lib.models import registry
+from lib.models import cpu_share, registry
 from lib.storage import tables
 from lib.storage.engine import get_engine
 
@@ -40,23 +41,91 @@ class Rate:
         return self.n > 0
 
 
+LOW, HIGH = 0.8, 1.5  # the range shown around the expected time (high / low = 1.9): bench/estimates.py checks it
+BUSY = 1.2  # a slowdown above this is a busy machine: local work's range runs from its idle time to the slowdown's
+
+
 @dataclass
 class Estimate:
     calls: int
-    seconds: float
+    seconds: float  # the expected time, local models' share already scaled by ``slowdown``
     parts: list[dict[str, Any]] = field(default_factory=list)  # one per model (and mode): calls, rate, n
+    slowdown: float = 1.0  # how much slower local models run now than on an idle machine (cpu_share)
+    local_s: float = 0.0  # local models' share at the measured (idle machine's) pace, before ``slowdown``
 
     @property
     def guessed(self) -> bool:
         return any(p["measured_n"] == 0 for p in self.parts)
 
+    @property
+    def measured(self) -> bool:
+        """Whether any part of it comes from this machine's measured times (else it is a guess only)."""
+        return any(p["measured_n"] > 0 for p in self.parts)
+
+    @property
+    def _busy(self) -> bool:
+        return self.slowdown > BUSY
+
+    @property
+    def low(self) -> float:
+        """While the machine is busy, local work takes between its idle time and ``slowdown`` times it (how much
+        depends on the work: a long prompt slows more than a short answer), kept within 2× of each other."""
+        remote = self.seconds - self.local_s * self.slowdown
+        local = self.local_s * max(1.0, self.slowdown / 2) if self._busy else self.local_s * LOW
+        return local + remote * LOW
+
+    @property
+    def high(self) -> float:
+        remote = self.seconds - self.local_s * self.slowdown
+        return self.local_s * (self.slowdown if self._busy else HIGH) + remote * HIGH
+
     def text(self, name: Callable[[dict[str, Any]], str] | None = None) -> str:
-        """'≈ 2 min (from …)' or '≈ 40 s (partly a rough guess: …)'. ``name`` turns a part into plain words."""
+        """'about 2–4 min (from …)', '…(partly a rough guess: …)', or, with nothing measured here yet, no figure
+        but what the run will do. ``name`` turns a part into plain words."""
         name = name or (lambda p: p["what"])
         guessed = list(dict.fromkeys(name(p) for p in self.parts if p["measured_n"] == 0))
+        if not self.measured:
+            return ("not measured here yet for " + ", ".join(guessed) + ": the run measures it and shows the time "
+                    "left as it goes")
         how = ("partly a rough guess: nothing measured here yet for " + ", ".join(guessed)) if guessed else \
             "from the median time of each model's recent calls on this machine"
-        return f"≈ {duration(self.seconds)} ({how})"
+        if self._busy:
+            how += f"; the machine is busy now, so local models run about {self.slowdown:.1f}× slower"
+        return f"about {span(self.low, self.high)} ({how})"
+
+
+def span(low: float, high: float) -> str:
+    """'20–40 s', '2–4 min', '1 h 10 min – 2 h 5 min'."""
+    a, b = max(0.0, float(low)), max(0.0, float(high))
+    if b < 90:
+        return f"{max(1, round(a))}–{max(1, round(b))} s"
+    if b < 90 * 60:
+        return f"{max(1, round(a / 60))}–{max(1, round(b / 60))} min"
+    return f"{duration(a)} – {duration(b)}"
+
+
+def time_left(elapsed: float, done: int, total: int) -> str:
+    """While a run goes: the time left at its own pace so far, as a range ("about 20–40 s left"); empty before
+    the first call has finished."""
+    if done <= 0 or total <= done or elapsed <= 0:
+        return ""
+    left = elapsed / done * (total - done)
+    return f"about {span(left * LOW, left * HIGH)} left"
+
+
+class Pace:
+    """A running job's time left, from its own pace since it started here (a resumed run's earlier answers, done
+    before, are not counted as this run's work)."""
+
+    def __init__(self) -> None:
+        self.start: tuple[float, int] | None = None
+
+    def left(self, done: int, total: int) -> str:
+        now = time.monotonic()
+        if self.start is None:
+            self.start = (now, done)
+            return ""
+        return time_left(now - self.start[0], done - self.start[1], total - self.start[1])
 
 
 def duration(seconds: float) -> str:
@@ -102,10 +171,12 @@ def answer_rate(model_id: str, mode: str, engine: Engine | None = None, like_ask
     return Rate((GUESS_LOCAL if _is_local(model_id) else GUESS_REMOTE).get(mode, 5.0), 0)
 
 
-def _total(parts: list[dict[str, Any]], workers: int) -> float:
+def _estimate(parts: list[dict[str, Any]], workers: int) -> Estimate:
+    """Local calls queue behind one another, at the speed the machine's load allows now; remote ones overlap."""
+    slow = cpu_share.slowdown() if any(p["local"] for p in parts) else 1.0
     local = sum(p["calls"] * p["seconds"] for p in parts if p["local"])
     remote = sum(p["calls"] * p["seconds"] for p in parts if not p["local"]) / max(1, workers)
-    return local + remote  # local calls queue behind one another; remote ones overlap
+    return Estimate(sum(p["calls"] for p in parts), local * slow + remote, parts, slow, local)
 
 
 def benchmark(n_items: int, models: Sequence[str], modes: Sequence[str], engine: Engine | None = None,
@@ -119,7 +190,7 @@ def benchmark(n_items: int, models: Sequence[str], modes: Sequence[str], engine:
             rate = answer_rate(m, mode, engine, like_ask)
             parts.append({"what": f"{m} · {mode}", "model": m, "mode": mode, "calls": calls, "seconds": rate.seconds, "measured_n": rate.n,
                           "local": _is_local(m)})
-    return Estimate(sum(p["calls"] for p in parts), _total(parts, workers), parts)
+    return _estimate(parts, workers)
 
 
 TARGET_S = 60.0  # defaults aim at about a minute of work
@@ -162,7 +233,7 @@ def generation(model_id: str, n_passages: int, per_type: dict[str, int], engine:
     rate = rate or Rate(GUESS_GENERATE["local" if local else "remote"], 0)
     part = {"what": f"{model_id} writing items", "model": model_id, "mode": None, "calls": calls, "seconds": rate.seconds, "measured_n": rate.n,
             "local": local}
-    return Estimate(calls, _total([part], 4), [part])
+    return _estimate([part], 4)
 
 
 def exam_rate(model_id: str, shots: int, cot: bool, engine: Engine | None = None) -> Rate:
@@ -184,4 +255,4 @@ def exam(model_id: str, n_questions: int, shots: int, cot: bool, engine: Engine 
     rate = exam_rate(model_id, shots, cot, engine)
     part = {"what": f"{model_id} on the exam", "model": model_id, "mode": None, "calls": n_questions, "seconds": rate.seconds, "measured_n": rate.n,
             "local": _is_local(model_id)}
-    return Estimate(n_questions, _total([part], workers), [part])
+    return _estimate([part], workers)

@@ -28,7 +28,8 @@ class ExamPlan:
     n_courses: int
     questions: int  # questions planned (a limit applies per course)
     calls: int  # questions × rotations (4 when circular)
-    estimate: estimates.Estimate
+    estimate: estimates.Estimate  # of the calls still to make (``to_ask``)
+    to_ask: int = 0  # calls still to make: those answered already, here or by a run of the same configuration, are kept
 
 
 def default_limit(model: str, shots: int, cot: bool, circular: bool, n_courses: int) -> int:
@@ -38,13 +39,16 @@ def default_limit(model: str, shots: int, cot: bool, circular: bool, n_courses: 
 
 
 def plan(model: str, shots: int, cot: bool, courses: Sequence[str] | None, limit: int | None,
-         circular: bool) -> ExamPlan:
-    """The run the settings describe: ``courses`` None or empty is all 42, ``limit`` None or 0 every question."""
+         circular: bool, restart: bool = False) -> ExamPlan:
+    """The run the settings describe: ``courses`` None or empty is all 42, ``limit`` None or 0 every question. Its
+    estimate counts the calls still to make (a resume, or answers another run of the same configuration gave,
+    are kept, unless ``restart`` discards this run's)."""
     chosen = list(courses or ee.courses())
     questions = plan_questions(chosen, limit)
     calls = questions * (ee.ROTATIONS if circular else 1)
-    est = estimates.exam(model, calls, shots, cot, workers=4 if registry.get(model).concurrent else 1)
-    return ExamPlan(len(chosen), questions, calls, est)
+    to_ask = ee.calls_to_ask(model, shots, cot, courses or None, limit or None, "test", circular, restart)
+    est = estimates.exam(model, to_ask, shots, cot, workers=4 if registry.get(model).concurrent else 1)
+    return ExamPlan(len(chosen), questions, calls, est, to_ask)
 
 
 def unranked_because(shots: int, cot: bool, circular: bool, courses: Sequence[str] | None,

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
+from lib.app import estimates
 from lib.app.job_params import BenchmarkJob, ExamJob, GenerateJob, IngestJob, MetadataValue, parse, to_json
 from lib.app.services import Services, get_services
 from lib.collection import volumes
@@ -202,12 +203,14 @@ def _benchmark(job: BenchmarkJob, params: JSONObject, ctx: JobContext) -> JSONOb
     svc = _services()
     ctx.link(run_id=run_id)
     slim = {"done": resuming}
+    pace = estimates.Pace()
 
     def progress(done: int, total: int, msg: str) -> None:
         if not slim["done"]:  # the run exists now and stores its own items: drop the copy in the job's row
             slim["done"] = True
             ctx.slim_params({k: v for k, v in params.items() if k != "items"})
-        ctx.progress("bench", done / max(total, 1), f"{done}/{total} {msg}")
+        left = pace.left(done, total)
+        ctx.progress("bench", done / max(total, 1), f"{done}/{total} {msg}" + (f" · {left}" if left else ""))
 
     summary = run_benchmark(items, cfg, svc, run_id=run_id, progress=progress, cancel=ctx.cancel,
                             max_workers=job.max_workers or 4)
@@ -230,8 +233,11 @@ def exam_params(model: str, shots: int, cot: bool, courses: list[str] | None, li
 
 
 def run_exam_job(params: JSONObject, ctx: JobContext) -> JSONObject:
+    pace = estimates.Pace()
+
     def progress(done: int, total: int, msg: str) -> None:
-        ctx.progress("exam", done / max(total, 1), f"{done}/{total} {msg}")
+        left = pace.left(done, total)
+        ctx.progress("exam", done / max(total, 1), f"{done}/{total} {msg}" + (f" · {left}" if left else ""))
 
     job = parse(ExamJob, params)
     key = json.dumps(job.run_key(), sort_keys=True)

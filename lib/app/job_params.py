@@ -71,7 +71,7 @@ class GenerateJob:
     per_type: dict[str, int]
 
 
-OPTIONAL = ("metadata", "reindex", "sha256", "eis_id", "volume", "grouped_by")  # left out of a row while empty
+OPTIONAL = ("metadata", "reindex", "sha256", "eis_id", "volume", "grouped_by", "file_name")  # left out of a row while empty
 
 
 def to_json(job: IngestJob | ExamJob | BenchmarkJob | GenerateJob) -> JSONObject:

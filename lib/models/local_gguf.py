@@ -18,6 +18,7 @@ import numpy as np
 
 from lib.core import config
 from lib.core.json_types import JSONObject
+from lib.models import cpu_share
 from lib.models.base import LIKELIHOOD, Answer, ModelOptions, Provider, ProviderError, Request
 
 if TYPE_CHECKING:  # types only: llama_cpp itself is heavy and imported on first use
@@ -103,6 +104,7 @@ class LlamaCppProvider(Provider):
         self.options = ModelOptions(temperature=0.0, context_window=n_ctx, seed=0,
                                     answer_tokens=int(BRIEF_DECODING["max_tokens"]) if brief else None)
         self._llm: Llama | None = None
+        self._n_threads = 0  # the threads the loaded model was last set to (cpu_share)
 
     def manifest_entry(self) -> JSONObject:
         """The file's name, size and sha256, so another file under the same name is a different model; and the
@@ -184,8 +186,16 @@ class LlamaCppProvider(Provider):
                    "max_tokens": min(req.max_tokens, self.answer_cap())}  # its short budget, or the setting
         return kw
 
+    def _threads(self, llm: Llama) -> Llama:
+        """The model, set to use the cores other processes leave free for this call (cpu_share)."""
+        n = cpu_share.threads()
+        if n != self._n_threads:
+            llm._ctx.set_n_threads(n, n)  # noqa: SLF001 - llama-cpp-python's own setter for a loaded model
+            self._n_threads = n
+        return llm
+
     def _generate(self, req: Request) -> Answer:
-        llm = self.llm
+        llm = self._threads(self.llm)
         try:
             if req.on_token is not None:
                 return self._stream(llm, req)
@@ -235,7 +245,7 @@ class LlamaCppProvider(Provider):
     def choose(self, req: Request, options: list[str]) -> tuple[str, dict[str, float]]:
         """Probability mass of each option's first token right after the assistant turn opens."""
         with self.serial():
-            llm = self.llm
+            llm = self._threads(self.llm)
             tokens = llm.tokenize(self._chat_prompt(req).encode("utf-8"), add_bos=False, special=True)
             if len(tokens) >= self.context_window:
                 raise ProviderError(f"{self.label}: the prompt ({len(tokens)} tokens) does not fit the window")

@@ -35,14 +35,19 @@ def test_answer_rate_is_the_median_of_measured_answers(tmp_path):
     assert guess.n == 0 and guess.seconds == estimates.GUESS_LOCAL["pdf"]
 
 
-def test_benchmark_estimate_adds_local_calls_and_overlaps_remote_ones(tmp_path):
+def test_benchmark_estimate_adds_local_calls_and_overlaps_remote_ones(tmp_path, monkeypatch):
+    monkeypatch.setattr(estimates.cpu_share, "slowdown", lambda: 1.0)  # an idle machine (the load is tested below)
     eng = _engine(tmp_path)
     est = estimates.benchmark(10, ["local/smollm2-135m", "local/extractive"], ["rag", "gold"], eng,
                               from_mode={"rag": 6, "gold": 10})
     assert est.calls == 2 * (6 + 10)
     want = 6 * estimates.GUESS_LOCAL["rag"] + 10 * estimates.GUESS_LOCAL["gold"] + 16 * estimates.GUESS_EXTRACTIVE
     assert abs(est.seconds - want) < 1e-9
-    assert est.guessed and "rough guess" in est.text()
+    assert est.guessed and not est.measured
+    # nothing measured: no figure, but what the run will do
+    assert est.text() == ("not measured here yet for local/smollm2-135m · rag, local/smollm2-135m · gold, "
+                          "local/extractive · rag, local/extractive · gold: the run measures it and shows the time "
+                          "left as it goes")
     remote = estimates.benchmark(8, ["openai/not-configured"], ["none"], eng, workers=4)
     assert abs(remote.seconds - 8 * estimates.GUESS_REMOTE["none"] / 4) < 1e-9
 
@@ -79,3 +84,58 @@ def test_items_that_fit_a_minute():
     assert estimates.items_that_fit(0.5, 20) == 0  # all 20 fit: 0 means all
     assert estimates.items_that_fit(400.0, 20) == 1  # never fewer than one
     assert estimates.items_that_fit(0.0, 20) == 0
+
+
+def test_a_measured_estimate_is_a_range_at_most_twice_as_wide_and_scaled_by_the_load(tmp_path, monkeypatch):
+    eng = _engine(tmp_path)
+    with eng.begin() as c:
+        c.execute(insert(tables.exam_answers), [
+            {"run_id": "x", "model": "local/smollm2-135m", "shots": 0, "cot": 0, "split": "test", "course": "c",
+             "q_index": i, "gold": "A", "correct": 1, "parsed": 1, "seconds": 0.5} for i in range(3)])
+    monkeypatch.setattr(estimates.cpu_share, "slowdown", lambda: 1.0)
+    idle = estimates.exam("local/smollm2-135m", 42, 0, False, eng, workers=1)
+    assert idle.seconds == 21.0 and (idle.low, idle.high) == (21.0 * estimates.LOW, 21.0 * estimates.HIGH)
+    assert idle.high / idle.low <= 2
+    assert idle.text() == ("about 17–32 s (from the median time of each model's recent calls on this machine)")
+    monkeypatch.setattr(estimates.cpu_share, "slowdown", lambda: 2.0)  # the other of two cores busy
+    busy = estimates.exam("local/smollm2-135m", 42, 0, False, eng, workers=1)
+    # from its idle time to twice it: a long prompt slows by about the cores taken, a short answer by less
+    assert (busy.seconds, busy.low, busy.high) == (42.0, 21.0, 42.0)
+    assert busy.text() == ("about 21–42 s (from the median time of each model's recent calls on this machine; the "
+                           "machine is busy now, so local models run about 2.0× slower)")
+    monkeypatch.setattr(estimates.cpu_share, "slowdown", lambda: 4.0)  # three of four cores busy
+    crowded = estimates.exam("local/smollm2-135m", 42, 0, False, eng, workers=1)
+    assert (crowded.low, crowded.high) == (42.0, 84.0)  # never wider than 2×
+    remote = estimates.exam("openai/not-configured", 40, 0, False, eng, workers=4)
+    assert remote.slowdown == 1.0  # a remote model does not run here
+
+
+def test_spans_and_the_time_left_while_a_run_goes():
+    assert [estimates.span(a, b) for a, b in ((16, 30), (100, 200), (3600, 7500))] == [
+        "16–30 s", "2–3 min", "60 min – 2 h 5 min"]
+    assert estimates.time_left(10.0, 0, 42) == "" and estimates.time_left(10.0, 42, 42) == ""
+    assert estimates.time_left(10.0, 10, 30) == "about 16–30 s left"  # 1 s each, 20 to go
+    pace = estimates.Pace()
+    assert pace.left(5, 30) == ""  # a resumed run: its first 5 were done before, and are not this run's pace
+    pace.start = (pace.start[0] - 10.0, 5)
+    assert pace.left(15, 29) == "about 11–21 s left"  # 10 in 10 s, 14 to go
+
+
+def test_a_local_model_is_given_the_cores_another_process_leaves_free():
+    """Measured, not mocked: a busy loop in another process takes a core, and the next call gets one fewer."""
+    import subprocess
+    import sys
+    import time
+
+    from lib.models import cpu_share
+
+    busy = subprocess.Popen([sys.executable, "-c", "import time\nt = time.time()\nwhile time.time() - t < 30: pass"])
+    try:
+        time.sleep(1.0)
+        cpu_share.others_busy()  # a look, then one over a window of the busy loop alone
+        time.sleep(1.0)
+        assert cpu_share.others_busy() >= 0.7
+        assert cpu_share.threads() == max(1, cpu_share.cores() - 1)
+        assert cpu_share.slowdown() == cpu_share.cores() / max(1, cpu_share.cores() - 1)
+    finally:
+        busy.kill()

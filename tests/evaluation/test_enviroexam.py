@@ -138,10 +138,21 @@ def test_run_resumes_without_repeating_answers(tmp_path):
     assert second.n_questions == 4 and set(second.courses) == set(courses)
     with eng.connect() as c:
         assert c.execute(select(func.count()).select_from(tables.exam_answers)).scalar() == 2 + 4
+    # what an estimate counts: the calls still to make, none where every answer is kept or can be copied
+    assert ee.calls_to_ask("smollm2", 0, False, courses, 2, engine=eng) == 0
+    assert ee.calls_to_ask("smollm2", 0, False, courses, 3, engine=eng) == 2  # the third question of each course
+    assert ee.calls_to_ask("smollm2", 0, False, courses, 1, engine=eng, restart=True) == 0  # copied from the second
+    # circular: rotation 0 is the order already asked (copied); the three others are new
+    assert ee.calls_to_ask("smollm2", 0, False, courses, 1, engine=eng, circular=True) == 2 * 3
+    assert ee.calls_to_ask("smollm2", 5, False, courses, 1, engine=eng) == 2
     assert ee.summarize("smollm2", 0, False, "test", courses, 1, engine=eng).n_questions == 2
     five = ee.run_exam("smollm2", 5, False, courses[:1], limit=1, engine=eng)
     assert five.shots == 5 and five.n_questions == 1
     assert {r.run_id for r in ee.all_runs(eng)} == {first.run_id, second.run_id, five.run_id}
+    asked: list[int] = []  # and a run asks exactly what calls_to_ask counted
+    ee.run_exam("smollm2", 0, False, courses, limit=1, engine=eng, circular=True,
+                progress=lambda d, n, m: asked.append(n))
+    assert set(asked) == {2 * 3}
 
 
 # ----- fake models -------------------------------------------------------------------------------

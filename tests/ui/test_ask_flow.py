@@ -60,8 +60,10 @@ def test_the_demo_is_one_compact_grid_with_more_behind_a_toggle(services):
     # the time it will take is said first: a stated rough guess while a system has no measured calls on this
     # store (the session's store may already hold calls from earlier tests), else the measured median
     est = estimates.benchmark(len(_ask_demo.DEMO_ITEMS), list(registry.OFFLINE_DEFAULTS), _ask_demo.DEMO_MODES, like_ask=True)
-    assert "≈ " in demo.help, demo.help
-    assert ("rough guess" in demo.help) == est.guessed, (est.guessed, demo.help)
+    if est.measured:  # a range from this machine's times, said to be partly a guess where it is
+        assert "about " in demo.help and ("rough guess" in demo.help) == est.guessed, (est.guessed, demo.help)
+    else:  # nothing measured yet: no figure
+        assert "not measured here yet for" in demo.help and "about " not in demo.help, demo.help
     demo.click().run()
     assert not at.exception
     again = next(b for b in at.button if b.label.startswith("▶ One-click demo")).help

@@ -26,7 +26,7 @@ from lib.evaluation.exam.prompting import (
     rotate,
     unrotate,
 )
-from lib.evaluation.exam.runner import run_exam, selection, summarize
+from lib.evaluation.exam.runner import calls_to_ask, run_exam, selection, summarize
 from lib.evaluation.exam.scores import (
     PUBLISHED,
     RUN_HERE,
@@ -47,7 +47,7 @@ from lib.evaluation.exam.scores import (
 
 __all__ = [
     "EXTRACTOR_VERSION", "LETTERS", "LEVELS", "PUBLISHED", "ROTATIONS", "RUN_HERE", "BoardRow", "ExamAnswer", "ExamRun", "Question", "all_runs",
-    "build_prompt", "composite_index", "course_level", "course_title", "courses", "extract_letter",
+    "build_prompt", "calls_to_ask", "composite_index", "course_level", "course_title", "courses", "extract_letter",
     "format_question", "leaderboard", "load_course", "load_published", "marks_on", "model_label", "not_ranked_why",
     "partial_runs", "results", "rotate", "run_exam", "run_label", "selection", "summarize", "summarize_run",
     "translate", "unrotate",

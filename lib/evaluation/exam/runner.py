@@ -191,6 +191,31 @@ def run_exam(
     return summarize_run(run_id, engine)
 
 
+def calls_to_ask(model: str, shots: int, cot: bool, course_list: Sequence[str] | None, limit: int | None,
+                 split: str = "test", circular: bool = False, restart: bool = False,
+                 engine: Engine | None = None) -> int:
+    """The model calls a run with these settings would make now: its questions (each under its rotations), less
+    those it has answered (unless ``restart``) and those another run answered under the same configuration
+    (copied, not asked). A failed answer is asked again. What an estimate of the run's time counts."""
+    provider = registry.get(model)
+    engine = engine or get_engine()
+    sel = selection(course_list, limit, split)
+    run_id = run_id_for(provider.id, shots, cot, split, circular, sel.key)
+    key = _answer_key(manifest_for(provider, shots, cot, split, circular, sel).as_json())
+    rotations = range(ROTATIONS) if circular else range(1)
+    wanted = {(c, q.index, k) for c in sel.courses for q in load_course(c, split)[: sel.limit or None]
+              for k in rotations}
+    m, t = tables.run_manifests, tables.exam_answers
+    with engine.connect() as c:
+        # with ``restart`` this run's own answers are discarded; another run's are still copied
+        same = [r.run_id for r in c.execute(select(m.c.run_id, m.c.manifest).where(m.c.kind == "exam"))
+                if not (restart and r.run_id == run_id) and _answer_key(json.loads(r.manifest)) == key]
+        answered = {(r.course, r.q_index, r.rotation or 0) for r in c.execute(
+            select(t.c.course, t.c.q_index, t.c.rotation).where(
+                t.c.run_id.in_(same), or_(t.c.status.is_(None), t.c.status != "failed")))} if same else set()
+    return len(wanted - answered)
+
+
 def _copy_answered(tasks: list[tuple], run_id: str, current: manifest.Manifest, engine: Engine) -> list[tuple]:
     """Copy into this run the answers other runs made under the same configuration; return the tasks left."""
     if not tasks:

@@ -1,0 +1,94 @@
+"""Do the estimates hold? The default EnviroExam run and the Ask demo, each estimated as the page does it (a range)
+and then run: once on a quiet machine and once with a busy loop on another core, after a first run that measures
+this machine's rate (as a first run in the app does).
+
+    python bench/estimates.py
+
+For each run it prints the range shown before it, the time it took, and whether that time fell inside the range
+(and the range's high end is at most 2× its low end). The same work on both sides: the exam run is the page's
+default (the question limit the page picks, all 42 courses, 0-shot), started over each time (answers another run
+gave under the same settings are copied, as in the app, and the estimate counts only the questions asked); the demo
+is its three questions × the offline models × its modes. Nothing is cached between runs but the loaded models, as
+in the app. The baseline in the same run is the quiet machine."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def busy_loop() -> subprocess.Popen[bytes]:
+    """Another process keeping one core busy for up to 10 minutes."""
+    return subprocess.Popen([sys.executable, "-c", "import time\nt = time.time()\nwhile time.time() - t < 600: pass"])
+
+
+def main() -> None:
+    os.environ["NEPAQA_HOME"] = tempfile.mkdtemp(prefix="nepaqa_bench_estimates_")
+    from lib.app import ask as ask_case
+    from lib.app import estimates
+    from lib.app import exam as exam_case
+    from lib.app.services import get_services
+    from lib.core import config
+    from lib.evaluation import exam as ee
+    from lib.evaluation.benchmark.dataset import load_sample_items
+    from lib.models import cpu_share, registry
+    from lib.qa import ask as ask_lib
+    from pages._ask_demo import DEMO_ITEMS, DEMO_MODES
+
+    svc = get_services()
+    doc_id = svc.docs.ingest_file(str(config.SAMPLE_PDF)).doc_id
+    model = registry.resolve("smollm2")
+    models = [m for m in registry.OFFLINE_DEFAULTS if registry.get(m).available()[0]]
+    items = {it.id: it for it in load_sample_items()}
+
+    def exam_run() -> tuple[estimates.Estimate, float]:
+        limit = exam_case.default_limit(model, 0, False, False, len(ee.courses()))
+        est = exam_case.plan(model, 0, False, None, limit, False, restart=True).estimate  # as with "Start over"
+        started = time.perf_counter()
+        ee.run_exam(model, 0, False, None, limit or None, restart=True)
+        return est, time.perf_counter() - started
+
+    def demo_run() -> tuple[estimates.Estimate, float]:
+        est = estimates.benchmark(len(DEMO_ITEMS), models, DEMO_MODES, like_ask=True)
+        started = time.perf_counter()
+        for item_id in DEMO_ITEMS:
+            it = items[item_id]
+            ask_case.run(ask_case.Settings(it.question, models, DEMO_MODES, doc_id, ask_lib.DEFAULT_K,
+                                           it.question_type == "closed", False, it.context), svc)
+        return est, time.perf_counter() - started
+
+    rows = []
+    for name, run in (("default EnviroExam run", exam_run), ("Ask demo (18 answers)", demo_run)):
+        first = run()  # measures this machine's rate, as a first run in the app does
+        rows.append((name, "first run (nothing measured)", first[0], first[1]))
+        rows.append((name, "quiet", *run()))
+        loop = busy_loop()
+        try:
+            time.sleep(1.0)
+            cpu_share.others_busy()
+            time.sleep(0.6)
+            rows.append((name, "another core busy", *run()))
+        finally:
+            loop.kill()
+    print(f"cores: {cpu_share.cores()}  ·  range: {estimates.LOW}×–{estimates.HIGH}× the expected time")
+    print("| run | machine | shown before | low–high (s) | took (s) | inside | high/low |")
+    print("|---|---|---|---|---|---|---|")
+    failed = 0
+    for name, machine, est, took in rows:
+        checked = est.measured and est.low > 0
+        inside = est.low <= took <= est.high if checked else None
+        failed += inside is False or (checked and est.high > 2 * est.low)
+        print(f"| {name} | {machine} | {est.text().split(' (')[0]} | "
+              + (f"{est.low:.0f}–{est.high:.0f}" if checked else "—") + f" | {took:.1f} | "
+              + ("—" if inside is None else "yes" if inside else "**no**") + " | "
+              + (f"{est.high / est.low:.2f}" if checked else "—") + " |")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
