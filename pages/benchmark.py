@@ -26,10 +26,12 @@ from pages._jobs import watch
 from pages._ui import code, plain, run_safely, services
 
 st.title("📊 Benchmark")
-st.caption("Which model, with which context, answers EIS questions well? Closed items score 1/0 on the yes/no "
-           "verdict. The others get RAGAS answer correctness (0.75 × factual F1 over statements + 0.25 × semantic "
-           "similarity) when a judge model scores them, or, offline, the token-F1 proxy (not RAGAS). The two kinds "
-           "are always reported apart, each with n and a 95% interval.")
+st.caption("Which model, with which context, answers EIS questions well? A yes/no item is right or wrong on its "
+           "verdict; any other answer is compared with the expected one, by a judge model where one is connected, "
+           "else by shared words. The two kinds of score are always reported apart, each with n and a 95% interval.",
+           help="Open answers: RAGAS answer correctness (0.75 × factual F1 over statements + 0.25 × semantic "
+                "similarity) with a judge model; offline, the token-F1 proxy, which is not RAGAS and not comparable "
+                "with published RAGAS figures.")
 svc = services()
 available = {p.id: p.label for p, ok, _ in registry.status_all() if ok}
 
