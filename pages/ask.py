@@ -206,13 +206,19 @@ if problem is not None:
 if no_document is not None:  # not the last answer under it: it would read as this question's
     st.error(no_document)
 elif asked and problem is None:
-    st.session_state["last_grid"] = run_grid(settings)
+    # The question, as text, where the last answers' block was: an element in a block's place drops it at once.
+    # (A block drawn in a block's place keeps the old one's contents on screen, greyed, until the run ends: the last
+    # question's answers showed under the new question's cells while they were answered.)
+    st.text(settings.question)
+    with st.container():
+        st.session_state["last_grid"] = run_grid(settings)
     st.rerun()  # drawn again from the session: no half-written streaming text is left on screen
 elif st.session_state.get("last_grid"):
     grid = st.session_state["last_grid"]
-    st.text(grid.question)
-    caption(grid, settings, scope_label)
-    render_grid(grid.rows, grid.models, grid.modes)
+    with st.container():  # one block, which the next run's question text replaces
+        st.text(grid.question)
+        caption(grid, settings, scope_label)
+        render_grid(grid.rows, grid.models, grid.modes)
 
 
 demo_section([m for m in registry.OFFLINE_DEFAULTS if m in labels], label_of, lambda r: render_cell(r, "demo"))

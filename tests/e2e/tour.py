@@ -98,19 +98,25 @@ def _quotes_are_in_the_pdf(server: StreamlitServer) -> None:
 
 def _answers_without_stale_copies(b: Browser, n: int, message: str) -> None:
     """Wait for ``n`` answers, looking every 0.1 s meanwhile that no card shows a finished answer with an older
-    streamed copy of it still under it ("▌ answering…")."""
-    deadline, stale = time.monotonic() + bound(300), []
+    streamed copy of it still under it ("▌ answering…"), and that the last question's answers are not on screen
+    beside the new ones (never more than ``n`` answers)."""
+    deadline, stale, extra, begun = time.monotonic() + bound(300), [], 0, False
     while time.monotonic() < deadline:
         for cell in b.driver.execute_script(
                 "return [...document.querySelectorAll(\"[data-testid='stColumn']\")].map(c => c.innerText)"):
             if "Answered in " in cell and "answering…" in cell:
                 stale.append(cell[:900])
-        if b.body_text().count("Answered in ") == n and "answering…" not in b.body_text():
+        body = b.body_text()
+        extra = max(extra, body.count("Answered in ") - n)
+        busy = "answering…" in body or "waiting…" in body
+        begun = begun or busy or body.count("Answered in ") != n  # the last question's n answers are not these
+        if begun and body.count("Answered in ") == n and not busy:
             break
         time.sleep(0.1)
     else:
         raise AssertionError(message)
     assert not stale, f"{len(stale)} looks at a finished answer showed a stale streamed copy under it: {stale[0]!r}"
+    assert not extra, f"up to {extra} answer(s) of the last question stayed on screen while the new one was answered"
 
 
 def _labels_fit(b: Browser, where: str) -> None:
@@ -218,6 +224,7 @@ def walk(server: StreamlitServer, b: Browser, shots: Path | None = None) -> None
     question.send_keys(Keys.CONTROL, "a")
     question.send_keys("Who is the lead agency for this EIS?")
     question.send_keys(Keys.CONTROL, Keys.ENTER)
+    _answers_without_stale_copies(b, 4, "Ctrl+Enter did not run the question")
     b.wait_until(lambda t: "Who is the lead agency for this EIS?" in _main(b).split("Demo: the sample EIS")[0]
                  and t.count("Answered in ") == 4, 300, "Ctrl+Enter did not run the question")
     _quotes_are_in_the_pdf(server)
