@@ -122,18 +122,22 @@ def _open_evidence(doc_id: str, first: int, last: int, evidence: str, sentence: 
     of evidence can be the whole page: the quote alone is what the answer took from it.)"""
     quote = support.bare(sentence)
     shown = None
-    for number in range(first, last + 1):
-        got, what = page_or_notice(doc_id, number, quote, QUOTE_COVER) if quote else None, "the quoted words highlighted"
-        if quote and got is None:  # the page cannot be shown, and the notice says why
-            return
-        if got is None or not got[1]:
-            got, what = page_or_notice(doc_id, number, evidence), "evidence highlighted"
-        if got is None:
-            return
-        if shown is None or got[1]:
-            shown = (number, got[0], got[1], what)
-        if got[1]:
+    # the quote on any page of the source first, then the evidence: a quote on its second page is not left for
+    # the evidence's highlight on the first
+    for text, cover, what in ((quote, QUOTE_COVER, "the quoted words highlighted"), (evidence, 0.0, "evidence highlighted")):
+        for number in range(first, last + 1) if text else ():
+            got = page_or_notice(doc_id, number, text, cover)
+            if got is None:  # the page cannot be shown, and the notice says why
+                return
+            if shown is None:
+                shown = (number, got[0], got[1], what)
+            if got[1]:
+                shown = (number, got[0], got[1], what)
+                break
+        if shown is not None and shown[2]:
             break
+    if shown is None:
+        return
     number, png, lines, what = shown
     st.caption(f"Page {number}" + (f" · {what}" if lines else " · the evidence was not found as written on the page"))
     st.image(png, width="stretch")

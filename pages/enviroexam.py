@@ -98,10 +98,13 @@ with tab_run:
         why = exam_case.unranked_because(shots, cot, circular, chosen, limit)
         if why:
             ranked = exam_case.ranked_plan(model)
+            cost = ("every one of them is answered here already: see Results" if not ranked.to_ask else
+                    f"{ranked.to_ask} still to ask with this model, " + (
+                        plain(ranked.estimate.text(lambda p: available.get(p['model'], p['model'])))
+                        if ranked.estimate.measured else "its time not measured here yet (this quick run measures it)"))
             st.info(f"**A quick look, not ranked:** this run is not set beside the 31 published models, because "
                     f"{plain('; '.join(why))}. A ranked run asks all {ranked.questions} test questions, 0-shot, with "
-                    f"direct answers and one option order (“Questions per course” 0, no course chosen): "
-                    f"{plain(ranked.estimate.text(lambda p: available.get(p['model'], p['model'])))} with this model.",
+                    f"direct answers and one option order (“Questions per course” 0, no course chosen): {cost}.",
                     icon="⏱️")
         st.caption("Local models choose by the likelihood of the letters A–D (fast, never unparseable); API models "
                    "answer in text and the letter is parsed. A rerun with the same settings resumes and asks failed "

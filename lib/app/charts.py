@@ -209,7 +209,6 @@ def exam_per_course(runs: Sequence[ExamRun], meta: pd.DataFrame) -> pd.DataFrame
 
 
 @whole_labels
-@whole_labels
 def course_heatmap(per: pd.DataFrame, order: list[str]) -> alt.Chart:
     """A row per course (all 42 named: across the page Vega dropped every other title to avoid overlap), a column
     per model."""

@@ -6,6 +6,7 @@ one call at a time, so their calls add up; remote ones run ``workers`` at a time
 from __future__ import annotations
 
 import json
+import math
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -68,16 +69,16 @@ class Estimate:
 
     @property
     def low(self) -> float:
-        """While the machine is busy, local work takes between its idle time and ``slowdown`` times it (how much
-        depends on the work: a long prompt slows more than a short answer), kept within 2× of each other."""
+        """While the machine is busy, local work takes up to ``slowdown`` times its idle time (how much depends on
+        the work: a long prompt slows more than a short answer); low and high stay within 2× of each other, and a
+        slightly busy machine's range is never narrower than an idle one's."""
         remote = self.seconds - self.local_s * self.slowdown
-        local = self.local_s * max(1.0, self.slowdown / 2) if self._busy else self.local_s * LOW
-        return local + remote * LOW
+        return self.local_s * max(LOW, self.slowdown / 2) + remote * LOW
 
     @property
     def high(self) -> float:
         remote = self.seconds - self.local_s * self.slowdown
-        return self.local_s * (self.slowdown if self._busy else HIGH) + remote * HIGH
+        return self.local_s * max(HIGH, self.slowdown) + remote * HIGH
 
     def text(self, name: Callable[[dict[str, Any]], str] | None = None) -> str:
         """'about 2–4 min (from …)', '…(partly a rough guess: …)', or, with nothing measured here yet, no figure
@@ -96,11 +97,11 @@ class Estimate:
 
 def span(low: float, high: float) -> str:
     """'20–40 s', '2–4 min', '1 h 10 min – 2 h 5 min'."""
-    a, b = max(0.0, float(low)), max(0.0, float(high))
+    a, b = max(0.0, float(low)), max(0.0, float(high))  # the low end rounded down, the high end up: never narrower
     if b < 90:
-        return f"{max(1, round(a))}–{max(1, round(b))} s"
+        return f"{max(1, math.floor(a))}–{max(1, math.ceil(b))} s"
     if b < 90 * 60:
-        return f"{max(1, round(a / 60))}–{max(1, round(b / 60))} min"
+        return f"{max(1, math.floor(a / 60))}–{max(1, math.ceil(b / 60))} min"
     return f"{duration(a)} – {duration(b)}"
 
 

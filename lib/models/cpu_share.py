@@ -22,9 +22,19 @@ _last: tuple[float, float, float] | None = None  # (monotonic time, the machine'
 _others = 0.0
 
 
+def _cpus() -> list[int]:
+    """The CPUs this process may run on (its affinity: a container or taskset may allow fewer than the machine has)."""
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux: every CPU
+        return list(range(os.cpu_count() or 2))
+
+
 def _reading() -> tuple[float, float, float]:
-    t = psutil.cpu_times()
-    busy = sum(float(getattr(t, f, 0.0)) for f in ("user", "nice", "system", "irq", "softirq", "steal"))
+    """(now, busy CPU seconds of the CPUs this process may use, this process's CPU seconds)."""
+    per = psutil.cpu_times(percpu=True)
+    mine = [per[i] for i in _cpus() if i < len(per)] or per
+    busy = sum(float(getattr(t, f, 0.0)) for t in mine for f in ("user", "nice", "system", "irq", "softirq", "steal"))
     own = psutil.Process().cpu_times()
     return time.monotonic(), busy, float(own.user) + float(own.system)
 
@@ -34,19 +44,22 @@ def others_busy() -> float:
     global _last, _others
     with _LOCK:
         now = _reading()
-        if _last is None or now[0] - _last[0] > FRESH_S:
-            _last = now
+        last = _last
+        fresh = last is None or now[0] - last[0] > FRESH_S
+        if last is None or fresh:  # the last look says little about now: a short one of its own
+            last = now
             time.sleep(SAMPLE_S)
             now = _reading()
-        wall = now[0] - _last[0]
-        if wall >= MIN_WINDOW_S or _others == 0.0 and wall >= SAMPLE_S:
-            _others = max(0.0, ((now[1] - _last[1]) - (now[2] - _last[2])) / wall)
+        wall = now[0] - last[0]
+        if wall >= MIN_WINDOW_S or fresh:
+            _others = max(0.0, ((now[1] - last[1]) - (now[2] - last[2])) / wall)
             _last = now
         return _others
 
 
 def cores() -> int:
-    return os.cpu_count() or 2
+    """The cores this process may use."""
+    return len(_cpus())
 
 
 def threads() -> int:

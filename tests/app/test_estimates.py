@@ -96,7 +96,7 @@ def test_a_measured_estimate_is_a_range_at_most_twice_as_wide_and_scaled_by_the_
     idle = estimates.exam("local/smollm2-135m", 42, 0, False, eng, workers=1)
     assert idle.seconds == 21.0 and (idle.low, idle.high) == (21.0 * estimates.LOW, 21.0 * estimates.HIGH)
     assert idle.high / idle.low <= 2
-    assert idle.text() == ("about 17–32 s (from the median time of each model's recent calls on this machine)")
+    assert idle.text() == ("about 16–32 s (from the median time of each model's recent calls on this machine)")
     monkeypatch.setattr(estimates.cpu_share, "slowdown", lambda: 2.0)  # the other of two cores busy
     busy = estimates.exam("local/smollm2-135m", 42, 0, False, eng, workers=1)
     # from its idle time to twice it: a long prompt slows by about the cores taken, a short answer by less
@@ -106,23 +106,27 @@ def test_a_measured_estimate_is_a_range_at_most_twice_as_wide_and_scaled_by_the_
     monkeypatch.setattr(estimates.cpu_share, "slowdown", lambda: 4.0)  # three of four cores busy
     crowded = estimates.exam("local/smollm2-135m", 42, 0, False, eng, workers=1)
     assert (crowded.low, crowded.high) == (42.0, 84.0)  # never wider than 2×
+    monkeypatch.setattr(estimates.cpu_share, "slowdown", lambda: 1.33)  # slightly busy: never narrower than idle
+    slight = estimates.exam("local/smollm2-135m", 42, 0, False, eng, workers=1)
+    assert slight.low <= idle.low and slight.high >= idle.high and slight.high / slight.low <= 2
     remote = estimates.exam("openai/not-configured", 40, 0, False, eng, workers=4)
     assert remote.slowdown == 1.0  # a remote model does not run here
 
 
 def test_spans_and_the_time_left_while_a_run_goes():
-    assert [estimates.span(a, b) for a, b in ((16, 30), (100, 200), (3600, 7500))] == [
-        "16–30 s", "2–3 min", "60 min – 2 h 5 min"]
+    assert [estimates.span(a, b) for a, b in ((16.7, 30.2), (100, 200), (3600, 7500))] == [
+        "16–31 s", "1–4 min", "60 min – 2 h 5 min"]  # the low end rounded down, the high end up
     assert estimates.time_left(10.0, 0, 42) == "" and estimates.time_left(10.0, 42, 42) == ""
     assert estimates.time_left(10.0, 10, 30) == "about 16–30 s left"  # 1 s each, 20 to go
     pace = estimates.Pace()
     assert pace.left(5, 30) == ""  # a resumed run: its first 5 were done before, and are not this run's pace
     pace.start = (pace.start[0] - 10.0, 5)
-    assert pace.left(15, 29) == "about 11–21 s left"  # 10 in 10 s, 14 to go
+    assert pace.left(15, 29) == "about 11–22 s left"  # 10 in a little over 10 s, 14 to go
 
 
 def test_a_local_model_is_given_the_cores_another_process_leaves_free():
     """Measured, not mocked: a busy loop in another process takes a core, and the next call gets one fewer."""
+    import os
     import subprocess
     import sys
     import time
@@ -135,7 +139,12 @@ def test_a_local_model_is_given_the_cores_another_process_leaves_free():
         cpu_share.others_busy()  # a look, then one over a window of the busy loop alone
         time.sleep(1.0)
         assert cpu_share.others_busy() >= 0.7
-        assert cpu_share.threads() == max(1, cpu_share.cores() - 1)
-        assert cpu_share.slowdown() == cpu_share.cores() / max(1, cpu_share.cores() - 1)
+        # at most all but the busy core (other programs on a loaded machine may take more)
+        assert cpu_share.threads() <= max(1, cpu_share.cores() - 1)
+        assert cpu_share.slowdown() >= cpu_share.cores() / max(1, cpu_share.cores() - 1)
     finally:
         busy.kill()
+    # once the loop has stopped, a look after a while no longer says busy (a stale reading is not kept)
+    time.sleep(cpu_share.FRESH_S + 0.5)
+    others = cpu_share.others_busy()
+    assert others < 0.7 or os.getloadavg()[0] > 1.5, others  # (unless the machine is really busy now)
