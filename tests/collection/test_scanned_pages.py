@@ -123,7 +123,7 @@ def test_without_tesseract_on_the_path_scans_are_named_and_text_pages_indexed(tm
     only_scans = _cli(home, "ingest", str(build(tmp_path / "scans.pdf", scanned={1, 2, 3, 4})), env=bare)
     assert only_scans.returncode == 2 and only_scans.stdout == ""
     assert only_scans.stderr.strip().splitlines()[-1] == (
-        "error: 'scans' has no text layer on any of its 4 pages: it is scanned, and Tesseract (the OCR engine) is "
+        "error: 'scans.pdf' has no text layer on any of its 4 pages: it is scanned, and Tesseract (the OCR engine) is "
         "not installed here; install it (Debian or Ubuntu: `apt install tesseract-ocr tesseract-ocr-eng`). Then "
         "upload it again.")
     mixed = build(tmp_path / "mixed.pdf", scanned={1})
