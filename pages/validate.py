@@ -100,9 +100,15 @@ def _label_buttons(iid: str, draft: dict, shown: Shown) -> None:
         for col, (value, k) in zip(cols, KEYS[label].items(), strict=True):
             col.button(value, key=f"b_{label}_{value}", shortcut=k, width="stretch",  # the key shows beside
                        type="primary" if draft.get(label) == value else "secondary", on_click=put, args=(label, value))
-        if label == "type_correct" and draft.get("type_correct") == "no":
+        if label != "type_correct":
+            continue
+        # The suggested type's box has a slot whether or not it is shown, so the widgets below it keep their places:
+        # moved by one, a button was briefly on the page twice (the old one until the run ended), and one key press
+        # reached both: Previous pressed once went back two items.
+        slot = st.empty()
+        if draft.get("type_correct") == "no":
             opts = ["", *QUESTION_TYPES]
-            draft["true_type"] = st.selectbox(
+            draft["true_type"] = slot.selectbox(
                 "Which type is it?", opts, key=f"tt_{iid}",
                 index=opts.index(draft.get("true_type")) if draft.get("true_type") in opts else 0) or ""
     st.markdown(f"**{support_calibration.QUESTION}** (optional)")
