@@ -33,7 +33,7 @@ def support_section(df: pd.DataFrame, common: list[str], label_of: Callable[[str
     st.caption("Faithfulness: the share of an answer's checkable sentences that its own passages support (partly "
                "supported counts as not). Citation precision: the share of its [n] markers whose source holds the "
                "sentence; a marker to no source holds nothing. The offline checker is a classifier fitted on labelled "
-               "EIS answers (bench/README.md); a differing number, date, name or negation keeps a sentence at most "
+               "EIS answers; a differing number, date, name or negation keeps a sentence at most "
                "partly supported; a claim it cannot decide ('not checked') and a sentence left uncited in an answer "
                "that cites count as not supported; sentences that make no claim are left out. 'No value': answers the score applies to that gave none (a bare yes/no, no "
                "citation); 'judge failed': answers the judge could not score, retried when the run is resumed. "
@@ -173,14 +173,14 @@ def _answer_card(r: pd.Series, label_of: Callable[[str], str], key: str) -> None
     """One stored answer of the open item: its score, marks, metrics and the passages it was given."""
     with st.container(border=True):
         st.markdown(f"**{label_of(r['model'])} · {MODE_LABELS.get(r['mode']) or plain(r['mode'])}** "
-                    f"— score {r['score'] if pd.notna(r['score']) else '—'} ({plain(r['score_status'])})")
+                    f"— score {r['score'] if pd.notna(r['score']) else '—'} ({plain(benchmark.status_words(r['score_status']))})")
         mets = r["metrics"] if isinstance(r["metrics"], dict) else {}
         if r["status"] != "ok":
             st.text(f"⚠️ {r['error']}")
         else:
             answer_with_marks(r, mets, key)
         st.caption(" · ".join(f"{plain(report.metric_label(k))}: {v['value'] if v['value'] is not None else '—'} "
-                              f"({plain(v['status'])})" for k, v in mets.items())
+                              f"({plain(benchmark.status_words(v['status']))})" for k, v in mets.items())
                    + f" · {r['seconds']} s · {r['tokens_in']} in / {r['tokens_out']} out"
                    + (f" · kept {r['kept_fraction']:.0%} of the PDF" if r["truncated"] else ""))
         for c in r["contexts"]:

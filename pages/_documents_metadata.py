@@ -15,16 +15,18 @@ def metadata_panel(svc: Services, doc_id: str, meta: meta_lib.Metadata, doc_tags
     flash = st.session_state.pop("meta_flash", None)
     if flash:
         st.success(flash)
-    st.dataframe(pd.DataFrame(meta_lib.panel_rows(meta)), hide_index=True, width="stretch", column_config={
-        "field": st.column_config.TextColumn("field", width="small"),
+    rows = pd.DataFrame(meta_lib.panel_rows(meta))
+    st.dataframe(rows.drop(columns=["name in the standard"]), hide_index=True, width="stretch", column_config={
+        "field": st.column_config.TextColumn("field", width="medium"),
         "value": st.column_config.TextColumn("value", width="large"),
         "source": st.column_config.TextColumn("source", width="small"),
         "where": st.column_config.TextColumn("where", width="medium", help="The page and lines the value was read "
                                              "from and the rule that read it, or the PDF property."),
         "confidence": st.column_config.TextColumn(
             "confidence", width="small", help=f"The rules' weight of the evidence, 0–1. Below {meta_lib.THRESHOLD:.2f} "
-                                              "a value is not shown at all: a wrong value is worse than an empty one."),
-        "name in the standard": st.column_config.TextColumn("name in the standard", width="small")})
+                                              "a value is not shown at all: a wrong value is worse than an empty one.")})
+    with st.expander("Each field's name in the CEQ NEPA data standard (as in the JSON download)"):
+        st.dataframe(rows[["field", "name in the standard"]], hide_index=True, width="stretch")
     st.caption(f"Read from the PDF's properties and its first pages (the title page is found by its largest type; "
                f"where the cover names no state, a sentence saying where the project lies). A value the rules are "
                f"less sure of than {meta_lib.THRESHOLD:.2f} is left empty; your edits are never overwritten.")

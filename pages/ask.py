@@ -89,10 +89,6 @@ if "gold" in modes:
     gold = st.text_area("Gold passage", height=150, key=gold_key(pick))
 
 
-VERDICT_SOURCES = {"structured": "structured output", "likelihood": "next-token likelihood",
-                   "heuristic": "the baseline's heuristic", "text": "the text parser", "none": "none (quotes only)"}
-
-
 def render_cell(r: ask_lib.AskResult, where: str = "grid") -> None:
     """One answer in full; ``where`` ("grid" or "demo") keeps its widget keys apart from the same answer
     drawn elsewhere on the page (a demo question asked again in the box gets the same answers)."""
@@ -128,7 +124,7 @@ def render_cell(r: ask_lib.AskResult, where: str = "grid") -> None:
         # what was sent and counted is a detail: one hover away
         st.caption(f"Answered in {r.seconds:.1f} s", help=f"{r.tokens_in:,} tokens in · {r.tokens_out:,} out · "
                    f"{ask_case.sent_options(r.model, r.closed)}"
-                   + (f" · verdict by {VERDICT_SOURCES.get(r.verdict_source) or plain(r.verdict_source)}" if r.verdict_source else ""))
+                   + (f" · verdict by {ask_lib.VERDICT_SOURCES.get(r.verdict_source) or plain(r.verdict_source)}" if r.verdict_source else ""))
         render_support(r, where)
         if r.mode == "rag" and r.comparison and r.comparison.why:  # a comparison question: each document's passages from its own search
             names = [d.name for d in r.comparison.documents]

@@ -4,6 +4,7 @@ tab is drawn by pages/_benchmark_results.py)."""
 import pandas as pd
 import streamlit as st
 
+from lib.app import benchmark as bench_case
 from lib.app import benchmark_params, charts, estimates, generate_params
 from lib.app import volumes as volumes_case
 from lib.core import config
@@ -23,7 +24,7 @@ from lib.review import annotations
 from lib.storage import jobs
 from pages._benchmark_results import results_tab
 from pages._jobs import watch
-from pages._ui import code, plain, run_safely, services
+from pages._ui import plain, run_safely, services
 
 st.title("📊 Benchmark")
 st.caption("Which model, with which context, answers EIS questions well? A yes/no item is right or wrong on its "
@@ -82,7 +83,7 @@ with tab_data:
         st.info("Import a file or load the sample set to start.")
     else:
         items, problems = loaded
-        st.success(f"{len(items)} items from {code(st.session_state['bench_source'])}")
+        st.success(f"{len(items)} items from {plain(bench_case.item_set_name(st.session_state['bench_source']))}")
         if problems:
             with st.expander(f"⚠️ {len(problems)} row(s) left out"):
                 st.dataframe(pd.DataFrame([{"row": p.row, "column": p.column, "reason": p.reason} for p in problems]),
@@ -147,7 +148,7 @@ with tab_gen:
                 if st.button("Load these items for a run", key="gen_load"):
                     st.session_state["load_generated"] = job.job_id
                     st.rerun()
-                st.success(f"{rep['kept']} items are in the validation queue ({code(rep['source'])}).")
+                st.success(f"{rep['kept']} items are in the validation queue ({plain(bench_case.item_set_name(rep['source']))}).")
             if rep.get("problems"):
                 with st.expander(f"{len(rep['problems'])} problem(s)"):
                     st.text("\n".join(f"- {p}" for p in rep["problems"]))  # quotes the model's output: text

@@ -123,9 +123,9 @@ with tab_run:
                 m[1].metric("M (mean %)", two(res.M))
                 m[2].metric("σ", two(res.sigma))
                 m[3].metric("CV", two(res.cv))
-                m[4].metric("I", "void" if res.void else two(res.I),
-                            help="I = M × (1 − CV); void (no index) where CV is above 1: the courses' scores spread "
-                                 "more than their mean, as when most courses score 0")
+                m[4].metric("I", "none" if res.void else two(res.I),
+                            help="I = M × (1 − CV); none where CV is above 1 (the paper calls such a model void): the "
+                                 "courses' scores spread more than their mean, as when most courses score 0")
                 m[5].metric("Failed", res.failed, help="Calls that failed: counted as wrong, asked again next run")
                 m[6].metric("Unparsed", res.unparsed, help="Answers with no readable letter: counted as wrong")
                 st.caption(f"{plain(res.label)} · {res.n_courses} course(s)")

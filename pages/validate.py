@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
+from lib.app import benchmark as bench_case
 from lib.app import charts, validate
 from lib.core import UserError
 from lib.core.stats import agreement_report, kappa_band
@@ -228,7 +229,7 @@ with tab_review:
                    "Pick your name above (or add yourself) to start reviewing.")
     else:
         c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
-        source = c1.selectbox("Item set", sources, key="review_source")
+        source = c1.selectbox("Item set", sources, key="review_source", format_func=bench_case.item_set_name)
         n = c2.number_input("Sample size (0 = all)", 0, 10_000, 0)
         seed = c3.number_input("Seed", 0, 10_000, 0)
         with c4.popover("📖 Guidelines", use_container_width=True):

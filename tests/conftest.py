@@ -187,3 +187,10 @@ def pytest_terminal_summary(terminalreporter):
 def pytest_sessionfinish(session):
     if _real_server_s[0] > REAL_SERVER_BUDGET_S and session.exitstatus == 0:
         session.exitstatus = 1  # over budget: a failed run, said in the summary above
+
+
+def metadata_panel(at):
+    """The Documents page's metadata table (AppTest) indexed by each field's name in the CEQ standard, which the page
+    lists in its own table under an expander."""
+    shown, names = at.dataframe[1].value, at.dataframe[2].value.set_index("field")["name in the standard"]
+    return shown.assign(name=shown["field"].map(names)).set_index("name")

@@ -8,9 +8,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from lib.core import csv_safe
+from lib.core import config, csv_safe
 from lib.core.json_types import JSON
 from lib.core.stats import MIN_N, Majority, MeanCI
+from lib.core.text import readable_name
 from lib.evaluation.benchmark import (
     Rescored,
     RunConfig,
@@ -23,7 +24,8 @@ from lib.evaluation.benchmark import (
     rescore,
     summarize,
 )
-from lib.qa import MODE_LABELS, context_passage
+from lib.evaluation.metrics import STATUS_WORDS
+from lib.qa import MODE_LABELS, VERDICT_SOURCES, context_passage
 from lib.qa.manifest import Manifest
 from lib.qa.services import Corpus
 
@@ -167,6 +169,17 @@ def run_results(run_id: str, engine: Engine | None = None) -> RunResults | None:
         majority=report.majority([it for it in items if it.id in keep]) if not df.empty else None)
 
 
+def item_set_name(source: str) -> str:
+    """An item set as a reader calls it: the shipped samples by name, a file by its words ("my_items.csv" → "my
+    items"), anything else as stored."""
+    return config.SAMPLE_SET_NAMES.get(source) or readable_name(source)
+
+
+def status_words(status: str | None) -> str | None:
+    """A score's status as words ("no_verdict" → "no yes/no given")."""
+    return STATUS_WORDS.get(status, status) if status else status
+
+
 def item_table(df: pd.DataFrame, model_name: Callable[[str], str]) -> pd.DataFrame:
     """Every answer of a run as one plain table: names for ids, '—' for no value."""
     import pandas as pd  # heavy: imported on first use, off start-up
@@ -174,6 +187,9 @@ def item_table(df: pd.DataFrame, model_name: Callable[[str], str]) -> pd.DataFra
                "verdict_source", "answer"]].copy()
     view["model"] = view["model"].map(model_name)
     view["mode"] = view["mode"].map(lambda m: MODE_LABELS.get(m, m))
+    view["status"] = view["status"].map(lambda s: "yes" if s == "ok" else STATUS_WORDS.get(s, s))
+    view["score_status"] = view["score_status"].map(status_words)
+    view["verdict_source"] = view["verdict_source"].map(lambda v: VERDICT_SOURCES.get(v, v))
     score = pd.to_numeric(view["score"], errors="coerce")  # all None: a run with no score yet
     view["score"] = [f"{x:.2f}" if pd.notna(x) else "—" for x in score]  # text, as the rest: one type per column
     view = view.astype(object).where(view.notna(), "—")

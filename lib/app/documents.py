@@ -13,7 +13,7 @@ from lib.app.job_params import parse
 from lib.app.search import Collection, Filters
 from lib.collection import stale_vectors
 from lib.collection.repository import DocInfo
-from lib.core import readable_name
+from lib.core import config, readable_name
 from lib.core.context_text import ocr_label, pages_label
 from lib.core.json_types import JSONObject
 from lib.documents import Chunk, metadata, ocr
@@ -111,8 +111,10 @@ class IngestDone:
         return page_notes(self, shown)
 
     def headline(self, title: str) -> str:
-        """"<title> (file <name>) is ready." — the file named where the title is not read from it."""
-        return (title + (f" (file {self.name})" if readable_name(self.name) != title else "") + " is ready"
+        """"<title> (file <name>) is ready." — the user's file named where the title is not read from it (not the
+        bundled sample's: its file name is ours, not theirs)."""
+        named = readable_name(self.name) != title and self.name != config.SAMPLE_PDF.name
+        return (title + (f" (file {self.name})" if named else "") + " is ready"
                 + (" — it was already indexed." if self.skipped else "."))
 
 

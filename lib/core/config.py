@@ -18,6 +18,8 @@ DATA_DIR = REPO_ROOT / "data"
 SAMPLE_PDF = DATA_DIR / "eis" / "eis_Continental_United_States_Interceptor_Site.pdf"
 SAMPLE_QUESTIONS = DATA_DIR / "nepa" / "NEPAQuAD1_CONUS_pages.csv"
 SAMPLE20 = DATA_DIR / "nepa" / "NEPAQuAD1_sample20.csv"
+# The shipped item sets by name, as a reader calls them (their file names are what runs and labels store).
+SAMPLE_SET_NAMES = {SAMPLE20.name: "NEPAQuAD sample (20 items)", SAMPLE_QUESTIONS.name: "NEPAQuAD sample (155 items)"}
 
 DEFAULTS: dict[str, str] = {
     "NEPAQA_HOME": str(Path.home() / ".nepaqa"),

@@ -71,6 +71,11 @@ def compared_ids(comparison: ComparedDocuments | None) -> list[str] | None:
     return comparison.compared_ids() if comparison else None
 
 
+# How a closed answer's yes or no was read, in words (the answer's details, the Benchmark items table).
+VERDICT_SOURCES = {"structured": "structured output", "likelihood": "next-token likelihood",
+                   "heuristic": "the baseline's heuristic", "text": "the text parser", "none": "none (quotes only)"}
+
+
 @dataclass
 class AskResult:
     model: str

@@ -108,6 +108,12 @@ def test_a_run_is_read_whole_and_its_downloads_hold_every_answer(tmp_path):
     assert list(table.columns)[:4] == ["Item", "Question type", "Model", "Context"]
     assert set(table["Model"]) == {"Extractive"}
     assert set(table["Context"]) == {"Gold passage", "No context"}
+    # statuses in words: the 4 closed answers gave no yes/no by design (the baseline quotes), each said so
+    assert (table["Scored"] == "no yes/no given").sum() == 4 and "no_verdict" not in set(table["Scored"])
+    assert set(table["Answered"]) == {"yes"}
+    words = {"heuristic": "the baseline's heuristic", "none": "none (quotes only)", None: "—"}
+    assert list(table["Verdict from"]) == [words[v if isinstance(v, str) else None] for v in res.answers["verdict_source"]]
+    assert "none (quotes only)" in set(table["Verdict from"])
     # one type per column, so the table reaches the browser whole: a score as text with two decimals, "—" for none
     assert all(isinstance(v, str) for v in table["Score"]) and "—" in set(table["Score"])
     assert all(v == "—" or (len(v) == 4 and 0 <= float(v) <= 1) for v in table["Score"])

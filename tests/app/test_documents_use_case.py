@@ -6,7 +6,7 @@ import json
 import pytest
 
 from lib.app import documents, search
-from lib.core import UserError
+from lib.core import UserError, config
 from lib.core.context_text import pages_label
 from lib.documents import Chunk
 from lib.qa.context_passage import ContextPassage
@@ -86,6 +86,8 @@ def test_the_last_finished_ingest_is_reported_with_its_pages_without_text():
     assert documents.IngestDone("conus_eis", 1, 1, 1.0, skipped=True).headline("conus eis") == \
         "conus eis is ready — it was already indexed."
     assert documents.IngestDone("x", 1, 1, 1.0).page_notes() == []
+    # the bundled sample's file name is ours, not the user's: not named
+    assert documents.IngestDone(config.SAMPLE_PDF.name, 1, 1, 1.0).headline("CONUS EIS") == "CONUS EIS is ready."
 
 
 def test_pages_read_by_ocr_left_unread_or_failed_are_each_said_with_what_to_do():

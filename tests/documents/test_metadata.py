@@ -18,7 +18,7 @@ from lib.documents.pdf import ExtractedPdf, Page, read_pdf_file
 from lib.models.base import ProviderError
 from lib.storage import tables
 from lib.storage.engine import get_engine
-from tests.conftest import ROOT, SAMPLE_PDF
+from tests.conftest import ROOT, SAMPLE_PDF, metadata_panel
 from tests.fake_llm_server import FakeLLMServer
 
 SAMPLE_TITLE = "Continental United States (CONUS) Interceptor Site Final Environmental Impact Statement"
@@ -540,7 +540,7 @@ def test_documents_page_metadata_table_filters_edit_and_fill_button(services, sa
 
     # the metadata panel: each value with its source
     at.selectbox(key="docs_pick").select(sid).run()
-    panel = at.dataframe[1].value.set_index("name in the standard")  # plain labels in "field"
+    panel = metadata_panel(at)  # plain labels in "field"
     assert panel.loc["lead_agency", "source"] == "cover text"
     assert panel.loc["lead_agency", "where"].startswith("p. 1, line ")
     assert panel.loc["title", "where"] == "PDF property Title" and float(panel.loc["title", "confidence"]) >= 0.9
@@ -623,6 +623,6 @@ def test_documents_page_fills_gaps_with_a_connected_model(services, pdf_factory,
     assert vs(got["lead_agency"]) == ("U.S. Army Corps of Engineers", "cover_text")
     assert any("The model filled: publish" in s.value and "Ignored \\(not asked\\): lead" in s.value  # escaped: plain text
                for s in at.success)
-    panel = at.dataframe[1].value.set_index("name in the standard")  # plain labels in "field"
+    panel = metadata_panel(at)  # plain labels in "field"
     assert panel.loc["eis_number", "source"] == "model"
     services.docs.delete(noi.doc_id)

@@ -20,7 +20,7 @@ from lib.evaluation.metadata_eval import comparable, evaluate
 from lib.models.base import ProviderError
 from lib.storage import tables
 from lib.storage.engine import get_engine
-from tests.conftest import ROOT
+from tests.conftest import ROOT, metadata_panel
 from tests.documents import body_states_heldout, body_states_heldout_c, cover_layouts_heldout, cover_layouts_heldout_b
 from tests.documents.body_states_heldout import CASES as BODY_A
 from tests.documents.cover_layouts import CASES, EXPECTED_FIELDS, build, write_set
@@ -357,7 +357,7 @@ def test_reindex_and_reextract_keep_edits(services, tmp_path):
                for i in at.info)
     next(b for b in at.button if b.label == "Read the PDF again").click().run()
     assert not at.exception and any("your edits were kept" in s.value for s in at.success)
-    panel = at.dataframe[1].value.set_index("name in the standard")
+    panel = metadata_panel(at)
     assert panel.loc["lead_agency", "value"] == "Department of the Army" and panel.loc["lead_agency", "source"] == "person"
     assert panel.loc["eis_number", "value"] == M.NOT_FOUND
 

@@ -4,7 +4,15 @@ Closed accuracy; RAGAS answer correctness with a judge; the offline token-F1 pro
 hit@k (and the passage-overlap rule it and item generation share); the reference-free scores: faithfulness and
 citation precision (offline checker or judge), context precision and recall against the gold passage."""
 from lib.evaluation.metrics.answer_correctness import AnswerCorrectness
-from lib.evaluation.metrics.base import Metric, MetricResult, Sample, checked_score, missing_needs, unknown_needs
+from lib.evaluation.metrics.base import (
+           STATUS_WORDS,
+           Metric,
+           MetricResult,
+           Sample,
+           checked_score,
+           missing_needs,
+           unknown_needs,
+)
 from lib.evaluation.metrics.closed_accuracy import ClosedAccuracy
 from lib.evaluation.metrics.context_precision_recall import ContextPrecision, ContextRecall
 from lib.evaluation.metrics.faithfulness import CitationPrecision, Faithfulness
@@ -13,6 +21,6 @@ from lib.evaluation.metrics.retrieval_hit import RetrievalHit
 from lib.evaluation.metrics.semantic_similarity import SemanticSimilarity
 from lib.evaluation.metrics.token_f1_proxy import TokenF1Proxy
 
-__all__ = ["AnswerCorrectness", "CitationPrecision", "ClosedAccuracy", "ContextPrecision", "ContextRecall",
+__all__ = ["STATUS_WORDS", "AnswerCorrectness", "CitationPrecision", "ClosedAccuracy", "ContextPrecision", "ContextRecall",
            "Faithfulness", "Metric", "MetricResult", "RetrievalHit", "Sample", "SemanticSimilarity", "TokenF1Proxy",
            "checked_score", "first_hit_rank", "is_hit", "missing_needs", "overlap_coefficient", "unknown_needs"]
