@@ -46,6 +46,40 @@ def test_enviroexam_leaderboard_chart(app):
     b.screenshot(server.home / "enviroexam.png")
 
 
+def test_the_quiz_and_the_icons_are_drawn_with_the_fonts_the_app_serves(app):
+    """The EnviroExam quiz's Chinese and the page icons are drawn with the app's own subset fonts (static/fonts/),
+    not whatever the machine has: Chromium's own account of the fonts that drew a node (DevTools'
+    CSS.getPlatformFontsForNode). This machine has Noto CJK and Noto Color Emoji installed, so a face that failed to
+    load would fall back to them and be caught."""
+    import re
+
+    server, b = app
+    b.open("enviroexam")
+    b.click_tab("Take the quiz")
+    b.wait_for_css("[data-testid='stRadio']", 60)
+    d = b.driver
+    assert d.execute_script("return document.fonts.check('16px \"NEPA QA text\"', '环境');")
+
+    def fonts_of(css: str, pattern: str) -> dict[str, int]:
+        """The fonts that drew the text of the first element matching ``css`` that holds ``pattern`` as its own
+        text (not only a descendant's): family → glyphs."""
+        d.execute_cdp_cmd("DOM.enable", {})
+        d.execute_cdp_cmd("CSS.enable", {})
+        root = d.execute_cdp_cmd("DOM.getDocument", {"depth": -1, "pierce": True})["root"]["nodeId"]
+        for node in d.execute_cdp_cmd("DOM.querySelectorAll", {"nodeId": root, "selector": css})["nodeIds"]:
+            text = d.execute_cdp_cmd("DOM.getOuterHTML", {"nodeId": node})["outerHTML"]
+            fonts = d.execute_cdp_cmd("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+            if re.search(pattern, text) and fonts:  # the element whose own text it is
+                return {f["familyName"]: f["glyphCount"] for f in fonts}
+        raise AssertionError(f"no {css} with {pattern!r} on the page")
+
+    chinese = fonts_of("[data-testid='stRadio'] label p", r"[\u4e00-\u9fff]")
+    assert chinese.get("NEPA QA text", 0) > 0, chinese
+    assert not any("CJK" in f for f in chinese), chinese  # the machine's own CJK font drew none of it
+    icons = fonts_of("[data-testid='stSidebarNav'] span", "🏠")
+    assert icons.get("NEPA QA emoji", 0) > 0, icons
+
+
 def test_markdown_image_in_an_answer_is_not_fetched(app):
     """Issue 10, case 8: an answer quoting `![x](http://127.0.0.1:PORT/leak.png)` (here, the extractive baseline
     quoting a gold passage) shows the characters as written, and the browser never requests the image."""

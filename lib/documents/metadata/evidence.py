@@ -3,7 +3,7 @@ candidates that agree add up, candidates that disagree take from each other, and
 not shown at all (a wrong value is worse than an empty one).
 
 The weights are the rules' own (a "Lead Agency:" label 0.9, the PDF's Author 0.6, a name anywhere on the title
-page 0.35); agreeing evidence combines as independent votes, 1 − Π(1 − wᵢ), and the best value loses half of the
+page 0.35); agreeing evidence combines as independent votes, 1 − Π(1 − w_i), and the best value loses half of the
 best rival's combined weight. They are rule weights, not probabilities: what they are worth is measured by
 ``python -m lib metadata-eval`` (precision and recall per field) on the conformance covers in the tests."""
 from __future__ import annotations

@@ -1,0 +1,55 @@
+"""The fonts the app serves (static/fonts/): declared in the theme, small, licensed, and drawing every character the
+app's code and shipped data can put on a page that Streamlit's Source Sans does not."""
+import tomllib
+import unicodedata
+from pathlib import Path
+
+from fontTools.ttLib import TTFont
+
+from lib.app.fonts import FACES, needed_characters, source_sans_cmap
+from tests.conftest import ROOT
+
+FONTS = ROOT / "static" / "fonts"
+
+
+def test_every_character_the_app_can_show_has_a_font():
+    drawn = source_sans_cmap()
+    for face in FACES.values():
+        drawn |= set(TTFont(str(FONTS / face.file)).getBestCmap())
+    need = needed_characters(ROOT)
+    missing = sorted(need - drawn)
+    assert not missing, ("no shipped font draws " + " ".join(f"U+{cp:04X} {unicodedata.name(chr(cp), '?')}"
+                                                              for cp in missing[:20])
+                         + ": run .ci/subset_fonts.py (static/fonts/README.md)")
+    # what the fonts are for is in the set: the quiz's Chinese, an icon, the answer marks
+    assert {ord("环"), ord("境"), ord("🏠"), ord("◐")} <= need
+
+
+def test_needed_characters_are_read_from_code_and_data(tmp_path: Path):
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "data" / "x").mkdir(parents=True)
+    (tmp_path / "streamlit_app.py").write_text('st.title("🏠 Home")\n', encoding="utf-8")
+    (tmp_path / "pages" / "a.py").write_text('MARK = "◐"  # \u200b zero width\n', encoding="utf-8")
+    (tmp_path / "data" / "x" / "q.csv").write_text("question\n环境\n", encoding="utf-8")
+    (tmp_path / "data" / "x" / "scan.pdf").write_bytes("不".encode())  # not text: not read
+    assert needed_characters(tmp_path) == {ord("🏠"), ord("◐"), ord("环"), ord("境")}
+
+
+def test_the_fonts_are_declared_served_small_renamed_and_licensed():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["server"]["enableStaticServing"] is True
+    declared = {f["family"]: f["url"] for f in config["theme"]["fontFaces"]}
+    assert declared == {face.family: f"app/static/fonts/{face.file}" for face in FACES.values()}
+    for key in ("font", "headingFont"):  # Source Sans first, the shipped faces after it
+        order = [name.strip(" '\"") for name in config["theme"][key].split(",")]
+        assert order[:3] == ["Source Sans", FACES["text"].family, FACES["emoji"].family]
+    sizes = {face.file: (FONTS / face.file).stat().st_size for face in FACES.values()}
+    assert sum(sizes.values()) <= 5_000_000, sizes
+    for face in FACES.values():
+        font = TTFont(str(FONTS / face.file))
+        assert font.flavor == "woff2"
+        assert font["name"].getDebugName(1) == face.family  # renamed: no reserved font name kept
+    licence = (FONTS / "OFL.txt").read_text(encoding="utf-8")
+    assert "SIL OPEN FONT LICENSE" in licence and "Version 1.1" in licence
+    assert "Adobe" in licence and "Google" in licence  # each font's copyright notice travels with it
