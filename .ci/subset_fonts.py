@@ -8,11 +8,14 @@ data gain characters (tests/test_fonts.py says which are missing).
   it shows (data/), less what Streamlit's own Source Sans draws;
 - emoji come from Noto Color Emoji; the rest (the EnviroExam quiz's Chinese, symbols such as ◐) from Noto Sans CJK SC
   Regular;
-- both are SIL OFL 1.1. The subsets are renamed ("NEPA QA text", "NEPA QA emoji"): the licence asks that a modified
+- lib/app/source_sans_widths.json: Source Sans's advance widths at weight 400 (its variable font instanced), which
+  size the tables' columns to their text (lib/app/text_width.py);
+- both fonts are SIL OFL 1.1. The subsets are renamed ("NEPA QA text", "NEPA QA emoji"): the licence asks that a modified
   font not keep a reserved name.
 """
 from __future__ import annotations
 
+import json
 import sys
 import unicodedata
 from pathlib import Path
@@ -22,7 +25,8 @@ from fontTools.ttLib import TTCollection, TTFont
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from lib.app.fonts import FACES, needed_characters, source_sans_cmap  # noqa: E402 - after the path is set
+from lib.app.fonts import FACES, needed_characters, source_sans_cmap, source_sans_widths  # noqa: E402 - after the path
+from lib.app.text_width import WIDTHS  # noqa: E402
 
 CJK = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"), 2  # the collection's Simplified Chinese face
 EMOJI = Path("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf")
@@ -67,6 +71,8 @@ def main() -> int:
     _write(emoji_font, emoji, FACES["emoji"].family, out / FACES["emoji"].file)
     for face in FACES.values():
         print(f"{face.file}: {(out / face.file).stat().st_size / 1e6:.2f} MB")
+    WIDTHS.write_text(json.dumps(source_sans_widths(), separators=(",", ":")) + "\n", encoding="utf-8")
+    print(f"{WIDTHS.name}: Source Sans's advance widths at weight 400, for sizing table columns")
     print(f"{len(text)} text and {len(emoji)} emoji characters; in neither font: "
           + (" ".join(f"U+{cp:04X}" for cp in sorted(missing)) or "none"))
     return 0

@@ -8,7 +8,7 @@ import streamlit as st
 from lib.models import registry
 from lib.review import arena
 from lib.review import arena_judge as aj
-from pages._ui import plain, run_safely, tidy
+from pages._ui import plain, run_safely, table, tidy
 
 
 def judge_tab(aid: str, info: arena.Arena, model_name: Callable[[str], str]) -> None:
@@ -80,7 +80,7 @@ def judge_tab(aid: str, info: arena.Arena, model_name: Callable[[str], str]) -> 
                           "have no verdict and are not counted." if r.n_failed + r.n_unreadable else "")
                        + (f" {plain(o.note)}." if o.note else ""))
             if r.per_expert:
-                st.dataframe(tidy(pd.DataFrame([{"expert": w, "n": c.n, "agreement %": c.percent,
+                table(tidy(pd.DataFrame([{"expert": w, "n": c.n, "agreement %": c.percent,
                                                  "Cohen's κ": None if c.kappa is None else round(c.kappa, 2),
                                                  "note": c.note}
                                                 for w, c in r.per_expert.items()])), hide_index=True)

@@ -9,7 +9,7 @@ import streamlit as st
 from lib.app import charts
 from lib.core.stats import ELO_SCALE, MIN_VOTES, PositionBias, Ratings, ratings, too_few_votes, win_matrix
 from lib.review import arena
-from pages._ui import plain, tidy
+from pages._ui import plain, table, tidy
 
 SMALL_N = 30  # below this many pairs, agreement is a first look
 BOOTSTRAP, SEED = 1000, 0
@@ -85,7 +85,7 @@ def _agreement(rows: list[arena.ArenaVote], info: arena.Arena) -> None:
                    f"{ag.fleiss_n} pairs with {ag.fleiss_m} votes each."
                    + (f" Too few pairs to read (n < {SMALL_N})." if ag.n_pairs < SMALL_N else ""))
         if ag.cohen:
-            st.dataframe(tidy(pd.DataFrame([{"experts": k, "pairs both voted on (n)": c.n,
+            table(tidy(pd.DataFrame([{"experts": k, "pairs both voted on (n)": c.n,
                                              "Cohen's κ": None if c.kappa is None else round(c.kappa, 2)}
                                             for k, c in ag.cohen.items()])), hide_index=True)
 
@@ -110,9 +110,9 @@ def ratings_tab(aid: str, info: arena.Arena, summary: arena.Summary, who: str, s
         _warnings(result, summary, system_name)
         keys = [arena.system_key(*sy) for sy in info.systems]
         unvoted = [k for k in keys if k not in result.models]
-        table = charts.arena_ratings_table(result, system_name, keys,
+        ratings = charts.arena_ratings_table(result, system_name, keys,
                                            {arena.system_key(*sy): n for sy, n in summary.left_out.items()})
-        st.dataframe(tidy(table), hide_index=True, width="stretch")
+        table(tidy(ratings), hide_index=True, width="stretch")
         if unvoted:
             st.caption("Systems with no votes yet have no rating: " + "; ".join(plain(system_name(k)) for k in unvoted))
         st.altair_chart(charts.arena_ratings_chart(result, short_name), width="stretch")
@@ -129,5 +129,5 @@ def ratings_tab(aid: str, info: arena.Arena, summary: arena.Summary, who: str, s
         matrix = win_matrix(votes)
         st.altair_chart(charts.win_rate_heatmap(matrix, short_name), width="stretch")
         per_pair = charts.arena_pair_table(matrix, short_name)
-        st.dataframe(tidy(per_pair), hide_index=True, width="stretch")
+        table(tidy(per_pair), hide_index=True, width="stretch")
         _agreement(rows, info)

@@ -12,7 +12,7 @@ from lib.evaluation.benchmark import StoredRun, report
 from lib.models import registry
 from lib.qa import MODE_LABELS, support
 from pages import _support_view as support_view
-from pages._ui import plain, run_safely, tidy
+from pages._ui import plain, run_safely, table, tidy
 
 SUPPORT_GROUPS = (
     ("Offline support checker", ("faithfulness_offline", "citation_precision_offline")),
@@ -45,7 +45,7 @@ def support_section(df: pd.DataFrame, common: list[str], label_of: Callable[[str
         st.markdown(f"*{title}*")
         for col, name in zip(st.columns(2), present, strict=False):  # one table per metric: never one column of two
             col.caption(report.metric_label(name))
-            col.dataframe(charts.reference_free_table(rf[rf["metric"] == name], label_of), hide_index=True,
+            table(charts.reference_free_table(rf[rf["metric"] == name], label_of), where=col, hide_index=True,
                           width="stretch")
     faith = rf[rf["metric"] == "faithfulness_offline"]
     if not faith.empty:
@@ -92,7 +92,7 @@ def _header(res: benchmark.RunResults, label_of: Callable[[str], str]) -> None:
         st.caption(f"Open questions scored with RAGAS answer correctness; judge: {label_of(summary.judge)}.")
     with st.expander("Configuration (manifest)"):
         rows = benchmark.manifest_rows(res.run_id, res.created_at, summary.manifest)
-        st.dataframe(tidy(pd.DataFrame(rows, columns=["what", "value"])), hide_index=True, width="stretch")
+        table(tidy(pd.DataFrame(rows, columns=["what", "value"])), hide_index=True, width="stretch")
 
 
 def _rescore(svc: Services, run_id: str, available: dict[str, str]) -> None:
@@ -135,7 +135,7 @@ def _score_tables(res: benchmark.RunResults, label_of: Callable[[str], str]) -> 
         st.table(charts.score_table(res.comparison, "open", label_of).set_index("model"))
     if not res.proxy:
         st.markdown(f"**{report.PUBLISHED_LABEL}**")
-        st.dataframe(report.published_table2(), hide_index=True, width="stretch")
+        table(report.published_table2(), hide_index=True, width="stretch")
         st.caption("The paper scored all items (closed ones too) with RAGAS answer correctness; the table above "
                    "scores open items with it and closed items by exact yes/no, so read them side by side, not as one ranking.")
 
@@ -193,7 +193,7 @@ def _items(res: benchmark.RunResults, label_of: Callable[[str], str], model_name
     """Every answer in a table, one item opened with its expected answer, gold passage and answers, and the downloads."""
     df = res.answers
     st.subheader("Items")
-    st.dataframe(benchmark.item_table(df, model_name), hide_index=True, width="stretch", height=260)
+    table(benchmark.item_table(df, model_name), hide_index=True, width="stretch", height=260)
     questions = df.drop_duplicates("item_id").set_index("item_id")["question"].to_dict()
     pick = st.selectbox("Open an item", sorted(df["item_id"].unique()), key="open_item",
                         format_func=lambda i: f"{i} · {str(questions.get(i, ''))[:90]}")

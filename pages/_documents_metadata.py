@@ -8,7 +8,7 @@ import streamlit as st
 from lib.app import Services
 from lib.documents import metadata as meta_lib
 from lib.models import registry
-from pages._ui import plain, run_safely
+from pages._ui import plain, run_safely, table
 
 
 def metadata_panel(svc: Services, doc_id: str, meta: meta_lib.Metadata, doc_tags: list[str], all_tags: list[str]) -> None:
@@ -16,7 +16,7 @@ def metadata_panel(svc: Services, doc_id: str, meta: meta_lib.Metadata, doc_tags
     if flash:
         st.success(flash)
     rows = pd.DataFrame(meta_lib.panel_rows(meta))
-    st.dataframe(rows.drop(columns=["name in the standard"]), hide_index=True, width="stretch", column_config={
+    table(rows.drop(columns=["name in the standard"]), hide_index=True, width="stretch", column_config={
         "field": st.column_config.TextColumn("field", width="medium"),
         "value": st.column_config.TextColumn("value", width="large"),
         "source": st.column_config.TextColumn("source", width="small"),
@@ -26,7 +26,7 @@ def metadata_panel(svc: Services, doc_id: str, meta: meta_lib.Metadata, doc_tags
             "confidence", width="small", help=f"The rules' weight of the evidence, 0–1. Below {meta_lib.THRESHOLD:.2f} "
                                               "a value is not shown at all: a wrong value is worse than an empty one.")})
     with st.expander("Each field's name in the CEQ NEPA data standard (as in the JSON download)"):
-        st.dataframe(rows[["field", "name in the standard"]], hide_index=True, width="stretch")
+        table(rows[["field", "name in the standard"]], hide_index=True, width="stretch")
     st.caption(f"Read from the PDF's properties and its first pages (the title page is found by its largest type; "
                f"where the cover names no state, a sentence saying where the project lies). A value the rules are "
                f"less sure of than {meta_lib.THRESHOLD:.2f} is left empty; your edits are never overwritten.")

@@ -7,7 +7,7 @@ import streamlit as st
 
 from lib.app import Services
 from lib.app import volumes as volumes_case
-from pages._ui import plain, run_safely
+from pages._ui import plain, run_safely, table
 
 
 def volumes_panel(svc: Services, titles: dict[str, str]) -> None:
@@ -18,7 +18,7 @@ def volumes_panel(svc: Services, titles: dict[str, str]) -> None:
                    "EIS* ticked, or group indexed documents below.")
     for e in every:
         st.markdown(f"**{plain(e.name)}**")
-        st.dataframe(pd.DataFrame([{"volume": v.number, "title": v.label, "file": v.file, "pages": v.pages}
+        table(pd.DataFrame([{"volume": v.number, "title": v.label, "file": v.file, "pages": v.pages}
                                    for v in e.volumes]), hide_index=True, width="stretch",
                      column_config={"title": st.column_config.TextColumn(width="large")})
     for same in volumes_case.suggestions(svc):

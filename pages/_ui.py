@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-from lib.app import Services, get_services, queue_reembed
+from lib.app import Services, get_services, queue_reembed, text_width
 from lib.app import search as search_case
 from lib.app import volumes as volumes_case
 from lib.collection import repair, stale_vectors
@@ -119,7 +119,7 @@ def show_passage(text: str) -> None:
             names.append(name if name not in names else f"{name} ({i + 1})")
         if caption:
             st.caption(plain(caption))
-        st.dataframe(pd.DataFrame([r + [""] * (width - len(r)) for r in rows], columns=names), hide_index=True)
+        table(pd.DataFrame([r + [""] * (width - len(r)) for r in rows], columns=names), hide_index=True)
 
 
 def opening_page(doc: str, start: int, end: int, marked: str | tuple[str, ...]) -> int:
@@ -312,3 +312,24 @@ def passage_text(text: object) -> str:
 def tidy(df: pd.DataFrame, blank: str = "—") -> pd.DataFrame:
     """A table for people: missing values (None, NaN, pandas' <NA>) shown as ``blank``, never as "None"."""
     return df.astype(object).where(df.notna(), blank)
+
+
+def table(df: pd.DataFrame, column_config: dict[str, Any] | None = None, where: Any = None, **kwargs: Any) -> None:
+    """``st.dataframe`` with each column as wide as its title and text (up to 700 px), so no text is cut where it
+    could be shown whole: the grid draws on a canvas and cuts at the column's edge. A width set in ``column_config``
+    is kept. ``where``: the column or container to draw in (the page by default)."""
+    config_in = dict(column_config or {})
+    config_in = {c: {"label": cfg} if isinstance(cfg, str) else cfg for c, cfg in config_in.items()}
+    titles = {c: cfg.get("label") or c for c, cfg in config_in.items() if isinstance(cfg, dict)}
+    widths = text_width.column_widths({str(c): df[c].tolist() for c in df.columns}, titles)
+    merged: dict[str, Any] = {}
+    for name, px in widths.items():
+        cfg = config_in.get(name)
+        if isinstance(cfg, dict) and isinstance(cfg.get("width"), int):
+            merged[name] = cfg
+        elif cfg is None and name in config_in:  # hidden on purpose
+            merged[name] = None
+        else:
+            merged[name] = {**(cfg if isinstance(cfg, dict) else {}), "width": px}
+    merged.update({k: v for k, v in config_in.items() if k not in merged})
+    (where or st).dataframe(df, column_config=merged, **kwargs)

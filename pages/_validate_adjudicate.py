@@ -6,7 +6,7 @@ import streamlit as st
 from lib.core import UserError
 from lib.review import annotations as ann
 from lib.review import reviewers
-from pages._ui import plain, said
+from pages._ui import plain, said, table
 
 
 def adjudicate_tab(who: str, adjudicator: str | None, signed_in: bool, label_names: dict[str, str],
@@ -29,7 +29,7 @@ def adjudicate_tab(who: str, adjudicator: str | None, signed_in: bool, label_nam
             return q if len(q) <= 90 else q[:89] + "…"
 
         st.caption(f"{len(dis)} question(s) on {len({d.item_id for d in dis})} item(s) where experts disagree.")
-        st.dataframe(pd.DataFrame([{"question": q_of(d.item_id), "on": label_names.get(d.label, d.label),
+        table(pd.DataFrame([{"question": q_of(d.item_id), "on": label_names.get(d.label, d.label),
                                     "experts said": " · ".join(f"{k}: {v}" for k, v in d.values.items()),
                                     "final": d.final or "not settled"} for d in dis]),
                      hide_index=True, width="stretch")

@@ -7,7 +7,7 @@ from lib.core.stats import kappa_band
 from lib.models import registry
 from lib.review import annotations as ann
 from lib.review import judge_review as jr
-from pages._ui import run_safely, tidy
+from pages._ui import run_safely, table, tidy
 
 
 def judge_tab(label_names: dict[str, str]) -> None:
@@ -61,7 +61,7 @@ def judge_tab(label_names: dict[str, str]) -> None:
             st.markdown(f"**{label_names[name]}** · {r.n_judged} item(s) labelled by the judge")
             pairs = [(f"expert: {who}", who, c) for who, c in r.vs_experts.items()]
             pairs.append(("adjudicated label", "the adjudicated label", r.vs_adjudicated))
-            st.dataframe(tidy(pd.DataFrame([{"compared with": col, "n": c.n, "% agreement": c.percent,
+            table(tidy(pd.DataFrame([{"compared with": col, "n": c.n, "% agreement": c.percent,
                                         "Cohen's κ": c.kappa, "κ reading": kappa_band(c.kappa),
                                         "note": c.note or ""} for col, _, c in pairs])),
                          hide_index=True, width="stretch")
@@ -75,6 +75,6 @@ def judge_tab(label_names: dict[str, str]) -> None:
         jrows = jr.judge_rows(shown)
         failed = [r for r in jrows if r.status == "failed"]
         with st.expander(f"The judge's labels ({len(jrows)} rows, {len(failed)} failed)"):
-            st.dataframe(tidy(pd.DataFrame([{k: getattr(r, k) for k in ("item_id", "label", "value", "status", "error",
+            table(tidy(pd.DataFrame([{k: getattr(r, k) for k in ("item_id", "label", "value", "status", "error",
                                                                     "raw", "created_at")} for r in jrows])),
                          hide_index=True, width="stretch")

@@ -8,7 +8,7 @@ from lib.core.stats import kappa_band
 from lib.models import registry
 from lib.review import support_calibration as sc
 from pages import _support_view as support_view
-from pages._ui import plain, run_safely, tidy
+from pages._ui import plain, run_safely, table, tidy
 
 
 def _status(r: sc.CheckerAgreement) -> str:
@@ -39,7 +39,7 @@ def support_tab() -> None:
              "κ reading": kappa_band(r.kappa) if r.calibrated and r.kappa is not None else "—",
              "note": r.note or "",
              "left out": "; ".join(f"{n} {why}" for why, n in r.left_out.items())} for r in cal.checkers]
-    st.dataframe(tidy(pd.DataFrame(rows)), hide_index=True, width="stretch")
+    table(tidy(pd.DataFrame(rows)), hide_index=True, width="stretch")
     for r in cal.checkers:
         st.caption(f"{plain(r.name)}'s threshold: {plain(r.threshold)}.")
     st.markdown("**The marks and how far to trust them**")

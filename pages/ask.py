@@ -12,7 +12,7 @@ from pages import _support_view as support_view
 from pages._ask_demo import demo_button, demo_section
 from pages._ask_sources import cell_key, locator, render_sources
 from pages._ask_state import GOLD_OWN, caption, gold_key, reopen
-from pages._ui import KEPT, keep, plain, scope_picker, services, titled, words_only_note
+from pages._ui import KEPT, keep, plain, scope_picker, services, table, titled, words_only_note
 
 st.title("💬 Ask")
 st.caption(f"One question, several models and context modes at once. **{MODE_LABELS['none']}**: the model's own "
@@ -225,7 +225,7 @@ hist = ask_lib.load_history()
 if not hist:
     st.caption("Questions you ask are kept here, with their answers, for you to reopen or download.")
 else:
-    st.dataframe(pd.DataFrame(ask_case.history_table(hist, labels, doc_names)), hide_index=True, width="stretch",
+    table(pd.DataFrame(ask_case.history_table(hist, labels, doc_names)), hide_index=True, width="stretch",
                  height=240)
     d1, d2, d3 = st.columns(3)
     d1.download_button("Download CSV", csv_safe.to_csv(pd.DataFrame(ask_lib.export_rows(hist))), "ask_history.csv",

@@ -24,7 +24,7 @@ from lib.review import annotations
 from lib.storage import jobs
 from pages._benchmark_results import results_tab
 from pages._jobs import watch
-from pages._ui import plain, run_safely, services
+from pages._ui import plain, run_safely, services, table
 
 st.title("📊 Benchmark")
 st.caption("Which model, with which context, answers EIS questions well? A yes/no item is right or wrong on its "
@@ -86,7 +86,7 @@ with tab_data:
         st.success(f"{len(items)} items from {plain(bench_case.item_set_name(st.session_state['bench_source']))}")
         if problems:
             with st.expander(f"⚠️ {len(problems)} row(s) left out"):
-                st.dataframe(pd.DataFrame([{"row": p.row, "column": p.column, "reason": p.reason} for p in problems]),
+                table(pd.DataFrame([{"row": p.row, "column": p.column, "reason": p.reason} for p in problems]),
                              hide_index=True, width="stretch")
         unmatched = sorted({it.doc for it in items if not svc.docs.find(it.doc)})
         n_unmatched = sum(1 for it in items if it.doc in unmatched)
@@ -95,7 +95,7 @@ with tab_data:
                        f"they run with {MODE_LABELS['none']} and {MODE_LABELS['gold']} only. Index the PDF on the "
                        f"Documents page to add {MODE_LABELS['pdf']} and {MODE_LABELS['rag']}.")
         left_c, right_c = st.columns([3, 2])
-        left_c.dataframe(charts.items_table(items), hide_index=True, width="stretch", height=300)
+        table(charts.items_table(items), where=left_c, hide_index=True, width="stretch", height=300)
         right_c.altair_chart(charts.type_counts([it.question_type for it in items]), width="stretch")
         if st.button("Send these items to the validation queue"):
             n = annotations.add_items(items, st.session_state["bench_source"])

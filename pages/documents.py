@@ -16,7 +16,7 @@ from lib.retrieval import METHODS
 from pages._documents_metadata import metadata_panel
 from pages._documents_volumes import take_out_button, volumes_panel
 from pages._jobs import watch
-from pages._ui import doc_label, passage_text, plain, run_safely, scope_picker, services, show_passage
+from pages._ui import doc_label, passage_text, plain, run_safely, scope_picker, services, show_passage, table
 
 st.title("📄 Documents")
 svc = services()
@@ -109,7 +109,7 @@ with tab_add:
                          + (f" · metadata updated from the manifest for **{bulk.metadata_updated}** indexed"
                             if bulk.metadata_updated else ""))
                 if bulk.refused:
-                    st.dataframe(pd.DataFrame(bulk.refused).rename(columns={"file": "File", "reason": "Why"}),
+                    table(pd.DataFrame(bulk.refused).rename(columns={"file": "File", "reason": "Why"}),
                                  hide_index=True, column_config={"Why": st.column_config.TextColumn(width="large")})
                 if bulk.manifest_unmatched:
                     st.warning("Manifest rows that name no uploaded PDF (their values were not used): "
@@ -186,7 +186,7 @@ with tab_docs:
         shown = run_safely(library.listed, filters, sort_by, descending) or []
         if len(shown) < len(docs):
             st.caption(f"{len(shown)} of {len(docs)} documents match the filters in the sidebar.")
-        st.dataframe(pd.DataFrame(library.rows(shown, stale), columns=docs_case.COLUMNS), hide_index=True,
+        table(pd.DataFrame(library.rows(shown, stale), columns=docs_case.COLUMNS), hide_index=True,
                      width="stretch",
                      column_config={"title": st.column_config.TextColumn("title", width="medium"),
                                     "published": st.column_config.TextColumn("published", width="small")})
@@ -210,7 +210,7 @@ with tab_docs:
             for level, note in docs_case.page_notes(info):
                 (st.warning if level == "warning" else st.info)(note)
             st.markdown(f"**Chunks of {plain(titles[chosen])}** ({len(chunks)}; size {info.chunk_size}, overlap {info.chunk_overlap} tokens)")
-            st.dataframe(
+            table(
                 pd.DataFrame(docs_case.chunk_rows(chunks, info.ocr_pages)),
                 hide_index=True, width="stretch", height=300,
             )

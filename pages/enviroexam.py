@@ -12,7 +12,7 @@ from lib.evaluation import exam as ee
 from lib.evaluation.exam import translate as tr
 from lib.models import registry
 from pages._jobs import watch
-from pages._ui import plain, run_safely, said, tidy
+from pages._ui import plain, run_safely, said, table, tidy
 
 st.title("🎓 EnviroExam")
 st.caption("936 multiple-choice questions (210 dev, 726 test) over 42 environmental-science courses at bachelor, "
@@ -32,7 +32,7 @@ with tab_results:
     runs = ee.all_runs()
     board = charts.exam_leaderboard(ee.leaderboard(runs=runs))
     st.altair_chart(charts.exam_leaderboard_chart(board, ee.PUBLISHED, ee.RUN_HERE), width="stretch")
-    st.dataframe(tidy(board), hide_index=True, width="stretch", height=280)
+    table(tidy(board), hide_index=True, width="stretch", height=280)
     st.caption("Ranked: the 31 published models and the full runs made here with the same settings (all 726 test "
                "questions, 0-shot, direct answers, one option order; a failed call or an unreadable answer counts as "
                "wrong, see failed / unparsed). Other runs are listed under **Partial runs and other settings** below, "
@@ -42,7 +42,7 @@ with tab_results:
     st.subheader("Partial runs and other settings")
     partial = ee.partial_runs(runs=runs)
     if partial:
-        st.dataframe(tidy(pd.DataFrame(exam_case.partial_table(partial))), hide_index=True, width="stretch",
+        table(tidy(pd.DataFrame(exam_case.partial_table(partial))), hide_index=True, width="stretch",
                      key="exam_partial_runs")
         st.caption("A question limit, a subset of the courses, a run not finished, or settings other than the "
                    "published board's (5-shot, chain of thought, circular, dev split): not comparable with the "
@@ -223,5 +223,5 @@ with tab_method:
         "its options rotated (ABCD, BCDA, CDAB, DABC) and counts as right only when all four answers pick the "
         "right option, which removes the credit a model gets from a preference for one letter.",
         unsafe_allow_html=True)
-    st.dataframe(meta.assign(questions=[len(ee.load_course(c)) for c in courses]), hide_index=True,
+    table(meta.assign(questions=[len(ee.load_course(c)) for c in courses]), hide_index=True,
                  width="stretch", height=300)

@@ -4,7 +4,7 @@ import streamlit as st
 
 from lib.core import config, redact
 from lib.models import registry, warm_status
-from pages._ui import code, plain, services, titled
+from pages._ui import code, plain, services, table, titled
 
 st.title("🌲 NEPA QA Studio")
 st.markdown(
@@ -41,7 +41,7 @@ c3.metric("Chunks", f"{sum(d.chunks for d in docs):,}")
 
 st.subheader("Indexed documents")
 if docs:
-    st.dataframe(
+    table(
         pd.DataFrame(
             [{"document": title.rsplit(" (", 1)[0], "file": d.name, "pages": d.pages, "chunks": d.chunks,
               "tokens (embedder)": d.tokens} for d, title in zip(docs, titled(docs).values(), strict=True)]
@@ -69,9 +69,9 @@ else:  # this page does not wait for the model: it loads in the background
 try:
     statuses = registry.status_all(check=True)
     rows = [{"model": p.label, "available": "✅" if ok else "—", "note": reason} for p, ok, reason in statuses]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    table(pd.DataFrame(rows), hide_index=True, width="stretch")
     with st.expander("Model ids (for the command line and settings)"):
-        st.dataframe(pd.DataFrame([{"model": p.label, "id": p.id} for p, _, _ in statuses]), hide_index=True,
+        table(pd.DataFrame([{"model": p.label, "id": p.id} for p, _, _ in statuses]), hide_index=True,
                      width="stretch")
 except ImportError:
     pass

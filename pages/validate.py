@@ -17,7 +17,7 @@ from lib.evaluation.benchmark import GUIDELINES, QUESTION_TYPES
 from lib.review import LabelsCSVError, decode_csv_bytes, support_calibration
 from lib.review import annotations as ann
 from pages._reviewer import reviewer_identity, signin_state
-from pages._ui import doc_label, plain, said
+from pages._ui import doc_label, plain, said, table
 from pages._validate_adjudicate import adjudicate_tab
 from pages._validate_judge import judge_tab
 from pages._validate_support import support_tab
@@ -260,7 +260,7 @@ with tab_stats:
                  "α reading": reading(r.alpha_band, r.n_shared),
                  "correct (either expert)": num(r.either_rule), "correct (all experts)": num(r.all_rule)}
                 for k, r in rep.items()]
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        table(pd.DataFrame(rows), hide_index=True, width="stretch")
         st.caption("Agreement (%, κ, α) is over the items two or more experts labelled; the correct shares are over "
                    "every item labelled.")
         smallest = min(r.n_shared for r in rep.values())
@@ -301,7 +301,7 @@ with tab_stats:
                 why = ("too few items to read" if p.n < SMALL_N else kappa_band(p.kappa)) if p.kappa is not None \
                     else "not defined: one value only"
                 with st.expander(f"{LABEL_NAMES[k]} · {plain(pair)} · κ = {kappa} ({why}), n = {p.n}"):
-                    st.dataframe(cm, width="stretch")
+                    table(cm, width="stretch")
 
 with tab_adjudicate:
     adjudicate_tab(who, adjudicator, signed_in, LABEL_NAMES, TYPE_GUIDE)
@@ -335,7 +335,7 @@ with tab_io:
         except LabelsCSVError as exc:
             st.error(f"Nothing was imported: {len(exc.problems)} row(s) of the file have problems, listed below "
                      "(row 1 is the header). Fix them and import the whole file again.", icon="⚠️")
-            st.dataframe(pd.DataFrame([p.__dict__ for p in exc.problems], columns=["row", "column", "reason"]),
+            table(pd.DataFrame([p.__dict__ for p in exc.problems], columns=["row", "column", "reason"]),
                          hide_index=True, width="stretch")
         except UserError as exc:
             st.error(said(exc), icon="⚠️")

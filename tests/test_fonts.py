@@ -53,3 +53,28 @@ def test_the_fonts_are_declared_served_small_renamed_and_licensed():
     licence = (FONTS / "OFL.txt").read_text(encoding="utf-8")
     assert "SIL OPEN FONT LICENSE" in licence and "Version 1.1" in licence
     assert "Adobe" in licence and "Google" in licence  # each font's copyright notice travels with it
+
+
+def test_the_width_table_is_source_sans_at_the_weight_the_pages_use():
+    """lib/app/source_sans_widths.json, which sizes the tables' columns, is the font Streamlit serves, at 400."""
+    import json
+
+    from lib.app.fonts import source_sans_widths
+    from lib.app.text_width import WIDTHS
+
+    assert json.loads(WIDTHS.read_text(encoding="utf-8")) == source_sans_widths()
+
+
+def test_columns_are_sized_to_their_title_and_text():
+    from lib.app.text_width import column_widths, text_width
+
+    # Chromium's canvas measured these in the grid's 14 px Source Sans: 524 px and 64.9 px (without padding)
+    title = "Continental United States (CONUS) Interceptor Site Final Environmental Impact Statement"
+    assert abs(text_width(title) - 524) < 524 * 0.015
+    assert abs(text_width("confidence") - 64.9) < 1
+    assert text_width("环境") == 28  # a character Source Sans lacks counts a full em
+    widths = column_widths({"title": [title, None, "x"], "n": [1, 22, float("nan")], "notes": ["w " * 400]},
+                           titles={"n": "items 2+ experts labelled"})
+    assert widths["title"] == int(text_width(title) + 18 + 0.999)  # its widest cell, with the padding
+    assert widths["n"] == int(text_width("items 2+ experts labelled") + 18 + 0.999)  # its title is wider
+    assert widths["notes"] == 700  # never wider: a whole passage is read where its row is opened

@@ -4,7 +4,7 @@ the use cases the pages draw and the command line shares (``arena``: one expert'
 question is asked with, its answers on screen and the history; ``benchmark``: a run's results; ``documents``: the
 documents table, indexing and its result; ``exam``: a run's plan and the visitor's quiz; ``search``: the
 collection filtered and searched; ``validate``: where a review resumes and what it saves), time estimates shown
-before long work, every chart and score table the pages lay out, and the worker processes of server mode
+before long work, how wide a text is drawn (``text_width``: the tables' columns are sized to it), every chart and score table the pages lay out, and the worker processes of server mode
 (``workers``)."""
 from lib.app import (
     arena,
@@ -16,6 +16,7 @@ from lib.app import (
     exam,
     job_handlers,
     search,
+    text_width,
     validate,
     volumes,
     workers,
@@ -34,4 +35,4 @@ from lib.app.services import Services, get_services
 
 __all__ = ["REEMBED", "Services", "arena", "ask", "benchmark", "benchmark_params", "charts", "documents", "estimates", "exam", "exam_params", "generate_params", "get_services",
            "ingest_params", "job_handlers", "queue_reembed", "reindex_params", "search", "stage_upload",
-           "validate", "volumes", "workers"]
+           "text_width", "validate", "volumes", "workers"]

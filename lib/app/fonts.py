@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fontTools.ttLib import TTFont  # only the build and the tests import this module; the app never reads a font
+from fontTools.varLib import instancer
 
 TEXT_SUFFIXES = (".py", ".csv", ".json", ".jsonl", ".md", ".txt", ".toml")
 
@@ -38,11 +39,23 @@ def needed_characters(root: Path) -> set[int]:
     return {ord(c) for c in seen if ord(c) > 127 and unicodedata.category(c)[0] not in "CZM"}
 
 
-def source_sans_cmap() -> set[int]:
-    """The code points Streamlit's bundled Source Sans draws (read from the font file Streamlit serves; WOFF2 needs
-    brotli)."""
+def _source_sans() -> TTFont:
+    """Streamlit's bundled Source Sans, upright (the font file Streamlit serves; WOFF2 needs brotli)."""
     spec = importlib.util.find_spec("streamlit")
     assert spec is not None and spec.origin is not None, "streamlit is not installed"
     media = Path(spec.origin).parent / "static" / "static" / "media"
     [upright] = sorted(media.glob("SourceSansVF-Upright*.woff2"))
-    return set(TTFont(str(upright)).getBestCmap())
+    return TTFont(str(upright))
+
+
+def source_sans_cmap() -> set[int]:
+    """The code points Streamlit's bundled Source Sans draws."""
+    return set(_source_sans().getBestCmap())
+
+
+def source_sans_widths(weight: int = 400) -> dict[str, int]:
+    """Source Sans's advance width of each character it draws, in thousandths of an em, at ``weight`` (the
+    variable font is instanced there: its default is 200, a narrower face than the pages show)."""
+    font = instancer.instantiateVariableFont(_source_sans(), {"wght": weight})
+    hmtx = font["hmtx"]
+    return {str(cp): hmtx[glyph][0] for cp, glyph in sorted(font.getBestCmap().items())}

@@ -31,7 +31,9 @@ FIRST_ITEM = "Did the U.S. Fish and Wildlife Service participate in the EIS proc
 
 
 def _shot(b: Browser, shots: Path | None, name: str, anchor: str | None = None) -> None:
-    """A picture for the README: scrolled to ``anchor`` (a text on the page), no tooltip showing."""
+    """A picture for the README: scrolled to ``anchor`` (a text on the page), no tooltip showing. Every screen
+    pictured is first checked for cut text (``_text_fits``), pictures taken or not."""
+    _text_fits(b, name)
     if shots is None:
         return
     from selenium.webdriver.common.action_chains import ActionChains
@@ -162,6 +164,62 @@ def _chart_labels(b: Browser) -> tuple[list[str], int]:
         }
         return [out, axisLabels];""")
     return bad[0], bad[1]
+
+
+def _text_fits(b: Browser, where: str) -> None:
+    """No text on screen is cut: no table header or cell ("95% inter…", "Lead agenc"), no button, chip, tab or label
+    ("Extractive baseline (no LLM"). Waits (up to 10 s) for the page to settle first."""
+    time.sleep(0.5)
+    b.wait_idle()
+    cut = _cut_text(b)
+    assert not cut, f"{where}: text cut off at {b.driver.get_window_size()['width']} px: {cut[:8]}"
+
+
+def _cut_text(b: Browser) -> list[str]:
+    """What is cut off on screen, each as "kind: text".
+
+    - A table (st.dataframe) draws on a canvas, so each column's width is read from the grid's own props (through
+      React's fibre: Streamlit 1.67's glide-data-grid) and set against the width of its header and of every cell's
+      text, measured in the grid's fonts with the grid's padding. A cell wider than 700 px (a whole answer or
+      passage) may be cut: the page shows it in full when its row is opened.
+    - Other elements: any element that ellipsises its text (CSS text-overflow) and holds more than it shows."""
+    return b.driver.execute_script("""
+        const out = [];
+        const ctx = document.createElement('canvas').getContext('2d');
+        const width = (font, s) => { ctx.font = font; return ctx.measureText(s).width; };
+        for (const frame of document.querySelectorAll("[data-testid='stDataFrame']")) {
+          if (!frame.offsetParent) continue;  // in a closed tab or expander
+          const canvas = frame.querySelector('canvas');
+          if (!canvas) continue;
+          let fibre = canvas[Object.keys(canvas).find(k => k.startsWith('__reactFiber'))], props = null;
+          for (let i = 0; fibre && i < 30; i++, fibre = fibre.return)
+            if (fibre.memoizedProps && Array.isArray(fibre.memoizedProps.columns)) { props = fibre.memoizedProps; break; }
+          if (!props) { out.push('table: its columns could not be read (has the grid changed?)'); continue; }
+          const t = props.theme, pad = t.cellHorizontalPadding;
+          props.columns.forEach((col, i) => {
+            const head = width(t.headerFontFull, col.title || '') + 2 * pad + (col.icon ? t.headerIconSize + pad : 0);
+            if (head > col.width + 1) out.push('table header: ' + col.title + ' (' + Math.round(head) + ' px in ' + col.width + ')');
+            for (let r = 0; r < Math.min(props.rows, 300); r++) {
+              const cell = props.getCellContent([i, r]);
+              const s = String(cell.displayData ?? (typeof cell.data === 'string' ? cell.data : '')).replace(/\\n/g, ' ');
+              if (!s || cell.allowWrapping) continue;
+              const need = width(t.baseFontFull, s) + 2 * pad;
+              if (need > col.width + 1 && need <= 700) {
+                out.push('table cell: ' + col.title + ': ' + s.slice(0, 60) + ' (' + Math.round(need) + ' px in ' + col.width + ')');
+                break;
+              }
+            }
+          });
+        }
+        const main = document.querySelector("[data-testid='stApp']");
+        for (const e of main.querySelectorAll('*')) {
+          if (!e.offsetParent || e.children.length > 3) continue;
+          const cs = getComputedStyle(e);
+          if (cs.textOverflow === 'ellipsis' && e.scrollWidth > e.clientWidth + 1 && (e.innerText || '').trim())
+            out.push((e.closest('button') ? 'button' : e.closest("[data-baseweb='tag']") ? 'chip' : e.tagName.toLowerCase())
+                     + ': ' + e.innerText.trim().slice(0, 60));
+        }
+        return out;""")
 
 
 def _click(b: Browser, label: str) -> None:

@@ -1,0 +1,42 @@
+"""How wide a text is drawn in the app's body font (Source Sans, weight 400), so that a table's columns can be
+sized to their text: Streamlit's tables draw on a canvas and cut what a column cannot hold ("Lead agenc").
+
+The widths are Source Sans's own advance widths (source_sans_widths.json, written by .ci/subset_fonts.py from the font
+file Streamlit serves; tests/test_fonts.py checks they match it). A character Source Sans does not draw (Chinese, an
+icon) is counted a full em, as the fallback fonts draw it. Kerning is left out: it narrows a text by about 1%.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+WIDTHS = Path(__file__).with_name("source_sans_widths.json")
+
+
+@lru_cache(maxsize=1)
+def _widths() -> dict[int, int]:
+    return {int(cp): w for cp, w in json.loads(WIDTHS.read_text(encoding="utf-8")).items()}
+
+
+def text_width(text: str, px: float = 14.0) -> float:
+    """The width, in CSS pixels, of ``text`` set on one line in Source Sans at ``px`` (tables use 14 px)."""
+    widths = _widths()
+    return sum(widths.get(ord(c), 1000) for c in text) * px / 1000
+
+
+PADDING = 2 * 8 + 2  # the grid's cell padding on both sides, and a pixel of slack each side
+WIDEST = 700  # px: a column is never made wider; longer text (a whole answer) is read where its row is opened
+
+
+def column_widths(columns: dict[str, list[object]], titles: dict[str, str] | None = None, widest: int = WIDEST,
+                  narrowest: int = 50) -> dict[str, int]:
+    """Each column's width, in px, that shows its title and every cell whole (up to ``widest``): the column's values
+    as shown (None as empty), titled by ``titles`` where a column is shown under another name."""
+    out = {}
+    for name, values in columns.items():
+        title = (titles or {}).get(name, name)
+        texts = ["" if v is None or v != v else str(v).replace("\n", " ") for v in values]  # v != v: NaN
+        need = max([text_width(title), *map(text_width, texts)]) + PADDING
+        out[name] = int(min(max(need, narrowest), widest) + 0.999)
+    return out
