@@ -113,7 +113,7 @@ class IngestDone:
     def headline(self, title: str) -> str:
         """"<title> (file <name>) is ready." — the user's file named where the title is not read from it (not the
         bundled sample's: its file name is ours, not theirs)."""
-        named = readable_name(self.name) != title and self.name != config.SAMPLE_PDF.name
+        named = readable_name(self.name) != title and self.name not in (config.SAMPLE_PDF.name, config.SAMPLE_PDF.stem)
         return (title + (f" (file {self.name})" if named else "") + " is ready"
                 + (" — it was already indexed." if self.skipped else "."))
 
