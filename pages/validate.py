@@ -123,32 +123,28 @@ def _label_buttons(iid: str, draft: dict, shown: Shown) -> None:
                                     key=f"comment_{iid}", height=80)
 
 
-def _save(iid: str, who: str, values: dict[str, str], key: str, next_pos: int) -> None:
-    """Save a review (a callback) and move on; an incomplete review is refused and said so."""
+def _save(iid: str, who: str, values: dict[str, str], key: str, next_pos: int) -> bool:
+    """Save a review and move on (True); an incomplete review is refused and said so."""
     started = time.perf_counter()
     try:
         ann.save_review(iid, who, values)
     except UserError as exc:
         st.session_state["_review_error"] = (ann.INCOMPLETE.removesuffix(".") + " (keys 1–7)."
                                             if str(exc) == ann.INCOMPLETE else str(exc))
-        return
+        return False
     st.session_state["_review_saved"] = time.perf_counter() - started
     st.session_state[key] = next_pos
+    return True
 
 
 def _actions(who: str, draft: dict, key: str, pos: int, last: int, shown: Shown) -> None:
     """Save and next, All yes, Previous and Skip, then what the last action said. Each acts on the item shown
     when its press lands (the same keys on every item)."""
     def save_draft() -> None:
-        # Widgets' latest values are in the session state before a callback runs; the draft gets them only when
-        # the panel runs again, so the comment and suggested type are read from there.
-        iid, now, at = shown()
-        _save(iid, who, validate.review_values(now, st.session_state.get(f"comment_{iid}"),
-                                               st.session_state.get(f"tt_{iid}")), key, min(at + 1, last))
+        st.session_state[f"_pending_{key}"] = "save"  # done by the panel, after every callback of this run
 
     def all_yes() -> None:
-        iid, now, at = shown()
-        _save(iid, who, validate.all_yes_values(now, st.session_state.get(f"comment_{iid}")), key, min(at + 1, last))
+        st.session_state[f"_pending_{key}"] = "all_yes"
 
     def move(step: int) -> None:
         st.session_state[key] = max(0, min(shown()[2] + step, last))
@@ -169,6 +165,22 @@ def _actions(who: str, draft: dict, key: str, pos: int, last: int, shown: Shown)
         st.error(plain(st.session_state.pop("_review_error")), icon="⚠️")
     if "_review_saved" in st.session_state:
         st.caption("✓ Saved.", help=f"The database write took {st.session_state.pop('_review_saved') * 1000:.0f} ms.")
+
+
+def _pending_save(who: str, key: str, last: int, shown: Shown) -> bool:
+    """Save and next, or All yes, pressed in this run: done once every callback of the run has been called. A label
+    key and Ctrl+Enter pressed close together reach the server in one run, and Streamlit calls their callbacks in
+    no set order: saved in its callback, the review was found without its last label and refused."""
+    action = st.session_state.pop(f"_pending_{key}", None)
+    if action is None:
+        return False
+    # Widgets' latest values are in the session state before a run; the draft gets them only when the panel is
+    # drawn, so the comment and suggested type are read from there.
+    iid, now, at = shown()
+    comment = st.session_state.get(f"comment_{iid}")
+    values = (validate.all_yes_values(now, comment) if action == "all_yes"
+              else validate.review_values(now, comment, st.session_state.get(f"tt_{iid}")))
+    return _save(iid, who, values, key, min(at + 1, last))
 
 
 def _draft(iid: str, who: str) -> dict:
@@ -194,15 +206,18 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
     if key not in st.session_state:  # resume at the first item this expert has not finished
         st.session_state[key] = validate.resume_position(item_ids, done)
     last = len(item_ids) - 1
+
+    def shown() -> tuple[str, dict, int]:
+        at = min(st.session_state.get(key, 0), last)
+        return item_ids[at], _draft(item_ids[at], who), at
+
+    if _pending_save(who, key, last, shown):
+        done = ann.done_items(who, item_ids)
     pos = min(st.session_state[key], last)
     st.progress(len(done) / len(item_ids), text=f"{len(done)} of {len(item_ids)} reviewed by you")
     item = ann.items([item_ids[pos]])[0]
     iid = item.item_id
     draft = _draft(iid, who)
-
-    def shown() -> tuple[str, dict, int]:
-        at = min(st.session_state.get(key, pos), last)
-        return item_ids[at], _draft(item_ids[at], who), at
 
     st.markdown(f"#### Item {pos + 1} of {len(item_ids)}")
     left, right = st.columns([3, 2])
