@@ -10,8 +10,8 @@ data gain characters (tests/test_fonts.py says which are missing).
   Regular;
 - lib/app/source_sans_widths.json: Source Sans's advance widths at weight 400 (its variable font instanced), which
   size the tables' columns to their text (lib/app/text_width.py);
-- both fonts are SIL OFL 1.1. The subsets are renamed ("NEPA QA text", "NEPA QA emoji"): the licence asks that a modified
-  font not keep a reserved name.
+- both fonts are SIL OFL 1.1. The subsets are renamed ("NEPA QA text", "NEPA QA emoji") so that no one takes a
+  subset for the whole font; the CJK font's Reserved Font Name, "Source", is not used.
 """
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def _write(font: TTFont, codepoints: set[int], family: str, out: Path) -> None:
     sub.populate(unicodes=sorted(codepoints))
     sub.subset(font)
     names = font["name"]
-    for rec in list(names.names):  # renamed: a modified font keeps no reserved name (OFL 1.1, condition 3)
+    for rec in list(names.names):  # renamed: a subset is not the whole font
         if rec.nameID in (1, 3, 4, 6, 16, 17, 21, 22):
             names.removeNames(nameID=rec.nameID)
     for name_id, value in ((1, family), (2, "Regular"), (4, family), (6, family.replace(" ", "")), (3, family)):

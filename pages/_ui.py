@@ -316,20 +316,21 @@ def tidy(df: pd.DataFrame, blank: str = "—") -> pd.DataFrame:
 
 def table(df: pd.DataFrame, column_config: dict[str, Any] | None = None, where: Any = None, **kwargs: Any) -> None:
     """``st.dataframe`` with each column as wide as its title and text (up to 700 px), so no text is cut where it
-    could be shown whole: the grid draws on a canvas and cuts at the column's edge. A width set in ``column_config``
-    is kept. ``where``: the column or container to draw in (the page by default)."""
-    config_in = dict(column_config or {})
-    config_in = {c: {"label": cfg} if isinstance(cfg, str) else cfg for c, cfg in config_in.items()}
-    titles = {c: cfg.get("label") or c for c, cfg in config_in.items() if isinstance(cfg, dict)}
-    widths = text_width.column_widths({str(c): df[c].tolist() for c in df.columns}, titles)
-    merged: dict[str, Any] = {}
+    could be shown whole: the grid draws on a canvas and cuts at the column's edge. A width in pixels set in
+    ``column_config`` is kept; "small", "medium" or "large" is replaced (those cut titles and names); a column
+    hidden with None stays hidden. ``where``: the column or container to draw in (the page by default)."""
+    given = {c: {"label": cfg} if isinstance(cfg, str) else cfg for c, cfg in (column_config or {}).items()}
+    names = [str(c) for c in df.columns]
+    if len(set(names)) != len(names):  # columns read by name would be ambiguous: drawn as Streamlit sizes them
+        (where or st).dataframe(df, column_config=column_config, **kwargs)
+        return
+    titles = {c: cfg.get("label") or c for c, cfg in given.items() if isinstance(cfg, dict)}
+    widths = text_width.column_widths({name: df.iloc[:, i].tolist() for i, name in enumerate(names)}, titles)
+    merged: dict[str, Any] = dict(given)
     for name, px in widths.items():
-        cfg = config_in.get(name)
-        if isinstance(cfg, dict) and isinstance(cfg.get("width"), int):
-            merged[name] = cfg
-        elif cfg is None and name in config_in:  # hidden on purpose
-            merged[name] = None
-        else:
-            merged[name] = {**(cfg if isinstance(cfg, dict) else {}), "width": px}
-    merged.update({k: v for k, v in config_in.items() if k not in merged})
+        cfg = given.get(name, {})
+        if cfg is None or (isinstance(cfg, dict) and isinstance(cfg.get("width"), int)):
+            continue  # hidden, or a width in pixels chosen by the page
+        if isinstance(cfg, dict):
+            merged[name] = {**cfg, "width": px}
     (where or st).dataframe(df, column_config=merged, **kwargs)

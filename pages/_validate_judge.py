@@ -3,6 +3,7 @@ agreement with each expert and with the adjudicated label is shown with n, its r
 import pandas as pd
 import streamlit as st
 
+from lib.app import benchmark as bench_case
 from lib.core.stats import kappa_band
 from lib.models import registry
 from lib.review import annotations as ann
@@ -31,7 +32,8 @@ def judge_tab(label_names: dict[str, str]) -> None:
         if warn:
             st.warning(warn)
         every = "(all queued items)"
-        judge_src = c2.selectbox("Items", [every, *ann.sources()], key="judge_source")
+        judge_src = c2.selectbox("Items", [every, *ann.sources()], key="judge_source",
+                                 format_func=lambda s: s if s == every else bench_case.item_set_name(s))
         judge_ids = [it.item_id for it in queue if judge_src == every or it.source == judge_src]
         judged = jr.done_items(judge_pick)
         pending = [i for i in judge_ids if i not in judged]

@@ -1,25 +1,24 @@
-"""Validate: NEPA experts review benchmark items; the page reports agreement between experts (the Adjudicate and
-Judge tabs are drawn by pages/_validate_adjudicate.py and pages/_validate_judge.py).
+"""Validate: NEPA experts review benchmark items; the page reports agreement between experts (the Review,
+Adjudicate and Judge tabs are drawn by pages/_validate_review.py, _validate_adjudicate.py and _validate_judge.py).
 
 Text that comes from items, comments, names or files is shown with st.text or in tables, never as Markdown.
 """
-import time
-from collections.abc import Callable
 
 import pandas as pd
 import streamlit as st
 
 from lib.app import benchmark as bench_case
-from lib.app import charts, validate
+from lib.app import charts
 from lib.core import UserError
 from lib.core.stats import agreement_report, kappa_band
-from lib.evaluation.benchmark import GUIDELINES, QUESTION_TYPES
-from lib.review import LabelsCSVError, decode_csv_bytes, support_calibration
+from lib.evaluation.benchmark import GUIDELINES
+from lib.review import LabelsCSVError, decode_csv_bytes
 from lib.review import annotations as ann
 from pages._reviewer import reviewer_identity, signin_state
-from pages._ui import doc_label, plain, said, table
+from pages._ui import plain, said, table
 from pages._validate_adjudicate import adjudicate_tab
 from pages._validate_judge import judge_tab
+from pages._validate_review import apply_pending, review_panel
 from pages._validate_support import support_tab
 
 st.title("✅ Validate")
@@ -57,179 +56,7 @@ P previous.
 
 """ + "\n".join(f"- **{t}**: {d}" for t, d in TYPE_GUIDE.items())
 
-KEYS = {"type_correct": {"yes": "1", "no": "2"}, "answer_correct": {"yes": "3", "no": "4", "unsure": "5"},
-        "proof_supports": {"yes": "6", "no": "7"}}
-SUPPORT_KEYS = {"yes": "8", "no": "9"}
-
-
-def _batch(source: str, n: int, seed: int) -> list[str]:
-    """The batch's item ids: made once per set, size and seed in a session (and again when the set grows), so
-    a click in the review panel does not write the batch again."""
-    key = ("_review_batch", source, n, seed, len(ann.items(source=source)))
-    if key not in st.session_state:
-        st.session_state[key] = ann.batch_items(ann.create_batch(source, n or None, seed))
-    return st.session_state[key]
-
-
-def _item_text(item: ann.ReviewItem) -> None:
-    """The item as the expert reads it: claimed type with its definition, question, answer and proof."""
-    st.caption(f"Claimed type: {plain(item.question_type)}. "
-               f"{plain(TYPE_GUIDE.get(item.question_type, '(not one of the ten types)'))}")
-    st.markdown("**Question**")
-    st.text(item.question)
-    st.markdown("**Answer**")
-    st.text(item.answer)
-    doc = doc_label(item.doc_name)
-    ref = f"Page {item.page_number}, {doc}" if item.page_number else doc
-    st.markdown("**Proof / gold passage**" + (f" · {plain(ref)}" if ref else ""),
-                help=plain(f"Item {item.item_id} of {item.doc_name or 'no document'} (as in the exports)"))
-    st.text(item.proof or "")
-
-
-Shown = Callable[[], tuple[str, dict, int]]  # the item on screen as a key pressed now finds it: id, draft, position
-
-
-def _label_buttons(iid: str, draft: dict, shown: Shown) -> None:
-    """The three questions' buttons (keys 1–7), the suggested type, the optional support label (8/9), the comment.
-    The buttons' keys are the same on every item, and a press sets the label of the item shown when it lands."""
-    def put(label: str, value: str) -> None:
-        shown()[1][label] = value
-
-    for label, question in ann.QUESTIONS.items():
-        st.markdown(f"**{question}**")
-        cols = st.columns(len(KEYS[label]))
-        for col, (value, k) in zip(cols, KEYS[label].items(), strict=True):
-            col.button(value, key=f"b_{label}_{value}", shortcut=k, width="stretch",  # the key shows beside
-                       type="primary" if draft.get(label) == value else "secondary", on_click=put, args=(label, value))
-        if label != "type_correct":
-            continue
-        # The suggested type's box has a slot whether or not it is shown, so the widgets below it keep their places:
-        # moved by one, a button was briefly on the page twice (the old one until the run ended), and one key press
-        # reached both: Previous pressed once went back two items.
-        slot = st.empty()
-        if draft.get("type_correct") == "no":
-            opts = ["", *QUESTION_TYPES]
-            draft["true_type"] = slot.selectbox(
-                "Which type is it?", opts, key=f"tt_{iid}",
-                index=opts.index(draft.get("true_type")) if draft.get("true_type") in opts else 0) or ""
-    st.markdown(f"**{support_calibration.QUESTION}** (optional)")
-    cols = st.columns(2)
-    for col, (value, k) in zip(cols, SUPPORT_KEYS.items(), strict=True):
-        col.button(value, key=f"b_support_{value}", shortcut=k, width="stretch",
-                   type="primary" if draft.get(support_calibration.LABEL) == value else "secondary",
-                   on_click=put, args=(support_calibration.LABEL, value),
-                   help="Calibrates the support checkers (the Support checkers tab)")
-    draft["comment"] = st.text_area("Comment (for the adjudicator)", value=draft.get("comment", ""),
-                                    key=f"comment_{iid}", height=80)
-
-
-def _save(iid: str, who: str, values: dict[str, str], key: str, next_pos: int) -> bool:
-    """Save a review and move on (True); an incomplete review is refused and said so."""
-    started = time.perf_counter()
-    try:
-        ann.save_review(iid, who, values)
-    except UserError as exc:
-        st.session_state["_review_error"] = (ann.INCOMPLETE.removesuffix(".") + " (keys 1–7)."
-                                            if str(exc) == ann.INCOMPLETE else str(exc))
-        return False
-    st.session_state["_review_saved"] = time.perf_counter() - started
-    st.session_state[key] = next_pos
-    return True
-
-
-def _actions(who: str, draft: dict, key: str, pos: int, last: int, shown: Shown) -> None:
-    """Save and next, All yes, Previous and Skip, then what the last action said. Each acts on the item shown
-    when its press lands (the same keys on every item)."""
-    def save_draft() -> None:
-        st.session_state[f"_pending_{key}"] = "save"  # done by the panel, after every callback of this run
-
-    def all_yes() -> None:
-        st.session_state[f"_pending_{key}"] = "all_yes"
-
-    def move(step: int) -> None:
-        st.session_state[key] = max(0, min(shown()[2] + step, last))
-
-    complete = ann.review_complete(draft)
-    # never disabled: a Ctrl+Enter pressed right after the third key must not meet a button drawn before it
-    st.container().button("Save and next ▶", type="primary" if complete else "secondary", key="review_save",
-                          shortcut="Ctrl+Enter", width="stretch", on_click=save_draft,
-                          help=None if complete else "Answer the three questions first.")
-    st.container().button("All yes ▶", key="review_all_yes", shortcut="A", width="stretch",
-                          help="Yes to all three questions, save, and go to the next item", on_click=all_yes)
-    b1, b2 = st.columns(2)
-    b1.button("◀ Previous", key="review_prev", disabled=pos == 0, shortcut="P", width="stretch", on_click=move,
-              args=(-1,))
-    b2.button("Skip ▶", key="review_skip", disabled=pos >= last, shortcut="N", width="stretch", on_click=move,
-              args=(1,))
-    if "_review_error" in st.session_state:
-        st.error(plain(st.session_state.pop("_review_error")), icon="⚠️")
-    if "_review_saved" in st.session_state:
-        st.caption("✓ Saved.", help=f"The database write took {st.session_state.pop('_review_saved') * 1000:.0f} ms.")
-
-
-def _pending_save(who: str, key: str, last: int, shown: Shown) -> bool:
-    """Save and next, or All yes, pressed in this run: done once every callback of the run has been called. A label
-    key and Ctrl+Enter pressed close together reach the server in one run, and Streamlit calls their callbacks in
-    no set order: saved in its callback, the review was found without its last label and refused."""
-    action = st.session_state.pop(f"_pending_{key}", None)
-    if action is None:
-        return False
-    # Widgets' latest values are in the session state before a run; the draft gets them only when the panel is
-    # drawn, so the comment and suggested type are read from there.
-    iid, now, at = shown()
-    comment = st.session_state.get(f"comment_{iid}")
-    values = (validate.all_yes_values(now, comment) if action == "all_yes"
-              else validate.review_values(now, comment, st.session_state.get(f"tt_{iid}")))
-    return _save(iid, who, values, key, min(at + 1, last))
-
-
-def _draft(iid: str, who: str) -> dict:
-    """This expert's labels of an item as they stand on screen: what they recorded before, or nothing."""
-    draft_key = f"draft_{iid}_{who}"
-    if draft_key not in st.session_state:
-        st.session_state[draft_key] = dict(ann.item_labels(iid).get(who, {}))
-    return st.session_state[draft_key]
-
-
-@st.fragment
-def review_panel(who: str, source: str, n: int, seed: int) -> None:
-    """One item at a time, labelled with buttons or keys. A fragment: a click or a save reruns only this panel,
-    not the statistics of the other tabs, so saving takes a fraction of a second.
-
-    A key lands on the item shown: the buttons keep their keys from item to item, and a press acts on the
-    position the session holds when it lands, not on the item its button was drawn for. (Buttons keyed by item
-    were replaced on each move, so a key pressed as the next item appeared reached the previous item's button,
-    and was dropped.)"""
-    item_ids = _batch(source, n, seed)
-    key = f"pos_{source}_{n}_{seed}_{who}"
-    done = ann.done_items(who, item_ids)
-    if key not in st.session_state:  # resume at the first item this expert has not finished
-        st.session_state[key] = validate.resume_position(item_ids, done)
-    last = len(item_ids) - 1
-
-    def shown() -> tuple[str, dict, int]:
-        at = min(st.session_state.get(key, 0), last)
-        return item_ids[at], _draft(item_ids[at], who), at
-
-    if _pending_save(who, key, last, shown):
-        done = ann.done_items(who, item_ids)
-    pos = min(st.session_state[key], last)
-    st.progress(len(done) / len(item_ids), text=f"{len(done)} of {len(item_ids)} reviewed by you")
-    item = ann.items([item_ids[pos]])[0]
-    iid = item.item_id
-    draft = _draft(iid, who)
-
-    st.markdown(f"#### Item {pos + 1} of {len(item_ids)}")
-    left, right = st.columns([3, 2])
-    with left:
-        _item_text(item)
-    with right:
-        _label_buttons(iid, draft, shown)
-        _actions(who, draft, key, pos, last, shown)
-
-
-# A tab switch reruns the page: the review panel saves without one (a fragment), so the other tabs show labels
-# saved since only when they are opened again.
+apply_pending()  # a save pressed in the same run as a tab switch (the review panel is not drawn then)
 tab_review, tab_stats, tab_adjudicate, tab_judge, tab_support, tab_io = st.tabs(
     ["Review", "Agreement", "Adjudicate", "Judge vs experts", "Support checkers", "Import / export"],
     key="validate_tab", on_change="rerun")

@@ -4,6 +4,7 @@ manifest lists, what a download holds); the page only draws them."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -170,9 +171,16 @@ def run_results(run_id: str, engine: Engine | None = None) -> RunResults | None:
 
 
 def item_set_name(source: str) -> str:
-    """An item set as a reader calls it: the shipped samples by name, a file by its words ("my_items.csv" → "my
-    items"), anything else as stored."""
-    return config.SAMPLE_SET_NAMES.get(source) or readable_name(source)
+    """An item set as a reader calls it: the shipped samples by name; generated items by their document and time
+    ("generated:eis_X.pdf:2026-12-06 01:55" → "Items generated from X, 2026-12-06 01:55"); a file by its name as
+    uploaded ("my_items.csv"); anything else as stored."""
+    if source in config.SAMPLE_SET_NAMES:
+        return config.SAMPLE_SET_NAMES[source]
+    generated = re.fullmatch(r"generated:(.+?)(?::(\d{4}-\d\d-\d\d \d\d:\d\d))?", source)
+    if generated:
+        doc, when = generated.groups()
+        return f"Items generated from {readable_name(doc)}" + (f", {when}" if when else "")
+    return source
 
 
 def status_words(status: str | None) -> str | None:

@@ -29,14 +29,24 @@ PADDING = 2 * 8 + 2  # the grid's cell padding on both sides, and a pixel of sla
 WIDEST = 700  # px: a column is never made wider; longer text (a whole answer) is read where its row is opened
 
 
+def _shown(value: object) -> str:
+    """A cell as the grid shows it, near enough for its width: empty for a missing value (None, NaN, pandas' NA)."""
+    try:
+        missing = value is None or bool(value != value)  # NaN is not equal to itself
+    except (TypeError, ValueError):  # pandas' NA has no truth value; an array compares element by element
+        missing = value is not value or type(value).__name__ == "NAType"
+    return "" if missing else str(value)
+
+
 def column_widths(columns: dict[str, list[object]], titles: dict[str, str] | None = None, widest: int = WIDEST,
                   narrowest: int = 50) -> dict[str, int]:
     """Each column's width, in px, that shows its title and every cell whole (up to ``widest``): the column's values
     as shown (None as empty), titled by ``titles`` where a column is shown under another name."""
     out = {}
+    longest = int(widest / 2.5) + 1  # no character is narrower than 2.5 px at 14 px: longer text is as wide
     for name, values in columns.items():
         title = (titles or {}).get(name, name)
-        texts = ["" if v is None or v != v else str(v).replace("\n", " ") for v in values]  # v != v: NaN
+        texts = [_shown(v)[:longest].replace("\n", " ") for v in values]
         need = max([text_width(title), *map(text_width, texts)]) + PADDING
         out[name] = int(min(max(need, narrowest), widest) + 0.999)
     return out

@@ -132,3 +132,11 @@ def test_a_run_is_read_whole_and_its_downloads_hold_every_answer(tmp_path):
     assert whole["run_id"] == "r" and len(whole["answers"]) == 8 and whole["summary"]["answers"] == 8
     assert whole["config"]["models"] == ["local/extractive"]
     assert all(a["contexts"] == given[a["mode"]] for a in whole["answers"])
+
+
+def test_item_sets_are_named_in_words():
+    assert benchmark.item_set_name("NEPAQuAD1_sample20.csv") == "NEPAQuAD sample (20 items)"
+    assert benchmark.item_set_name("generated:eis_Continental_United_States_Interceptor_Site:2026-12-06 01:55") == \
+        "Items generated from Continental United States Interceptor Site, 2026-12-06 01:55"
+    assert benchmark.item_set_name("generated:my_doc") == "Items generated from my doc"
+    assert benchmark.item_set_name("my_items.csv") == "my_items.csv"  # a file is named as the user uploaded it

@@ -180,8 +180,9 @@ def _cut_text(b: Browser) -> list[str]:
 
     - A table (st.dataframe) draws on a canvas, so each column's width is read from the grid's own props (through
       React's fibre: Streamlit 1.67's glide-data-grid) and set against the width of its header and of every cell's
-      text, measured in the grid's fonts with the grid's padding. A cell wider than 700 px (a whole answer or
-      passage) may be cut: the page shows it in full when its row is opened.
+      text, measured in the grid's fonts with the grid's padding. Only a column already 700 px wide (the widest
+      pages/_ui.table makes one) may cut a cell: a whole answer or passage, shown in full when its row is opened.
+      Tables in a closed tab or expander are not on screen and not checked.
     - Other elements: any element that ellipsises its text (CSS text-overflow) and holds more than it shows."""
     return b.driver.execute_script("""
         const out = [];
@@ -204,7 +205,7 @@ def _cut_text(b: Browser) -> list[str]:
               const s = String(cell.displayData ?? (typeof cell.data === 'string' ? cell.data : '')).replace(/\\n/g, ' ');
               if (!s || cell.allowWrapping) continue;
               const need = width(t.baseFontFull, s) + 2 * pad;
-              if (need > col.width + 1 && need <= 700) {
+              if (need > col.width + 1 && col.width < 699) {  // a column made as wide as allowed may cut
                 out.push('table cell: ' + col.title + ': ' + s.slice(0, 60) + ' (' + Math.round(need) + ' px in ' + col.width + ')');
                 break;
               }

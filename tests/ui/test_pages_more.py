@@ -145,6 +145,60 @@ def test_validate_two_reviewers_then_stats(tmp_path):
     assert any("is **uncalibrated**" in w.value for w in at.warning)
 
 
+def test_validate_presses_that_reach_the_server_together_act_on_the_item_shown():
+    """Keys pressed close together reach the server in one run, their callbacks called in no set order. Clicked
+    before one run here: each press acts on the item shown when it was pressed. A label and Save save that item
+    whole; Save and Skip save it and then skip one; Save and All yes save the expert's own answers, not three yes;
+    Save in the same run as a tab switch is not lost."""
+    from tests.review.test_annotations import identify
+
+    items, _ = load_items(config.SAMPLE20)
+    ann.add_items(items[:6], "apptest-together")
+    ids = [it.id for it in items[:6]]
+    at = page("validate.py").run()
+    identify(at, "Tess Together")
+    at.selectbox(key="review_source").set_value("apptest-together").run()
+
+    def heading() -> str:
+        return next(m.value for m in at.markdown if m.value.startswith("#### Item "))
+
+    def mine(item_id: str) -> dict[str, str]:
+        return {lb.label: lb.value for lb in ann.labels() if lb.item_id == item_id and lb.annotator == "Tess Together"}
+
+    order = [ann.items([i])[0].item_id for i in ann.batch_items(ann.create_batch("apptest-together", None, 0))]
+    assert sorted(order) == sorted(ids) and heading() == "#### Item 1 of 6"
+    # the save's callback may be called before the third label's: labels, then the save
+    at.button(key="b_type_correct_yes").click().run()
+    at.button(key="b_answer_correct_no").click().run()
+    at.button(key="review_save").click()
+    at.button(key="b_proof_supports_yes").click().run()
+    assert mine(order[0]) == {"type_correct": "yes", "answer_correct": "no", "proof_supports": "yes"}
+    assert heading() == "#### Item 2 of 6" and not at.error
+    # Save and Skip together: item 2 saved, then one skipped
+    for key in ("b_type_correct_no", "b_answer_correct_yes", "b_proof_supports_no"):
+        at.button(key=key).click().run()
+    at.button(key="review_skip").click()
+    at.button(key="review_save").click().run()
+    assert mine(order[1]) == {"type_correct": "no", "answer_correct": "yes", "proof_supports": "no"}
+    assert heading() == "#### Item 4 of 6" and not mine(order[2])
+    # Save and All yes together, the three answered: the expert's answers are saved, once
+    for key in ("b_type_correct_yes", "b_answer_correct_unsure", "b_proof_supports_no"):
+        at.button(key=key).click().run()
+    at.button(key="review_all_yes").click()
+    at.button(key="review_save").click().run()
+    assert mine(order[3]) == {"type_correct": "yes", "answer_correct": "unsure", "proof_supports": "no"}
+    assert heading() == "#### Item 5 of 6" and not mine(order[4])
+    # Save in the same run as a tab switch (the review panel is not drawn in that run): saved all the same
+    for key in ("b_type_correct_yes", "b_answer_correct_yes", "b_proof_supports_yes"):
+        at.button(key=key).click().run()
+    at.button(key="review_save").click()
+    at.session_state["validate_tab"] = "Agreement"
+    at.run()
+    assert not any(m.value.startswith("#### Item ") for m in at.markdown)  # the panel was not drawn in that run
+    assert mine(order[4]) == {"type_correct": "yes", "answer_correct": "yes", "proof_supports": "yes"}
+    assert not at.exception
+
+
 def test_enviroexam_results_and_run():
     at = page("enviroexam.py").run()
     assert not at.exception

@@ -14,7 +14,7 @@ JUDGE_FAILED, NO_STATEMENTS, NOT_APPLICABLE = "judge_failed", "no_statements", "
 NO_VERDICT = "no_verdict"  # a closed answer with no yes or no by design (quotes only): shown apart, never scored
 RETRY_STATUSES = (JUDGE_FAILED, NO_STATEMENTS)  # re-scored on resume and by rescore
 # A status as a reader says it (the Benchmark items table and answer cards); "failed": the answer itself failed.
-STATUS_WORDS = {OK: "scored", UNCLEAR: "unclear yes/no (scores 0)", NO_ANSWER: "no answer (scores 0)",
+STATUS_WORDS = {OK: "scored", UNCLEAR: "unclear yes/no (scores 0)", NO_ANSWER: "no answer",
                 JUDGE_FAILED: "the judge failed", NO_STATEMENTS: "nothing to check", NOT_APPLICABLE: "does not apply",
                 NO_VERDICT: "no yes/no given", "failed": "answer failed"}
 
