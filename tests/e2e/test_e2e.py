@@ -179,6 +179,30 @@ def test_the_closed_toggle_follows_each_new_question_in_the_browser(app):
     b.wait_until(lambda _: closed() is False, 60, "the toggle did not turn off for an open question")
 
 
+def _review_as(server: StreamlitServer, b: Browser, name: str) -> None:
+    """The sample's 20 items in the review queue, and Validate's Review tab open as a new expert, ``name``."""
+    import os
+    import subprocess
+    import sys
+
+    from selenium.webdriver.common.keys import Keys
+
+    from tests.e2e.browser import ROOT
+
+    subprocess.run([sys.executable, "-c", "from lib.core import config; from lib.evaluation.benchmark.dataset import "
+                    "load_items; from lib.review import annotations as ann; "
+                    "ann.add_items(load_items(config.SAMPLE20)[0], config.SAMPLE20.name)"],
+                   env={**os.environ, "NEPAQA_HOME": str(server.home)}, check=True, cwd=ROOT)
+    b.open("validate")
+    # a box for the first name; once experts have labelled (the tour's), "Add a new expert…" in the list opens it
+    found = b.wait_for_css("input[aria-label^='Your name'], input[aria-label='I am']", 60)
+    if found.get_attribute("aria-label") == "I am":
+        found.click()
+        found.send_keys("Add a new expert", Keys.ENTER)
+    b.wait_for_css("input[aria-label^='Your name']", 60).send_keys(name, Keys.ENTER)
+    b.wait_text("0 of 20 reviewed by you", 60)
+
+
 def test_a_key_pressed_as_an_item_appears_lands_on_that_item(app):
     """Validate, 50 moves (Skip forward, Previous back, forward again), each followed at once by a label key, pressed
     as soon as the new item's heading is on screen (chromedriver's key events): each key sets that item's label, never
@@ -186,32 +210,16 @@ def test_a_key_pressed_as_an_item_appears_lands_on_that_item(app):
     that landed elsewhere leaves the shown item's label as it was and is caught. At least half the keys must come
     within 100 ms of the item appearing, or the test did not test the fast case. No move button is ever on the page
     twice (one key would press both: Previous went back two items in a CI run)."""
-    import os
-    import subprocess
-    import sys
     import time
 
     from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
 
-    from tests.e2e.browser import ROOT
 
     server, b = app
-    subprocess.run([sys.executable, "-c", "from lib.core import config; from lib.evaluation.benchmark.dataset import "
-                    "load_items; from lib.review import annotations as ann; "
-                    "ann.add_items(load_items(config.SAMPLE20)[0], config.SAMPLE20.name)"],
-                   env={**os.environ, "NEPAQA_HOME": str(server.home)}, check=True, cwd=ROOT)
-    from selenium.webdriver.common.keys import Keys
+    _review_as(server, b, "Kim Keys")
 
-    b.open("validate")
-    # a box for the first name; once experts have labelled (the tour's), "Add a new expert…" in the list opens it
-    found = b.wait_for_css("input[aria-label^='Your name'], input[aria-label='I am']", 60)
-    if found.get_attribute("aria-label") == "I am":
-        found.click()
-        found.send_keys("Add a new expert", Keys.ENTER)
-    b.wait_for_css("input[aria-label^='Your name']", 60).send_keys("Kim Keys", Keys.ENTER)
-    b.wait_text("0 of 20 reviewed by you", 60)
     b.wait_text("Item 1 of 20", 60)
     b.wait_idle()  # the panel's buttons, and with them their keys, are on the page
     # The first key after the name is typed is dropped by Streamlit's key handling (hotkeys-js), as it is for a
@@ -294,30 +302,16 @@ def test_three_labels_and_a_save_pressed_quickly_save_each_item_whole(app):
     expert): every item is saved with exactly the labels pressed on it. Before, a label key and the Ctrl+Enter after
     it reached the server in one run, the save's callback could run before the label's, and the review was refused
     as incomplete (2 of 3 probes stuck on the first item)."""
-    import os
     import sqlite3
-    import subprocess
-    import sys
     import time
 
     from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
-    from tests.e2e.browser import ROOT
 
     server, b = app
-    subprocess.run([sys.executable, "-c", "from lib.core import config; from lib.evaluation.benchmark.dataset import "
-                    "load_items; from lib.review import annotations as ann; "
-                    "ann.add_items(load_items(config.SAMPLE20)[0], config.SAMPLE20.name)"],
-                   env={**os.environ, "NEPAQA_HOME": str(server.home)}, check=True, cwd=ROOT)
-    b.open("validate")
-    found = b.wait_for_css("input[aria-label^='Your name'], input[aria-label='I am']", 60)
-    if found.get_attribute("aria-label") == "I am":
-        found.click()
-        found.send_keys("Add a new expert", Keys.ENTER)
-    b.wait_for_css("input[aria-label^='Your name']", 60).send_keys("Quinn Quick", Keys.ENTER)
-    b.wait_text("0 of 20 reviewed by you", 60)
+    _review_as(server, b, "Quinn Quick")
     b.wait_idle()
     first = next(t for t in b.body_text().splitlines() if t.startswith("Item ") and " of 20" in t)
     at = int(first.split()[1])
