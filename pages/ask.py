@@ -59,10 +59,23 @@ demo_button([m for m in registry.OFFLINE_DEFAULTS if m in labels])
 # first click runs (a text box outside a form sends its value only when it loses focus).
 if "question" not in st.session_state and "_kept_question" in st.session_state:
     st.session_state["question"] = st.session_state["_kept_question"]  # back from another page: the last question
+if "ask_closed" not in st.session_state and KEPT + "ask_closed" in st.session_state:
+    st.session_state["ask_closed"] = st.session_state[KEPT + "ask_closed"]  # back from another page: as it was
 with st.form("ask_form", border=False):
     question = st.text_area("Question", key="question", height=80,
                             placeholder="e.g. What mitigation is proposed for wetlands at the selected site?")
-    asked = st.form_submit_button("Run", type="primary", help="Or press Ctrl+Enter in the question box")
+    # Closed is sent with the question it is about. A new question sets it from its words, unless the switch was
+    # turned before this Run (it differs from what it showed): then the user's choice stands.
+    if st.session_state.get("_closed_for") != question:
+        sent, shown = st.session_state.get("ask_closed"), st.session_state.get("_closed_shown")
+        turned = sent is not None and shown is not None and sent != shown
+        st.session_state["ask_closed"] = bool(sent) if turned else (looks_closed(question) if question else False)
+        st.session_state["_closed_for"] = question
+    f1, f2 = st.columns([1, 4], vertical_alignment="center")
+    asked = f1.form_submit_button("Run", type="primary", help="Or press Ctrl+Enter in the question box")
+    closed = f2.toggle("Closed (yes/no) question", key="ask_closed",
+                       help="Set from the question when you run it. Turn it on or off before Run if that is wrong.")
+st.session_state[KEPT + "ask_closed"] = st.session_state["_closed_shown"] = closed
 if asked:
     st.session_state["_kept_question"] = question
 c1, c2 = st.columns(2)
@@ -71,14 +84,7 @@ models = c1.multiselect("Models", list(labels), format_func=labels.get, **keep(
     default=[m for m in registry.OFFLINE_DEFAULTS if m in labels]))
 modes = c2.multiselect("Context modes", MODES, format_func=MODE_LABELS.get,
                        **keep("ask_modes", lambda v: set(v or []) <= set(MODES), default=["none", "rag"]))
-c3, c4 = st.columns(2)
-k = c3.slider("k (RAG chunks)", 1, 10, **keep("ask_k", value=3))
-if st.session_state.get("_closed_for") != question:  # a new question: detect closed again, dropping the last choice
-    # set through Session State, not as the widget's default: a browser keeps a keyed toggle's old value otherwise
-    st.session_state["ask_closed"] = st.session_state[KEPT + "ask_closed"] = looks_closed(question) if question else False
-    st.session_state["_closed_for"] = question
-closed = c4.toggle("Closed (yes/no) question", help="Detected from the question; change it if wrong.",
-                   **keep("ask_closed"))
+k = st.columns(2)[0].slider("k (RAG chunks)", 1, 10, **keep("ask_k", value=3))
 
 gold = None
 if "gold" in modes:

@@ -1,4 +1,6 @@
 """End to end: `streamlit run` on 127.0.0.1 driven by headless Chromium (Debian's chromium + chromium-driver)."""
+import time
+
 import pytest
 
 from tests.e2e.browser import Browser, StreamlitServer
@@ -146,7 +148,7 @@ def test_markdown_image_in_an_answer_is_not_fetched(app):
 def test_the_closed_toggle_follows_each_new_question_in_the_browser(app):
     """A browser keeps a keyed toggle's last value unless the page sets it: typing a yes/no question and pressing Run
     turns "Closed (yes/no) question" on (the answer is asked as closed, and the toggle says so), and an open question
-    turns it off again. (AppTest does not keep widget values as a browser does, so only a browser shows this.)"""
+    turns it off again; turned before Run, the switch is what the question is asked with. (AppTest does not keep widget values as a browser does, so only a browser shows this.)"""
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
@@ -164,12 +166,15 @@ def test_the_closed_toggle_follows_each_new_question_in_the_browser(app):
         except StaleElementReferenceException:
             return None
 
-    def ask(question: str) -> None:
+    def ask(question: str, turn: bool = False) -> None:
         box = b.driver.find_element(By.XPATH, "//*[@data-testid='stMain']//label[normalize-space(.)='Question']"
                                               "/following::textarea[1]")
         box.click()
         box.send_keys(Keys.CONTROL, "a")
         box.send_keys(question)
+        if turn:  # the user turns the switch before Run
+            b.driver.find_element(By.XPATH, "//*[@data-testid='stMain']//*[@data-testid='stCheckbox' or @data-testid="
+                                            "'stToggle'][.//*[contains(text(),'Closed (yes/no)')]]//label").click()
         b.click_button("Run", exact=True)
         b.wait_idle()
 
@@ -177,6 +182,13 @@ def test_the_closed_toggle_follows_each_new_question_in_the_browser(app):
     b.wait_until(lambda _: closed() is True, 60, "the toggle did not turn on for a yes/no question")
     ask("What mitigation is proposed for wetlands?")
     b.wait_until(lambda _: closed() is False, 60, "the toggle did not turn off for an open question")
+    ask("Is a wetland permit needed?")
+    b.wait_until(lambda _: closed() is True, 60, "the toggle did not turn on for a yes/no question")
+    # turned off before Run, with a new yes/no question: the user's choice goes with it and stays
+    ask("Is an air permit needed?", turn=True)
+    time.sleep(2)  # a run that set it back would have done so by now
+    b.wait_idle()
+    assert closed() is False, "the switch turned off before Run was set back from the question's words"
 
 
 def _review_as(server: StreamlitServer, b: Browser, name: str) -> None:

@@ -109,11 +109,16 @@ def test_reopen_puts_the_controls_back_and_a_change_is_named(services, sample_do
     assert at.toggle(key="ask_closed").value is True  # detected from the question
     assert any(c.value == "Answered over all documents · 4 passages per search (k) · closed (yes/no)"
                for c in at.caption), [c.value for c in at.caption][:8]
-    at.toggle(key="ask_closed").set_value(False).run()  # the user says it is open
+    at.toggle(key="ask_closed").set_value(False)  # the user says it is open, and runs (the switch is in the form)
+    next(b for b in at.button if b.label == "Run").click().run()
     at.switch_page("pages/home.py").run()
     at.switch_page("pages/ask.py").run()
     assert at.toggle(key="ask_closed").value is False  # the user's choice is kept with its question
-    assert any(c.value.startswith("⚠️ Since this answer you changed: closed (yes/no).") for c in at.caption)
+    assert any(c.value == "Answered over all documents · 4 passages per search (k)" for c in at.caption)
+    at.slider(key="ask_k").set_value(5).run()
+    assert any(c.value.startswith("⚠️ Since this answer you changed: k.") for c in at.caption), [
+        c.value for c in at.caption][:8]
+    at.slider(key="ask_k").set_value(4).run()
 
     # a second question over one document, then reopen the first
     at.radio(key="ask_doc_how").set_value("One document").run()
@@ -133,6 +138,32 @@ def test_reopen_puts_the_controls_back_and_a_change_is_named(services, sample_do
     assert at.toggle(key="ask_closed").value is True  # as it was asked
     assert not any(c.value.startswith("⚠️ Since") for c in at.caption), [c.value for c in at.caption][:8]
     assert not at.warning or all("Session State" not in w.value for w in at.warning)
+
+
+def test_the_closed_switch_turned_before_run_goes_with_its_question(services, sample_doc):
+    """Closed sits in the question's form: a new question sets it from its words when run, unless the switch was
+    turned before Run; then the user's choice is what the answer is asked with, and it stays so."""
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=T)
+    at.switch_page("pages/ask.py").run()
+    at.multiselect(key="ask_models").set_value(["local/extractive"]).run()
+    at.multiselect(key="ask_modes").set_value(["none"]).run()
+    at.text_area(key="question").input("Is a permit needed for the launch site?")
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception and at.toggle(key="ask_closed").value is True  # set from the words
+    asked = lambda: next(c.value for c in at.caption if c.value.startswith("Answered"))  # noqa: E731
+    assert asked().endswith("closed (yes/no)"), asked()
+    # a new yes/no-looking question, the switch turned off before Run: asked as open, and the switch stays off
+    at.text_area(key="question").input("Is a permit needed for the landing site?")
+    at.toggle(key="ask_closed").set_value(False)
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception and at.toggle(key="ask_closed").value is False
+    assert "closed" not in asked(), asked()
+    assert not any(c.value.startswith("⚠️ Since") for c in at.caption)
+    # the next new question, the switch left as it is: set from its words again
+    at.text_area(key="question").input("Is an air permit needed for the site?")
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception and at.toggle(key="ask_closed").value is True
+    assert asked().endswith("closed (yes/no)"), asked()
 
 
 def test_the_gold_passage_is_kept_with_its_answer_and_reopened(services):
