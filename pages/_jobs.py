@@ -16,7 +16,6 @@ RESULT_PAGES = {"ingest": "pages/documents.py", "benchmark": "pages/benchmark.py
                 "generate": "pages/benchmark.py", REEMBED: "pages/documents.py"}
 RECENT_S = 3600  # finished jobs stay in the panel for an hour
 POLL_S = 1.5
-DISMISSED = "_jobs_dismissed"  # the finished jobs this session has hidden from the panel
 
 
 def _elapsed(job: jobs.Job) -> str:
@@ -79,8 +78,9 @@ def job_row(job: jobs.Job, where: str) -> None:
     elif job.status == "failed" and job.error:
         st.error(said(job.error))
     if where == "side" and job.status in ("failed", "interrupted", "cancelled"):
-        st.button("Dismiss", key=f"dismiss-{key}", help="Hide it from this panel; `python -m lib jobs` still lists it",
-                  on_click=lambda: st.session_state.setdefault(DISMISSED, set()).add(job.job_id))
+        st.button("Dismiss", key=f"dismiss-{key}", on_click=_dismiss, args=(job.job_id,),
+                  help="Hide it from this panel, for everyone and after a restart; the command line's job list "
+                       "still shows it")
     if job.resumable and st.button("Resume", key=f"resume-{key}",
                                    help="Benchmarks and exams continue from their saved answers."):
         try:
@@ -90,6 +90,13 @@ def job_row(job: jobs.Job, where: str) -> None:
         st.rerun()
     if job.status == "done" and st.button("Open result", key=f"open-{key}"):
         open_result(job)
+
+
+def _dismiss(job_id: str) -> None:
+    try:
+        jobs.dismiss(job_id)
+    except UserError as exc:  # it was resumed or restarted meanwhile: say so rather than hide a live job
+        st.toast(said(exc))
 
 
 def _fragment_only_run() -> bool:
@@ -105,8 +112,7 @@ def _visible(all_jobs: list[jobs.Job]) -> list[jobs.Job]:
     """Running and queued jobs first (never hidden behind finished ones), then interrupted ones, then the
     recently finished; a job resumed by a newer one is left out (the newer one is shown)."""
     now = time.time()
-    hidden = st.session_state.get(DISMISSED, set())
-    keep = [j for j in all_jobs if j.status != "resumed" and j.job_id not in hidden
+    keep = [j for j in all_jobs if j.status != "resumed" and not j.dismissed
             and (j.active or j.status == "interrupted" or now - (j.ended_at or now) < RECENT_S)]
     return sorted(keep, key=lambda j: (not j.active, j.status != "interrupted", -j.created_at))
 

@@ -93,6 +93,7 @@ class Job:
     ended_at: float | None
     runs_on: str | None = None  # where a running job runs: "host (process N)", from its lease
     elsewhere: bool = False  # it runs in another process than this one (a worker): worth a word on its card
+    dismissed: bool = False  # a user hid it from the app's job panel (it stays in the store and the CLI's list)
 
     @property
     def active(self) -> bool:
@@ -433,6 +434,18 @@ def cancel(job_id: str, engine: Engine | None = None) -> None:
                       .values(status="cancelled", ended_at=time.time(), message="cancelled before it started"))
 
 
+def dismiss(job_id: str, engine: Engine | None = None) -> None:
+    """Hide a finished job from the app's job panel, for everyone and for good; it stays in the store and in
+    ``python -m lib jobs``. A job still queued or running cannot be dismissed: cancel it first."""
+    engine = _engine(engine)
+    job = get(job_id, engine)
+    if job.active:
+        raise UserError(f"That job is still {job.status}; cancel it before dismissing it.")
+    with engine.begin() as c:
+        c.execute(update(tables.jobs).where(tables.jobs.c.job_id == job_id, tables.jobs.c.dismissed_at.is_(None))
+                  .values(dismissed_at=time.time()))
+
+
 def claim_resume(job_id: str, engine: Engine | None = None) -> Job:
     """Mark an interrupted, cancelled or failed job as *resumed*, once: a second click, tab or process that asks
     to resume the same job is refused instead of starting a second worker on the same run."""
@@ -513,7 +526,7 @@ def _row(r: Any) -> Job:
                result=json.loads(m.get("result") or "{}"),
                error=r.error, cancel_requested=bool(r.cancel_requested), origin=r.origin or "app",
                resumed_from=r.resumed_from, created_at=float(r.created_at), started_at=r.started_at,
-               ended_at=r.ended_at)
+               ended_at=r.ended_at, dismissed=m.get("dismissed_at") is not None)
 
 
 def _mark_interrupted(rows: list[Row[Any]], engine: Engine) -> list[Row[Any]]:

@@ -163,6 +163,7 @@ jobs = Table(  # long work: ingest, benchmark runs, exam runs, generation (lib/s
     Column("created_at", Float, nullable=False),
     Column("started_at", Float),
     Column("ended_at", Float),
+    Column("dismissed_at", Float),  # hidden from the app's job panel by a user (the CLI still lists it)
 )
 
 run_manifests = Table(

@@ -20,7 +20,7 @@ def _row(job_id: str) -> None:
             job_row(job, "side")
 
 
-def test_a_failed_job_shows_its_reason_in_one_line_and_can_be_dismissed():
+def test_a_failed_job_shows_its_reason_in_one_line_and_can_be_dismissed_for_good():
     job_id = uuid.uuid4().hex
     error = ("'notes.pdf' is not a PDF: its content looks like a plain text file. Export it as PDF and upload it "
              "again.\nA second line the sidebar does not need")
@@ -38,3 +38,25 @@ def test_a_failed_job_shows_its_reason_in_one_line_and_can_be_dismissed():
     assert not at.exception, at.exception
     assert not [c for c in at.sidebar.caption if "is not a PDF" in c.value]
     assert not [b for b in at.button if b.key == f"dismiss-side-{job_id}"]
+    # for good: a new browser session (or a restarted app) does not show it either; the store and the CLI's list
+    # still have it
+    again = AppTest.from_function(_row, args=(job_id,), default_timeout=60).run()
+    assert not again.exception, again.exception
+    assert not [c for c in again.sidebar.caption if "is not a PDF" in c.value]
+    from lib.storage import jobs
+    assert jobs.get(job_id).dismissed and jobs.get(job_id).status == "failed"
+
+
+def test_a_job_still_running_cannot_be_dismissed():
+    import pytest
+
+    from lib.core import UserError
+    from lib.storage import jobs
+
+    job_id = uuid.uuid4().hex
+    with get_engine().begin() as c:
+        c.execute(insert(tables.jobs).values(job_id=job_id, kind="ingest", title="Index big.pdf", status="queued",
+                                             origin="worker", progress=0.0, params="{}", created_at=time.time()))
+    with pytest.raises(UserError, match="cancel it before dismissing"):
+        jobs.dismiss(job_id)
+    assert not jobs.get(job_id).dismissed
