@@ -15,9 +15,8 @@ What each kind of job does is registered from above (``register``: lib/app/job_h
 benchmark, exam, generation and re-embedding), so this module holds no handler's code and imports none; it names
 only the kinds that are handed back when a worker stops (``HAND_BACK_KINDS``). Registration is per
 process: the pages and the command line import lib.app, which registers every kind; a process that imports only
-this module can list jobs but sees no kind it could run or resume. A handler is
-``fn(params, ctx) -> result dict``; it reports with ``ctx.progress`` and stops early when ``ctx.cancel`` is set
-(or by raising ``JobCancelledError``).
+this module can list jobs but sees no kind it could run or resume. A handler is ``fn(params, ctx) -> result dict``;
+it reports with ``ctx.progress`` and stops early when ``ctx.cancel`` is set (or by raising ``JobCancelledError``).
 """
 from __future__ import annotations
 
@@ -435,11 +434,9 @@ def cancel(job_id: str, engine: Engine | None = None) -> None:
 
 
 def dismiss(job_id: str, engine: Engine | None = None) -> None:
-    """Hide a finished job from the app's job panel, for everyone and for good; it stays in the store and in
-    ``python -m lib jobs``. A job still queued or running cannot be dismissed: cancel it first."""
+    """Hide an ended job from the app's job panel, for everyone and for good (the store and the CLI keep it)."""
     engine = _engine(engine)
-    job = get(job_id, engine)
-    if job.active:
+    if (job := get(job_id, engine)).active:
         raise UserError(f"That job is still {job.status}; cancel it before dismissing it.")
     with engine.begin() as c:
         c.execute(update(tables.jobs).where(tables.jobs.c.job_id == job_id, tables.jobs.c.dismissed_at.is_(None))

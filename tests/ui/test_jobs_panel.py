@@ -57,6 +57,12 @@ def test_a_job_still_running_cannot_be_dismissed():
     with get_engine().begin() as c:
         c.execute(insert(tables.jobs).values(job_id=job_id, kind="ingest", title="Index big.pdf", status="queued",
                                              origin="worker", progress=0.0, params="{}", created_at=time.time()))
-    with pytest.raises(UserError, match="cancel it before dismissing"):
-        jobs.dismiss(job_id)
-    assert not jobs.get(job_id).dismissed
+    try:
+        with pytest.raises(UserError, match="cancel it before dismissing"):
+            jobs.dismiss(job_id)
+        assert not jobs.get(job_id).dismissed
+    finally:  # not left queued in the session's shared store, where later tests wait for the jobs to end
+        jobs.cancel(job_id)
+    assert jobs.get(job_id).status == "cancelled"
+    jobs.dismiss(job_id)  # once it has ended, it can be
+    assert jobs.get(job_id).dismissed
