@@ -112,7 +112,8 @@ def ratings_tab(aid: str, info: arena.Arena, summary: arena.Summary, who: str, s
         unvoted = [k for k in keys if k not in result.models]
         ratings = charts.arena_ratings_table(result, system_name, keys,
                                            {arena.system_key(*sy): n for sy, n in summary.left_out.items()})
-        table(tidy(ratings), hide_index=True, width="stretch")
+        table(tidy(ratings), hide_index=True, width="stretch", column_config={charts.LEFT_OUT: st.column_config.Column(
+            charts.LEFT_OUT, help="Failed, empty and 'nothing to quote' answers: not in the ratings")})
         if unvoted:
             st.caption("Systems with no votes yet have no rating: " + "; ".join(plain(system_name(k)) for k in unvoted))
         st.altair_chart(charts.arena_ratings_chart(result, short_name), width="stretch")
@@ -129,5 +130,6 @@ def ratings_tab(aid: str, info: arena.Arena, summary: arena.Summary, who: str, s
         matrix = win_matrix(votes)
         st.altair_chart(charts.win_rate_heatmap(matrix, short_name), width="stretch")
         per_pair = charts.arena_pair_table(matrix, short_name)
-        table(tidy(per_pair), hide_index=True, width="stretch")
+        table(tidy(per_pair), hide_index=True, width="stretch", column_config={charts.TIES: st.column_config.Column(
+            charts.TIES, help="Ties, 'both bad' included (it has its own column too)")})
         _agreement(rows, info)

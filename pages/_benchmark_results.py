@@ -43,10 +43,9 @@ def support_section(df: pd.DataFrame, common: list[str], label_of: Callable[[str
         if not present:
             continue
         st.markdown(f"*{title}*")
-        for col, name in zip(st.columns(2), present, strict=False):  # one table per metric: never one column of two
-            col.caption(report.metric_label(name))
-            table(charts.reference_free_table(rf[rf["metric"] == name], label_of), where=col, hide_index=True,
-                          width="stretch")
+        for name in present:  # one table per metric, each the page's width (side by side, half a page was too narrow)
+            st.caption(report.metric_label(name))
+            table(charts.reference_free_table(rf[rf["metric"] == name], label_of), hide_index=True, width="stretch")
     faith = rf[rf["metric"] == "faithfulness_offline"]
     if not faith.empty:
         st.altair_chart(charts.score_bars(faith, "faithfulness (offline checker)", model_name))
@@ -173,7 +172,9 @@ def _answer_card(r: pd.Series, label_of: Callable[[str], str], key: str) -> None
     """One stored answer of the open item: its score, marks, metrics and the passages it was given."""
     with st.container(border=True):
         st.markdown(f"**{label_of(r['model'])} · {MODE_LABELS.get(r['mode']) or plain(r['mode'])}** "
-                    f"— score {r['score'] if pd.notna(r['score']) else '—'} ({plain(benchmark.status_words(r['score_status']))})")
+                    f"— score {r['score'] if pd.notna(r['score']) else '—'} ({plain(benchmark.status_words(r['score_status']))})"
+                    + (f" · verdict {plain(verdict)}" if (verdict := benchmark.verdict_words(r["verdict"], r["verdict_source"]))
+                       else ""))
         mets = r["metrics"] if isinstance(r["metrics"], dict) else {}
         if r["status"] != "ok":
             st.text(f"⚠️ {r['error']}")
@@ -181,8 +182,10 @@ def _answer_card(r: pd.Series, label_of: Callable[[str], str], key: str) -> None
             answer_with_marks(r, mets, key)
         st.caption(" · ".join(f"{plain(report.metric_label(k))}: {v['value'] if v['value'] is not None else '—'} "
                               f"({plain(benchmark.status_words(v['status']))})" for k, v in mets.items())
-                   + f" · {r['seconds']} s · {r['tokens_in']} in / {r['tokens_out']} out"
-                   + (f" · kept {r['kept_fraction']:.0%} of the PDF" if r["truncated"] else ""))
+                   + (f" · answered in {float(r['seconds']):.1f} s" if pd.notna(r["seconds"]) else "")
+                   + (f" · kept {r['kept_fraction']:.0%} of the PDF" if r["truncated"] else ""),
+                   help=f"Length of the prompt and the answer in the model's tokens: {r['tokens_in']} and "
+                        f"{r['tokens_out']}" if pd.notna(r["tokens_in"]) else None)
         for c in r["contexts"]:
             if c.page_start:
                 st.caption(c.pages)
@@ -193,7 +196,7 @@ def _items(res: benchmark.RunResults, label_of: Callable[[str], str], model_name
     """Every answer in a table, one item opened with its expected answer, gold passage and answers, and the downloads."""
     df = res.answers
     st.subheader("Items")
-    table(benchmark.item_table(df, model_name), hide_index=True, width="stretch", height=260)
+    table(benchmark.item_table(df, model_name), hide_index=True, width="stretch", height=260, long=["Answer"])
     questions = df.drop_duplicates("item_id").set_index("item_id")["question"].to_dict()
     pick = st.selectbox("Open an item", sorted(df["item_id"].unique()), key="open_item",
                         format_func=lambda i: f"{i} · {str(questions.get(i, ''))[:90]}")

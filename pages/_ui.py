@@ -3,7 +3,7 @@ untrusted text (answers, PDF text, file names, servers' messages) where Streamli
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -314,11 +314,14 @@ def tidy(df: pd.DataFrame, blank: str = "—") -> pd.DataFrame:
     return df.astype(object).where(df.notna(), blank)
 
 
-def table(df: pd.DataFrame, column_config: dict[str, Any] | None = None, where: Any = None, **kwargs: Any) -> None:
+def table(df: pd.DataFrame, column_config: dict[str, Any] | None = None, where: Any = None,
+          long: Sequence[str] = (), **kwargs: Any) -> None:
     """``st.dataframe`` with each column as wide as its title and text (up to 700 px), so no text is cut where it
     could be shown whole: the grid draws on a canvas and cuts at the column's edge. A width in pixels set in
     ``column_config`` is kept; "small", "medium" or "large" is replaced (those cut titles and names); a column
-    hidden with None stays hidden. ``where``: the column or container to draw in (the page by default)."""
+    hidden with None stays hidden. ``where``: the column or container to draw in (the page by default).
+    ``long``: columns of long text (an answer, a question) that share what the others leave of the page and wrap
+    to three lines, so the table fits the page; the page says where such a text is read whole."""
     given = {c: {"label": cfg} if isinstance(cfg, str) else cfg for c, cfg in (column_config or {}).items()}
     names = [str(c) for c in df.columns]
     if len(set(names)) != len(names):  # columns read by name would be ambiguous: drawn as Streamlit sizes them
@@ -326,6 +329,11 @@ def table(df: pd.DataFrame, column_config: dict[str, Any] | None = None, where: 
         return
     titles = {c: cfg.get("label") or c for c, cfg in given.items() if isinstance(cfg, dict)}
     widths = text_width.column_widths({name: df.iloc[:, i].tolist() for i, name in enumerate(names)}, titles)
+    if long:
+        order = kwargs.get("column_order")
+        shown = {n: px for n, px in widths.items() if given.get(n, {}) is not None and (not order or n in order)}
+        widths |= text_width.fit_long(shown, [n for n in long if n in shown])
+        kwargs.setdefault("row_height", text_width.WRAP_ROW)
     merged: dict[str, Any] = dict(given)
     for name, px in widths.items():
         cfg = given.get(name, {})

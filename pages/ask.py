@@ -232,7 +232,8 @@ if not hist:
     st.caption("Questions you ask are kept here, with their answers, for you to reopen or download.")
 else:
     table(pd.DataFrame(ask_case.history_table(hist, labels, doc_names)), hide_index=True, width="stretch",
-                 height=240)
+          height=240, long=["Question", "Documents"])
+    st.caption("One row per question. Reopen one below to read its answers; the downloads hold every answer.")
     d1, d2, d3 = st.columns(3)
     d1.download_button("Download CSV", csv_safe.to_csv(pd.DataFrame(ask_lib.export_rows(hist))), "ask_history.csv",
                        "text/csv")

@@ -186,10 +186,11 @@ with tab_docs:
         shown = run_safely(library.listed, filters, sort_by, descending) or []
         if len(shown) < len(docs):
             st.caption(f"{len(shown)} of {len(docs)} documents match the filters in the sidebar.")
-        table(pd.DataFrame(library.rows(shown, stale), columns=docs_case.COLUMNS), hide_index=True,
-                     width="stretch",
-                     column_config={"title": st.column_config.TextColumn("title", width="medium"),
-                                    "published": st.column_config.TextColumn("published", width="small")})
+        every = st.toggle("Every column", key="docs_every_column",
+                          help="Also the file name, its size in characters and tokens, how it was cut into chunks, "
+                               "how long indexing took, and its id. The table then scrolls sideways.")
+        table(pd.DataFrame(library.rows(shown, stale), columns=docs_case.COLUMNS), hide_index=True, width="stretch",
+              column_order=None if every else docs_case.SHOWN_FIRST)
         st.download_button(
             f"Download metadata of the {len(shown)} document(s) shown (CEQ NEPA Data Standard JSON)",
             json.dumps(volumes_case.export(shown, svc), indent=1), "nepa_metadata.json",

@@ -43,11 +43,11 @@ with tab_results:
     partial = ee.partial_runs(runs=runs)
     if partial:
         table(tidy(pd.DataFrame(exam_case.partial_table(partial))), hide_index=True, width="stretch",
-                     key="exam_partial_runs")
+              key="exam_partial_runs", long=["not ranked because"])
         st.caption("A question limit, a subset of the courses, a run not finished, or settings other than the "
                    "published board's (5-shot, chain of thought, circular, dev split): not comparable with the "
                    "leaderboard, so not ranked on it. "
-                   "“of” is the number of questions the run was started for.")
+                   "Questions: those answered, of those the run was started for.")
     else:
         st.caption("None: runs with a question limit or a subset of the courses appear here.")
 

@@ -68,8 +68,9 @@ else:  # this page does not wait for the model: it loads in the background
                 "also converts it to ONNX once (about 30 s)")
 try:
     statuses = registry.status_all(check=True)
-    rows = [{"model": p.label, "available": "✅" if ok else "—", "note": reason} for p, ok, reason in statuses]
-    table(pd.DataFrame(rows), hide_index=True, width="stretch")
+    # a list, not a table: a note runs to a sentence, and a list wraps it where a table's column would run past
+    # the page's edge
+    st.markdown("\n".join(f"- {'🟢' if ok else '⚪'} **{plain(p.label)}**: {plain(reason)}" for p, ok, reason in statuses))
     with st.expander("Model ids (for the command line and settings)"):
         table(pd.DataFrame([{"model": p.label, "id": p.id} for p, _, _ in statuses]), hide_index=True,
                      width="stretch")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from fontTools.ttLib import TTFont
 
-from lib.app.fonts import FACES, needed_characters, source_sans_cmap
 from tests.conftest import ROOT
+from tests.fontset import FACES, needed_characters, source_sans_cmap
 
 FONTS = ROOT / "static" / "fonts"
 
@@ -61,8 +61,8 @@ def test_the_width_table_is_source_sans_at_the_weight_the_pages_use():
     """lib/app/source_sans_widths.json, which sizes the tables' columns, is the font Streamlit serves, at 400."""
     import json
 
-    from lib.app.fonts import source_sans_widths
     from lib.app.text_width import WIDTHS
+    from tests.fontset import source_sans_widths
 
     assert json.loads(WIDTHS.read_text(encoding="utf-8")) == source_sans_widths()
 
@@ -85,3 +85,14 @@ def test_columns_are_sized_to_their_title_and_text():
     nullable = pd.array([1, None], dtype="Int64")  # pandas' NA in a cell: empty, not an error
     assert column_widths({"k": list(nullable)}) == {"k": 50}
     assert widths["notes"] == 700  # never wider: a whole passage is read where its row is opened
+
+
+def test_long_text_columns_share_what_the_others_leave_of_the_page():
+    from lib.app.text_width import LONG_NARROWEST, PAGE, fit_long
+
+    widths = {"Asked": 120, "Question": 700, "Documents": 545, "Answers": 130, "Failed": 60}
+    fit = fit_long(widths, ["Question", "Documents"])
+    assert sum(fit.values()) <= PAGE and fit["Question"] == fit["Documents"] == (PAGE - 310) // 2
+    assert {k: fit[k] for k in ("Asked", "Answers", "Failed")} == {"Asked": 120, "Answers": 130, "Failed": 60}
+    assert fit_long({"a": 80, "q": 150}, ["q"])["q"] == 150  # a short text keeps its own width
+    assert fit_long({"a": 850, "q": 700}, ["q"])["q"] == LONG_NARROWEST  # never narrower than this

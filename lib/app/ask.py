@@ -18,8 +18,7 @@ from lib.qa.services import Corpus
 NEEDS_DOCUMENT = ("pdf", "rag")  # the context modes that read an indexed document
 WORDS = {"question": "question", "models": "models", "modes": "context modes", "scope": "documents", "k": "k",
          "closed": "closed (yes/no)", "balanced": "balanced", "gold": "gold passage"}
-HISTORY_COLUMNS = {"created_at": "Asked", "question": "Question", "scope": "Documents", "model": "Model",
-                   "mode": "Context", "verdict": "Verdict", "answer": "Answer", "seconds": "Seconds", "error": "Error"}
+HISTORY_COLUMNS = ("Asked", "Question", "Documents", "Answers", "Yes / no", "Failed")
 
 
 @dataclass(frozen=True)
@@ -178,15 +177,23 @@ def sent_options(model_id: str, closed: bool = False) -> str:
 
 def history_table(hist: Sequence[HistoryRow], labels: Mapping[str, str],
                   titles: Mapping[str, str]) -> list[dict[str, object]]:
-    """The history as its table shows it: one row per answer, columns named as ``HISTORY_COLUMNS`` says, the
-    model and context mode in words, the time to the minute, and a missing value blank."""
-    out = []
+    """The history as its table shows it: one row per question asked (newest first, as ``hist`` is), with how many
+    answers it got from how many models, a yes/no question's verdicts counted, and the answers that failed. The
+    answers themselves are read whole where a question is reopened, and in the downloads. (One row per answer, with
+    the answer's text, ran to nine columns and past the page's right edge.)"""
+    batches: dict[str, list[HistoryRow]] = {}
     for h in hist:
-        row = {k: getattr(h, k) for k in HISTORY_COLUMNS if k != "scope"} | {"scope": scope_label(h.doc_id, titles)}
-        row["created_at"] = str(row["created_at"])[:16]
-        row["model"] = labels.get(str(row["model"]), row["model"])
-        row["mode"] = MODE_LABELS.get(str(row["mode"]), row["mode"])
-        out.append({HISTORY_COLUMNS[k]: "" if row[k] is None else row[k] for k in HISTORY_COLUMNS})
+        batches.setdefault(h.batch_id, []).append(h)
+    out: list[dict[str, object]] = []
+    for rows in batches.values():
+        first = rows[0]
+        models = {labels.get(h.model, h.model) for h in rows}
+        verdicts = [h.verdict or "none" for h in rows if h.closed and not h.error]
+        counted = " · ".join(f"{v} {verdicts.count(v)}" for v in ("yes", "no", "none") if v in verdicts)
+        out.append(dict(zip(HISTORY_COLUMNS, (
+            str(first.created_at)[:16], first.question, scope_label(first.doc_id, titles),
+            f"{len(rows)} from {len(models)} model{'s' if len(models) > 1 else ''}", counted,
+            sum(1 for h in rows if h.error) or "", ), strict=True)))
     return out
 
 

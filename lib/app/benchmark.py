@@ -188,21 +188,37 @@ def status_words(status: str | None) -> str | None:
     return STATUS_WORDS.get(status, status) if status else status
 
 
+SHORT_MODES = {"rag": "RAG"}  # the items table's context names: the others are short already
+
+
+def short_name(label: str) -> str:
+    """A model's name without its description in brackets ("SmolLM2-135M (tiny local model)" → "SmolLM2-135M"),
+    for a table of many rows; the description is shown where one answer is opened."""
+    return label.rsplit(" (", 1)[0] if label.endswith(")") and " (" in label else label
+
+
+def verdict_words(verdict: object, source: object) -> str:
+    """An answer's yes/no verdict and what it came from, in words ("yes, read by the text parser"); empty for none."""
+    if not isinstance(verdict, str) or not verdict:
+        return ""
+    how = VERDICT_SOURCES.get(source) if isinstance(source, str) else None
+    return f"{verdict}, from {how}" if how else verdict
+
+
 def item_table(df: pd.DataFrame, model_name: Callable[[str], str]) -> pd.DataFrame:
-    """Every answer of a run as one plain table: names for ids, '—' for no value."""
+    """Every answer of a run as one plain table that fits the page: names for ids, a score or, where there is
+    none, why in words; '—' for no value. What the verdict came from, and the whole answer, are on its card."""
     import pandas as pd  # heavy: imported on first use, off start-up
-    view = df[["item_id", "question_type", "model", "mode", "status", "score", "score_status", "verdict",
-               "verdict_source", "answer"]].copy()
-    view["model"] = view["model"].map(model_name)
-    view["mode"] = view["mode"].map(lambda m: MODE_LABELS.get(m, m))
-    view["status"] = view["status"].map(lambda s: "yes" if s == "ok" else STATUS_WORDS.get(s, s))
-    view["score_status"] = view["score_status"].map(status_words)
-    view["verdict_source"] = view["verdict_source"].map(lambda v: VERDICT_SOURCES.get(v, v))
-    score = pd.to_numeric(view["score"], errors="coerce")  # all None: a run with no score yet
-    view["score"] = [f"{x:.2f}" if pd.notna(x) else "—" for x in score]  # text, as the rest: one type per column
+    view = df[["item_id", "question_type", "model", "mode", "verdict", "answer"]].copy()
+    view["model"] = view["model"].map(lambda m: short_name(model_name(m)))
+    view["mode"] = view["mode"].map(lambda m: SHORT_MODES.get(m) or MODE_LABELS.get(m, m))
+    score = pd.to_numeric(df["score"], errors="coerce")  # all None: a run with no score yet
+    why = [STATUS_WORDS.get(done, done) if done != "ok" else status_words(scored)
+           for done, scored in zip(df["status"], df["score_status"], strict=True)]
+    # text, as the rest: one type per column
+    view.insert(4, "score", [f"{x:.2f}" if pd.notna(x) else (w or "—") for x, w in zip(score, why, strict=True)])
     view = view.astype(object).where(view.notna(), "—")
-    view.columns = ["Item", "Question type", "Model", "Context", "Answered", "Score", "Scored", "Verdict",
-                    "Verdict from", "Answer"]
+    view.columns = ["Item", "Question type", "Model", "Context", "Score", "Verdict", "Answer"]
     return view
 
 

@@ -346,6 +346,10 @@ def arena_table(result: Ratings, name: Callable[[str], str]) -> pd.DataFrame:
     return pd.DataFrame(rows).sort_values("rating", ascending=False, ignore_index=True)
 
 
+LEFT_OUT = "answers left out"  # of the ratings: failed, empty or 'nothing to quote' (the page's header tooltip)
+TIES = "ties"  # in the pair table: 'both bad' counts as a tie, and has its own column too
+
+
 def arena_ratings_table(result: Ratings, name: Callable[[str], str], systems: list[str],
                         left_out: dict[str, int]) -> pd.DataFrame:
     """``arena_table`` with every system of the arena (those without votes: n = 0, no rating) and each system's
@@ -358,8 +362,7 @@ def arena_ratings_table(result: Ratings, name: Callable[[str], str], systems: li
         table = pd.concat([table, pd.DataFrame([{"system": name(k), "votes (n)": 0} for k in unvoted])],
                           ignore_index=True)
     key_of = {name(k): k for k in systems}
-    table["answers left out (failed, empty or nothing to quote)"] = [left_out.get(key_of.get(x, ""), 0)
-                                                                     for x in table["system"]]
+    table[LEFT_OUT] = [left_out.get(key_of.get(x, ""), 0) for x in table["system"]]
     table["rating"] = table["rating"].map(lambda x: "—" if pd.isna(x) else f"{x:+.2f}")  # text: no mixed column
     table["Elo-style"] = table["Elo-style"].map(lambda x: "—" if pd.isna(x) else f"{x:.0f}")
     return table
@@ -372,7 +375,7 @@ def arena_pair_table(matrix: Sequence[WinRate], name: Callable[[str], str]) -> p
     return pd.DataFrame([{
         "system": name(m.model), "against": name(m.opponent), "votes (n)": m.n,
         "win rate": f"{m.win_rate:.0%}", "95% interval": f"{m.ci95[0]:.0%}–{m.ci95[1]:.0%}",
-        "wins": m.wins, "losses": m.losses, "ties (incl. both bad)": m.ties, "both bad": m.both_bad}
+        "wins": m.wins, "losses": m.losses, TIES: m.ties, "both bad": m.both_bad}
         for m in matrix if m.model < m.opponent])
 
 

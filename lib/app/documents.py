@@ -25,6 +25,7 @@ INGEST = "ingest"
 COLUMNS = ("title", "type", "lead agency", "states", "published", "EIS number", "tags", "search", "pages", "chunks",
            "file", "characters", "tokens (embedder)", "chunk size (tokens)", "overlap (tokens)", "pages without text",
            "indexing time", "id")
+SHOWN_FIRST = ("title", "type", "lead agency", "states", "published", "pages", "tags", "search")  # the rest: one toggle
 
 
 class Library(Collection):

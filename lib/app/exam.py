@@ -4,7 +4,8 @@ widgets and draws what comes back."""
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -82,11 +83,18 @@ def start(model: str, title: str, shots: int, cot: bool, courses: Sequence[str] 
 
 
 def partial_table(runs: Sequence[ee.ExamRun]) -> list[dict[str, object]]:
-    """The partial runs (and runs with other settings) as the page's table shows them, one row each."""
-    return [{"model": r.label, "not ranked because": r.why, "questions": r.n_questions, "of": r.n_planned,
-             "courses": r.n_courses, "per course": r.limit or "all", "failed": r.failed, "unparsed": r.unparsed,
+    """The partial runs (and runs with other settings) as the page's table shows them, one row each, narrow enough
+    for the page: the model without its description, "4 of 40" questions (asked of those the run was started for),
+    and the reason it is not ranked, with its courses where it kept to some."""
+    return [{"run": re.sub(r" \([^()]*\)", "", r.label), "questions": f"{r.n_questions} of {r.n_planned}",
+             "per course": str(r.limit or "all"), "failed": r.failed, "unparsed": r.unparsed,
              "M": _two(r.M), "sigma": _two(r.sigma), "cv": _two(r.cv), "I": _two(r.I),
-             "course list": ", ".join(ee.course_title(c) for c in r.courses)} for r in runs]
+             "not ranked because": (r.why or "") + ("" if len(r.courses) >= len(ee.courses()) else
+                                            f"; {_courses(r.courses)}")} for r in runs]
+
+
+def _courses(courses: Collection[str]) -> str:
+    return f"{len(courses)} course{'s' if len(courses) > 1 else ''}: " + ", ".join(ee.course_title(c) for c in courses)
 
 
 def _two(v: float | None) -> float | None:

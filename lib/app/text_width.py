@@ -29,6 +29,20 @@ PADDING = 2 * 8 + 2  # the grid's cell padding on both sides, and a pixel of sla
 WIDEST = 700  # px: a column is never made wider; longer text (a whole answer) is read where its row is opened
 
 
+PAGE = 900  # px: the main column's width at a 1400 px window with the sidebar open (930), less a scroll bar
+LONG_NARROWEST = 220  # px: a long-text column shares what is left, but never gets narrower than this
+WRAP_ROW = 66  # px: rows taller than 4 rem wrap their text (Streamlit's grid): three lines of a long text
+
+
+def fit_long(widths: dict[str, int], long: list[str], page: int = PAGE) -> dict[str, int]:
+    """Widths where the ``long`` columns (an answer, a question, a passage) share what the other columns leave of
+    ``page``, so the table fits it instead of scrolling sideways with columns out of view. A long column keeps its
+    own width where that is less; what it cannot show is read where its row is opened."""
+    others = sum(px for name, px in widths.items() if name not in long)
+    share = max(LONG_NARROWEST, (page - others) // max(1, len(long)))
+    return {name: min(px, share) if name in long else px for name, px in widths.items()}
+
+
 def _shown(value: object) -> str:
     """A cell as the grid shows it, near enough for its width: empty for a missing value (None, NaN, pandas' NA)."""
     try:

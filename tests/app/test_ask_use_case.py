@@ -78,11 +78,16 @@ def test_a_saved_question_reopens_as_it_was_asked(sample_doc):
     assert ask_case.reopened("no-such-batch") is None
     hist = [h for h in ask_lib.load_history() if h.batch_id == batch]
     table = ask_case.history_table(hist, {"local/extractive": "Extractive baseline"}, {doc: "Sample EIS"})
-    assert list(table[0]) == list(ask_case.HISTORY_COLUMNS.values())
-    assert {r["Model"] for r in table} == {"Extractive baseline", "local/smollm2-135m"}  # unknown: the id
-    assert {r["Context"] for r in table} == {MODE_LABELS["rag"], MODE_LABELS["none"]}
-    assert {r["Documents"] for r in table} == {"Sample EIS"} and {r["Error"] for r in table} == {""}
+    assert len(table) == 1 and list(table[0]) == list(ask_case.HISTORY_COLUMNS)  # one row per question
+    assert table[0]["Question"] == "What is proposed?" and table[0]["Answers"] == "4 from 2 models"
+    assert table[0]["Documents"] == "Sample EIS" and table[0]["Failed"] == "" and table[0]["Yes / no"] == ""
     assert len(table[0]["Asked"]) == 16
+    closed = [AskResult(model="local/extractive", mode=mode, answer="x", closed=True, verdict=v, question="Is it?",
+                        contexts=[], error=e) for mode, v, e in (("rag", "yes", None), ("none", None, None),
+                                                                 ("gold", None, "the server timed out"))]
+    second = ask_lib.save_history(closed, doc, k=4)
+    again = ask_case.history_table([h for h in ask_lib.load_history() if h.batch_id == second], {}, {})
+    assert (again[0]["Answers"], again[0]["Yes / no"], again[0]["Failed"]) == ("3 from 1 model", "yes 1 · none 1", 1)
     choices = ask_case.history_choices(hist * 2, {doc: "Sample EIS"})
     assert list(choices) == [batch] and choices[batch].endswith(" · What is proposed? · Sample EIS")
 

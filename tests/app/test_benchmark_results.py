@@ -104,19 +104,20 @@ def test_a_run_is_read_whole_and_its_downloads_hold_every_answer(tmp_path):
     assert res.tally == benchmark.PairedTally(total=1, beyond_noise=0, within_noise=0, too_few=1)
     assert not res.type_mode_readable
 
-    table = benchmark.item_table(res.answers, {"local/extractive": "Extractive"}.get)
-    assert list(table.columns)[:4] == ["Item", "Question type", "Model", "Context"]
-    assert set(table["Model"]) == {"Extractive"}
+    table = benchmark.item_table(res.answers, {"local/extractive": "Extractive baseline (no LLM)"}.get)
+    assert list(table.columns) == ["Item", "Question type", "Model", "Context", "Score", "Verdict", "Answer"]
+    assert set(table["Model"]) == {"Extractive baseline"}  # its description is on the answer's card
     assert set(table["Context"]) == {"Gold passage", "No context"}
-    # statuses in words: the 4 closed answers gave no yes/no by design (the baseline quotes), each said so
-    assert (table["Scored"] == "no yes/no given").sum() == 4 and "no_verdict" not in set(table["Scored"])
-    assert set(table["Answered"]) == {"yes"}
-    words = {"heuristic": "the baseline's heuristic", "none": "none (quotes only)", None: "—"}
-    assert list(table["Verdict from"]) == [words[v if isinstance(v, str) else None] for v in res.answers["verdict_source"]]
-    assert "none (quotes only)" in set(table["Verdict from"])
-    # one type per column, so the table reaches the browser whole: a score as text with two decimals, "—" for none
-    assert all(isinstance(v, str) for v in table["Score"]) and "—" in set(table["Score"])
-    assert all(v == "—" or (len(v) == 4 and 0 <= float(v) <= 1) for v in table["Score"])
+    # where there is no score, why in words: the 4 closed answers gave no yes/no by design (the baseline quotes)
+    assert (table["Score"] == "no yes/no given").sum() == 4 and "no_verdict" not in set(table["Score"])
+    # one type per column, so the table reaches the browser whole: a score as text with two decimals
+    assert all(isinstance(v, str) for v in table["Score"])
+    assert all(v == "no yes/no given" or (len(v) == 4 and 0 <= float(v) <= 1) for v in table["Score"])
+    assert benchmark.short_name("SmolLM2-135M (tiny local model)") == "SmolLM2-135M"
+    assert benchmark.short_name("OpenAI gpt-4o-mini") == "OpenAI gpt-4o-mini"
+    # what a verdict came from is on the answer's card, in words
+    assert benchmark.verdict_words("yes", "text") == "yes, from the text parser"
+    assert benchmark.verdict_words(None, "none") == "" and benchmark.verdict_words("no", None) == "no"
     import pyarrow as pa
 
     pa.Table.from_pandas(table)  # what st.dataframe does: a column of mixed types failed here

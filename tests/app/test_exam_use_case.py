@@ -79,9 +79,12 @@ def test_the_partial_runs_table_names_the_courses_and_says_all_where_no_limit_wa
                      n_courses=1, n_planned=4, limit=None, partial=True, failed=1, unparsed=0, courses={COURSE: 50.0},
                      M=50.0, sigma=0.0, cv=0.0, I=50.0, void=False, label="m · 0-shot",
                      why="partial: 4 of 726 test questions")
-    row = exam_case.partial_table([run])[0]
-    assert row["per course"] == "all" and row["course list"] == ee.course_title(COURSE)
-    assert (row["model"], row["not ranked because"], row["failed"]) == ("m · 0-shot", run.why, 1)
-    assert exam_case.partial_table([replace(run, limit=2)])[0]["per course"] == 2
+    row = exam_case.partial_table([replace(run, label="SmolLM2-135M (tiny local model) · 0-shot")])[0]
+    assert row["per course"] == "all" and row["questions"] == "4 of 4" and row["failed"] == 1
+    assert row["run"] == "SmolLM2-135M · 0-shot"  # the model's description is left to the Run tab
+    assert row["not ranked because"] == f"{run.why}; 1 course: {ee.course_title(COURSE)}"
+    assert exam_case.partial_table([replace(run, limit=2)])[0]["per course"] == "2"
+    every = {c: 0.0 for c in ee.courses()}
+    assert exam_case.partial_table([replace(run, courses=every)])[0]["not ranked because"] == run.why
     scores = exam_case.partial_table([replace(run, M=21.428571, sigma=3.14159, cv=1.4661, I=None, void=True)])[0]
     assert (scores["M"], scores["sigma"], scores["cv"], scores["I"]) == (21.43, 3.14, 1.47, None)

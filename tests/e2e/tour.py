@@ -182,7 +182,8 @@ def _cut_text(b: Browser) -> list[str]:
       React's fibre: Streamlit 1.67's glide-data-grid) and set against the width of its header and of every cell's
       text, measured in the grid's fonts with the grid's padding. Only a column already 700 px wide (the widest
       pages/_ui.table makes one) may cut a cell: a whole answer or passage, shown in full when its row is opened.
-      Tables in a closed tab or expander are not on screen and not checked.
+      A table whose columns add up to more than its place scrolls sideways, with the columns past the right edge
+      out of view: that counts as cut. Tables in a closed tab or expander are not on screen and not checked.
     - Other elements: any element that ellipsises its text (CSS text-overflow) and holds more than it shows."""
     return b.driver.execute_script("""
         const out = [];
@@ -197,6 +198,13 @@ def _cut_text(b: Browser) -> list[str]:
             if (fibre.memoizedProps && Array.isArray(fibre.memoizedProps.columns)) { props = fibre.memoizedProps; break; }
           if (!props) { out.push('table: its columns could not be read (has the grid changed?)'); continue; }
           const t = props.theme, pad = t.cellHorizontalPadding;
+          // wider than its place: the columns past the right edge are out of view until one scrolls sideways
+          const total = props.columns.reduce((a, c) => a + c.width, 0) + (props.rowMarkerWidth || 0);
+          if (total > frame.clientWidth + 2) {
+            let x = props.rowMarkerWidth || 0;
+            const off = props.columns.filter(c => (x += c.width) > frame.clientWidth + 2).map(c => c.title);
+            out.push('table wider than the page (' + Math.round(total) + ' px in ' + frame.clientWidth + '): ' + off.join(', ') + ' out of view');
+          }
           props.columns.forEach((col, i) => {
             const head = width(t.headerFontFull, col.title || '') + 2 * pad + (col.icon ? t.headerIconSize + pad : 0);
             if (head > col.width + 1) out.push('table header: ' + col.title + ' (' + Math.round(head) + ' px in ' + col.width + ')');
