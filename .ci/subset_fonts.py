@@ -25,8 +25,8 @@ from fontTools.ttLib import TTCollection, TTFont
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from lib.app.fonts import FACES, needed_characters, source_sans_cmap, source_sans_widths  # noqa: E402 - after the path
 from lib.app.text_width import WIDTHS  # noqa: E402
+from tests.fontset import FACES, needed_characters, source_sans_cmap, source_sans_widths  # noqa: E402 - after the path
 
 CJK = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"), 2  # the collection's Simplified Chinese face
 EMOJI = Path("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf")

@@ -12,7 +12,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from fontTools.ttLib import TTFont  # only the build and the tests import this module; the app never reads a font
+from fontTools.ttLib import TTFont  # the font build and the tests import this module; the app does not
 from fontTools.varLib import instancer
 
 TEXT_SUFFIXES = (".py", ".csv", ".json", ".jsonl", ".md", ".txt", ".toml")
