@@ -73,8 +73,8 @@ with tab_run:
         st.warning("No answering model is available.")
     else:
         c1, c2, c3 = st.columns(3)
-        model = c1.selectbox("Model", list(available), format_func=available.get)
-        shots = c2.radio("Shots", [0, 5], horizontal=True, help="5-shot puts the course's five dev questions first")
+        model = c1.selectbox("Model", list(available), format_func=available.get, key="exam_model")
+        shots = c2.radio("Shots", [0, 5], horizontal=True, key="exam_shots", help="5-shot puts the course's five dev questions first")
         cot = c3.checkbox("Chain of thought", help="The model reasons in free text; the letter is then parsed")
         circular = c3.checkbox("Circular evaluation (4 rotations, slower ×4)", key="exam_circular",
                                help="Each question is asked with its options in the orders ABCD, BCDA, CDAB and "
@@ -95,6 +95,13 @@ with tab_run:
                     + (f" ({kept} answer(s) already given under these settings are kept)" if kept else "")
                     + (" · nothing left to ask" if not plan.to_ask else
                        f" · **estimated time** {plain(plan.estimate.text(lambda p: available.get(p['model'], p['model'])))}"))
+        if plan.to_ask and not plan.estimate.measured and st.button(
+                f"Time it first: {exam_case.TIMING_COURSES} questions", key="exam_time_it",
+                help=f"Answers the first question of {exam_case.TIMING_COURSES} courses with this model and these "
+                     "settings, to measure its pace on this machine; then the estimate is shown. Its answers are "
+                     "kept, and a run with the same settings does not ask them again."):
+            st.session_state["exam_job"] = exam_case.start_timing(
+                model, f"EnviroExam timing · {available.get(model, model)} · {shots}-shot", shots, cot, circular)
         why = exam_case.unranked_because(shots, cot, circular, chosen, limit)
         if why:
             ranked = exam_case.ranked_plan(model)

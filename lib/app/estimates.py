@@ -96,10 +96,14 @@ class Estimate:
 
 
 def span(low: float, high: float) -> str:
-    """'20–40 s', '2–4 min', '1 h 10 min – 2 h 5 min'."""
-    a, b = max(0.0, float(low)), max(0.0, float(high))  # the low end rounded down, the high end up: never narrower
-    if b < 90:
+    """A range of times in words: 20–40 s, 2.5–5 min, 12–24 min, 1 h 10 min – 2 h 5 min. The low end is rounded
+    down and the high end up, in steps small enough that a range of 2× never reads as 4× (1–4 min for 100–200 s)."""
+    a, b = max(0.0, float(low)), max(0.0, float(high))
+    if b < 180:
         return f"{max(1, math.floor(a))}–{max(1, math.ceil(b))} s"
+    if b < 10 * 60:  # half minutes
+        half = lambda x: f"{x:g}"  # noqa: E731 - 2.5, 3 (not 3.0)
+        return f"{half(max(0.5, math.floor(a / 30) / 2))}–{half(math.ceil(b / 30) / 2)} min"
     if b < 90 * 60:
         return f"{max(1, math.floor(a / 60))}–{max(1, math.ceil(b / 60))} min"
     return f"{duration(a)} – {duration(b)}"

@@ -82,6 +82,16 @@ def start(model: str, title: str, shots: int, cot: bool, courses: Sequence[str] 
     return jobs.submit("exam", params, title)
 
 
+TIMING_COURSES = 3  # a model is timed on the first question of this many courses before its first run
+
+
+def start_timing(model: str, title: str, shots: int, cot: bool, circular: bool) -> str:
+    """Queue a short run that measures how fast this model answers the exam with these settings here: the first
+    question of the first ``TIMING_COURSES`` courses. It is a real run: its answers are listed with the partial
+    runs, and a later run with the same settings keeps them rather than asking again."""
+    return start(model, title, shots, cot, ee.courses()[:TIMING_COURSES], 1, circular, False)
+
+
 def partial_table(runs: Sequence[ee.ExamRun]) -> list[dict[str, object]]:
     """The partial runs (and runs with other settings) as the page's table shows them, one row each, narrow enough
     for the page: the model without its description, "4 of 40" questions (asked of those the run was started for),

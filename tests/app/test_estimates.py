@@ -114,8 +114,8 @@ def test_a_measured_estimate_is_a_range_at_most_twice_as_wide_and_scaled_by_the_
 
 
 def test_spans_and_the_time_left_while_a_run_goes():
-    assert [estimates.span(a, b) for a, b in ((16.7, 30.2), (100, 200), (3600, 7500))] == [
-        "16–31 s", "1–4 min", "60 min – 2 h 5 min"]  # the low end rounded down, the high end up
+    assert [estimates.span(a, b) for a, b in ((16.7, 30.2), (100, 200), (170, 340), (400, 800), (3600, 7500))] == [
+        "16–31 s", "1.5–3.5 min", "2.5–6 min", "6–14 min", "60 min – 2 h 5 min"]  # low end rounded down, high end up
     assert estimates.time_left(10.0, 0, 42) == "" and estimates.time_left(10.0, 42, 42) == ""
     assert estimates.time_left(10.0, 10, 30) == "about 16–30 s left"  # 1 s each, 20 to go
     pace = estimates.Pace()

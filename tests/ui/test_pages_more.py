@@ -243,6 +243,32 @@ def test_enviroexam_results_and_run():
                and re.search(r"asked [012] of these 10", c.value) for c in at.caption), [c.value[:90] for c in at.caption][1:]
 
 
+def test_enviroexam_times_a_model_before_its_first_run_and_then_estimates():
+    """Before a model has run the exam here with some settings, the page gives no figure; "Time it first" answers
+    three questions as a real run, and the estimate is then a range from their measured times."""
+    from sqlalchemy import delete
+
+    from lib.app import estimates
+    from lib.storage import get_engine, tables
+
+    model = "local/smollm2-135m"
+    t = tables.exam_answers
+    with get_engine().begin() as c:  # this test's settings (5-shot) measured by no one yet
+        c.execute(delete(t).where(t.c.model == model, t.c.shots == 5, t.c.cot == 0))
+    at = page("enviroexam.py").run()
+    at.selectbox(key="exam_model").set_value(model).run()
+    at.radio(key="exam_shots").set_value(5).run()
+    planned = lambda: next(m.value for m in at.markdown if m.value.startswith("**Planned:**"))  # noqa: E731
+    assert "not measured here yet" in planned() and "about " not in planned(), planned()
+    at.button(key="exam_time_it").click().run()
+    settle(at)  # the timing is a background job
+    assert not at.exception
+    rate = estimates.exam_rate(model, 5, False)
+    assert rate.n == 3 and rate.seconds > 0  # three answers, each timed
+    assert re.search(r"estimated time\*\* about [\d.]+–[\d.]+ (s|min) \\\(from the median time", planned()), planned()
+    assert not [b for b in at.button if b.key == "exam_time_it"]  # measured: no need to time it again
+
+
 def test_validate_judge_tab_labels_the_queue_and_shows_what_failed(monkeypatch):
     """The Validate page's Judge tab against a loopback OpenAI server: replies that are not the JSON asked for fail
     the items (counted, shown in the judge's table with their reason); asked again, the items are labelled. (The
