@@ -334,6 +334,8 @@ def table(df: pd.DataFrame, column_config: dict[str, Any] | None = None, where: 
         shown = {n: px for n, px in widths.items() if given.get(n, {}) is not None and (not order or n in order)}
         widths |= text_width.fit_long(shown, [n for n in long if n in shown])
         kwargs.setdefault("row_height", text_width.WRAP_ROW)
+        if isinstance(kwargs.get("height"), int):  # as many rows in view as at the usual row height, up to 600 px
+            kwargs["height"] = min(600, kwargs["height"] * text_width.WRAP_ROW // 35)
     merged: dict[str, Any] = dict(given)
     for name, px in widths.items():
         cfg = given.get(name, {})

@@ -13,7 +13,7 @@ import streamlit as st
 
 from lib.app import arena as arena_app
 from lib.app import charts
-from lib.core import UserError, decode_text
+from lib.core import UserError, decode_text, without_notes
 from lib.models import registry
 from lib.qa import MODE_LABELS, support
 from lib.review import arena, arena_csv, arena_support
@@ -44,7 +44,7 @@ def system_name(key: str) -> str:
 
 def short_name(key: str) -> str:
     """A system's name for chart axes: the labels without their parenthetical notes."""
-    return re.sub(r" \([^)]*\)", "", system_name(key))
+    return without_notes(system_name(key))
 
 
 def source_title(src: arena.Source) -> str:

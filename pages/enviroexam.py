@@ -95,7 +95,8 @@ with tab_run:
                     + (f" ({kept} answer(s) already given under these settings are kept)" if kept else "")
                     + (" · nothing left to ask" if not plan.to_ask else
                        f" · **estimated time** {plain(plan.estimate.text(lambda p: available.get(p['model'], p['model'])))}"))
-        if plan.to_ask and not plan.estimate.measured and st.button(
+        unmeasured = plan.to_ask and not plan.estimate.measured  # and not being timed now (one click, one timing)
+        if unmeasured and not exam_case.running(st.session_state.get("exam_job")) and st.button(
                 f"Time it first: {exam_case.TIMING_COURSES} questions", key="exam_time_it",
                 help=f"Answers the first question of {exam_case.TIMING_COURSES} courses with this model and these "
                      "settings, to measure its pace on this machine; then the estimate is shown. Its answers are "

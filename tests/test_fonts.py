@@ -96,3 +96,6 @@ def test_long_text_columns_share_what_the_others_leave_of_the_page():
     assert {k: fit[k] for k in ("Asked", "Answers", "Failed")} == {"Asked": 120, "Answers": 130, "Failed": 60}
     assert fit_long({"a": 80, "q": 150}, ["q"])["q"] == 150  # a short text keeps its own width
     assert fit_long({"a": 850, "q": 700}, ["q"])["q"] == LONG_NARROWEST  # never narrower than this
+    # a long column that is short here keeps its width, and the others share what it leaves
+    short_doc = fit_long({**widths, "Documents": 100}, ["Question", "Documents"])
+    assert short_doc["Documents"] == 100 and short_doc["Question"] == PAGE - 310 - 100

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 
 from lib.app import volumes as volumes_case
+from lib.core import QUOTES_ONLY
 from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
 from lib.qa import MODE_LABELS
@@ -189,7 +190,8 @@ def history_table(hist: Sequence[HistoryRow], labels: Mapping[str, str],
         first = rows[0]
         models = {labels.get(h.model, h.model) for h in rows}
         verdicts = [h.verdict or "none" for h in rows if h.closed and not h.error]
-        counted = " · ".join(f"{v} {verdicts.count(v)}" for v in ("yes", "no", "none") if v in verdicts)
+        order = dict.fromkeys(["yes", "no", QUOTES_ONLY, "none", *verdicts])  # every verdict counted, in this order
+        counted = " · ".join(f"{v} {verdicts.count(v)}" for v in order if v in verdicts)
         out.append(dict(zip(HISTORY_COLUMNS, (
             str(first.created_at)[:16], first.question, scope_label(first.doc_id, titles),
             f"{len(rows)} from {len(models)} model{'s' if len(models) > 1 else ''}", counted,

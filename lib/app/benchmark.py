@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from lib.core import config, csv_safe
 from lib.core.json_types import JSON
 from lib.core.stats import MIN_N, Majority, MeanCI
-from lib.core.text import readable_name
+from lib.core.text import readable_name, without_notes
 from lib.evaluation.benchmark import (
     Rescored,
     RunConfig,
@@ -191,12 +191,6 @@ def status_words(status: str | None) -> str | None:
 SHORT_MODES = {"rag": "RAG"}  # the items table's context names: the others are short already
 
 
-def short_name(label: str) -> str:
-    """A model's name without its description in brackets ("SmolLM2-135M (tiny local model)" → "SmolLM2-135M"),
-    for a table of many rows; the description is shown where one answer is opened."""
-    return label.rsplit(" (", 1)[0] if label.endswith(")") and " (" in label else label
-
-
 def verdict_words(verdict: object, source: object) -> str:
     """An answer's yes/no verdict and what it came from, in words ("yes, read by the text parser"); empty for none."""
     if not isinstance(verdict, str) or not verdict:
@@ -210,7 +204,7 @@ def item_table(df: pd.DataFrame, model_name: Callable[[str], str]) -> pd.DataFra
     none, why in words; '—' for no value. What the verdict came from, and the whole answer, are on its card."""
     import pandas as pd  # heavy: imported on first use, off start-up
     view = df[["item_id", "question_type", "model", "mode", "verdict", "answer"]].copy()
-    view["model"] = view["model"].map(lambda m: short_name(model_name(m)))
+    view["model"] = view["model"].map(lambda m: without_notes(model_name(m)))
     view["mode"] = view["mode"].map(lambda m: SHORT_MODES.get(m) or MODE_LABELS.get(m, m))
     score = pd.to_numeric(df["score"], errors="coerce")  # all None: a run with no score yet
     why = [STATUS_WORDS.get(done, done) if done != "ok" else status_words(scored)

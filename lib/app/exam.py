@@ -4,13 +4,13 @@ widgets and draws what comes back."""
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lib.app import estimates
 from lib.app.job_handlers import exam_params
+from lib.core import UserError, without_notes
 from lib.evaluation import exam as ee
 from lib.models import registry
 from lib.storage import jobs
@@ -92,15 +92,24 @@ def start_timing(model: str, title: str, shots: int, cot: bool, circular: bool) 
     return start(model, title, shots, cot, ee.courses()[:TIMING_COURSES], 1, circular, False)
 
 
+def running(job_id: str | None) -> bool:
+    """Whether that exam job is still queued or running (so its button is not offered twice)."""
+    try:
+        return bool(job_id) and jobs.get(str(job_id)).active
+    except UserError:  # a job id from before the store was reset
+        return False
+
+
 def partial_table(runs: Sequence[ee.ExamRun]) -> list[dict[str, object]]:
     """The partial runs (and runs with other settings) as the page's table shows them, one row each, narrow enough
     for the page: the model without its description, "4 of 40" questions (asked of those the run was started for),
     and the reason it is not ranked, with its courses where it kept to some."""
-    return [{"run": re.sub(r" \([^()]*\)", "", r.label), "questions": f"{r.n_questions} of {r.n_planned}",
+    return [{"run": without_notes(r.label),
+             "questions": f"{r.n_questions} of {r.n_planned}" if r.n_planned else str(r.n_questions),
              "per course": str(r.limit or "all"), "failed": r.failed, "unparsed": r.unparsed,
              "M": _two(r.M), "sigma": _two(r.sigma), "cv": _two(r.cv), "I": _two(r.I),
-             "not ranked because": (r.why or "") + ("" if len(r.courses) >= len(ee.courses()) else
-                                            f"; {_courses(r.courses)}")} for r in runs]
+             "not ranked because": (r.why or "") + (f"; {_courses(r.courses)}" if 0 < len(r.courses) < len(ee.courses())
+                                                    else "")} for r in runs]
 
 
 def _courses(courses: Collection[str]) -> str:

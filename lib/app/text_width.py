@@ -38,9 +38,14 @@ def fit_long(widths: dict[str, int], long: list[str], page: int = PAGE) -> dict[
     """Widths where the ``long`` columns (an answer, a question, a passage) share what the other columns leave of
     ``page``, so the table fits it instead of scrolling sideways with columns out of view. A long column keeps its
     own width where that is less; what it cannot show is read where its row is opened."""
-    others = sum(px for name, px in widths.items() if name not in long)
-    share = max(LONG_NARROWEST, (page - others) // max(1, len(long)))
-    return {name: min(px, share) if name in long else px for name, px in widths.items()}
+    out, squeezed = dict(widths), [n for n in long if n in widths]
+    while squeezed:  # a long column narrower than its share keeps its width and leaves the rest to the others
+        share = max(LONG_NARROWEST, (page - sum(px for n, px in out.items() if n not in squeezed)) // len(squeezed))
+        fits = [n for n in squeezed if widths[n] <= share]
+        if not fits:
+            return out | {n: share for n in squeezed}
+        squeezed = [n for n in squeezed if n not in fits]
+    return out
 
 
 def _shown(value: object) -> str:

@@ -100,6 +100,12 @@ _FILE_EXT = re.compile(r"\.(?:pdf|txt|csv|json|jsonl)$", re.I)
 _EIS_TAG = re.compile(r"^(?:f|d|s|sd|sf)?eis\b\s*|\s*\b(?:f|d|s|sd|sf)?eis$", re.I)
 
 
+def without_notes(label: str) -> str:
+    """A name without its notes in brackets, for a table or a chart axis of many rows: "SmolLM2-135M (tiny local
+    model) · 0-shot" → "SmolLM2-135M · 0-shot". The notes are shown where one thing is opened."""
+    return " ".join(re.sub(r" \([^()]*\)", "", label).split())
+
+
 def readable_name(name: str) -> str:
     """A file name as words: "eis_Continental_United_States_Interceptor_Site.pdf" → "Continental United States
     Interceptor Site" (extension, underscores and a bare EIS/FEIS/DEIS tag at either end gone, where words

@@ -2,6 +2,7 @@
 what has changed since, a saved answer reopened as it was asked, and the history as its table shows it (the rules
 the Ask page and its state module used to apply themselves)."""
 from lib.app import ask as ask_case
+from lib.core import QUOTES_ONLY
 from lib.qa import MODE_LABELS
 from lib.qa.ask import AskResult
 from lib.qa.context_passage import ContextPassage
@@ -84,10 +85,12 @@ def test_a_saved_question_reopens_as_it_was_asked(sample_doc):
     assert len(table[0]["Asked"]) == 16
     closed = [AskResult(model="local/extractive", mode=mode, answer="x", closed=True, verdict=v, question="Is it?",
                         contexts=[], error=e) for mode, v, e in (("rag", "yes", None), ("none", None, None),
-                                                                 ("gold", None, "the server timed out"))]
+                                                                 ("gold", None, "the server timed out"),
+                                                                 ("pdf", QUOTES_ONLY, None))]
     second = ask_lib.save_history(closed, doc, k=4)
     again = ask_case.history_table([h for h in ask_lib.load_history() if h.batch_id == second], {}, {})
-    assert (again[0]["Answers"], again[0]["Yes / no"], again[0]["Failed"]) == ("3 from 1 model", "yes 1 · none 1", 1)
+    assert (again[0]["Answers"], again[0]["Yes / no"], again[0]["Failed"]) == (
+        "4 from 1 model", "yes 1 · quotes only 1 · none 1", 1)  # every verdict counted, in words
     choices = ask_case.history_choices(hist * 2, {doc: "Sample EIS"})
     assert list(choices) == [batch] and choices[batch].endswith(" · What is proposed? · Sample EIS")
 

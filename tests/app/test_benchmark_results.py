@@ -113,8 +113,9 @@ def test_a_run_is_read_whole_and_its_downloads_hold_every_answer(tmp_path):
     # one type per column, so the table reaches the browser whole: a score as text with two decimals
     assert all(isinstance(v, str) for v in table["Score"])
     assert all(v == "no yes/no given" or (len(v) == 4 and 0 <= float(v) <= 1) for v in table["Score"])
-    assert benchmark.short_name("SmolLM2-135M (tiny local model)") == "SmolLM2-135M"
-    assert benchmark.short_name("OpenAI gpt-4o-mini") == "OpenAI gpt-4o-mini"
+    from lib.core import without_notes
+    assert without_notes("SmolLM2-135M (tiny local model) · 0-shot") == "SmolLM2-135M · 0-shot"
+    assert without_notes("OpenAI gpt-4o-mini") == "OpenAI gpt-4o-mini"
     # what a verdict came from is on the answer's card, in words
     assert benchmark.verdict_words("yes", "text") == "yes, from the text parser"
     assert benchmark.verdict_words(None, "none") == "" and benchmark.verdict_words("no", None) == "no"
