@@ -16,7 +16,8 @@ def metadata_panel(svc: Services, doc_id: str, meta: meta_lib.Metadata, doc_tags
     if flash:
         st.success(flash)
     rows = pd.DataFrame(meta_lib.panel_rows(meta))
-    table(rows.drop(columns=["name in the standard"]), hide_index=True, width="stretch", column_config={
+    table(rows.drop(columns=["name in the standard"]), hide_index=True, width="stretch", long=["value", "where"],
+          column_config={
         "field": st.column_config.TextColumn("field", width="medium"),
         "value": st.column_config.TextColumn("value", width="large"),
         "source": st.column_config.TextColumn("source", width="small"),

@@ -27,7 +27,7 @@ def judge_tab(label_names: dict[str, str]) -> None:
     else:
         c1, c2 = st.columns([3, 2])
         judge_pick = c1.selectbox("Judge model", list(judge_models), key="judge_model",
-                                  format_func=lambda i: f"{judge_models[i]} · {i}")
+                                  format_func=judge_models.get)
         warn = registry.get(judge_pick).judge_warning()
         if warn:
             st.warning(warn)
@@ -56,7 +56,7 @@ def judge_tab(label_names: dict[str, str]) -> None:
     known_judges = jr.judges()
     if known_judges:
         st.markdown("**Agreement with the experts**")
-        shown = st.selectbox("Judge", known_judges, key="judge_shown",
+        shown = st.selectbox("Judge", known_judges, key="judge_shown", format_func=lambda i: judge_models.get(i, i),
                              index=known_judges.index(judge_pick) if judge_pick in known_judges else 0)
         jrep = jr.judge_agreement(shown)
         for name, r in jrep.items():

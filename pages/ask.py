@@ -78,13 +78,14 @@ with st.form("ask_form", border=False):
 st.session_state[KEPT + "ask_closed"] = st.session_state["_closed_shown"] = closed
 if asked:
     st.session_state["_kept_question"] = question
-c1, c2 = st.columns(2)
-models = c1.multiselect("Models", list(labels), format_func=labels.get, **keep(
+# the models' names are long: their box has the page's width, so two or three of them show whole
+models = st.multiselect("Models", list(labels), format_func=labels.get, **keep(
     "ask_models", lambda v: set(v or []) <= set(labels),
     default=[m for m in registry.OFFLINE_DEFAULTS if m in labels]))
+c2, c3 = st.columns(2)
 modes = c2.multiselect("Context modes", MODES, format_func=MODE_LABELS.get,
                        **keep("ask_modes", lambda v: set(v or []) <= set(MODES), default=["none", "rag"]))
-k = st.columns(2)[0].slider("k (RAG chunks)", 1, 10, **keep("ask_k", value=3))
+k = c3.slider("k (RAG chunks)", 1, 10, **keep("ask_k", value=3))
 
 gold = None
 if "gold" in modes:

@@ -24,7 +24,7 @@ from lib.review import annotations
 from lib.storage import jobs
 from pages._benchmark_results import results_tab
 from pages._jobs import watch
-from pages._ui import plain, run_safely, services, table
+from pages._ui import doc_label, plain, run_safely, services, table
 
 st.title("📊 Benchmark")
 st.caption("Which model, with which context, answers EIS questions well? A yes/no item is right or wrong on its "
@@ -94,9 +94,12 @@ with tab_data:
             st.warning(f"{n_unmatched} item(s) refer to documents that are not indexed ({plain(', '.join(unmatched))}): "
                        f"they run with {MODE_LABELS['none']} and {MODE_LABELS['gold']} only. Index the PDF on the "
                        f"Documents page to add {MODE_LABELS['pdf']} and {MODE_LABELS['rag']}.")
-        left_c, right_c = st.columns([3, 2])
-        table(charts.items_table(items), where=left_c, hide_index=True, width="stretch", height=300)
-        right_c.altair_chart(charts.type_counts([it.question_type for it in items]), width="stretch")
+        # the items the page's width (in three fifths of it, the question ran past its edge), their types below
+        names = {d: doc_label(d) for d in {it.doc for it in items}}  # as people name the document, not its file
+        table(charts.items_table(items).assign(document=lambda t: t["document"].map(names)), hide_index=True,
+              width="stretch", height=300,
+              long=["question", "expected answer", "document"])
+        st.altair_chart(charts.type_counts([it.question_type for it in items]), width="stretch")
         if st.button("Send these items to the validation queue"):
             n = annotations.add_items(items, st.session_state["bench_source"])
             st.success(f"{n} items are in the validation queue: open **Validate** to review them.")

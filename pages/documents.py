@@ -190,7 +190,7 @@ with tab_docs:
                           help="Also the file name, its size in characters and tokens, how it was cut into chunks, "
                                "how long indexing took, and its id. The table then scrolls sideways.")
         table(pd.DataFrame(library.rows(shown, stale), columns=docs_case.COLUMNS), hide_index=True, width="stretch",
-              column_order=None if every else docs_case.SHOWN_FIRST)
+              column_order=None if every else docs_case.SHOWN_FIRST, long=[] if every else ["title"])
         st.download_button(
             f"Download metadata of the {len(shown)} document(s) shown (CEQ NEPA Data Standard JSON)",
             json.dumps(volumes_case.export(shown, svc), indent=1), "nepa_metadata.json",

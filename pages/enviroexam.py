@@ -232,4 +232,4 @@ with tab_method:
         "right option, which removes the credit a model gets from a preference for one letter.",
         unsafe_allow_html=True)
     table(meta.assign(questions=[len(ee.load_course(c)) for c in courses]), hide_index=True,
-                 width="stretch", height=300)
+          width="stretch", height=300, column_order=["title", "level", "questions"])  # the course's id is the data's

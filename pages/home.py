@@ -43,11 +43,12 @@ st.subheader("Indexed documents")
 if docs:
     table(
         pd.DataFrame(
-            [{"document": title.rsplit(" (", 1)[0], "file": d.name, "pages": d.pages, "chunks": d.chunks,
+            [{"document": title.rsplit(" (", 1)[0], "pages": d.pages, "chunks": d.chunks,
               "tokens (embedder)": d.tokens} for d, title in zip(docs, titled(docs).values(), strict=True)]
         ),
         hide_index=True,
         width="stretch",
+        long=["document"],  # a title runs long; its file name and the rest are on Documents
     )
 else:
     st.info("Nothing indexed yet. Open **Documents** to upload an EIS or load the bundled sample in one click.")

@@ -93,18 +93,22 @@ with tab_stats:
         def reading(band: str, n: int) -> str:
             return f"too few items to read (n = {n})" if n < SMALL_N else band
 
-        rows = [{"label": LABEL_NAMES[k], "items labelled": r.n_items, "items 2+ experts labelled": r.n_shared,
-                 "experts": r.n_annotators,
-                 "% agreement": num(r.percent_agreement), "Cohen's κ (mean of pairs)": num(r.cohen_kappa),
-                 "κ reading": reading(kappa_band(r.cohen_kappa), r.n_shared),
-                 "Fleiss' κ": num(r.fleiss_kappa) if r.fleiss_kappa is not None else "— (needs 3+ experts)",
-                 "Krippendorff's α": num(r.krippendorff_alpha),
-                 "α reading": reading(r.alpha_band, r.n_shared),
-                 "correct (either expert)": num(r.either_rule), "correct (all experts)": num(r.all_rule)}
-                for k, r in rep.items()]
-        table(pd.DataFrame(rows), hide_index=True, width="stretch")
-        st.caption("Agreement (%, κ, α) is over the items two or more experts labelled; the correct shares are over "
-                   "every item labelled.")
+        # one column per question asked of the experts, a statistic per row: as columns, eleven ran past the page.
+        # Agreement and the correct shares count different items, so they are two tables.
+        agree = {LABEL_NAMES[k]: {
+            "items 2+ experts labelled": r.n_shared, "experts": r.n_annotators,
+            "% agreement": num(r.percent_agreement), "Cohen's κ (mean of pairs)": num(r.cohen_kappa),
+            "κ reading": reading(kappa_band(r.cohen_kappa), r.n_shared),
+            "Fleiss' κ": num(r.fleiss_kappa) if r.fleiss_kappa is not None else "— (needs 3+ experts)",
+            "Krippendorff's α": num(r.krippendorff_alpha), "α reading": reading(r.alpha_band, r.n_shared)}
+            for k, r in rep.items()}
+        table(pd.DataFrame(agree).astype(str).rename_axis("statistic").reset_index(), hide_index=True, width="stretch")
+        st.caption("Agreement between experts, over the items two or more of them labelled.")
+        correct = {LABEL_NAMES[k]: {"items labelled": r.n_items, "yes by either expert": num(r.either_rule),
+                                    "yes by all experts": num(r.all_rule)} for k, r in rep.items()}
+        table(pd.DataFrame(correct).astype(str).rename_axis("share of items").reset_index(), hide_index=True,
+              width="stretch")
+        st.caption("The share of every labelled item that experts said yes to: by at least one of them, and by all.")
         smallest = min(r.n_shared for r in rep.values())
         if smallest < SMALL_N:
             st.warning(f"Some of these figures rest on {smallest} item(s). Agreement statistics on fewer than "

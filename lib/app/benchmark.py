@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from lib.core import config, csv_safe
+from lib.core import QUOTES_ONLY, config, csv_safe
 from lib.core.json_types import JSON
 from lib.core.stats import MIN_N, Majority, MeanCI
 from lib.core.text import readable_name, without_notes
@@ -195,6 +195,8 @@ def verdict_words(verdict: object, source: object) -> str:
     """An answer's yes/no verdict and what it came from, in words ("yes, read by the text parser"); empty for none."""
     if not isinstance(verdict, str) or not verdict:
         return ""
+    if verdict == QUOTES_ONLY or source == "none":  # the baseline quotes and gives no yes/no
+        return VERDICT_SOURCES["none"]
     how = VERDICT_SOURCES.get(source) if isinstance(source, str) else None
     return f"{verdict}, from {how}" if how else verdict
 

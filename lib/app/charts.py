@@ -303,7 +303,7 @@ def items_table(items: list) -> pd.DataFrame:
 
     return pd.DataFrame([{"type": it.question_type, "question": it.question, "expected answer": it.answer,
                           "page": it.page_number if it.page_number is not None else "",
-                          "document": it.doc, "id": it.id} for it in items])
+                          "document": it.doc} for it in items])
 
 
 def run_title(config: RunConfig, n_items: int | None, model_label: Callable[[str], str],

@@ -29,7 +29,7 @@ PADDING = 2 * 8 + 2  # the grid's cell padding on both sides, and a pixel of sla
 WIDEST = 700  # px: a column is never made wider; longer text (a whole answer) is read where its row is opened
 
 
-PAGE = 900  # px: the main column's width at a 1400 px window with the sidebar open (930), less a scroll bar
+PAGE = 880  # px: the main column's width at a 1400 px window with the sidebar open (930; 896 in a tab), less a margin
 LONG_NARROWEST = 220  # px: a long-text column shares what is left, but never gets narrower than this
 WRAP_ROW = 66  # px: rows taller than 4 rem wrap their text (Streamlit's grid): three lines of a long text
 

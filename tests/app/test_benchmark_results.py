@@ -119,6 +119,7 @@ def test_a_run_is_read_whole_and_its_downloads_hold_every_answer(tmp_path):
     # what a verdict came from is on the answer's card, in words
     assert benchmark.verdict_words("yes", "text") == "yes, from the text parser"
     assert benchmark.verdict_words(None, "none") == "" and benchmark.verdict_words("no", None) == "no"
+    assert benchmark.verdict_words("quotes only", "none") == "none (quotes only)"  # not "quotes only, from none …"
     import pyarrow as pa
 
     pa.Table.from_pandas(table)  # what st.dataframe does: a column of mixed types failed here

@@ -52,7 +52,8 @@ def test_benchmark_estimate_adds_local_calls_and_overlaps_remote_ones(tmp_path, 
     assert abs(remote.seconds - 8 * estimates.GUESS_REMOTE["none"] / 4) < 1e-9
 
 
-def test_exam_rate_from_stored_answer_times(tmp_path):
+def test_exam_rate_from_stored_answer_times(tmp_path, monkeypatch):
+    monkeypatch.setattr(estimates.cpu_share, "slowdown", lambda: 1.0)  # an idle machine (the load is tested below)
     eng = _engine(tmp_path)
     with eng.begin() as c:
         c.execute(insert(tables.exam_answers), [
@@ -65,7 +66,8 @@ def test_exam_rate_from_stored_answer_times(tmp_path):
     assert est.calls == 84 and abs(est.seconds - 84 * 0.4) < 1e-9 and not est.guessed
 
 
-def test_generation_rate_from_finished_jobs(tmp_path):
+def test_generation_rate_from_finished_jobs(tmp_path, monkeypatch):
+    monkeypatch.setattr(estimates.cpu_share, "slowdown", lambda: 1.0)  # an idle machine (the load is tested below)
     import json
 
     eng = _engine(tmp_path)

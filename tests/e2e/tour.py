@@ -168,11 +168,27 @@ def _chart_labels(b: Browser) -> tuple[list[str], int]:
 
 def _text_fits(b: Browser, where: str) -> None:
     """No text on screen is cut: no table header or cell ("95% inter…", "Lead agenc"), no button, chip, tab or label
-    ("Extractive baseline (no LLM"). Waits (up to 10 s) for the page to settle first."""
+    ("Extractive baseline (no LLM"), and no table wider than its place; in every tab of the page, each opened in turn
+    (a tab is switched in the browser, without a run), then the one that was open is opened again. Waits (up to
+    10 s) for the page to settle first."""
     time.sleep(0.5)
     b.wait_idle()
-    cut = _cut_text(b)
-    assert not cut, f"{where}: text cut off at {b.driver.get_window_size()['width']} px: {cut[:8]}"
+    cut = [f"{where}: {c}" for c in _cut_text(b)]
+    tabs = "//*[@data-testid='stMain']//*[@role='tab']"
+    shown = [t.text for t in b.driver.find_elements(By.XPATH, tabs) if t.get_attribute("aria-selected") == "true"]
+    for label in [t.text for t in b.driver.find_elements(By.XPATH, tabs)]:
+        found = b.driver.find_elements(By.XPATH, f"{tabs}[normalize-space(.) = {label.strip()!r}]")
+        if not found or found[0].get_attribute("aria-selected") == "true" or not found[0].is_displayed():
+            continue
+        found[0].click()
+        time.sleep(0.6)  # the grid draws its canvas once its tab is shown
+        cut += [f"{where}, tab {label.strip()!r}: {c}" for c in _cut_text(b)]
+    for label in shown:  # as it was, for the picture
+        for t in b.driver.find_elements(By.XPATH, f"{tabs}[normalize-space(.) = {label.strip()!r}]"):
+            if t.is_displayed():
+                t.click()
+    time.sleep(0.3)
+    assert not cut, f"text cut off at {b.driver.get_window_size()['width']} px: {cut[:8]}"
 
 
 def _cut_text(b: Browser) -> list[str]:

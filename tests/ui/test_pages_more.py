@@ -128,12 +128,14 @@ def test_validate_two_reviewers_then_stats(tmp_path):
             assert not at.exception
         assert any("3 of 3 reviewed by you" in p.proto.text for p in at.get("progress"))
     at = page("validate.py").run()
-    stats = at.dataframe[0].value
-    row = stats[stats["label"] == "Answer correct"].iloc[0]
+    stats = at.dataframe[0].value.set_index("statistic")  # a column per question, a statistic per row
+    row = stats["Answer correct"]
     # shown as text, two decimals, with "—" where a statistic does not apply (never "None")
-    assert row["% agreement"] == "0.00" and row["correct (either expert)"] == "1.00" and row["correct (all experts)"] == "0.00"
-    assert stats[stats["label"] == "Proof supports answer"].iloc[0]["% agreement"] == "1.00"
+    assert row["% agreement"] == "0.00" and stats["Proof supports answer"]["% agreement"] == "1.00"
     assert row["Fleiss' κ"].startswith("—") and row["κ reading"] == "too few items to read (n = 3)"
+    assert row["items 2+ experts labelled"] == "3"
+    correct = at.dataframe[1].value.set_index("share of items")["Answer correct"]  # over other items: apart
+    assert (correct["yes by either expert"], correct["yes by all experts"]) == ("1.00", "0.00")
     assert not (stats.astype(str) == "None").any().any()
     assert any("rest on 3 item(s)" in w.value for w in at.warning)
     # the support label (keys 8 / 9) was saved, and the Support checkers tab says how far that goes
