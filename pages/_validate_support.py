@@ -32,16 +32,18 @@ def support_tab() -> None:
         st.info("No expert has answered the support question yet. In Review, press 8 (yes) or 9 (no) on an item; "
                 f"each checker stays uncalibrated until {sc.CALIBRATED_AT} expert labels can be compared.")
     # a figure and its interval in one cell, and each checker's note below the table: ten columns ran past the page
-    rows = [{"checker": r.name, "status": _status(r), "labels compared (n)": r.n,
+    rows = [{"checker": r.name, "status": _status(r), "n": r.n,
              "% agreement (95% interval)": "—" if r.percent is None else f"{r.percent:.1f}" + (
                  f" ({r.percent_ci95[0]:.0f}–{r.percent_ci95[1]:.0f})" if r.percent_ci95 else ""),
              "Cohen's κ (95% interval)": "—" if r.kappa is None else f"{r.kappa:.2f}" + (
                  f" ({r.kappa_ci95[0]:.2f}–{r.kappa_ci95[1]:.2f})" if r.kappa_ci95 else ""),
              "κ reading": kappa_band(r.kappa) if r.calibrated and r.kappa is not None else "—"} for r in cal.checkers]
-    table(tidy(pd.DataFrame(rows)), hide_index=True, width="stretch", long=["checker", "status"])
+    table(tidy(pd.DataFrame(rows)), hide_index=True, width="stretch", long=["checker", "status", "κ reading"],
+          column_config={"n": st.column_config.Column("n", help="Expert labels compared with the checker's")})
     for r in cal.checkers:
         left_out = "; ".join(f"{n} {why}" for why, n in r.left_out.items())
-        st.caption(f"{plain(r.name)}'s threshold: {plain(r.threshold)}." + (f" {plain(r.note)}." if r.note else "")
+        note = (r.note or "").strip().rstrip(".")
+        st.caption(f"{plain(r.name)}'s threshold: {plain(r.threshold)}." + (f" {plain(note[:1].upper() + note[1:])}." if note else "")
                    + (f" Left out: {plain(left_out)}." if left_out else ""))
     st.markdown("**The marks and how far to trust them**")
     support_view.legend(run_safely(sc.expert_mark_figures))

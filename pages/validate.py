@@ -106,7 +106,7 @@ with tab_stats:
         st.caption("Agreement between experts, over the items two or more of them labelled.")
         correct = {LABEL_NAMES[k]: {"items labelled": r.n_items, "yes by either expert": num(r.either_rule),
                                     "yes by all experts": num(r.all_rule)} for k, r in rep.items()}
-        table(pd.DataFrame(correct).astype(str).rename_axis("share of items").reset_index(), hide_index=True,
+        table(pd.DataFrame(correct).astype(str).rename_axis("of the items labelled").reset_index(), hide_index=True,
               width="stretch")
         st.caption("The share of every labelled item that experts said yes to: by at least one of them, and by all.")
         smallest = min(r.n_shared for r in rep.values())

@@ -169,8 +169,8 @@ def _chart_labels(b: Browser) -> tuple[list[str], int]:
 def _text_fits(b: Browser, where: str) -> None:
     """No text on screen is cut: no table header or cell ("95% inter…", "Lead agenc"), no button, chip, tab or label
     ("Extractive baseline (no LLM"), and no table wider than its place; in every tab of the page, each opened in turn
-    (a tab is switched in the browser, without a run), then the one that was open is opened again. Waits (up to
-    10 s) for the page to settle first."""
+    (some tab bars rerun the page when switched: each click waits for the page to settle), then the one that was
+    open is opened again. Waits for the page to settle first."""
     time.sleep(0.5)
     b.wait_idle()
     cut = [f"{where}: {c}" for c in _cut_text(b)]
@@ -181,12 +181,14 @@ def _text_fits(b: Browser, where: str) -> None:
         if not found or found[0].get_attribute("aria-selected") == "true" or not found[0].is_displayed():
             continue
         found[0].click()
-        time.sleep(0.6)  # the grid draws its canvas once its tab is shown
+        b.wait_idle()  # Validate's and Arena's tabs rerun the page
+        time.sleep(0.3)  # the grid draws its canvas once its tab is shown
         cut += [f"{where}, tab {label.strip()!r}: {c}" for c in _cut_text(b)]
-    for label in shown:  # as it was, for the picture
+    for label in shown:  # as it was, for the picture and the steps after it
         for t in b.driver.find_elements(By.XPATH, f"{tabs}[normalize-space(.) = {label.strip()!r}]"):
-            if t.is_displayed():
+            if t.is_displayed() and t.get_attribute("aria-selected") != "true":
                 t.click()
+                b.wait_idle()
     time.sleep(0.3)
     assert not cut, f"text cut off at {b.driver.get_window_size()['width']} px: {cut[:8]}"
 

@@ -62,6 +62,9 @@ def test_benchmark_page_runs_sample_and_charts(services, sample_doc):
     items = next(d.value for d in at.dataframe if "question" in d.value.columns)
     assert len(items) == 20 and {"type", "question", "expected answer", "page"} <= set(items.columns)
     assert items.iloc[0]["question"].startswith("Did the U.S. Fish and Wildlife Service participate")
+    # the document by its title, not its file's name; no item ids (they are Validate's)
+    assert set(items["document"]) == {"Continental United States (CONUS) Interceptor Site Final Environmental Impact "
+                                      "Statement"} and "id" not in items.columns
     # generation: a small default plan, with its estimate, before anything runs
     plan = " ".join(m.value for m in at.markdown)
     assert "**Planned:** up to 6 items from 2 passages in 4 model calls" in plan and "estimated time" in plan
@@ -134,7 +137,7 @@ def test_validate_two_reviewers_then_stats(tmp_path):
     assert row["% agreement"] == "0.00" and stats["Proof supports answer"]["% agreement"] == "1.00"
     assert row["Fleiss' κ"].startswith("—") and row["κ reading"] == "too few items to read (n = 3)"
     assert row["items 2+ experts labelled"] == "3"
-    correct = at.dataframe[1].value.set_index("share of items")["Answer correct"]  # over other items: apart
+    correct = at.dataframe[1].value.set_index("of the items labelled")["Answer correct"]  # over other items: apart
     assert (correct["yes by either expert"], correct["yes by all experts"]) == ("1.00", "0.00")
     assert not (stats.astype(str) == "None").any().any()
     assert any("rest on 3 item(s)" in w.value for w in at.warning)
