@@ -222,6 +222,9 @@ elif st.session_state.get("last_grid"):
         st.text(grid.question)
         caption(grid, settings, scope_label)
         render_grid(grid.rows, grid.models, grid.modes)
+    # in the place of the asking run's streamed block (it came second, after the question's text): dropped at once,
+    # not left on screen beside this one until the page's run ends (the tour saw 8 answers for 4 on a busy machine)
+    st.empty()
 
 
 demo_section([m for m in registry.OFFLINE_DEFAULTS if m in labels], label_of, lambda r: render_cell(r, "demo"))
