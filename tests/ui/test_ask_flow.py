@@ -14,6 +14,17 @@ from tests.conftest import ROOT
 T = 180  # seconds: the first run loads the embedding model
 
 
+def _asked_by_the_baseline(mode: str, question: str) -> AppTest:
+    """Ask, run with the extractive baseline in one context mode on ``question``."""
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=T)
+    at.switch_page("pages/ask.py").run()
+    at.multiselect(key="ask_models").set_value(["local/extractive"]).run()
+    at.multiselect(key="ask_modes").set_value([mode]).run()
+    at.text_area(key="question").input(question)
+    next(b for b in at.button if b.label == "Run").click().run()
+    return at
+
+
 def test_run_is_sent_with_the_question_it_runs():
     """A browser sends a text box's value when it loses focus, so a Run button outside the question's form is
     disabled until then and its first click is lost. Run is the question's form's submit button: the click (or
@@ -143,12 +154,7 @@ def test_reopen_puts_the_controls_back_and_a_change_is_named(services, sample_do
 def test_the_closed_switch_turned_before_run_goes_with_its_question(services, sample_doc):
     """Closed sits in the question's form: a new question sets it from its words when run, unless the switch was
     turned before Run; then the user's choice is what the answer is asked with, and it stays so."""
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=T)
-    at.switch_page("pages/ask.py").run()
-    at.multiselect(key="ask_models").set_value(["local/extractive"]).run()
-    at.multiselect(key="ask_modes").set_value(["none"]).run()
-    at.text_area(key="question").input("Is a permit needed for the launch site?")
-    next(b for b in at.button if b.label == "Run").click().run()
+    at = _asked_by_the_baseline("none", "Is a permit needed for the launch site?")
     assert not at.exception and at.toggle(key="ask_closed").value is True  # set from the words
     asked = lambda: next(c.value for c in at.caption if c.value.startswith("Answered"))  # noqa: E731
     assert asked().endswith("closed (yes/no)"), asked()
@@ -288,12 +294,7 @@ def test_a_server_model_found_down_stays_chosen_and_answers_once_back(monkeypatc
 def test_opening_a_quotes_page_highlights_the_quoted_words_not_its_whole_sentence_of_evidence(services, sample_doc):
     """A title page or a list has no full stops, so the evidence a quote is checked against can be a whole page.
     Opening the page highlights the quoted words themselves, where the page holds them as written."""
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=T)
-    at.switch_page("pages/ask.py").run()
-    at.multiselect(key="ask_models").set_value(["local/extractive"]).run()
-    at.multiselect(key="ask_modes").set_value(["rag"]).run()
-    at.text_area(key="question").input("What is the title of this environmental impact statement?")
-    next(b for b in at.button if b.label == "Run").click().run()
+    at = _asked_by_the_baseline("rag", "What is the title of this environmental impact statement?")
     assert not at.exception, at.exception
     opens = [t for t in at.toggle if t.label.startswith("Open ") and t.label.endswith("with the evidence highlighted")]
     assert opens, [t.label for t in at.toggle]
