@@ -10,6 +10,22 @@ from lib.review import annotations as ann
 from lib.review import reviewers
 from pages._ui import plain, run_safely
 
+# Enter commits a typed name but leaves its box focused, so the next key, a label's (1, A, N…), would be typed into
+# the name ("Nora Name1") instead of reaching the item: once the name is entered, the box lets go of the keys. A
+# constant script (no user text in it), installed once per browser tab.
+_LEAVE_NAME_ON_ENTER = """<script>
+if (!window.__nepaqaLeaveName) {
+  window.__nepaqaLeaveName = true;
+  document.addEventListener("keydown", (e) => {
+    const box = e.target;
+    if (e.key === "Enter" && box instanceof HTMLInputElement
+        && (box.getAttribute("aria-label") || "").startsWith("Your name")) {
+      setTimeout(() => box.blur(), 0);  // after Streamlit's own Enter handler has sent the name
+    }
+  }, true);
+}
+</script>"""
+
 
 def _user() -> dict:
     try:
@@ -58,6 +74,7 @@ def reviewer_identity(also_known: Iterable[str] = ()) -> tuple[str, str | None]:
         # a name typed earlier stays in use (after the first save it is also in the list)
         if pick == add_new or (pick is None and (not known or str(st.session_state.get("expert_name", "")).strip())):
             typed = c_new.text_input("Your name, as it should appear on your labels", key="expert_name")
+            c_new.html(_LEAVE_NAME_ON_ENTER, unsafe_allow_javascript=True)
             if typed.strip():
                 who = run_safely(reviewers.check_reviewer_name, typed) or ""
                 meant = reviewers.similar_expert(who, known) if who else None

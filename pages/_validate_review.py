@@ -202,13 +202,17 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
     iid = item.item_id
     draft = _draft(iid, who)
 
-    st.markdown(f"#### Item {pos + 1} of {len(item_ids)}")
+    # The item's heading is written once its buttons are drawn, and the buttons before its text: a key pressed as
+    # soon as the item is on screen finds its buttons there. (Text first, the buttons of a new expert's first item
+    # came 1.5 s after its heading, the first lookup of the document's title, and a key in between did nothing.)
+    heading = st.empty()
     left, right = st.columns([3, 2])
-    with left:
-        _item_text(item)
     with right:
         _label_buttons(iid, draft, shown)
         _actions(who, draft, key, pos, item_ids)
+    heading.markdown(f"#### Item {pos + 1} of {len(item_ids)}")
+    with left:
+        _item_text(item)
 
 
 # A tab switch reruns the page: the review panel saves without one (a fragment), so the other tabs show labels
