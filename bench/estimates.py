@@ -9,7 +9,11 @@ For each run it prints the range shown before it, the time it took, and whether 
 default (the question limit the page picks, all 42 courses, 0-shot), started over each time (answers another run
 gave under the same settings are copied, as in the app, and the estimate counts only the questions asked); the demo
 is its three questions × the offline models × its modes. Nothing is cached between runs but the loaded models, as
-in the app. The baseline in the same run is the quiet machine."""
+in the app. The baseline in the same run is the quiet machine.
+
+While the demo runs it also checks the countdown the page shows after each answer (the time left, a range) against
+the time that was actually left, beside the countdown the page had before (one pace for the whole run) as the
+baseline of the same run."""
 from __future__ import annotations
 
 import os
@@ -53,25 +57,51 @@ def main() -> None:
         ee.run_exam(model, 0, False, None, limit or None, restart=True)
         return est, time.perf_counter() - started
 
+    countdowns: list[tuple[str, str, int, int, float | None, tuple[float, float] | None]] = []
+    # run, countdown, inside its range, answers checked, the median and extremes of actual time left / shown
+
     def demo_run() -> tuple[estimates.Estimate, float]:
+        """The demo, with the page's countdown (each model at its own pace) and, as its baseline, one pace for the
+        whole run (the countdown the page had): each read after every answer but the last, as the page shows
+        them, and checked against the time that was actually left."""
         est = estimates.benchmark(len(DEMO_ITEMS), models, DEMO_MODES, like_ask=True)
+        countdown = estimates.Countdown(est)
+        total = len(DEMO_ITEMS) * len(models) * len(DEMO_MODES)
+        shown: list[tuple[float, float, float]] = []  # when, the page's seconds left, one pace's seconds left
         started = time.perf_counter()
+
+        def arrived(r: ask_lib.AskResult) -> None:
+            now = time.perf_counter()
+            countdown.arrived(r.model, r.mode, now - (shown[-1][0] if shown else started))
+            if len(shown) < total - 1:
+                shown.append((now, countdown.seconds(), (now - started) / (len(shown) + 1) * (total - len(shown) - 1)))
+
         for item_id in DEMO_ITEMS:
             it = items[item_id]
             ask_case.run(ask_case.Settings(it.question, models, DEMO_MODES, doc_id, ask_lib.DEFAULT_K,
-                                           it.question_type == "closed", False, it.context), svc)
-        return est, time.perf_counter() - started
+                                           it.question_type == "closed", False, it.context), svc, on_result=arrived)
+        ended = time.perf_counter()
+        for which, at in (("each model at its own pace", 1), ("one pace for the run (baseline)", 2)):
+            inside = sum(s[at] * estimates.LOW <= ended - s[0] <= s[at] * estimates.HIGH for s in shown)
+            ratios = sorted((ended - s[0]) / s[at] for s in shown if s[at] > 0)
+            countdowns.append((machine[0], which, inside, len(shown), ratios[len(ratios) // 2] if ratios else None,
+                               (ratios[0], ratios[-1]) if ratios else None))
+        return est, ended - started
 
     rows = []
+    machine = ["first run (nothing measured)"]
     for name, run in (("default EnviroExam run", exam_run), ("Ask demo (18 answers)", demo_run)):
+        machine[0] = "first run (nothing measured)"
         first = run()  # measures this machine's rate, as a first run in the app does
-        rows.append((name, "first run (nothing measured)", first[0], first[1]))
+        rows.append((name, machine[0], first[0], first[1]))
+        machine[0] = "quiet"
         rows.append((name, "quiet", *run()))
         loop = busy_loop()
         try:
             time.sleep(1.0)
             cpu_share.others_busy()
             time.sleep(0.6)
+            machine[0] = "another core busy"
             rows.append((name, "another core busy", *run()))
         finally:
             loop.kill()
@@ -87,6 +117,13 @@ def main() -> None:
               + (f"{est.low:.0f}–{est.high:.0f}" if checked else "—") + f" | {took:.1f} | "
               + ("—" if inside is None else "yes" if inside else "**no**") + " | "
               + (f"{est.high / est.low:.2f}" if checked else "—") + " |")
+    print("\nThe demo's countdown while it runs: after each answer but the last, is the time actually left inside "
+          "the range shown?")
+    print("| machine | countdown | inside | of | actual / shown: median (min–max) |")
+    print("|---|---|---|---|---|")
+    for where, which, inside, n, median, extremes in countdowns:
+        print(f"| {where} | {which} | {inside} | {n} | "
+              + (f"{median:.2f} ({extremes[0]:.2f}–{extremes[1]:.2f})" if median and extremes else "—") + " |")
     sys.exit(1 if failed else 0)
 
 

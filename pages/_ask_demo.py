@@ -12,6 +12,7 @@ import streamlit as st
 from lib.app import ask as ask_case
 from lib.app import estimates
 from lib.core import config
+from lib.core.text import clip
 from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
 from lib.qa import MODE_LABELS, support
@@ -29,24 +30,21 @@ DEMO_NOTES = {
 SHORT = 100  # characters of an answer a cell shows before "more"
 
 
-def expected_time(models: list[str]) -> str:
+def estimate(models: list[str]) -> estimates.Estimate:
+    """The demo's answers estimated from each model's recent Ask answers on this machine (with their search)."""
+    return estimates.benchmark(len(DEMO_ITEMS), models, DEMO_MODES, like_ask=True)
+
+
+def expected_time(models: list[str], est: estimates.Estimate | None = None) -> str:
     """How long the demo should take here: its answers estimated from each model's recent calls on this machine
     (a stated rough guess where none are measured yet), and what a first run adds while the models load."""
-    est = estimates.benchmark(len(DEMO_ITEMS), models, DEMO_MODES, like_ask=True)  # Ask's answers: with search
+    est = est or estimate(models)
     name = {m: re.sub(r" [(][^)]*[)]", "", registry.get(m).label) for m in models}
     text = est.text(lambda p: f"{name.get(p['model'], p['model'])} · {MODE_LABELS.get(p['mode'], p['mode'])}")
     embedder = getattr(services().docs.index, "embedder", None)
     if embedder is not None and not getattr(embedder, "loaded", True):
         text += "; the first run also loads the embedding model (a few seconds) and indexes the sample if needed"
     return text
-
-
-def short_answer(text: str, limit: int = SHORT) -> str:
-    """The answer's start, cut at a word, with "…" when there is more."""
-    text = " ".join((text or "").split())
-    if len(text) <= limit:
-        return text
-    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + " …"
 
 
 def short_mark(report: support.SupportReport | None, mode: str) -> str:
@@ -84,13 +82,13 @@ def demo_button(models: list[str]) -> None:
 def _cell(r: ask_lib.AskResult, key: str) -> None:
     with st.container(border=True):
         if r.error:
-            st.caption("⚠️ " + plain(short_answer(r.error, 90)))
+            st.caption("⚠️ " + plain(clip(r.error, 90)))
         else:
             bare_verdict = (r.answer or "").strip().strip(".!").lower() == (r.verdict or "").lower()
             if r.closed and r.verdict:
                 st.markdown(f"**{plain(r.verdict.upper())}**")
             if not bare_verdict:  # "No." under NO says nothing more
-                st.text(short_answer(r.answer or ""))  # model output: text, never Markdown
+                st.text(clip(r.answer or "", SHORT))  # model output: text, never Markdown
             st.caption(plain(short_mark(r.support(services().docs.pages), r.mode)) + f" · {r.seconds:.1f} s")
         st.toggle("more", key=key)  # the whole answer opens under the row, at the page's width
 
@@ -115,7 +113,7 @@ def demo_section(models: list[str], label_of: Callable[[str], str],
         with col:
             st.markdown(f"**Q{DEMO_ITEMS.index(it.id) + 1}.** {plain(it.question)}",
                         help=plain(f"NEPAQuAD {it.id} · {it.question_type} question"))
-            st.caption("Expected: " + plain(short_answer(it.answer, 120)))
+            st.caption("Expected: " + plain(clip(it.answer, 120)))
     slots, details = {}, {}
     for m in models:
         for mode in DEMO_MODES:
@@ -128,7 +126,9 @@ def demo_section(models: list[str], label_of: Callable[[str], str],
     todo = [it for it in items if it.id not in demo["results"]]
     total = len(models) * len(DEMO_MODES)
     done_before = total * (len(items) - len(todo))
-    bar = st.progress(done_before / (total * len(items)), text=f"Answering… {expected_time(models)}") if todo else None
+    est = estimate(models)
+    bar = st.progress(done_before / (total * len(items)), text=f"Answering… {expected_time(models, est)}") if todo else None
+    countdown = estimates.Countdown(est, calls=len(todo))  # each model's answers to come, at its own pace
 
     def show(item_id: str, r: ask_lib.AskResult) -> None:
         key = f"demo_more_{item_id}_{r.model}_{r.mode}"
@@ -145,16 +145,16 @@ def demo_section(models: list[str], label_of: Callable[[str], str],
     for slot_key, slot in slots.items():
         if slot_key[0] in {t.id for t in todo}:
             slot.caption("waiting…")
-    count = [done_before]
-    started = time.perf_counter()
+    count, last = [done_before], [time.perf_counter()]
     for it in todo:
         began = time.perf_counter()
 
         def arrived(r: ask_lib.AskResult, item_id: str = it.id) -> None:
             count[0] += 1
-            left = (time.perf_counter() - started) / max(1, count[0] - done_before) * (total * len(items) - count[0])
+            countdown.arrived(r.model, r.mode, time.perf_counter() - last[0])
+            last[0] = time.perf_counter()
             bar.progress(count[0] / (total * len(items)), text=f"{count[0]} of {total * len(items)} answers · "
-                         f"about {estimates.duration(left)} left" if count[0] < total * len(items) else "done")
+                         f"{countdown.left()}" if count[0] < total * len(items) else "done")
             show(item_id, r)
 
         asked = ask_case.Settings(it.question, models, DEMO_MODES, demo["doc_id"], ask_lib.DEFAULT_K,

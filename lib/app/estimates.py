@@ -133,6 +133,40 @@ class Pace:
         return time_left(now - self.start[0], done - self.start[1], total - self.start[1])
 
 
+class Countdown:
+    """A run of several models' time left, as a range: each model's (and mode's) calls still to come at its own
+    pace, which is this run's measured time per call once one has arrived and the estimate's until then. One pace
+    for the whole run would read a fast model's pace as the run's (a demo's countdown rose from 15 s to 50 s when
+    the extractive baseline's answers came first). Local calls add up; remote ones overlap ``workers`` at a time."""
+
+    def __init__(self, estimate: Estimate, calls: int | None = None, workers: int = 4) -> None:
+        """``calls``: how many calls each part has left (a resumed run's), where not the estimate's own count."""
+        self.workers = workers
+        self.parts = {(p["model"], p["mode"]): {
+            "left": p["calls"] if calls is None else calls, "local": p["local"], "taken": [],
+            "guess": p["seconds"] * (estimate.slowdown if p["local"] else 1.0)} for p in estimate.parts}
+
+    def arrived(self, model: str, mode: str, seconds: float) -> None:
+        """An answer came, ``seconds`` after the one before it (or the run's start): the wall time, so what runs
+        between answers (a question's search, drawing the answer) is counted too, where the answer's own time is
+        not."""
+        part = self.parts.get((model, mode))
+        if part is not None:
+            part["left"] = max(0, part["left"] - 1)
+            part["taken"].append(max(0.0, float(seconds)))
+
+    def seconds(self) -> float:
+        def pace(p: dict[str, Any]) -> float:
+            return statistics.fmean(p["taken"]) if p["taken"] else float(p["guess"])
+        local = sum(p["left"] * pace(p) for p in self.parts.values() if p["local"])
+        return local + sum(p["left"] * pace(p) for p in self.parts.values() if not p["local"]) / max(1, self.workers)
+
+    def left(self) -> str:
+        """'about 20–40 s left'; empty when nothing is left."""
+        s = self.seconds()
+        return f"about {span(s * LOW, s * HIGH)} left" if any(p["left"] for p in self.parts.values()) else ""
+
+
 def duration(seconds: float) -> str:
     """'45 s', '3 min', '1 h 20 min'."""
     s = max(0.0, float(seconds))

@@ -1,4 +1,6 @@
 """Estimates before work (issue 13): from measured times of the same model and mode, else a stated guess."""
+import dataclasses
+
 from sqlalchemy import insert
 
 from lib.app import estimates
@@ -124,6 +126,30 @@ def test_spans_and_the_time_left_while_a_run_goes():
     assert pace.left(5, 30) == ""  # a resumed run: its first 5 were done before, and are not this run's pace
     pace.start = (pace.start[0] - 10.0, 5)
     assert pace.left(15, 29) == "about 11–22 s left"  # 10 in a little over 10 s, 14 to go
+
+
+def test_the_countdown_takes_each_model_at_its_own_pace():
+    """A fast model's answers arriving first must not set the pace of a slow model's still to come (the demo's
+    countdown read 15 s, then rose to 50 s)."""
+    parts = [{"what": "fast", "model": "fast", "mode": "rag", "calls": 3, "seconds": 1.0, "measured_n": 5, "local": True},
+             {"what": "slow", "model": "slow", "mode": "rag", "calls": 3, "seconds": 8.0, "measured_n": 5, "local": True}]
+    est = estimates.Estimate(6, 27.0, parts, slowdown=1.0, local_s=27.0)
+    down = estimates.Countdown(est)
+    assert down.seconds() == 27.0  # before any answer: the estimate's own rates
+    down.arrived("fast", "rag", 0.5)
+    down.arrived("fast", "rag", 0.5)
+    assert down.seconds() == 0.5 + 24.0  # the fast model's own pace is measured; the slow one's is still estimated
+    down.arrived("slow", "rag", 10.0)
+    assert down.seconds() == 0.5 + 20.0  # one fast and two slow to come, each at this run's measured pace
+    assert down.left() == "about 16–31 s left"
+    down.arrived("fast", "rag", 0.5)
+    down.arrived("slow", "rag", 10.0)
+    down.arrived("slow", "rag", 10.0)
+    assert down.left() == ""
+    resumed = estimates.Countdown(dataclasses.replace(est, slowdown=2.0), calls=1)  # one item left, a busy machine
+    assert resumed.seconds() == 2.0 + 16.0
+    remote = estimates.Countdown(estimates.Estimate(8, 10.0, [dict(parts[1], calls=8, local=False)]), workers=4)
+    assert remote.seconds() == 16.0  # remote calls overlap: 8 of 8 s, 4 at a time
 
 
 def test_a_local_model_is_given_the_cores_another_process_leaves_free():
