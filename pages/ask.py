@@ -72,7 +72,7 @@ with st.form("ask_form", border=False):
         st.session_state["ask_closed"] = bool(sent) if turned else (looks_closed(question) if question else False)
         st.session_state["_closed_for"] = question
     f1, f2 = st.columns([1, 4], vertical_alignment="center")
-    asked = f1.form_submit_button("Run", type="primary", help="Or press Ctrl+Enter in the question box")
+    asked = f1.form_submit_button("Run", type="primary")  # the question box says Ctrl+Enter runs it too
     closed = f2.toggle("Closed (yes/no) question", key="ask_closed",
                        help="Set from the question when you run it. Turn it on or off before Run if that is wrong.")
 st.session_state[KEPT + "ask_closed"] = st.session_state["_closed_shown"] = closed
@@ -238,12 +238,15 @@ else:
     table(pd.DataFrame(ask_case.history_table(hist, labels, doc_names)), hide_index=True, width="stretch",
           height=240, long=["Question", "Documents"])
     st.caption("One row per question. Reopen one below to read its answers; the downloads hold every answer.")
-    d1, d2, d3 = st.columns(3)
+    d1, d2 = st.columns(2)
     d1.download_button("Download CSV", csv_safe.to_csv(pd.DataFrame(ask_lib.export_rows(hist))), "ask_history.csv",
                        "text/csv")
     d2.download_button("Download JSON", ask_lib.export_json(hist), "ask_history.json", "application/json")
     choices = ask_case.history_choices(hist, doc_names)
-    d3.selectbox("Reopen", list(choices), format_func=choices.get, key="reopen")
+    st.selectbox("Reopen", list(choices), format_func=choices.get, key="reopen")  # the page's width: a question fits
+    picked = next((h for h in hist if h.batch_id == st.session_state.get("reopen")), None)
+    if picked is not None and picked.question not in choices.get(picked.batch_id, ""):  # shortened: here whole
+        st.caption(plain(picked.question))
     # the callback reads the pick from the session (set before callbacks run), not from args fixed when the
     # button was drawn: a pick and a click sent together once reopened the question picked before
     st.button("Reopen this question", on_click=lambda: reopen(st.session_state["reopen"], set(labels), set(doc_names)),

@@ -191,8 +191,9 @@ with tab_run:
         limit = c4.number_input("How many items (0 = all)", 0, len(items), fit, key="run_limit",
                                 help="The starting value is what the default models finish in about a minute here; "
                                      "the estimate below says how long your choice takes.")
-        seed = c5.number_input("Random sample seed (-1 = in order)", -1, 10_000, 0 if fit else -1, key="run_seed",
-                               help="With a limit, a seeded random sample spreads the items over question types.")
+        seed = c5.number_input("Sample seed", -1, 10_000, 0 if fit else -1, key="run_seed",
+                               help="With a limit, a seeded random sample spreads the items over question types; "
+                                    "the same seed picks the same items. -1 takes the items in order.")
         k = c6.slider("k (RAG)", 1, 10, 3)
         whole_eis = bool(volumes_case.every(svc)) and st.toggle(
             "Whole EIS: a question on one volume is answered from every volume of its EIS", key="run_whole_eis",

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, fields
 
 from lib.app import volumes as volumes_case
 from lib.core import QUOTES_ONLY
+from lib.core.text import clip
 from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
 from lib.qa import MODE_LABELS
@@ -204,5 +205,5 @@ def history_choices(hist: Sequence[HistoryRow], titles: Mapping[str, str]) -> di
     out: dict[str, str] = {}
     for h in hist:
         if h.batch_id not in out:
-            out[h.batch_id] = f"{h.created_at[:16]} · {h.question[:50]} · {scope_label(h.doc_id, titles)[:40]}"
+            out[h.batch_id] = f"{h.created_at[:16]} · {clip(h.question, 90)} · {clip(scope_label(h.doc_id, titles), 40)}"
     return out

@@ -78,6 +78,15 @@ def short_title(name: str, limit: int = SHORT_TITLE, brackets: bool = False) -> 
     return (cut or name[:limit]) + "…"
 
 
+def clip(text: str, limit: int) -> str:
+    """Text on one line, cut at a word and ended with " …" where it is longer than ``limit`` characters."""
+    text = " ".join((text or "").split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:")
+    return (cut or text[:limit]) + " …"
+
+
 def short_titles(names: list[str], limit: int = SHORT_TITLE) -> dict[str, str]:
     """``short_title`` of each name, lengthened where two would read the same, so each still tells its
     document apart; titles that differ only in brackets ("(Volume 1)", "(Volume 2)") all keep them."""

@@ -1,6 +1,8 @@
 """The Ask use case (lib/app/ask.py), without Streamlit: what stops a run, the answer on screen with its settings and
 what has changed since, a saved answer reopened as it was asked, and the history as its table shows it (the rules
 the Ask page and its state module used to apply themselves)."""
+import dataclasses
+
 from lib.app import ask as ask_case
 from lib.core import QUOTES_ONLY
 from lib.qa import MODE_LABELS
@@ -93,6 +95,12 @@ def test_a_saved_question_reopens_as_it_was_asked(sample_doc):
         "4 from 1 model", "yes 1 · quotes only 1 · none 1", 1)  # every verdict counted, in words
     choices = ask_case.history_choices(hist * 2, {doc: "Sample EIS"})
     assert list(choices) == [batch] and choices[batch].endswith(" · What is proposed? · Sample EIS")
+    long = ("Which alternative would remove the most acres of forested wetland along the northern haul road, and "
+            "what compensatory mitigation does the EIS propose for it?")
+    third = ask_lib.save_history([dataclasses.replace(rows[0], question=long)], doc, k=4)
+    picked = ask_case.history_choices([h for h in ask_lib.load_history() if h.batch_id == third], {})[third]
+    # cut at a word and said to be cut (it was cut mid-word at 50 characters, with nothing to say so)
+    assert " · Which alternative would remove the most acres of forested wetland along the northern haul …" in picked
 
 
 def test_the_gold_picker_gives_each_item_its_own_passage():
