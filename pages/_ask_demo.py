@@ -11,8 +11,7 @@ import streamlit as st
 
 from lib.app import ask as ask_case
 from lib.app import estimates
-from lib.core import config
-from lib.core.text import clip
+from lib.core import clip, config
 from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
 from lib.qa import MODE_LABELS, support

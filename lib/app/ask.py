@@ -8,8 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 
 from lib.app import volumes as volumes_case
-from lib.core import QUOTES_ONLY
-from lib.core.text import clip
+from lib.core import QUOTES_ONLY, clip
 from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
 from lib.qa import MODE_LABELS
