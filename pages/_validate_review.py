@@ -25,6 +25,60 @@ SUPPORT_KEYS = {"yes": "8", "no": "9"}
 PENDING = "_review_pending"  # a save pressed in this run and the item it was pressed on (apply_pending)
 
 
+# Keys typed ahead of the screen. A key that moves on (A, Ctrl+Enter, N, P) acts on the server's item, so a second
+# one pressed before the next item is drawn acted on that item unseen: a second A saved it as all yes. Until the
+# heading names another item (or a message comes, as for a refused save, or WAIT_MS have passed: the last item),
+# the browser holds back every review key and says why. A constant script (no user text in it), installed once per
+# browser tab.
+WAIT_MS = 1500
+_HOLD_KEYS_AHEAD = """<script>
+if (!window.__nepaqaKeysAhead) {
+  window.__nepaqaKeysAhead = true;
+  const heading = () => [...document.querySelectorAll("h4")].map(e => e.innerText.trim())
+                          .find(t => /^Item \\d+ of \\d+/.test(t));
+  const enabled = (name) => [...document.querySelectorAll("[data-testid='stButton'] button")]
+                              .some(b => b.innerText.includes(name) && !b.disabled);
+  const alerts = () => document.querySelectorAll("[data-testid='stAlert']").length;  // a refused save says why
+  let left = null, since = 0, said = 0;
+  const say = () => {
+    let box = document.getElementById("nepaqa-keys-ahead");
+    if (!box) {
+      box = document.createElement("div");
+      box.id = "nepaqa-keys-ahead";
+      box.setAttribute("role", "status");
+      box.style.cssText = "position:fixed;bottom:24px;left:50%;transform:translateX(-50%);z-index:100000;"
+        + "background:#fff3cd;color:#5c4400;border:1px solid #e0c36c;border-radius:8px;padding:8px 14px;"
+        + "font:14px 'Source Sans', sans-serif;box-shadow:0 2px 8px rgba(0,0,0,.15)";
+      document.body.appendChild(box);
+    }
+    box.textContent = "Key not used: it came before the next item was on screen. Press it again now.";
+    box.style.display = "block";
+    clearTimeout(box.hideAt);
+    box.hideAt = setTimeout(() => { box.style.display = "none"; }, 2500);
+  };
+  window.addEventListener("keydown", (e) => {
+    const t = e.target, save = e.key === "Enter" && (e.ctrlKey || e.metaKey);
+    const typing = t && (["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName) || t.isContentEditable);
+    const shown = heading();
+    if (!shown || (typing && !save)) return;
+    if (left !== null && (shown !== left || alerts() !== said || performance.now() - since > WAIT_MS)) left = null;
+    if (left !== null && (save || (!e.ctrlKey && !e.metaKey && !e.altKey && /^[1-9anp]$/i.test(e.key)))) {
+      e.stopImmediatePropagation();
+      e.preventDefault();
+      say();
+      return;
+    }
+    const key = e.key.toLowerCase(), plain = !e.ctrlKey && !e.metaKey && !e.altKey && !e.shiftKey;
+    if (save || (plain && (key === "a" || (key === "n" && enabled("Skip")) || (key === "p" && enabled("Previous"))))) {
+      left = shown;
+      since = performance.now();
+      said = alerts();
+    }
+  }, true);
+}
+</script>""".replace("WAIT_MS", str(WAIT_MS))
+
+
 def _batch(source: str, n: int, seed: int) -> list[str]:
     """The batch's item ids: made once per set, size and seed in a session (and again when the set grows), so
     a click in the review panel does not write the batch again."""
@@ -205,6 +259,7 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
     # The item's heading is written once its buttons are drawn, and the buttons before its text: a key pressed as
     # soon as the item is on screen finds its buttons there. (Text first, the buttons of a new expert's first item
     # came 1.5 s after its heading, the first lookup of the document's title, and a key in between did nothing.)
+    st.html(_HOLD_KEYS_AHEAD, unsafe_allow_javascript=True)
     heading = st.empty()
     left, right = st.columns([3, 2])
     with right:
