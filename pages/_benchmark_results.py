@@ -91,7 +91,7 @@ def _header(res: benchmark.RunResults, label_of: Callable[[str], str]) -> None:
         st.caption(f"Open questions scored with RAGAS answer correctness; judge: {label_of(summary.judge)}.")
     with st.expander("Configuration (manifest)"):
         rows = benchmark.manifest_rows(res.run_id, res.created_at, summary.manifest)
-        table(tidy(pd.DataFrame(rows, columns=["what", "value"])), hide_index=True, width="stretch")
+        table(tidy(pd.DataFrame(rows, columns=["what", "value"])), hide_index=True, width="stretch", long=["value"])
 
 
 def _rescore(svc: Services, run_id: str, available: dict[str, str]) -> None:

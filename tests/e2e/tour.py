@@ -169,28 +169,53 @@ def _chart_labels(b: Browser) -> tuple[list[str], int]:
 def _text_fits(b: Browser, where: str) -> None:
     """No text on screen is cut: no table header or cell ("95% inter…", "Lead agenc"), no button, chip, tab or label
     ("Extractive baseline (no LLM"), and no table wider than its place; in every tab of the page, each opened in turn
-    (some tab bars rerun the page when switched: each click waits for the page to settle), then the one that was
-    open is opened again. Waits for the page to settle first."""
+    by its place among the page's tabs (some tab bars rerun the page when switched: each click waits for the page to
+    settle), and in every closed expander, opened and closed again; then the tabs that were open are opened again.
+    Waits for the page to settle first. A tab bar inside a tab is checked under the tab that is open when its turn
+    comes (today's pages have none)."""
     time.sleep(0.5)
     b.wait_idle()
-    cut = [f"{where}: {c}" for c in _cut_text(b)]
+    cut = [f"{where}: {c}" for c in _cut_text(b)] + _in_expanders(b, where)
     tabs = "//*[@data-testid='stMain']//*[@role='tab']"
-    shown = [t.text for t in b.driver.find_elements(By.XPATH, tabs) if t.get_attribute("aria-selected") == "true"]
-    for label in [t.text for t in b.driver.find_elements(By.XPATH, tabs)]:
-        found = b.driver.find_elements(By.XPATH, f"{tabs}[normalize-space(.) = {label.strip()!r}]")
-        if not found or found[0].get_attribute("aria-selected") == "true" or not found[0].is_displayed():
+    shown = [i for i, t in enumerate(b.driver.find_elements(By.XPATH, tabs)) if t.get_attribute("aria-selected") == "true"]
+    i = 0
+    while i < len(found := b.driver.find_elements(By.XPATH, tabs)):  # found again each time: a tab click reruns
+        tab, i = found[i], i + 1
+        if tab.get_attribute("aria-selected") == "true" or not tab.is_displayed():
             continue
-        found[0].click()
+        label = tab.text.strip()
+        tab.click()
         b.wait_idle()  # Validate's and Arena's tabs rerun the page
         time.sleep(0.3)  # the grid draws its canvas once its tab is shown
-        cut += [f"{where}, tab {label.strip()!r}: {c}" for c in _cut_text(b)]
-    for label in shown:  # as it was, for the picture and the steps after it
-        for t in b.driver.find_elements(By.XPATH, f"{tabs}[normalize-space(.) = {label.strip()!r}]"):
-            if t.is_displayed() and t.get_attribute("aria-selected") != "true":
-                t.click()
-                b.wait_idle()
+        cut += [f"{where}, tab {label!r}: {c}" for c in _cut_text(b)] + _in_expanders(b, f"{where}, tab {label!r}")
+    for i in shown:  # as it was, for the picture and the steps after it
+        found = b.driver.find_elements(By.XPATH, tabs)
+        if i < len(found) and found[i].is_displayed() and found[i].get_attribute("aria-selected") != "true":
+            found[i].click()
+            b.wait_idle()
     time.sleep(0.3)
     assert not cut, f"text cut off at {b.driver.get_window_size()['width']} px: {cut[:8]}"
+
+
+def _in_expanders(b: Browser, where: str) -> list[str]:
+    """What is cut off in each closed expander on screen, opened for the check and closed again (each finding once:
+    the check reads the whole page)."""
+    seen, cut = set(_cut_text(b)), []
+    closed = "//*[@data-testid='stMain']//*[@data-testid='stExpander']//details[not(@open)]/summary"
+    for summary in [s for s in b.driver.find_elements(By.XPATH, closed) if s.is_displayed()]:
+        label = b.driver.execute_script(  # its words, without the arrow icon's name
+            "const c = arguments[0].cloneNode(true); c.querySelectorAll('[data-testid=stIconMaterial]')"
+            ".forEach(e => e.remove()); return c.innerText.trim();", summary) or "(untitled)"
+        summary.click()
+        b.wait_idle()
+        time.sleep(0.3)
+        found = [c for c in _cut_text(b) if c not in seen]
+        seen.update(found)
+        cut += [f"{where}, expander {label!r}: {c}" for c in found]
+        summary.click()
+        b.wait_until(lambda _, s=summary: s.find_element(By.XPATH, "..").get_attribute("open") is None, 10,
+                     f"the expander {label!r} did not close")
+    return cut
 
 
 def _cut_text(b: Browser) -> list[str]:
@@ -201,7 +226,7 @@ def _cut_text(b: Browser) -> list[str]:
       text, measured in the grid's fonts with the grid's padding. Only a column already 700 px wide (the widest
       pages/_ui.table makes one) may cut a cell: a whole answer or passage, shown in full when its row is opened.
       A table whose columns add up to more than its place scrolls sideways, with the columns past the right edge
-      out of view: that counts as cut. Tables in a closed tab or expander are not on screen and not checked.
+      out of view: that counts as cut. Tables in a closed tab or expander are not on screen: _text_fits opens them.
     - Other elements: any element that ellipsises its text (CSS text-overflow) and holds more than it shows."""
     return b.driver.execute_script("""
         const out = [];
