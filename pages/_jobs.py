@@ -97,6 +97,8 @@ def _dismiss(job_id: str) -> None:
         jobs.dismiss(job_id)
     except UserError as exc:  # it was resumed or restarted meanwhile: say so rather than hide a live job
         st.toast(said(exc))
+        return
+    st.session_state["_jobs_dismissed"] = True  # the page's own card of it goes too (jobs_panel reruns the page)
 
 
 def _fragment_only_run() -> bool:
@@ -140,6 +142,8 @@ def jobs_panel() -> None:
     with st.expander(label, expanded=bool(active_n or fresh)):  # open while anything needs a look
         for job in shown[:6]:
             job_row(job, "side")
+    if st.session_state.pop("_jobs_dismissed", False) and _fragment_only_run():  # Dismiss reran only this panel
+        st.rerun(scope="app")
     if before - active and _fragment_only_run():  # something finished since the last tick: refresh the page
         st.rerun(scope="app")
 
@@ -154,7 +158,7 @@ def watch(job_id: str | None, where: str) -> jobs.Job | None:
         return None
     if job.active:
         _live(job_id, where)
-    else:
+    elif not job.dismissed:  # dismissed in the sidebar: gone from the page too
         job_row(job, where)
     return job
 

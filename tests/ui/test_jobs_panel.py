@@ -47,6 +47,36 @@ def test_a_failed_job_shows_its_reason_in_one_line_and_can_be_dismissed_for_good
     assert jobs.get(job_id).dismissed and jobs.get(job_id).status == "failed"
 
 
+def _row_and_card(job_id: str) -> None:
+    import streamlit as st
+
+    from lib.storage import jobs
+    from pages._jobs import _visible, job_row, watch
+
+    with st.sidebar:
+        for job in _visible([jobs.get(job_id)]):
+            job_row(job, "side")
+    watch(job_id, "docs")  # the page's own card of the job it started (Documents' ingest)
+
+
+def test_a_dismissed_job_leaves_the_page_that_started_it_too():
+    """Dismissed in the sidebar, a failed ingest's card went from the sidebar but stayed in the Documents page's
+    body, red, until a reload."""
+    job_id = uuid.uuid4().hex
+    now = time.time()
+    with get_engine().begin() as c:
+        c.execute(insert(tables.jobs).values(job_id=job_id, kind="ingest", title="Index scan.pdf", status="failed",
+                                             progress=0.0, params="{}", error="'scan.pdf' has no text layer.",
+                                             created_at=now - 5, started_at=now - 5, ended_at=now - 1))
+    at = AppTest.from_function(_row_and_card, args=(job_id,), default_timeout=60).run()
+    assert not at.exception, at.exception
+    assert [e for e in at.main.error if "no text layer" in e.value]  # the page's card says why, in full
+    at.button(key=f"dismiss-side-{job_id}").click().run()
+    assert not at.exception, at.exception
+    assert not [e for e in at.main.error if "no text layer" in e.value]
+    assert not [c for c in at.sidebar.caption if "no text layer" in c.value]
+
+
 def test_a_job_still_running_cannot_be_dismissed():
     import pytest
 
