@@ -7,7 +7,7 @@ import streamlit as st
 from lib.app import benchmark as bench_case
 from lib.app import benchmark_params, charts, estimates, generate_params
 from lib.app import volumes as volumes_case
-from lib.core import config
+from lib.core import config, told_apart
 from lib.evaluation.benchmark import (
     QUESTION_TYPES,
     Item,
@@ -95,7 +95,8 @@ with tab_data:
                        f"they run with {MODE_LABELS['none']} and {MODE_LABELS['gold']} only. Index the PDF on the "
                        f"Documents page to add {MODE_LABELS['pdf']} and {MODE_LABELS['rag']}.")
         # the items the page's width (in three fifths of it, the question ran past its edge), their types below
-        names = {d: doc_label(d) for d in {it.doc for it in items}}  # as people name the document, not its file
+        refs = {it.doc for it in items}  # as people name the document, by its file only where two titles match
+        names = told_apart({d: doc_label(d) for d in refs}, {d: d for d in refs})
         table(charts.items_table(items).assign(document=lambda t: t["document"].map(names)), hide_index=True,
               width="stretch", height=300,
               long=["question", "expected answer", "document"])

@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from lib.core import config, redact
+from lib.core import config, redact, told_apart
 from lib.models import registry, warm_status
 from pages._ui import code, plain, services, table, titled
 
@@ -41,10 +41,12 @@ c3.metric("Chunks", f"{sum(d.chunks for d in docs):,}")
 
 st.subheader("Indexed documents")
 if docs:
+    titles = titled(docs)  # two documents with one title are told apart by their files
+    shown = told_apart({d.doc_id: titles[d.doc_id].rsplit(" (", 1)[0] for d in docs}, {d.doc_id: d.name for d in docs})
     table(
         pd.DataFrame(
-            [{"document": title.rsplit(" (", 1)[0], "pages": d.pages, "chunks": d.chunks,
-              "tokens (embedder)": d.tokens} for d, title in zip(docs, titled(docs).values(), strict=True)]
+            [{"document": shown[d.doc_id], "pages": d.pages, "chunks": d.chunks, "tokens (embedder)": d.tokens}
+             for d in docs]
         ),
         hide_index=True,
         width="stretch",

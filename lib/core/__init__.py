@@ -6,11 +6,11 @@ from lib.core.errors import UserError
 from lib.core.pool import run_tasks
 from lib.core.progress import CountProgressFn, FractionProgressFn, ProgressFn
 from lib.core.redaction import redact
-from lib.core.text import clip, mend, readable_name, short_title, short_titles, tokenize, without_notes
+from lib.core.text import clip, mend, readable_name, short_title, short_titles, tokenize, told_apart, without_notes
 from lib.core.textfile import decode_text, read_text
 from lib.core.verdict import NO, QUOTES_ONLY, UNCLEAR, YES, looks_closed, parse_verdict
 from lib.core.version import __version__
 
 __all__ = ["clip", "NO", "QUOTES_ONLY", "UNCLEAR", "YES", "CountProgressFn", "FractionProgressFn", "ProgressFn", "UserError", "__version__",
            "config", "csv_safe", "decode_text", "looks_closed", "parse_verdict", "mend", "read_text", "readable_name", "redact",
-           "run_tasks", "short_title", "short_titles", "tokenize", "without_notes"]
+           "run_tasks", "short_title", "short_titles", "told_apart", "tokenize", "without_notes"]

@@ -87,6 +87,15 @@ def clip(text: str, limit: int) -> str:
     return (cut or text[:limit]) + " …"
 
 
+def told_apart(labels: dict[str, str], more: dict[str, str]) -> dict[str, str]:
+    """Each label, with `` · `` and its ``more`` (a file name) where another key has the same label: two documents
+    with one title are told apart by their files, and a title no other shares stays as it is."""
+    seen: dict[str, int] = {}
+    for label in labels.values():
+        seen[label] = seen.get(label, 0) + 1
+    return {k: f"{v} · {more[k]}" if seen[v] > 1 and more.get(k) and more[k] != v else v for k, v in labels.items()}
+
+
 def short_titles(names: list[str], limit: int = SHORT_TITLE) -> dict[str, str]:
     """``short_title`` of each name, lengthened where two would read the same, so each still tells its
     document apart; titles that differ only in brackets ("(Volume 1)", "(Volume 2)") all keep them."""

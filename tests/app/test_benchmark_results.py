@@ -116,6 +116,10 @@ def test_a_run_is_read_whole_and_its_downloads_hold_every_answer(tmp_path):
     from lib.core import without_notes
     assert without_notes("SmolLM2-135M (tiny local model) · 0-shot") == "SmolLM2-135M · 0-shot"
     assert without_notes("OpenAI gpt-4o-mini") == "OpenAI gpt-4o-mini"
+    from lib.core import told_apart  # two documents with one title, told apart by their files (the others as they are)
+    assert told_apart({"a": "Tongass EIS", "b": "Tongass EIS", "c": "Fort Drum EIS"},
+                      {"a": "tongass_v1.pdf", "b": "tongass_v2.pdf", "c": "drum.pdf"}) == {
+        "a": "Tongass EIS · tongass_v1.pdf", "b": "Tongass EIS · tongass_v2.pdf", "c": "Fort Drum EIS"}
     # what a verdict came from is on the answer's card, in words
     assert benchmark.verdict_words("yes", "text") == "yes, from the text parser"
     assert benchmark.verdict_words(None, "none") == "" and benchmark.verdict_words("no", None) == "no"
