@@ -310,8 +310,15 @@ def passage_text(text: object) -> str:
 
 
 def tidy(df: pd.DataFrame, blank: str = "—") -> pd.DataFrame:
-    """A table for people: missing values (None, NaN, pandas' <NA>) shown as ``blank``, never as "None"."""
-    return df.astype(object).where(df.notna(), blank)
+    """A table for people: missing values (None, NaN, pandas' <NA>) shown as ``blank``, never as "None". A column
+    that mixes text with numbers is all text, as the grid would show it anyway (it converted such a column itself,
+    with a warning in the log)."""
+    out = df.astype(object).where(df.notna(), blank)
+    for col in out.columns:
+        values = out[col]
+        if values.map(lambda v: isinstance(v, str)).any() and not values.map(lambda v: isinstance(v, str)).all():
+            out[col] = values.map(str)
+    return out
 
 
 def table(df: pd.DataFrame, column_config: dict[str, Any] | None = None, where: Any = None,

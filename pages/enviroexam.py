@@ -32,7 +32,8 @@ with tab_results:
     runs = ee.all_runs()
     board = charts.exam_leaderboard(ee.leaderboard(runs=runs))
     st.altair_chart(charts.exam_leaderboard_chart(board, ee.PUBLISHED, ee.RUN_HERE), width="stretch")
-    table(tidy(board), hide_index=True, width="stretch", height=280)
+    table(tidy(board.assign(I=board["I"].astype(object).where(board["I"].notna(), exam_case.VOID))), hide_index=True,
+          width="stretch", height=280)  # I is missing only where it is void (CV above 1)
     st.caption("Ranked: the 31 published models and the full runs made here with the same settings (all 726 test "
                "questions, 0-shot, direct answers, one option order; a failed call or an unreadable answer counts as "
                "wrong, see failed / unparsed). Other runs are listed under **Partial runs and other settings** below, "
@@ -131,9 +132,9 @@ with tab_run:
                 m[1].metric("M (mean %)", two(res.M))
                 m[2].metric("σ", two(res.sigma))
                 m[3].metric("CV", two(res.cv))
-                m[4].metric("I", "none" if res.void else two(res.I),
-                            help="I = M × (1 − CV); none where CV is above 1 (the paper calls such a model void): the "
-                                 "courses' scores spread more than their mean, as when most courses score 0")
+                m[4].metric("I", exam_case.VOID if res.void else two(res.I),
+                            help="I = M × (1 − CV); void (the paper's word) where CV is above 1: the courses' scores "
+                                 "spread more than their mean, as when most courses score 0")
                 m[5].metric("Failed", res.failed, help="Calls that failed: counted as wrong, asked again next run")
                 m[6].metric("Unparsed", res.unparsed, help="Answers with no readable letter: counted as wrong")
                 st.caption(f"{plain(res.label)} · {res.n_courses} course(s)")

@@ -100,6 +100,9 @@ def running(job_id: str | None) -> bool:
         return False
 
 
+VOID = "void"  # I where CV is above 1 (the paper's word), in every table and figure that shows I
+
+
 def partial_table(runs: Sequence[ee.ExamRun]) -> list[dict[str, object]]:
     """The partial runs (and runs with other settings) as the page's table shows them, one row each, narrow enough
     for the page: the model without its description, "4 of 40" questions (asked of those the run was started for),
@@ -107,7 +110,7 @@ def partial_table(runs: Sequence[ee.ExamRun]) -> list[dict[str, object]]:
     return [{"run": without_notes(r.label),
              "questions": f"{r.n_questions} of {r.n_planned}" if r.n_planned else str(r.n_questions),
              "per course": str(r.limit or "all"), "failed": r.failed, "unparsed": r.unparsed,
-             "M": _two(r.M), "sigma": _two(r.sigma), "cv": _two(r.cv), "I": _two(r.I),
+             "M": _two(r.M), "sigma": _two(r.sigma), "cv": _two(r.cv), "I": VOID if r.void else _two(r.I),
              "not ranked because": (r.why or "") + (f"; {_courses(r.courses)}" if 0 < len(r.courses) < len(ee.courses())
                                                     else "")} for r in runs]
 

@@ -178,3 +178,16 @@ def test_home_renders_before_the_embedder_loads(tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     assert "HEAVY=[]" in out.stdout
     assert "loading in the background" in out.stdout  # the status line, while the page is already up
+
+
+def test_tidy_shows_missing_values_as_a_dash_and_a_mixed_column_as_text():
+    """A number column with a missing value held numbers and "—": the grid could not take it as it was and
+    converted it itself, with a warning in the log (EnviroExam's tables)."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from pages._ui import tidy
+
+    out = tidy(pd.DataFrame({"I": [0.21, None], "n": [42, 3], "who": ["a", None]}))
+    assert list(out["I"]) == ["0.21", "—"] and list(out["who"]) == ["a", "—"] and list(out["n"]) == [42, 3]
+    pa.Table.from_pandas(out)  # what st.dataframe does first: a mixed column failed here
