@@ -20,7 +20,7 @@ if (!window.__nepaqaLeaveName) {
     const box = e.target;
     if (e.key === "Enter" && box instanceof HTMLInputElement
         && (box.getAttribute("aria-label") || "").startsWith("Your name")) {
-      setTimeout(() => box.blur(), 0);  // after Streamlit's own Enter handler has sent the name
+      queueMicrotask(() => box.blur());  // before the next key is handled (a timer came after it: input goes first)
     }
   }, true);
 }

@@ -26,20 +26,25 @@ PENDING = "_review_pending"  # a save pressed in this run and the item it was pr
 
 
 # Keys typed ahead of the screen. A key that moves on (A, Ctrl+Enter, N, P) acts on the server's item, so a second
-# one pressed before the next item is drawn acted on that item unseen: a second A saved it as all yes. Until the
-# heading names another item (or a message comes, as for a refused save, or WAIT_MS have passed: the last item),
-# the browser holds back every review key and says why. A constant script (no user text in it), installed once per
-# browser tab.
-WAIT_MS = 1500
+# one pressed before the next item is drawn acted on that item unseen: a second A saved it as all yes. After such a
+# key, the browser holds back every review key, and says so, until the page shows what the key did: another item's
+# heading, a new count of items reviewed (a save of the last item), or a message (a refused save); or, failing all
+# three, WAIT_MS. Not after a key with nothing to do (Previous on the first item, Skip or a save on the last). A
+# constant script (no user text in it), installed once per browser tab.
+WAIT_MS = 5000
 _HOLD_KEYS_AHEAD = """<script>
 if (!window.__nepaqaKeysAhead) {
   window.__nepaqaKeysAhead = true;
+  const mac = /Mac|iPhone|iPad/.test(navigator.platform);
   const heading = () => [...document.querySelectorAll("h4")].map(e => e.innerText.trim())
-                          .find(t => /^Item \\d+ of \\d+/.test(t));
+                          .find(t => /^Item \\d+ of \\d+/.test(t)) || "";
+  const count = () => [...document.querySelectorAll("[data-testid='stProgress']")].map(e => e.innerText)
+                        .find(t => t.includes("reviewed by you")) || "";
+  const alerts = () => document.querySelectorAll("[data-testid='stAlert']").length;
+  const panel = () => document.querySelector(".st-key-review_save") !== null;
   const enabled = (name) => [...document.querySelectorAll("[data-testid='stButton'] button")]
                               .some(b => b.innerText.includes(name) && !b.disabled);
-  const alerts = () => document.querySelectorAll("[data-testid='stAlert']").length;  // a refused save says why
-  let left = null, since = 0, said = 0;
+  let held = null;  // what the page showed when a key that moves on was pressed
   const say = () => {
     let box = document.getElementById("nepaqa-keys-ahead");
     if (!box) {
@@ -51,29 +56,29 @@ if (!window.__nepaqaKeysAhead) {
         + "font:14px 'Source Sans', sans-serif;box-shadow:0 2px 8px rgba(0,0,0,.15)";
       document.body.appendChild(box);
     }
-    box.textContent = "Key not used: it came before the next item was on screen. Press it again now.";
+    box.textContent = "Key not used: the page was still doing your last key. Press it again now.";
     box.style.display = "block";
     clearTimeout(box.hideAt);
     box.hideAt = setTimeout(() => { box.style.display = "none"; }, 2500);
   };
   window.addEventListener("keydown", (e) => {
-    const t = e.target, save = e.key === "Enter" && (e.ctrlKey || e.metaKey);
+    if (!panel()) return;
+    const t = e.target, save = e.key === "Enter" && (mac ? e.metaKey : e.ctrlKey);
     const typing = t && (["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName) || t.isContentEditable);
-    const shown = heading();
-    if (!shown || (typing && !save)) return;
-    if (left !== null && (shown !== left || alerts() !== said || performance.now() - since > WAIT_MS)) left = null;
-    if (left !== null && (save || (!e.ctrlKey && !e.metaKey && !e.altKey && /^[1-9anp]$/i.test(e.key)))) {
+    if (typing && !save) return;
+    const now = {heading: heading(), count: count(), alerts: alerts(), at: performance.now()};
+    if (held && (now.heading && now.heading !== held.heading || now.count !== held.count
+                 || now.alerts !== held.alerts || now.at - held.at > WAIT_MS)) held = null;
+    const plain = !e.ctrlKey && !e.metaKey && !e.altKey, key = e.key.toLowerCase();
+    if (held && (save || (plain && /^[1-9anp]$/.test(key)))) {
       e.stopImmediatePropagation();
       e.preventDefault();
       say();
       return;
     }
-    const key = e.key.toLowerCase(), plain = !e.ctrlKey && !e.metaKey && !e.altKey && !e.shiftKey;
-    if (save || (plain && (key === "a" || (key === "n" && enabled("Skip")) || (key === "p" && enabled("Previous"))))) {
-      left = shown;
-      since = performance.now();
-      said = alerts();
-    }
+    const m = /^Item (\\d+) of (\\d+)/.exec(now.heading), onLast = m !== null && m[1] === m[2];
+    if ((save && !onLast) || (plain && !e.shiftKey && ((key === "a" && !onLast) || (key === "n" && enabled("Skip"))
+                                                        || (key === "p" && enabled("Previous"))))) held = now;
   }, true);
 }
 </script>""".replace("WAIT_MS", str(WAIT_MS))
@@ -251,23 +256,25 @@ def review_panel(who: str, source: str, n: int, seed: int) -> None:
         return item_ids[at], _draft(item_ids[at], who), at
 
     pos = min(st.session_state[key], last)
-    st.progress(len(done) / len(item_ids), text=f"{len(done)} of {len(item_ids)} reviewed by you")
     item = ann.items([item_ids[pos]])[0]
     iid = item.item_id
     draft = _draft(iid, who)
 
-    # The item's heading is written once its buttons are drawn, and the buttons before its text: a key pressed as
-    # soon as the item is on screen finds its buttons there. (Text first, the buttons of a new expert's first item
-    # came 1.5 s after its heading, the first lookup of the document's title, and a key in between did nothing.)
+    # Drawn in this order: the buttons (with their keys), the item's text, then its heading and the count above
+    # them. A key pressed once the heading names an item finds that item's buttons, text and all: text first, a
+    # new expert's first buttons came 1.5 s after the heading (the first lookup of the document's title), and a key
+    # in between did nothing. The slots are containers, which keep the last item's heading until the new one is
+    # written (an empty slot showed nothing meanwhile); the keys typed ahead are held back until then.
     st.html(_HOLD_KEYS_AHEAD, unsafe_allow_javascript=True)
-    heading = st.empty()
+    count, heading = st.container(), st.container()
     left, right = st.columns([3, 2])
     with right:
         _label_buttons(iid, draft, shown)
         _actions(who, draft, key, pos, item_ids)
-    heading.markdown(f"#### Item {pos + 1} of {len(item_ids)}")
     with left:
         _item_text(item)
+    heading.markdown(f"#### Item {pos + 1} of {len(item_ids)}")
+    count.progress(len(done) / len(item_ids), text=f"{len(done)} of {len(item_ids)} reviewed by you")
 
 
 # A tab switch reruns the page: the review panel saves without one (a fragment), so the other tabs show labels
