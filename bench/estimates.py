@@ -13,7 +13,8 @@ in the app. The baseline in the same run is the quiet machine.
 
 While the demo runs it also checks the countdown the page shows after each answer (the time left, a range) against
 the time that was actually left, beside the countdown the page had before (one pace for the whole run) as the
-baseline of the same run."""
+baseline of the same run, read at the same moments; it fails where, on the measured runs, the page's countdown is
+inside its range fewer than 4 times in 5."""
 from __future__ import annotations
 
 import os
@@ -68,13 +69,17 @@ def main() -> None:
         countdown = estimates.Countdown(est)
         total = len(DEMO_ITEMS) * len(models) * len(DEMO_MODES)
         shown: list[tuple[float, float, float]] = []  # when, the page's seconds left, one pace's seconds left
+        # (after each answer but the last where the page gives a figure; the baseline read at the same moments)
         started = time.perf_counter()
+
+        last, n = [started], [0]
 
         def arrived(r: ask_lib.AskResult) -> None:
             now = time.perf_counter()
-            countdown.arrived(r.model, r.mode, now - (shown[-1][0] if shown else started))
-            if len(shown) < total - 1:
-                shown.append((now, countdown.seconds(), (now - started) / (len(shown) + 1) * (total - len(shown) - 1)))
+            countdown.arrived(r.model, r.mode, now - last[0])
+            last[0], n[0] = now, n[0] + 1
+            if n[0] < total and countdown.left():  # as the page shows it: no figure from rough guesses alone
+                shown.append((now, countdown.seconds(), (now - started) / n[0] * (total - n[0])))
 
         for item_id in DEMO_ITEMS:
             it = items[item_id]
@@ -124,6 +129,8 @@ def main() -> None:
     for where, which, inside, n, median, extremes in countdowns:
         print(f"| {where} | {which} | {inside} | {n} | "
               + (f"{median:.2f} ({extremes[0]:.2f}–{extremes[1]:.2f})" if median and extremes else "—") + " |")
+        # the page's countdown, once this machine's pace is known (not the first run): inside at least 4 times in 5
+        failed += where != "first run (nothing measured)" and which.startswith("each") and inside < 0.8 * n
     sys.exit(1 if failed else 0)
 
 

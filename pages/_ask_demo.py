@@ -125,9 +125,9 @@ def demo_section(models: list[str], label_of: Callable[[str], str],
     todo = [it for it in items if it.id not in demo["results"]]
     total = len(models) * len(DEMO_MODES)
     done_before = total * (len(items) - len(todo))
-    est = estimate(models)
+    est = estimate(models) if todo else None
     bar = st.progress(done_before / (total * len(items)), text=f"Answering… {expected_time(models, est)}") if todo else None
-    countdown = estimates.Countdown(est, calls=len(todo))  # each model's answers to come, at its own pace
+    countdown = estimates.Countdown(est, calls=len(todo)) if est else None  # each model's answers, at its own pace
 
     def show(item_id: str, r: ask_lib.AskResult) -> None:
         key = f"demo_more_{item_id}_{r.model}_{r.mode}"
@@ -153,7 +153,8 @@ def demo_section(models: list[str], label_of: Callable[[str], str],
             countdown.arrived(r.model, r.mode, time.perf_counter() - last[0])
             last[0] = time.perf_counter()
             bar.progress(count[0] / (total * len(items)), text=f"{count[0]} of {total * len(items)} answers · "
-                         f"{countdown.left()}" if count[0] < total * len(items) else "done")
+                         f"{countdown.left() or 'time left: shown once each model has answered here'}"
+                         if count[0] < total * len(items) else "done")
             show(item_id, r)
 
         asked = ask_case.Settings(it.question, models, DEMO_MODES, demo["doc_id"], ask_lib.DEFAULT_K,

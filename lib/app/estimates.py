@@ -137,34 +137,53 @@ class Countdown:
     """A run of several models' time left, as a range: each model's (and mode's) calls still to come at its own
     pace, which is this run's measured time per call once one has arrived and the estimate's until then. One pace
     for the whole run would read a fast model's pace as the run's (a demo's countdown rose from 15 s to 50 s when
-    the extractive baseline's answers came first). Local calls add up; remote ones overlap ``workers`` at a time."""
+    the extractive baseline's answers came first). No figure while a model still to answer has no pace measured on
+    this machine, before or in this run: a rough guess is not shown as a time left."""
 
     def __init__(self, estimate: Estimate, calls: int | None = None, workers: int = 4) -> None:
         """``calls``: how many calls each part has left (a resumed run's), where not the estimate's own count."""
         self.workers = workers
+        self.started = False
         self.parts = {(p["model"], p["mode"]): {
             "left": p["calls"] if calls is None else calls, "local": p["local"], "taken": [],
+            "measured": p["measured_n"] > 0,
             "guess": p["seconds"] * (estimate.slowdown if p["local"] else 1.0)} for p in estimate.parts}
 
     def arrived(self, model: str, mode: str, seconds: float) -> None:
         """An answer came, ``seconds`` after the one before it (or the run's start): the wall time, so what runs
         between answers (a question's search, drawing the answer) is counted too, where the answer's own time is
-        not."""
+        not. The run's first answer is not a pace: its time also holds the run's start (models loading, the first
+        search)."""
         part = self.parts.get((model, mode))
-        if part is not None:
-            part["left"] = max(0, part["left"] - 1)
+        if part is None:
+            return
+        part["left"] = max(0, part["left"] - 1)
+        if self.started:
             part["taken"].append(max(0.0, float(seconds)))
+        self.started = True
+
+    @property
+    def known(self) -> bool:
+        """Whether each part with calls to come has a pace measured here, before this run or in it."""
+        return all(p["taken"] or p["measured"] for p in self.parts.values() if p["left"])
 
     def seconds(self) -> float:
-        def pace(p: dict[str, Any]) -> float:
-            return statistics.fmean(p["taken"]) if p["taken"] else float(p["guess"])
-        local = sum(p["left"] * pace(p) for p in self.parts.values() if p["local"])
-        return local + sum(p["left"] * pace(p) for p in self.parts.values() if not p["local"]) / max(1, self.workers)
+        """The time left at each part's pace: this run's wall time between answers where measured (remote calls'
+        overlap is in it already), else the estimate's time per call (remote ones ``workers`` at a time)."""
+        total = 0.0
+        for p in self.parts.values():
+            if p["taken"]:
+                total += p["left"] * statistics.fmean(p["taken"])
+            else:
+                total += p["left"] * float(p["guess"]) / (1 if p["local"] else max(1, self.workers))
+        return total
 
     def left(self) -> str:
-        """'about 20–40 s left'; empty when nothing is left."""
+        """'about 20–40 s left'; empty when nothing is left or a part's pace is not known yet."""
+        if not self.known or not any(p["left"] for p in self.parts.values()):
+            return ""
         s = self.seconds()
-        return f"about {span(s * LOW, s * HIGH)} left" if any(p["left"] for p in self.parts.values()) else ""
+        return f"about {span(s * LOW, s * HIGH)} left"
 
 
 def duration(seconds: float) -> str:

@@ -136,7 +136,8 @@ def test_the_countdown_takes_each_model_at_its_own_pace():
     est = estimates.Estimate(6, 27.0, parts, slowdown=1.0, local_s=27.0)
     down = estimates.Countdown(est)
     assert down.seconds() == 27.0  # before any answer: the estimate's own rates
-    down.arrived("fast", "rag", 0.5)
+    down.arrived("fast", "rag", 30.0)  # the run's first answer also holds its start: not a pace
+    assert down.seconds() == 2 * 1.0 + 24.0
     down.arrived("fast", "rag", 0.5)
     assert down.seconds() == 0.5 + 24.0  # the fast model's own pace is measured; the slow one's is still estimated
     down.arrived("slow", "rag", 10.0)
@@ -148,8 +149,32 @@ def test_the_countdown_takes_each_model_at_its_own_pace():
     assert down.left() == ""
     resumed = estimates.Countdown(dataclasses.replace(est, slowdown=2.0), calls=1)  # one item left, a busy machine
     assert resumed.seconds() == 2.0 + 16.0
-    remote = estimates.Countdown(estimates.Estimate(8, 10.0, [dict(parts[1], calls=8, local=False)]), workers=4)
-    assert remote.seconds() == 16.0  # remote calls overlap: 8 of 8 s, 4 at a time
+
+
+def test_the_countdown_gives_no_figure_from_a_rough_guess():
+    """On a first run nothing is measured: the page gave a time left built from the rough guesses (a third of the
+    time actually left, in the bench's first run). A model's pace counts once it has answered in this run."""
+    parts = [{"what": "a", "model": "a", "mode": "rag", "calls": 2, "seconds": 3.0, "measured_n": 0, "local": True},
+             {"what": "b", "model": "b", "mode": "rag", "calls": 2, "seconds": 0.3, "measured_n": 0, "local": True}]
+    down = estimates.Countdown(estimates.Estimate(4, 6.6, parts, local_s=6.6))
+    assert down.left() == ""
+    down.arrived("a", "rag", 9.0)  # the first answer: the run's start, not a pace
+    down.arrived("b", "rag", 1.0)
+    assert down.left() == ""  # a has not been timed yet
+    assert not down.known
+    down.arrived("a", "rag", 4.0)  # a is timed and done; b, timed, has one to come
+    assert down.known and down.seconds() == 1.0 and down.left() == "about 1–2 s left"
+
+
+def test_the_countdown_of_remote_calls_counts_their_overlap_once():
+    """Remote calls run ``workers`` at a time: their guessed time is shared among the workers, but the wall time
+    between their answers already holds that overlap (it was divided by the workers twice)."""
+    remote = [{"what": "r", "model": "r", "mode": "rag", "calls": 9, "seconds": 8.0, "measured_n": 3, "local": False}]
+    down = estimates.Countdown(estimates.Estimate(9, 18.0, remote), workers=4)
+    assert down.seconds() == 9 * 8.0 / 4
+    for gap in (8.0, 0.1, 0.1, 0.1, 7.7):  # the first wave of four, then one more
+        down.arrived("r", "rag", gap)
+    assert down.seconds() == 4 * 2.0  # 4 to come at the 2.0 s between answers measured
 
 
 def test_a_local_model_is_given_the_cores_another_process_leaves_free():
