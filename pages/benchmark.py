@@ -190,8 +190,9 @@ with tab_run:
         c3, c4, c5, c6 = st.columns(4)
         which = c3.selectbox("Items", ["all", *QUESTION_TYPES], format_func=lambda t: "all types" if t == "all" else t)
         limit = c4.number_input("How many items (0 = all)", 0, len(items), fit, key="run_limit",
-                                help="The starting value is what the default models finish in about a minute here; "
-                                     "the estimate below says how long your choice takes.")
+                                help="It starts at as many items as the default models finish in about a minute "
+                                     "here (0, all of them, where they all do); the estimate below says how long "
+                                     "your choice takes.")
         seed = c5.number_input("Sample seed", -1, 10_000, 0 if fit else -1, key="run_seed",
                                help="With a limit, a seeded random sample spreads the items over question types; "
                                     "the same seed picks the same items. -1 takes the items in order.")
