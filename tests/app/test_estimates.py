@@ -136,8 +136,7 @@ def test_the_countdown_takes_each_model_at_its_own_pace():
     est = estimates.Estimate(6, 27.0, parts, slowdown=1.0, local_s=27.0)
     down = estimates.Countdown(est)
     assert down.seconds() == 27.0  # before any answer: the estimate's own rates
-    down.arrived("fast", "rag", 30.0)  # the run's first answer also holds its start: not a pace
-    assert down.seconds() == 2 * 1.0 + 24.0
+    down.arrived("fast", "rag", 0.5)
     down.arrived("fast", "rag", 0.5)
     assert down.seconds() == 0.5 + 24.0  # the fast model's own pace is measured; the slow one's is still estimated
     down.arrived("slow", "rag", 10.0)
@@ -158,12 +157,10 @@ def test_the_countdown_gives_no_figure_from_a_rough_guess():
              {"what": "b", "model": "b", "mode": "rag", "calls": 2, "seconds": 0.3, "measured_n": 0, "local": True}]
     down = estimates.Countdown(estimates.Estimate(4, 6.6, parts, local_s=6.6))
     assert down.left() == ""
-    down.arrived("a", "rag", 9.0)  # the first answer: the run's start, not a pace
+    down.arrived("a", "rag", 4.0)
+    assert down.left() == "" and not down.known  # b has not answered here yet: its time is a guess
     down.arrived("b", "rag", 1.0)
-    assert down.left() == ""  # a has not been timed yet
-    assert not down.known
-    down.arrived("a", "rag", 4.0)  # a is timed and done; b, timed, has one to come
-    assert down.known and down.seconds() == 1.0 and down.left() == "about 1–2 s left"
+    assert down.known and down.seconds() == 4.0 + 1.0 and down.left() == "about 4–8 s left"
 
 
 def test_the_countdown_of_remote_calls_counts_their_overlap_once():
@@ -174,7 +171,7 @@ def test_the_countdown_of_remote_calls_counts_their_overlap_once():
     assert down.seconds() == 9 * 8.0 / 4
     for gap in (8.0, 0.1, 0.1, 0.1, 7.7):  # the first wave of four, then one more
         down.arrived("r", "rag", gap)
-    assert down.seconds() == 4 * 2.0  # 4 to come at the 2.0 s between answers measured
+    assert abs(down.seconds() - 4 * 16.0 / 5) < 1e-9  # 4 to come at the 3.2 s between answers measured (not / 4)
 
 
 def test_a_local_model_is_given_the_cores_another_process_leaves_free():
