@@ -127,6 +127,8 @@ def jobs_panel() -> None:
         shown = _visible(jobs.list_jobs(12, light=True))
     except Exception:  # noqa: BLE001 - a store that cannot be read must not take every page down
         return
+    if st.session_state.pop("_jobs_dismissed", False) and _fragment_only_run():  # Dismiss reran only this panel
+        st.rerun(scope="app")
     active = {j.job_id for j in shown if j.active}
     before = st.session_state.get("_jobs_active", set())
     st.session_state["_jobs_active"] = active
@@ -142,8 +144,6 @@ def jobs_panel() -> None:
     with st.expander(label, expanded=bool(active_n or fresh)):  # open while anything needs a look
         for job in shown[:6]:
             job_row(job, "side")
-    if st.session_state.pop("_jobs_dismissed", False) and _fragment_only_run():  # Dismiss reran only this panel
-        st.rerun(scope="app")
     if before - active and _fragment_only_run():  # something finished since the last tick: refresh the page
         st.rerun(scope="app")
 

@@ -469,3 +469,31 @@ def test_keys_typed_ahead_of_the_next_item_are_held_back(app):
     b.keys("p")
     b.wait_text(f"Item {at} of 20", 20)
     assert chosen() == [], f"the item skipped shows labels: {chosen()}"
+
+
+def test_a_failed_ingest_dismissed_in_the_sidebar_leaves_the_documents_page(app):
+    """Dismiss reruns only the sidebar's panel; the Documents page's own red card of the failed ingest stayed until
+    a reload (the panel returned before asking the page to rerun once it had no job left to show)."""
+    import sqlite3
+
+    from selenium.webdriver.common.by import By
+
+    server, b = app
+    bad = server.home / "dismiss_me.pdf"
+    bad.write_text("A plain text file, not a PDF.\n" * 20)
+    b.open("documents")
+    b.wait_text("Upload EIS PDFs")
+    b.upload(bad)
+    b.wait_for_css("[data-testid='stFileChip']", 60)
+    b.click_button("Index uploaded files")
+
+    def main() -> str:
+        return b.driver.find_element(By.CSS_SELECTOR, "[data-testid='stMain']").text
+
+    b.wait_until(lambda _: "dismiss_me" in main() and "is not a PDF" in main(), 120, "the failure is not on the page")
+    b.wait_idle()
+    with sqlite3.connect(server.home / "nepaqa.db") as con:
+        job_id = con.execute("SELECT job_id FROM jobs WHERE title LIKE '%dismiss_me%'").fetchone()[0]
+    b.wait_for_css(f".st-key-dismiss-side-{job_id} button", 30).click()
+    # (the uploader still lists the file: the card's reason is what must go)
+    b.wait_until(lambda _: "is not a PDF" not in main(), 20, "the dismissed job's card stayed on the Documents page")
