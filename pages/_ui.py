@@ -293,8 +293,7 @@ def said(text: object) -> str:
 
 
 def code(text: object) -> str:
-    """``text`` as an inline code span (shown literally, in monospace), fenced with more backticks than any run
-    inside it, on one line."""
+    """``text`` as an inline code span on one line, shown literally: fenced with more backticks than any inside."""
     s = " ".join(("" if text is None else str(text)).splitlines())
     if not s.strip():
         return ""
@@ -310,14 +309,12 @@ def passage_text(text: object) -> str:
 
 
 def tidy(df: pd.DataFrame, blank: str = "—") -> pd.DataFrame:
-    """A table for people: missing values (None, NaN, pandas' <NA>) shown as ``blank``, never as "None". A column
-    that mixes text with numbers is all text, as the grid would show it anyway (it converted such a column itself,
-    with a warning in the log)."""
+    """A table for people: missing values (None, NaN, pandas' <NA>) shown as ``blank``, never as "None"; a column
+    mixing text and numbers all text, as the grid would show it anyway (converting it, with a warning in the log)."""
     out = df.astype(object).where(df.notna(), blank)
     for col in out.columns:
-        values = out[col]
-        if values.map(lambda v: isinstance(v, str)).any() and not values.map(lambda v: isinstance(v, str)).all():
-            out[col] = values.map(str)
+        if 0 < out[col].map(lambda v: isinstance(v, str)).sum() < len(out):
+            out[col] = out[col].map(str)
     return out
 
 

@@ -482,6 +482,8 @@ def test_a_failed_ingest_dismissed_in_the_sidebar_leaves_the_documents_page(app)
     bad = server.home / "dismiss_me.pdf"
     bad.write_text("A plain text file, not a PDF.\n" * 20)
     b.open("documents")
+    b.wait_idle()
+    b.click_tab("Add documents")  # with documents indexed, the page opens on them
     b.wait_text("Upload EIS PDFs")
     b.upload(bad)
     b.wait_for_css("[data-testid='stFileChip']", 60)
