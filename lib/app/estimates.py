@@ -114,8 +114,12 @@ def time_left(elapsed: float, done: int, total: int) -> str:
     the first call has finished."""
     if done <= 0 or total <= done or elapsed <= 0:
         return ""
-    left = elapsed / done * (total - done)
-    return f"about {span(left * LOW, left * HIGH)} left"
+    return left_words(elapsed / done * (total - done))
+
+
+def left_words(seconds: float) -> str:
+    """A time left as the range a running job shows: "about 20–40 s left"."""
+    return f"about {span(seconds * LOW, seconds * HIGH)} left"
 
 
 class Pace:
@@ -180,8 +184,7 @@ class Countdown:
         """'about 20–40 s left'; empty when nothing is left or a part's pace is not known yet."""
         if not self.known or not any(p["left"] for p in self.parts.values()):
             return ""
-        s = self.seconds()
-        return f"about {span(s * LOW, s * HIGH)} left"
+        return left_words(self.seconds())
 
 
 def duration(seconds: float) -> str:

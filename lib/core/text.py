@@ -3,6 +3,7 @@ extractive baseline alike (so a query and the text it is matched against are cut
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 _WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 STOPWORDS = frozenset(
@@ -72,27 +73,24 @@ def short_title(name: str, limit: int = SHORT_TITLE, brackets: bool = False) -> 
     name = " ".join(re.sub(r"\s*\(([^()]*)\)", r", \1" if brackets else "", name or "").split())
     rest = _BOILERPLATE.sub("", name, count=1).strip(" ,:–-")
     name = rest[:1].upper() + rest[1:] if len(rest.split()) >= 2 else name
-    if len(name) <= limit:
-        return name
-    cut = name[:limit].rsplit(" ", 1)[0].rstrip(" ,:;–-(")
-    return (cut or name[:limit]) + "…"
+    return name if len(name) <= limit else _at_word(name, limit, " ,:;–-(") + "…"
+
+
+def _at_word(text: str, limit: int, strip: str) -> str:
+    """The first ``limit`` characters of ``text``, back to the last whole word, without trailing ``strip``."""
+    return text[:limit].rsplit(" ", 1)[0].rstrip(strip) or text[:limit]
 
 
 def clip(text: str, limit: int) -> str:
     """Text on one line, cut at a word and ended with " …" where it is longer than ``limit`` characters."""
     text = " ".join((text or "").split())
-    if len(text) <= limit:
-        return text
-    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:")
-    return (cut or text[:limit]) + " …"
+    return text if len(text) <= limit else _at_word(text, limit, ",;:") + " …"
 
 
 def told_apart(labels: dict[str, str], more: dict[str, str]) -> dict[str, str]:
     """Each label, with `` · `` and its ``more`` (a file name) where another key has the same label: two documents
     with one title are told apart by their files, and a title no other shares stays as it is."""
-    seen: dict[str, int] = {}
-    for label in labels.values():
-        seen[label] = seen.get(label, 0) + 1
+    seen = Counter(labels.values())
     return {k: f"{v} · {more[k]}" if seen[v] > 1 and more.get(k) and more[k] != v else v for k, v in labels.items()}
 
 
