@@ -1,7 +1,17 @@
-"""NEPA QA Studio: navigation over the pages in pages/."""
+"""NEPA QA Studio: the sign-in gate, then navigation over the pages in pages/."""
 import streamlit as st
 
+from lib.core import access
+from pages._gate import draw, enter
+
 st.set_page_config(page_title="NEPA QA Studio", page_icon="🌲", layout="wide")
+
+
+actor, closed = enter()  # who acts on this rerun, from the signed-in account (pages/_gate.py)
+if closed is not None:  # every address shows the gate alone
+    st.navigation([st.Page(lambda: draw(closed), title="Sign in", icon="🔑", url_path="sign-in")],
+                  position="hidden").run()
+    st.stop()
 
 PAGES = [
     st.Page("pages/home.py", title="Home", icon="🏠", default=True),
@@ -13,6 +23,8 @@ PAGES = [
     st.Page("pages/arena.py", title="Arena", icon="⚖️"),
     st.Page("pages/enviroexam.py", title="EnviroExam", icon="🎓"),
 ]
+if access.allowed(access.Action.MANAGE_ROLES):
+    PAGES.append(st.Page("pages/accounts.py", title="Accounts", icon="🔑"))
 
 nav = st.navigation(PAGES)
 from lib.models import warm_up_in_background  # noqa: E402

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.app import Services
+from lib.core import access
 from lib.documents import metadata as meta_lib
 from lib.models import registry
 from pages._ui import plain, run_safely, table
@@ -50,8 +51,12 @@ def metadata_panel(svc: Services, doc_id: str, meta: meta_lib.Metadata, doc_tags
         why = ("Only the bundled models are configured: SmolLM2-135M is too small to read a cover reliably and the "
                "extractive baseline is not a language model. Configure OpenAI, Anthropic, an OpenAI-compatible server "
                "or a larger local GGUF model to fill from the document.")
-    fill = c1.button("Fill from the document", key="meta_fill", disabled=not connected or not asked, help=why)
-    again = c2.button("Read the PDF again", key="meta_reread",
+    editor = access.allowed(access.Action.EDIT_METADATA)
+    if not editor:
+        why = "Editing metadata needs the analyst role. Ask an admin of this app if you need it."
+    fill = c1.button("Fill from the document", key="meta_fill", disabled=not connected or not asked or not editor,
+                     help=why)
+    again = c2.button("Read the PDF again", key="meta_reread", disabled=not editor,
                       help="Run today's rules on this document again. Your edits are kept; where the document "
                            "reads otherwise, the page says so.")
     if not connected:
@@ -78,7 +83,7 @@ def metadata_panel(svc: Services, doc_id: str, meta: meta_lib.Metadata, doc_tags
         new_tags = st.multiselect("Tags", all_tags, default=doc_tags, accept_new_options=True, key=f"tags_{doc_id}",
                                   help="Your own labels (e.g. caribou, arctic): type a new one and press Enter. "
                                        "Filter by them in the sidebar and in search scopes.")
-        save_tags = st.form_submit_button("Save tags")
+        save_tags = st.form_submit_button("Save tags", disabled=not editor)
     if save_tags and run_safely(meta_lib.set_values, doc_id, {meta_lib.TAGS: new_tags}, svc.docs.engine) is not None:
         st.session_state["meta_flash"] = "Saved the tags."
         st.rerun()
@@ -105,7 +110,7 @@ def _edit_form(svc: Services, doc_id: str, meta: meta_lib.Metadata) -> None:
             else:
                 new[k] = st.text_input(meta_lib.FIELD_LABELS[k], cur or "", key=wkey,
                                        help="YYYY-MM-DD, YYYY-MM or YYYY" if k == "publish_date" else None)
-        saved = st.form_submit_button("Save metadata")
+        saved = st.form_submit_button("Save metadata", disabled=not access.allowed(access.Action.EDIT_METADATA))
     if saved:
         changed = {}
         for k, v in new.items():

@@ -8,7 +8,7 @@ import streamlit as st
 
 from lib.app import REEMBED
 from lib.core import UserError
-from lib.storage import jobs
+from lib.storage import job_access, jobs
 from pages._ui import plain, said
 
 ICONS = {"queued": "⏳", "running": "⏳", "done": "✅", "failed": "❌", "cancelled": "⏹️", "interrupted": "⚠️"}
@@ -46,6 +46,7 @@ def open_result(job: jobs.Job) -> None:
 def job_row(job: jobs.Job, where: str) -> None:
     """One job: title, progress or outcome, and its one action (cancel, open, resume)."""
     key = f"{where}-{job.job_id}"
+    mine = job_access.may_manage(job.owner)  # another person's job: an admin's to cancel, dismiss or resume
     st.markdown(f"{ICONS.get(job.status, '')} **{plain(job.title)}**")
     if job.active:
         waiting = "waiting for a worker" if job.origin == jobs.WORKER_ORIGIN else "waiting for a free slot"
@@ -53,7 +54,7 @@ def job_row(job: jobs.Job, where: str) -> None:
         st.progress(min(1.0, job.progress), text=plain(text))
         if job.elsewhere:  # where exactly is a detail: one hover away
             st.caption("on a worker", help=f"Runs on {job.runs_on}")
-        if st.button("Cancel", key=f"cancel-{key}", disabled=job.cancel_requested,
+        if mine and st.button("Cancel", key=f"cancel-{key}", disabled=job.cancel_requested,
                      help="Stops at the next safe point; finished work is kept."):
             try:
                 jobs.cancel(job.job_id)
@@ -77,11 +78,11 @@ def job_row(job: jobs.Job, where: str) -> None:
                    help=said(job.error) if first != job.error.strip() or len(first) > 160 else None)
     elif job.status == "failed" and job.error:
         st.error(said(job.error))
-    if where == "side" and job.status in ("failed", "interrupted", "cancelled"):
+    if mine and where == "side" and job.status in ("failed", "interrupted", "cancelled"):
         st.button("Dismiss", key=f"dismiss-{key}", on_click=_dismiss, args=(job.job_id,),
                   help="Hide it from this panel, for everyone and after a restart; the command line's job list "
                        "still shows it")
-    if job.resumable and st.button("Resume", key=f"resume-{key}",
+    if mine and job.resumable and st.button("Resume", key=f"resume-{key}",
                                    help="Benchmarks and exams continue from their saved answers."):
         try:
             jobs.resume(job.job_id)

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 import streamlit as st
 
+from lib.core import access
 from lib.review import annotations as ann
 from lib.review import reviewers
 from pages._ui import plain, run_safely
@@ -49,12 +50,14 @@ def reviewer_identity(also_known: Iterable[str] = ()) -> tuple[str, str | None]:
     login_configured = "is_logged_in" in user
     signed_in = user.get("is_logged_in") is True
     who = ""
+    if not access.allowed(access.Action.LABEL):
+        st.info("Labelling and voting need the expert role. You can read everything here; ask an admin of this app "
+                "if you need to review.")
+        return "", None
     if signed_in:
-        who, adjudicator = reviewers.signed_in_reviewer(user)
-        c_who, c_out = st.columns([5, 1])
-        c_who.text(f"Reviewing as {who} (signed in)")
-        if c_out.button("Log out"):
-            st.logout()
+        who = reviewers.signed_in_reviewer(user)
+        adjudicator = who if reviewers.may_adjudicate() else None
+        st.text(f"Reviewing as {who} (signed in)")
     elif login_configured:
         st.info("Sign in to review: labels are tied to your account.")
         if st.button("Log in", type="primary"):
@@ -83,7 +86,7 @@ def reviewer_identity(also_known: Iterable[str] = ()) -> tuple[str, str | None]:
                                   "labels stay under one name.", icon="⚠️")
         elif pick:
             who = pick
-        adjudicator = reviewers.adjudicator_for(who)
+        adjudicator = who if who and reviewers.may_adjudicate() else None
         if who:
             st.session_state["_reviewer"] = who
     return who, adjudicator

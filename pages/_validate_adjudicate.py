@@ -1,5 +1,5 @@
 """The Validate page's Adjudicate tab: the items where experts disagree, every expert's labels side by side, and the
-final label for listed adjudicators (lib/review/reviewers.py says who). People's words are shown as text."""
+final label for those with the adjudicator role (lib/core/access.py). People's words are shown as text."""
 import pandas as pd
 import streamlit as st
 
@@ -12,13 +12,10 @@ from pages._ui import plain, said, table
 def adjudicate_tab(who: str, adjudicator: str | None, signed_in: bool, label_names: dict[str, str],
                    type_guide: dict[str, str]) -> None:
     dis = ann.disagreements()
-    listed = reviewers.adjudicators()
-    if not listed:
+    if not reviewers.may_adjudicate():
         st.info(reviewers.HOW_TO_ADJUDICATE)
     elif not adjudicator:
-        st.info(f"Only the adjudicators listed in {reviewers.ADJUDICATORS_SETTING} can set final labels; "
-                + ("you are not listed." if who else "sign in or pick your name above.") +
-                ("" if signed_in else " Names are typed, not authenticated (see the note at the top)."))
+        st.info("Pick your name above to set final labels.")
     if not dis:
         st.info("No disagreements to settle.")
     else:
@@ -68,7 +65,7 @@ def adjudicate_tab(who: str, adjudicator: str | None, signed_in: bool, label_nam
                                  horizontal=True, key=f"adj_value_{d.item_id}_{d.label}")
                 if st.button("Set final label", type="primary"):
                     try:
-                        ann.adjudicate(d.item_id, d.label, value, by=adjudicator)
+                        ann.adjudicate(d.item_id, d.label, value)
                     except UserError as exc:
                         st.error(said(exc), icon="⚠️")
                     else:

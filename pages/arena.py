@@ -13,7 +13,7 @@ import streamlit as st
 
 from lib.app import arena as arena_app
 from lib.app import charts
-from lib.core import UserError, decode_text, without_notes
+from lib.core import UserError, access, decode_text, without_notes
 from lib.models import registry
 from lib.qa import MODE_LABELS, support
 from lib.review import arena, arena_csv, arena_support
@@ -85,7 +85,8 @@ def setup_form() -> None:
     name = c1.text_input("Arena name (optional)", key="new_name")
     k = c2.number_input("Experts per pair", 1, 5, 2, key="new_k", help="Pairs other experts voted on by fewer "
                         "experts than this come first, so the experts' agreement can be measured.")
-    if st.button("Start the arena", type="primary"):
+    if st.button("Start the arena", type="primary", disabled=not access.allowed(access.Action.RUN_BENCHMARK),
+                 help=None if access.allowed(access.Action.RUN_BENCHMARK) else "Needs the analyst role."):
         picked = [systems[i] for i in chosen]
         if len(picked) < 2:
             st.error("Pick at least two systems.", icon="⚠️")
@@ -297,7 +298,8 @@ with tab_arenas:
     st.subheader("Delete this arena")
     sure = st.checkbox(f"Delete “{plain(info.name)}” and its {summary.n_votes} vote(s) (the answers stay)",
                        key=f"del_{aid}")
-    if st.button("Delete the arena", disabled=not sure):
+    if st.button("Delete the arena", disabled=not sure or not access.allowed(access.Action.DELETE),
+                 help=None if access.allowed(access.Action.DELETE) else "Deleting needs the admin role."):
         arena.delete_arena(aid)  # the next run opens another arena (or the start form)
         st.session_state["_arena_toast"] = f"Arena “{info.name}” deleted (its answers stay)."
         st.rerun()

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.app import ask as ask_case
-from lib.core import QUOTES_ONLY, csv_safe, looks_closed
+from lib.core import QUOTES_ONLY, access, csv_safe, looks_closed
 from lib.models import registry
 from lib.qa import MODE_LABELS, MODES, support
 from lib.qa import ask as ask_lib
@@ -25,7 +25,8 @@ statuses = registry.status_all()
 # a configured model whose server was last found not answering stays choosable (and chosen): Run asks its server
 # again first, and its card says why if it is still down
 labels = {p.id: p.label if ok else f"{p.label} (not answering when last asked)"
-          for p, ok, _ in statuses if ok or (p.configured() and not p.local)}
+          for p, ok, _ in statuses if (ok or (p.configured() and not p.local))
+          and (p.local or access.allowed(access.Action.CONNECTED_MODEL))}  # connected models: analysts and up
 
 
 def label_of(model_id: str) -> str:

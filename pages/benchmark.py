@@ -7,7 +7,7 @@ import streamlit as st
 from lib.app import benchmark as bench_case
 from lib.app import benchmark_params, charts, estimates, generate_params
 from lib.app import volumes as volumes_case
-from lib.core import config, told_apart
+from lib.core import access, config, told_apart
 from lib.evaluation.benchmark import (
     QUESTION_TYPES,
     Item,
@@ -34,7 +34,9 @@ st.caption("Which model, with which context, answers EIS questions well? A yes/n
                 "similarity) with a judge model; offline, the token-F1 proxy, which is not RAGAS and not comparable "
                 "with published RAGAS figures.")
 svc = services()
-available = {p.id: p.label for p, ok, _ in registry.status_all() if ok}
+available = {p.id: p.label for p, ok, _ in registry.status_all()
+             if ok and (p.local or access.allowed(access.Action.CONNECTED_MODEL))}
+runner = access.allowed(access.Action.RUN_BENCHMARK)  # runs, generation and review items: analysts and up
 
 
 def label_of(model_id: str) -> str:
@@ -101,7 +103,7 @@ with tab_data:
               width="stretch", height=300,
               long=["question", "expected answer", "document"])
         st.altair_chart(charts.type_counts([it.question_type for it in items]), width="stretch")
-        if st.button("Send these items to the validation queue"):
+        if st.button("Send these items to the validation queue", disabled=not runner):
             n = annotations.add_items(items, st.session_state["bench_source"])
             st.success(f"{n} items are in the validation queue: open **Validate** to review them.")
 
@@ -136,7 +138,7 @@ with tab_gen:
                         f"{plural(len(passages), 'passage')} in {plural(gest.calls, 'model call')} · "
                         f"**estimated time** {plain(gest.text(part_name))}")
         st.caption("The tiny local model rarely writes well-formed CSV; a cloud model does far better.")
-        if st.button("Generate", type="primary", disabled=not (passages and types and gmodel)):
+        if st.button("Generate", type="primary", disabled=not (passages and types and gmodel and runner)):
             per_type = {t: (n_closed if t == "closed" else n_other) for t in types}
             st.session_state["gen_job"] = jobs.submit(
                 "generate", generate_params(gdoc, [c.index for c in passages], gmodel, per_type),
@@ -227,7 +229,9 @@ with tab_run:
                     f"{plain(', '.join(rc.models))}; modes {plain(', '.join(rc.modes))}; "
                     f"judge {plain(rc.judge or 'none')}. "
                     "It is refused if the models' options, prompts or documents have changed since.")
-        if st.button("Run", type="primary", disabled=not (models and modes and chosen)):
+        if not runner:
+            st.info("Running benchmarks needs the analyst role. Ask an admin of this app if you need it.")
+        if st.button("Run", type="primary", disabled=not (models and modes and chosen and runner)):
             cfg = RunConfig(models=models, modes=modes, k=k, judge=None if judge.startswith("(") else judge,
                             limit=limit or None, seed=None if seed < 0 else seed,
                             question_type=None if which == "all" else which, source=st.session_state["bench_source"],

@@ -8,7 +8,7 @@ import streamlit as st
 from lib.app import documents as docs_case
 from lib.app import ingest_params, queue_reembed, reindex_params, search, stage_upload, workers
 from lib.app import volumes as volumes_case
-from lib.core import config
+from lib.core import access, config
 from lib.documents import is_navigation, tables
 from lib.documents import metadata as meta_lib
 from lib.qa import scope_ids
@@ -58,111 +58,115 @@ def start_ingest(params: dict, title: str) -> str:
 
 # A returning user lands on their documents; a new one on "Add documents". Chosen once per session, so the tab
 # does not jump after the first ingest.
-first_tab = st.session_state.setdefault("docs_first_tab", "Indexed documents" if svc.docs.list() else "Add documents")
+first_tab = st.session_state.setdefault("docs_first_tab", "Indexed documents" if svc.docs.list() or not
+                                       access.allowed(access.Action.UPLOAD) else "Add documents")
 tab_add, tab_docs, tab_search = st.tabs(["Add documents", "Indexed documents", "Try retrieval"], default=first_tab)
 
 with tab_add:
-    left, right = st.columns([3, 2])
-    with left:
-        files = st.file_uploader("Upload EIS PDFs", type=["pdf"], accept_multiple_files=True)
-        as_volumes = len(files or []) >= 2 and st.checkbox(
-            "These files are volumes of one EIS", key="docs_as_volumes",
-            help="They are checked together before any is indexed, and become one EIS: Ask and Search can then "
-                 "cover all its volumes, and citations name the volume.")
-        order = volumes_case.in_volume_order([(f.name, f) for f in files]) if as_volumes else []
-        if as_volumes:
-            st.caption("In this order (by file name): " + "; ".join(f"volume {n}: {plain(name)}"
-                                                                      for n, (name, _) in enumerate(order, start=1)))
-        if st.button("Index uploaded files", type="primary", disabled=not files):
+    if not access.allowed(access.Action.UPLOAD):
+        st.info("Adding documents needs the analyst role. Ask an admin of this app if you need it.")
+    else:
+        left, right = st.columns([3, 2])
+        with left:
+            files = st.file_uploader("Upload EIS PDFs", type=["pdf"], accept_multiple_files=True)
+            as_volumes = len(files or []) >= 2 and st.checkbox(
+                "These files are volumes of one EIS", key="docs_as_volumes",
+                help="They are checked together before any is indexed, and become one EIS: Ask and Search can then "
+                     "cover all its volumes, and citations name the volume.")
+            order = volumes_case.in_volume_order([(f.name, f) for f in files]) if as_volumes else []
             if as_volumes:
-                started = run_safely(volumes_case.start_set, [(name, f.getvalue()) for name, f in order],
-                                     int(chunk_size), int(chunk_overlap))
-                st.session_state.setdefault("ingest_jobs", [])[:0] = started or []
-            for f in files if not as_volumes else []:
-                name = f.name.removesuffix(".pdf")
-                path = stage_upload(f.getvalue())
-                start_ingest(ingest_params(path, name, int(chunk_size), int(chunk_overlap), staged=True,
-                                           file_name=f.name),
-                             f"Index {name}")
-        with st.expander("A whole folder, with a metadata manifest"):
-            st.caption("Every PDF in the folder (and its subfolders) becomes one indexing job"
-                       + (", run by the workers" if workers.enabled() else "") + ". Files already indexed or "
-                       "queued are skipped; a file named .pdf that is not one is refused with the reason, and the rest "
-                       "go on (files of other types are left out). A manifest "
-                       "(CSV) with a `file` column and metadata columns in the CEQ names (" +
-                       ", ".join(c for c in meta_lib.manifest_csv.COLUMNS[1:] if c != meta_lib.manifest_csv.EIS_COLUMN)
-                       + ") sets those values over what is read from the covers; rows with the same name in an `eis` "
-                         "column are the volumes of one EIS, in row order.")
-            folder = st.file_uploader("Folder of PDFs", type=["pdf"], accept_multiple_files="directory",
-                                      key="docs_folder")
-            sheet = st.file_uploader("Manifest (CSV, optional)", type=["csv"], key="docs_manifest")
-            if st.button("Queue the folder", disabled=not folder):
-                summary = run_safely(workers.queue_uploads, [(f.name, f.getvalue()) for f in folder],
-                                     (sheet.name, sheet.getvalue()) if sheet else None, int(chunk_size),
-                                     int(chunk_overlap))
-                if summary is not None:
-                    st.session_state["docs_bulk"] = summary
-                    st.session_state.setdefault("ingest_jobs", [])[:0] = summary.jobs
-            if (bulk := st.session_state.get("docs_bulk")) is not None:
-                st.write(f"**{bulk.queued}** queued · **{bulk.skipped}** already indexed or queued, skipped · "
-                         f"**{len(bulk.refused)}** refused"
-                         + (f" · metadata updated from the manifest for **{bulk.metadata_updated}** indexed"
-                            if bulk.metadata_updated else ""))
-                if bulk.refused:
-                    table(pd.DataFrame(bulk.refused).rename(columns={"file": "File", "reason": "Why"}),
-                                 hide_index=True, column_config={"Why": st.column_config.TextColumn(width="large")})
-                if bulk.manifest_unmatched:
-                    st.warning("Manifest rows that name no uploaded PDF (their values were not used): "
-                               + "; ".join(bulk.manifest_unmatched[:20]))
-    with right:
-        st.markdown("**No PDF at hand?** Load the bundled sample: the CONUS Interceptor Site Final EIS "
-                    "executive summary (74 pages, DoD Missile Defense Agency, 2017).")
-        if st.button("Load sample EIS", icon="🌲"):
-            start_ingest(ingest_params(str(config.SAMPLE_PDF), None, int(chunk_size), int(chunk_overlap)),
-                         "Index the sample EIS")
-    # This session's ingests, and any still running (started before a reload, in another tab, or from the CLI).
-    started = docs_case.watched_ingests(st.session_state.get("ingest_jobs", []))
-    if started:
-        st.caption("Indexing runs in the background: you can use the rest of the app meanwhile; the sidebar shows "
-                   "progress on every page.")
-        for job_id in started[:10]:
-            watch(job_id, "docs")
-    res = run_safely(docs_case.last_finished, started)
-    if res is not None:
-        st.success(plain(res.headline(doc_label(res.doc_id or res.name))))
-        cols = st.columns(5)
-        cols[0].metric("Pages", res.pages)
-        cols[1].metric("Characters", f"{res.chars:,}")
-        cols[2].metric("Tokens (embedder)", f"{res.tokens:,}",
-                       help=f"Counted by the embedding model's tokenizer ({emb.name}). A chat model counts the same "
-                            "text with its own tokenizer (or estimates it), so its figure on the Ask page differs.")
-        cols[3].metric("Chunks", res.chunks)
-        cols[4].metric("Time", f"{res.seconds:.1f} s")
-        for level, note in res.page_notes():
-            (st.warning if level == "warning" else st.info)(note)
+                st.caption("In this order (by file name): " + "; ".join(f"volume {n}: {plain(name)}"
+                                                                          for n, (name, _) in enumerate(order, start=1)))
+            if st.button("Index uploaded files", type="primary", disabled=not files):
+                if as_volumes:
+                    started = run_safely(volumes_case.start_set, [(name, f.getvalue()) for name, f in order],
+                                         int(chunk_size), int(chunk_overlap))
+                    st.session_state.setdefault("ingest_jobs", [])[:0] = started or []
+                for f in files if not as_volumes else []:
+                    name = f.name.removesuffix(".pdf")
+                    path = stage_upload(f.getvalue())
+                    start_ingest(ingest_params(path, name, int(chunk_size), int(chunk_overlap), staged=True,
+                                               file_name=f.name),
+                                 f"Index {name}")
+            with st.expander("A whole folder, with a metadata manifest"):
+                st.caption("Every PDF in the folder (and its subfolders) becomes one indexing job"
+                           + (", run by the workers" if workers.enabled() else "") + ". Files already indexed or "
+                           "queued are skipped; a file named .pdf that is not one is refused with the reason, and the rest "
+                           "go on (files of other types are left out). A manifest "
+                           "(CSV) with a `file` column and metadata columns in the CEQ names (" +
+                           ", ".join(c for c in meta_lib.manifest_csv.COLUMNS[1:] if c != meta_lib.manifest_csv.EIS_COLUMN)
+                           + ") sets those values over what is read from the covers; rows with the same name in an `eis` "
+                             "column are the volumes of one EIS, in row order.")
+                folder = st.file_uploader("Folder of PDFs", type=["pdf"], accept_multiple_files="directory",
+                                          key="docs_folder")
+                sheet = st.file_uploader("Manifest (CSV, optional)", type=["csv"], key="docs_manifest")
+                if st.button("Queue the folder", disabled=not folder):
+                    summary = run_safely(workers.queue_uploads, [(f.name, f.getvalue()) for f in folder],
+                                         (sheet.name, sheet.getvalue()) if sheet else None, int(chunk_size),
+                                         int(chunk_overlap))
+                    if summary is not None:
+                        st.session_state["docs_bulk"] = summary
+                        st.session_state.setdefault("ingest_jobs", [])[:0] = summary.jobs
+                if (bulk := st.session_state.get("docs_bulk")) is not None:
+                    st.write(f"**{bulk.queued}** queued · **{bulk.skipped}** already indexed or queued, skipped · "
+                             f"**{len(bulk.refused)}** refused"
+                             + (f" · metadata updated from the manifest for **{bulk.metadata_updated}** indexed"
+                                if bulk.metadata_updated else ""))
+                    if bulk.refused:
+                        table(pd.DataFrame(bulk.refused).rename(columns={"file": "File", "reason": "Why"}),
+                                     hide_index=True, column_config={"Why": st.column_config.TextColumn(width="large")})
+                    if bulk.manifest_unmatched:
+                        st.warning("Manifest rows that name no uploaded PDF (their values were not used): "
+                                   + "; ".join(bulk.manifest_unmatched[:20]))
+        with right:
+            st.markdown("**No PDF at hand?** Load the bundled sample: the CONUS Interceptor Site Final EIS "
+                        "executive summary (74 pages, DoD Missile Defense Agency, 2017).")
+            if st.button("Load sample EIS", icon="🌲"):
+                start_ingest(ingest_params(str(config.SAMPLE_PDF), None, int(chunk_size), int(chunk_overlap)),
+                             "Index the sample EIS")
+        # This session's ingests, and any still running (started before a reload, in another tab, or from the CLI).
+        started = docs_case.watched_ingests(st.session_state.get("ingest_jobs", []))
+        if started:
+            st.caption("Indexing runs in the background: you can use the rest of the app meanwhile; the sidebar shows "
+                       "progress on every page.")
+            for job_id in started[:10]:
+                watch(job_id, "docs")
+        res = run_safely(docs_case.last_finished, started)
+        if res is not None:
+            st.success(plain(res.headline(doc_label(res.doc_id or res.name))))
+            cols = st.columns(5)
+            cols[0].metric("Pages", res.pages)
+            cols[1].metric("Characters", f"{res.chars:,}")
+            cols[2].metric("Tokens (embedder)", f"{res.tokens:,}",
+                           help=f"Counted by the embedding model's tokenizer ({emb.name}). A chat model counts the same "
+                                "text with its own tokenizer (or estimates it), so its figure on the Ask page differs.")
+            cols[3].metric("Chunks", res.chunks)
+            cols[4].metric("Time", f"{res.seconds:.1f} s")
+            for level, note in res.page_notes():
+                (st.warning if level == "warning" else st.info)(note)
 
-library = docs_case.Library(svc)
-docs, titles = library.docs, library.titles
-facets = library.facets()
+    library = docs_case.Library(svc)
+    docs, titles = library.docs, library.titles
+    facets = library.facets()
 
-# The filters sit in the sidebar, beside the chunking settings: they narrow the documents table and its picker.
-with st.sidebar:
-    st.subheader("Find documents")
-    f_text = st.text_input("Title, file name or EIS number contains", key="docs_f_text")
-    f_agencies = st.multiselect("Lead agency", facets.agencies, key="docs_f_agency")
-    f_states = st.multiselect("State", facets.states, key="docs_f_states",
-                              format_func=lambda c: f"{c} · {meta_lib.STATES.get(c, c)}")
-    f_types = st.multiselect("Document type", facets.types, key="docs_f_type")
-    f_tags = st.multiselect("Tag (any of)", facets.tags, key="docs_f_tags", disabled=not facets.tags,
-                            help=None if facets.tags else "No document has tags yet: add them under Metadata.")
-    f_years = ""
-    if len(facets.years) >= 2:
-        low, high = st.slider("Year published", facets.years[0], facets.years[-1],
-                              (facets.years[0], facets.years[-1]), key="docs_f_year")
-        f_years = facets.year_range(low, high)
-    sort_by = st.selectbox("Sort by", meta_lib.SORTS, key="docs_sort")
-    descending = st.toggle("Descending", key="docs_desc")
-filters = search.Filters(agencies=f_agencies, states=f_states, types=f_types, years=f_years, tags=f_tags, text=f_text)
+    # The filters sit in the sidebar, beside the chunking settings: they narrow the documents table and its picker.
+    with st.sidebar:
+        st.subheader("Find documents")
+        f_text = st.text_input("Title, file name or EIS number contains", key="docs_f_text")
+        f_agencies = st.multiselect("Lead agency", facets.agencies, key="docs_f_agency")
+        f_states = st.multiselect("State", facets.states, key="docs_f_states",
+                                  format_func=lambda c: f"{c} · {meta_lib.STATES.get(c, c)}")
+        f_types = st.multiselect("Document type", facets.types, key="docs_f_type")
+        f_tags = st.multiselect("Tag (any of)", facets.tags, key="docs_f_tags", disabled=not facets.tags,
+                                help=None if facets.tags else "No document has tags yet: add them under Metadata.")
+        f_years = ""
+        if len(facets.years) >= 2:
+            low, high = st.slider("Year published", facets.years[0], facets.years[-1],
+                                  (facets.years[0], facets.years[-1]), key="docs_f_year")
+            f_years = facets.year_range(low, high)
+        sort_by = st.selectbox("Sort by", meta_lib.SORTS, key="docs_sort")
+        descending = st.toggle("Descending", key="docs_desc")
+    filters = search.Filters(agencies=f_agencies, states=f_states, types=f_types, years=f_years, tags=f_tags, text=f_text)
 
 
 with tab_docs:
@@ -217,15 +221,19 @@ with tab_docs:
             )
             c1, c2 = st.columns(2)
             with c1:
-                if st.button(f"Re-index with size {chunk_size} / overlap {chunk_overlap}", key="reindex"):
+                if access.allowed(access.Action.UPLOAD) and st.button(
+                        f"Re-index with size {chunk_size} / overlap {chunk_overlap}", key="reindex"):
                     st.session_state["docs_reindex"] = start_ingest(
                         reindex_params(chosen, chunk_size, chunk_overlap), f"Re-index {titles[chosen]}")
                 watch(st.session_state.get("docs_reindex"), "reindex")  # its progress here, where it was asked
             with c2:
-                take_out_button(svc, chosen)
+                if access.allowed(access.Action.EDIT_METADATA):
+                    take_out_button(svc, chosen)
                 # one confirmation per document: a tick never carries over to the next one picked
-                confirm = st.checkbox("Yes, delete this document", key=f"confirm_delete_{chosen}")
-                if st.button("Delete document", type="secondary", disabled=not confirm, key="delete"):
+                confirm = access.allowed(access.Action.DELETE) and st.checkbox(
+                    "Yes, delete this document", key=f"confirm_delete_{chosen}")
+                if access.allowed(access.Action.DELETE) and st.button(
+                        "Delete document", type="secondary", disabled=not confirm, key="delete"):
                     run_safely(svc.docs.delete, chosen)
                     st.toast(f"Deleted {plain(titles[chosen])}")
                     st.rerun()

@@ -7,7 +7,7 @@ import streamlit as st
 
 from lib.app import charts
 from lib.app import exam as exam_case
-from lib.core import UserError, csv_safe
+from lib.core import UserError, access, csv_safe
 from lib.evaluation import exam as ee
 from lib.evaluation.exam import translate as tr
 from lib.models import registry
@@ -22,7 +22,8 @@ st.info("**The questions are in Chinese, as published**, and models are asked an
         "can show a machine translation of each question beside the original; translations are for reading "
         "only and never used for scoring.", icon="🈶")
 
-available = {p.id: p.label for p, ok, _ in registry.status_all() if ok and p.language_model}
+available = {p.id: p.label for p, ok, _ in registry.status_all()
+             if ok and p.language_model and (p.local or access.allowed(access.Action.CONNECTED_MODEL))}
 courses = ee.courses()
 meta = pd.DataFrame([{"course": c, "title": ee.course_title(c), "level": ee.course_level(c)} for c in courses])
 tab_results, tab_run, tab_quiz, tab_method = st.tabs(["Results", "Run the exam", "Take the quiz", "Method"],
@@ -119,7 +120,8 @@ with tab_run:
                    "answer in text and the letter is parsed. A rerun with the same settings resumes and asks failed "
                    "questions again. A question limit or a subset of the courses makes a partial run, listed apart "
                    "from the leaderboard.")
-        if st.button("Run", type="primary"):
+        if st.button("Run", type="primary", disabled=not access.allowed(access.Action.RUN_BENCHMARK),
+                     help=None if access.allowed(access.Action.RUN_BENCHMARK) else "Needs the analyst role."):
             st.session_state["exam_job"] = exam_case.start(model, f"EnviroExam · {available.get(model, model)} · "
                                                            f"{shots}-shot", shots, cot, chosen, limit, circular, restart)
         job = watch(st.session_state.get("exam_job"), "exam")

@@ -176,8 +176,7 @@ with tab_io:
     if up is not None and st.button("Import"):
         try:
             text = decode_csv_bytes(up.getvalue(), up.name)
-            n = ann.import_labels_csv(text, by=adjudicator, importer=who if signed_in else None,
-                                      sign_in=login_configured)
+            n = ann.import_labels_csv(text)
         except LabelsCSVError as exc:
             st.error(f"Nothing was imported: {len(exc.problems)} row(s) of the file have problems, listed below "
                      "(row 1 is the header). Fix them and import the whole file again.", icon="⚠️")

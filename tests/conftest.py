@@ -31,6 +31,20 @@ if not _AGAIN:
 SAMPLE_PDF = ROOT / "data" / "eis" / "eis_Continental_United_States_Interceptor_Site.pdf"
 
 
+@pytest.fixture(autouse=True)
+def _nobody_signed_in():
+    """Each test starts as the single local user with sign-in off (an AppTest of the app with sign-in turns it on
+    for its process; lib/core/access.py)."""
+    from lib.core import access
+    access.require_sign_in(False)
+    access.set_actor(None)
+    access.set_resolver(None)
+    yield
+    access.require_sign_in(False)
+    access.set_actor(None)
+    access.set_resolver(None)
+
+
 @pytest.fixture(scope="session")
 def session_home() -> Path:
     return Path(os.environ["NEPAQA_HOME"])

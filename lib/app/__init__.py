@@ -5,8 +5,9 @@ question is asked with, its answers on screen and the history; ``benchmark``: a 
 documents table, indexing and its result; ``exam``: a run's plan and the visitor's quiz; ``search``: the
 collection filtered and searched; ``validate``: where a review resumes and what it saves), time estimates shown
 before long work, how wide a text is drawn (``text_width``: the tables' columns are sized to it), every chart and score table the pages lay out, and the worker processes of server mode
-(``workers``)."""
+(``workers``); sign-in, roles and the audit record as the app meets them (``accounts``)."""
 from lib.app import (
+    accounts,
     arena,
     ask,
     benchmark,
@@ -33,6 +34,6 @@ from lib.app.job_handlers import (
 )
 from lib.app.services import Services, get_services
 
-__all__ = ["REEMBED", "Services", "arena", "ask", "benchmark", "benchmark_params", "charts", "documents", "estimates", "exam", "exam_params", "generate_params", "get_services",
+__all__ = ["REEMBED", "Services", "accounts", "arena", "ask", "benchmark", "benchmark_params", "charts", "documents", "estimates", "exam", "exam_params", "generate_params", "get_services",
            "ingest_params", "job_handlers", "queue_reembed", "reindex_params", "search", "stage_upload",
            "text_width", "validate", "volumes", "workers"]

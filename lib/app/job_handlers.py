@@ -26,6 +26,7 @@ from lib.collection.ingest import embedder_label, indexed_already
 from lib.collection.maintenance import reembed, stale_vectors
 from lib.collection.repository import DocInfo
 from lib.core import config
+from lib.core.access import Action
 from lib.core.errors import UserError
 from lib.core.json_types import JSONObject
 from lib.documents.metadata import set_values
@@ -36,7 +37,7 @@ from lib.evaluation.benchmark.runs import RunConfig, load_run, new_run_id
 from lib.evaluation.exam.runner import run_exam
 from lib.models import registry
 from lib.review import annotations as ann
-from lib.storage import job_parts, jobs
+from lib.storage import job_access, job_parts, jobs
 from lib.storage.jobs import JobCancelledError, JobContext
 from lib.storage.leases import Lease, holder_of
 
@@ -319,6 +320,29 @@ def _model_fit(kind: type[ExamJob] | type[GenerateJob]) -> Callable[[JSONObject]
 
 
 FITS = {"benchmark": _benchmark_fit, "exam": _model_fit(ExamJob), "generate": _model_fit(GenerateJob)}
+def _connected(ids: list[str]) -> list[Action]:
+    """CONNECTED_MODEL where any of these models spends a key or a server's time (unknown ids fail later)."""
+    def remote(model_id: str) -> bool:
+        try:
+            return not registry.get(model_id).local
+        except UserError:
+            return False
+    return [Action.CONNECTED_MODEL] if any(remote(m) for m in ids) else []
+
+
+def _benchmark_models(params: JSONObject) -> list[Action]:
+    job = parse(BenchmarkJob, params)
+    stored = load_run(job.run_id)
+    cfg = stored[1] if stored is not None else job.config
+    return _connected([*cfg.models, *([cfg.judge] if cfg.judge else [])] if cfg else [])
+
+
+ACCESS: dict[str, tuple[Action, job_access.Needs | None]] = {
+    "ingest": (Action.UPLOAD, None), REEMBED: (Action.SETTINGS, None),
+    "benchmark": (Action.RUN_BENCHMARK, _benchmark_models),
+    "exam": (Action.RUN_BENCHMARK, lambda p: _connected([parse(ExamJob, p).model])),
+    "generate": (Action.RUN_BENCHMARK, lambda p: _connected([parse(GenerateJob, p).model]))}
 for _kind, _handler in HANDLERS.items():
     jobs.register(_kind, _handler, FITS.get(_kind))
+    job_access.register(_kind, *ACCESS[_kind])
 job_parts.register_part(CELL_PART, lambda payload: answer_cell(payload, _services()))

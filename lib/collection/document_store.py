@@ -18,10 +18,12 @@ from sqlalchemy.engine import Engine
 from lib.collection.ingest import STAGES, IngestPipeline, IngestResult, document_title, embed_text
 from lib.collection.maintenance import Repaired, repair
 from lib.collection.repository import DocInfo, DocumentRepository
+from lib.core.access import Action, authorize
 from lib.core.errors import UserError
 from lib.core.progress import ProgressFn
 from lib.documents import metadata, originals
 from lib.storage import leases
+from lib.storage.audit import check, guarded
 
 if TYPE_CHECKING:
     from lib.collection.vectors import VectorIndex
@@ -64,9 +66,11 @@ class DocumentStore:
                     file_name: str | None = None) -> IngestResult:
         """Index a PDF: when this returns, the document is searchable at its final quality (``file_name``: the
         file as the user named it, for messages)."""
+        authorize(Action.UPLOAD, file_name or name or "")  # recorded where the upload starts (its job)
         return self.pipeline.ingest_file(path, name, chunk_size, chunk_overlap, progress, file_name)
 
     def reindex(self, doc_id: str, chunk_size: int, chunk_overlap: int, progress: ProgressFn | None = None) -> IngestResult:
+        authorize(Action.UPLOAD, doc_id)
         return self.pipeline.reindex(doc_id, chunk_size, chunk_overlap, progress)
 
     def stored_pdf(self, doc_id: str) -> Any:
@@ -76,6 +80,7 @@ class DocumentStore:
     def reextract_metadata(self, doc_id: str) -> metadata.Metadata:
         """Read a document's metadata again with today's rules (from its kept original's properties and layout, or
         its stored text), keeping a person's values and noting where the rules now read otherwise."""
+        authorize(Action.EDIT_METADATA, doc_id)
         if originals.path(doc_id) is None:
             raise UserError("This document's original PDF was not kept (it was indexed before originals were), so "
                             "its properties and title page cannot be read again. Upload the same PDF again to keep "
@@ -90,8 +95,10 @@ class DocumentStore:
         return metadata.get(doc_id, self.engine)
 
     def delete(self, doc_id: str) -> None:
-        self.repo.get(doc_id)  # raises UserError for an unknown id
-        with leases.held(f"doc:{doc_id}", self.engine, "deleting"):
+        check(Action.DELETE, f"document {doc_id}", engine=self.engine)
+        doc = self.repo.get(doc_id)  # raises UserError for an unknown id
+        with guarded(Action.DELETE, f"document {doc.name} ({doc_id})", engine=self.engine), \
+                leases.held(f"doc:{doc_id}", self.engine, "deleting"):
             self.repo.delete(doc_id)
             originals.delete(doc_id)
             with self.index.writing(self.engine):
@@ -103,4 +110,5 @@ class DocumentStore:
 
     def repair(self) -> Repaired:
         """Lease-aware sweep of vectors no committed generation owns (see maintenance.repair)."""
-        return repair(self)
+        with guarded(Action.SETTINGS, "repair the index", engine=self.engine):
+            return repair(self)

@@ -18,6 +18,7 @@ from lib.collection import lexical
 from lib.collection.repository import DocumentRepository, info_of
 from lib.collection.vector_ids import chunk_id
 from lib.core import config
+from lib.core.access import Action, authorize
 from lib.core.errors import UserError
 from lib.core.json_types import JSONObject
 from lib.core.progress import ProgressFn
@@ -86,6 +87,7 @@ class IngestPipeline:
         """The one operation that indexes a document: read the PDF, chunk, embed, and commit. When it returns,
         the document is searchable as it will stay (its vectors are final: no later pass changes them).
         ``file_name``: the file as the user named it, for messages (an upload is kept under a name of ours)."""
+        authorize(Action.UPLOAD, file_name or name or path)
         started = time.perf_counter()
         progress = progress or _noop
         progress("extract", 0.0, "reading PDF")
@@ -115,6 +117,7 @@ class IngestPipeline:
             copy.unlink(missing_ok=True)  # moved into place on commit; otherwise not kept
 
     def reindex(self, doc_id: str, chunk_size: int, chunk_overlap: int, progress: ProgressFn | None = None) -> IngestResult:
+        authorize(Action.UPLOAD, doc_id)
         return self._ingest(self.stored_pdf(doc_id, for_index=True), time.perf_counter(), chunk_size, chunk_overlap,
                             progress)
 

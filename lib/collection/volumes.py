@@ -24,10 +24,12 @@ from sqlalchemy.exc import IntegrityError
 
 from lib.collection.repository import DocInfo
 from lib.core import config
+from lib.core.access import Action, authorize
 from lib.core.errors import UserError
 from lib.documents import metadata
 from lib.documents.pdf import check_readable, sha256_bytes, sha256_file
 from lib.storage import jobs, tables
+from lib.storage.audit import guarded
 from lib.storage.engine import get_engine
 
 GROUPED_BY = ("upload", "folder", "manifest", "person")
@@ -79,6 +81,7 @@ def group(doc_ids: Sequence[str], grouped_by: str = "person", engine: Engine | N
           eis_id: str | None = None) -> Eis:
     """Make ``doc_ids`` (in this order) the volumes of one EIS, or add them after the volumes of ``eis_id``.
     Refused, with nothing changed, when a document is unknown, given twice, or a volume of another EIS."""
+    authorize(Action.EDIT_METADATA, "group volumes")
     engine = engine or get_engine()
     if grouped_by not in GROUPED_BY:
         raise ValueError(grouped_by)
@@ -126,6 +129,7 @@ def place(doc_id: str, eis_id: str, position: int, grouped_by: str, engine: Engi
     """One volume of a set uploaded together, as its ingest finishes: ``doc_id`` becomes volume ``position`` of
     ``eis_id`` (the set's id, chosen when it was checked). Again for the same place (a resumed job): nothing
     changes. Refused when the document is a volume of another EIS (it stays indexed on its own)."""
+    authorize(Action.UPLOAD, doc_id)  # part of an upload (recorded there)
     engine = engine or get_engine()
     if grouped_by not in GROUPED_BY:
         raise ValueError(grouped_by)
@@ -199,10 +203,11 @@ def check_set(files: Sequence[tuple[str, bytes | Path]], engine: Engine | None =
 def remove(doc_id: str, engine: Engine | None = None) -> None:
     """Take a document out of its EIS (it stays indexed, on its own); the other volumes keep their numbers."""
     engine = engine or get_engine()
-    with engine.begin() as c:
-        gone = c.execute(delete(tables.eis_volumes).where(tables.eis_volumes.c.doc_id == doc_id)).rowcount
-    if not gone:
-        raise UserError(f"Document '{doc_id}' is not a volume of any EIS.")
+    with guarded(Action.EDIT_METADATA, doc_id, "taken out of its EIS", engine):
+        with engine.begin() as c:
+            gone = c.execute(delete(tables.eis_volumes).where(tables.eis_volumes.c.doc_id == doc_id)).rowcount
+        if not gone:
+            raise UserError(f"Document '{doc_id}' is not a volume of any EIS.")
 
 
 def every(engine: Engine | None = None) -> list[Eis]:

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 
+from lib.core.access import in_this_context
 from lib.core.progress import CountProgressFn
 
 
@@ -17,7 +18,7 @@ def run_tasks(
     Any interruption here (a cancel button's rerun, Ctrl-C) sets ``cancel`` so queued tasks return at once;
     work already finished is the task's own to have saved."""
     pool = ThreadPoolExecutor(max_workers=max(1, max_workers))
-    futures = [pool.submit(work, *task) for task in tasks]
+    futures = [pool.submit(in_this_context(work), *task) for task in tasks]  # each acts as the caller
     try:
         for n, fut in enumerate(as_completed(futures), start=1):
             msg: Any = fut.result()

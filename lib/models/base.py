@@ -15,7 +15,8 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from lib.core import config
+from lib.core import access, config
+from lib.core.access import Action
 from lib.core.json_types import JSONObject
 from lib.models import wait_clock
 from lib.storage import model_gates
@@ -258,6 +259,8 @@ class Provider(ABC):
     def _generate(self, req: Request) -> Answer: ...
 
     def generate(self, req: Request) -> Answer:
+        if not self.local:  # a connected model spends a key or a server's time: an analyst's (lib/core/access.py)
+            access.authorize(Action.CONNECTED_MODEL, self.id)
         with self.serial():
             started, waited = time.perf_counter(), wait_clock.total()
             ans = self._generate(req)

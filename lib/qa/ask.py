@@ -16,6 +16,8 @@ from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
 from lib.collection import volumes
+from lib.core import access
+from lib.core.access import Action
 from lib.core.errors import UserError
 from lib.core.json_types import JSONObject, json_int
 from lib.core.redaction import redact
@@ -39,6 +41,7 @@ from lib.qa.contexts import (
 )
 from lib.qa.services import Corpus
 from lib.storage import tables
+from lib.storage.audit import guarded
 from lib.storage.engine import get_engine
 
 ANSWER_BUDGET_OPEN = DEFAULT_ANSWER_TOKENS  # each model's own cap where it has one (Provider.answer_cap)
@@ -264,6 +267,7 @@ def ask(
     question = (question or "").strip()
     if not question:
         raise UserError("The question is empty.")
+    access.authorize(Action.ASK)
     provider = registry.get(model_id)
     is_closed = looks_closed(question) if closed is None else closed
     for attempt in (1, 2):  # a second time only where the server rejected the first for its length
@@ -315,7 +319,11 @@ def ask_grid(
     With ``on_partial``, cells whose model streams report their text so far as ``(model, mode, text)``, from this
     (the caller's) thread, a few times a second, so a page can draw it. The text shown is redacted and held back
     to its last whole word, so a key a hostile server echoes is never on screen even for a moment."""
+    access.authorize(Action.ASK)
     model_ids = [_concrete(m) for m in model_ids]
+    if connected := [m for m in model_ids if not _is_local(m)]:  # before any cell: a viewer's run is refused whole
+        with guarded(Action.CONNECTED_MODEL, question[:200], f"asked {', '.join(connected)}"):
+            pass
     cells = [(m, mode) for m in model_ids for mode in modes]
     results: list[AskResult] = []
     buffers: dict[tuple[str, str], list[str]] = {cell: [] for cell in cells}
@@ -335,7 +343,7 @@ def ask_grid(
                 on_partial(cell[0], cell[1], text)  # type: ignore[misc]
 
     with ThreadPoolExecutor(max_workers=max_workers) as pool:
-        futures = {pool.submit(_safe_ask, question, m, mode, services, doc_id, k, gold, closed, balanced,
+        futures = {pool.submit(access.in_this_context(_safe_ask), question, m, mode, services, doc_id, k, gold, closed, balanced,
                                collector((m, mode))): (m, mode)
                    for m, mode in cells}
         pending = set(futures)
@@ -358,6 +366,13 @@ def _concrete(model_id: str) -> str:
         return registry.resolve(model_id)
     except UserError:
         return model_id  # reported as that cell's error
+
+
+def _is_local(model_id: str) -> bool:
+    try:
+        return bool(registry.get(model_id).local)
+    except UserError:  # not configured: its cell says so
+        return True
 
 
 def safe_partial(text: str) -> str:
@@ -406,8 +421,9 @@ def save_history(results: Sequence[AskResult], doc_id: str | Sequence[str] | Non
                  k: int = DEFAULT_K, balanced: bool = False) -> str:
     batch = uuid.uuid4().hex[:12]
     engine = engine or get_engine()
+    who = access.authorize(Action.ASK)
     rows = [{
-        "batch_id": batch, "doc_id": scope_key(doc_id),
+        "batch_id": batch, "doc_id": scope_key(doc_id), "asked_by": who.id,
         "question": r.question, "model": r.model, "mode": r.mode,
         "closed": int(r.closed), "answer": r.answer, "verdict": r.verdict, "verdict_source": r.verdict_source,
         "error": r.error,

@@ -16,17 +16,17 @@ from lib.review import (
 from lib.review.labels_csv import LabelsCSVError, decode_csv_bytes, read_labels_csv
 from lib.review.reviewers import (
     ADJUDICATOR,
-    ADJUDICATORS_SETTING,
     HOW_TO_ADJUDICATE,
-    adjudicator_for,
     adjudicators,
     check_import_rights,
     check_reviewer_name,
+    may_adjudicate,
+    reserved_name_reason,
     signed_in_reviewer,
     similar_expert,
 )
 
-__all__ = ["ADJUDICATOR", "ADJUDICATORS_SETTING", "HOW_TO_ADJUDICATE", "LabelsCSVError", "adjudicator_for",
-           "adjudicators", "annotations", "arena", "arena_csv", "arena_judge", "arena_support", "check_import_rights",
-           "check_reviewer_name", "decode_csv_bytes", "judge_review", "labels_csv", "read_labels_csv", "reviewers",
-           "signed_in_reviewer", "similar_expert", "support_calibration"]
+__all__ = ["ADJUDICATOR", "HOW_TO_ADJUDICATE", "LabelsCSVError", "adjudicators", "annotations", "arena",
+           "arena_csv", "arena_judge", "arena_support", "check_import_rights", "check_reviewer_name",
+           "decode_csv_bytes", "judge_review", "labels_csv", "may_adjudicate", "read_labels_csv",
+           "reserved_name_reason", "reviewers", "signed_in_reviewer", "similar_expert", "support_calibration"]

@@ -10,6 +10,8 @@ from dataclasses import dataclass, fields
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
+from lib.core import access
+from lib.core.access import Action
 from lib.core.csv_safe import rows_to_csv
 from lib.core.errors import UserError
 from lib.core.stats.agreement import Label
@@ -17,15 +19,13 @@ from lib.evaluation.benchmark.dataset import QUESTION_TYPES, Item
 from lib.review.labels_csv import LABEL_COLUMNS, LabelsCSVError, RowProblem, parse_labels_csv
 from lib.review.reviewers import (
     ADJUDICATOR,
-    ADJUDICATORS_SETTING,
-    adjudicator_for,
-    adjudicators,
     check_import_rights,
     check_reviewer_name,
-    require_adjudicator,
+    may_adjudicate,
     reserved_name_reason,
 )
 from lib.storage import tables
+from lib.storage.audit import guarded
 from lib.storage.engine import get_engine, upsert
 
 # The labels an expert records for an item.
@@ -63,7 +63,7 @@ def add_items(items: Iterable[Item], source: str, engine: Engine | None = None) 
     """Put items in the review pool (re-adding an item updates it). Returns how many."""
     engine = _engine(engine)
     n = 0
-    with engine.begin() as c:
+    with guarded(Action.RUN_BENCHMARK, f"item set {source}", "items added for review", engine), engine.begin() as c:
         for it in items:
             row = {"item_id": it.id, "source": source, "question_type": it.question_type, "question": it.question,
                    "answer": it.answer, "proof": it.proof or it.context, "page_number": it.page_number,
@@ -116,6 +116,7 @@ def items(item_ids: Sequence[str] | None = None, source: str | None = None,
 def create_batch(source: str, n: int | None, seed: int = 0, engine: Engine | None = None) -> str:
     """A seeded random sample of n items from a source (all items when n is None). The same source, n and
     seed give the same batch, so every expert reviews the same items."""
+    access.authorize(Action.LABEL, "a review batch")
     engine = _engine(engine)
     pool = [r.item_id for r in items(source=source, engine=engine)]
     if not pool:
@@ -184,19 +185,27 @@ def _row(item_id: str, annotator: str, label: str, value: str) -> dict:
 def save_label(item_id: str, annotator: str, label: str, value: str, engine: Engine | None = None) -> None:
     """Record (or replace) one expert's label; every save is also appended to the history. Reserved names
     (``[adjudicated]``, anything in brackets, judge-like names) are refused: final labels go through ``adjudicate``."""
-    _write(_engine(engine), [_row(item_id, check_reviewer_name(annotator), label, value)])
+    access.authorize(Action.LABEL, item_id)
+    access.own_name(annotator)
+    row = _row(item_id, check_reviewer_name(annotator), label, value)
+    with guarded(Action.LABEL, item_id, f"{annotator}: {label}={row['value']}", _engine(engine)):
+        _write(_engine(engine), [row])
 
 
 def save_review(item_id: str, annotator: str, values: dict[str, str], engine: Engine | None = None) -> None:
     """One reviewer's labels for one item, saved together (all or none). The three questions must all be
     answered; the suggested type, comment and support calibration are optional."""
+    access.authorize(Action.LABEL, item_id)
+    access.own_name(annotator)
     who = check_reviewer_name(annotator)
     if not review_complete(values):
         raise UserError(INCOMPLETE)
     rows = [_row(item_id, who, label, value) for label, value in values.items()
             if value]  # an unanswered field (None or "") records nothing
     if rows:
-        _write(_engine(engine), rows)
+        shown = ", ".join(f"{r['label']}={str(r['value'])[:40]}" for r in rows)
+        with guarded(Action.LABEL, item_id, f"{who}: {shown}", _engine(engine)):
+            _write(_engine(engine), rows)
 
 
 def labels(engine: Engine | None = None, include_adjudicated: bool = False) -> list[Label]:
@@ -276,13 +285,11 @@ def disagreements(item_ids: Sequence[str] | None = None, engine: Engine | None =
     return [Disagreement(i, lb, v, final.get((i, lb))) for (i, lb), v in sorted(by.items()) if len(set(v.values())) > 1]
 
 
-def adjudicate(item_id: str, label: str, value: str, engine: Engine | None = None, *, by: str | None = None) -> None:
-    """Set the final label. ``by`` is the person adjudicating: they must be listed in NEPAQA_ADJUDICATORS (a
-    UserError otherwise, and when none is listed). The page always passes it; ``by=None`` is for code and tests
-    that set final labels directly, with no person behind them."""
-    if by is not None:
-        require_adjudicator(by)
-    _write(_engine(engine), [_row(item_id, ADJUDICATOR, label, value)])
+def adjudicate(item_id: str, label: str, value: str, engine: Engine | None = None) -> None:
+    """Set the final label, as the person acting: it needs the adjudicator role (lib/core/access.py)."""
+    row = _row(item_id, ADJUDICATOR, label, value)
+    with guarded(Action.ADJUDICATE, item_id, f"final {label}={row['value']}", _engine(engine)):
+        _write(_engine(engine), [row])
 
 
 @dataclass(frozen=True)
@@ -325,7 +332,7 @@ def adjudicated_csv(engine: Engine | None = None) -> str:
     return rows_to_csv((f.__dict__ for f in adjudicated_set(engine)), ["item_id", "label", "value", "how"])
 
 
-def _check_rows(rows: Iterable[Label | tuple[int, Label]], by: str | None) -> tuple[list[dict], list[RowProblem]]:
+def _check_rows(rows: Iterable[Label | tuple[int, Label]]) -> tuple[list[dict], list[RowProblem]]:
     good: list[dict] = []
     problems: list[RowProblem] = []
     adjudicator = None
@@ -338,10 +345,9 @@ def _check_rows(rows: Iterable[Label | tuple[int, Label]], by: str | None) -> tu
             continue
         if annotator == ADJUDICATOR:
             if adjudicator is None:
-                adjudicator = "" if not adjudicators() else (adjudicator_for(by) or "")
+                adjudicator = may_adjudicate()
             if not adjudicator:
-                why: str | None = (f"no adjudicator is listed in {ADJUDICATORS_SETTING}" if not adjudicators()
-                       else f"you are not listed in {ADJUDICATORS_SETTING}")
+                why: str | None = "you do not have the adjudicator role"
                 problems.append(RowProblem(line, "annotator", f"{ADJUDICATOR} rows set final labels, which only an "
                                            f"adjudicator can import; {why}"))
                 continue
@@ -363,35 +369,41 @@ def _check_rows(rows: Iterable[Label | tuple[int, Label]], by: str | None) -> tu
     return good, problems
 
 
-def import_labels(rows: Iterable[Label | tuple[int, Label]], engine: Engine | None = None, *,
-                  by: str | None = None) -> int:
+def import_labels(rows: Iterable[Label | tuple[int, Label]], engine: Engine | None = None) -> int:
     """Import labels all or nothing: every row is checked first (label names, controlled values, reserved names;
-    ``[adjudicated]`` rows only when ``by`` is a listed adjudicator), then all are written in one transaction.
-    Rows are Labels (numbered as CSV lines from 2) or (line, Label) pairs. Any bad row raises a LabelsCSVError
-    whose ``problems`` name each row, column and reason; nothing is changed then. Returns how many were saved."""
-    good, problems = _check_rows(rows, by)
+    ``[adjudicated]`` rows only for a person who may adjudicate; with sign-in on, others' labels likewise), then
+    all are written in one transaction. Rows are Labels (numbered as CSV lines from 2) or (line, Label) pairs. Any
+    bad row raises a LabelsCSVError whose ``problems`` name each row, column and reason; nothing is changed then.
+    Returns how many were saved."""
+    rows = list(rows)
+    check_import_rights((e[1] if isinstance(e, tuple) else e).annotator for e in rows)
+    good, problems = _check_rows(rows)
     if problems:
         raise LabelsCSVError(problems)
     if not good:
         raise UserError("The labels file has no rows.")
-    _write(_engine(engine), good)
+    return _import(good, engine)
+
+
+def _import(good: list[dict], engine: Engine | None) -> int:
+    with guarded(Action.LABEL, "labels imported", f"{len(good)} labels of "
+                 f"{', '.join(sorted({r['annotator'] for r in good}))[:300]}", _engine(engine)):
+        _write(_engine(engine), good)
     return len(good)
 
 
-def import_labels_csv(text: str, engine: Engine | None = None, *, by: str | None = None,
-                      importer: str | None = None, sign_in: bool = False) -> int:
+def import_labels_csv(text: str, engine: Engine | None = None) -> int:
     """Import a labels CSV (already decoded, see ``labels_csv.decode_csv_bytes``) all or nothing, with one report of
-    every bad row, the file's (empty cells, duplicates) and the labels' (values, names) together. With sign-in on
-    (``sign_in``), a reviewer who is not an adjudicator imports only their own labels (``importer``; see
-    ``reviewers.check_import_rights``): a file with bad rows is reported first, then one with others' labels."""
+    every bad row, the file's (empty cells, duplicates) and the labels' (values, names) together. With sign-in on,
+    a person who may not adjudicate imports only their own labels (``reviewers.check_import_rights``): a file with
+    bad rows is reported first, then one with others' labels."""
+    who = access.authorize(Action.LABEL, "import labels")
     rows, problems = parse_labels_csv(text)
-    if sign_in and not adjudicator_for(by):
-        if problems:
-            raise LabelsCSVError(problems)
-        check_import_rights((lb.annotator for _, lb in rows), importer, by, sign_in)
-    good, more = _check_rows(rows, by)
+    if problems and who.signed_in and not may_adjudicate():  # its own problems first, then whose labels it holds
+        raise LabelsCSVError(problems)
+    check_import_rights(lb.annotator for _, lb in rows)
+    good, more = _check_rows(rows)
     problems = sorted(problems + more, key=lambda p: p.row)
     if problems:
         raise LabelsCSVError(problems)
-    _write(_engine(engine), good)
-    return len(good)
+    return _import(good, engine)

@@ -31,6 +31,8 @@ from sqlalchemy import delete, func, insert, select
 from sqlalchemy.engine import Connection, Engine, RowMapping
 from sqlalchemy.sql.expression import Executable
 
+from lib.core import access
+from lib.core.access import Action
 from lib.core.errors import UserError
 from lib.core.stats.agreement import PairAgreement, pair_agreement
 from lib.core.stats.bradley_terry import VOTES, Vote
@@ -42,6 +44,7 @@ from lib.qa.context_passage import ContextPassage
 from lib.qa.contexts import MODE_LABELS
 from lib.review.annotations import check_reviewer_name
 from lib.storage import tables
+from lib.storage.audit import guarded
 from lib.storage.engine import get_engine, upsert
 
 ASK_SOURCE = "ask"
@@ -315,6 +318,7 @@ def _groups(systems: Sequence[tuple[str, str]], pairs: Sequence[tuple[ArenaAnswe
 def create_arena(source: str, systems: Sequence[Sequence[str]] | None = None, name: str | None = None,
                  min_experts: int = 1, engine: Engine | None = None) -> str:
     """Make an arena over the source's answers to date, for the given systems (all that pair up, if None)."""
+    access.authorize(Action.RUN_BENCHMARK, "create an arena")
     engine = _engine(engine)
     if not 1 <= int(min_experts) <= 10:
         raise UserError("Experts per pair must be between 1 and 10.")
@@ -389,7 +393,7 @@ def arena_pairs(arena: Arena, engine: Engine | None = None) -> list[tuple[ArenaA
 
 
 def delete_arena(arena_id: str, engine: Engine | None = None) -> None:
-    with _engine(engine).begin() as c:
+    with guarded(Action.DELETE, f"arena {arena_id}", engine=_engine(engine)), _engine(engine).begin() as c:
         c.execute(delete(tables.arena_judge_votes).where(tables.arena_judge_votes.c.arena_id == arena_id))
         c.execute(delete(tables.arena_votes).where(tables.arena_votes.c.arena_id == arena_id))
         c.execute(delete(tables.arenas).where(tables.arenas.c.arena_id == arena_id))
@@ -533,9 +537,11 @@ def cast_vote(arena_id: str, annotator: str, pair: Pair, vote: str, reason: str 
     """Store one expert's vote on a pair as they saw it (left/right as shown). A second vote on the same pair by
     the same expert replaces the first."""
     engine = _engine(engine)
+    access.authorize(Action.VOTE, arena_id)
+    access.own_name(annotator)
     answers = snap.answers if snap is not None else arena_answers(get_arena(arena_id, engine), engine)
     cast = vote_row(arena_id, answers, annotator, pair.left.answer_id, pair.right.answer_id, vote, reason, seconds)
-    with engine.begin() as c:
+    with guarded(Action.VOTE, f"arena {arena_id}", f"{annotator}: {vote}", engine), engine.begin() as c:
         c.execute(upsert_vote(engine, cast, func.now()))  # a second vote is dated when it was cast
 
 
@@ -545,7 +551,8 @@ def take_back(arena_id: str, annotator: str, pair_key: str, engine: Engine | Non
     t = tables.arena_votes
     engine = _engine(engine)
     where = (t.c.arena_id == arena_id) & (t.c.annotator == annotator) & (t.c.pair_key == pair_key)
-    with engine.begin() as c:
+    access.own_name(annotator)
+    with guarded(Action.VOTE, f"arena {arena_id}", f"{annotator}: vote taken back", engine), engine.begin() as c:
         row = c.execute(select(t).where(where)).mappings().first()
         if row is None:
             return None

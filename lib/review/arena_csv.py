@@ -9,10 +9,13 @@ from datetime import datetime
 
 from sqlalchemy.engine import Engine
 
+from lib.core import access
+from lib.core.access import Action
 from lib.core.csv_safe import rows_to_csv, unneutralise
 from lib.core.errors import UserError
 from lib.core.stats.bradley_terry import VOTES, Vote
 from lib.review.arena import ArenaVote, arena_answers, get_arena, oriented, upsert_vote, vote_row, votes
+from lib.storage.audit import guarded
 from lib.storage.engine import get_engine
 
 CSV_COLUMNS = ("arena_id", "item_id", "question", "left_model", "left_mode", "right_model", "right_mode",
@@ -42,6 +45,7 @@ def import_votes_csv(text: str, arena_id: str, engine: Engine | None = None) -> 
     vote and an expert; every bad row is named in one UserError. Returns counts {new, replaced, unchanged}: a vote
     an expert already cast on that pair is replaced by the file's."""
     engine = (engine or get_engine())
+    who = access.authorize(Action.VOTE, f"arena {arena_id}")
     arena = get_arena(arena_id, engine)
     answers = arena_answers(arena, engine)
     reader = csv.DictReader(io.StringIO(text))
@@ -92,13 +96,18 @@ def import_votes_csv(text: str, arena_id: str, engine: Engine | None = None) -> 
         raise UserError(f"Nothing was imported: {len(problems)} bad row(s): {shown}.")
     if not rows:
         raise UserError("Nothing was imported: the file has no votes.")
+    others = sorted({row.annotator for row, _ in rows} - {who.id})
+    if who.signed_in and others and not access.allowed(Action.ADJUDICATE):
+        raise access.AccessDeniedError(f"You can import only your own votes ({who.id}); this file also holds votes of "
+                                  f"{len(others)} other name(s). Ask an adjudicator to import it.")
     had = {(v.pair_key, v.annotator): v for v in votes(arena_id, engine)}
     counts = {"new": 0, "replaced": 0, "unchanged": 0}
     for row, _ in rows:
         old = had.get((row.pair_key, row.annotator))
         same = old is not None and oriented(old) == oriented(row) and (old.reason or None) == row.reason
         counts["new" if old is None else "unchanged" if same else "replaced"] += 1
-    with engine.begin() as c:  # one transaction: every row or none
+    with guarded(Action.VOTE, f"arena {arena_id}", f"imported {len(rows)} votes ({counts})", engine), \
+            engine.begin() as c:  # one transaction: every row or none
         for row, when in rows:
             c.execute(upsert_vote(engine, row, when))
     return counts

@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
+from lib.core.access import Action, authorize
 from lib.core.pool import run_tasks
 from lib.core.progress import CountProgressFn
 from lib.core.redaction import redact
@@ -193,6 +194,7 @@ def judge_pairs(arena_id: str, model_id: str, engine: Engine | None = None,
     the counts (``JudgedPairs``). Each pair's two calls are saved together, with a key-free
     reason when they did not give a verdict: ``failed`` (the call failed: asked again next time) or ``unreadable``
     (the model's reply is not a choice: asked again only with ``retry_unreadable``)."""
+    authorize(Action.RUN_BENCHMARK, f"judge arena {arena_id}")
     provider: Provider = registry.get_judge(model_id, "answers")
     judge = provider.id
     engine = _engine(engine)

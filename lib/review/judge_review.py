@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
+from lib.core.access import Action, authorize
 from lib.core.errors import UserError
 from lib.core.pool import run_tasks
 from lib.core.progress import CountProgressFn
@@ -193,6 +194,7 @@ def judge_items(
     """Have a judge label the review items it has not labelled yet (all review items, or ``item_ids``).
     Resumable: items labelled before are skipped, failed ones are tried again. Returns the counts
     (``JudgedItems``); ``skipped`` also counts ids that are not in the review pool."""
+    authorize(Action.RUN_BENCHMARK, "judge review items")
     provider = registry.get_judge(model_id, "items")
     judge = provider.id  # the concrete id, whatever alias was passed
     engine = _engine(engine)

@@ -1,22 +1,21 @@
 """Who reviews, and what each reviewer may do: the names a person may not type, who may set final labels
-(adjudicate), and whose labels a reviewer may import. The pages and the command line ask these same rules."""
+(adjudicate: a role, lib/core/access.py), and whose labels a reviewer may import. The pages and the command line
+ask these same rules."""
 from __future__ import annotations
 
 import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from lib.core import config
+from lib.core import access
+from lib.core.access import Action, Role
 from lib.core.errors import UserError
 from lib.models import registry
+from lib.storage import accounts
 
 ADJUDICATOR = "[adjudicated]"  # the annotator name under which final labels are stored; never typed by a person
-# Who may set final labels: NEPAQA_ADJUDICATORS, comma-separated names or e-mails (compared without case).
-ADJUDICATORS_SETTING = "NEPAQA_ADJUDICATORS"
-HOW_TO_ADJUDICATE = (f"Adjudication (setting final labels) is off: no adjudicator is listed. To turn it on, set "
-                     f"{ADJUDICATORS_SETTING} to the reviewers allowed to adjudicate (comma-separated names or "
-                     f"e-mails, as they sign in or type their name), in the environment or in "
-                     f".streamlit/secrets.toml, then restart the app.")
+HOW_TO_ADJUDICATE = ("Setting final labels needs the adjudicator role (or admin). Ask an admin of this app to give "
+                     "it to you (Accounts page); with sign-in off, the local user may adjudicate.")
 
 # Names a person cannot type: anything in brackets (the app's own names, such as [adjudicated]) and names that
 # look like a judge model (its words, or a model id such as local/smollm2-135m).
@@ -56,50 +55,31 @@ def check_reviewer_name(name: str) -> str:
 
 
 def adjudicators() -> list[str]:
-    """The identities allowed to set final labels (the NEPAQA_ADJUDICATORS setting), in the order listed."""
-    raw = config.get(ADJUDICATORS_SETTING) or ""
-    return list(dict.fromkeys(x.strip() for x in raw.split(",") if x.strip()))
+    """The accounts whose role lets them set final labels (adjudicator or admin), from the role table."""
+    return [r.subject for r in accounts.rows() if r.role >= Role.ADJUDICATOR]
 
 
-def adjudicator_for(*identities: str | None) -> str | None:
-    """The listed adjudicator matching any of these identities (a name or an e-mail; case does not matter)."""
-    listed = {a.casefold(): a for a in adjudicators()}
-    for who in identities:
-        if who and who.strip().casefold() in listed:
-            return listed[who.strip().casefold()]
-    return None
+def may_adjudicate() -> bool:
+    """Whether the person acting may set final labels (the page asks, to show the Adjudicate tab)."""
+    return access.allowed(Action.ADJUDICATE)
 
 
-def require_adjudicator(by: str | None) -> str:
-    """The listed adjudicator ``by`` names; a UserError when adjudication is off or ``by`` is not listed."""
-    if not adjudicators():
-        raise UserError(HOW_TO_ADJUDICATE)
-    found = adjudicator_for(by)
-    if not found:
-        raise UserError(f"Only the adjudicators listed in {ADJUDICATORS_SETTING} can set final labels, and "
-                        f"this reviewer is not listed.")
-    return found
+def signed_in_reviewer(user: Mapping[str, object]) -> str:
+    """The reviewer for a signed-in account: the e-mail (else the display name, which is often the user's own to
+    set, so a role is never given by it: roles go by e-mail, lib/storage/accounts.py)."""
+    return str(user.get("email") or user.get("name") or "").strip()
 
 
-def signed_in_reviewer(user: Mapping[str, object]) -> tuple[str, str | None]:
-    """(the reviewer, the adjudicator or None) for a signed-in account: the e-mail names the reviewer (else the
-    display name), and only the verified e-mail grants adjudication: a display name is often the user's own to set."""
-    who = str(user.get("email") or user.get("name") or "").strip()
-    email = user.get("email")
-    return who, adjudicator_for(str(email)) if email else None
-
-
-def check_import_rights(annotators: Iterable[str], importer: str | None, by: str | None, sign_in: bool) -> None:
-    """Whose labels a reviewer may import. Without sign-in names are not authenticated, so a file may hold any
-    names; with sign-in on, a reviewer imports only their own labels (``importer``: the signed-in reviewer, None
-    when nobody is signed in), and an adjudicator (``by``) may import anyone's."""
-    if not sign_in or adjudicator_for(by):
+def check_import_rights(annotators: Iterable[str]) -> None:
+    """Whose labels the person acting may import: with sign-in on, only their own unless they may adjudicate;
+    without it names are not authenticated, so a file may hold any names."""
+    who = access.authorize(Action.LABEL, "import labels")
+    if not who.signed_in or may_adjudicate():
         return
-    others = sorted(set(annotators) - {importer})
-    if others or not importer:
-        raise UserError("With sign-in on, you can import only your own labels (annotator "
-                        f"'{importer or 'signed-in user'}'); this file also holds labels of "
-                        f"{len(others)} other name(s). Ask an adjudicator to import it.")
+    others = sorted(set(annotators) - {who.id})
+    if others:
+        raise access.AccessDeniedError(f"You can import only your own labels (annotator '{who.id}'); this file also holds "
+                                  f"labels of {len(others)} other name(s). Ask an adjudicator to import it.")
 
 
 def similar_expert(name: str, known: Sequence[str]) -> str | None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
+from lib.core.access import Action, authorize
 from lib.core.errors import UserError
 from lib.core.pool import run_tasks
 from lib.core.progress import CountProgressFn
@@ -131,6 +132,7 @@ def judge_items(model_id: str, item_ids: Sequence[str] | None = None, engine: En
     """Have a judge model check the support of the items' answers (the items experts labelled, or ``item_ids``),
     storing its yes/no apart from the experts'. Items it checked before are skipped; failed ones are tried again;
     an item with nothing to check is stored as such, with the reason. Returns the counts (``SupportChecked``)."""
+    authorize(Action.RUN_BENCHMARK, "check support with a judge")
     provider = registry.get(model_id)
     engine = _engine(engine)
     ids = list(item_ids) if item_ids is not None else sorted(expert_labels(engine))

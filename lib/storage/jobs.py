@@ -11,12 +11,9 @@
   (it is atomic, so nothing half-done was kept).
 - ``cancel`` sets a flag in the table, so any process can cancel any job; the worker sees it within a second.
 
-What each kind of job does is registered from above (``register``: lib/app/job_handlers.py registers ingest,
-benchmark, exam, generation and re-embedding), so this module holds no handler's code and imports none; it names
-only the kinds that are handed back when a worker stops (``HAND_BACK_KINDS``). Registration is per
-process: the pages and the command line import lib.app, which registers every kind; a process that imports only
-this module can list jobs but sees no kind it could run or resume. A handler is ``fn(params, ctx) -> result dict``;
-it reports with ``ctx.progress`` and stops early when ``ctx.cancel`` is set (or by raising ``JobCancelledError``).
+What each kind of job does is registered from above (``register``, by lib/app/job_handlers.py), per process; this
+module holds no handler's code. Who may start or manage a job, and whom it runs as: job_access.py. A handler is
+``fn(params, ctx) -> result dict``; it reports with ``ctx.progress`` and stops early when ``ctx.cancel`` is set.
 """
 from __future__ import annotations
 
@@ -33,12 +30,15 @@ from typing import Any
 from sqlalchemy import Row, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
+from lib.core import access
 from lib.core.errors import UserError
 from lib.core.json_types import JSONObject
 from lib.core.progress import ProgressFn
 from lib.core.redaction import redact
-from lib.storage import leases, tables, work_queue
+from lib.storage import job_access, leases, tables, work_queue
 from lib.storage.engine import get_engine
+from lib.storage.job_resume import MAX_ATTEMPTS, attempts
+from lib.storage.job_resume import resume_params as resume_params  # the command line resumes with it
 
 Handler = Callable[[JSONObject, "JobContext"], JSONObject]
 _handlers: dict[str, Handler] = {}  # kind -> handler, filled by ``register``
@@ -93,6 +93,8 @@ class Job:
     runs_on: str | None = None  # where a running job runs: "host (process N)", from its lease
     elsewhere: bool = False  # it runs in another process than this one (a worker): worth a word on its card
     dismissed: bool = False  # a user hid it from the app's job panel (it stays in the store and the CLI's list)
+    owner: str | None = None  # who started it (job_access.py); it runs as them
+    owner_role: str | None = None
 
     @property
     def active(self) -> bool:
@@ -178,11 +180,12 @@ def _insert(kind: str, title: str, params: JSONObject, origin: str, engine: Engi
             resumed_from: str | None = None, job_id: str | None = None, conn: Connection | None = None) -> str:
     if kind not in _handlers:
         raise UserError(f"Unknown job kind '{kind}'; known: {', '.join(_handlers) or 'none registered'}.")
-    job_id = job_id or _new_id()
-    now = time.time()
+    job_id, now = job_id or _new_id(), time.time()
+    who = job_access.authorize_start(kind, params, title)
     row = dict(job_id=job_id, kind=kind, title=title, status=status, progress=0.0, message="waiting to start",
                params=json.dumps(params), result=json.dumps({}), cancel_requested=0, origin=origin,
-               resumed_from=resumed_from, created_at=now, started_at=now if status == "running" else None)
+               resumed_from=resumed_from, created_at=now, started_at=now if status == "running" else None,
+               owner=who.id, owner_role=who.role.word if who.role else None)
     if conn is not None:
         conn.execute(insert(tables.jobs).values(**row))
         return job_id
@@ -243,7 +246,9 @@ def _execute(job_id: str, kind: str, params: JSONObject, engine: Engine, printer
         if not started:  # cancelled while it waited for a slot
             return {}
         watcher.start()
-        result = _handlers[kind](params, ctx)
+        mine = get(job_id, engine)
+        with access.acting_as(job_access.runs_as(mine.owner, mine.owner_role) or access.current()):
+            result = _handlers[kind](params, ctx)
         result = {**ctx.result, **(result or {})}
         # an ingest that returns has indexed its document (past the last safe point a cancel is too late); a run
         # that returns after a cancel stopped early
@@ -349,7 +354,7 @@ def submit(kind: str, params: JSONObject, title: str, engine: Engine | None = No
             with _local_lock:
                 _local_active.discard(job_id)
 
-    threading.Thread(target=worker, name=f"job:{job_id}", daemon=True).start()
+    threading.Thread(target=access.in_this_context(worker), name=f"job:{job_id}", daemon=True).start()
     return job_id
 
 
@@ -391,18 +396,19 @@ def _requeue(job: Job, engine: Engine) -> str | None:
     """Queue an interrupted worker job again as a new job, once (a second worker asking is refused by
     ``claim_resume``). If the queue cannot take it, it is interrupted again, for the next look: never left
     resumed with no job to continue it. Returns the new id."""
-    try:
-        claim_resume(job.job_id, engine)
-    except UserError:  # another worker took it first
-        return None
-    try:
-        return submit(job.kind, resume_params(job), job.title, engine, resumed_from=job.job_id, to_workers=True)
-    except UserError:
-        t = tables.jobs
-        with engine.begin() as c:
-            c.execute(update(t).where(t.c.job_id == job.job_id, t.c.status == "resumed").values(
-                status="interrupted", message="could not be queued again yet; tried again in a few seconds"))
-        return None
+    with access.acting_as(job_access.runs_as(job.owner, job.owner_role) or access.current()):  # still theirs
+        try:
+            claim_resume(job.job_id, engine)
+        except UserError:  # another worker took it first
+            return None
+        try:
+            return submit(job.kind, resume_params(job), job.title, engine, resumed_from=job.job_id, to_workers=True)
+        except UserError:
+            t = tables.jobs
+            with engine.begin() as c:
+                c.execute(update(t).where(t.c.job_id == job.job_id, t.c.status == "resumed").values(
+                    status="interrupted", message="could not be queued again yet; tried again in a few seconds"))
+            return None
 
 
 def run_foreground(kind: str, params: JSONObject, title: str, printer: ProgressFn | None = None,
@@ -420,6 +426,7 @@ def run_foreground(kind: str, params: JSONObject, title: str, printer: ProgressF
 def cancel(job_id: str, engine: Engine | None = None) -> None:
     engine = _engine(engine)
     job = get(job_id, engine)
+    job_access.check_own(job.owner, job.title)
     if not job.active:
         raise UserError(f"Job {job_id} is not running ({job.status}); nothing to cancel.")
     with engine.begin() as c:
@@ -438,6 +445,7 @@ def dismiss(job_id: str, engine: Engine | None = None) -> None:
     engine = _engine(engine)
     if (job := get(job_id, engine)).active:
         raise UserError(f"That job is still {job.status}; cancel it before dismissing it.")
+    job_access.check_own(job.owner, job.title)
     with engine.begin() as c:
         c.execute(update(tables.jobs).where(tables.jobs.c.job_id == job_id, tables.jobs.c.dismissed_at.is_(None))
                   .values(dismissed_at=time.time()))
@@ -448,6 +456,7 @@ def claim_resume(job_id: str, engine: Engine | None = None) -> Job:
     to resume the same job is refused instead of starting a second worker on the same run."""
     engine = _engine(engine)
     job = get(job_id, engine)
+    job_access.check_own(job.owner, job.title)
     if not job.resumable:
         raise UserError(f"Job {job_id} is {job.status}; only an interrupted, cancelled or failed job can be resumed.")
     with engine.begin() as c:
@@ -481,7 +490,7 @@ def requeue_interrupted(engine: Engine | None = None, limit: int = 200) -> list[
         if r.status != "interrupted":
             continue
         job = _row(r)
-        if _attempts(job, engine) >= MAX_ATTEMPTS:  # a file that kills its worker each time is not tried forever
+        if attempts(job, engine) >= MAX_ATTEMPTS:  # a file that kills its worker each time is not tried forever
             with engine.begin() as c:
                 c.execute(update(t).where(t.c.job_id == job.job_id, t.c.status == "interrupted").values(
                     status="failed", error=f"its worker stopped {MAX_ATTEMPTS} times on it; not tried again"))
@@ -492,30 +501,6 @@ def requeue_interrupted(engine: Engine | None = None, limit: int = 200) -> list[
     return out
 
 
-MAX_ATTEMPTS = 3  # runs of one job (itself and the jobs it was resumed from) before a dead worker's job is failed
-
-
-def _attempts(job: Job, engine: Engine) -> int:
-    n, prev = 1, job.resumed_from
-    t = tables.jobs
-    while prev and n < MAX_ATTEMPTS:
-        with engine.connect() as c:
-            prev = c.execute(select(t.c.resumed_from).where(t.c.job_id == prev)).scalar()
-        n += 1
-    return n
-
-
-def resume_params(job: Job) -> JSONObject:
-    """A job's parameters for running it again: a benchmark continues its own run from the saved rows, an exam
-    continues from its saved answers (never starting over), an ingest starts again (it is atomic)."""
-    params = dict(job.params)
-    if job.kind == "benchmark" and job.result.get("run_id"):
-        params["run_id"] = job.result["run_id"]
-    if job.kind == "exam":
-        params["restart"] = False
-    return params
-
-
 def _row(r: Any) -> Job:
     m = r._mapping
     return Job(job_id=r.job_id, kind=r.kind, title=r.title, status=r.status, progress=float(r.progress or 0.0),
@@ -523,7 +508,8 @@ def _row(r: Any) -> Job:
                result=json.loads(m.get("result") or "{}"),
                error=r.error, cancel_requested=bool(r.cancel_requested), origin=r.origin or "app",
                resumed_from=r.resumed_from, created_at=float(r.created_at), started_at=r.started_at,
-               ended_at=r.ended_at, dismissed=m.get("dismissed_at") is not None)
+               ended_at=r.ended_at, dismissed=m.get("dismissed_at") is not None, owner=m.get("owner"),
+               owner_role=m.get("owner_role"))
 
 
 def _mark_interrupted(rows: list[Row[Any]], engine: Engine) -> list[Row[Any]]:

@@ -30,6 +30,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.schema import CreateIndex, CreateTable
 
+from lib.core import config
 from lib.core.errors import UserError
 from lib.core.version import __version__
 from lib.storage import tables
@@ -136,6 +137,40 @@ def drop_exact_vectors(engine: Engine) -> str | None:
             "searches rank by the vectors made at ingest, and every document stays searchable")
 
 
+def append_only_audit(engine: Engine) -> None:
+    """The audit record takes new rows only: the database itself refuses to change or delete one (a trigger)."""
+    add_missing_columns(engine)
+    with engine.begin() as c:
+        if engine.dialect.name == "sqlite":
+            for verb in ("UPDATE", "DELETE"):
+                c.execute(text(f"CREATE TRIGGER IF NOT EXISTS audit_log_no_{verb.lower()} BEFORE {verb} ON audit_log "
+                               "BEGIN SELECT RAISE(ABORT, 'the audit record is append-only'); END"))
+        else:
+            c.execute(text("CREATE OR REPLACE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS "
+                           "$$ BEGIN RAISE EXCEPTION 'the audit record is append-only'; END $$"))
+            c.execute(text("DROP TRIGGER IF EXISTS audit_log_append_only ON audit_log"))
+            c.execute(text("CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON audit_log "
+                           "FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only()"))
+
+
+def adjudicators_to_role(engine: Engine) -> str | None:
+    """NEPAQA_ADJUDICATORS (names or e-mails allowed to set final labels) becomes the adjudicator role: one row
+    each in the role table. The setting is not read after this step; admins change roles on the Accounts page."""
+    add_missing_columns(engine)
+    listed = [x.strip().lower() for x in (config.get("NEPAQA_ADJUDICATORS") or "").split(",") if x.strip()]
+    if not listed:
+        return None
+    t = tables.user_roles
+    with engine.begin() as c:
+        have = {r[0] for r in c.execute(select(t.c.subject))}
+        for who in dict.fromkeys(listed):
+            if who not in have:
+                c.execute(insert(t).values(subject=who, role="adjudicator", source="migration",
+                                           set_by="NEPAQA_ADJUDICATORS", set_at=time.time()))
+    return (f"the {len(listed)} name(s) in NEPAQA_ADJUDICATORS now have the adjudicator role (Accounts page); "
+            "the setting is no longer read")
+
+
 # The ledger: (number, name, step). Numbers only grow; a released step is never removed or given another job.
 # Step 1 creates the tables as tables.py defines them now (create_all) and adds the nullable columns a store made
 # before the ledger lacks, so a pre-ledger store and a new one end at the same shape; every later change to the
@@ -151,12 +186,15 @@ STEPS: tuple[tuple[int, str, Step], ...] = (
     (8, "the pages of each document read by OCR", add_missing_columns),
     (9, "documents grouped as the volumes of one EIS", add_missing_columns),
     (10, "finished jobs dismissed from the app's job panel", add_missing_columns),
+    (11, "accounts: roles, the audit record, who started each job and asked", add_missing_columns),
+    (12, "the audit record is append-only", append_only_audit),
+    (13, "NEPAQA_ADJUDICATORS becomes the adjudicator role", adjudicators_to_role),
 )
 LATEST = STEPS[-1][0]
 
 # What tables.py defines as of step LATEST (tables_fingerprint()): a change to the tables without a new step
 # fails tests/storage/test_schema.py.
-TABLES_FINGERPRINT = "a368ddb27eae7154"
+TABLES_FINGERPRINT = "9b9e9f2a59849df4"
 
 
 def tables_fingerprint() -> str:

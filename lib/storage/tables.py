@@ -89,6 +89,7 @@ ask_history = Table(
     Column("tokens_out", Integer),
     Column("seconds", Float),
     Column("support", Text),  # JSON: the offline support check made when the answer was kept (step 5)
+    Column("asked_by", Text),  # the account that asked (lib/core/access.py); None: asked before accounts
 )
 
 bench_runs = Table(
@@ -164,6 +165,8 @@ jobs = Table(  # long work: ingest, benchmark runs, exam runs, generation (lib/s
     Column("started_at", Float),
     Column("ended_at", Float),
     Column("dismissed_at", Float),  # hidden from the app's job panel by a user (the CLI still lists it)
+    Column("owner", Text),  # the account that started it; it runs as them (None: started before accounts)
+    Column("owner_role", String(16)),  # their role when they started it
 )
 
 run_manifests = Table(
@@ -364,6 +367,29 @@ eis_volumes = Table(  # the documents that are volumes of one EIS (lib/collectio
     UniqueConstraint("eis_id", "position", name="uq_eis_volume"),  # one volume 2 per EIS
 )
 
+
+user_roles = Table(  # who has which role (lib/storage/accounts.py): an e-mail or "group:<name>" per row
+    "user_roles",
+    metadata,
+    Column("subject", String(320), primary_key=True),  # lower case
+    Column("role", String(16), nullable=False),  # viewer | analyst | expert | adjudicator | admin
+    Column("source", String(12), nullable=False),  # setting (NEPAQA_ROLES) | admin (set on the page) | migration
+    Column("set_by", Text),
+    Column("set_at", Float, nullable=False),
+)
+
+audit_log = Table(  # who did what, when, to which object (lib/storage/audit.py); append-only (schema step 12)
+    "audit_log",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", Float, nullable=False, index=True),  # epoch seconds
+    Column("actor", Text, nullable=False),
+    Column("role", String(16)),
+    Column("action", String(40), nullable=False),
+    Column("object", Text),
+    Column("outcome", String(8), nullable=False),  # done | refused
+    Column("detail", Text),  # plain words, keys redacted
+)
 
 schema_ledger = Table(  # the schema steps this store has taken (lib/storage/schema.py), one row each
     "schema_ledger",

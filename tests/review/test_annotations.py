@@ -1,19 +1,25 @@
 import multiprocessing as mp
+import time
 
 import pytest
 from sqlalchemy import func, select
 
+from lib.core import access
+from lib.core.access import Actor, Role
 from lib.core.errors import UserError
 from lib.evaluation.benchmark.dataset import Item
 from lib.review import annotations as ann
 from lib.review import reviewers
-from lib.storage import tables
+from lib.storage import accounts, schema, tables
 from lib.storage.engine import get_engine
 
 
 def make_items(n):
     return [Item(id=f"I{i}", question_type="recall", question=f"Q{i}?", answer=f"A{i}", context=f"C{i}", doc="d",
                  page_number=i) for i in range(n)]
+
+
+EXPERT = Actor("ann@epa.gov", Role.EXPERT)  # sign-in off: names not checked, roles are
 
 
 @pytest.fixture
@@ -102,7 +108,6 @@ def test_postgres_store_and_two_processes_at_once(pg_url):
 
 # ---- issue 10: all-or-nothing imports, text kept as written, safe exports, identity ----------------------------
 
-from lib.core import config  # noqa: E402
 from lib.core.stats.agreement import Label  # noqa: E402
 from lib.review.labels_csv import read_labels_csv  # noqa: E402
 
@@ -129,7 +134,7 @@ def test_rejected_import_changes_nothing(engine):
 def test_import_report_lists_every_bad_row(engine):
     text = (HEADER + "I1,Alice,answer_correct,yes\nI1,[adjudicated],answer_correct,no\nI2,Alice,colour,blue\n"
             "I3,Alice,proof_supports,perhaps\nI4,Alice,true_type,sonnet\n")
-    with pytest.raises(UserError) as exc:
+    with access.acting_as(EXPERT), pytest.raises(UserError) as exc:  # final labels: not an expert's to import
         ann.import_labels_csv(text, engine=engine)
     assert [(p.row, p.column) for p in exc.value.problems] == [(3, "annotator"), (4, "label"), (5, "value"),
                                                                 (6, "value")]
@@ -171,15 +176,14 @@ FORMULAS = ['=HYPERLINK("http://x","Click")', "+cmd|' /C calc'!A0", "-2+3", "@SU
             "\tleading tab kept out by strip", "-", "Proof on Page 12 says 1,200 Acres; see EIS Table ES-3"]
 
 
-def test_exports_are_neutralised_and_round_trip_byte_for_byte(engine, tmp_path, monkeypatch):
-    monkeypatch.setenv("NEPAQA_ADJUDICATORS", "Judy Adjudicator")
+def test_exports_are_neutralised_and_round_trip_byte_for_byte(engine, tmp_path):
     evil_id = "+cmd|' /C calc'!A0"
     for n, text in enumerate(FORMULAS):
         ann.save_label(f"I{n}", "Alice", "comment", text, engine)
     for who, v in (("Alice", "yes"), ("Bob", "no")):
         ann.save_label(evil_id, who, "answer_correct", v, engine)
     ann.save_label("=1+1", "@alice", "proof_supports", "yes", engine)
-    ann.adjudicate(evil_id, "answer_correct", "no", engine, by="judy adjudicator")
+    ann.adjudicate(evil_id, "answer_correct", "no", engine)
     exported = ann.labels_csv(engine)
     import csv
     import io
@@ -191,20 +195,19 @@ def test_exports_are_neutralised_and_round_trip_byte_for_byte(engine, tmp_path, 
     final = ann.adjudicated_csv(engine)
     assert f"'{evil_id}" in final and "\n=1+1" not in final and f"\n{evil_id}" not in final
     other = get_engine(f"sqlite:///{tmp_path / 'copy.db'}")
-    ann.import_labels_csv(exported, engine=other, by="Judy Adjudicator")
+    ann.import_labels_csv(exported, engine=other)
     assert ann.labels_csv(other) == exported  # byte for byte
     assert ann.adjudicated_csv(other) == final
     assert _values(other) == _values(engine)  # the stored text is the original, not the escaped cell
 
 
-def test_import_of_final_labels_needs_an_adjudicator(engine, monkeypatch):
-    monkeypatch.delenv("NEPAQA_ADJUDICATORS", raising=False)
+def test_import_of_final_labels_needs_an_adjudicator(engine):
     text = HEADER + "I1,[adjudicated],answer_correct,yes\n"
-    with pytest.raises(UserError) as exc:
-        ann.import_labels_csv(text, engine=engine, by="Alice")
-    assert exc.value.problems[0].column == "annotator" and "NEPAQA_ADJUDICATORS" in exc.value.problems[0].reason
-    monkeypatch.setenv("NEPAQA_ADJUDICATORS", "Alice")
-    assert ann.import_labels_csv(text, engine=engine, by="Alice") == 1
+    with access.acting_as(EXPERT), pytest.raises(UserError) as exc:
+        ann.import_labels_csv(text, engine=engine)
+    assert exc.value.problems[0].column == "annotator" and "adjudicator role" in exc.value.problems[0].reason
+    with access.acting_as(Actor("judy@epa.gov", Role.ADJUDICATOR)):
+        assert ann.import_labels_csv(text, engine=engine) == 1
 
 
 @pytest.mark.parametrize("name", ["[adjudicated]", "[Adjudicated]", " [me] ", "(system)", "<judge>", "Judge",
@@ -226,20 +229,19 @@ def test_ordinary_names_are_fine(engine, name):
     ann.save_label("I1", name, "answer_correct", "yes", engine)
 
 
-def test_adjudicators_setting(engine, monkeypatch):
-    assert "NEPAQA_ADJUDICATORS" in config.DEFAULTS and config.DEFAULTS["NEPAQA_ADJUDICATORS"] == ""
-    monkeypatch.delenv("NEPAQA_ADJUDICATORS", raising=False)
-    assert reviewers.adjudicators() == [] and reviewers.adjudicator_for("Alice") is None
-    with pytest.raises(UserError, match="NEPAQA_ADJUDICATORS"):
-        ann.adjudicate("I1", "answer_correct", "yes", engine, by="Alice")
+def test_adjudicators_setting_becomes_the_adjudicator_role(tmp_path, monkeypatch):
+    """NEPAQA_ADJUDICATORS is read once, by the store's migration (schema step 13), into the role table."""
     monkeypatch.setenv("NEPAQA_ADJUDICATORS", " Alice Smith , bob@epa.gov,,")
-    assert reviewers.adjudicators() == ["Alice Smith", "bob@epa.gov"]
-    assert reviewers.adjudicator_for("alice smith") == "Alice Smith"
-    assert reviewers.adjudicator_for("Mallory", "BOB@epa.gov") == "bob@epa.gov"
-    with pytest.raises(UserError, match="not listed"):
-        ann.adjudicate("I1", "answer_correct", "yes", engine, by="Mallory")
+    engine = get_engine(f"sqlite:///{tmp_path / 'migrated.db'}")
+    rows = {r.subject: (r.role, r.source) for r in accounts.rows(engine)}
+    assert rows == {"alice smith": (Role.ADJUDICATOR, "migration"), "bob@epa.gov": (Role.ADJUDICATOR, "migration")}
+    assert "NEPAQA_ADJUDICATORS becomes the adjudicator role" in [s.name for s in schema.ledger(engine)]
+    assert accounts.role_for("BOB@epa.gov", engine=engine) is Role.ADJUDICATOR
+    with access.acting_as(EXPERT), pytest.raises(UserError, match="adjudicator role"):
+        ann.adjudicate("I1", "answer_correct", "yes", engine)
     assert ann.labels(engine, include_adjudicated=True) == []
-    ann.adjudicate("I1", "answer_correct", "yes", engine, by="Bob@EPA.gov")
+    with access.acting_as(Actor("bob@epa.gov", Role.ADJUDICATOR, signed_in=True)):
+        ann.adjudicate("I1", "answer_correct", "yes", engine)
     assert _values(engine) == {("I1", reviewers.ADJUDICATOR, "answer_correct"): "yes"}
 
 
@@ -295,37 +297,42 @@ def test_page_without_login_says_names_are_typed_and_refuses_reserved(page_db):
     assert any("reserved" in e.value for e in at.error)
 
 
-def test_page_adjudication_needs_the_setting(page_db, monkeypatch):
-    at = validate_page().run()
-    identify(at, "Ada")
-    assert "Set final label" not in _buttons(at)
-    assert "NEPAQA_ADJUDICATORS" in _texts(at)
-    monkeypatch.setenv("NEPAQA_ADJUDICATORS", "Cleo")
-    at = validate_page().run()
-    identify(at, "Ada")
-    assert "Set final label" not in _buttons(at) and "not listed" in _texts(at)
-    at = validate_page().run()
-    identify(at, "cleo")
+def _gated_page(page: str) -> None:
+    """The app's sign-in gate, then one page (AppTest's switch_page runs a page without the app's main script)."""
+    import runpy
+
+    from pages._gate import draw, enter
+    actor, closed = enter()
+    if closed is not None:
+        draw(closed)
+    else:
+        runpy.run_path(page, run_name="__main__")
+
+
+def app_as(email: str) -> AppTest:
+    """The Validate page behind the app's sign-in gate, as a signed-in account."""
+    at = AppTest.from_function(_gated_page, args=(str(ROOT / "pages" / "validate.py"),), default_timeout=120)
+    at.user = {"is_logged_in": True, "email": email, "name": email.split("@")[0].title(), "exp": time.time() + 3600}
+    return at.run()
+
+
+def test_page_adjudication_needs_the_role(page_db, monkeypatch):
+    monkeypatch.setenv("NEPAQA_ROLES", "ada@epa.gov=expert, cleo@epa.gov=adjudicator")
+    at = app_as("ada@epa.gov")
+    assert not at.exception
+    assert "Set final label" not in _buttons(at) and "adjudicator role" in _texts(at)
+    at = app_as("cleo@epa.gov")
+    assert not [t for t in at.text_input if t.key == "expert_name"]  # no typed names when signed in
+    assert "not authenticated" not in _texts(at) and "Reviewing as cleo@epa.gov" in _texts(at)
     next(b for b in at.button if b.label == "Set final label").click().run()
     assert not at.exception
     assert _values(page_db)[("I0", reviewers.ADJUDICATOR, "answer_correct")] == "yes"  # the radio's first value
 
 
-def test_page_with_login_takes_identity_from_it(page_db, monkeypatch):
-    monkeypatch.setenv("NEPAQA_ADJUDICATORS", "cleo@epa.gov")
-    at = validate_page()
-    at.user = {"is_logged_in": True, "email": "cleo@epa.gov", "name": "Cleo"}
-    at.run()
-    assert not at.exception
-    assert not [t for t in at.text_input if t.key == "expert_name"]  # no typed names when signed in
-    assert "not authenticated" not in _texts(at) and "cleo@epa.gov" in _texts(at)
-    assert "Set final label" in _buttons(at)
-    at = validate_page()
-    at.user = {"is_logged_in": False}  # login configured, nobody signed in
-    at.run()
-    assert not [t for t in at.text_input if t.key == "expert_name"]
-    assert "Log in" in _buttons(at) and "Set final label" not in _buttons(at)
-
+def test_page_without_sign_in_is_the_local_user(page_db):
+    at = validate_page().run()
+    identify(at, "Ada")
+    assert "not authenticated" in _texts(at) and "Set final label" in _buttons(at)  # the local user is an admin
 
 def test_page_import_is_all_or_nothing_with_a_report(page_db):
     before = _values(page_db)

@@ -11,6 +11,7 @@ from typing import NoReturn
 
 from lib.app.cli import answers, benchmark, documents, jobs, review
 from lib.app.cli.common import COMMANDS, ExitWith
+from lib.core import access
 from lib.core.errors import UserError
 from lib.core.redaction import redact
 from lib.models import ProviderError
@@ -19,7 +20,8 @@ GROUPS = (documents, jobs, answers, benchmark, review)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m lib", description="NEPA QA Studio command line (prints JSON).")
+    p = argparse.ArgumentParser(prog="python -m lib", description="NEPA QA Studio command line (prints JSON). It runs as the local "
+                                "admin, with every role's rights; the audit record names it 'command line'.")
     sub = p.add_subparsers(dest="command", required=True)
     for group in GROUPS:
         group.add_parsers(sub)
@@ -40,7 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     code = 0
     try:
-        result = COMMANDS[args.command](args)
+        with access.acting_as(access.CLI_ADMIN):  # whoever can run this shell owns the store: the local admin
+            result = COMMANDS[args.command](args)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -14,6 +14,7 @@ from sqlalchemy import and_, insert, select
 from sqlalchemy import delete as _sa_delete
 from sqlalchemy.engine import Engine
 
+from lib.core.access import Action, authorize
 from lib.core.errors import UserError
 from lib.documents.metadata.evidence import SURE
 from lib.documents.metadata.extraction import COVER_PAGES
@@ -22,6 +23,7 @@ from lib.documents.metadata.records import RULE_SOURCES, get, require_document, 
 from lib.models import prompts
 from lib.models.base import Provider, ProviderError, Request
 from lib.storage import tables
+from lib.storage.audit import guarded
 from lib.storage.engine import get_engine
 
 _FIELD_HELP = {
@@ -90,6 +92,7 @@ def fill_with_model(doc_id: str, model: Provider, pages_text: str | Iterable[str
     ``SURE``), from the first pages' text and the PDF's properties, with structured output (a JSON schema or a
     forced tool call where the model has one; a JSON reply otherwise). What it gives is checked like a person's
     input and stored with source ``model``; a person's value is never changed."""
+    authorize(Action.EDIT_METADATA, doc_id)
     if not model.judges_reliably:
         raise UserError(f"{model.label or model.id} cannot fill metadata "
                         "reliably: configure a connected model (OpenAI, Anthropic, an OpenAI-compatible server or a "
@@ -147,7 +150,8 @@ def fill_with_model(doc_id: str, model: Provider, pages_text: str | Iterable[str
         t = tables.doc_metadata
         now = _dt.datetime.now(_dt.UTC).replace(tzinfo=None)
         evidence = json.dumps({"model": getattr(model, "id", "?"), "rule": "a connected model read the first pages"})
-        with (engine or get_engine()).begin() as c:
+        with guarded(Action.EDIT_METADATA, doc_id, f"filled by {getattr(model, 'id', '?')}: {', '.join(filled)}",
+                     engine), (engine or get_engine()).begin() as c:
             require_document(c, doc_id)
             rows = {r.key: r for r in c.execute(select(t.c.key, t.c.value, t.c.source, t.c.confidence)
                                                 .where(t.c.doc_id == doc_id))}

@@ -12,6 +12,7 @@ from sqlalchemy import and_, insert, select, update
 from sqlalchemy import delete as _sa_delete
 from sqlalchemy.engine import Connection, Engine
 
+from lib.core.access import Action
 from lib.core.errors import UserError
 from lib.documents.metadata.evidence import SURE
 from lib.documents.metadata.fields import (
@@ -25,6 +26,7 @@ from lib.documents.metadata.fields import (
     normalize,
 )
 from lib.storage import tables
+from lib.storage.audit import guarded
 from lib.storage.engine import get_engine
 
 Metadata = dict[str, FieldValue]  # one document's fields, every one of FIELDS, in that order
@@ -129,7 +131,8 @@ def set_values(doc_id: str, values: dict[str, Any], engine: Engine | None = None
         clean[TAGS] = tags or None
     t = tables.doc_metadata
     now = _dt.datetime.now(_dt.UTC).replace(tzinfo=None)
-    with (engine or get_engine()).begin() as c:
+    shown = ", ".join(f"{k}={str(v)[:60]}" for k, v in clean.items())
+    with guarded(Action.EDIT_METADATA, doc_id, f"{source}: {shown}", engine), (engine or get_engine()).begin() as c:
         require_document(c, doc_id)
         before = {r.key: r for r in c.execute(select(t.c.key, t.c.value, t.c.source, t.c.confidence, t.c.evidence,
                                                         t.c.extracted).where(t.c.doc_id == doc_id))}

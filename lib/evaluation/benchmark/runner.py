@@ -17,6 +17,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from lib.collection import volumes
+from lib.core.access import Action, authorize
 from lib.core.errors import UserError
 from lib.core.json_types import JSONObject
 from lib.core.pool import run_tasks
@@ -329,6 +330,7 @@ def run_benchmark(
 ) -> RunSummary:
     """Run (or resume) a benchmark. With an existing ``run_id`` the stored items and configuration are used,
     and the resume is refused if the configuration now differs from the run's manifest."""
+    authorize(Action.RUN_BENCHMARK, run_id or "a benchmark run")
     engine = engine or get_engine()
     started = time.perf_counter()
     stored = load_run(run_id, engine) if run_id else None
@@ -424,6 +426,7 @@ def rescore(run_id: str, judge: Provider | str | None = None, *, engine: Engine 
     """Score a run's stored answers again without generating them again: all of them (another judge, a fixed
     parser), or with ``only_retry`` just those whose judge failed, had no statements, or lack a metric.
     ``judge`` is a model (or id); passing one makes it the run's judge and records that in its manifest."""
+    authorize(Action.RUN_BENCHMARK, run_id)
     engine = engine or get_engine()
     stored = load_run(run_id, engine)
     if stored is None:

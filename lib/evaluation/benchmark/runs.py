@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Engine
 
+from lib.core.access import Action, authorize
 from lib.core.errors import UserError
 from lib.core.json_types import JSONObject
 from lib.evaluation.benchmark.dataset import Item
@@ -62,6 +63,7 @@ def new_run_id() -> str:
 
 
 def create_run(items: Sequence[Item], cfg: RunConfig, run_id: str | None = None, engine: Engine | None = None) -> str:
+    authorize(Action.RUN_BENCHMARK, "a benchmark run")
     engine = engine or get_engine()
     run_id = run_id or new_run_id()
     with engine.begin() as c:
@@ -80,6 +82,7 @@ def load_run(run_id: str, engine: Engine | None = None) -> tuple[list[Item], Run
 
 
 def save_config(run_id: str, cfg: RunConfig, engine: Engine) -> None:
+    authorize(Action.RUN_BENCHMARK, run_id)
     with engine.begin() as c:
         c.execute(update(tables.bench_runs).where(tables.bench_runs.c.run_id == run_id)
                   .values(config=json.dumps(cfg.as_dict())))

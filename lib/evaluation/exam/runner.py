@@ -13,6 +13,7 @@ from sqlalchemy import delete, insert, or_, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
+from lib.core.access import Action, authorize
 from lib.core.errors import UserError
 from lib.core.pool import run_tasks
 from lib.core.progress import CountProgressFn
@@ -128,6 +129,7 @@ def run_exam(
     ``circular`` asks each question under the 4 rotations of its options and counts it right only when all
     four are. A resume whose configuration differs from the run's manifest is refused; ``restart`` discards
     the run's stored answers first, so it starts over with the current configuration."""
+    authorize(Action.RUN_BENCHMARK, "an exam run")
     if shots not in (0, 5):
         raise UserError("shots must be 0 or 5.")
     provider = registry.get(model)

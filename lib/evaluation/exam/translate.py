@@ -11,6 +11,7 @@ from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
+from lib.core.access import Action, authorize
 from lib.core.errors import UserError
 from lib.core.redaction import redact
 from lib.models import registry
@@ -44,6 +45,7 @@ def cached(model_id: str, text: str, engine: Engine | None = None) -> str | None
 
 def translate(model_id: str, text: str, engine: Engine | None = None) -> str:
     """The English translation of ``text`` by ``model_id``: from the cache, or asked once and cached."""
+    authorize(Action.ASK, "a translation")
     engine = engine or get_engine()
     hit = cached(model_id, text, engine)
     if hit is not None:

@@ -1,0 +1,79 @@
+"""The sign-in gate every rerun passes before any page: who is acting (the single local user, or the signed-in
+account with its role), or what to show instead (sign in, an expired sign-in, no role yet, a provider that is down, a
+server open to a network without sign-in). lib/app/accounts.py decides; this draws."""
+from __future__ import annotations
+
+import streamlit as st
+
+from lib.app import accounts
+from lib.core import access
+
+
+def _user() -> dict:
+    try:
+        return dict(st.user.to_dict())
+    except Exception:  # noqa: BLE001 - no script context (a bare import)
+        return {}
+
+
+def _metadata_url() -> str | None:
+    """The sign-in provider's discovery address ([auth], or its first named provider), to see that it answers."""
+    try:
+        auth = st.secrets.get("auth", {})
+    except Exception:  # noqa: BLE001 - no secrets file (st.user then has no sign-in either)
+        return None
+    found = [auth.get("server_metadata_url")] + [v.get("server_metadata_url") for v in auth.values()
+                                                 if hasattr(v, "get")]
+    return next((str(u) for u in found if u), None)
+
+
+def actor_now() -> access.Actor | None:
+    """The person acting, read afresh from the signed cookie and the role table (lib's resolver for callbacks)."""
+    user = _user()
+    if "is_logged_in" not in user:
+        return None if accounts.exposed_without_sign_in(st.get_option("server.address")) else access.LOCAL_USER
+    gate = accounts.gate(user)
+    return gate.actor if gate.state == "open" else None
+
+
+def enter() -> tuple[access.Actor | None, accounts.Gate | None]:
+    """Who acts on this rerun (set for lib's checks, lib/core/access.py), or the gate to draw instead of any
+    page. Every rerun reads the account's role again, so an admin's change applies on the next action."""
+    user = _user()
+    access.set_resolver(actor_now)
+    access.require_sign_in("is_logged_in" in user)  # with sign-in on, nobody acting may do nothing
+    if "is_logged_in" not in user:  # no [auth] section: one local user, and only on this machine unless intended
+        if problem := accounts.exposed_without_sign_in(st.get_option("server.address")):
+            access.require_sign_in()  # nothing acts: the server serves only this message
+            access.set_actor(None)
+            return None, accounts.Gate("exposed", message=problem)
+        st.sidebar.caption(accounts.local_line())
+        access.set_actor(access.LOCAL_USER)
+        return access.LOCAL_USER, None
+    gate = accounts.gate(user, _metadata_url())
+    access.set_actor(gate.actor if gate.state == "open" else None)
+    if gate.state != "open":
+        return None, gate
+    with st.sidebar:
+        st.text(f"Signed in as {gate.actor.id} ({gate.actor.role.word})")
+        if st.button("Log out"):
+            st.logout()
+    return gate.actor, None
+
+
+def draw(gate: accounts.Gate) -> None:
+    """The only page a visitor who may not go on sees, whatever address they open."""
+    st.title("🌲 NEPA QA Studio")
+    if gate.state in ("exposed", "provider_down"):
+        st.error(gate.message)
+        return
+    if gate.state == "no_role":
+        st.warning(gate.message)
+        if st.button("Log out"):
+            st.logout()
+        return
+    if gate.state == "expired":
+        st.warning(gate.message)
+    st.write("Sign in to use NEPA QA Studio: documents, answers and labels here belong to accounts.")
+    if st.button("Log in", type="primary"):
+        st.login()
