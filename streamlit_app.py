@@ -9,7 +9,7 @@ st.set_page_config(page_title="NEPA QA Studio", page_icon="🌲", layout="wide")
 
 actor, closed = enter()  # who acts on this rerun, from the signed-in account (pages/_gate.py)
 if closed is not None:  # every address shows the gate alone
-    st.navigation([st.Page(lambda: draw(closed), title="Sign in", icon="🔑", url_path="sign-in")],
+    st.navigation([st.Page(lambda: draw(closed), title="Sign in", icon="🧑", url_path="sign-in")],
                   position="hidden").run()
     st.stop()
 
@@ -24,7 +24,7 @@ PAGES = [
     st.Page("pages/enviroexam.py", title="EnviroExam", icon="🎓"),
 ]
 if access.allowed(access.Action.MANAGE_ROLES):
-    PAGES.append(st.Page("pages/accounts.py", title="Accounts", icon="🔑"))
+    PAGES.append(st.Page("pages/accounts.py", title="Accounts", icon="🧑"))
 
 nav = st.navigation(PAGES)
 from lib.models import warm_up_in_background  # noqa: E402

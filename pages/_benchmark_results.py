@@ -6,7 +6,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from lib.app import Services, benchmark, charts
+from lib.app import Services, accounts, benchmark, charts
 from lib.core.stats import MIN_N
 from lib.evaluation.benchmark import StoredRun, report
 from lib.models import registry
@@ -211,8 +211,10 @@ def _items(res: benchmark.RunResults, label_of: Callable[[str], str], model_name
     for _, r in sub.iterrows():
         _answer_card(r, label_of, f"bench_{res.run_id}_{pick}")
     d1, d2 = st.columns(2)
-    d1.download_button("Download answers (CSV)", benchmark.answers_csv(res), f"{res.run_id}.csv", "text/csv")
-    d2.download_button("Download run (JSON)", benchmark.run_json(res), f"{res.run_id}.json", "application/json")
+    d1.download_button("Download answers (CSV)", accounts.download(f"answers of run {res.run_id}", lambda: benchmark.answers_csv(
+        res)), f"{res.run_id}.csv", "text/csv")
+    d2.download_button("Download run (JSON)", accounts.download(f"run {res.run_id}", lambda: benchmark.run_json(res)),
+                       f"{res.run_id}.json", "application/json")
 
 
 def results_tab(svc: Services, available: dict[str, str], label_of: Callable[[str], str],

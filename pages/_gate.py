@@ -16,15 +16,17 @@ def _user() -> dict:
         return {}
 
 
-def _metadata_url() -> str | None:
-    """The sign-in provider's discovery address ([auth], or its first named provider), to see that it answers."""
+def _provider() -> tuple[str | None, str | None]:
+    """(the provider st.login uses: None for the settings in [auth] itself, else the first named one such as
+    [auth.logingov]; its discovery address, to see that it answers)."""
     try:
         auth = st.secrets.get("auth", {})
     except Exception:  # noqa: BLE001 - no secrets file (st.user then has no sign-in either)
-        return None
-    found = [auth.get("server_metadata_url")] + [v.get("server_metadata_url") for v in auth.values()
-                                                 if hasattr(v, "get")]
-    return next((str(u) for u in found if u), None)
+        return None, None
+    if auth.get("client_id"):
+        return None, auth.get("server_metadata_url")
+    named = [(k, v) for k, v in auth.items() if hasattr(v, "get") and v.get("client_id")]
+    return (named[0][0], named[0][1].get("server_metadata_url")) if named else (None, None)
 
 
 def actor_now() -> access.Actor | None:
@@ -50,7 +52,7 @@ def enter() -> tuple[access.Actor | None, accounts.Gate | None]:
         st.sidebar.caption(accounts.local_line())
         access.set_actor(access.LOCAL_USER)
         return access.LOCAL_USER, None
-    gate = accounts.gate(user, _metadata_url())
+    gate = accounts.gate(user, _provider()[1])
     access.set_actor(gate.actor if gate.state == "open" else None)
     if gate.state != "open":
         return None, gate
@@ -76,4 +78,5 @@ def draw(gate: accounts.Gate) -> None:
         st.warning(gate.message)
     st.write("Sign in to use NEPA QA Studio: documents, answers and labels here belong to accounts.")
     if st.button("Log in", type="primary"):
-        st.login()
+        name = _provider()[0]
+        st.login(name) if name else st.login()

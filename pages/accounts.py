@@ -6,7 +6,7 @@ from lib.app import accounts
 from lib.core import access
 from pages._ui import run_safely, table, tidy
 
-st.title("🔑 Accounts")
+st.title("🧑 Accounts")
 st.caption("Roles go by e-mail, or by a group the sign-in provider sends (written group:<name>); a person has the "
            "highest role of their e-mail's and their groups' rows. A change here applies on the person's next action. "
            f"Rows from the {accounts.ROLES_SETTING} setting come back at the next start while it names them.")

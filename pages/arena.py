@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from lib.app import accounts, charts
 from lib.app import arena as arena_app
-from lib.app import charts
 from lib.core import UserError, access, decode_text, without_notes
 from lib.models import registry
 from lib.qa import MODE_LABELS, support
@@ -277,7 +277,7 @@ with tab_judge:
 
 with tab_arenas:
     st.subheader("Votes as CSV")
-    st.download_button("Download this arena's votes (CSV)", arena_csv.votes_csv(aid), file_name=f"arena_{aid}_votes.csv",
+    st.download_button("Download this arena's votes (CSV)", accounts.download(f"votes of arena {aid}", lambda: arena_csv.votes_csv(aid)), file_name=f"arena_{aid}_votes.csv",
                        mime="text/csv", disabled=not summary.n_votes)
     up = st.file_uploader("Import votes (CSV exported from an arena over the same answers)", type=["csv"],
                           key=f"arena_import_{aid}",

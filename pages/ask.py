@@ -3,6 +3,7 @@
 import pandas as pd
 import streamlit as st
 
+from lib.app import accounts
 from lib.app import ask as ask_case
 from lib.core import QUOTES_ONLY, access, csv_safe, looks_closed
 from lib.models import registry
@@ -240,9 +241,11 @@ else:
           height=240, long=["Question", "Documents"])
     st.caption("One row per question. Reopen one below to read its answers; the downloads hold every answer.")
     d1, d2 = st.columns(2)
-    d1.download_button("Download CSV", csv_safe.to_csv(pd.DataFrame(ask_lib.export_rows(hist))), "ask_history.csv",
+    d1.download_button("Download CSV", accounts.download("the Ask history (CSV)", lambda: csv_safe.to_csv(pd.DataFrame(
+        ask_lib.export_rows(hist)))), "ask_history.csv",
                        "text/csv")
-    d2.download_button("Download JSON", ask_lib.export_json(hist), "ask_history.json", "application/json")
+    d2.download_button("Download JSON", accounts.download("the Ask history (JSON)", lambda: ask_lib.export_json(hist)),
+                       "ask_history.json", "application/json")
     choices = ask_case.history_choices(hist, doc_names)
     st.selectbox("Reopen", list(choices), format_func=choices.get, key="reopen")  # the page's width: a question fits
     picked = next((h for h in hist if h.batch_id == st.session_state.get("reopen")), None)

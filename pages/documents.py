@@ -5,8 +5,8 @@ import json
 import pandas as pd
 import streamlit as st
 
+from lib.app import accounts, ingest_params, queue_reembed, reindex_params, search, stage_upload, workers
 from lib.app import documents as docs_case
-from lib.app import ingest_params, queue_reembed, reindex_params, search, stage_upload, workers
 from lib.app import volumes as volumes_case
 from lib.core import access, config
 from lib.documents import is_navigation, tables
@@ -197,7 +197,8 @@ with tab_docs:
               column_order=None if every else docs_case.SHOWN_FIRST, long=[] if every else ["title"])
         st.download_button(
             f"Download metadata of the {len(shown)} document(s) shown (CEQ NEPA Data Standard JSON)",
-            json.dumps(volumes_case.export(shown, svc), indent=1), "nepa_metadata.json",
+            accounts.download(f"metadata of {len(shown)} document(s) (CEQ JSON)",
+                              lambda: json.dumps(volumes_case.export(shown, svc), indent=1)), "nepa_metadata.json",
             "application/json", disabled=not shown,
             help="projects, processes and documents as the standard names them; values unknown here are left out "
                  "and listed under other.missing_required")

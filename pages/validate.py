@@ -7,8 +7,8 @@ Text that comes from items, comments, names or files is shown with st.text or in
 import pandas as pd
 import streamlit as st
 
+from lib.app import accounts, charts
 from lib.app import benchmark as bench_case
-from lib.app import charts
 from lib.core import UserError
 from lib.core.stats import agreement_report, kappa_band
 from lib.evaluation.benchmark import GUIDELINES
@@ -165,10 +165,13 @@ with tab_io:
     final = pd.DataFrame([f.__dict__ for f in ann.adjudicated_set()], columns=["item_id", "label", "value", "how"])
     c1, c2, c3, c4 = st.columns(4)
     # CSV cells that a spreadsheet would run as a formula get a leading apostrophe (lib.core.csv_safe); JSON is raw.
-    c1.download_button("Labels (CSV)", ann.labels_csv(), "labels.csv", "text/csv")
-    c2.download_button("Labels (JSON)", df.to_json(orient="records"), "labels.json", "application/json")
-    c3.download_button("Adjudicated set (CSV)", ann.adjudicated_csv(), "adjudicated.csv", "text/csv")
-    c4.download_button("Adjudicated set (JSON)", final.to_json(orient="records"), "adjudicated.json", "application/json")
+    c1.download_button("Labels (CSV)", accounts.download("labels (CSV)", ann.labels_csv), "labels.csv", "text/csv")
+    c2.download_button("Labels (JSON)", accounts.download("labels (JSON)", lambda: df.to_json(orient="records")),
+                       "labels.json", "application/json")
+    c3.download_button("Adjudicated set (CSV)", accounts.download("adjudicated set (CSV)", ann.adjudicated_csv),
+                       "adjudicated.csv", "text/csv")
+    c4.download_button("Adjudicated set (JSON)", accounts.download("adjudicated set (JSON)", lambda: final.to_json(
+        orient="records")), "adjudicated.json", "application/json")
     st.caption("Importing is all or nothing: every row is checked first, and a file with any bad row changes "
                "nothing. Final labels ([adjudicated] rows) are imported only by an adjudicator. Files must be "
                "UTF-8 (or UTF-16 with a byte-order mark).")

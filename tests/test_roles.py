@@ -277,3 +277,45 @@ def test_the_audit_export_of_a_session_that_uploads_labels_adjudicates_and_delet
                          ("ada@epa.gov", "label items", "done"), ("cleo@epa.gov", "set final labels", "done"),
                          ("ada@epa.gov", "delete", "refused"), ("root@epa.gov", "delete", "done")]
     (tmp_path / "audit.csv").write_text(exported)
+
+
+def test_downloads_are_recorded_as_exports_by_the_person_acting(tmp_path, monkeypatch):
+    from lib.app import accounts as app_accounts
+    monkeypatch.setenv("NEPAQA_HOME", str(tmp_path / "home"))
+    access.require_sign_in()
+    with access.acting_as(Actor("vic@epa.gov", VIEWER, signed_in=True)):
+        make = app_accounts.download("labels (CSV)", lambda: "item_id\n")
+    # clicked later, on another thread (Streamlit's), where nobody is set: it still acts as the viewer
+    import threading
+    got: list[object] = []
+    threading.Thread(target=lambda: got.append(make())).start()
+    deadline = time.monotonic() + 30
+    while not got and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert got == ["item_id\n"]
+    with get_engine().connect() as c:
+        rows = c.execute(select(tables.audit_log.c.actor, tables.audit_log.c.action, tables.audit_log.c.object)).all()
+    assert ("vic@epa.gov", "export", "labels (CSV)") in [tuple(r) for r in rows]
+
+
+def test_the_command_line_runs_as_the_local_admin_and_says_so(tmp_path, pdf_factory):
+    import json
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, "NEPAQA_HOME": str(tmp_path / "home")}
+    helped = subprocess.run([sys.executable, "-m", "lib", "--help"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert "runs as the local admin" in " ".join(helped.stdout.split())
+    pdf = pdf_factory("cli.pdf", ["Noise from the interceptor site would be temporary. " * 30])
+    done = subprocess.run([sys.executable, "-m", "lib", "ingest", str(pdf)], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)["doc_id"]
+    gone = subprocess.run([sys.executable, "-m", "lib", "delete", doc], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert gone.returncode == 0, gone.stderr
+    engine = get_engine(f"sqlite:///{tmp_path / 'home' / 'nepaqa.db'}")
+    with engine.connect() as c:
+        rows = c.execute(select(tables.audit_log.c.actor, tables.audit_log.c.role, tables.audit_log.c.action)).all()
+    assert ("command line", "admin", "upload documents") in [tuple(r) for r in rows]
+    assert ("command line", "admin", "delete") in [tuple(r) for r in rows]

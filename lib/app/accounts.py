@@ -7,12 +7,12 @@ import ipaddress
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from lib.core import access, config
-from lib.core.access import Actor
+from lib.core.access import Action, Actor
 from lib.storage import accounts, audit
 
 ANONYMOUS_SETTING = "NEPAQA_ALLOW_ANONYMOUS"
@@ -127,3 +127,12 @@ def audit_lines(limit: int = 500) -> list[dict[str, object]]:
 
 
 audit_csv = audit.export_csv
+
+
+def download(what: str, make: Callable[[], str | bytes]) -> Callable[[], str | bytes]:
+    """A download button's data: made when the button is clicked (on Streamlit's own thread, so it carries the
+    person acting with it) and recorded as an export of ``what``."""
+    def made() -> str | bytes:
+        with audit.guarded(Action.EXPORT, what):
+            return make()
+    return access.in_this_context(made)

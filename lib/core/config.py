@@ -35,9 +35,12 @@ DEFAULTS: dict[str, str] = {
     # every table prose only (bench/README.md, "Scanned pages and tables")
     "NEPAQA_TABLES": "1",
     "NEPAQA_CHUNK_OVERLAP": "40",
-    # Who may set final labels on Validate (Adjudicate tab): comma-separated names or e-mails, matched without
-    # regard to case against the signed-in user (st.login) or the typed reviewer name. Empty: nobody can adjudicate.
+    # Read once, by the store's upgrade (schema step 13): each name or e-mail listed gets the adjudicator role.
     "NEPAQA_ADJUDICATORS": "",
+    # Who has which role: "e-mail=role, group:<name>=role, …" (lib/storage/accounts.py seeds the role table from it).
+    "NEPAQA_ROLES": "",
+    # 1: serve on a network address without sign-in (lib/app/accounts.py, .ci/exposed.py).
+    "NEPAQA_ALLOW_ANONYMOUS": "",
 }
 
 

@@ -47,9 +47,11 @@ def free_port() -> int:
 class StreamlitServer:
     """`streamlit run streamlit_app.py` with its own NEPAQA_HOME, stopped on exit."""
 
-    def __init__(self, home: Path | None = None, env: dict[str, str] | None = None) -> None:
+    def __init__(self, home: Path | None = None, env: dict[str, str] | None = None, args: tuple[str, ...] = (),
+                 port: int | None = None) -> None:
         self.home = home or Path(tempfile.mkdtemp(prefix="nepaqa_e2e_"))
-        self.port = free_port()
+        self.port = port or free_port()
+        self.args = args  # more of streamlit's options, e.g. ("--secrets.files", path)
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, "NEPAQA_HOME": str(self.home), **(env or {})}
         self.log = self.home / "streamlit.log"
@@ -57,7 +59,8 @@ class StreamlitServer:
 
     def __enter__(self) -> StreamlitServer:
         cmd = [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.port", str(self.port),
-               "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+               "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
+               *self.args]
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=self.log.open("w"), stderr=subprocess.STDOUT)
         limit = bound(90)
         deadline = time.time() + limit
