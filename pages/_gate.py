@@ -4,6 +4,7 @@ server open to a network without sign-in). lib/app/accounts.py decides; this dra
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from lib.app import accounts
 from lib.core import access
@@ -30,7 +31,10 @@ def _provider() -> tuple[str | None, str | None]:
 
 
 def actor_now() -> access.Actor | None:
-    """The person acting, read afresh from the signed cookie and the role table (lib's resolver for callbacks)."""
+    """The person acting, read afresh from the signed cookie and the role table (lib's resolver for callbacks).
+    Nobody in a thread that is not a session's script run (st.user would read as no sign-in there)."""
+    if get_script_run_ctx() is None:
+        return None
     user = _user()
     if "is_logged_in" not in user:
         return None if accounts.exposed_without_sign_in(st.get_option("server.address")) else access.LOCAL_USER

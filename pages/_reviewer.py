@@ -58,10 +58,8 @@ def reviewer_identity(also_known: Iterable[str] = ()) -> tuple[str, str | None]:
         who = reviewers.signed_in_reviewer(user)
         adjudicator = who if reviewers.may_adjudicate() else None
         st.text(f"Reviewing as {who} (signed in)")
-    elif login_configured:
+    elif login_configured:  # the app's gate signs people in before any page; this page run on its own says so
         st.info("Sign in to review: labels are tied to your account.")
-        if st.button("Log in", type="primary"):
-            st.login()
         adjudicator = None
     else:
         st.caption("⚠️ Names are not authenticated here: anyone can label under any name.",

@@ -14,15 +14,14 @@ from lib.app import Services, get_services, queue_reembed, text_width
 from lib.app import search as search_case
 from lib.app import volumes as volumes_case
 from lib.collection import repair, stale_vectors
-from lib.core import UserError, config, readable_name
+from lib.core import UserError, access, config, readable_name
 from lib.documents import metadata, originals, page_render, symbol_bullets, tables
 from lib.models import ProviderError
 
 
 def _leave_pages_folder_mode() -> None:
-    """Streamlit treats a `pages/` folder as the old automatic navigation until streamlit_app.py has run
-    st.navigation once in the process. A first visit straight to /documents would get that old sidebar;
-    switch the flag and rerun so st.navigation (the real one) takes over."""
+    """Streamlit treats `pages/` as the old automatic navigation until streamlit_app.py has run st.navigation once
+    in the process: a first visit straight to /documents would get that; switch and rerun through the app (and its gate)."""
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False
         st.rerun()
@@ -34,8 +33,9 @@ _leave_pages_folder_mode()
 @st.cache_resource(show_spinner="Loading the embedding model and index…")
 def _services(home: str, chroma_url: str, model: str) -> Services:
     svc = get_services()
-    repair(svc.docs)  # once when the app starts: lease-aware, it never touches a document being written
-    queue_reembed()  # documents another embedder made are embedded again in the background (never raises UserError)
+    with access.acting_as(access.APP_START):  # the app's own start-up maintenance, not a visitor's action
+        repair(svc.docs)  # lease-aware: it never touches a document being written
+        queue_reembed()  # documents another embedder made are embedded again in the background
     svc.retriever.warm()  # the keyword index's segments, read in the background
     return svc
 

@@ -16,12 +16,6 @@ if not access.allowed(access.Action.MANAGE_ROLES):
 
 roles_tab, audit_tab = st.tabs(["Roles", "Audit record"])
 with roles_tab:
-    rows = run_safely(accounts.role_rows) or []
-    if rows:
-        table(pd.DataFrame([{"who": r.subject, "role": r.role.word, "set by": r.source if r.source != "admin" else
-                             r.set_by} for r in rows]), hide_index=True)
-    else:
-        st.info(f"No roles yet. Give the first admin one here, or in the {accounts.ROLES_SETTING} setting.")
     with st.form("set_role", clear_on_submit=True):
         c1, c2 = st.columns([3, 1])
         who = c1.text_input("E-mail or group:<name>", placeholder="reviewer@agency.gov")
@@ -33,6 +27,12 @@ with roles_tab:
         st.success(f"{who.strip().lower()} is now {role}.")
     if take and run_safely(lambda: accounts.remove_role(who) or True):
         st.success(f"{who.strip().lower()} has no role now.")
+    rows = run_safely(accounts.role_rows) or []  # after the form: the table shows the change just made
+    if rows:
+        table(pd.DataFrame([{"who": r.subject, "role": r.role.word, "set by": r.source if r.source != "admin" else
+                             r.set_by} for r in rows]), hide_index=True)
+    else:
+        st.info(f"No roles yet. Give the first admin one here, or in the {accounts.ROLES_SETTING} setting.")
 with audit_tab:
     st.caption("Every upload, deletion, metadata edit, label, vote, final label, run with a connected model, export "
                "and role change, with who and when; refusals too. Nothing here can be changed or deleted.")

@@ -287,7 +287,8 @@ with tab_arenas:
         got = st.session_state.pop("_arena_imported")
         st.success(f"Imported: {got['new']} new vote(s), {got['replaced']} replaced (the file's vote differs), "
                    f"{got['unchanged']} already here unchanged.")
-    if up is not None and st.button("Import into this arena"):
+    if up is not None and st.button("Import into this arena", disabled=not access.allowed(access.Action.VOTE),
+                                    help=None if access.allowed(access.Action.VOTE) else "Needs the expert role."):
         text = run_safely(decode_text, up.getvalue(), "votes file")
         got = run_safely(arena_csv.import_votes_csv, text, aid) if text is not None else None
         if got:

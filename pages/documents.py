@@ -182,7 +182,7 @@ with tab_docs:
                                               "Jobs, in the sidebar)." if running else
                                               "No re-embedding is running now (it was cancelled or could not "
                                               "start): press the button, or the app starts it when it next starts."))
-            if not running and st.button("Embed them again now", key="docs_reembed"):
+            if not running and access.allowed(access.Action.SETTINGS) and st.button("Embed them again now", key="docs_reembed"):
                 if run_safely(queue_reembed) is None:
                     st.warning("The job could not be queued just now (the store was busy); try again in a moment.")
                 else:

@@ -9,7 +9,7 @@ import streamlit as st
 
 from lib.app import accounts, charts
 from lib.app import benchmark as bench_case
-from lib.core import UserError
+from lib.core import UserError, access
 from lib.core.stats import agreement_report, kappa_band
 from lib.evaluation.benchmark import GUIDELINES
 from lib.review import LabelsCSVError, decode_csv_bytes
@@ -176,7 +176,8 @@ with tab_io:
                "nothing. Final labels ([adjudicated] rows) are imported only by an adjudicator. Files must be "
                "UTF-8 (or UTF-16 with a byte-order mark).")
     up = st.file_uploader("Import labels (CSV: item_id, annotator, label, value)", type=["csv"], key="labels_upload")
-    if up is not None and st.button("Import"):
+    if up is not None and st.button("Import", disabled=not access.allowed(access.Action.LABEL),
+                                    help=None if access.allowed(access.Action.LABEL) else "Needs the expert role."):
         try:
             text = decode_csv_bytes(up.getvalue(), up.name)
             n = ann.import_labels_csv(text)

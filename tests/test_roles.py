@@ -13,9 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select, text
+from sqlalchemy import func, select, text
 
-from lib.core import access
+from lib.core import access, config
 from lib.core.access import AccessDeniedError, Actor, Role
 from lib.evaluation.benchmark.dataset import Item
 from lib.storage import accounts, audit, get_engine, jobs, tables
@@ -45,7 +45,8 @@ def _svc():
 def _walk_actions(tmp: Path) -> dict[str, tuple[Role, Callable[[], object]]]:
     """Each data-changing function of lib, the least role the issue gives it, and a call of it. The calls use
     made-up ids: past the check, most fail for that (an unknown document), which is not a refusal."""
-    from lib.collection import volumes
+    from lib.app import job_handlers
+    from lib.collection import maintenance, volumes
     from lib.documents.metadata import fill, records
     from lib.evaluation.benchmark import runner, runs
     from lib.evaluation.exam import runner as exam_runner
@@ -83,6 +84,7 @@ def _walk_actions(tmp: Path) -> dict[str, tuple[Role, Callable[[], object]]]:
         "review.arena_judge.judge_pairs": (ANALYST, lambda: arena_judge.judge_pairs("noarena", "nobody/none")),
         "review.judge_review.judge_items": (ANALYST, lambda: judge_review.judge_items("nobody/none")),
         "review.support_calibration.judge_items": (ANALYST, lambda: support_calibration.judge_items("nobody/none")),
+        "app.job_handlers.stage_upload": (ANALYST, lambda: job_handlers.stage_upload(b"%PDF-1.4")),
         "storage.jobs.submit (ingest)": (ANALYST, lambda: jobs.submit("ingest", {"path": str(pdf)}, "walk")),
         "storage.jobs.submit (benchmark)": (ANALYST, lambda: jobs.submit("benchmark", {"run_id": "walk"}, "walk")),
         "storage.jobs.submit (exam)": (ANALYST, lambda: jobs.submit("exam", {"model": "nobody/none"}, "walk")),
@@ -105,6 +107,9 @@ def _walk_actions(tmp: Path) -> dict[str, tuple[Role, Callable[[], object]]]:
         "collection.DocumentStore.delete": (ADMIN, lambda: _svc().docs.delete("nodoc")),
         "collection.DocumentStore.repair": (ADMIN, lambda: _svc().docs.repair()),
         "review.arena.delete_arena": (ADMIN, lambda: arena.delete_arena("noarena")),
+        "collection.maintenance.repair": (ADMIN, lambda: maintenance.repair(_svc().docs)),
+        "collection.maintenance.reembed": (ADMIN, lambda: maintenance.reembed(_svc().docs, "nodoc")),
+        "collection.maintenance.check (fix)": (ADMIN, lambda: maintenance.check(_svc().docs, fix=True)),
         "storage.jobs.submit (re-embedding)": (ADMIN, lambda: jobs.submit("reembed", {}, "walk")),
         "storage.accounts.set_role": (ADMIN, lambda: accounts.set_role("someone@epa.gov", "viewer")),
         "storage.accounts.remove": (ADMIN, lambda: accounts.remove("nobody-here@epa.gov")),
@@ -126,6 +131,21 @@ def _others_job() -> str:
     return job_id
 
 
+def _stored() -> dict[str, int]:
+    """How many rows each table holds (the audit record aside), the vectors, and the files kept under the home."""
+    # leases come and go with the jobs the permitted calls started; "theirs" is the job each call is given
+    with get_engine().connect() as c:
+        counts = {t.name: c.execute(select(func.count()).select_from(t)).scalar_one()
+                  for t in tables.metadata.sorted_tables if t.name not in ("audit_log", "leases", "jobs")}
+        counts["jobs"] = c.execute(select(func.count()).select_from(tables.jobs)
+                                   .where(tables.jobs.c.title != "theirs")).scalar_one()
+        counts["jobs changed"] = c.execute(select(func.count()).select_from(tables.jobs).where(
+            tables.jobs.c.title == "theirs", tables.jobs.c.status != "failed")).scalar_one()
+    counts["vectors"] = _svc().docs.index.collection.count()
+    counts["files"] = sum(1 for _ in config.paths().home.rglob("*") if "chroma" not in _.parts)
+    return counts
+
+
 def _as(role: Role | None) -> Actor:
     return Actor("walker@epa.gov", role, signed_in=True)
 
@@ -138,6 +158,7 @@ def test_each_role_is_allowed_what_it_should_and_refused_the_rest(tmp_path, monk
     wrong: list[str] = []
     for name, (least, call) in actions.items():
         for role in ROLES:
+            before = _stored()
             with access.acting_as(_as(role)):
                 try:
                     call()
@@ -150,30 +171,38 @@ def test_each_role_is_allowed_what_it_should_and_refused_the_rest(tmp_path, monk
             if refused != should:
                 wrong.append(f"{name}: {role.word if role else 'no role'} was "
                              f"{'refused' if refused else 'let through'}")
+            elif refused and (after := _stored()) != before:  # a refusal writes nothing but its audit line
+                wrong.append(f"{name}: refused for {role.word if role else 'no role'}, yet it changed "
+                             f"{sorted(k for k in after if after[k] != before.get(k))}")
     assert not wrong, "\n".join(wrong)
     with access.acting_as(None):  # nobody signed in, with sign-in on: every action refused
         for name, (_, call) in actions.items():
             with pytest.raises(AccessDeniedError):
                 call()
-    # refusals change nothing: the review pool and labels stay as the permitted calls left them
-    with get_engine().connect() as c:
-        refusals = c.execute(select(tables.audit_log.c.action).where(tables.audit_log.c.outcome == "refused")).all()
-    assert refusals  # recorded for the admins
+    with get_engine().connect() as c:  # each refusal is in the record, for the admins
+        refusals = c.execute(select(tables.audit_log.c.actor).where(tables.audit_log.c.outcome == "refused")).all()
+    assert len(refusals) >= len(actions) * 2  # at least: no role, and nobody, for each action
 
 
 # ---- finding lib's data-changing functions, independently of the table above ----------------------------------------
 
 # A write: SQL that inserts, updates or deletes, a transaction, the vector index's or a file's removal or writing.
 _WRITES = re.compile(r"\.begin\(\)|\binsert\((tables\.|t\b|v\b)|\bupdate\((tables\.|t\b)|\b(_sa_)?delete\((tables\.|t\b|"
-                     r"v\b)|\bupsert\(|\.delete_doc\(|\.unlink\(|rmtree\(|\.write_bytes\(|\.write_text\(|\b_write\(")
+                     r"v\b)|\bupsert\(|\.delete_doc\(|\.unlink\(|rmtree\(|\.write_bytes\(|\.write_text\(|\b_write\(|"
+                     r"\bcollection\.(add|upsert|delete|update)\(|text\(\s*f?[\"'](INSERT|UPDATE|DELETE)")
 
 # Writers that are no person's action: each runs inside a checked one, or is the store's own bookkeeping.
 INTERNAL = {
-    "app.job_handlers.stage_upload": "keeps an upload's bytes for its ingest job, whose start is checked",
-    "app.job_handlers.discard_staged": "drops that copy when the job is done with it",
+    "app.job_handlers.discard_staged": "drops an upload's kept copy when its job is done with it",
     "collection.bm25.save": "the lexical index's files, written by a checked ingest",
     "collection.bm25.read": "the same files, rebuilt when missing",
     "collection.bm25.Index.put": "the same files",
+    "collection.lexical.delete": "the full-text index's rows, inside a checked deletion's transaction",
+    "collection.lexical.write": "the same, inside a checked ingest's transaction",
+    "collection.vectors.VectorIndex.add": "the vector index's own writes, called by a checked ingest",
+    "collection.vectors.VectorIndex.delete_doc": "called by the checked DocumentStore.delete",
+    "collection.vectors.VectorIndex.drop_generation": "an ingest's or re-embedding's undo of its own vectors",
+    "collection.vectors.VectorIndex.drop_other_generations": "an ingest's last step, after its commit",
     "collection.repository.DocumentRepository.commit": "an ingest's last step (IngestPipeline.ingest_file checks)",
     "collection.repository.DocumentRepository.set_generation": "the same",
     "collection.repository.DocumentRepository.delete": "DocumentStore.delete's rows (it checks)",
@@ -319,3 +348,26 @@ def test_the_command_line_runs_as_the_local_admin_and_says_so(tmp_path, pdf_fact
         rows = c.execute(select(tables.audit_log.c.actor, tables.audit_log.c.role, tables.audit_log.c.action)).all()
     assert ("command line", "admin", "upload documents") in [tuple(r) for r in rows]
     assert ("command line", "admin", "delete") in [tuple(r) for r in rows]
+
+
+def test_with_sign_in_on_a_thread_that_lost_its_person_is_nobody():
+    """A thread with no person set (no Streamlit session behind it) must not become the local admin once sign-in is
+    on: the app's resolver gives nobody there, and the local user is never a fallback."""
+    import threading
+
+    from pages._gate import actor_now
+    access.require_sign_in()
+    access.set_resolver(lambda: access.LOCAL_USER)  # even a resolver that answers the local user
+    seen: list[object] = []
+
+    def attempt() -> None:
+        seen.append(actor_now())
+        try:
+            access.authorize(access.Action.ASK)
+            seen.append("allowed")
+        except AccessDeniedError:
+            seen.append("refused")
+    t = threading.Thread(target=attempt)
+    t.start()
+    t.join(30)
+    assert seen == [None, "refused"]

@@ -16,6 +16,7 @@ from lib.core.access import Action, Actor
 from lib.storage import accounts, audit
 
 ANONYMOUS_SETTING = "NEPAQA_ALLOW_ANONYMOUS"
+CONTACT_SETTING = "NEPAQA_ACCESS_CONTACT"  # whom a person with no role asks, instead of the admins' e-mails
 HOW_TO_SIGN_IN = ("Add an [auth] section (OpenID Connect) to .streamlit/secrets.toml: docs/accounts.md has the "
                   "blocks for Login.gov, Okta and Entra ID. To share it on a network without sign-in anyway (everyone "
                   f"who reaches it is an admin), set {ANONYMOUS_SETTING}=1.")
@@ -47,12 +48,16 @@ def gate(user: Mapping[str, object], metadata_url: str | None = None, now: float
     if not isinstance(exp, int | float) or exp <= (now if now is not None else time.time()):
         return Gate("expired", message="Your sign-in has expired. Sign in again to go on.")
     email = str(user.get("email") or "").strip().lower()
-    who = email or str(user.get("sub") or "")
-    role = accounts.role_for(email, groups_of(user)) if email or groups_of(user) else None
+    who = email or str(user.get("sub") or "").strip().lower()
+    # a role goes by e-mail only where the provider has not said the address is unverified (a person could
+    # otherwise claim an admin's address at a provider that lets them set it)
+    by_email = email if user.get("email_verified") is not False else ""
+    role = accounts.role_for(by_email, groups_of(user)) if by_email or groups_of(user) else None
     actor = Actor(who, role, signed_in=True, name=str(user.get("name") or ""))
     if role is None:
-        admins = accounts.admins()
-        ask = (f"Ask an admin of this app ({', '.join(admins[:3])}{' …' if len(admins) > 3 else ''}) to give you a "
+        admins, contact = accounts.admins(), config.get(CONTACT_SETTING)
+        ask = (f"Ask {contact} to give you a role." if contact else
+               f"Ask an admin of this app ({', '.join(admins[:3])}{' …' if len(admins) > 3 else ''}) to give you a "
                "role." if admins else "Ask whoever set up this app to give you a role (the NEPAQA_ROLES setting).")
         return Gate("no_role", actor, f"You are signed in as {who}, but your account has no role here yet. {ask}")
     return Gate("open", actor)

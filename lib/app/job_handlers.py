@@ -26,7 +26,7 @@ from lib.collection.ingest import embedder_label, indexed_already
 from lib.collection.maintenance import reembed, stale_vectors
 from lib.collection.repository import DocInfo
 from lib.core import config
-from lib.core.access import Action
+from lib.core.access import Action, authorize
 from lib.core.errors import UserError
 from lib.core.json_types import JSONObject
 from lib.documents.metadata import set_values
@@ -54,6 +54,7 @@ def _services() -> Services:
 def stage_upload(data: bytes) -> str:
     """Keep an uploaded file under NEPAQA_HOME/uploads until its ingest job has finished with it, so the job
     outlives the page that received the upload (and can be resumed after a restart)."""
+    authorize(Action.UPLOAD, "an upload")
     folder = config.paths().home / "uploads"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{uuid.uuid4().hex[:12]}.pdf"

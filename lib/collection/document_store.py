@@ -95,7 +95,7 @@ class DocumentStore:
         return metadata.get(doc_id, self.engine)
 
     def delete(self, doc_id: str) -> None:
-        check(Action.DELETE, f"document {doc_id}", engine=self.engine)
+        check(Action.DELETE, f"document {doc_id}")
         doc = self.repo.get(doc_id)  # raises UserError for an unknown id
         with guarded(Action.DELETE, f"document {doc.name} ({doc_id})", engine=self.engine), \
                 leases.held(f"doc:{doc_id}", self.engine, "deleting"):

@@ -34,6 +34,7 @@ from lib.documents.pdf import (
     read_scans,
 )
 from lib.storage import leases
+from lib.storage.audit import record
 
 if TYPE_CHECKING:
     from lib.collection.vectors import VectorIndex
@@ -108,11 +109,11 @@ class IngestPipeline:
                     originals.save(prev.doc_id, copy, move=True)
                 ex = self.stored_pdf(prev.doc_id, for_index=True)
                 ex.name = name or p.stem
-                return self._ingest(ex, started, size, overlap, progress)
+                return _uploaded(self._ingest(ex, started, size, overlap, progress), file_name)
             extracted = extract_pdf(copy, name or p.stem, config.max_upload_bytes(),
                                     lambda f, m: progress("extract", 0.95 * f, m), find_tables=tables_on(), sha256=sha,
                                     file_name=file_name)
-            return self._ingest(extracted, started, size, overlap, progress)
+            return _uploaded(self._ingest(extracted, started, size, overlap, progress), file_name)
         finally:
             copy.unlink(missing_ok=True)  # moved into place on commit; otherwise not kept
 
@@ -228,6 +229,12 @@ class IngestPipeline:
         if data is not None and originals.path(info.doc_id) is None:  # indexed before originals were kept
             originals.save(info.doc_id, data, move=isinstance(data, Path))  # a path: the ingest's private copy
         return indexed_already(prev, round(time.perf_counter() - started, 3))
+
+
+def _uploaded(res: IngestResult, file_name: str) -> IngestResult:
+    """The audit record's line for a document indexed (once it is committed)."""
+    record(Action.UPLOAD, f"document {res.doc_id}", detail=f"{file_name}: {res.pages} pages, {res.chunks} chunks")
+    return res
 
 
 def indexed_already(row: Any, seconds: float = 0.0) -> IngestResult:

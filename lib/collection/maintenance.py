@@ -20,6 +20,7 @@ from lib.collection.ingest import embedder_label
 from lib.collection.repository import DocInfo, DocumentRepository
 from lib.collection.vector_ids import chunk_id
 from lib.collection.vectors import VectorIndex
+from lib.core.access import Action, authorize
 from lib.core.progress import ProgressFn
 from lib.documents.chunking import Chunk
 from lib.storage import leases
@@ -79,6 +80,7 @@ class IndexCheck:
 def repair(docs: Store) -> Repaired:
     """Remove vectors that no committed document generation owns (left by a hard kill), skipping documents
     whose writer's lease is live."""
+    authorize(Action.SETTINGS, "repair the index")
     # Vectors first, then leases and committed generations: a write that starts after this read is not in
     # it, and one that committed or took its lease before the lease read is seen as such.
     got = docs.index.collection.get(include=["metadatas"])
@@ -104,6 +106,8 @@ def check(docs: Store, fix: bool = False, progress: ProgressFn | None = None) ->
     """One entry per document: its chunks in SQL, its vectors of the committed generation, whether they match,
     and what made them. With ``fix``, a document missing vectors, or whose vectors another embedder made, is
     embedded again from its stored chunks."""
+    if fix:
+        authorize(Action.SETTINGS, "repair the index")
     got = docs.index.collection.get(include=["metadatas"])
     per: Counter[tuple[object, object]] = Counter()
     for meta in got["metadatas"] or []:
@@ -135,6 +139,7 @@ def reembed(docs: Store, doc_id: str, progress: ProgressFn | None = None, only_s
     """Embed a document's stored chunks again under a new generation and switch to it (under its lease), with
     today's embedder, which the document row then names. ``only_stale``: unless, once the lease is held, its
     vectors turn out to be today's kind (another job or an ingest did it meanwhile): then nothing is done."""
+    authorize(Action.SETTINGS, doc_id)
     with leases.held(f"doc:{doc_id}", docs.engine, "embedding again"):
         info = next((d for d in docs.list() if d.doc_id == doc_id), None)
         if info is None or (only_stale and info.made_with == embedder_label(docs.index.embedder)):

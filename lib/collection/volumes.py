@@ -29,7 +29,7 @@ from lib.core.errors import UserError
 from lib.documents import metadata
 from lib.documents.pdf import check_readable, sha256_bytes, sha256_file
 from lib.storage import jobs, tables
-from lib.storage.audit import guarded
+from lib.storage.audit import guarded, record
 from lib.storage.engine import get_engine
 
 GROUPED_BY = ("upload", "folder", "manifest", "person")
@@ -81,7 +81,7 @@ def group(doc_ids: Sequence[str], grouped_by: str = "person", engine: Engine | N
           eis_id: str | None = None) -> Eis:
     """Make ``doc_ids`` (in this order) the volumes of one EIS, or add them after the volumes of ``eis_id``.
     Refused, with nothing changed, when a document is unknown, given twice, or a volume of another EIS."""
-    authorize(Action.EDIT_METADATA, "group volumes")
+    authorize(Action.EDIT_METADATA, "group volumes")  # recorded below once grouped
     engine = engine or get_engine()
     if grouped_by not in GROUPED_BY:
         raise ValueError(grouped_by)
@@ -122,6 +122,7 @@ def group(doc_ids: Sequence[str], grouped_by: str = "person", engine: Engine | N
                         "indexed and took its number; reload and try again when its indexing is done.") from None
     found = get(eis_id, engine)
     assert found is not None
+    record(Action.EDIT_METADATA, f"EIS {eis_id}", f"volumes: {', '.join(ids)}", engine=engine)
     return found
 
 

@@ -98,10 +98,12 @@ class Actor:
 
 LOCAL_USER = Actor("local user", Role.ADMIN, name="local user (sign-in not configured)")
 CLI_ADMIN = Actor("command line", Role.ADMIN, name="local admin (command line)")
+APP_START = Actor("app start-up", Role.ADMIN, name="the app's own start-up maintenance")
 
 _acting: contextvars.ContextVar[Actor | None] = contextvars.ContextVar("nepaqa_actor", default=None)
 _sign_in_required = False
 _resolver: Callable[[], Actor | None] | None = None
+_on_refusal: Callable[[Action, str, Actor | None], None] | None = None
 
 
 class AccessDeniedError(UserError):
@@ -125,6 +127,12 @@ def set_resolver(resolver: Callable[[], Actor | None] | None) -> None:
     _resolver = resolver
 
 
+def on_refusal(hook: Callable[[Action, str, Actor | None], None] | None) -> None:
+    """Who hears of each refusal (lib/storage/audit.py records it), so every refused attempt is in the record."""
+    global _on_refusal
+    _on_refusal = hook
+
+
 def current() -> Actor | None:
     """The person acting in this thread: the one set, else the app's resolver's, else the local user where
     sign-in is off, else nobody."""
@@ -134,7 +142,7 @@ def current() -> Actor | None:
             who = _resolver()
         except Exception:  # noqa: BLE001 - a thread with no session (a job's): nobody from there
             who = None
-    if who is not None:
+    if who is not None and (who is not LOCAL_USER or not _sign_in_required):
         return who
     return None if _sign_in_required else LOCAL_USER
 
@@ -162,18 +170,25 @@ def allowed(action: Action, actor: Actor | None = None) -> bool:
 
 
 def authorize(action: Action, what: str = "") -> Actor:
-    """The person acting, when they may take ``action`` (on ``what``, for the message); AccessDeniedError otherwise."""
+    """The person acting, when they may take ``action`` (on ``what``, for the message); AccessDeniedError otherwise
+    (and the refusal told to ``on_refusal``'s hook, which records it)."""
     who = current()
     if who is None:
-        raise AccessDeniedError(f"Sign in first: nobody is signed in, so this app cannot {action.value}.")
-    if who.role is None:
-        raise AccessDeniedError(f"Your account ({who.shown}) has no role yet, so it cannot {action.value}. Ask an admin "
-                           "of this app to give you one.")
-    need = POLICY[action]
-    if who.role < need:
-        raise AccessDeniedError(f"You cannot {action.value}{f' ({what})' if what else ''}: that needs the {need.word} "
-                           f"role, and {who.shown} is {_a(who.role.word)}. Ask an admin of this app if you need it.")
-    return who
+        why = f"Sign in first: nobody is signed in, so this app cannot {action.value}."
+    elif who.role is None:
+        why = (f"Your account ({who.shown}) has no role yet, so it cannot {action.value}. Ask an admin of this app "
+               "to give you one.")
+    elif who.role < POLICY[action]:
+        why = (f"You cannot {action.value}{f' ({what})' if what else ''}: that needs the {POLICY[action].word} role, "
+               f"and {who.shown} is {_a(who.role.word)}. Ask an admin of this app if you need it.")
+    else:
+        return who
+    if _on_refusal is not None:
+        try:
+            _on_refusal(action, what, who)
+        except Exception:  # noqa: BLE001 - the refusal stands even where it cannot be recorded
+            pass
+    raise AccessDeniedError(why)
 
 
 def _a(word: str) -> str:
@@ -185,7 +200,7 @@ def own_name(annotator: str) -> None:
     who = current()
     if who is not None and who.signed_in and annotator.strip().casefold() != who.id.casefold():
         raise AccessDeniedError(f"You are signed in as {who.id}, so you can label and vote only as yourself, not as "
-                           f"'{annotator}'.")
+                                f"'{annotator}'.")
 
 
 def in_this_context(fn: Callable[P, R]) -> Callable[P, R]:

@@ -41,6 +41,9 @@ DEFAULTS: dict[str, str] = {
     "NEPAQA_ROLES": "",
     # 1: serve on a network address without sign-in (lib/app/accounts.py, .ci/exposed.py).
     "NEPAQA_ALLOW_ANONYMOUS": "",
+    # Whom a signed-in person with no role is told to ask (e.g. "the NEPA office, nepa-help@agency.gov"); empty: the
+    # admins' e-mails.
+    "NEPAQA_ACCESS_CONTACT": "",
 }
 
 

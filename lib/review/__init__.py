@@ -17,7 +17,6 @@ from lib.review.labels_csv import LabelsCSVError, decode_csv_bytes, read_labels_
 from lib.review.reviewers import (
     ADJUDICATOR,
     HOW_TO_ADJUDICATE,
-    adjudicators,
     check_import_rights,
     check_reviewer_name,
     may_adjudicate,
@@ -26,7 +25,7 @@ from lib.review.reviewers import (
     similar_expert,
 )
 
-__all__ = ["ADJUDICATOR", "HOW_TO_ADJUDICATE", "LabelsCSVError", "adjudicators", "annotations", "arena",
+__all__ = ["ADJUDICATOR", "HOW_TO_ADJUDICATE", "LabelsCSVError", "annotations", "arena",
            "arena_csv", "arena_judge", "arena_support", "check_import_rights", "check_reviewer_name",
            "decode_csv_bytes", "judge_review", "labels_csv", "may_adjudicate", "read_labels_csv",
            "reserved_name_reason", "reviewers", "signed_in_reviewer", "similar_expert", "support_calibration"]

@@ -552,6 +552,10 @@ def take_back(arena_id: str, annotator: str, pair_key: str, engine: Engine | Non
     engine = _engine(engine)
     where = (t.c.arena_id == arena_id) & (t.c.annotator == annotator) & (t.c.pair_key == pair_key)
     access.own_name(annotator)
+    access.authorize(Action.VOTE, f"arena {arena_id}")
+    with engine.connect() as c:
+        if c.execute(select(t.c.pair_key).where(where)).first() is None:
+            return None
     with guarded(Action.VOTE, f"arena {arena_id}", f"{annotator}: vote taken back", engine), engine.begin() as c:
         row = c.execute(select(t).where(where)).mappings().first()
         if row is None:

@@ -96,7 +96,7 @@ def import_votes_csv(text: str, arena_id: str, engine: Engine | None = None) -> 
         raise UserError(f"Nothing was imported: {len(problems)} bad row(s): {shown}.")
     if not rows:
         raise UserError("Nothing was imported: the file has no votes.")
-    others = sorted({row.annotator for row, _ in rows} - {who.id})
+    others = sorted({row.annotator for row, _ in rows if row.annotator.strip().casefold() != who.id.casefold()})
     if who.signed_in and others and not access.allowed(Action.ADJUDICATE):
         raise access.AccessDeniedError(f"You can import only your own votes ({who.id}); this file also holds votes of "
                                   f"{len(others)} other name(s). Ask an adjudicator to import it.")

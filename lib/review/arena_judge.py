@@ -28,6 +28,7 @@ from lib.models import registry
 from lib.models.base import Provider, ProviderError, Request
 from lib.review import arena
 from lib.storage import tables
+from lib.storage.audit import connected_run
 from lib.storage.engine import get_engine, upsert
 
 MAX_REPLY_TOKENS = 40
@@ -197,6 +198,7 @@ def judge_pairs(arena_id: str, model_id: str, engine: Engine | None = None,
     authorize(Action.RUN_BENCHMARK, f"judge arena {arena_id}")
     provider: Provider = registry.get_judge(model_id, "answers")
     judge = provider.id
+    connected_run(provider, "judge")
     engine = _engine(engine)
     todo = pending(arena_id, judge, engine, retry_unreadable)
     counts: Counter[str] = Counter()

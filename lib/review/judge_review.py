@@ -30,6 +30,7 @@ from lib.models import registry
 from lib.models.base import Provider, ProviderError, Request
 from lib.review import annotations as ann
 from lib.storage import tables
+from lib.storage.audit import connected_run
 from lib.storage.engine import get_engine, upsert
 
 JUDGE_LABELS: tuple[str, ...] = tuple(ann.AGREEMENT_LABELS)
@@ -197,6 +198,7 @@ def judge_items(
     authorize(Action.RUN_BENCHMARK, "judge review items")
     provider = registry.get_judge(model_id, "items")
     judge = provider.id  # the concrete id, whatever alias was passed
+    connected_run(provider, "judge")
     engine = _engine(engine)
     pool = ann.items(list(item_ids) if item_ids is not None else None, engine=engine)
     done = done_items(judge, engine)

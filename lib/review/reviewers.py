@@ -8,10 +8,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from lib.core import access
-from lib.core.access import Action, Role
+from lib.core.access import Action
 from lib.core.errors import UserError
 from lib.models import registry
-from lib.storage import accounts
 
 ADJUDICATOR = "[adjudicated]"  # the annotator name under which final labels are stored; never typed by a person
 HOW_TO_ADJUDICATE = ("Setting final labels needs the adjudicator role (or admin). Ask an admin of this app to give "
@@ -54,20 +53,15 @@ def check_reviewer_name(name: str) -> str:
     return n
 
 
-def adjudicators() -> list[str]:
-    """The accounts whose role lets them set final labels (adjudicator or admin), from the role table."""
-    return [r.subject for r in accounts.rows() if r.role >= Role.ADJUDICATOR]
-
-
 def may_adjudicate() -> bool:
     """Whether the person acting may set final labels (the page asks, to show the Adjudicate tab)."""
     return access.allowed(Action.ADJUDICATE)
 
 
 def signed_in_reviewer(user: Mapping[str, object]) -> str:
-    """The reviewer for a signed-in account: the e-mail (else the display name, which is often the user's own to
-    set, so a role is never given by it: roles go by e-mail, lib/storage/accounts.py)."""
-    return str(user.get("email") or user.get("name") or "").strip()
+    """The reviewer for a signed-in account: its id as the sign-in gate has it (the e-mail in lower case, else the
+    provider's subject), so labels and votes carry the account that made them."""
+    return str(user.get("email") or user.get("sub") or "").strip().lower()
 
 
 def check_import_rights(annotators: Iterable[str]) -> None:
@@ -76,7 +70,7 @@ def check_import_rights(annotators: Iterable[str]) -> None:
     who = access.authorize(Action.LABEL, "import labels")
     if not who.signed_in or may_adjudicate():
         return
-    others = sorted(set(annotators) - {who.id})
+    others = sorted({a for a in annotators if a.strip().casefold() != who.id.casefold()})
     if others:
         raise access.AccessDeniedError(f"You can import only your own labels (annotator '{who.id}'); this file also holds "
                                   f"labels of {len(others)} other name(s). Ask an adjudicator to import it.")

@@ -33,6 +33,7 @@ from lib.qa.support_judge import judge_check
 from lib.qa.support_model import MarkFigure
 from lib.review import annotations as ann
 from lib.storage import tables
+from lib.storage.audit import connected_run
 from lib.storage.engine import get_engine, upsert
 
 LABEL = "sentences_supported"
@@ -134,6 +135,7 @@ def judge_items(model_id: str, item_ids: Sequence[str] | None = None, engine: En
     an item with nothing to check is stored as such, with the reason. Returns the counts (``SupportChecked``)."""
     authorize(Action.RUN_BENCHMARK, "check support with a judge")
     provider = registry.get(model_id)
+    connected_run(provider, "support check")
     engine = _engine(engine)
     ids = list(item_ids) if item_ids is not None else sorted(expert_labels(engine))
     t = tables.judge_labels

@@ -60,8 +60,9 @@ _seed_lock = threading.Lock()
 
 
 def seed(engine: Engine | None = None) -> None:
-    """Rows from NEPAQA_ROLES: added where the subject has no row, and updated where the row came from the
-    setting; a row an admin set is kept. Once per process and value of the setting."""
+    """Rows from NEPAQA_ROLES: added where the subject has no row, updated where the row came from the setting, and
+    removed where the setting no longer names a subject it gave a role; a row an admin set is kept. Once per
+    process and value of the setting."""
     eng = engine or get_engine()
     raw = config.get(ROLES_SETTING) or ""
     key = str(eng.url)
@@ -74,9 +75,12 @@ def seed(engine: Engine | None = None) -> None:
             have = {r.subject: r.source for r in c.execute(select(t.c.subject, t.c.source))}
         rows = [{"subject": s, "role": r.word, "source": "setting", "set_by": ROLES_SETTING, "set_at": time.time()}
                 for s, r in wanted.items() if have.get(s, "setting") == "setting"]
-        if rows:
-            with eng.begin() as c:
+        dropped = [s for s, src in have.items() if src == "setting" and s not in wanted]  # taken out of the setting
+        with eng.begin() as c:
+            if rows:
                 c.execute(upsert(eng, t, rows, ["subject"], ["role", "set_at"]))
+            if dropped:
+                c.execute(delete(t).where(t.c.subject.in_(dropped)))
         _seeded[key] = raw
 
 

@@ -14,7 +14,7 @@ from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
 from lib.core import access
-from lib.core.access import AccessDeniedError, Action, Actor
+from lib.core.access import Action, Actor
 from lib.core.csv_safe import rows_to_csv
 from lib.core.redaction import redact
 from lib.storage import tables
@@ -46,20 +46,23 @@ def record(action: Action, what: str = "", outcome: str = "done", detail: str = 
             object=redact(what)[:2000] or None, outcome=outcome, detail=redact(detail)[:4000] or None))
 
 
-def check(action: Action, what: str = "", detail: str = "", engine: Engine | None = None) -> Actor:
-    """``access.authorize``, with a refusal recorded."""
-    try:
-        return access.authorize(action, what)
-    except AccessDeniedError:
-        record(action, what, "refused", detail, engine)
-        raise
+def _refused(action: Action, what: str, who: Actor | None) -> None:
+    record(action, what, "refused", actor=who)
+
+
+access.on_refusal(_refused)  # every refusal of lib/core/access.py's check, wherever it is asked, is recorded
+
+
+def check(action: Action, what: str = "") -> Actor:
+    """``access.authorize`` (a refusal is recorded by the hook above)."""
+    return access.authorize(action, what)
 
 
 @contextmanager
 def guarded(action: Action, what: str = "", detail: str = "", engine: Engine | None = None) -> Iterator[Actor]:
     """Authorize ``action`` for the person acting, run the block, and record it once the block has finished (a
     refusal is recorded and raised; a block that fails is not recorded: nothing was done)."""
-    who = check(action, what, detail, engine)
+    who = access.authorize(action, what)
     yield who
     record(action, what, "done", detail, engine, actor=who)
 
@@ -83,3 +86,10 @@ def export_csv(engine: Engine | None = None) -> str:
     for r in out:
         r["at"] = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(float(r["at"]))) + " UTC"
     return rows_to_csv(out, COLUMNS)
+
+
+def connected_run(model: object, what: str) -> None:
+    """A run with a connected model (a judge, a translation): checked and recorded once, before its calls."""
+    if not getattr(model, "local", True):
+        with guarded(Action.CONNECTED_MODEL, f"{what} with {getattr(model, 'id', '?')}"):
+            pass

@@ -472,6 +472,7 @@ def resume(job_id: str, engine: Engine | None = None) -> str:
     """Start an interrupted (or cancelled, or failed) job again, in the background, from its parameters and its
     result link. The original is marked resumed, so it is resumed once."""
     engine = _engine(engine)
+    access.authorize(job_access.action_of(get(job_id, engine).kind), job_id)  # before it is marked resumed
     job = claim_resume(job_id, engine)
     return submit(job.kind, resume_params(job), job.title, engine, resumed_from=job_id)
 

@@ -157,18 +157,22 @@ def adjudicators_to_role(engine: Engine) -> str | None:
     """NEPAQA_ADJUDICATORS (names or e-mails allowed to set final labels) becomes the adjudicator role: one row
     each in the role table. The setting is not read after this step; admins change roles on the Accounts page."""
     add_missing_columns(engine)
-    listed = [x.strip().lower() for x in (config.get("NEPAQA_ADJUDICATORS") or "").split(",") if x.strip()]
+    listed = list(dict.fromkeys(x.strip().lower() for x in (config.get("NEPAQA_ADJUDICATORS") or "").split(",")
+                                if x.strip()))
     if not listed:
         return None
+    emails = [x for x in listed if "@" in x.strip("@") and " " not in x]  # roles go by e-mail (or group)
     t = tables.user_roles
     with engine.begin() as c:
         have = {r[0] for r in c.execute(select(t.c.subject))}
-        for who in dict.fromkeys(listed):
+        for who in emails:
             if who not in have:
                 c.execute(insert(t).values(subject=who, role="adjudicator", source="migration",
                                            set_by="NEPAQA_ADJUDICATORS", set_at=time.time()))
-    return (f"the {len(listed)} name(s) in NEPAQA_ADJUDICATORS now have the adjudicator role (Accounts page); "
-            "the setting is no longer read")
+    names = [x for x in listed if x not in emails]
+    return (f"NEPAQA_ADJUDICATORS is no longer read: its {len(emails)} e-mail(s) now have the adjudicator role "
+            "(Accounts page)" + (f"; {len(names)} typed name(s) ({', '.join(names)}) cannot be a signed-in account, "
+                                 "so they got no role (without sign-in the local user adjudicates)" if names else ""))
 
 
 # The ledger: (number, name, step). Numbers only grow; a released step is never removed or given another job.

@@ -37,8 +37,8 @@ def test_the_import_applies_the_rule_before_writing(tmp_path):
 
 
 def test_a_signed_in_account_is_its_email_and_labels_only_as_itself(tmp_path):
-    assert reviewers.signed_in_reviewer({"email": "bob@epa.gov", "name": "Bob"}) == "bob@epa.gov"
-    assert reviewers.signed_in_reviewer({"name": "Alice Smith"}) == "Alice Smith"  # no e-mail: the name shown
+    assert reviewers.signed_in_reviewer({"email": "Bob@EPA.gov", "name": "Bob"}) == "bob@epa.gov"  # the account's id
+    assert reviewers.signed_in_reviewer({"sub": "A1b2", "name": "Alice Smith"}) == "a1b2"  # never a name one sets
     engine = get_engine(f"sqlite:///{tmp_path / 'r.db'}")
     with access.acting_as(ADA):
         with pytest.raises(AccessDeniedError, match="only as yourself"):
