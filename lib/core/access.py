@@ -10,6 +10,7 @@ nothing.
 """
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import enum
 from collections.abc import Callable, Iterator
@@ -184,10 +185,8 @@ def authorize(action: Action, what: str = "") -> Actor:
     else:
         return who
     if _on_refusal is not None:
-        try:
+        with contextlib.suppress(Exception):  # the refusal stands even where it cannot be recorded
             _on_refusal(action, what, who)
-        except Exception:  # noqa: BLE001 - the refusal stands even where it cannot be recorded
-            pass
     raise AccessDeniedError(why)
 
 
