@@ -4,6 +4,7 @@ server open to a network without sign-in). lib/app/accounts.py decides; this dra
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from lib.app import accounts
@@ -46,6 +47,9 @@ def enter() -> tuple[access.Actor | None, accounts.Gate | None]:
     """Who acts on this rerun (set for lib's checks, lib/core/access.py), or the gate to draw instead of any
     page. Every rerun reads the account's role again, so an admin's change applies on the next action."""
     user = _user()
+    ctx = get_script_run_ctx()
+    if ctx is not None:  # this run passed the gate (through_gate reads it on each page)
+        ctx._nepaqa_gated = ctx.parallel_coordinator  # type: ignore[attr-defined]  # a new object every run
     access.set_resolver(actor_now)
     access.require_sign_in("is_logged_in" in user)  # with sign-in on, nobody acting may do nothing
     if "is_logged_in" not in user:  # no [auth] section: one local user, and only on this machine unless intended
@@ -84,3 +88,18 @@ def draw(gate: accounts.Gate) -> None:
     if st.button("Log in", type="primary"):
         name = _provider()[0]
         st.login(name) if name else st.login()
+
+
+def through_gate() -> None:
+    """Each page's first call. A page run that did not pass the gate (Streamlit runs a `pages/` file on its own, the
+    old automatic navigation, until the app's script has run once in the process: a server's first requests, tabs
+    reconnecting after a restart) acts as nobody and goes back through the app instead."""
+    ctx = get_script_run_ctx()
+    if ctx is None or not str(ctx.pages_manager.main_script_path).endswith("streamlit_app.py"):
+        return  # a page tested on its own (AppTest), not the app
+    if getattr(ctx, "_nepaqa_gated", None) is ctx.parallel_coordinator:
+        return
+    access.require_sign_in()  # nothing acts in this run
+    access.set_actor(None)
+    PagesManager.uses_pages_directory = False
+    st.rerun()

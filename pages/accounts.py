@@ -4,12 +4,16 @@ import streamlit as st
 
 from lib.app import accounts
 from lib.core import access
+from pages._gate import through_gate
 from pages._ui import run_safely, table, tidy
+
+through_gate()  # a page reached without the app's sign-in gate goes back through it
 
 st.title("🧑 Accounts")
 st.caption("Roles go by e-mail, or by a group the sign-in provider sends (written group:<name>); a person has the "
            "highest role of their e-mail's and their groups' rows. A change here applies on the person's next action. "
-           f"Rows from the {accounts.ROLES_SETTING} setting come back at the next start while it names them.")
+           f"Rows from the {accounts.ROLES_SETTING} setting follow it at each start (added, changed, removed); a row "
+           "changed here is kept.")
 if not access.allowed(access.Action.MANAGE_ROLES):
     st.info("Only admins manage roles and read the audit record.")
     st.stop()

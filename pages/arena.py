@@ -19,9 +19,12 @@ from lib.qa import MODE_LABELS, support
 from lib.review import arena, arena_csv, arena_support
 from pages._arena_judge import judge_tab
 from pages._arena_ratings import ratings_tab
+from pages._gate import through_gate
 from pages._reviewer import reviewer_identity
 from pages._support_view import MARKS
 from pages._ui import passage_text, plain, run_safely
+
+through_gate()  # a page reached without the app's sign-in gate goes back through it
 
 st.title("⚖️ Arena")
 st.caption("Compare two answers to one EIS question without knowing who wrote them, and vote for the better one; "
@@ -266,7 +269,7 @@ with tab_vote:
     who, _adjudicator = reviewer_identity(arena.voters())  # experts of Validate and of every arena
     if who:
         vote_panel(aid, who, tab_vote.open is not False)  # the keys live only while this tab is shown
-    else:
+    elif access.allowed(access.Action.VOTE):  # (a role that cannot vote was told so above)
         st.caption("Pick or add your name above to start voting.")
 
 with tab_ratings:

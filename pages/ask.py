@@ -13,7 +13,10 @@ from pages import _support_view as support_view
 from pages._ask_demo import demo_button, demo_section
 from pages._ask_sources import cell_key, locator, render_sources
 from pages._ask_state import GOLD_OWN, caption, gold_key, reopen
+from pages._gate import through_gate
 from pages._ui import KEPT, keep, plain, scope_picker, services, table, titled, words_only_note
+
+through_gate()  # a page reached without the app's sign-in gate goes back through it
 
 st.title("💬 Ask")
 st.caption(f"One question, several models and context modes at once. **{MODE_LABELS['none']}**: the model's own "

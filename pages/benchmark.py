@@ -23,8 +23,11 @@ from lib.qa import MODE_LABELS, MODES
 from lib.review import annotations
 from lib.storage import jobs
 from pages._benchmark_results import results_tab
+from pages._gate import through_gate
 from pages._jobs import watch
 from pages._ui import doc_label, plain, run_safely, services, table
+
+through_gate()  # a page reached without the app's sign-in gate goes back through it
 
 st.title("📊 Benchmark")
 st.caption("Which model, with which context, answers EIS questions well? A yes/no item is right or wrong on its "
@@ -103,7 +106,8 @@ with tab_data:
               width="stretch", height=300,
               long=["question", "expected answer", "document"])
         st.altair_chart(charts.type_counts([it.question_type for it in items]), width="stretch")
-        if st.button("Send these items to the validation queue", disabled=not runner):
+        if st.button("Send these items to the validation queue", disabled=not runner,
+                     help=None if runner else "Needs the analyst role."):
             n = annotations.add_items(items, st.session_state["bench_source"])
             st.success(f"{n} items are in the validation queue: open **Validate** to review them.")
 

@@ -15,8 +15,11 @@ from lib.qa import scope_ids
 from lib.retrieval import METHODS
 from pages._documents_metadata import metadata_panel
 from pages._documents_volumes import take_out_button, volumes_panel
+from pages._gate import through_gate
 from pages._jobs import watch
 from pages._ui import doc_label, passage_text, plain, run_safely, scope_picker, services, show_passage, table
+
+through_gate()  # a page reached without the app's sign-in gate goes back through it
 
 st.title("📄 Documents")
 svc = services()

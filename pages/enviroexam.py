@@ -11,8 +11,11 @@ from lib.core import UserError, access, csv_safe
 from lib.evaluation import exam as ee
 from lib.evaluation.exam import translate as tr
 from lib.models import registry
+from pages._gate import through_gate
 from pages._jobs import watch
 from pages._ui import plain, run_safely, said, table, tidy
+
+through_gate()  # a page reached without the app's sign-in gate goes back through it
 
 st.title("🎓 EnviroExam")
 st.caption("936 multiple-choice questions (210 dev, 726 test) over 42 environmental-science courses at bachelor, "
@@ -98,7 +101,8 @@ with tab_run:
                     + (" · nothing left to ask" if not plan.to_ask else
                        f" · **estimated time** {plain(plan.estimate.text(lambda p: available.get(p['model'], p['model'])))}"))
         unmeasured = plan.to_ask and not plan.estimate.measured  # and not being timed now (one click, one timing)
-        if unmeasured and not exam_case.running(st.session_state.get("exam_job")) and st.button(
+        if unmeasured and not exam_case.running(st.session_state.get("exam_job")) and access.allowed(
+                access.Action.RUN_BENCHMARK) and st.button(
                 f"Time it first: {exam_case.TIMING_COURSES} questions", key="exam_time_it",
                 help=f"Answers the first question of {exam_case.TIMING_COURSES} courses with this model and these "
                      "settings, to measure its pace on this machine; then the estimate is shown. Its answers are "

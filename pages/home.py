@@ -4,7 +4,10 @@ import streamlit as st
 
 from lib.core import config, redact, told_apart
 from lib.models import registry, warm_status
+from pages._gate import through_gate
 from pages._ui import code, plain, services, table, titled
+
+through_gate()  # a page reached without the app's sign-in gate goes back through it
 
 st.title("🌲 NEPA QA Studio")
 st.markdown(

@@ -5,7 +5,10 @@ from lib.app import search, volumes
 from lib.core import UserError
 from lib.documents import metadata, page_render
 from lib.retrieval import FoundPassage
+from pages._gate import through_gate
 from pages._ui import ocr_note, opening_page, page_png, plain, run_safely, said, services, words_only_note
+
+through_gate()  # a page reached without the app's sign-in gate goes back through it
 
 st.title("🔎 Search the collection")
 st.caption("Which of our EISs discuss caribou? What did past Alaska EISs say about permafrost? Hybrid search "

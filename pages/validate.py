@@ -14,12 +14,15 @@ from lib.core.stats import agreement_report, kappa_band
 from lib.evaluation.benchmark import GUIDELINES
 from lib.review import LabelsCSVError, decode_csv_bytes
 from lib.review import annotations as ann
+from pages._gate import through_gate
 from pages._reviewer import reviewer_identity, signin_state
 from pages._ui import plain, said, table
 from pages._validate_adjudicate import adjudicate_tab
 from pages._validate_judge import judge_tab
 from pages._validate_review import apply_pending, review_panel
 from pages._validate_support import support_tab
+
+through_gate()  # a page reached without the app's sign-in gate goes back through it
 
 st.title("✅ Validate")
 st.caption("Experts check each item: is the question of its type, is the answer right, does the proof support it. "
@@ -66,7 +69,7 @@ with tab_review:
     if not sources:
         st.info("No items to review yet. On the Benchmark page, import items and send them to the validation "
                 "queue, or generate items (they are queued automatically).")
-    elif not who:
+    elif not who and access.allowed(access.Action.LABEL):  # (a role that cannot label was told so above)
         st.caption("Sign in above to start reviewing." if login_configured else
                    "Pick your name above (or add yourself) to start reviewing.")
     else:

@@ -64,11 +64,11 @@ def gate(user: Mapping[str, object], metadata_url: str | None = None, now: float
 
 
 _probe: dict[str, tuple[float, str | None]] = {}
-PROBE_EVERY_S = 15.0
+PROBE_EVERY_S = 5.0
 
 
 def provider_problem(metadata_url: str, timeout: float = 3.0) -> str | None:
-    """Why the sign-in provider cannot be reached (its discovery document), or None; asked at most every 15 s."""
+    """Why the sign-in provider cannot be reached (its discovery document), or None; asked at most every 5 s."""
     seen = _probe.get(metadata_url)
     if seen and time.monotonic() - seen[0] < PROBE_EVERY_S:
         return seen[1]

@@ -19,7 +19,7 @@ from lib.qa.services import Corpus
 NEEDS_DOCUMENT = ("pdf", "rag")  # the context modes that read an indexed document
 WORDS = {"question": "question", "models": "models", "modes": "context modes", "scope": "documents", "k": "k",
          "closed": "closed (yes/no)", "balanced": "balanced", "gold": "gold passage"}
-HISTORY_COLUMNS = ("Asked", "Question", "Documents", "Answers", "Yes / no", "Failed")
+HISTORY_COLUMNS = ("Asked", "By", "Question", "Documents", "Answers", "Yes / no", "Failed")
 
 
 @dataclass(frozen=True)
@@ -193,7 +193,7 @@ def history_table(hist: Sequence[HistoryRow], labels: Mapping[str, str],
         order = dict.fromkeys(["yes", "no", QUOTES_ONLY, "none", *verdicts])  # every verdict counted, in this order
         counted = " · ".join(f"{v} {verdicts.count(v)}" for v in order if v in verdicts)
         out.append(dict(zip(HISTORY_COLUMNS, (
-            str(first.created_at)[:16], first.question, scope_label(first.doc_id, titles),
+            str(first.created_at)[:16], first.asked_by or "", first.question, scope_label(first.doc_id, titles),
             f"{len(rows)} from {len(models)} model{'s' if len(models) > 1 else ''}", counted,
             sum(1 for h in rows if h.error) or "", ), strict=True)))
     return out

@@ -462,6 +462,7 @@ class HistoryRow:
     tokens_out: int | None
     seconds: float | None
     support: JSONObject | None  # the support check made when it was kept (None: kept before there was one)
+    asked_by: str | None = None  # the account that asked (None: asked before accounts)
 
     def as_dict(self) -> JSONObject:
         return asdict(self) | {"contexts": [c.as_dict() for c in self.contexts]}

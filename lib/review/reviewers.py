@@ -14,7 +14,7 @@ from lib.models import registry
 
 ADJUDICATOR = "[adjudicated]"  # the annotator name under which final labels are stored; never typed by a person
 HOW_TO_ADJUDICATE = ("Setting final labels needs the adjudicator role (or admin). Ask an admin of this app to give "
-                     "it to you (Accounts page); with sign-in off, the local user may adjudicate.")
+                     "it to you (Accounts page).")
 
 # Names a person cannot type: anything in brackets (the app's own names, such as [adjudicated]) and names that
 # look like a judge model (its words, or a model id such as local/smollm2-135m).

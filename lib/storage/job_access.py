@@ -32,10 +32,10 @@ def authorize_start(kind: str, params: JSONObject, title: str) -> Actor:
     more = _needs[kind](params) if kind in _needs else []
     for need in more:
         access.authorize(need, title)
-    with guarded(action, title, f"started a {kind} job") as who:
+    with guarded(action, title, "job started") as who:
         pass
     for need in more:
-        record(need, title, detail=f"in a {kind} job", actor=who)
+        record(need, title, detail="in a job", actor=who)
     return who
 
 

@@ -84,7 +84,7 @@ def test_a_saved_question_reopens_as_it_was_asked(sample_doc):
     assert len(table) == 1 and list(table[0]) == list(ask_case.HISTORY_COLUMNS)  # one row per question
     assert table[0]["Question"] == "What is proposed?" and table[0]["Answers"] == "4 from 2 models"
     assert table[0]["Documents"] == "Sample EIS" and table[0]["Failed"] == "" and table[0]["Yes / no"] == ""
-    assert len(table[0]["Asked"]) == 16
+    assert len(table[0]["Asked"]) == 16 and table[0]["By"] == "local user"  # sign-in off: the one local user
     closed = [AskResult(model="local/extractive", mode=mode, answer="x", closed=True, verdict=v, question="Is it?",
                         contexts=[], error=e) for mode, v, e in (("rag", "yes", None), ("none", None, None),
                                                                  ("gold", None, "the server timed out"),
