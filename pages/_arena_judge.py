@@ -5,6 +5,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
+from lib.core import access
 from lib.models import registry
 from lib.review import arena
 from lib.review import arena_judge as aj
@@ -51,9 +52,11 @@ def judge_tab(aid: str, info: arena.Arena, model_name: Callable[[str], str]) -> 
                 st.session_state["_arena_judged"] = res.as_dict() | {"errors": sorted(set(errors))[:2]}
                 st.rerun()  # the counts and the buttons follow
 
-        if todo and st.button(f"Judge {len(todo)} pair(s) ({2 * len(todo)} calls)", type="primary"):
+        judge_ok = access.allowed(access.Action.RUN_BENCHMARK)  # judging runs a model: an analyst's
+        if todo and st.button(f"Judge {len(todo)} pair(s) ({2 * len(todo)} calls)", type="primary", disabled=not judge_ok):
             run_judge(False)
-        if unreadable and st.button(f"Ask again about the {len(unreadable)} pair(s) whose reply could not be read"):
+        if unreadable and st.button(f"Ask again about the {len(unreadable)} pair(s) whose reply could not be read",
+                                    disabled=not judge_ok):
             run_judge(True)
         for judge in aj.judges(aid):
             r = aj.judge_vs_experts(aid, judge)

@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.app import benchmark as bench_case
+from lib.core import access
 from lib.core.stats import kappa_band
 from lib.models import registry
 from lib.review import annotations as ann
@@ -40,7 +41,7 @@ def judge_tab(label_names: dict[str, str]) -> None:
         st.caption(f"{len(judge_ids) - len(pending)} of {len(judge_ids)} items already labelled by this judge; "
                    "items that failed (a reply that was not the JSON asked for) are tried again.")
         if st.button(f"Label {len(pending)} item(s) with the judge", type="secondary" if warn else "primary",
-                     disabled=not pending,
+                     disabled=not pending or not access.allowed(access.Action.RUN_BENCHMARK),
                       key="judge_run"):
             st.button("Cancel", key="cancel_judge", help="Stops after the items in flight; finished ones are kept.")
             judge_bar = st.progress(0.0, text="starting…")

@@ -4,6 +4,7 @@ threshold each checker uses, and "uncalibrated" until enough expert labels exist
 import pandas as pd
 import streamlit as st
 
+from lib.core import access
 from lib.core.stats import kappa_band
 from lib.models import registry
 from lib.review import support_calibration as sc
@@ -66,7 +67,8 @@ def support_tab() -> None:
     warn = registry.get(pick).judge_warning()
     if warn:
         st.warning(warn)
-    if c2.button("Check the expert-labelled items with it", key="support_judge_run", disabled=not cal.n_items):
+    if c2.button("Check the expert-labelled items with it", key="support_judge_run",
+                 disabled=not cal.n_items or not access.allowed(access.Action.RUN_BENCHMARK)):
         done = run_safely(sc.judge_items, pick)
         if done is not None:
             st.toast(f"{done.checked} checked, {done.nothing_to_check} with nothing to check, "

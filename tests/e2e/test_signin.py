@@ -150,7 +150,7 @@ def test_a_provider_that_is_down_gives_a_clear_sign_in_error(tmp_path):
     with signed_in_app(tmp_path, closed) as server:
         b = Browser(server.url)
         try:
-            b.open()
+            b.open("accounts")  # the server's first request, straight to a page: it too meets the gate
             b.wait_text("is not working", 30)
             text = b.body_text()
             assert re.search(rf"sign-in service \(localhost:{closed}\) is not working: it cannot be reached", text)
