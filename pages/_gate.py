@@ -91,15 +91,16 @@ def draw(gate: accounts.Gate) -> None:
 
 
 def through_gate() -> None:
-    """Each page's first call. A page run that did not pass the gate (Streamlit runs a `pages/` file on its own, the
-    old automatic navigation, until the app's script has run once in the process: a server's first requests, tabs
-    reconnecting after a restart) acts as nobody and goes back through the app instead."""
+    """Each page's first call. Streamlit runs a `pages/` file on its own (its old automatic navigation) until the
+    app's script has run once in the process: a server's first requests, tabs reconnecting after a restart. Such a
+    run passes the same gate here: the gate's page instead of this one, or the person acting set."""
     ctx = get_script_run_ctx()
     if ctx is None or not str(ctx.pages_manager.main_script_path).endswith("streamlit_app.py"):
         return  # a page tested on its own (AppTest), not the app
     if getattr(ctx, "_nepaqa_gated", None) is ctx.parallel_coordinator:
-        return
-    access.require_sign_in()  # nothing acts in this run
-    access.set_actor(None)
-    PagesManager.uses_pages_directory = False
-    st.rerun()
+        return  # the app's script ran the gate in this run
+    PagesManager.uses_pages_directory = False  # later runs go through the app's script
+    _, closed = enter()
+    if closed is not None:
+        draw(closed)
+        st.stop()
