@@ -302,9 +302,10 @@ def test_the_audit_export_of_a_session_that_uploads_labels_adjudicates_and_delet
     import io
     rows = [(r["actor"], r["action"], r["outcome"]) for r in csv.DictReader(io.StringIO(exported))]
     mine = [r for r in rows if r[0] in ("ana@epa.gov", "ada@epa.gov", "cleo@epa.gov", "root@epa.gov")]
-    assert mine[-6:] == [("ana@epa.gov", "edit metadata", "done"), ("ana@epa.gov", "run benchmarks and exams", "done"),
-                         ("ada@epa.gov", "label items", "done"), ("cleo@epa.gov", "set final labels", "done"),
-                         ("ada@epa.gov", "delete", "refused"), ("root@epa.gov", "delete", "done")]
+    assert mine == [("ana@epa.gov", "upload documents", "done"), ("ana@epa.gov", "edit metadata", "done"),
+                    ("ana@epa.gov", "run benchmarks and exams", "done"),
+                    ("ada@epa.gov", "label items", "done"), ("cleo@epa.gov", "set final labels", "done"),
+                    ("ada@epa.gov", "delete", "refused"), ("root@epa.gov", "delete", "done")]
     (tmp_path / "audit.csv").write_text(exported)
 
 
