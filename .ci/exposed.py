@@ -18,8 +18,12 @@ def address(args: list[str]) -> str:
             found = a.split("=", 1)[1]
     if found is not None:
         return found
-    cfg = Path(".streamlit/config.toml")
-    return str(tomllib.loads(cfg.read_text()).get("server", {}).get("address", "")) if cfg.exists() else ""
+    if "STREAMLIT_SERVER_ADDRESS" in os.environ:  # streamlit's own environment setting, over its config files
+        return os.environ["STREAMLIT_SERVER_ADDRESS"]
+    for cfg in (Path(".streamlit/config.toml"), Path.home() / ".streamlit" / "config.toml"):  # the project's first
+        if cfg.exists() and "address" in (server := tomllib.loads(cfg.read_text()).get("server", {})):
+            return str(server["address"])
+    return ""
 
 
 def local(addr: str) -> bool:

@@ -157,3 +157,19 @@ def test_a_provider_that_is_down_gives_a_clear_sign_in_error(tmp_path):
             assert "Traceback" not in text and "Log in" not in text
         finally:
             b.close()
+
+
+def test_a_server_open_to_the_network_without_sign_in_serves_only_a_message(tmp_path):
+    """Started some other way than `bash .ci/start` (which refuses; tests/test_start_refuses.py), on every interface
+    and with no [auth]: every address shows how to configure sign-in, and nothing else."""
+    (tmp_path / "home").mkdir()
+    with StreamlitServer(home=tmp_path / "home", args=("--server.address", "0.0.0.0")) as server:
+        b = Browser(server.url)
+        try:
+            b.open("documents")
+            b.wait_text("without sign-in", 60)
+            text = b.body_text()
+            assert "It serves nothing until sign-in is configured" in text and "NEPAQA_ALLOW_ANONYMOUS=1" in text
+            assert "Upload EIS PDFs" not in text and "Indexed documents" not in text and "Documents" not in nav_labels(b)
+        finally:
+            b.close()
