@@ -273,10 +273,13 @@ def test_the_audit_record_is_append_only(tmp_path, store, request):
         assert c.execute(select(tables.audit_log.c.actor)).scalars().all() == ["local user"]
 
 
-def test_the_audit_export_of_a_session_that_uploads_labels_adjudicates_and_deletes(tmp_path, monkeypatch, services):
-    """Who did what, in order, from the admin's export; a key typed into a value is not in it."""
+def test_the_audit_export_of_a_session_that_uploads_labels_adjudicates_and_deletes(tmp_path, monkeypatch):
+    """Who did what, in order, from the admin's export; a key typed into a value is not in it. (A store of its own:
+    its labels would count in other tests' agreement figures.)"""
     from lib.review import annotations as ann
     from tests.conftest import make_text_pdf
+    monkeypatch.setenv("NEPAQA_HOME", str(tmp_path / "home"))
+    services = _svc()
     key = "sk-" + "Q7wErTy" * 4
     monkeypatch.setenv("OPENAI_API_KEY", key)
     access.require_sign_in()

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 
 from lib.app import volumes as volumes_case
-from lib.core import QUOTES_ONLY, clip
+from lib.core import QUOTES_ONLY, access, clip
 from lib.evaluation.benchmark import load_sample_items
 from lib.models import registry
 from lib.qa import MODE_LABELS
@@ -186,16 +186,19 @@ def history_table(hist: Sequence[HistoryRow], labels: Mapping[str, str],
     for h in hist:
         batches.setdefault(h.batch_id, []).append(h)
     out: list[dict[str, object]] = []
+    # who asked: a column only where accounts asked (without sign-in every question is the one local user's)
+    named = any(h.asked_by not in (None, access.LOCAL_USER.id) for h in hist)
     for rows in batches.values():
         first = rows[0]
         models = {labels.get(h.model, h.model) for h in rows}
         verdicts = [h.verdict or "none" for h in rows if h.closed and not h.error]
         order = dict.fromkeys(["yes", "no", QUOTES_ONLY, "none", *verdicts])  # every verdict counted, in this order
         counted = " · ".join(f"{v} {verdicts.count(v)}" for v in order if v in verdicts)
-        out.append(dict(zip(HISTORY_COLUMNS, (
+        row: dict[str, object] = dict(zip(HISTORY_COLUMNS, (
             str(first.created_at)[:16], first.asked_by or "", first.question, scope_label(first.doc_id, titles),
             f"{len(rows)} from {len(models)} model{'s' if len(models) > 1 else ''}", counted,
-            sum(1 for h in rows if h.error) or "", ), strict=True)))
+            sum(1 for h in rows if h.error) or "", ), strict=True))
+        out.append(row if named else {k: v for k, v in row.items() if k != "By"})
     return out
 
 

@@ -81,10 +81,13 @@ def test_a_saved_question_reopens_as_it_was_asked(sample_doc):
     assert ask_case.reopened("no-such-batch") is None
     hist = [h for h in ask_lib.load_history() if h.batch_id == batch]
     table = ask_case.history_table(hist, {"local/extractive": "Extractive baseline"}, {doc: "Sample EIS"})
-    assert len(table) == 1 and list(table[0]) == list(ask_case.HISTORY_COLUMNS)  # one row per question
+    # one row per question; no "By" where only the local user asks (sign-in off)
+    assert len(table) == 1 and list(table[0]) == [c for c in ask_case.HISTORY_COLUMNS if c != "By"]
     assert table[0]["Question"] == "What is proposed?" and table[0]["Answers"] == "4 from 2 models"
     assert table[0]["Documents"] == "Sample EIS" and table[0]["Failed"] == "" and table[0]["Yes / no"] == ""
-    assert len(table[0]["Asked"]) == 16 and table[0]["By"] == "local user"  # sign-in off: the one local user
+    assert len(table[0]["Asked"]) == 16
+    named = dataclasses.replace(hist[0], asked_by="ada@epa.gov")  # asked by an account: the column says whose question it was
+    assert ask_case.history_table([named], {}, {})[0]["By"] == "ada@epa.gov"
     closed = [AskResult(model="local/extractive", mode=mode, answer="x", closed=True, verdict=v, question="Is it?",
                         contexts=[], error=e) for mode, v, e in (("rag", "yes", None), ("none", None, None),
                                                                  ("gold", None, "the server timed out"),
