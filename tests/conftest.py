@@ -141,6 +141,19 @@ def bad_files(tmp_path: Path) -> dict[str, Path]:
     return out
 
 
+def gated_page(page: str) -> None:
+    """An AppTest script: the app's sign-in gate, then one page (AppTest's switch_page runs a page without the
+    app's main script). Self-contained, as AppTest.from_function needs: it runs only this body."""
+    import runpy
+
+    from pages._gate import draw, enter
+    _, closed = enter()
+    if closed is not None:
+        draw(closed)
+    else:
+        runpy.run_path(page, run_name="__main__")
+
+
 def settle(at, timeout: float = 600.0):
     """Wait until no job is running (jobs run on threads of this process under AppTest), then rerun the page."""
     import time

@@ -250,7 +250,7 @@ def test_adjudicators_setting_becomes_the_adjudicator_role(tmp_path, monkeypatch
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from tests.conftest import ROOT  # noqa: E402
+from tests.conftest import ROOT, gated_page  # noqa: E402
 
 
 @pytest.fixture
@@ -298,21 +298,9 @@ def test_page_without_login_says_names_are_typed_and_refuses_reserved(page_db):
     assert any("reserved" in e.value for e in at.error)
 
 
-def _gated_page(page: str) -> None:
-    """The app's sign-in gate, then one page (AppTest's switch_page runs a page without the app's main script)."""
-    import runpy
-
-    from pages._gate import draw, enter
-    actor, closed = enter()
-    if closed is not None:
-        draw(closed)
-    else:
-        runpy.run_path(page, run_name="__main__")
-
-
 def app_as(email: str) -> AppTest:
     """The Validate page behind the app's sign-in gate, as a signed-in account."""
-    at = AppTest.from_function(_gated_page, args=(str(ROOT / "pages" / "validate.py"),), default_timeout=120)
+    at = AppTest.from_function(gated_page, args=(str(ROOT / "pages" / "validate.py"),), default_timeout=120)
     at.user = {"is_logged_in": True, "email": email, "name": email.split("@")[0].title(), "exp": time.time() + 3600}
     return at.run()
 

@@ -4,7 +4,7 @@ import time
 
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, gated_page
 
 
 def accounts_page() -> AppTest:
@@ -43,17 +43,7 @@ def test_a_signed_in_expert_gets_no_accounts_page(tmp_path, monkeypatch):
     monkeypatch.setenv("NEPAQA_HOME", str(tmp_path))
     monkeypatch.setenv("NEPAQA_ROLES", "ada@epa.gov=expert")
 
-    def gated(page: str) -> None:
-        import runpy
-
-        from pages._gate import draw, enter
-        actor, closed = enter()
-        if closed is not None:
-            draw(closed)
-        else:
-            runpy.run_path(page, run_name="__main__")
-
-    at = AppTest.from_function(gated, args=(str(ROOT / "pages" / "accounts.py"),), default_timeout=60)
+    at = AppTest.from_function(gated_page, args=(str(ROOT / "pages" / "accounts.py"),), default_timeout=60)
     at.user = {"is_logged_in": True, "email": "ada@epa.gov", "exp": time.time() + 3600}
     at.run()
     assert not at.exception
