@@ -23,7 +23,7 @@ from lib.core.errors import UserError
 from lib.core.progress import ProgressFn
 from lib.documents import metadata, originals
 from lib.storage import leases
-from lib.storage.audit import check, guarded
+from lib.storage.audit import guarded
 
 if TYPE_CHECKING:
     from lib.collection.vectors import VectorIndex
@@ -95,7 +95,7 @@ class DocumentStore:
         return metadata.get(doc_id, self.engine)
 
     def delete(self, doc_id: str) -> None:
-        check(Action.DELETE, f"document {doc_id}")
+        authorize(Action.DELETE, f"document {doc_id}")  # a refusal is recorded (audit's hook)
         doc = self.repo.get(doc_id)  # raises UserError for an unknown id
         with guarded(Action.DELETE, f"document {doc.name} ({doc_id})", engine=self.engine), \
                 leases.held(f"doc:{doc_id}", self.engine, "deleting"):

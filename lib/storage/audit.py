@@ -53,11 +53,6 @@ def _refused(action: Action, what: str, who: Actor | None) -> None:
 access.on_refusal(_refused)  # every refusal of lib/core/access.py's check, wherever it is asked, is recorded
 
 
-def check(action: Action, what: str = "") -> Actor:
-    """``access.authorize`` (a refusal is recorded by the hook above)."""
-    return access.authorize(action, what)
-
-
 @contextmanager
 def guarded(action: Action, what: str = "", detail: str = "", engine: Engine | None = None) -> Iterator[Actor]:
     """Authorize ``action`` for the person acting, run the block, and record it once the block has finished (a
